@@ -1,0 +1,142 @@
+"""Throughput of phones.normalize on messy inputs, and of the simulated HLR.
+
+    .venv/bin/python benchmarks/bench_phones.py            # 1,000,000 inputs, 20 % duplicates
+    .venv/bin/python benchmarks/bench_phones.py --size 100000 --skip-hlr
+
+Prints numbers per second for normalize (one process, then every core) and for the HLR
+(``lookup_many`` cold and warm cache, ``country_of``). Inputs are generated from a fixed seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import phonenumbers
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _french_mobile(rng: random.Random) -> str:
+    return f"0{rng.choice('67')}{rng.randrange(10**8):08d}"
+
+
+def _messy(rng: random.Random) -> Any:
+    """One spreadsheet-like value: mostly French numbers in assorted spellings, some junk."""
+    roll = rng.random()
+    national = _french_mobile(rng)
+    pairs = " ".join(national[i : i + 2] for i in range(0, 10, 2))
+    if roll < 0.20:
+        return pairs
+    if roll < 0.30:
+        return pairs.replace(" ", ".")
+    if roll < 0.40:
+        return "+33 (0)" + pairs[1:]
+    if roll < 0.50:
+        return "0033 " + pairs[1:]
+    if roll < 0.60:
+        return float("33" + national[1:])  # a CSV column read as floats
+    if roll < 0.68:
+        return "+33" + national[1:]
+    if roll < 0.76:
+        return f"+44 7{rng.randrange(400, 999)} {rng.randrange(10**6):06d}"
+    if roll < 0.84:
+        return f"({rng.randrange(201, 989)}) {rng.randrange(200, 999)}-{rng.randrange(10**4):04d}"
+    if roll < 0.90:
+        return national[: rng.randrange(3, 9)]  # truncated
+    if roll < 0.94:
+        return rng.choice(["", "  ", None, float("nan"), "n/a", "see notes"])
+    return "+" + str(rng.randrange(10**6, 10**13))  # random digits, often invalid
+
+
+def make_inputs(size: int, duplicate_share: float, seed: int = 0) -> list[Any]:
+    """``size`` values of which ``duplicate_share`` repeat earlier ones."""
+    rng = random.Random(seed)
+    unique_count = int(size * (1 - duplicate_share))
+    values = [_messy(rng) for _ in range(unique_count)]
+    values += rng.choices(values, k=size - unique_count)
+    rng.shuffle(values)
+    return values
+
+
+def _timed(label: str, count: int, work: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    work()
+    elapsed = time.perf_counter() - start
+    rate = count / elapsed
+    print(f"{label:<46} {count:>9,} in {elapsed:7.2f} s = {rate:>10,.0f} /s")
+    return rate
+
+
+def bench_normalize(size: int) -> None:
+    from smskit import phones
+
+    values = make_inputs(size, 0.20)
+    distinct = len({repr(v) for v in values})
+    print(f"normalize: {size:,} inputs, {distinct:,} distinct (20 % duplicates)")
+    _timed("normalize, workers=1", size, lambda: phones.normalize(values, workers=1))
+    _timed(
+        f"normalize, workers=default ({os.cpu_count()} cores)",
+        size,
+        lambda: phones.normalize(values),
+    )
+
+
+def _valid_mobiles(count: int, seed: int = 1) -> list[str]:
+    rng = random.Random(seed)
+    stems = {"FR": "+336", "GB": "+447", "DE": "+4917", "IT": "+3933", "ES": "+346", "US": "+1212"}
+    lengths = {"FR": 12, "GB": 13, "DE": 13, "IT": 13, "ES": 12, "US": 12}
+    found: set[str] = set()
+    while len(found) < count:
+        region = rng.choice(list(stems))
+        stem = stems[region]
+        candidate = stem + "".join(
+            rng.choice("0123456789") for _ in range(lengths[region] - len(stem) - 1)
+        )
+        if phonenumbers.is_valid_number(phonenumbers.parse(candidate)):
+            found.add(candidate)
+    return sorted(found)
+
+
+def bench_hlr(count: int) -> None:
+    from smskit.sandbox import _hlr
+
+    numbers = _valid_mobiles(count)
+    _hlr.lookup_many(_valid_mobiles(200, seed=99))  # load the metadata once
+    print(f"HLR: {count:,} distinct valid numbers (FR, GB, DE, IT, ES, US)")
+    _timed("lookup_many, cold cache", count, lambda: _hlr.lookup_many(numbers))
+    _timed(
+        "lookup_many, warm cache, another seed", count, lambda: _hlr.lookup_many(numbers, seed=1)
+    )
+    _timed("country_of", count, lambda: [_hlr.country_of(n) for n in numbers])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=1_000_000)
+    parser.add_argument("--hlr-size", type=int, default=50_000)
+    parser.add_argument("--skip-hlr", action="store_true")
+    args = parser.parse_args()
+    print(f"machine: {os.cpu_count()} cores, {_cpu_model()}, Python {platform.python_version()},")
+    print(f"         phonenumbers {phonenumbers.__version__}")
+    bench_normalize(args.size)
+    if not args.skip_hlr:
+        bench_hlr(args.hlr_size)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+"""smskit: drive an SMS gateway from Jupyter, with typed results and an embedded sandbox.
+
+``client = smskit.Client()`` talks to the gateway configured by ``SMSKIT_*`` variables, or to
+a local sandbox when none is set. Heavy or optional parts (the sandbox server, plots,
+widgets, pandas) are imported only when first used, so ``import smskit`` stays quick.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from smskit import errors
+from smskit.client import AsyncClient, Backoff, Client
+from smskit.errors import (
+    APIError,
+    AuthenticationError,
+    ConfigurationError,
+    DuplicateRequestError,
+    InsufficientCreditError,
+    NotFoundError,
+    PayloadValidationError,
+    RateLimitError,
+    ServerError,
+    SmskitError,
+    StopMentionMissingError,
+    TimeoutError,
+    TransportError,
+    ValidationError,
+)
+from smskit.models import (
+    Balance,
+    ContactItem,
+    ContactItems,
+    CountryCredits,
+    Credits,
+    HLRResult,
+    HLRResults,
+    ListEmptied,
+    NetworkDetails,
+    SendResult,
+    SmsDraft,
+    TransferToken,
+    VoiceDraft,
+)
+
+if TYPE_CHECKING:
+    from smskit.sandbox import Sandbox
+
+__all__ = [
+    "APIError",
+    "AsyncClient",
+    "AuthenticationError",
+    "Backoff",
+    "Balance",
+    "Client",
+    "ConfigurationError",
+    "ContactItem",
+    "ContactItems",
+    "CountryCredits",
+    "Credits",
+    "DuplicateRequestError",
+    "HLRResult",
+    "HLRResults",
+    "InsufficientCreditError",
+    "ListEmptied",
+    "NetworkDetails",
+    "NotFoundError",
+    "PayloadValidationError",
+    "RateLimitError",
+    "Sandbox",
+    "SendResult",
+    "ServerError",
+    "SmsDraft",
+    "SmskitError",
+    "StopMentionMissingError",
+    "TimeoutError",
+    "TransferToken",
+    "TransportError",
+    "ValidationError",
+    "VoiceDraft",
+    "__version__",
+    "errors",
+]
+
+# Submodules reachable as attributes (smskit.text ...) but imported only on first access.
+_LAZY_MODULES = frozenset(
+    {"campaign", "frames", "phones", "plots", "replies", "sandbox", "text", "widgets"}
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        from smskit._version import __version__
+
+        return __version__
+    if name == "Sandbox":
+        from smskit.sandbox import Sandbox
+
+        return Sandbox
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f"smskit.{name}")
+    raise AttributeError(f"module 'smskit' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__, *_LAZY_MODULES})

@@ -1,0 +1,164 @@
+"""Where the client's credentials and base URL come from, and how the API key is kept hidden.
+
+Arguments win over the ``SMSKIT_*`` environment variables; with nothing configured the client
+falls back to the embedded sandbox on loopback. The key lives in a :class:`Secret` that never
+shows its value, and is unwrapped only when the request headers are built.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal, Protocol
+from urllib.parse import urlsplit
+
+from smskit.errors import ConfigurationError
+
+ENV_LOGIN = "SMSKIT_API_LOGIN"
+ENV_KEY = "SMSKIT_API_KEY"
+ENV_BASE_URL = "SMSKIT_BASE_URL"
+
+SANDBOX_NOTICE = (
+    "smskit: no credentials configured: using the embedded sandbox on 127.0.0.1 "
+    "(local only, no real SMS leave this machine)."
+)
+
+MASK = "********"
+# Header names (lower case) whose values are credentials.
+SECRET_HEADERS = frozenset({"api-key", "authorization", "proxy-authorization"})
+
+AuthMode = Literal["headers", "basic"]
+
+
+class Secret:
+    """A credential that never shows its value in repr/str; call :meth:`reveal` to use it."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        """The actual value; only the code that builds the request headers should call this."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return f"Secret({MASK!r})"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Pickling would write the key in clear to wherever the pickle goes.
+        raise TypeError("smskit Secret values cannot be pickled")
+
+
+class SandboxLike(Protocol):
+    """What the client needs from a :class:`smskit.sandbox.Sandbox`."""
+
+    @property
+    def url(self) -> str: ...
+    @property
+    def login(self) -> str: ...
+    @property
+    def api_key(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Resolved connection settings: where to send requests and as whom."""
+
+    base_url: str
+    api_login: str
+    api_key: Secret
+    sandbox: bool = False
+
+    @property
+    def loopback(self) -> bool:
+        """Whether the gateway is on this machine (then environment proxies are skipped)."""
+        return is_loopback(urlsplit(self.base_url).hostname or "")
+
+
+def resolve(
+    api_login: str | None = None,
+    api_key: str | None = None,
+    base_url: str | None = None,
+    *,
+    sandbox: SandboxLike | None = None,
+    allow_insecure: bool = False,
+    environ: Mapping[str, str] | None = None,
+) -> Settings:
+    """Settings from arguments, else ``SMSKIT_*`` variables, else the shared embedded sandbox."""
+    if sandbox is not None:
+        if api_login or api_key or base_url:
+            raise ConfigurationError("give either sandbox= or api_login/api_key/base_url, not both")
+        return Settings(sandbox.url, sandbox.login, Secret(sandbox.api_key), sandbox=True)
+    env = os.environ if environ is None else environ
+    login = api_login or env.get(ENV_LOGIN) or None
+    key = api_key or env.get(ENV_KEY) or None
+    url = base_url or env.get(ENV_BASE_URL) or None
+    if login is None and key is None and url is None:
+        return _shared_sandbox()
+    if login is None or key is None:
+        missing = [name for name, value in (("api_login", login), ("api_key", key)) if not value]
+        names = " and ".join(f"{name} (or SMSKIT_{name.upper()})" for name in missing)
+        raise ConfigurationError(f"incomplete credentials: {names} not set")
+    if url is None:
+        raise ConfigurationError(
+            f"credentials are set but no gateway URL: pass base_url= or set {ENV_BASE_URL}"
+        )
+    return Settings(check_base_url(url, allow_insecure=allow_insecure), login, Secret(key))
+
+
+def _shared_sandbox() -> Settings:
+    from smskit.sandbox import shared  # the sandbox pulls in starlette/uvicorn: only when needed
+
+    box = shared()
+    print(SANDBOX_NOTICE)
+    return Settings(box.url, box.login, Secret(box.api_key), sandbox=True)
+
+
+def check_base_url(url: str, *, allow_insecure: bool = False) -> str:
+    """The base URL without trailing slash; refuses what would leak the key or cannot work."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigurationError(
+            f"base URL must look like https://host[:port][/prefix], got {url!r}"
+        )
+    if parts.username or parts.password:
+        raise ConfigurationError(
+            "base URL must not carry credentials; use api_login/api_key "
+            f"({ENV_LOGIN}/{ENV_KEY}) instead"
+        )
+    if parts.query or parts.fragment:
+        raise ConfigurationError(f"base URL must not have a query or fragment, got {url!r}")
+    if parts.scheme == "http" and not is_loopback(parts.hostname) and not allow_insecure:
+        raise ConfigurationError(
+            f"refusing plain http:// to {parts.hostname}: the API key would travel in clear; "
+            "use https:// or pass allow_insecure=True"
+        )
+    return url.strip().rstrip("/")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine (localhost, 127.0.0.0/8, ::1)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def mask_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """A copy of ``headers`` with every credential value replaced by a mask."""
+    return {
+        name: MASK if name.lower() in SECRET_HEADERS else value for name, value in headers.items()
+    }

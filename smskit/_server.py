@@ -1,0 +1,154 @@
+"""Serve an ASGI app with uvicorn on loopback from a background thread.
+
+Shared by the sandbox gateway and the inbound-replies receiver: both must start in well
+under a second inside a notebook, report their real port, and stop cleanly. uvicorn is
+imported only when a server starts, so importing this module stays cheap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import socket
+import threading
+import time
+from types import TracebackType
+from typing import Any
+
+__all__ = ["BackgroundServer"]
+
+
+class BackgroundServer:
+    """One uvicorn server in a daemon thread; ``start()`` returns once it accepts connections."""
+
+    def __init__(
+        self, app: Any, *, host: str = "127.0.0.1", port: int = 0, name: str = "smskit"
+    ) -> None:
+        self.app = app
+        self.host = host
+        self.requested_port = port
+        self.name = name
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+        self._socket: socket.socket | None = None
+        self._port: int | None = None
+
+    @property
+    def running(self) -> bool:
+        """Whether the server thread is serving."""
+        return self._thread is not None and self._thread.is_alive()
+
+    @property
+    def port(self) -> int:
+        """The bound TCP port (the real one when 0 was asked)."""
+        if self._port is None:
+            raise RuntimeError(f"{self.name} server is not started: call start() first")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        """Base URL, without a trailing slash."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    def start(self, timeout: float = 10.0) -> None:
+        """Bind the socket here (so errors surface in the caller) and serve it in a thread."""
+        if self.running:
+            return
+        import uvicorn
+
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        # proto=IPPROTO_TCP matters: asyncio sets TCP_NODELAY on accepted connections only
+        # then, and without it every response waits ~40 ms for a delayed ACK.
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((self.host, self.requested_port))
+        except OSError:
+            sock.close()
+            raise
+        sock.listen(128)
+        sock.set_inheritable(True)
+        self._socket = sock
+        self._port = sock.getsockname()[1]
+        # log_config=None and log_level=None: a notebook's logging setup is not ours to rewrite.
+        config = uvicorn.Config(
+            self.app,
+            lifespan="off",
+            log_config=None,
+            log_level=None,
+            access_log=False,
+            timeout_graceful_shutdown=2,
+        )
+        server = _quick_server_class()(config)
+        self._server = server
+        thread = threading.Thread(
+            target=server.run, kwargs={"sockets": [sock]}, name=f"{self.name}-server", daemon=True
+        )
+        self._thread = thread
+        thread.start()
+        deadline = time.monotonic() + timeout
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"{self.name} server did not start on {self.host}")
+            time.sleep(0.002)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Ask uvicorn to exit, wait for the thread, release the socket."""
+        if self._server is not None:
+            self._server.should_exit = True
+            self._server.wake()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        if self._socket is not None:
+            self._socket.close()
+        self._server = None
+        self._thread = None
+        self._socket = None
+
+    def __enter__(self) -> BackgroundServer:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        where = self.url if self._port is not None else f"{self.host}:{self.requested_port}"
+        state = "running" if self.running else "stopped"
+        return f"<BackgroundServer {self.name} {where} {state}>"
+
+
+@functools.cache
+def _quick_server_class() -> Any:
+    """uvicorn.Server whose main loop wakes at once on stop() instead of at its next 0.1 s tick."""
+    import uvicorn
+
+    class QuickServer(uvicorn.Server):  # type: ignore[misc]
+        _loop: asyncio.AbstractEventLoop | None = None
+        _wake: asyncio.Event | None = None
+
+        async def main_loop(self) -> None:
+            self._wake = asyncio.Event()
+            self._loop = asyncio.get_running_loop()
+            counter = 0
+            # on_tick refreshes the Date header when counter % 10 == 0: each wait here lasts
+            # up to a second, so step by 10 to keep uvicorn's once-a-second refresh.
+            while not await self.on_tick(counter):
+                counter = (counter + 10) % 864000
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), 1.0)
+
+        def wake(self) -> None:
+            if self._loop is not None and self._wake is not None:
+                with contextlib.suppress(RuntimeError):  # loop already closed
+                    self._loop.call_soon_threadsafe(self._wake.set)
+
+    return QuickServer

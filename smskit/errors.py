@@ -1,0 +1,182 @@
+"""Every error smskit raises, as one tree rooted at :class:`SmskitError`.
+
+```
+SmskitError
+├── ConfigurationError            credentials / base URL / settings are unusable
+├── ValidationError (ValueError)  bad input caught before any request: names field, position, rule
+├── TransportError                the request never got an HTTP answer (wraps httpx's error)
+│   └── TimeoutError              ... because a timeout expired
+└── APIError                      the gateway answered with an error status
+    ├── AuthenticationError       401/403: missing or wrong api-login / api-key
+    ├── StopMentionMissingError   400 code 121: marketing text without a STOP mention
+    ├── InsufficientCreditError   400 code 122: the balance cannot pay for the request
+    ├── PayloadValidationError    400 code 400: ``.errors`` holds ``{field: {code, message}}``
+    │   └── DuplicateRequestError  the ``request_id`` was already used in the last 24 hours
+    ├── NotFoundError             404: unknown path or resource
+    ├── RateLimitError            429: ``.retry_after`` seconds, from the Retry-After header
+    └── ServerError               5xx
+```
+
+Messages never contain the API key: exceptions carry the request, and the request's
+headers are masked when shown (see :func:`smskit._config.mask_headers`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+__all__ = [
+    "APIError",
+    "AuthenticationError",
+    "ConfigurationError",
+    "DuplicateRequestError",
+    "InsufficientCreditError",
+    "NotFoundError",
+    "PayloadValidationError",
+    "RateLimitError",
+    "ServerError",
+    "SmskitError",
+    "StopMentionMissingError",
+    "TimeoutError",
+    "TransportError",
+    "ValidationError",
+]
+
+# Gateway error codes (the spec's, plus the sandbox's documented choices for "not shown").
+CODE_STOP_MISSING = 121
+CODE_INSUFFICIENT_CREDIT = 122
+CODE_PAYLOAD_VALIDATION = 400
+FIELD_CODE_BLANK = 410
+FIELD_CODE_DUPLICATE_REQUEST_ID = 420
+
+
+class SmskitError(Exception):
+    """Root of every smskit error: ``except smskit.SmskitError`` catches them all."""
+
+
+class ConfigurationError(SmskitError):
+    """Credentials, base URL or settings cannot be used as given."""
+
+
+class ValidationError(SmskitError, ValueError):
+    """Input rejected before any request: says which field, which position and which rule."""
+
+    def __init__(
+        self,
+        field: str,
+        rule: str,
+        *,
+        position: int | str | None = None,
+        value: Any = None,
+    ) -> None:
+        self.field = field
+        self.rule = rule
+        self.position = position
+        self.value = value
+        where = field if position is None else _locate(field, position)
+        shown = f" (got {_short(value)})" if value is not None else ""
+        super().__init__(f"{where}: {rule}{shown}")
+
+
+class TransportError(SmskitError):
+    """No HTTP answer: connection refused or dropped, DNS, TLS, ... (wraps the httpx error)."""
+
+    def __init__(self, message: str, *, request: httpx.Request | None = None) -> None:
+        super().__init__(message)
+        self.request = request
+
+
+class TimeoutError(TransportError):  # shadows the builtin on purpose, like httpx.TimeoutException
+    """A connect, read, write or pool timeout expired."""
+
+
+class APIError(SmskitError):
+    """The gateway answered with an error status; carries its ``code``, ``message``, ``errors``."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int,
+        code: int | None = None,
+        errors: Mapping[str, Any] | None = None,
+        request: httpx.Request | None = None,
+        response: httpx.Response | None = None,
+    ) -> None:
+        self.status_code = status_code
+        self.code = code
+        self.message = message
+        self.errors = dict(errors or {})
+        self.request = request
+        self.response = response
+        super().__init__(self._describe())
+
+    def _describe(self) -> str:
+        head = f"HTTP {self.status_code}"
+        if self.code is not None:
+            head += f", code {self.code}"
+        text = f"{head}: {self.message}"
+        if self.errors:
+            details = "; ".join(
+                f"{field}: {_field_message(detail)}" for field, detail in self.errors.items()
+            )
+            text += f" ({details})"
+        return text
+
+
+class AuthenticationError(APIError):
+    """Missing or wrong credentials (HTTP 401 or 403)."""
+
+
+class StopMentionMissingError(APIError):
+    """A marketing (``wholesale``) text was refused because it lacks a STOP mention (code 121)."""
+
+
+class InsufficientCreditError(APIError):
+    """The account balance cannot pay for the request (code 122)."""
+
+
+class PayloadValidationError(APIError):
+    """The gateway rejected the payload; ``.errors`` maps each faulty field to code and message."""
+
+
+class DuplicateRequestError(PayloadValidationError):
+    """The ``request_id`` was already accepted within 24 hours: the first request went through."""
+
+
+class NotFoundError(APIError):
+    """Unknown path or resource (HTTP 404)."""
+
+
+class RateLimitError(APIError):
+    """Too many requests (HTTP 429); ``.retry_after`` is the wait the gateway asked for."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
+        self.retry_after = retry_after
+        super().__init__(message, **kwargs)
+
+
+class ServerError(APIError):
+    """The gateway failed (HTTP 5xx); safe to retry for idempotent or request_id-keyed calls."""
+
+
+def _locate(field: str, position: int | str) -> str:
+    # "recipients.phone_number" at 3 reads "recipients[3].phone_number", as the gateway says it.
+    head, dot, tail = field.partition(".")
+    return f"{head}[{position}]{dot}{tail}"
+
+
+def _field_message(detail: Any) -> str:
+    if isinstance(detail, Mapping):
+        code = detail.get("code")
+        message = detail.get("message", "")
+        return f"{message} (code {code})" if code is not None else str(message)
+    return str(detail)
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,577 @@
+"""Typed results for every gateway response; each keeps the raw JSON in ``.raw``.
+
+Parsing is as lenient as the gateway (numbers sent as strings are cast, unknown fields are kept
+in ``.raw``, the spec's ``inconcusive`` becomes ``inconclusive``) but a body of the wrong shape
+raises :class:`ResponseShapeError`, which the client reports as an :class:`~smskit.errors.APIError`.
+Collections have ``.to_frame()`` (pandas is imported only then).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, ClassVar, Self, overload
+
+from smskit._spec import CONTACT_ITEM_STATUS, HLR_STATUS, LINE_STATUS_ALIASES
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "Balance",
+    "ContactItem",
+    "ContactItems",
+    "CountryCredits",
+    "Credits",
+    "Draft",
+    "HLRResult",
+    "HLRResults",
+    "ListEmptied",
+    "NetworkDetails",
+    "ResponseShapeError",
+    "SendResult",
+    "SmsDraft",
+    "TransferToken",
+    "VoiceDraft",
+]
+
+_HTML_ROWS = 20  # rows shown by a collection's _repr_html_; .to_frame() has them all
+
+
+class ResponseShapeError(ValueError):
+    """A response body does not have the shape the spec describes."""
+
+
+# -- lenient field readers -------------------------------------------------------------------
+
+
+def _object(data: Any, what: str) -> Mapping[str, Any]:
+    if not isinstance(data, Mapping):
+        raise ResponseShapeError(f"{what}: expected a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _str(data: Mapping[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    raise ResponseShapeError(f"{key}: expected a string, got {value!r}")
+
+
+def _int(data: Mapping[str, Any], key: str) -> int | None:
+    value = data.get(key)
+    if value is None or value == "":
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if isinstance(value, bool) or not number.is_integer():
+        raise ResponseShapeError(f"{key}: expected an integer, got {value!r}")
+    return int(number)
+
+
+def _float(data: Mapping[str, Any], key: str) -> float | None:
+    value = data.get(key)
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise ResponseShapeError(f"{key}: expected a number, got {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ResponseShapeError(f"{key}: expected a number, got {value!r}") from None
+
+
+def _bool(data: Mapping[str, Any], key: str) -> bool | None:
+    value = data.get(key)
+    if value is None or isinstance(value, bool):
+        return value
+    if value in (0, 1, "0", "1", "true", "false"):
+        return value in (1, "1", "true")
+    raise ResponseShapeError(f"{key}: expected a boolean, got {value!r}")
+
+
+def _datetime(data: Mapping[str, Any], key: str) -> datetime | None:
+    value = data.get(key)
+    if value is None or value == "":
+        return None
+    try:
+        return datetime.fromisoformat(str(value))
+    except ValueError:
+        raise ResponseShapeError(f"{key}: expected 'YYYY-MM-DD HH:MM:SS', got {value!r}") from None
+
+
+# Readers by declared field type: a record's fields are read from the body by their type.
+_READERS: Mapping[str, Callable[[Mapping[str, Any], str], Any]] = {
+    "str | None": _str,
+    "int | None": _int,
+    "float | None": _float,
+    "bool | None": _bool,
+    "datetime | None": _datetime,
+}
+
+
+def _read(cls: type, body: Mapping[str, Any], **given: Any) -> dict[str, Any]:
+    """Constructor arguments of record ``cls``: ``given`` ones, the others read from ``body``."""
+    values = {
+        f.name: _READERS[str(f.type)](body, f.name)
+        for f in fields(cls)
+        if str(f.type) in _READERS and f.name not in given
+    }
+    return {**values, **given, "raw": dict(body)}
+
+
+# -- html ------------------------------------------------------------------------------------
+
+
+def _shown(obj: Any, name: str) -> Any:
+    value = getattr(obj, name)
+    return "" if value is None else value
+
+
+def _table_html(title: str, summary: str, columns: Sequence[str], items: Sequence[Any]) -> str:
+    from smskit._html import render
+
+    rows = [[_shown(item, column) for column in columns] for item in items[:_HTML_ROWS]]
+    return render(
+        "table.html",
+        title=title,
+        summary=summary,
+        columns=columns,
+        rows=rows,
+        more=max(len(items) - _HTML_ROWS, 0),
+    )
+
+
+# -- records ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Record:
+    """Base of single records: the raw body, parsing by field type, notebook display."""
+
+    _title: ClassVar[str]
+
+    raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False, kw_only=True)
+
+    @classmethod
+    def _parse(cls, data: Any, **given: Any) -> Self:
+        return cls(**_read(cls, _object(data, cls._title), **given))
+
+    def _rows(self) -> list[tuple[str, Any]]:
+        return [(f.name, _shown(self, f.name)) for f in fields(self) if f.name != "raw"]
+
+    def to_html(self) -> str:
+        """This record as a small HTML table (what Jupyter shows)."""
+        from smskit._html import render
+
+        return render("record.html", title=self._title, rows=self._rows(), note=None)
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+
+@dataclass(frozen=True, slots=True)
+class SendResult(_Record):
+    """What the gateway answered to a send (``sms_ticket``, counts, cost).
+
+    ``duplicate=True`` means a retry was refused because an earlier attempt of the same
+    ``request_id`` had been accepted: the SMS went out once; counts and cost are then unknown.
+    """
+
+    _title: ClassVar[str] = "SMS send result"
+
+    sms_ticket: str | None
+    number_of_contacts: int | None = None
+    number_of_sms_needed: int | None = None
+    total_cost: float | None = None
+    residual_credit: float | None = None
+    request_id: str | None = None
+    duplicate: bool = False
+
+    @classmethod
+    def from_json(cls, data: Any, *, request_id: str | None = None) -> SendResult:
+        """Parse a 201 response body of ``sms-campaign/send``."""
+        return cls._parse(data, request_id=request_id)
+
+    @classmethod
+    def already_accepted(cls, data: Any, *, request_id: str | None) -> SendResult:
+        """The result of a retry refused as a duplicate: the first attempt went through."""
+        body = data if isinstance(data, Mapping) else {}
+        return cls(_str(body, "sms_ticket"), request_id=request_id, duplicate=True, raw=dict(body))
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: ticket, counts, cost, request_id, duplicate."""
+        from smskit.frames import send_results_frame
+
+        return send_results_frame([self])
+
+
+@dataclass(frozen=True, slots=True)
+class Balance(_Record):
+    """The account balance (``amount`` in ``unit``, a currency name)."""
+
+    _title: ClassVar[str] = "Balance"
+
+    amount: float | None
+    unit: str | None
+
+    @classmethod
+    def from_json(cls, data: Any) -> Balance:
+        """Parse a ``wallet/check-balance`` body; detail fields stay in ``.raw``."""
+        return cls._parse(data)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: amount and unit."""
+        from smskit.frames import balance_frame
+
+        return balance_frame(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Draft(_Record):
+    """Base of :class:`SmsDraft` and :class:`VoiceDraft`: the fields both drafts have."""
+
+    ticket_number: str | None = None
+    status: str | None = None
+    code: int | None = None
+    message: str | None = None
+    number_of_contacts: int | None = None
+    total_cost: float | None = None
+    residual_credit: float | None = None
+
+    @classmethod
+    def from_json(cls, data: Any) -> Self:
+        """Parse a draft body."""
+        return cls._parse(data)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row (see :func:`smskit.frames.drafts_frame` for several drafts)."""
+        from smskit.frames import drafts_frame
+
+        return drafts_frame(self)
+
+
+@dataclass(frozen=True, slots=True)
+class SmsDraft(Draft):
+    """The SMS campaign draft (``sms-campaign/draft``)."""
+
+    _title: ClassVar[str] = "SMS campaign draft"
+
+    number_of_sms_needed: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VoiceDraft(Draft):
+    """The voice campaign draft (``voice-campaign/draft``); the spec gives no duration unit."""
+
+    _title: ClassVar[str] = "Voice campaign draft"
+
+    estimated_duration: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TransferToken(_Record):
+    """A credit-transfer token for one sub-account; repr and HTML show only its first characters."""
+
+    _title: ClassVar[str] = "Credit-transfer token"
+
+    token: str = field(repr=False)
+    email_to: str | None = None
+
+    @classmethod
+    def from_json(cls, data: Any, *, email_to: str | None = None) -> TransferToken:
+        """Parse a ``subaccount/credit-transfer/token`` body."""
+        token = _str(_object(data, cls._title), "token")
+        if not token:
+            raise ResponseShapeError("token: missing from the response")
+        return cls._parse(data, token=token, email_to=email_to)
+
+    @property
+    def masked(self) -> str:
+        """The token's first four characters and an ellipsis: enough to tell tokens apart."""
+        return self.token[:4] + "…"
+
+    def __repr__(self) -> str:
+        return f"TransferToken(token={self.masked!r}, email_to={self.email_to!r})"
+
+    def _rows(self) -> list[tuple[str, Any]]:
+        return [("token", self.masked), ("email_to", _shown(self, "email_to"))]
+
+
+@dataclass(frozen=True, slots=True)
+class ListEmptied(_Record):
+    """Answer to ``contact-list/empty`` (the spec does not show it; fields may be ``None``)."""
+
+    _title: ClassVar[str] = "Contact list emptied"
+
+    list_name: str | None
+    number_of_contacts_removed: int | None = None
+
+    @classmethod
+    def from_json(cls, data: Any, *, list_name: str | None = None) -> ListEmptied:
+        """Parse the (possibly empty) body; the list name defaults to the one requested."""
+        body = {} if data is None else _object(data, cls._title)
+        return cls._parse(body, list_name=_str(body, "list_name") or list_name)
+
+
+# -- contact items ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ContactItem(_Record):
+    """One contact of a ``contact/create`` answer; ``status`` is added, updated or skipped."""
+
+    _title: ClassVar[str] = "Contact"
+
+    phone_number: str | None
+    status: str | None
+    email: str | None = None
+
+    @classmethod
+    def from_json(cls, data: Any) -> ContactItem:
+        """Parse one item of the ``items`` array."""
+        return cls._parse(data)
+
+
+class _Items(Sequence[Any]):
+    """A read-only sequence of parsed items with the raw body kept."""
+
+    __slots__ = ("_items", "raw")
+
+    def __init__(self, items: Sequence[Any], raw: Any = None) -> None:
+        self._items = tuple(items)
+        self.raw = raw
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Any]: ...
+    def __getitem__(self, index: int | slice) -> Any:
+        return self._items[index]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, type(self)) and other._items == self._items
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def to_html(self) -> str:
+        raise NotImplementedError
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+    def _tally(self, attribute: str, spec_values: Sequence[str]) -> str:
+        counts = Counter(getattr(item, attribute) for item in self._items)
+        values = [*spec_values, *sorted(str(v) for v in counts if v not in spec_values)]
+        return ", ".join(f"{counts[value]} {value}" for value in values if counts[value])
+
+
+class ContactItems(_Items):
+    """The items of a ``contact/create`` answer, in request order."""
+
+    __slots__ = ()
+
+    def __iter__(self) -> Iterator[ContactItem]:
+        return iter(self._items)
+
+    @classmethod
+    def from_json(cls, data: Any) -> ContactItems:
+        """Parse ``{"items": [...]}``."""
+        items = _object(data, "contact/create").get("items")
+        if not isinstance(items, list):
+            raise ResponseShapeError("items: expected a JSON array")
+        return cls([ContactItem.from_json(item) for item in items], raw=data)
+
+    def __repr__(self) -> str:
+        tally = self._tally("status", CONTACT_ITEM_STATUS)
+        return f"<ContactItems {len(self)} contacts{': ' + tally if tally else ''}>"
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per contact; ``status`` categorical (added, updated, skipped)."""
+        from smskit.frames import contact_items_frame
+
+        return contact_items_frame(self)
+
+    def to_html(self) -> str:
+        """Summary and the first rows as HTML."""
+        tally = self._tally("status", CONTACT_ITEM_STATUS)
+        columns = ("phone_number", "email", "status")
+        return _table_html("Contacts", f"{len(self)} contacts: {tally}", columns, self._items)
+
+
+# -- credits ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CountryCredits(_Record):
+    """Credits left in one country, per product (how many units the balance pays for)."""
+
+    _title: ClassVar[str] = "Credits"
+    PRODUCTS: ClassVar[tuple[str, ...]] = ("premium_sms", "vocal_sms", "low_cost_sms", "hlr")
+
+    country_code: str
+    premium_sms: int | None = None
+    vocal_sms: int | None = None
+    low_cost_sms: int | None = None
+    hlr: int | None = None
+
+    @classmethod
+    def from_json(cls, country_code: str, data: Any) -> CountryCredits:
+        """Parse the object the credits answer holds under ``country_code``."""
+        return cls._parse(data, country_code=country_code)
+
+
+class Credits(Mapping[str, CountryCredits]):
+    """Credits per country (``wallet/check-credits``), keyed by 2-letter country code."""
+
+    __slots__ = ("_by_country", "raw")
+
+    def __init__(self, by_country: Mapping[str, CountryCredits], raw: Any = None) -> None:
+        self._by_country = dict(by_country)
+        self.raw = raw
+
+    @classmethod
+    def from_json(cls, data: Any) -> Credits:
+        """Parse ``{"FR": {"premium_sms": ..., ...}, ...}``."""
+        body = _object(data, "credits")
+        parsed = {code: CountryCredits.from_json(code, value) for code, value in body.items()}
+        return cls(parsed, raw=data)
+
+    def __getitem__(self, country_code: str) -> CountryCredits:
+        return self._by_country[country_code]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by_country)
+
+    def __len__(self) -> int:
+        return len(self._by_country)
+
+    def __repr__(self) -> str:
+        return f"<Credits {len(self)} countries: {', '.join(self._by_country)}>"
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy: one row per (country_code, product) with the number of ``credits``."""
+        from smskit.frames import credits_frame
+
+        return credits_frame(self)
+
+    def to_html(self) -> str:
+        """One row per country, one column per product, as HTML."""
+        columns = ("country_code", *CountryCredits.PRODUCTS)
+        items = list(self._by_country.values())
+        return _table_html("Credits", f"{len(self)} countries", columns, items)
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+
+# -- HLR -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Network(_Record):
+    """Network fields an HLR result has, for the line and for its original network."""
+
+    network_name: str | None = None
+    mcc: int | None = None
+    mnc: int | None = None
+    country_name: str | None = None
+    country_code_iso3: str | None = None
+    country_code: str | None = None
+    area: str | None = None
+    country_prefix: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NetworkDetails(_Network):
+    """The network a ported number came from (``original_network_details``)."""
+
+    _title: ClassVar[str] = "Original network"
+
+    @classmethod
+    def from_json(cls, data: Any) -> NetworkDetails | None:
+        """Parse the nested object; ``None`` when the number was not ported."""
+        return None if data is None else cls._parse(data)
+
+
+@dataclass(frozen=True, slots=True)
+class HLRResult(_Network):
+    """The line check of one number: validity, line status, type, network, porting."""
+
+    _title: ClassVar[str] = "HLR result"
+
+    phone_number: str | None = None
+    status: str | None = None
+    line_status: str | None = None
+    phone_number_type: str | None = None
+    is_ported: bool | None = None
+    ported_date: datetime | None = None
+    original_network_details: NetworkDetails | None = None
+
+    @classmethod
+    def from_json(cls, data: Any) -> HLRResult:
+        """Parse one element of the ``hlr-request`` array."""
+        body = _object(data, cls._title)
+        line_status = _str(body, "line_status")
+        return cls._parse(
+            body,
+            line_status=LINE_STATUS_ALIASES.get(line_status or "", line_status),
+            original_network_details=NetworkDetails.from_json(body.get("original_network_details")),
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"HLRResult({self.phone_number!r}, status={self.status!r}, "
+            f"line_status={self.line_status!r}, phone_number_type={self.phone_number_type!r}, "
+            f"network_name={self.network_name!r})"
+        )
+
+
+class HLRResults(_Items):
+    """The answer to ``contact/hlr-request``: one :class:`HLRResult` per number, in order."""
+
+    __slots__ = ()
+    _COLUMNS = (
+        "phone_number",
+        "status",
+        "line_status",
+        "phone_number_type",
+        "network_name",
+        "country_code",
+        "is_ported",
+    )
+
+    def __iter__(self) -> Iterator[HLRResult]:
+        return iter(self._items)
+
+    @classmethod
+    def from_json(cls, data: Any) -> HLRResults:
+        """Parse the JSON array of results."""
+        if not isinstance(data, list):
+            kind = type(data).__name__
+            raise ResponseShapeError(f"HLR results: expected a JSON array, got {kind}")
+        return cls([HLRResult.from_json(item) for item in data], raw=data)
+
+    def __repr__(self) -> str:
+        tally = self._tally("status", HLR_STATUS)
+        return f"<HLRResults {len(self)} numbers{': ' + tally if tally else ''}>"
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per number, every spec field; closed value sets are categoricals."""
+        from smskit.frames import hlr_frame
+
+        return hlr_frame(self)
+
+    def to_html(self) -> str:
+        """Summary by status and the first rows as HTML."""
+        summary = f"{len(self)} numbers: {self._tally('status', HLR_STATUS)}"
+        return _table_html("HLR results", summary, self._COLUMNS, self._items)

@@ -1,0 +1,316 @@
+"""The sandbox's HTTP layer: Starlette routes over :class:`Gateway`, auth, JSON errors.
+
+Gateway routes live under ``/v1/public/`` exactly as the spec lists them; control routes
+for tests and demos under ``/_sandbox/`` take the same credentials. ``/openapi.json`` is
+public so that tools can discover the API. Starlette is imported here only, and this
+module only when a sandbox starts.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hmac
+import json
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from smskit.errors import ValidationError
+from smskit.sandbox._casting import FORMAT, NOT_ALLOWED
+from smskit.sandbox._domain import GatewayError, field_error, validation_error
+from smskit.sandbox._faults import FaultMiddleware, Faults
+from smskit.sandbox._gateway import Gateway
+from smskit.sandbox._openapi import openapi_document
+
+Handler = Callable[[Request], Awaitable[Response]]
+MAX_BODY = 4 * 1024 * 1024
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+UNAUTHORIZED = {
+    "code": 401,
+    "message": "Missing or wrong credentials: send the api-login and api-key headers "
+    "(or HTTP Basic authentication with login:key).",
+}
+
+
+class Credentials:
+    """Login and key of the sandbox account; compared in constant time, never shown."""
+
+    def __init__(self, login: str, api_key: str) -> None:
+        self.login = login
+        self._key = api_key.encode()
+
+    def __repr__(self) -> str:
+        return f"Credentials(login={self.login!r}, api_key='***')"
+
+    def check(self, request: Request) -> bool:
+        login = request.headers.get("api-login")
+        key = request.headers.get("api-key")
+        if login is not None and key is not None and self._matches(login, key):
+            return True
+        scheme, _, encoded = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "basic":
+            return False
+        try:
+            decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            return False
+        login, sep, key = decoded.partition(":")
+        return bool(sep) and self._matches(login, key)
+
+    def _matches(self, login: str, key: str) -> bool:
+        same_login = hmac.compare_digest(login.encode(), self.login.encode())
+        same_key = hmac.compare_digest(key.encode(), self._key)
+        return same_login and same_key
+
+
+def _error(exc: GatewayError) -> JSONResponse:
+    return JSONResponse(exc.body, status_code=exc.status, headers=exc.headers)
+
+
+async def _json_body(request: Request) -> Any:
+    """The JSON body; an empty body reads as ``{}`` so that missing fields are named."""
+    too_large = GatewayError(
+        413, {"code": 413, "message": f"Request body too large (over {MAX_BODY} bytes)."}
+    )
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        raise too_large
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise too_large
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    if not raw.strip():
+        return {}
+    try:
+        payload = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise field_error("body", FORMAT, "The request body must be valid JSON.") from None
+    if _SURROGATE_ESCAPE.search(raw):
+        # JSON may escape a lone UTF-16 surrogate: no text can be sent or stored with one.
+        try:
+            json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        except (UnicodeEncodeError, RecursionError):
+            raise field_error(
+                "body", FORMAT, "The request body holds a lone UTF-16 surrogate (invalid text)."
+            ) from None
+    return payload
+
+
+def build_app(gateway: Gateway, faults: Faults, credentials: Credentials) -> Any:
+    """The ASGI application of one sandbox."""
+
+    def guarded(handler: Handler, *, auth: bool = True) -> Handler:
+        async def endpoint(request: Request) -> Response:
+            if auth and not credentials.check(request):
+                return JSONResponse(
+                    UNAUTHORIZED,
+                    status_code=401,
+                    headers={"WWW-Authenticate": 'Basic realm="smskit sandbox"'},
+                )
+            try:
+                return await handler(request)
+            except GatewayError as exc:
+                return _error(exc)
+            except ValidationError as exc:
+                return _error(field_error(exc.field, NOT_ALLOWED, str(exc)))
+
+        return endpoint
+
+    # --- gateway endpoints -------------------------------------------------------------------
+
+    async def send(request: Request) -> Response:
+        return JSONResponse(gateway.send(await _json_body(request)), status_code=201)
+
+    async def contact_create(request: Request) -> Response:
+        return JSONResponse(gateway.contact_create(await _json_body(request)), status_code=201)
+
+    async def contact_delete(request: Request) -> Response:
+        payload = await _json_body(request)
+        if payload == {} and request.query_params:
+            # Some HTTP clients cannot send a DELETE body: accept the same fields as a query.
+            payload = {
+                "phone_numbers": request.query_params.getlist("phone_numbers[]")
+                or request.query_params.getlist("phone_numbers"),
+                "list_name": request.query_params.get("list_name"),
+            }
+        gateway.contact_delete(payload)
+        return Response(status_code=204)
+
+    async def list_empty(request: Request) -> Response:
+        return JSONResponse(gateway.contact_list_empty(await _json_body(request)))
+
+    async def hlr(request: Request) -> Response:
+        return JSONResponse(gateway.hlr_request(await _json_body(request)))
+
+    async def balance(request: Request) -> Response:
+        return JSONResponse(gateway.check_balance(request.query_params))
+
+    async def credits(request: Request) -> Response:
+        query = request.query_params
+        codes = query.getlist("country_codes[]") + query.getlist("country_codes")
+        return JSONResponse(gateway.check_credits(codes))
+
+    async def sms_draft(request: Request) -> Response:
+        return JSONResponse(gateway.sms_draft())
+
+    async def voice_draft(request: Request) -> Response:
+        return JSONResponse(gateway.voice_draft())
+
+    async def token(request: Request) -> Response:
+        return JSONResponse(
+            gateway.credit_transfer_token(await _json_body(request)), status_code=201
+        )
+
+    # --- control endpoints -------------------------------------------------------------------
+
+    async def control_body(request: Request) -> dict[str, Any]:
+        payload = await _json_body(request)
+        if not isinstance(payload, dict):
+            raise field_error("body", FORMAT, "The request body must be a JSON object.")
+        return payload
+
+    def required(payload: dict[str, Any], name: str) -> Any:
+        if name not in payload:
+            raise validation_error({name: {"code": 410, "message": f"{name} must not be blank."}})
+        return payload[name]
+
+    async def state(request: Request) -> Response:
+        return JSONResponse({**gateway.state(), "faults": faults.state()})
+
+    async def set_balance(request: Request) -> Response:
+        gateway.set_balance(required(await control_body(request), "amount"))
+        return JSONResponse({"amount": gateway.balance(), "unit": "EUR"})
+
+    async def prices(request: Request) -> Response:
+        if request.method == "POST":
+            body = await control_body(request)
+            gateway.set_price(
+                required(body, "country_code"),
+                required(body, "product_name"),
+                required(body, "price"),
+            )
+        return JSONResponse(gateway.prices())
+
+    async def drafts(request: Request) -> Response:
+        body = await control_body(request)
+        gateway.set_drafts(sms=body.get("sms"), voice=body.get("voice"))
+        return JSONResponse({"sms": gateway.sms_draft(), "voice": gateway.voice_draft()})
+
+    async def callback(request: Request) -> Response:
+        if request.method == "POST":
+            gateway.set_callback_url(required(await control_body(request), "url"))
+        return JSONResponse({"url": gateway.callback_url()})
+
+    async def replies(request: Request) -> Response:
+        if request.method == "GET":
+            return JSONResponse(gateway.replies())
+        body = await control_body(request)
+        number, text = required(body, "number"), required(body, "text")
+        sim = body.get("sim_card_number")
+        # Delivery is blocking HTTP to the receiver: keep the event loop free meanwhile.
+        result = await run_in_threadpool(
+            lambda: gateway.simulate_reply(number, text, sim_card_number=sim)
+        )
+        return JSONResponse(result, status_code=201)
+
+    async def sent(request: Request) -> Response:
+        return JSONResponse(gateway.sent())
+
+    async def contacts(request: Request) -> Response:
+        return JSONResponse({"contacts": gateway.contacts(), "lists": gateway.lists()})
+
+    async def blacklist(request: Request) -> Response:
+        if request.method == "POST":
+            gateway.add_to_blacklist(required(await control_body(request), "phone_numbers"))
+        return JSONResponse(gateway.blacklist())
+
+    async def tokens(request: Request) -> Response:
+        return JSONResponse(gateway.tokens())
+
+    async def fault_settings(request: Request) -> Response:
+        if request.method == "POST":
+            body = await control_body(request)
+            known = ("error_rate", "drop_rate", "rate_limit_rate", "latency", "seed")
+            faults.configure(**{k: body[k] for k in known if k in body})
+        elif request.method == "DELETE":
+            faults.clear()
+        return JSONResponse(faults.state())
+
+    async def clock(request: Request) -> Response:
+        dispatched = 0
+        if request.method == "POST":
+            dispatched = gateway.advance(required(await control_body(request), "seconds"))
+        return JSONResponse({"now": gateway.now(), "dispatched": dispatched})
+
+    async def reset(request: Request) -> Response:
+        gateway.reset()
+        faults.clear()
+        return JSONResponse(gateway.state())
+
+    # --- public documents --------------------------------------------------------------------
+
+    async def openapi(request: Request) -> Response:
+        return JSONResponse(openapi_document(str(request.base_url).rstrip("/")))
+
+    async def index(request: Request) -> Response:
+        return JSONResponse({"service": "smskit sandbox gateway", "openapi": "/openapi.json"})
+
+    public = "/v1/public"
+    routes = [
+        Route(f"{public}/sms-campaign/send", guarded(send), methods=["POST"]),
+        Route(f"{public}/contact/create", guarded(contact_create), methods=["POST"]),
+        Route(f"{public}/contact/delete", guarded(contact_delete), methods=["DELETE"]),
+        Route(f"{public}/contact-list/empty", guarded(list_empty), methods=["POST"]),
+        Route(f"{public}/contact/hlr-request", guarded(hlr), methods=["POST"]),
+        Route(f"{public}/wallet/check-balance", guarded(balance), methods=["GET"]),
+        Route(f"{public}/wallet/check-credits", guarded(credits), methods=["GET"]),
+        Route(f"{public}/sms-campaign/draft", guarded(sms_draft), methods=["GET"]),
+        Route(f"{public}/voice-campaign/draft", guarded(voice_draft), methods=["GET"]),
+        Route(f"{public}/subaccount/credit-transfer/token", guarded(token), methods=["POST"]),
+        Route("/_sandbox/state", guarded(state), methods=["GET"]),
+        Route("/_sandbox/balance", guarded(set_balance), methods=["POST"]),
+        Route("/_sandbox/prices", guarded(prices), methods=["GET", "POST"]),
+        Route("/_sandbox/drafts", guarded(drafts), methods=["POST"]),
+        Route("/_sandbox/callback", guarded(callback), methods=["GET", "POST"]),
+        Route("/_sandbox/replies", guarded(replies), methods=["GET", "POST"]),
+        Route("/_sandbox/sent", guarded(sent), methods=["GET"]),
+        Route("/_sandbox/contacts", guarded(contacts), methods=["GET"]),
+        Route("/_sandbox/blacklist", guarded(blacklist), methods=["GET", "POST"]),
+        Route("/_sandbox/tokens", guarded(tokens), methods=["GET"]),
+        Route("/_sandbox/faults", guarded(fault_settings), methods=["GET", "POST", "DELETE"]),
+        Route("/_sandbox/clock", guarded(clock), methods=["GET", "POST"]),
+        Route("/_sandbox/reset", guarded(reset), methods=["POST"]),
+        Route("/openapi.json", guarded(openapi, auth=False), methods=["GET"]),
+        Route("/", guarded(index, auth=False), methods=["GET"]),
+    ]
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        messages = {404: "Not found.", 405: "Method not allowed."}
+        message = messages.get(exc.status_code, exc.detail)
+        return JSONResponse(
+            {"code": exc.status_code, "message": message},
+            status_code=exc.status_code,
+            headers=exc.headers,
+        )
+
+    async def server_error(request: Request, exc: Exception) -> Response:
+        return JSONResponse({"code": 500, "message": "Internal server error."}, status_code=500)
+
+    app = Starlette(
+        routes=routes,
+        exception_handlers={HTTPException: http_error, Exception: server_error},
+    )
+    return FaultMiddleware(app, faults)

@@ -1,0 +1,185 @@
+"""Lenient reading of request values, as the spec's convention 3 asks.
+
+Wrong types are cast when the cast is lossless (``"true"`` -> True, ``3`` -> ``"3"``),
+reformattable values are reformatted (separators out of phone numbers, case of enums),
+and field errors are collected so that one 400 answer names every faulty field at once.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+# Field error codes: the spec shows 410 for blank; the rest are the sandbox's documented choice.
+BLANK = 410
+LENGTH = 411
+FORMAT = 412
+NOT_ALLOWED = 413
+DUPLICATE = 420
+
+_TRUE = frozenset({"true", "1", "yes", "on", "y", "t"})
+_FALSE = frozenset({"false", "0", "no", "off", "n", "f"})
+_PHONE_SEPARATORS = re.compile(r"[\s\-.()/\u00a0]")
+_E164 = re.compile(r"\+[1-9][0-9]{6,14}")
+_EMAIL = re.compile(r"[^@\s]+@[^@\s.]+(\.[^@\s.]+)+")
+_NOT_SET = object()
+
+
+class FieldErrors:
+    """Collects ``{field: {code, message}}``; the first error for a field wins."""
+
+    def __init__(self) -> None:
+        self.errors: dict[str, dict[str, Any]] = {}
+
+    def add(self, field: str, code: int, message: str) -> None:
+        self.errors.setdefault(field, {"code": code, "message": message})
+
+    def __bool__(self) -> bool:
+        return bool(self.errors)
+
+
+def as_bool(value: Any, default: bool) -> bool:
+    """Cast booleans sent as strings or numbers; anything unrecognisable keeps the default."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in _TRUE:
+            return True
+        if word in _FALSE:
+            return False
+    return default
+
+
+def as_text(value: Any) -> str | None:
+    """Cast scalars to ``str``; ``None`` and containers give ``None`` (cannot be read as text)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return str(int(value)) if value.is_integer() else str(value)
+    return None
+
+
+def as_choice(value: Any, choices: tuple[str, ...], default: str) -> str:
+    """An enum value, case and surrounding spaces forgiven; anything else becomes the default."""
+    text = as_text(value)
+    if text is None:
+        return default
+    word = text.strip().lower()
+    return word if word in choices else default
+
+
+def as_list(value: Any) -> list[Any] | None:
+    """A JSON array as a list; a single scalar or object is cast to a one-item list."""
+    if isinstance(value, list):
+        return value
+    if value is None:
+        return None
+    return [value]
+
+
+def required_text(
+    payload: Mapping[str, Any], field: str, errors: FieldErrors, *, strip: bool = True
+) -> str | None:
+    """A required string field: blank -> 410, uncastable -> 412."""
+    raw = payload.get(field, _NOT_SET)
+    if raw is _NOT_SET or raw is None:
+        errors.add(field, BLANK, f"{field} must not be blank.")
+        return None
+    text = as_text(raw)
+    if text is None:
+        errors.add(field, FORMAT, f"{field} must be a string.")
+        return None
+    if not text.strip():
+        errors.add(field, BLANK, f"{field} must not be blank.")
+        return None
+    return text.strip() if strip else text
+
+
+def optional_name(
+    payload: Mapping[str, Any], field: str, limit: int, errors: FieldErrors
+) -> str | None:
+    """An optional name (list, tag): empty means absent; longer than ``limit`` -> 411."""
+    text = as_text(payload.get(field))
+    if text is None or not text.strip():
+        return None
+    text = text.strip()
+    if len(text) > limit:
+        errors.add(field, LENGTH, f"{field} must be at most {limit} characters (got {len(text)}).")
+        return None
+    return text
+
+
+def normalize_phone(value: Any) -> str | None:
+    """``+`` and 7 to 15 digits after removing separators and turning ``00`` into ``+``."""
+    text = as_text(value)
+    if text is None:
+        return None
+    text = _PHONE_SEPARATORS.sub("", text)
+    if text.startswith("00"):
+        text = "+" + text[2:]
+    return text if _E164.fullmatch(text) else None
+
+
+PHONE_RULE = "must be in international format: '+' then 7 to 15 digits (e.g. +33612345678)."
+
+
+def phone_list(
+    payload: Mapping[str, Any], field: str, limit: int, errors: FieldErrors
+) -> list[str] | None:
+    """A required list of 1..``limit`` phone numbers in international format."""
+    items = as_list(payload.get(field))
+    if not items:
+        errors.add(field, BLANK, f"{field} must not be blank: give 1 to {limit} numbers.")
+        return None
+    if len(items) > limit:
+        errors.add(field, LENGTH, f"{field} must hold 1 to {limit} numbers (got {len(items)}).")
+        return None
+    numbers: list[str] = []
+    for index, item in enumerate(items):
+        number = normalize_phone(item)
+        if number is None:
+            key = f"{field}[{index}]"
+            if as_text(item) is None or not str(item).strip():
+                errors.add(key, BLANK, f"{key} must not be blank.")
+            else:
+                errors.add(key, FORMAT, f"{key} {PHONE_RULE}")
+        else:
+            numbers.append(number)
+    return numbers
+
+
+def is_email(text: str) -> bool:
+    """A plain ``local@domain.tld`` shape: enough to catch typos, not RFC 5322."""
+    return bool(_EMAIL.fullmatch(text))
+
+
+def parse_datetime(value: Any) -> datetime:
+    """ISO 8601 with an offset (``Z`` accepted) or a Unix timestamp; ValueError says why not."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            return datetime.fromtimestamp(value, UTC)
+        except (OverflowError, OSError, ValueError):
+            raise ValueError("is not a usable Unix timestamp.") from None
+    if not isinstance(value, str):
+        raise ValueError("must be an ISO 8601 date-time string with an offset.")
+    try:
+        moment = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise ValueError(
+            "must be an ISO 8601 date-time with an offset, e.g. 2030-01-31T09:00:00+01:00."
+        ) from None
+    if moment.utcoffset() is None:
+        raise ValueError(
+            "needs a UTC offset (e.g. +01:00 or Z): without one the sending hour is ambiguous."
+        )
+    return moment

@@ -1,0 +1,349 @@
+"""The sandbox gateway as plain Python: one method per endpoint, plus the control methods.
+
+The HTTP layer (``_app``) only moves JSON in and out of these methods; the ``Sandbox``
+object delegates its control methods here too, so the Python and HTTP control surfaces
+cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from smskit import _spec
+from smskit.errors import ValidationError
+from smskit.sandbox import _domain
+from smskit.sandbox._callbacks import check_callback_url, deliver
+from smskit.sandbox._casting import NOT_ALLOWED, PHONE_RULE, normalize_phone
+from smskit.sandbox._clock import Clock
+from smskit.sandbox._domain import GatewayError, field_error
+from smskit.sandbox._prices import CURRENCY, to_eur
+from smskit.sandbox._store import Store, derive_id, iso
+
+SMS_DRAFT_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "ticket_number": str,
+    "number_of_contacts": int,
+    "number_of_sms_needed": int,
+    "residual_credit": (int, float),
+    "total_cost": (int, float),
+    "status": str,
+    "message": str,
+    "code": int,
+}
+VOICE_DRAFT_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "ticket_number": str,
+    "status": str,
+    "code": int,
+    "message": str,
+    "number_of_contacts": int,
+    "residual_credit": (int, float),
+    "total_cost": (int, float),
+    "estimated_duration": int,
+}
+_STOP_REPLY = re.compile(r"\s*stop\b", re.IGNORECASE)
+
+
+class Gateway:
+    """Endpoints and control of one sandbox account."""
+
+    def __init__(self, store: Store, clock: Clock, *, seed: int, hlr_distribution: Any = None):
+        self.store = store
+        self.clock = clock
+        self.seed = seed
+        self.hlr_distribution = hlr_distribution
+
+    # --- endpoints -------------------------------------------------------------------------
+
+    def send(self, payload: Any) -> dict[str, Any]:
+        """POST /v1/public/sms-campaign/send."""
+        now = self.clock.now()
+        request = _domain.parse_send(payload, now)
+        messages = _domain.prepare_send(request)
+        return self.store.send(request, messages, now.timestamp())
+
+    def contact_create(self, payload: Any) -> dict[str, Any]:
+        """POST /v1/public/contact/create."""
+        request = _domain.parse_contact_create(payload)
+        return {"items": self.store.create_contacts(request, self.clock.timestamp())}
+
+    def contact_delete(self, payload: Any) -> None:
+        """DELETE /v1/public/contact/delete."""
+        self.store.delete_contacts(_domain.parse_contact_delete(payload))
+
+    def contact_list_empty(self, payload: Any) -> dict[str, Any]:
+        """POST /v1/public/contact-list/empty."""
+        name = _domain.parse_list_empty(payload)
+        return {"list_name": name, "number_of_contacts_removed": self.store.empty_list(name)}
+
+    def hlr_request(self, payload: Any) -> list[dict[str, Any]]:
+        """POST /v1/public/contact/hlr-request: deterministic results, charged per priced number."""
+        from smskit.sandbox import _hlr
+
+        request = _domain.parse_hlr(payload)
+        countries = [
+            _domain.country_of(n) if (n := normalize_phone(raw)) else None
+            for raw in request.phone_numbers
+        ]
+        self.store.charge_hlr(countries, simulation=request.simulation_mode)
+        options: dict[str, Any] = {"seed": self.seed}
+        if self.hlr_distribution is not None:
+            options["distribution"] = self.hlr_distribution
+        return _hlr.lookup_many(list(request.phone_numbers), **options)
+
+    def check_balance(self, query: Mapping[str, Any]) -> dict[str, Any]:
+        """GET /v1/public/wallet/check-balance."""
+        request = _domain.parse_balance_query(query)
+        balance = self.store.balance_micros()
+        prices = self.store.prices()
+        result: dict[str, Any] = {"amount": to_eur(balance), "unit": CURRENCY}
+        if request.country_code is not None and request.product_name is not None:
+            price = prices.get((request.country_code, request.product_name))
+            if price is None:
+                raise field_error(
+                    "country_code",
+                    NOT_ALLOWED,
+                    f"country_code: {request.country_code} is not served for "
+                    f"{request.product_name}.",
+                )
+            result.update(_price_line(request.country_code, request.product_name, price, balance))
+        if request.with_details:
+            result["details"] = [
+                _price_line(country, product, price, balance)
+                for (country, product), price in sorted(prices.items())
+            ]
+        return result
+
+    def check_credits(self, country_codes: Sequence[Any]) -> dict[str, dict[str, int]]:
+        """GET /v1/public/wallet/check-credits: every priced country, or those asked for."""
+        wanted = _domain.parse_country_codes(country_codes)
+        served = self.store.countries()
+        countries = served if wanted is None else [c for c in wanted if c in served]
+        balance = self.store.balance_micros()
+        return {country: self.store.credits(balance, country) for country in countries}
+
+    def sms_draft(self) -> dict[str, Any]:
+        """GET /v1/public/sms-campaign/draft."""
+        return self._draft("sms")
+
+    def voice_draft(self) -> dict[str, Any]:
+        """GET /v1/public/voice-campaign/draft."""
+        return self._draft("voice")
+
+    def credit_transfer_token(self, payload: Any) -> dict[str, str]:
+        """POST /v1/public/subaccount/credit-transfer/token."""
+        email = _domain.parse_token(payload)
+        return {"token": self.store.new_token(email, self.clock.timestamp())}
+
+    # --- drafts ----------------------------------------------------------------------------
+
+    def _default_draft(self, kind: str) -> dict[str, Any]:
+        prices = self.store.prices()
+        balance = to_eur(self.store.balance_micros())
+        ticket = derive_id(self.seed, f"draft-{kind}", 1)
+        if kind == "sms":
+            contacts = 250
+            return {
+                "ticket_number": ticket,
+                "number_of_contacts": contacts,
+                "number_of_sms_needed": contacts,
+                "residual_credit": balance,
+                "total_cost": to_eur(contacts * prices.get(("FR", "sms_premium"), 0)),
+                "status": "validated",
+                "message": "",
+                "code": 0,
+            }
+        contacts = 40
+        return {
+            "ticket_number": ticket,
+            "status": "validated",
+            "code": 0,
+            "message": "",
+            "number_of_contacts": contacts,
+            "residual_credit": balance,
+            "total_cost": to_eur(contacts * prices.get(("FR", "vocal_sms"), 0)),
+            "estimated_duration": 45,
+        }
+
+    def _draft(self, kind: str) -> dict[str, Any]:
+        overrides = (self.store.get_meta("drafts") or {}).get(kind, {})
+        return {**self._default_draft(kind), **overrides}
+
+    def set_drafts(
+        self, sms: Mapping[str, Any] | None = None, voice: Mapping[str, Any] | None = None
+    ) -> None:
+        """Replace fields of the SMS and/or voice draft the gateway returns."""
+        drafts = dict(self.store.get_meta("drafts") or {})
+        for kind, given, allowed in (
+            ("sms", sms, SMS_DRAFT_FIELDS),
+            ("voice", voice, VOICE_DRAFT_FIELDS),
+        ):
+            if given is None:
+                continue
+            if not isinstance(given, Mapping):
+                raise ValidationError(kind, "must be an object of draft fields", value=given)
+            for name, value in given.items():
+                if name not in allowed:
+                    raise ValidationError(
+                        f"{kind}.{name}", f"unknown draft field; use {', '.join(allowed)}"
+                    )
+                if isinstance(value, bool) or not isinstance(value, allowed[name]):
+                    raise ValidationError(f"{kind}.{name}", "wrong type", value=value)
+            drafts[kind] = {**drafts.get(kind, {}), **given}
+        self.store.set_meta("drafts", drafts)
+
+    # --- wallet control --------------------------------------------------------------------
+
+    def set_balance(self, amount: float) -> None:
+        """Set the account balance in EUR."""
+        if isinstance(amount, bool) or not isinstance(amount, int | float):
+            raise ValidationError("amount", "must be a number of EUR", value=amount)
+        if not math.isfinite(amount) or amount < 0:
+            raise ValidationError("amount", "must be a finite number >= 0", value=amount)
+        self.store.set_balance(float(amount))
+
+    def balance(self) -> float:
+        """Current balance in EUR."""
+        return to_eur(self.store.balance_micros())
+
+    def set_price(self, country_code: str, product_name: str, price: float) -> None:
+        """Set the unit price (EUR) of a product in a country; a new country becomes served."""
+        country = str(country_code).strip().upper()
+        if not re.fullmatch(r"[A-Z]{2}", country):
+            raise ValidationError("country_code", "must be 2 letters", value=country_code)
+        if product_name not in _spec.PRODUCTS:
+            raise ValidationError(
+                "product_name", f"must be one of {', '.join(_spec.PRODUCTS)}", value=product_name
+            )
+        if isinstance(price, bool) or not isinstance(price, int | float):
+            raise ValidationError("price", "must be a number of EUR", value=price)
+        if not math.isfinite(price) or price <= 0:
+            raise ValidationError("price", "must be a finite number > 0", value=price)
+        self.store.set_price(country, product_name, float(price))
+
+    def prices(self) -> list[dict[str, Any]]:
+        """Every unit price, by country then product."""
+        return [
+            {"country_code": c, "product_name": p, "price": to_eur(m)}
+            for (c, p), m in sorted(self.store.prices().items())
+        ]
+
+    # --- contacts, sends, tokens control ---------------------------------------------------
+
+    def sent(self) -> list[dict[str, Any]]:
+        """Every accepted recipient (one row per recipient per send)."""
+        return self.store.sent(self.clock.timestamp())
+
+    def contacts(self) -> list[dict[str, Any]]:
+        """Every contact with its lists and tags."""
+        return self.store.contacts()
+
+    def lists(self) -> dict[str, int]:
+        """Contact lists and their sizes."""
+        return self.store.lists()
+
+    def blacklist(self) -> list[str]:
+        """Blacklisted numbers."""
+        return self.store.blacklist()
+
+    def add_to_blacklist(self, phone_numbers: Sequence[str] | str) -> list[str]:
+        """Blacklist numbers (international format); returns them normalised."""
+        items = [phone_numbers] if isinstance(phone_numbers, str) else list(phone_numbers)
+        numbers = []
+        for index, item in enumerate(items):
+            number = normalize_phone(item)
+            if number is None:
+                raise ValidationError("phone_numbers", PHONE_RULE, position=index, value=item)
+            numbers.append(number)
+        self.store.add_to_blacklist(numbers, self.clock.timestamp(), "control")
+        return numbers
+
+    def tokens(self) -> list[dict[str, Any]]:
+        """Issued credit-transfer tokens with the e-mail each is bound to."""
+        return self.store.tokens()
+
+    # --- time ------------------------------------------------------------------------------
+
+    def now(self) -> str:
+        """Sandbox time, ISO 8601 UTC."""
+        return iso(self.clock.timestamp()) or ""
+
+    def advance(self, seconds: float) -> int:
+        """Move the sandbox clock forward; dispatch scheduled sends now due; returns how many."""
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+            raise ValidationError("seconds", "must be a number", value=seconds)
+        if not math.isfinite(seconds) or seconds < 0:
+            raise ValidationError("seconds", "must be a finite number >= 0", value=seconds)
+        self.clock.advance(float(seconds))
+        return self.store.dispatch_due(self.clock.timestamp())
+
+    # --- replies ---------------------------------------------------------------------------
+
+    def callback_url(self) -> str | None:
+        """The registered inbound-SMS callback URL."""
+        return self.store.get_meta("callback_url")
+
+    def set_callback_url(self, url: str | None) -> None:
+        """Register (or with None, remove) the inbound-SMS callback URL; loopback only."""
+        if url is not None:
+            check_callback_url(url)
+        self.store.set_meta("callback_url", url)
+
+    def simulate_reply(
+        self, number: str, text: str, *, sim_card_number: str | None = None
+    ) -> dict[str, Any]:
+        """A recipient replies: store it, POST it to the callback URL, blacklist on STOP."""
+        normalized = normalize_phone(number)
+        if normalized is None:
+            raise ValidationError("number", PHONE_RULE, value=number)
+        if not isinstance(text, str) or not text.strip():
+            raise ValidationError("text", "must be a non-blank string", value=text)
+        now = self.clock.timestamp()
+        url = self.callback_url()
+        sim = sim_card_number or _domain.REPLY_SHORT_NUMBER
+        body = self.store.record_reply(normalized, text, sim, now, url)
+        if _STOP_REPLY.match(text):
+            self.store.add_to_blacklist([normalized], now, "reply")
+        outcome = {"delivered": False, "attempts": 0, "last_status": "no callback URL"}
+        if url is not None:
+            outcome = deliver(url, body)
+        self.store.mark_delivery(
+            body["message_id"], outcome["delivered"], outcome["attempts"], outcome["last_status"]
+        )
+        return {**body, **outcome}
+
+    def replies(self) -> list[dict[str, Any]]:
+        """Every simulated reply with its delivery outcome."""
+        return self.store.replies()
+
+    # --- whole account ---------------------------------------------------------------------
+
+    def reset(self) -> None:
+        """Fresh account: default balance, prices and drafts; no contacts, sends, tokens."""
+        self.store.reset()
+        self.clock.reset()
+
+    def state(self) -> dict[str, Any]:
+        """A summary for humans and tests."""
+        return {
+            "balance": self.balance(),
+            "unit": CURRENCY,
+            "now": self.now(),
+            "callback_url": self.callback_url(),
+            "lists": self.lists(),
+            "blacklist_size": len(self.blacklist()),
+            "seed": self.seed,
+        }
+
+
+def _price_line(country: str, product: str, price: int, balance: int) -> dict[str, Any]:
+    return {
+        "country_code": country,
+        "product_name": product,
+        "unit_price": to_eur(price),
+        "credits": balance // price,
+    }
+
+
+__all__ = ["Gateway", "GatewayError"]

@@ -1,0 +1,372 @@
+"""Deterministic HLR simulation: one spec HLR result per number, the same on every run.
+
+Facts of the numbering plan come from real metadata: validity, line type, country, prefix,
+area (``phonenumbers`` geocoder, English) and original operator (``phonenumbers`` carrier
+data), names from ``pycountry``, MCC/MNC from ``data/mcc_mnc.csv`` (main operators of FR, BE,
+CH, DE, ES, IT, GB, NL, PT, US) and ``data/mcc_country.csv`` (one MCC per country, ITU E.212).
+What a real HLR would learn from the network (line status, porting) is drawn from
+``blake2b(seed, E.164)`` with a configurable :class:`HLRDistribution`; never the wall clock.
+
+Field derivation (``phone_number`` is always E.164 when the input parses, else the input):
+
+=====================  ==============  =========================  ============  ==========
+number                 phone_number    line_status                status        porting
+                       _type
+=====================  ==============  =========================  ============  ==========
+unparseable / invalid  bad_format      not_applicable             invalid       never
+drama range            stage_and_      dead                       invalid       never
+                       screen
+mobile,                from            drawn: live 80 %, dead     see below     ported_
+mobile_or_landline     phonenumbers    9 %, absent 6 %, other 5 %               share
+any other valid type   from            not_available_network_     unknown       never
+                       phonenumbers    only
+=====================  ==============  =========================  ============  ==========
+
+``status`` from ``line_status``: live / absent_subscriber / no_teleservice_provisioned ->
+valid; dead / not_applicable -> invalid; no_coverage -> operator_is_not_available;
+not_available_network_only / inconclusive -> unknown.
+
+Network: the carrier name matched to a table row gives ``network_name``, ``mcc``, ``mnc``; a
+carrier missing from the table keeps its name with the country's MCC and ``mnc`` null; a
+mobile without carrier data in a country of the table (e.g. the US, where numbers carry no
+operator) gets a table operator drawn from the number alone (seed-independent); otherwise
+``network_name`` and ``mnc`` are null. Whatever cannot be known is null: for bad_format,
+every network field, and the country fields unless the country code is known.
+
+Porting applies to mobiles of countries with table operators: the new network (top-level
+``network_name``/``mcc``/``mnc``) is drawn among the country's other operators,
+``original_network_details`` holds the 8 spec keys of the original network, and
+``ported_date`` (``YYYY-MM-DD HH:MM:SS``) falls within ``ported_window_days`` before
+``reference_date``. Unported: ``is_ported`` false, both fields null.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+from bisect import bisect_right
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from functools import lru_cache
+from itertools import accumulate
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Final, NamedTuple
+
+import phonenumbers
+import pycountry
+from phonenumbers import NumberParseException
+from phonenumbers.carrierdata import CARRIER_DATA, CARRIER_LONGEST_PREFIX
+from phonenumbers.geodata import GEOCODE_DATA, GEOCODE_LONGEST_PREFIX
+
+from smskit._spec import LINE_STATUS
+from smskit.phones import main_region, read_valid, spec_type
+
+__all__ = ["DEFAULT", "HLRDistribution", "country_of", "lookup", "lookup_many"]
+
+_DATA: Final = Path(__file__).with_name("data")
+
+STATUS_OF_LINE: Final = MappingProxyType(
+    {
+        "live": "valid",
+        "dead": "invalid",
+        "absent_subscriber": "valid",
+        "no_teleservice_provisioned": "valid",
+        "not_available_network_only": "unknown",
+        "no_coverage": "operator_is_not_available",
+        "not_applicable": "invalid",
+        "inconclusive": "unknown",
+    }
+)
+# The types an HLR actually reaches; every other valid line only gets porting-style data.
+_HLR_TYPES: Final = frozenset({"mobile", "mobile_or_landline"})
+
+DEFAULT_LINE_STATUS: Final = MappingProxyType(
+    {
+        "live": 0.80,
+        "dead": 0.09,
+        "absent_subscriber": 0.06,
+        "no_teleservice_provisioned": 0.02,
+        "not_available_network_only": 0.01,
+        "no_coverage": 0.01,
+        "inconclusive": 0.01,
+    }
+)
+
+
+@dataclass(frozen=True)
+class HLRDistribution:
+    """How simulated HLR answers are spread: line-status weights, porting share and dates."""
+
+    line_status: Mapping[str, float] = field(
+        default_factory=lambda: dict(DEFAULT_LINE_STATUS), hash=False
+    )
+    ported_share: float = 1 / 3
+    reference_date: datetime = datetime(2025, 1, 1)
+    ported_window_days: int = 3650
+    _statuses: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _cumulative: tuple[float, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        refused = [k for k in self.line_status if k not in LINE_STATUS or k == "not_applicable"]
+        if refused:
+            raise ValueError(
+                f"line_status: {refused} not allowed; keys are the spec's line_status values"
+                " except not_applicable (kept for unparseable numbers)"
+            )
+        weights = [float(w) for w in self.line_status.values()]
+        if any(w < 0 for w in weights) or sum(weights) <= 0:
+            raise ValueError("line_status: weights must be >= 0 with a positive sum")
+        if not 0 <= self.ported_share <= 1:
+            raise ValueError("ported_share: must be between 0 and 1")
+        if self.ported_window_days < 1:
+            raise ValueError("ported_window_days: must be at least 1")
+        total = sum(weights)
+        object.__setattr__(self, "line_status", MappingProxyType(dict(self.line_status)))
+        object.__setattr__(self, "_statuses", tuple(self.line_status))
+        object.__setattr__(self, "_cumulative", tuple(c / total for c in accumulate(weights)))
+
+    def pick_line_status(self, u: float) -> str:
+        """The line status at quantile ``u`` in [0, 1)."""
+        index = bisect_right(self._cumulative, u)
+        return self._statuses[min(index, len(self._statuses) - 1)]
+
+
+DEFAULT: Final = HLRDistribution()
+
+
+class Operator(NamedTuple):
+    network_name: str | None
+    mcc: int | None
+    mnc: int | None
+
+
+class Country(NamedTuple):
+    name: str
+    iso3: str
+    iso2: str
+
+
+class _Line(NamedTuple):
+    """What the numbering plan says about a number: independent of seed and distribution."""
+
+    phone_number: str
+    kind: str
+    country: Country | None
+    prefix: str | None
+    area: str | None
+    original: Operator
+    port_to: tuple[Operator, ...]
+
+
+_NO_OPERATOR: Final = Operator(None, None, None)
+_REGIONS_OF_CODE: Final = {
+    str(code): regions for code, regions in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.items()
+}
+# ISO 3166 leaves these out; alpha-3 from its exceptional reservations (XKX: common usage).
+_EXTRA_COUNTRIES: Final = {
+    "AC": Country("Ascension Island", "ASC", "AC"),
+    "TA": Country("Tristan da Cunha", "TAA", "TA"),
+    "XK": Country("Kosovo", "XKX", "XK"),
+}
+
+
+class _Tables(NamedTuple):
+    operators: dict[str, tuple[Operator, ...]]
+    aliases: dict[tuple[str, str], Operator]
+    country_mcc: dict[str, int]
+
+
+@lru_cache(maxsize=1)
+def _tables() -> _Tables:
+    operators: dict[str, list[Operator]] = {}
+    aliases: dict[tuple[str, str], Operator] = {}
+    with (_DATA / "mcc_mnc.csv").open(encoding="utf-8", newline="") as fh:
+        for row in csv.DictReader(fh):
+            op = Operator(row["network_name"], int(row["mcc"]), int(row["mnc"]))
+            operators.setdefault(row["country_code"], []).append(op)
+            for alias in row["carrier_aliases"].split("|"):
+                aliases[(row["country_code"], alias.casefold())] = op
+    with (_DATA / "mcc_country.csv").open(encoding="utf-8", newline="") as fh:
+        country_mcc = {row["country_code"]: int(row["mcc"]) for row in csv.DictReader(fh)}
+    return _Tables({k: tuple(v) for k, v in operators.items()}, aliases, country_mcc)
+
+
+@lru_cache(maxsize=512)
+def _country(region: str | None) -> Country | None:
+    if region is None:
+        return None
+    found = pycountry.countries.get(alpha_2=region)
+    if found is None:
+        return _EXTRA_COUNTRIES.get(region)
+    return Country(getattr(found, "common_name", found.name), found.alpha_3, region)
+
+
+def _unit(digest: bytes, slot: int) -> float:
+    """The slot-th independent uniform draw in [0, 1) from a digest (4 bytes each)."""
+    return int.from_bytes(digest[4 * slot : 4 * slot + 4], "big") / 4294967296.0
+
+
+def _english_for_prefix(data: Mapping[str, Mapping[str, str]], longest: int, e164: str) -> str:
+    """Longest-prefix match in phonenumbers' geocoder/carrier tables (what their lookups do
+    after re-deriving type and region, which would triple the cost of a cold lookup)."""
+    digits = e164[1:]
+    for length in range(min(longest, len(digits)), 0, -1):
+        names = data.get(digits[:length])
+        if names is not None and "en" in names:
+            return names["en"]
+    return ""
+
+
+def _original_network(e164: str, kind: str, region: str | None) -> Operator:
+    tables = _tables()
+    country_mcc = tables.country_mcc.get(region) if region else None
+    # A drama number is allocated to no network, whatever the carrier data says of its block.
+    name = (
+        ""
+        if kind == "stage_and_screen"
+        else _english_for_prefix(CARRIER_DATA, CARRIER_LONGEST_PREFIX, e164)
+    )
+    if name:
+        return tables.aliases.get(
+            (region or "", name.casefold()), Operator(name, country_mcc, None)
+        )
+    rows = tables.operators.get(region or "", ())
+    if kind in _HLR_TYPES and rows:
+        digest = hashlib.blake2b(e164.encode(), digest_size=4).digest()
+        return rows[int(_unit(digest, 0) * len(rows))]
+    return Operator(None, country_mcc, None)
+
+
+def _parse(raw: str) -> tuple[phonenumbers.PhoneNumber, str, str]:
+    """Parsed number, its E.164 text and spec type; raises NumberParseException."""
+    fast = read_valid(raw, None)
+    if fast is not None:
+        return fast
+    number = phonenumbers.parse(raw, None)
+    e164 = f"+{number.country_code}{phonenumbers.national_significant_number(number)}"
+    return number, e164, spec_type(number, e164)
+
+
+@lru_cache(maxsize=65_536)
+def _line(raw: str) -> _Line:
+    try:
+        number, e164, kind = _parse(raw)
+    except NumberParseException:
+        return _Line(raw.strip(), "bad_format", None, None, None, _NO_OPERATOR, ())
+    prefix = f"+{number.country_code}"
+    if kind == "bad_format":
+        country = _country(main_region(number.country_code))
+        area = country.name if country else None
+        return _Line(e164, kind, country, prefix, area, _NO_OPERATOR, ())
+    regions = _REGIONS_OF_CODE.get(prefix[1:], ())
+    region = regions[0] if len(regions) == 1 else phonenumbers.region_code_for_number(number)
+    country = _country(region or main_region(number.country_code))
+    area = _english_for_prefix(GEOCODE_DATA, GEOCODE_LONGEST_PREFIX, e164)
+    area = area or (country.name if country else None)
+    iso2 = country.iso2 if country else None
+    original = _original_network(e164, kind, iso2)
+    port_to: tuple[Operator, ...] = ()
+    if kind in _HLR_TYPES:
+        port_to = tuple(op for op in _tables().operators.get(iso2 or "", ()) if op != original)
+    return _Line(e164, kind, country, prefix, area, original, port_to)
+
+
+def lookup(
+    number: str, *, seed: int = 0, distribution: HLRDistribution = DEFAULT
+) -> dict[str, Any]:
+    """The spec HLR result for one number (a JSON-ready dict with exactly the spec's fields)."""
+    line = _line(number if isinstance(number, str) else str(number))
+    kind = line.kind
+    network = line.original
+    ported_date = None
+    details = None
+    if kind == "bad_format":
+        line_status = "not_applicable"
+    elif kind == "stage_and_screen":
+        line_status = "dead"
+    elif kind in _HLR_TYPES:
+        digest = hashlib.blake2b(f"{seed}\x1f{line.phone_number}".encode(), digest_size=16).digest()
+        line_status = distribution.pick_line_status(_unit(digest, 0))
+        if line.port_to and _unit(digest, 1) < distribution.ported_share:
+            network = line.port_to[int(_unit(digest, 2) * len(line.port_to))]
+            window = distribution.ported_window_days * 86_400
+            back = 1 + int(_unit(digest, 3) * (window - 1))
+            when = distribution.reference_date - timedelta(seconds=back)
+            ported_date = when.strftime("%Y-%m-%d %H:%M:%S")
+            details = _network_details(line, line.original)
+    else:
+        line_status = "not_available_network_only"
+    country = line.country
+    return {
+        "network_name": network.network_name,
+        "mcc": network.mcc,
+        "mnc": network.mnc,
+        "status": STATUS_OF_LINE[line_status],
+        "country_name": country.name if country else None,
+        "country_code_iso3": country.iso3 if country else None,
+        "country_code": country.iso2 if country else None,
+        "area": line.area,
+        "country_prefix": line.prefix,
+        "phone_number": line.phone_number,
+        "phone_number_type": kind,
+        "line_status": line_status,
+        "is_ported": details is not None,
+        "ported_date": ported_date,
+        "original_network_details": details,
+    }
+
+
+def lookup_many(
+    numbers: Iterable[str], *, seed: int = 0, distribution: HLRDistribution = DEFAULT
+) -> list[dict[str, Any]]:
+    """One :func:`lookup` result per number, in order."""
+    return [lookup(n, seed=seed, distribution=distribution) for n in numbers]
+
+
+def _network_details(line: _Line, network: Operator) -> dict[str, Any]:
+    country = line.country
+    return {
+        "network_name": network.network_name,
+        "mcc": network.mcc,
+        "mnc": network.mnc,
+        "country_name": country.name if country else None,
+        "country_code_iso3": country.iso3 if country else None,
+        "country_code": country.iso2 if country else None,
+        "area": line.area,
+        "country_prefix": line.prefix,
+    }
+
+
+def country_of(number: str) -> str | None:
+    """ISO 3166 alpha-2 region of a ``+E.164`` number, for pricing (None if unknown).
+
+    A country code shared by several regions (+1, +7, +44...) is resolved from the whole
+    number; a number of such a code that matches no region gets the code's main region.
+    """
+    if not (number.startswith("+") and number[1:].isdigit()):
+        return None
+    for length in (1, 2, 3):
+        regions = _REGIONS_OF_CODE.get(number[1 : 1 + length])
+        if regions is not None:
+            if len(regions) == 1:
+                return regions[0] if regions[0] != "001" else None
+            return _shared_code_region(number)
+    return None
+
+
+@lru_cache(maxsize=65_536)
+def _shared_code_region(number: str) -> str | None:
+    code_length = next(n for n in (1, 2, 3) if number[1 : 1 + n] in _REGIONS_OF_CODE)
+    national = number[1 + code_length :]
+    if national[:1] in ("", "0"):  # leading zeros: let parse() set them up
+        try:
+            parsed = phonenumbers.parse(number, None)
+        except NumberParseException:
+            return None
+    else:
+        parsed = phonenumbers.PhoneNumber(
+            country_code=int(number[1 : 1 + code_length]), national_number=int(national)
+        )
+    return phonenumbers.region_code_for_number(parsed) or main_region(parsed.country_code)

@@ -1,0 +1,469 @@
+"""OpenAPI 3.1 description of the gateway as the sandbox implements it (served at /openapi.json).
+
+Request schemas describe *valid* input: the sandbox is more lenient than them (convention
+3: casts, reformatting, defaults), and everything it refuses is a documented 400.
+Response schemas are exactly what the sandbox sends; the schemathesis test holds it to them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from smskit import _spec
+from smskit.sandbox._domain import CONTACTS_MAX, DYNAMIC_FIELDS
+
+PHONE_PATTERN = r"^\+[1-9][0-9]{6,14}$"
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _errors(*statuses: int) -> dict[str, Any]:
+    texts = {
+        "400": "Refused: validation error (`errors` names each field), code 121 (STOP missing) "
+        "or code 122 (insufficient credit).",
+        "401": "Missing or wrong credentials.",
+        "429": "Too many requests (injected fault); see `Retry-After`.",
+        "500": "Server error (injected fault).",
+    }
+    result = {}
+    for status in (*statuses, 401, 429, 500):
+        response = _json({"$ref": "#/components/schemas/Error"}, texts[str(status)])
+        if status == 429:
+            response["headers"] = {
+                "Retry-After": {"description": "Seconds to wait.", "schema": {"type": "string"}}
+            }
+        result[str(status)] = response
+    return result
+
+
+def _body(name: str) -> dict[str, Any]:
+    return {"required": True, "content": {"application/json": {"schema": _ref(name)}}}
+
+
+def _schemas() -> dict[str, Any]:
+    field_props = {
+        name: {"type": ["string", "null"], "maxLength": _spec.FIELD_MAX} for name in DYNAMIC_FIELDS
+    }
+    # null where the simulated HLR cannot know the value (bad format, no carrier data).
+    network = {
+        "network_name": {"type": ["string", "null"]},
+        "mcc": {"type": ["integer", "null"]},
+        "mnc": {"type": ["integer", "null"]},
+        "country_name": {"type": ["string", "null"]},
+        "country_code_iso3": {"type": ["string", "null"]},
+        "country_code": {"type": ["string", "null"]},
+        "area": {"type": ["string", "null"]},
+        "country_prefix": {"type": ["string", "null"]},
+    }
+    price_line = {
+        "type": "object",
+        "required": ["country_code", "product_name", "unit_price", "credits"],
+        "properties": {
+            "country_code": {"type": "string"},
+            "product_name": {"type": "string", "enum": list(_spec.PRODUCTS)},
+            "unit_price": {"type": "number"},
+            "credits": {"type": "integer"},
+        },
+    }
+    return {
+        "Error": {
+            "type": "object",
+            "required": ["code", "message"],
+            "properties": {
+                "code": {"type": "integer"},
+                "message": {"type": "string"},
+                "errors": {
+                    "type": "object",
+                    "additionalProperties": {
+                        "type": "object",
+                        "required": ["code", "message"],
+                        "properties": {"code": {"type": "integer"}, "message": {"type": "string"}},
+                    },
+                },
+                "sms_ticket": {
+                    "type": "string",
+                    "description": "On a duplicate request_id: the ticket of the first send.",
+                },
+            },
+        },
+        "Contact": {
+            "type": "object",
+            "required": ["phone_number"],
+            "properties": {
+                "phone_number": {"type": "string", "pattern": PHONE_PATTERN},
+                **field_props,
+            },
+        },
+        "SendRequest": {
+            "type": "object",
+            "required": ["text", "recipients", "sender"],
+            "properties": {
+                "text": {"type": "string", "minLength": 1, "maxLength": _spec.TEXT_MAX},
+                "recipients": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": _spec.RECIPIENTS_MAX,
+                    "items": _ref("Contact"),
+                },
+                "sender": {"type": "string", "pattern": r"^[A-Za-z0-9]{3,11}$"},
+                "type": {"type": "string", "enum": list(_spec.SMS_TYPES)},
+                "send_at": {"type": "string", "format": "date-time"},
+                "purpose": {"type": "string", "enum": list(_spec.PURPOSES)},
+                "with_replies": {"type": "boolean"},
+                "simulation_mode": {"type": "boolean"},
+                "request_id": {"type": "string", "minLength": 1, "maxLength": 255},
+                "auto_optimize_text": {"type": "boolean"},
+                "auto_remove_blacklisted_numbers": {"type": "boolean"},
+            },
+        },
+        "SendResult": {
+            "type": "object",
+            "required": [
+                "sms_ticket",
+                "number_of_contacts",
+                "number_of_sms_needed",
+                "residual_credit",
+                "total_cost",
+            ],
+            "properties": {
+                "sms_ticket": {"type": "string"},
+                "number_of_contacts": {"type": "integer", "minimum": 0},
+                "number_of_sms_needed": {"type": "integer", "minimum": 0},
+                "residual_credit": {"type": "number", "minimum": 0},
+                "total_cost": {"type": "number", "minimum": 0},
+            },
+        },
+        "ContactCreateRequest": {
+            "type": "object",
+            "required": ["contacts"],
+            "properties": {
+                "contacts": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": CONTACTS_MAX,
+                    "items": {
+                        "allOf": [_ref("Contact")],
+                        "properties": {"email": {"type": "string", "format": "email"}},
+                    },
+                },
+                "list_name": {"type": "string", "maxLength": _spec.LIST_NAME_MAX},
+                "tag_name": {"type": "string", "maxLength": _spec.TAG_NAME_MAX},
+                "auto_remove_blacklisted_numbers": {"type": "boolean"},
+                "do_not_overwrite": {"type": "boolean"},
+            },
+        },
+        "ContactCreateResult": {
+            "type": "object",
+            "required": ["items"],
+            "properties": {
+                "items": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["phone_number", "email", "status"],
+                        "properties": {
+                            "phone_number": {"type": "string"},
+                            "email": {"type": "string"},
+                            "status": {"type": "string", "enum": list(_spec.CONTACT_ITEM_STATUS)},
+                        },
+                    },
+                }
+            },
+        },
+        "ContactDeleteRequest": {
+            "type": "object",
+            "required": ["phone_numbers"],
+            "properties": {
+                "phone_numbers": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": _spec.DELETE_MAX,
+                    "items": {"type": "string", "pattern": PHONE_PATTERN},
+                },
+                "list_name": {"type": "string", "maxLength": _spec.LIST_NAME_MAX},
+            },
+        },
+        "ListEmptyRequest": {
+            "type": "object",
+            "required": ["list_name"],
+            "properties": {
+                "list_name": {"type": "string", "minLength": 1, "maxLength": _spec.LIST_NAME_MAX}
+            },
+        },
+        "ListEmptyResult": {
+            "type": "object",
+            "required": ["list_name", "number_of_contacts_removed"],
+            "properties": {
+                "list_name": {"type": "string"},
+                "number_of_contacts_removed": {"type": "integer", "minimum": 0},
+            },
+        },
+        "HLRRequest": {
+            "type": "object",
+            "required": ["phone_numbers"],
+            "properties": {
+                "phone_numbers": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": _spec.HLR_MAX,
+                    "items": {"type": "string", "pattern": PHONE_PATTERN},
+                },
+                "simulation_mode": {"type": "boolean"},
+            },
+        },
+        "HLRResult": {
+            "type": "object",
+            "required": [
+                *network,
+                "status",
+                "phone_number",
+                "phone_number_type",
+                "line_status",
+                "is_ported",
+                "ported_date",
+                "original_network_details",
+            ],
+            "properties": {
+                **network,
+                "status": {"type": "string", "enum": list(_spec.HLR_STATUS)},
+                "phone_number": {"type": "string"},
+                "phone_number_type": {"type": "string", "enum": list(_spec.PHONE_NUMBER_TYPE)},
+                "line_status": {"type": "string", "enum": list(_spec.LINE_STATUS)},
+                "is_ported": {"type": "boolean"},
+                "ported_date": {
+                    "type": ["string", "null"],
+                    "pattern": r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$",
+                },
+                "original_network_details": {
+                    "oneOf": [
+                        {"type": "null"},
+                        {"type": "object", "required": list(network), "properties": network},
+                    ]
+                },
+            },
+        },
+        "Balance": {
+            "type": "object",
+            "required": ["amount", "unit"],
+            "properties": {
+                "amount": {"type": "number", "minimum": 0},
+                "unit": {"type": "string", "const": "EUR"},
+                "country_code": {"type": "string"},
+                "product_name": {"type": "string", "enum": list(_spec.PRODUCTS)},
+                "unit_price": {"type": "number"},
+                "credits": {"type": "integer"},
+                "details": {
+                    "type": "array",
+                    "description": "with_details=true: one line per priced country and product.",
+                    "items": price_line,
+                },
+            },
+        },
+        "Credits": {
+            "type": "object",
+            "description": "Keyed by 2-letter country code.",
+            "additionalProperties": {
+                "type": "object",
+                "required": ["premium_sms", "vocal_sms", "low_cost_sms", "hlr"],
+                "properties": {
+                    key: {"type": "integer", "minimum": 0}
+                    for key in ("premium_sms", "vocal_sms", "low_cost_sms", "hlr")
+                },
+            },
+        },
+        "SmsDraft": {
+            "type": "object",
+            "required": [
+                "ticket_number",
+                "number_of_contacts",
+                "number_of_sms_needed",
+                "residual_credit",
+                "total_cost",
+                "status",
+                "message",
+                "code",
+            ],
+            "properties": {
+                "ticket_number": {"type": "string"},
+                "number_of_contacts": {"type": "integer"},
+                "number_of_sms_needed": {"type": "integer"},
+                "residual_credit": {"type": "number"},
+                "total_cost": {"type": "number"},
+                "status": {"type": "string"},
+                "message": {"type": "string"},
+                "code": {"type": "integer"},
+            },
+        },
+        "VoiceDraft": {
+            "type": "object",
+            "required": [
+                "ticket_number",
+                "status",
+                "code",
+                "message",
+                "number_of_contacts",
+                "residual_credit",
+                "total_cost",
+                "estimated_duration",
+            ],
+            "properties": {
+                "ticket_number": {"type": "string"},
+                "status": {"type": "string"},
+                "code": {"type": "integer"},
+                "message": {"type": "string"},
+                "number_of_contacts": {"type": "integer"},
+                "residual_credit": {"type": "number"},
+                "total_cost": {"type": "number"},
+                "estimated_duration": {"type": "integer", "description": "Seconds."},
+            },
+        },
+        "TokenRequest": {
+            "type": "object",
+            "required": ["email_to"],
+            "properties": {"email_to": {"type": "string", "format": "email"}},
+        },
+        "Token": {
+            "type": "object",
+            "required": ["token"],
+            "properties": {"token": {"type": "string", "minLength": 1}},
+        },
+    }
+
+
+def openapi_document(base_url: str = "") -> dict[str, Any]:
+    """The whole document; ``base_url`` becomes the single server entry."""
+    public = "/v1/public"
+    paths: dict[str, Any] = {
+        f"{public}/sms-campaign/send": {
+            "post": {
+                "operationId": "sms_campaign_send",
+                "summary": "Send an SMS or a campaign (all send variants).",
+                "requestBody": _body("SendRequest"),
+                "responses": {"201": _json(_ref("SendResult"), "Accepted."), **_errors(400)},
+            }
+        },
+        f"{public}/contact/create": {
+            "post": {
+                "operationId": "contact_create",
+                "summary": "Add or update contacts, optionally in a list and with a tag.",
+                "requestBody": _body("ContactCreateRequest"),
+                "responses": {
+                    "201": _json(_ref("ContactCreateResult"), "One item per contact."),
+                    **_errors(400),
+                },
+            }
+        },
+        f"{public}/contact/delete": {
+            "delete": {
+                "operationId": "contact_delete",
+                "summary": "Delete contacts from the account or from one list.",
+                "requestBody": _body("ContactDeleteRequest"),
+                "responses": {"204": {"description": "Deleted."}, **_errors(400)},
+            }
+        },
+        f"{public}/contact-list/empty": {
+            "post": {
+                "operationId": "contact_list_empty",
+                "summary": "Remove every contact from a list (the contacts stay in the account).",
+                "requestBody": _body("ListEmptyRequest"),
+                "responses": {"200": _json(_ref("ListEmptyResult"), "Emptied."), **_errors(400)},
+            }
+        },
+        f"{public}/contact/hlr-request": {
+            "post": {
+                "operationId": "contact_hlr_request",
+                "summary": "Check lines (one result per number, in request order).",
+                "requestBody": _body("HLRRequest"),
+                "responses": {
+                    "200": _json({"type": "array", "items": _ref("HLRResult")}, "Results."),
+                    **_errors(400),
+                },
+            }
+        },
+        f"{public}/wallet/check-balance": {
+            "get": {
+                "operationId": "wallet_check_balance",
+                "summary": "Account balance in EUR.",
+                "parameters": [
+                    {"name": "with_details", "in": "query", "schema": {"type": "boolean"}},
+                    {
+                        "name": "country_code",
+                        "in": "query",
+                        "schema": {"type": "string", "pattern": "^[A-Z]{2}$"},
+                    },
+                    {
+                        "name": "product_name",
+                        "in": "query",
+                        "schema": {"type": "string", "enum": list(_spec.PRODUCTS)},
+                    },
+                ],
+                "responses": {"200": _json(_ref("Balance"), "Balance."), **_errors(400)},
+            }
+        },
+        f"{public}/wallet/check-credits": {
+            "get": {
+                "operationId": "wallet_check_credits",
+                "summary": "Credits per product for every priced country (or those asked).",
+                "parameters": [
+                    {
+                        "name": "country_codes[]",
+                        "in": "query",
+                        "style": "form",
+                        "explode": True,
+                        "schema": {"type": "array", "items": {"type": "string"}},
+                    }
+                ],
+                "responses": {"200": _json(_ref("Credits"), "Credits."), **_errors()},
+            }
+        },
+        f"{public}/sms-campaign/draft": {
+            "get": {
+                "operationId": "sms_campaign_draft",
+                "summary": "The SMS campaign draft.",
+                "responses": {"200": _json(_ref("SmsDraft"), "Draft."), **_errors()},
+            }
+        },
+        f"{public}/voice-campaign/draft": {
+            "get": {
+                "operationId": "voice_campaign_draft",
+                "summary": "The voice campaign draft.",
+                "responses": {"200": _json(_ref("VoiceDraft"), "Draft."), **_errors()},
+            }
+        },
+        f"{public}/subaccount/credit-transfer/token": {
+            "post": {
+                "operationId": "subaccount_credit_transfer_token",
+                "summary": "A token for a credit transfer to the sub-account `email_to`.",
+                "requestBody": _body("TokenRequest"),
+                "responses": {"201": _json(_ref("Token"), "Token."), **_errors(400)},
+            }
+        },
+    }
+    document: dict[str, Any] = {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Messaging gateway (smskit sandbox)",
+            "version": "1",
+            "description": "The gateway API as the embedded sandbox implements it. "
+            "Where the spec says 'not shown', see docs/sandbox.md.",
+        },
+        "security": [{"apiLogin": [], "apiKey": []}, {"basic": []}],
+        "paths": paths,
+        "components": {
+            "schemas": _schemas(),
+            "securitySchemes": {
+                "apiLogin": {"type": "apiKey", "in": "header", "name": "api-login"},
+                "apiKey": {"type": "apiKey", "in": "header", "name": "api-key"},
+                "basic": {"type": "http", "scheme": "basic"},
+            },
+        },
+    }
+    if base_url:
+        document["servers"] = [{"url": base_url}]
+    return document

@@ -1,0 +1,69 @@
+"""Shared fixtures: real sandbox gateways on loopback and raw HTTP clients for them.
+
+``sandbox`` is started once per session (for tests that do not depend on account state);
+``fresh_sandbox`` is a new one per test (balance, contacts, sends start from defaults).
+``api`` / ``fresh_api`` are httpx clients on them with the auth headers already set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import httpx
+import pytest
+
+from smskit.sandbox import Sandbox
+
+
+def gateway_client(sandbox: Sandbox, **options: object) -> httpx.Client:
+    """A raw httpx client on a running sandbox, authenticated with its api-login/api-key."""
+    options.setdefault("timeout", 10.0)
+    return httpx.Client(
+        base_url=sandbox.url,
+        headers=sandbox.auth_headers(),
+        trust_env=False,
+        **options,  # type: ignore[arg-type]
+    )
+
+
+@pytest.fixture(scope="session")
+def sandbox() -> Iterator[Sandbox]:
+    """One sandbox for the whole session: use it only where account state does not matter."""
+    with Sandbox(seed=0) as sb:
+        yield sb
+
+
+@pytest.fixture
+def fresh_sandbox() -> Iterator[Sandbox]:
+    """A new sandbox (default balance, prices, empty account) for one test."""
+    with Sandbox(seed=0) as sb:
+        yield sb
+
+
+@pytest.fixture(scope="session")
+def api(sandbox: Sandbox) -> Iterator[httpx.Client]:
+    """Authenticated raw HTTP client on the session sandbox."""
+    with gateway_client(sandbox) as client:
+        yield client
+
+
+@pytest.fixture
+def fresh_api(fresh_sandbox: Sandbox) -> Iterator[httpx.Client]:
+    """Authenticated raw HTTP client on the per-test sandbox."""
+    with gateway_client(fresh_sandbox) as client:
+        yield client
+
+
+@pytest.fixture
+def make_client() -> Iterator[Callable[..., httpx.Client]]:
+    """Factory of authenticated raw clients (closed after the test): ``make_client(sb)``."""
+    clients: list[httpx.Client] = []
+
+    def make(sb: Sandbox, **options: object) -> httpx.Client:
+        client = gateway_client(sb, **options)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.close()

@@ -1,0 +1,105 @@
+"""POST /v1/public/contact/hlr-request over HTTP: shape, determinism, limits, HLR credits.
+
+The simulation itself is pinned by tests/sandbox/test_hlr.py; here the endpoint around it.
+HLR unit prices are the documented defaults: 0.008 EUR in FR and BE, 0.006 in the US.
+"""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from smskit import _spec
+from smskit.sandbox import Sandbox, _hlr
+
+HLR = "/v1/public/contact/hlr-request"
+NUMBERS = ["+33612345678", "+32470123456", "+14155550123", "not a number"]
+SPEC_FIELDS = {
+    "network_name", "mcc", "mnc", "status", "country_name", "country_code_iso3",
+    "country_code", "area", "country_prefix", "phone_number", "phone_number_type",
+    "line_status", "is_ported", "ported_date", "original_network_details",
+}  # fmt: skip
+
+
+def balance(client: httpx.Client) -> float:
+    """The balance as the gateway reports it."""
+    return client.get("/v1/public/wallet/check-balance").json()["amount"]
+
+
+def test_one_result_per_number_with_every_spec_field(api: httpx.Client) -> None:
+    """200 with a JSON array: one result per number, in order, each with the 15 spec fields."""
+    response = api.post(HLR, json={"phone_numbers": NUMBERS})
+    assert response.status_code == 200
+    results = response.json()
+    assert len(results) == len(NUMBERS)
+    for result in results:
+        assert set(result) == SPEC_FIELDS
+        assert result["status"] in _spec.HLR_STATUS
+        assert result["line_status"] in _spec.LINE_STATUS
+        assert result["phone_number_type"] in _spec.PHONE_NUMBER_TYPE
+    assert results[0]["country_code"] == "FR"
+    assert results[3]["phone_number_type"] == "bad_format"
+
+
+def test_answers_are_deterministic_across_sandboxes(api: httpx.Client) -> None:
+    """Same seed, same number, same answer: equal to the HLR simulation for seed 0."""
+    first = api.post(HLR, json={"phone_numbers": NUMBERS}).json()
+    with (
+        Sandbox(seed=0) as other,
+        httpx.Client(base_url=other.url, headers=other.auth_headers()) as c,
+    ):
+        second = c.post(HLR, json={"phone_numbers": NUMBERS}).json()
+    assert first == second
+    assert first == [_hlr.lookup(n, seed=0) for n in NUMBERS]
+
+
+def test_hlr_uses_hlr_credits(fresh_api: httpx.Client) -> None:
+    """Each number of a priced country costs its HLR price; an unparseable one is free."""
+    fresh_api.post(HLR, json={"phone_numbers": NUMBERS})
+    assert balance(fresh_api) == pytest.approx(1000 - (0.008 + 0.008 + 0.006))
+
+
+def test_hlr_simulation_is_free(fresh_api: httpx.Client) -> None:
+    """simulation_mode=true returns the same results without charging."""
+    simulated = fresh_api.post(HLR, json={"phone_numbers": NUMBERS, "simulation_mode": "true"})
+    real = fresh_api.post(HLR, json={"phone_numbers": NUMBERS})
+    assert simulated.json() == real.json()
+    assert balance(fresh_api) == pytest.approx(1000 - 0.022)
+
+
+def test_hlr_without_credit_is_refused(fresh_sandbox: Sandbox, fresh_api: httpx.Client) -> None:
+    """When the balance cannot pay the checks: 400 code 122, nothing charged."""
+    fresh_sandbox.set_balance(0.01)
+    response = fresh_api.post(HLR, json={"phone_numbers": NUMBERS[:2]})
+    assert response.status_code == 400
+    assert response.json()["code"] == 122
+    assert balance(fresh_api) == pytest.approx(0.01)
+
+
+def test_hlr_limits(api: httpx.Client) -> None:
+    """1 to 200 numbers: none or a blank item is 410, 201 is 411, 200 is fine."""
+    blank = api.post(HLR, json={"phone_numbers": []}).json()
+    assert blank["code"] == 400
+    assert blank["errors"]["phone_numbers"]["code"] == 410
+    missing = api.post(HLR, json={})
+    assert missing.json()["errors"]["phone_numbers"]["code"] == 410
+    item = api.post(HLR, json={"phone_numbers": ["+33612345678", " "]}).json()
+    assert item["errors"]["phone_numbers[1]"]["code"] == 410
+    many = [f"+336{n:08d}" for n in range(201)]
+    assert (
+        api.post(HLR, json={"phone_numbers": many}).json()["errors"]["phone_numbers"]["code"] == 411
+    )
+    assert len(api.post(HLR, json={"phone_numbers": many[:200]}).json()) == 200
+
+
+def test_single_number_is_cast_to_a_list(api: httpx.Client) -> None:
+    """A bare string for phone_numbers is read as a one-number list."""
+    results = api.post(HLR, json={"phone_numbers": "+33612345678"}).json()
+    assert [r["phone_number"] for r in results] == ["+33612345678"]
+
+
+def test_numbers_of_unpriced_countries_are_free(fresh_api: httpx.Client) -> None:
+    """A valid number of a country without an HLR price (Japan) is answered, not charged."""
+    results = fresh_api.post(HLR, json={"phone_numbers": ["+81312345678"]}).json()
+    assert results[0]["country_code"] == "JP"
+    assert balance(fresh_api) == 1000.0

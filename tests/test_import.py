@@ -1,0 +1,73 @@
+"""``import smskit`` stays light, exposes its public surface, and the CLI answers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import smskit
+from smskit import cli
+
+
+def _modules_after(statement: str) -> set[str]:
+    """Top-level modules loaded by ``statement`` in a fresh interpreter."""
+    script = f"{statement}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
+    return {name.split(".")[0] for name in json.loads(out)}
+
+
+def test_import_does_not_load_ui_or_server_packages() -> None:
+    """plotly, ipywidgets, uvicorn and starlette are not imported by ``import smskit``."""
+    loaded = _modules_after("import smskit")
+    assert loaded.isdisjoint({"plotly", "ipywidgets", "uvicorn", "starlette"})
+
+
+def test_import_defers_pandas_and_jinja2() -> None:
+    """pandas and jinja2 load on first use (to_frame, _repr_html_): that keeps the 1.2x budget."""
+    loaded = _modules_after("import smskit")
+    assert loaded.isdisjoint({"pandas", "numpy", "jinja2", "phonenumbers"})
+    assert "pandas" in _modules_after("import smskit; smskit.HLRResults([]).to_frame()")
+
+
+def test_public_names_resolve() -> None:
+    """Every name in smskit.__all__ is an attribute (the lazy ones included)."""
+    for name in smskit.__all__:
+        assert getattr(smskit, name) is not None
+
+
+def test_lazy_attributes() -> None:
+    """Sandbox, __version__ and submodules come through the module __getattr__."""
+    from smskit._version import __version__
+    from smskit.sandbox import Sandbox
+
+    assert smskit.Sandbox is Sandbox
+    assert smskit.__version__ == __version__
+    assert smskit.text.has_stop_mention("STOP au 36173")
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        _ = smskit.nope
+
+
+def test_cli_version_prints_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:
+    """``smskit version`` prints ``smskit <version>`` and exits 0."""
+    assert cli.main(["version"]) == 0
+    assert capsys.readouterr().out.strip() == f"smskit {smskit.__version__}"
+
+
+def test_cli_sandbox_delegates_to_the_sandbox_runner(capsys: pytest.CaptureFixture[str]) -> None:
+    """``smskit sandbox --help`` is the sandbox runner's own help (options passed through)."""
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["sandbox", "--help"])
+    assert exited.value.code == 0
+    assert "--port" in capsys.readouterr().out
+
+
+def test_cli_rejects_unknown_commands() -> None:
+    """An unknown command is a usage error (exit status 2)."""
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["launch"])
+    assert exited.value.code == 2
