@@ -548,12 +548,7 @@ def check_text(text: Any, *, marketing: bool) -> None:
     """1..1224 characters, known dynamic fields only, a STOP mention for marketing texts."""
     from smskit import text as engine
 
-    if not isinstance(text, str):
-        raise ValidationError("text", "must be a string", value=text)
-    if not 1 <= len(text) <= _spec.TEXT_MAX:
-        raise ValidationError(
-            "text", f"must have 1 to {_spec.TEXT_MAX} characters, got {len(text)}"
-        )
+    engine.validate_text(text)
     engine.fields(text)
     if marketing and not engine.has_stop_mention(text):
         raise ValidationError(

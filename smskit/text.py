@@ -64,6 +64,7 @@ __all__ = [
     "fields",
     "has_stop_mention",
     "optimize",
+    "optimize_text",
     "render",
     "render_all",
     "validate_text",
@@ -262,6 +263,12 @@ def _gsm_layout(costs: list[int], tables: int) -> tuple[int, int, int]:
     return segments, per, fill
 
 
+# Texts made only of one-septet characters (the common case) need no per-character walk.
+_SINGLE_SEPTET_RE: Final = re.compile(
+    "[" + re.escape("".join(sorted(_gsm.DEFAULT_BASIC))) + "]*"
+)
+
+
 def analyze(text: str, *, national: str | None = None) -> TextStats:
     """Encoding, size and segment count of ``text`` as the network bills it.
 
@@ -273,6 +280,23 @@ def analyze(text: str, *, national: str | None = None) -> TextStats:
     too; :func:`validate_text` enforces the limit.
     """
     _check_str(text)
+    if national is None and _SINGLE_SEPTET_RE.fullmatch(text):
+        septets = len(text)
+        segments, per, fill = _gsm_layout_uniform(septets)
+        return TextStats(GSM7, septets, septets, segments, per, per - fill)
+    return _analyze_walk(text, national)
+
+
+def _gsm_layout_uniform(septets: int) -> tuple[int, int, int]:
+    """:func:`_gsm_layout` for a text whose characters all cost one septet."""
+    if septets <= GSM_SINGLE:
+        return (1 if septets else 0), GSM_SINGLE, septets
+    segments = -(-septets // GSM_MULTI)
+    return segments, GSM_MULTI, septets - (segments - 1) * GSM_MULTI
+
+
+def _analyze_walk(text: str, national: str | None) -> TextStats:
+    """:func:`analyze` by a walk over every character, for every alphabet ``national`` allows."""
     best: tuple[tuple[int, int, int], TextStats] | None = None
     fewest_missing: tuple[tuple[int, str], ...] | None = None
     for alphabet in _alphabets(national):
@@ -339,6 +363,11 @@ _OPTIMIZE_RE: Final = re.compile(
     rf"|(?P<run>[{_SPACES}{_INVISIBLE}]+)"
     rf"|(?P<char>[{''.join(map(re.escape, OPTIMIZE_TABLE))}])"
 )
+# Finds whether _OPTIMIZE_RE would change anything: most texts need no rewrite at all.
+_ODD_SPACES: Final = _SPACES.replace(" ", "") + _INVISIBLE + "\r\u2028\u2029"
+_NEEDS_OPTIMIZE_RE: Final = re.compile(
+    rf"[{_ODD_SPACES}{''.join(map(re.escape, OPTIMIZE_TABLE))}]|  | \n|\n |\A | \Z"
+)
 _DROP_IN_BREAKS: Final = re.compile(rf"[{_SPACES}{_INVISIBLE}]")
 _CRLF_RUN: Final = re.compile(r"\r+\n")
 
@@ -396,7 +425,15 @@ def _optimize_match(match: re.Match[str]) -> str:
     return " " if found.strip(_INVISIBLE) else ""
 
 
-def _optimized_text(text: str) -> str:
+def optimize_text(text: str) -> str:
+    """Only the text :func:`optimize` produces, without its report: the cheap call for billing."""
+    _check_str(text)
+    if not _NEEDS_OPTIMIZE_RE.search(text):
+        return text
+    return _rewrite(text)
+
+
+def _rewrite(text: str) -> str:
     return _OPTIMIZE_RE.sub(_optimize_match, text)
 
 
@@ -724,7 +761,7 @@ def estimate(
 
     texts, index, missing = _render_columns(template, recipients)
     if auto_optimize_text:
-        texts = [_optimized_text(t) for t in texts]
+        texts = [optimize_text(t) for t in texts]
     stats = analyze_many(pd.Series(texts, index=index, dtype="str"), national=national)
     messages = pd.concat([pd.Series(texts, index=index, name="text", dtype="str"), stats], axis=1)
     segments = stats["segments"]

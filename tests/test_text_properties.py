@@ -5,11 +5,14 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from smskit import _gsm
+from smskit import text as text_module
 from smskit.text import (
     OPTIMIZE_TABLE,
     analyze,
     analyze_many,
     optimize,
+    optimize_text,
     render,
     ucs2_layout,
 )
@@ -144,3 +147,28 @@ def test_render_inserts_values_verbatim(first: str, last: str, literal: str) -> 
     template = literal.replace("{", "(").replace("}", ")") + "{first_name}|{last_name}"
     rendered = render(template, {"first_name": first, "last_name": last})
     assert rendered == template.replace("{first_name}|{last_name}", f"{first}|{last}")
+
+
+# Lengths drawn uniformly up to past the 1224 limit, so segment boundaries are hit often.
+one_septet_texts = st.integers(0, 1300).flatmap(
+    lambda n: st.text(st.sampled_from(sorted(_gsm.DEFAULT_BASIC)), min_size=n, max_size=n)
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(one_septet_texts)
+def test_one_septet_fast_path_equals_the_character_walk(text: str) -> None:
+    """analyze()'s shortcut for one-septet texts gives exactly what the full walk gives."""
+    assert analyze(text) == text_module._analyze_walk(text, None)
+
+
+optimizable_texts = st.text(
+    st.sampled_from(list("ab \n\r\t\u00a0\u200b\u2028\u00e7\u2019\u2026-")), max_size=40
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(optimizable_texts)
+def test_optimize_text_shortcut_never_skips_a_change(text: str) -> None:
+    """optimize_text() returns a text untouched only when the full rewrite would not change it."""
+    assert optimize_text(text) == text_module._rewrite(text)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from smskit import _gsm, _spec
+from smskit import _spec
 from smskit import text as textlib
 from smskit.errors import ValidationError
 from smskit.sandbox._casting import (
@@ -295,27 +295,11 @@ class Message:
     segments: int
 
 
-# Fast path for the common case, checked against smskit.text by a property test: a text of
-# default-alphabet characters that optimize() never touches (no table character, no break,
-# single inner spaces) is left as is and packs one septet per character.
-_PLAIN_CHARS = re.escape(
-    "".join(sorted(set(_gsm.DEFAULT_ALPHABET) - set(textlib.OPTIMIZE_TABLE) - set("\n\r\x1b ")))
-)
-_PLAIN_OPTIMIZED = re.compile(f"[{_PLAIN_CHARS}]+(?: [{_PLAIN_CHARS}]+)*")
-_PLAIN_RAW = re.compile(f"[{_PLAIN_CHARS} ]+")
-
-
-def _plain_segments(length: int) -> int:
-    return 1 if length <= textlib.GSM_SINGLE else -(-length // textlib.GSM_MULTI)
-
-
 @functools.lru_cache(maxsize=8192)
 def final_text(text: str, optimize: bool) -> tuple[str, int]:
     """The text the handset receives and its segment count (``auto_optimize_text`` applied)."""
-    if (_PLAIN_OPTIMIZED if optimize else _PLAIN_RAW).fullmatch(text):
-        return text, _plain_segments(len(text))
     if optimize:
-        text = textlib.optimize(text).text
+        text = textlib.optimize_text(text)
     return text, textlib.analyze(text).segments
 
 
