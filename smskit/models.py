@@ -211,6 +211,12 @@ class SendResult(_Record):
 
         return send_results_frame([self])
 
+    def to_html(self) -> str:
+        """Contacts, SMS and cost of the send (or why it is a duplicate) as HTML."""
+        from smskit._html import send_result_html
+
+        return send_result_html(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Balance(_Record):
@@ -231,6 +237,12 @@ class Balance(_Record):
         from smskit.frames import balance_frame
 
         return balance_frame(self)
+
+    def to_html(self) -> str:
+        """The amount with its unit as HTML."""
+        from smskit._html import balance_html
+
+        return balance_html(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +267,12 @@ class Draft(_Record):
         from smskit.frames import drafts_frame
 
         return drafts_frame(self)
+
+    def to_html(self) -> str:
+        """Contacts, cost and cost per contact, then every field, as HTML."""
+        from smskit._html import draft_html
+
+        return draft_html(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -465,10 +483,10 @@ class Credits(Mapping[str, CountryCredits]):
         return credits_frame(self)
 
     def to_html(self) -> str:
-        """One row per country, one column per product, as HTML."""
-        columns = ("country_code", *CountryCredits.PRODUCTS)
-        items = list(self._by_country.values())
-        return _table_html("Credits", f"{len(self)} countries", columns, items)
+        """One row per country (code and name), one column per product, as HTML."""
+        from smskit._html import credits_html
+
+        return credits_html(self)
 
     def _repr_html_(self) -> str:
         return self.to_html()
@@ -571,7 +589,30 @@ class HLRResults(_Items):
 
         return hlr_frame(self)
 
+    def breakdown(self, by: str | Sequence[str] = "line_status") -> pd.DataFrame:
+        """Count and share of numbers per value of ``by``, with a total row.
+
+        See :func:`smskit.frames.breakdown` (``by``: status, line_status, phone_number_type,
+        country, network, or a tuple of them).
+        """
+        from smskit.frames import breakdown
+
+        return breakdown(self, by)
+
+    def porting(self) -> pd.DataFrame:
+        """Share of numbers ported away, per original network (:func:`smskit.frames.porting`)."""
+        from smskit.frames import porting
+
+        return porting(self)
+
+    def reachability(self) -> pd.DataFrame:
+        """Valid mobiles live or absent, per country (:func:`smskit.frames.reachability`)."""
+        from smskit.frames import reachability
+
+        return reachability(self)
+
     def to_html(self) -> str:
-        """Summary by status and the first rows as HTML."""
-        summary = f"{len(self)} numbers: {self._tally('status', HLR_STATUS)}"
-        return _table_html("HLR results", summary, self._COLUMNS, self._items)
+        """Counts by status, line status and type, and the first rows, as HTML."""
+        from smskit._html import hlr_results_html
+
+        return hlr_results_html(self)

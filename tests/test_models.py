@@ -216,7 +216,7 @@ def test_credits_mapping_and_tidy_frame() -> None:
     credits = Credits.from_json(body)
     assert list(credits) == ["FR", "GB"] and credits["GB"].low_cost_sms == 30303
     frame = credits.to_frame()
-    assert list(frame.columns) == ["country_code", "product", "credits"]
+    assert list(frame.columns) == ["country_code", "country", "iso3", "product", "credits"]
     assert len(frame) == 2 * 4
     fr_hlr = frame[(frame["country_code"] == "FR") & (frame["product"] == "hlr")]
     assert fr_hlr["credits"].tolist() == [125000]

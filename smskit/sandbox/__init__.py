@@ -6,6 +6,17 @@ imported only when a sandbox starts. See docs/sandbox.md for every choice made w
 spec is silent.
 """
 
+from typing import Any
+
 from smskit.sandbox._sandbox import Sandbox, shared
 
-__all__ = ["Sandbox", "shared"]
+__all__ = ["HLRDistribution", "Sandbox", "shared"]
+
+
+def __getattr__(name: str) -> Any:
+    # The HLR simulation loads phonenumbers' metadata: only when someone asks for it.
+    if name == "HLRDistribution":
+        from smskit.sandbox._hlr import HLRDistribution
+
+        return HLRDistribution
+    raise AttributeError(f"module 'smskit.sandbox' has no attribute {name!r}")

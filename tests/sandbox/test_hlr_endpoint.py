@@ -103,3 +103,18 @@ def test_numbers_of_unpriced_countries_are_free(fresh_api: httpx.Client) -> None
     results = fresh_api.post(HLR, json={"phone_numbers": ["+81312345678"]}).json()
     assert results[0]["country_code"] == "JP"
     assert balance(fresh_api) == 1000.0
+
+
+def test_configured_distribution_shapes_the_answers() -> None:
+    """Sandbox(hlr_distribution=...) changes what the endpoint answers for valid mobiles."""
+    from smskit.sandbox import HLRDistribution
+
+    mobiles = [f"+336{n:08d}" for n in range(12345600, 12345640)]
+    all_dead = HLRDistribution(line_status={"dead": 1.0}, ported_share=0.0)
+    with (
+        Sandbox(hlr_distribution=all_dead) as sb,
+        httpx.Client(base_url=sb.url, headers=sb.auth_headers()) as client,
+    ):
+        results = client.post(HLR, json={"phone_numbers": mobiles}).json()
+    assert {r["line_status"] for r in results} == {"dead"}
+    assert {r["is_ported"] for r in results} == {False}
