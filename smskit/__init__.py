@@ -45,6 +45,8 @@ from smskit.models import (
 )
 
 if TYPE_CHECKING:
+    from smskit.campaign import Campaign, hlr
+    from smskit.replies import Inbox
     from smskit.sandbox import Sandbox
 
 __all__ = [
@@ -53,6 +55,7 @@ __all__ = [
     "AuthenticationError",
     "Backoff",
     "Balance",
+    "Campaign",
     "Client",
     "ConfigurationError",
     "ContactItem",
@@ -62,6 +65,7 @@ __all__ = [
     "DuplicateRequestError",
     "HLRResult",
     "HLRResults",
+    "Inbox",
     "InsufficientCreditError",
     "ListEmptied",
     "NetworkDetails",
@@ -81,6 +85,7 @@ __all__ = [
     "VoiceDraft",
     "__version__",
     "errors",
+    "hlr",
 ]
 
 # Submodules reachable as attributes (smskit.text ...) but imported only on first access.
@@ -98,6 +103,14 @@ def __getattr__(name: str) -> Any:
         from smskit.sandbox import Sandbox
 
         return Sandbox
+    if name in ("Campaign", "hlr"):  # the bulk machinery loads on first use, like submodules
+        from smskit import campaign
+
+        return getattr(campaign, name)
+    if name == "Inbox":  # the replies receiver: Starlette/uvicorn only once it starts
+        from smskit.replies import Inbox
+
+        return Inbox
     if name in _LAZY_MODULES:
         return importlib.import_module(f"smskit.{name}")
     raise AttributeError(f"module 'smskit' has no attribute {name!r}")

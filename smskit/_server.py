@@ -14,9 +14,9 @@ import socket
 import threading
 import time
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
-__all__ = ["BackgroundServer"]
+__all__ = ["BackgroundServer", "Served"]
 
 
 class BackgroundServer:
@@ -124,6 +124,64 @@ class BackgroundServer:
         where = self.url if self._port is not None else f"{self.host}:{self.requested_port}"
         state = "running" if self.running else "stopped"
         return f"<BackgroundServer {self.name} {where} {state}>"
+
+
+class Served:
+    """Start/stop/``with`` for an object that serves one ASGI app (the sandbox, the inbox).
+
+    Subclasses call ``_init_served(host, port)`` and build their app in ``_app()``.
+    """
+
+    _server_name = "smskit"
+
+    def _init_served(self, host: str, port: int) -> None:
+        self.host = host
+        self.port = port
+        self._server: BackgroundServer | None = None
+        self._lock = threading.Lock()
+
+    def _app(self) -> Any:
+        raise NotImplementedError
+
+    @property
+    def running(self) -> bool:
+        """Whether the HTTP server is up."""
+        return self._server is not None and self._server.running
+
+    def _served_url(self) -> str:
+        if self._server is None:
+            name = type(self).__name__
+            raise RuntimeError(f"{name} is not started: call start() or use `with {name}() as ...`")
+        return self._server.url
+
+    def start(self) -> Self:
+        """Serve on ``host:port`` (an ephemeral port by default) from a thread; returns self."""
+        with self._lock:
+            if not self.running:
+                server = BackgroundServer(
+                    self._app(), host=self.host, port=self.port, name=self._server_name
+                )
+                server.start()
+                self._server = server
+            return self
+
+    def stop(self) -> None:
+        """Stop serving; the state stays (``start()`` serves it again)."""
+        with self._lock:
+            if self._server is not None:
+                self._server.stop()
+                self._server = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
 
 
 @functools.cache

@@ -116,17 +116,47 @@ class _BaseClient(Generic[M]):
             raise ConfigurationError(f"auth must be 'headers' or 'basic', got {auth!r}")
         if not isinstance(max_retries, int) or max_retries < 0:
             raise ConfigurationError(f"max_retries must be an integer >= 0, got {max_retries!r}")
-        self._settings: Settings = resolve(
+        settings = resolve(
             api_login, api_key, base_url, sandbox=sandbox, allow_insecure=allow_insecure
         )
+        self._setup(settings, auth, timeout, max_retries, validate, backoff or Backoff(), transport)
+
+    def _setup(
+        self,
+        settings: Settings,
+        auth: AuthMode,
+        timeout: float | httpx.Timeout,
+        max_retries: int,
+        validate: bool,
+        backoff: Backoff,
+        transport: Any,
+    ) -> None:
+        self._settings: Settings = settings
         self.auth: AuthMode = auth
         self.timeout = timeout
         self.max_retries = max_retries
         self.validate = validate
-        self.backoff = backoff or Backoff()
+        self.backoff = backoff
         for name, resource in _core.RESOURCES.items():
             setattr(self, name, resource(self))
         self._http = self._open(transport, self._http_options())
+
+    def to_async(self, *, transport: httpx.AsyncBaseTransport | None = None) -> AsyncClient:
+        """A new AsyncClient on the same gateway, credentials and policies (for concurrent work).
+
+        It has its own connections, so it may live in another event loop; close it after use.
+        """
+        twin = AsyncClient.__new__(AsyncClient)
+        twin._setup(
+            self._settings,
+            self.auth,
+            self.timeout,
+            self.max_retries,
+            self.validate,
+            self.backoff,
+            transport,
+        )
+        return twin
 
     def _open(self, transport: Any, options: dict[str, Any]) -> Any:
         raise NotImplementedError  # Client / AsyncClient: the httpx client of their kind

@@ -61,6 +61,7 @@ __all__ = [
     "analyze",
     "analyze_many",
     "estimate",
+    "field_texts",
     "fields",
     "has_stop_mention",
     "optimize",
@@ -540,6 +541,14 @@ def fields(template: str) -> tuple[str, ...]:
     An identifier that is not one of :data:`DYNAMIC_FIELDS` is a ``ValidationError``.
     """
     return tuple(dict.fromkeys(_parse(template)[1]))
+
+
+def field_texts(values: Iterable[Any]) -> list[str]:
+    """Each value as the text it renders as in a message, ``""`` when missing (1234.0 -> "1234").
+
+    The one conversion rendering uses, for code that checks or sends fields column-wise.
+    """
+    return [v if type(v) is str else (_field_text(v) or "") for v in values]
 
 
 def _field_text(value: Any) -> str | None:

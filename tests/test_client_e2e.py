@@ -351,3 +351,25 @@ async def test_key_never_appears_in_notebook_outputs(
     text = "\n".join(str(value) for output in outputs for value in output.values())
     assert fresh_sandbox.api_key not in text
     assert "Traceback" in text  # the two error outputs were rendered
+
+
+async def test_to_async_twin_shares_gateway_credentials_and_policies(
+    kind: ClientType, fresh_sandbox: Sandbox
+) -> None:
+    """to_async() gives an independent AsyncClient on the same account, with the same policies."""
+    async with connect(kind, fresh_sandbox, max_retries=1, validate=False) as client:
+        twin = client.to_async()
+        try:
+            assert isinstance(twin, AsyncClient) and twin is not client
+            assert (twin.base_url, twin.api_login, twin.is_sandbox) == (
+                client.base_url,
+                client.api_login,
+                True,
+            )
+            assert (twin.max_retries, twin.validate, twin.backoff) == (1, False, client.backoff)
+            fresh_sandbox.set_balance(12.5)
+            assert (await twin.wallet.check_balance()).amount == pytest.approx(12.5)
+        finally:
+            await twin.aclose()
+        # closing the twin leaves the original usable
+        assert (await run(client.wallet.check_balance())).amount == pytest.approx(12.5)

@@ -22,6 +22,7 @@ from smskit.text import (
     analyze,
     analyze_many,
     estimate,
+    field_texts,
     fields,
     gsm_capacity,
     has_stop_mention,
@@ -629,3 +630,11 @@ def test_two_lone_surrogates_are_not_an_emoji() -> None:
     assert frame["error"].tolist() == ["must not contain lone surrogates"] * 4
     with pytest.raises(ValidationError):
         analyze("\ud83d\ude00")
+
+
+def test_field_texts_renders_values_as_messages_do():
+    """field_texts gives each value's text as rendering would: gaps empty, 1234.0 as 1234."""
+    present = [1234.0, 12.5, "Zoé", 7, True]
+    expected = ["", "", "", "1234", "12.5", "Zoé", "7", "True"]
+    assert field_texts([None, float("nan"), pd.NA, *present]) == expected
+    assert field_texts(present) == [render("{param1}", {"param1": v}) for v in present]

@@ -218,12 +218,27 @@ def build_app(gateway: Gateway, faults: Faults, credentials: Credentials) -> Any
             return JSONResponse(gateway.replies())
         body = await control_body(request)
         number, text = required(body, "number"), required(body, "text")
-        sim = body.get("sim_card_number")
-        # Delivery is blocking HTTP to the receiver: keep the event loop free meanwhile.
+        sim, wait = body.get("sim_card_number"), body.get("wait", True)
+        # Waiting for the delivery blocks: keep the event loop free meanwhile.
         result = await run_in_threadpool(
-            lambda: gateway.simulate_reply(number, text, sim_card_number=sim)
+            lambda: gateway.simulate_reply(number, text, sim_card_number=sim, wait=wait)
         )
         return JSONResponse(result, status_code=201)
+
+    async def campaign_replies(request: Request) -> Response:
+        body = await control_body(request)
+        ticket = required(body, "ticket")
+        known = ("rate", "opt_out_share", "seed", "within_hours", "wait")
+        options = {k: body[k] for k in known if k in body}
+        result = await run_in_threadpool(
+            lambda: gateway.simulate_campaign_replies(ticket, **options)
+        )
+        return JSONResponse(result, status_code=201)
+
+    async def deliveries(request: Request) -> Response:
+        return JSONResponse(
+            {"pending": gateway.deliveries.pending(), "attempts": gateway.deliveries_log()}
+        )
 
     async def sent(request: Request) -> Response:
         return JSONResponse(gateway.sent())
@@ -285,6 +300,8 @@ def build_app(gateway: Gateway, faults: Faults, credentials: Credentials) -> Any
         Route("/_sandbox/drafts", guarded(drafts), methods=["POST"]),
         Route("/_sandbox/callback", guarded(callback), methods=["GET", "POST"]),
         Route("/_sandbox/replies", guarded(replies), methods=["GET", "POST"]),
+        Route("/_sandbox/campaign-replies", guarded(campaign_replies), methods=["POST"]),
+        Route("/_sandbox/deliveries", guarded(deliveries), methods=["GET"]),
         Route("/_sandbox/sent", guarded(sent), methods=["GET"]),
         Route("/_sandbox/contacts", guarded(contacts), methods=["GET"]),
         Route("/_sandbox/blacklist", guarded(blacklist), methods=["GET", "POST"]),

@@ -1,22 +1,47 @@
-"""Deliver inbound-SMS callbacks (the spec's "Events") to a loopback URL.
+"""Deliver inbound-SMS callbacks (the spec's "Events") to a loopback URL, and script replies.
 
-The spec requires the receiver to answer 200; anything else, or no answer, is retried a
-few times with a short pause. Only loopback URLs are accepted: the sandbox never sends
-anything off the machine.
+The spec requires the receiver to answer 200 and leaves retries "not shown". The sandbox's
+policy (docs/sandbox.md, "Reply callbacks"): a background worker POSTs each reply; any
+answer but 200, a connection error or a timeout is retried with bounded exponential
+backoff, at most ``MAX_ATTEMPTS`` times; every attempt is logged. Retries are scheduled,
+not slept, so one failing reply never holds up the others. Only loopback URLs are
+accepted: the sandbox never sends anything off the machine.
 """
 
 from __future__ import annotations
 
+import heapq
 import ipaddress
+import itertools
+import random
+import threading
 import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 from smskit.errors import ValidationError
 
-ATTEMPTS = 3
-TIMEOUT = 2.0
-PAUSES = (0.05, 0.2)
+MAX_ATTEMPTS = 6
+FIRST_PAUSE = 0.05  # seconds before the 2nd attempt; doubles after each failure
+MAX_PAUSE = 1.0
+TIMEOUT = 2.0  # per attempt (connect + read)
+IDLE_EXIT = 1.0  # an idle worker thread ends; the next reply starts a new one
+
+# Scripted campaign replies: realistic French/English answers. Every OPT_OUT_TEXTS item is
+# an opt-out for smskit.replies.is_opt_out and no ANSWER_TEXTS item is (pinned by a test).
+ANSWER_TEXTS = (
+    "OUI", "Oui merci", "YES", "Yes please", "Merci !", "Thanks!", "Ok", "Combien ?",
+    "C'est jusqu'à quand ?", "Info svp", "Is it still available?", "Je passe samedi",
+    "Rappelez-moi svp", "Super 👍", "What time do you open?",
+)  # fmt: skip
+OPT_OUT_TEXTS = (
+    "STOP", "stop", "Stop", "STOP SMS", "ARRET", "arrêt", "Unsubscribe", "Désabonner",
+    "stop merci", "STOP please",
+)  # fmt: skip
+MEAN_DELAY = 3 * 3600.0  # replies come fast, then trail off over the window
 
 
 def check_callback_url(url: str) -> None:
@@ -39,21 +64,208 @@ def check_callback_url(url: str) -> None:
         )
 
 
-def deliver(url: str, body: dict[str, Any]) -> dict[str, Any]:
-    """POST the callback body until the receiver answers 200 (at most ``ATTEMPTS`` tries)."""
-    import httpx
+def pause_after(attempt: int) -> float:
+    """Seconds between failed attempt ``attempt`` (1-based) and the next one."""
+    return min(FIRST_PAUSE * 2 ** (attempt - 1), MAX_PAUSE)
 
-    status = ""
-    with httpx.Client(timeout=TIMEOUT, trust_env=False) as client:
-        for attempt in range(1, ATTEMPTS + 1):
-            try:
-                response = client.post(url, json=body)
-            except httpx.HTTPError as exc:
-                status = f"{type(exc).__name__}"
+
+# (message_id, delivered, attempts so far, last status): how the store follows a delivery.
+OnAttempt = Callable[[str, bool, int, str], None]
+
+
+@dataclass
+class _Job:
+    message_id: str
+    url: str
+    body: dict[str, Any]
+    attempts: int = 0
+
+
+class Deliveries:
+    """A queue of callback POSTs served by one background thread, with an attempt log."""
+
+    def __init__(self, on_attempt: OnAttempt) -> None:
+        self._on_attempt = on_attempt
+        self._cond = threading.Condition()
+        self._heap: list[tuple[float, int, _Job]] = []  # (due, tie-break, job)
+        self._order = itertools.count()
+        self._pending: set[str] = set()
+        self._outcomes: dict[str, dict[str, Any]] = {}
+        self._log: list[dict[str, Any]] = []
+        self._thread: threading.Thread | None = None
+        self._generation = 0  # bumped by clear(): results of dropped jobs are ignored
+
+    def submit(self, url: str, body: dict[str, Any]) -> None:
+        """Queue one callback for delivery now; returns at once."""
+        job = _Job(str(body["message_id"]), url, body)
+        with self._cond:
+            self._pending.add(job.message_id)
+            heapq.heappush(self._heap, (time.monotonic(), next(self._order), job))
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="smskit-sandbox-callbacks", daemon=True
+                )
+                self._thread.start()
+            self._cond.notify_all()
+
+    def wait(self, message_ids: Iterable[str] | None = None, timeout: float | None = None) -> None:
+        """Block until these replies (default: all) have a final outcome; TimeoutError if not."""
+        wanted = None if message_ids is None else set(message_ids)
+
+        def done() -> bool:
+            return not (self._pending if wanted is None else self._pending & wanted)
+
+        with self._cond:
+            if not self._cond.wait_for(done, timeout):
+                left = len(self._pending if wanted is None else self._pending & wanted)
+                raise TimeoutError(
+                    f"{left} callback deliveries still pending after {timeout} s "
+                    "(see Sandbox.deliveries() for each attempt)"
+                )
+
+    def pending(self) -> int:
+        """How many replies are queued or waiting for a retry."""
+        with self._cond:
+            return len(self._pending)
+
+    def outcome(self, message_id: str) -> dict[str, Any] | None:
+        """``{delivered, attempts, last_status}`` once final, else None."""
+        with self._cond:
+            return self._outcomes.get(message_id)
+
+    def log(self) -> list[dict[str, Any]]:
+        """One record per attempt, oldest first."""
+        with self._cond:
+            return [dict(entry) for entry in self._log]
+
+    def clear(self) -> None:
+        """Forget queued jobs, outcomes and the log (sandbox reset)."""
+        with self._cond:
+            self._generation += 1
+            self._heap.clear()
+            self._pending.clear()
+            self._outcomes.clear()
+            self._log.clear()
+            self._cond.notify_all()
+
+    # --- worker ----------------------------------------------------------------------------
+
+    def _next_job(self) -> tuple[_Job, int] | None:
+        with self._cond:
+            while True:
+                if not self._heap:
+                    if not self._cond.wait(IDLE_EXIT) and not self._heap:
+                        self._thread = None
+                        return None
+                    continue
+                delay = self._heap[0][0] - time.monotonic()
+                if delay <= 0:
+                    return heapq.heappop(self._heap)[2], self._generation
+                self._cond.wait(delay)
+
+    def _run(self) -> None:
+        import httpx
+
+        # The bare transport, not httpx.Client: the client logs every request URL at INFO,
+        # and a callback URL carries the receiver's secret token.
+        timeout = httpx.Timeout(TIMEOUT).as_dict()
+        with httpx.HTTPTransport() as transport:
+            while (taken := self._next_job()) is not None:
+                job, generation = taken
+                job.attempts += 1
+                attempted_at = datetime.now(UTC).isoformat(timespec="milliseconds")
+                request = httpx.Request(
+                    "POST", job.url, json=job.body, extensions={"timeout": timeout}
+                )
+                try:
+                    response = transport.handle_request(request)
+                    response.read()
+                    response.close()
+                except httpx.HTTPError as exc:
+                    status, delivered = type(exc).__name__, False
+                else:
+                    status, delivered = str(response.status_code), response.status_code == 200
+                self._finish_attempt(job, generation, attempted_at, status, delivered)
+
+    def _finish_attempt(
+        self, job: _Job, generation: int, attempted_at: str, status: str, delivered: bool
+    ) -> None:
+        final = delivered or job.attempts >= MAX_ATTEMPTS
+        retry_in = None if final else pause_after(job.attempts)
+        with self._cond:
+            if generation != self._generation:
+                return
+            self._log.append(
+                {"message_id": job.message_id, "attempt": job.attempts,
+                 "attempted_at": attempted_at, "status": status, "delivered": delivered,
+                 "retry_in": retry_in}
+            )  # fmt: skip
+        # The store has its own lock: never call it while holding ours.
+        self._on_attempt(job.message_id, delivered, job.attempts, status)
+        with self._cond:
+            if generation != self._generation:
+                return
+            if final:
+                self._outcomes[job.message_id] = {
+                    "delivered": delivered,
+                    "attempts": job.attempts,
+                    "last_status": status,
+                }
+                self._pending.discard(job.message_id)
             else:
-                status = str(response.status_code)
-                if response.status_code == 200:
-                    return {"delivered": True, "attempts": attempt, "last_status": status}
-            if attempt < ATTEMPTS:
-                time.sleep(PAUSES[min(attempt - 1, len(PAUSES) - 1)])
-    return {"delivered": False, "attempts": ATTEMPTS, "last_status": status}
+                due = time.monotonic() + (retry_in or 0.0)
+                heapq.heappush(self._heap, (due, next(self._order), job))
+            self._cond.notify_all()
+
+
+# --- scripted replies to a campaign --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScriptedReply:
+    """One reply the script decided: who, what, and when (Unix time)."""
+
+    number: str
+    text: str
+    at: float
+
+
+def script_campaign_replies(
+    recipients: Sequence[tuple[str, float]],
+    *,
+    rate: float,
+    opt_out_share: float,
+    seed: int,
+    within_hours: float,
+) -> list[ScriptedReply]:
+    """Pick ``round(rate * n)`` distinct recipients (number, sent_at) and give each a reply.
+
+    ``round(opt_out_share * repliers)`` of them opt out. Each reply comes a seeded,
+    exponentially distributed whole number of seconds after its message was sent (capped
+    by the window), so the same seed gives the same replies at the same offsets.
+    """
+    _check_share("rate", rate)
+    _check_share("opt_out_share", opt_out_share)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValidationError("seed", "must be an integer", value=seed)
+    if (
+        isinstance(within_hours, bool)
+        or not isinstance(within_hours, int | float)
+        or not 0 < within_hours <= 24 * 30
+    ):
+        raise ValidationError("within_hours", "must be a number of hours in (0, 720]")
+    rng = random.Random(seed)
+    repliers = rng.sample(list(recipients), round(rate * len(recipients)))
+    opting_out = round(opt_out_share * len(repliers))
+    window = max(1, int(within_hours * 3600))
+    script = []
+    for index, (number, sent_at) in enumerate(repliers):
+        pool = OPT_OUT_TEXTS if index < opting_out else ANSWER_TEXTS
+        delay = min(int(rng.expovariate(1 / MEAN_DELAY)) + 1, window)
+        script.append(ScriptedReply(number, rng.choice(pool), float(int(sent_at)) + delay))
+    return sorted(script, key=lambda reply: (reply.at, reply.number))
+
+
+def _check_share(field: str, value: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ValidationError(field, "must be a number between 0 and 1", value=value)

@@ -10,12 +10,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from smskit import _spec
 from smskit.errors import ValidationError
 from smskit.sandbox import _domain
-from smskit.sandbox._callbacks import check_callback_url, deliver
+from smskit.sandbox._callbacks import Deliveries, check_callback_url, script_campaign_replies
 from smskit.sandbox._casting import NOT_ALLOWED, PHONE_RULE, normalize_phone
 from smskit.sandbox._clock import Clock
 from smskit.sandbox._domain import GatewayError, field_error
@@ -53,6 +54,7 @@ class Gateway:
         self.clock = clock
         self.seed = seed
         self.hlr_distribution = hlr_distribution
+        self.deliveries = Deliveries(store.mark_delivery)
 
     # --- endpoints -------------------------------------------------------------------------
 
@@ -291,27 +293,98 @@ class Gateway:
         self.store.set_meta("callback_url", url)
 
     def simulate_reply(
-        self, number: str, text: str, *, sim_card_number: str | None = None
+        self, number: str, text: str, *, sim_card_number: str | None = None, wait: bool = True
     ) -> dict[str, Any]:
-        """A recipient replies: store it, POST it to the callback URL, blacklist on STOP."""
+        """A recipient replies: store it, queue its callback, blacklist on STOP.
+
+        With ``wait`` (default) return once the delivery has its final outcome (bounded by
+        the retry policy); without, return at once with ``last_status`` "pending".
+        """
         normalized = normalize_phone(number)
         if normalized is None:
             raise ValidationError("number", PHONE_RULE, value=number)
         if not isinstance(text, str) or not text.strip():
             raise ValidationError("text", "must be a non-blank string", value=text)
-        now = self.clock.timestamp()
-        url = self.callback_url()
+        _check_wait(wait)
         sim = sim_card_number or _domain.REPLY_SHORT_NUMBER
-        body = self.store.record_reply(normalized, text, sim, now, url)
+        reply = self._reply(normalized, text, sim, self.clock.timestamp())
+        return self._outcomes([reply], wait)[0]
+
+    def simulate_campaign_replies(
+        self,
+        ticket: str,
+        *,
+        rate: float = 0.2,
+        opt_out_share: float = 0.1,
+        seed: int = 0,
+        within_hours: float = 48.0,
+        wait: bool = True,
+    ) -> list[dict[str, Any]]:
+        """Seeded replies from recipients of a ``with_replies`` send, over the next hours.
+
+        Reception dates are the send time plus seeded delays; the sandbox clock then moves
+        forward to the last one, so the replies are in the past and a run is reproducible.
+        """
+        if not isinstance(ticket, str) or not ticket.strip():
+            raise ValidationError("ticket", "must be a non-blank string", value=ticket)
+        _check_wait(wait)
+        rows = [r for r in self.store.sent(self.clock.timestamp()) if r["sms_ticket"] == ticket]
+        if not rows:
+            raise ValidationError("ticket", "no accepted send has this ticket", value=ticket)
+        if not rows[0]["with_replies"]:
+            raise ValidationError(
+                "ticket", "was not sent with with_replies=true: nobody can reply", value=ticket
+            )
+        recipients = [
+            (r["phone_number"], datetime.fromisoformat(r["sent_at"]).timestamp())
+            for r in rows
+            if r["status"] == "sent"
+        ]
+        script = script_campaign_replies(
+            recipients, rate=rate, opt_out_share=opt_out_share, seed=seed,
+            within_hours=within_hours,
+        )  # fmt: skip
+        replies = [self._reply(s.number, s.text, rows[0]["sender"], s.at) for s in script]
+        if script:
+            self.advance(max(0.0, script[-1].at - self.clock.timestamp()))
+        return self._outcomes(replies, wait)
+
+    def _reply(self, number: str, text: str, sim: str, at: float) -> dict[str, Any]:
+        url = self.callback_url()
+        body = self.store.record_reply(number, text, sim, at, url)
         if _STOP_REPLY.match(text):
-            self.store.add_to_blacklist([normalized], now, "reply")
-        outcome = {"delivered": False, "attempts": 0, "last_status": "no callback URL"}
+            self.store.add_to_blacklist([number], at, "reply")
+        status = "no callback URL" if url is None else "pending"
+        self.store.mark_delivery(body["message_id"], False, 0, status)
         if url is not None:
-            outcome = deliver(url, body)
-        self.store.mark_delivery(
-            body["message_id"], outcome["delivered"], outcome["attempts"], outcome["last_status"]
-        )
-        return {**body, **outcome}
+            self.deliveries.submit(url, body)
+        return body
+
+    def _outcomes(self, bodies: list[dict[str, Any]], wait: bool) -> list[dict[str, Any]]:
+        ids = [body["message_id"] for body in bodies]
+        if wait:
+            self.deliveries.wait(ids)
+        results = []
+        for body in bodies:
+            outcome = self.deliveries.outcome(body["message_id"])
+            if outcome is None:
+                queued = self.callback_url() is not None
+                status = "pending" if queued else "no callback URL"
+                outcome = {"delivered": False, "attempts": 0, "last_status": status}
+            results.append({**body, **outcome})
+        return results
+
+    def deliveries_log(self) -> list[dict[str, Any]]:
+        """Every callback delivery attempt: message_id, attempt, time, status, retry delay."""
+        return self.deliveries.log()
+
+    def wait_for_deliveries(self, timeout: float | None = 10.0) -> None:
+        """Block until no callback is queued or waiting for a retry; TimeoutError otherwise."""
+        if timeout is not None and (
+            isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout < 0
+        ):
+            raise ValidationError("timeout", "must be a number of seconds >= 0", value=timeout)
+        self.deliveries.wait(timeout=timeout)
 
     def replies(self) -> list[dict[str, Any]]:
         """Every simulated reply with its delivery outcome."""
@@ -321,6 +394,7 @@ class Gateway:
 
     def reset(self) -> None:
         """Fresh account: default balance, prices and drafts; no contacts, sends, tokens."""
+        self.deliveries.clear()
         self.store.reset()
         self.clock.reset()
 
@@ -333,8 +407,14 @@ class Gateway:
             "callback_url": self.callback_url(),
             "lists": self.lists(),
             "blacklist_size": len(self.blacklist()),
+            "pending_deliveries": self.deliveries.pending(),
             "seed": self.seed,
         }
+
+
+def _check_wait(wait: bool) -> None:
+    if not isinstance(wait, bool):
+        raise ValidationError("wait", "must be true or false", value=wait)
 
 
 def _price_line(country: str, product: str, price: int, balance: int) -> dict[str, Any]:

@@ -12,9 +12,9 @@ import math
 import secrets
 import threading
 from collections.abc import Mapping, Sequence
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from smskit._server import Served
 from smskit.errors import ValidationError
 from smskit.sandbox._clock import Clock
 from smskit.sandbox._faults import Faults
@@ -25,15 +25,17 @@ from smskit.sandbox._store import SENT_COLUMNS, Store
 if TYPE_CHECKING:
     import pandas
 
-    from smskit._server import BackgroundServer
 
 __all__ = ["Sandbox", "shared"]
 
 _TIME_COLUMNS = ("send_at", "sent_at", "created_at")
+_REPLY_COLUMNS = ("message_id", "number", "text", "sim_card_number", "reception_date")
 
 
-class Sandbox:
+class Sandbox(Served):
     """An embedded gateway: ``with Sandbox() as sb: ...`` or ``sb.start()`` / ``sb.stop()``."""
+
+    _server_name = "smskit-sandbox"
 
     def __init__(
         self,
@@ -57,8 +59,7 @@ class Sandbox:
             raise ValidationError("balance", "must be a finite number >= 0", value=balance)
         self.path = path
         self.seed = seed
-        self.host = host
-        self.port = port
+        self._init_served(host, port)
         self.login = login
         self._api_key = api_key or secrets.token_urlsafe(24)
         self._clock = Clock()
@@ -67,8 +68,6 @@ class Sandbox:
             self._store, self._clock, seed=seed, hlr_distribution=hlr_distribution
         )
         self._faults = Faults()
-        self._server: BackgroundServer | None = None
-        self._lock = threading.Lock()
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -78,48 +77,14 @@ class Sandbox:
         return self._api_key
 
     @property
-    def running(self) -> bool:
-        """Whether the HTTP server is up."""
-        return self._server is not None and self._server.running
-
-    @property
     def url(self) -> str:
         """Base URL, e.g. ``http://127.0.0.1:53211`` (no trailing slash)."""
-        if self._server is None:
-            raise RuntimeError("Sandbox is not started: call start() or use `with Sandbox() as sb`")
-        return self._server.url
+        return self._served_url()
 
-    def start(self) -> Sandbox:
-        """Serve the gateway on ``host:port`` (an ephemeral port by default); returns self."""
-        with self._lock:
-            if self.running:
-                return self
-            from smskit._server import BackgroundServer
-            from smskit.sandbox._app import Credentials, build_app
+    def _app(self) -> Any:
+        from smskit.sandbox._app import Credentials, build_app
 
-            app = build_app(self._gateway, self._faults, Credentials(self.login, self._api_key))
-            server = BackgroundServer(app, host=self.host, port=self.port, name="smskit-sandbox")
-            server.start()
-            self._server = server
-            return self
-
-    def stop(self) -> None:
-        """Stop serving (the state stays; ``start()`` serves it again)."""
-        with self._lock:
-            if self._server is not None:
-                self._server.stop()
-                self._server = None
-
-    def __enter__(self) -> Sandbox:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
+        return build_app(self._gateway, self._faults, Credentials(self.login, self._api_key))
 
     def __repr__(self) -> str:
         where = self._server.url if self._server is not None else "stopped"
@@ -160,18 +125,51 @@ class Sandbox:
         self._gateway.set_callback_url(url)
 
     def simulate_reply(
-        self, number: str, text: str, *, sim_card_number: str | None = None
+        self, number: str, text: str, *, sim_card_number: str | None = None, wait: bool = True
     ) -> dict[str, Any]:
-        """A recipient replies: stored, POSTed to the callback URL; "STOP" blacklists."""
-        return self._gateway.simulate_reply(number, text, sim_card_number=sim_card_number)
+        """A recipient replies: stored, POSTed to the callback URL (retried); "STOP" blacklists.
+
+        ``wait=False`` returns at once; ``wait_for_deliveries()`` waits for the callbacks.
+        """
+        return self._gateway.simulate_reply(
+            number, text, sim_card_number=sim_card_number, wait=wait
+        )
+
+    def simulate_campaign_replies(
+        self,
+        ticket: str,
+        *,
+        rate: float = 0.2,
+        opt_out_share: float = 0.1,
+        seed: int = 0,
+        within_hours: float = 48.0,
+        wait: bool = True,
+    ) -> pandas.DataFrame:
+        """Seeded replies from ``round(rate * recipients)`` recipients of a with_replies send.
+
+        ``round(opt_out_share * repliers)`` of them opt out (STOP and variants); replies
+        arrive over ``within_hours`` after the send and the clock moves to the last one.
+        """
+        replies = self._gateway.simulate_campaign_replies(
+            ticket, rate=rate, opt_out_share=opt_out_share, seed=seed,
+            within_hours=within_hours, wait=wait,
+        )  # fmt: skip
+        frame = _frame(replies, (*_REPLY_COLUMNS, "delivered", "attempts", "last_status"))
+        return _with_times(frame, ("reception_date",))
 
     def replies(self) -> pandas.DataFrame:
-        """Every simulated reply with its delivery outcome."""
-        columns = (
-            "message_id", "number", "text", "sim_card_number", "reception_date",
-            "callback_url", "delivered", "attempts", "last_status",
-        )  # fmt: skip
+        """Every simulated reply with its delivery outcome (``callback_url`` holds its token)."""
+        columns = (*_REPLY_COLUMNS, "callback_url", "delivered", "attempts", "last_status")
         return _frame(self._gateway.replies(), columns)
+
+    def deliveries(self) -> pandas.DataFrame:
+        """Every callback delivery attempt: reply, attempt number, time, status, next retry."""
+        columns = ("message_id", "attempt", "attempted_at", "status", "delivered", "retry_in")
+        return _with_times(_frame(self._gateway.deliveries_log(), columns), ("attempted_at",))
+
+    def wait_for_deliveries(self, timeout: float | None = 10.0) -> None:
+        """Block until every queued callback has its final outcome; TimeoutError otherwise."""
+        self._gateway.wait_for_deliveries(timeout)
 
     # --- what happened ---------------------------------------------------------------------
 
@@ -246,6 +244,14 @@ def _frame(records: list[dict[str, Any]], columns: Sequence[str]) -> pandas.Data
     import pandas as pd
 
     return pd.DataFrame.from_records(records, columns=list(columns))
+
+
+def _with_times(frame: pandas.DataFrame, columns: Sequence[str]) -> pandas.DataFrame:
+    import pandas as pd
+
+    for column in columns:
+        frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
+    return frame
 
 
 _shared: Sandbox | None = None

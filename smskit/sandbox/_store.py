@@ -12,12 +12,12 @@ import hashlib
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any
 
-from smskit import _spec
+from smskit import _spec, _sqlite
 from smskit.sandbox._casting import DUPLICATE, NOT_ALLOWED
 from smskit.sandbox._domain import (
     CODE_INSUFFICIENT_CREDIT,
@@ -112,13 +112,7 @@ class Store:
         self.seed = seed
         self.initial_balance = to_micros(balance)
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(
-            path or ":memory:", check_same_thread=False, isolation_level=None
-        )
-        if path:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        self._db = _sqlite.connect(path or None, _SCHEMA)
         with self._tx() as db:
             if self._meta(db, "balance") is None:
                 self._seed_defaults(db)
@@ -126,16 +120,8 @@ class Store:
 
     # --- plumbing --------------------------------------------------------------------------
 
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+    def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
+        return _sqlite.transaction(self._db, self._lock)
 
     @staticmethod
     def _meta(db: sqlite3.Connection, key: str) -> Any:

@@ -1,0 +1,300 @@
+"""Campaign throughput and preflight memory.
+
+1. 100,000 personalised recipients through a standalone sandbox (its own process, so client
+   and server do not share a GIL): ``campaign.send()`` (plan, SQLite journal, 4 chunks in
+   flight, result) after ``campaign.preflight()``, and end to end, against the same
+   500-recipient requests posted one after another with plain httpx and no journal. Each
+   side runs in a fresh child process (so its peak RSS is its own), alternately,
+   ``--rounds`` times, each on its own numbers, after one warm-up run; the sandbox's
+   balance must drop by exactly the expected cost each time.
+2. Preflight of 1,000,000 recipients read from a CSV file (streamed in blocks): time and
+   peak RSS of the process (and of the helper processes ``phones.normalize`` starts).
+
+    .venv/bin/python benchmarks/bench_campaign.py                    # 100,000 x 2 rounds, 1,000,000
+    .venv/bin/python benchmarks/bench_campaign.py -n 20000 --preflight 200000 --rounds 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import platform
+import resource
+import secrets
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+TEXT = "Bonjour {first_name}, -20% sur tout ce week-end. STOP au 36173"
+FR_PREMIUM = 0.065  # EUR per segment; every message here is one GSM-7 segment
+NAMES = ("Anne", "Bruno", "Chloé", "David", "Élodie", "Farid", "Gaëlle", "Hugo")
+
+
+def numbers(start: int, count: int) -> list[str]:
+    """Distinct French mobile numbers."""
+    return [f"+336{n:08d}" for n in range(start, start + count)]
+
+
+def recipients(start: int, count: int) -> list[dict[str, str]]:
+    """Contacts with a first name (the text is personalised)."""
+    return [
+        {"phone_number": number, "first_name": NAMES[i % len(NAMES)]}
+        for i, number in enumerate(numbers(start, count))
+    ]
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process in MB (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def children_peak_rss_mb() -> float:
+    """Largest peak RSS among this process's finished children, in MB."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
+# -- the two sides (each run in a child process) ------------------------------------------------
+
+
+def side_plain(url: str, key: str, start: int, count: int) -> dict[str, Any]:
+    """The same requests, one after another, with httpx and nothing else."""
+    import httpx
+
+    rows = recipients(start, count)
+    chunks = [rows[i : i + 500] for i in range(0, len(rows), 500)]
+    headers = {"api-login": "sandbox", "api-key": key}
+    started = time.perf_counter()
+    cost = 0.0
+    with httpx.Client(base_url=url, headers=headers, timeout=120, trust_env=False) as http:
+        for chunk in chunks:
+            answer = http.post(
+                "/v1/public/sms-campaign/send",
+                json={
+                    "text": TEXT,
+                    "recipients": chunk,
+                    "sender": "Shop",
+                    "request_id": uuid.uuid4().hex,
+                },
+            )
+            answer.raise_for_status()
+            cost += answer.json()["total_cost"]
+    return {"seconds": time.perf_counter() - started, "cost": cost, "rss_mb": peak_rss_mb()}
+
+
+def side_smskit(url: str, key: str, start: int, count: int, concurrency: int) -> dict[str, Any]:
+    """smskit as documented: DataFrame in, preflight(), then send() (plan, SQLite journal,
+    ``concurrency`` chunks in flight), timed separately and together."""
+    import pandas as pd
+
+    import smskit
+
+    frame = pd.DataFrame(recipients(start, count))
+    client = smskit.Client("sandbox", key, url, timeout=120)
+    with tempfile.TemporaryDirectory() as folder:
+        journal = Path(folder) / "bench.journal.sqlite"
+        started = time.perf_counter()
+        campaign = smskit.Campaign(client, frame, text=TEXT, sender="Shop", name=f"bench-{start}")
+        report = campaign.preflight()
+        checked = time.perf_counter()
+        result = campaign.send(
+            concurrency=concurrency, chunk_size=500, progress=False, journal=journal
+        )
+        complete = result.complete
+        ended = time.perf_counter()
+        summary = result.summary().iloc[0]
+        journal_kb = journal.stat().st_size / 1024
+    if not complete or int(summary["sent"]) != count or report.to_send != count:
+        raise SystemExit(f"smskit side incomplete: {summary.to_dict()}")
+    return {
+        "seconds": ended - checked,
+        "preflight_seconds": checked - started,
+        "total_seconds": ended - started,
+        "cost": float(summary["cost"]),
+        "rss_mb": peak_rss_mb(),
+        "journal_kb": journal_kb,
+    }
+
+
+def side_preflight(path: str) -> dict[str, Any]:
+    """Preflight a CSV of recipients (streamed in blocks)."""
+    import smskit
+    from smskit.sandbox import Sandbox
+
+    with Sandbox() as sandbox:  # a client needs a gateway; preflight makes no request
+        client = smskit.Client(sandbox=sandbox)
+        baseline = peak_rss_mb()
+        started = time.perf_counter()
+        report = smskit.Campaign(client, path, text=TEXT, sender="Shop").preflight()
+        seconds = time.perf_counter() - started
+    summary = report.summary().iloc[0]
+    return {
+        "seconds": seconds,
+        "rss_mb": peak_rss_mb(),
+        "rss_before_mb": baseline,
+        "helpers_rss_mb": children_peak_rss_mb(),
+        "recipients": int(summary["recipients"]),
+        "to_send": int(summary["to_send"]),
+        "excluded": int(summary["excluded"]),
+    }
+
+
+# -- orchestration -----------------------------------------------------------------------------
+
+
+@contextmanager
+def standalone_sandbox(key: str) -> Iterator[str]:
+    """``python -m smskit.sandbox`` in a child process; yields its base URL."""
+    env = {**os.environ, "SMSKIT_API_KEY": key}
+    command = [sys.executable, "-m", "smskit.sandbox", "--port", "0"]
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().split(" on ", 1)[1].split(" ", 1)[0]
+        yield url
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def child(*args: str) -> dict[str, Any]:
+    """Run one side in a fresh interpreter (the key travels in the environment only)."""
+    out = subprocess.run(
+        [sys.executable, __file__, "--side", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=os.environ,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def balance(url: str, key: str) -> float:
+    import httpx
+
+    headers = {"api-login": "sandbox", "api-key": key}
+    answer = httpx.get(url + "/v1/public/wallet/check-balance", headers=headers, trust_env=False)
+    return float(answer.json()["amount"])
+
+
+def set_balance(url: str, key: str, amount: float) -> None:
+    import httpx
+
+    headers = {"api-login": "sandbox", "api-key": key}
+    httpx.post(
+        url + "/_sandbox/balance", json={"amount": amount}, headers=headers, trust_env=False
+    ).raise_for_status()
+
+
+def write_csv(path: Path, count: int) -> None:
+    """Recipients as a spreadsheet export: national and E.164 spellings, 1 % too short."""
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["phone_number", "first_name"])
+        for i in range(count):
+            if i % 100 == 99:
+                number = f"06{i % 1000:04d}"  # too short
+            elif i % 2:
+                number = f"06 {i:08d}"  # national, with a space
+            else:
+                number = f"+3378{i:07d}"  # E.164
+            writer.writerow([number, NAMES[i % len(NAMES)]])
+
+
+def machine() -> str:
+    model = platform.processor() or "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return (
+        f"{os.cpu_count()} CPUs, {model}, Python {platform.python_version()}, "
+        f"load average {load:.2f} at start"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("-n", "--recipients", type=int, default=100_000)
+    parser.add_argument("--preflight", type=int, default=1_000_000)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--side", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.side:
+        kind, *rest = args.side
+        key = os.environ["BENCH_SANDBOX_KEY"]
+        if kind == "plain":
+            result = side_plain(rest[0], key, int(rest[1]), int(rest[2]))
+        elif kind == "smskit":
+            result = side_smskit(rest[0], key, int(rest[1]), int(rest[2]), int(rest[3]))
+        else:
+            result = side_preflight(rest[0])
+        print(json.dumps(result))
+        return 0
+
+    print(f"machine: {machine()}")
+    key = secrets.token_urlsafe(24)
+    os.environ["BENCH_SANDBOX_KEY"] = key
+    count = args.recipients
+    expected = round(count * FR_PREMIUM, 6)
+    ok = True
+    with standalone_sandbox(key) as url:
+        set_balance(url, key, 10_000_000.0)
+        child("plain", url, str(90_000_000), "5000")  # warm the sandbox up (caches, pages)
+        start = 0
+        for round_ in range(1, args.rounds + 1):
+            for side in ("plain", "smskit"):
+                before = balance(url, key)
+                extra = [str(args.concurrency)] if side == "smskit" else []
+                result = child(side, url, str(start), str(count), *extra)
+                charged = round(before - balance(url, key), 6)
+                start += count
+                ok &= abs(charged - expected) < 1e-6
+                line = (
+                    f"round {round_} {side:>6}: {count:,} recipients sent in "
+                    f"{result['seconds']:.2f} s ({count / result['seconds']:,.0f}/s)"
+                )
+                if side == "smskit":
+                    line += (
+                        f" [send(): plan, journal, {args.concurrency} in flight]; preflight "
+                        f"{result['preflight_seconds']:.2f} s; end to end "
+                        f"{result['total_seconds']:.2f} s; journal {result['journal_kb']:,.0f} KiB"
+                    )
+                line += (
+                    f"; peak RSS {result['rss_mb']:.0f} MB; charged {charged:.2f} EUR "
+                    f"(expected {expected:.2f})"
+                )
+                print(line, flush=True)
+    if args.preflight:
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "recipients.csv"
+            write_csv(path, args.preflight)
+            size = path.stat().st_size / 1e6
+            result = child("preflight", str(path))
+        print(
+            f"preflight: {result['recipients']:,} rows ({size:.0f} MB CSV) in "
+            f"{result['seconds']:.1f} s; to send {result['to_send']:,}, excluded "
+            f"{result['excluded']:,}; peak RSS {result['rss_mb']:.0f} MB (before: "
+            f"{result['rss_before_mb']:.0f} MB; helper processes peak "
+            f"{result['helpers_rss_mb']:.0f} MB)",
+            flush=True,
+        )
+        ok &= result["rss_mb"] < 500
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

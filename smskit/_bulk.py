@@ -1,0 +1,383 @@
+"""Bulk HLR checks and bulk contact create/delete: normalise, chunk by 200, run concurrently.
+
+``client.contact.hlr_request`` stays one request of at most 200 numbers; :func:`hlr` takes
+any number of them, checks each distinct number once, and caches the answers in a journal
+(an HLR check is billed, and has no request_id: a cached answer is never paid twice).
+Contact create and delete are idempotent on the gateway, so they need no journal: running
+them again is the way to finish an interrupted one.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from smskit import _core, _spec
+from smskit._journal import Journal
+from smskit._runner import (
+    Progress,
+    async_client,
+    bounded,
+    check_chunk_size,
+    check_concurrency,
+    run_blocking,
+)
+from smskit.client import AsyncClient, Client
+from smskit.errors import SmskitError, ValidationError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["ahlr", "create_contacts", "delete_contacts", "hlr"]
+
+HLR_JOURNAL: Final = "hlr.journal.sqlite"
+DEFAULT_MAX_AGE_S: Final = 24 * 3600.0
+CONTACTS_CHUNK_MAX: Final = 500  # "not shown" in the spec; the sandbox's documented limit
+
+
+# -- HLR -------------------------------------------------------------------------------------
+
+
+def hlr(
+    client: Client | AsyncClient,
+    numbers: Any,
+    *,
+    chunk_size: int = 200,
+    concurrency: int = 4,
+    progress: bool | Mapping[str, Any] = True,
+    journal: str | Path | bool | None = None,
+    max_age: float | None = DEFAULT_MAX_AGE_S,
+    default_region: str | None = "FR",
+    simulation_mode: bool | None = None,
+) -> pd.DataFrame:
+    """Check any number of lines: one row per distinct value given, typed like ``to_frame()``.
+
+    Values are normalised (:func:`smskit.phones.normalize`), each distinct number is checked
+    once, in requests of ``chunk_size`` (at most 200). Answers are cached in ``journal``
+    (default ``<cwd>/hlr.journal.sqlite``; ``False``: no cache) and reused while younger than
+    ``max_age`` seconds (None: forever). Extra columns: ``input`` (the value as given),
+    ``cached`` and ``error`` (why a number has no answer). Unparseable values are not sent
+    (nor billed): their row has ``phone_number_type`` ``bad_format``, as the gateway says.
+    """
+    job = _HLRJob(numbers, chunk_size, concurrency, journal, max_age, default_region)
+    return run_blocking(lambda stop: job.run(client, simulation_mode, progress, stop, share=False))
+
+
+async def ahlr(
+    client: Client | AsyncClient,
+    numbers: Any,
+    *,
+    chunk_size: int = 200,
+    concurrency: int = 4,
+    progress: bool | Mapping[str, Any] = True,
+    journal: str | Path | bool | None = None,
+    max_age: float | None = DEFAULT_MAX_AGE_S,
+    default_region: str | None = "FR",
+    simulation_mode: bool | None = None,
+) -> pd.DataFrame:
+    """:func:`hlr`, awaited in the caller's event loop."""
+    job = _HLRJob(numbers, chunk_size, concurrency, journal, max_age, default_region)
+    return await job.run(client, simulation_mode, progress, threading.Event(), share=True)
+
+
+class _HLRJob:
+    def __init__(
+        self,
+        numbers: Any,
+        chunk_size: int,
+        concurrency: int,
+        journal: str | Path | bool | None,
+        max_age: float | None,
+        default_region: str | None,
+    ) -> None:
+        check_chunk_size(chunk_size, _spec.HLR_MAX)
+        check_concurrency(concurrency)
+        if max_age is not None and (
+            isinstance(max_age, bool) or not isinstance(max_age, int | float) or max_age < 0
+        ):
+            raise ValidationError("max_age", "must be seconds >= 0 or None", value=max_age)
+        self.inputs, self.checks = _normalised(numbers, "numbers", default_region)
+        self.chunk_size = chunk_size
+        self.concurrency = concurrency
+        self.max_age = max_age
+        if journal is False:
+            self.path: Path | None = None
+        elif journal is None or journal is True:
+            self.path = Path.cwd() / HLR_JOURNAL
+        else:
+            self.path = Path(journal)
+
+    async def run(
+        self,
+        client: Client | AsyncClient,
+        simulation_mode: bool | None,
+        progress: bool | Mapping[str, Any],
+        stop: threading.Event,
+        *,
+        share: bool,
+    ) -> pd.DataFrame:
+        numbers = list(dict.fromkeys(e for e in self.checks["e164"] if isinstance(e, str)))
+        cache = Journal(self.path, mode="any") if self.path is not None else None
+        try:
+            answers = cache.hlr_cached(numbers, self.max_age) if cache is not None else {}
+            cached = set(answers)
+            todo = [n for n in numbers if n not in cached]
+            errors: dict[str, str] = {}
+            chunks = [todo[i : i + self.chunk_size] for i in range(0, len(todo), self.chunk_size)]
+            async with async_client(client, share=share) as runner:
+                with Progress(progress, total=len(todo), initial=0, unit="number") as bar:
+
+                    async def one(chunk: list[str]) -> None:
+                        try:
+                            results = await runner.contact.hlr_request(
+                                chunk, simulation_mode=simulation_mode
+                            )
+                        except SmskitError as exc:
+                            errors.update(dict.fromkeys(chunk, f"{type(exc).__name__}: {exc}"))
+                        else:
+                            got = _by_number(chunk, results.raw)
+                            answers.update(got)
+                            errors.update(
+                                (n, "no answer for this number") for n in chunk if n not in got
+                            )
+                            # A simulated answer may be fake (spec): never cache one.
+                            if cache is not None and not simulation_mode:
+                                cache.hlr_store(got)
+                        bar.advance(len(chunk), failed=len(errors))
+
+                    await bounded(chunks, one, self.concurrency, stop)
+            for number in todo:
+                if number not in answers and number not in errors:
+                    errors[number] = "not checked: interrupted"
+        finally:
+            if cache is not None:
+                cache.close()
+        return self._frame(answers, cached, errors)
+
+    def _frame(
+        self, answers: Mapping[str, Any], cached: set[str], errors: Mapping[str, str]
+    ) -> pd.DataFrame:
+        import pandas as pd
+
+        from smskit.frames import hlr_frame
+        from smskit.models import HLRResult
+
+        results = []
+        from_cache = []
+        problems = []
+        for raw, (e164, reason) in zip(
+            self.inputs, self.checks[["e164", "reason"]].itertuples(index=False), strict=True
+        ):
+            if not isinstance(e164, str):
+                results.append(HLRResult(phone_number=str(raw), phone_number_type="bad_format"))
+                from_cache.append(False)
+                problems.append(f"not sent: {reason}")
+            elif e164 in answers:
+                results.append(HLRResult.from_json(answers[e164]))
+                from_cache.append(e164 in cached)
+                problems.append(None)
+            else:
+                results.append(HLRResult(phone_number=e164))
+                from_cache.append(False)
+                problems.append(errors.get(e164, "not checked"))
+        frame = hlr_frame(results)
+        frame.insert(0, "input", pd.array([str(v) for v in self.inputs], dtype="string"))
+        frame["cached"] = pd.array(from_cache, dtype="bool")
+        frame["error"] = pd.array(problems, dtype="string")
+        return frame
+
+
+def _by_number(chunk: list[str], raw: Any) -> dict[str, Any]:
+    """Answers keyed by the number asked: by position when one answer per number came back."""
+    items = [item for item in raw if isinstance(item, Mapping)] if isinstance(raw, list) else []
+    if len(items) == len(chunk):
+        return dict(zip(chunk, items, strict=True))
+    from smskit.phones import to_e164
+
+    asked = set(chunk)
+    found = {}
+    for item in items:
+        number = to_e164(item.get("phone_number"), None)
+        if number in asked:
+            found[number] = item
+    return found
+
+
+def _normalised(values: Any, field: str, region: str | None) -> tuple[list[Any], pd.DataFrame]:
+    """Distinct values as given (first occurrence order) and their phone checks."""
+    import pandas as pd
+
+    from smskit import phones
+
+    items = _core.as_list(values, field)
+    distinct = list(dict.fromkeys(items))
+    checks = phones.normalize(pd.Series(distinct, dtype=object), region)
+    return distinct, checks
+
+
+# -- contacts --------------------------------------------------------------------------------
+
+
+def create_contacts(
+    client: Client | AsyncClient,
+    contacts: Any,
+    *,
+    list_name: str | None = None,
+    tag_name: str | None = None,
+    chunk_size: int = 200,
+    concurrency: int = 4,
+    progress: bool | Mapping[str, Any] = True,
+    default_region: str | None = "FR",
+    **options: Any,
+) -> pd.DataFrame:
+    """Add or update any number of contacts, ``chunk_size`` per request (200 by default).
+
+    ``contacts``: a DataFrame, CSV path or list (numbers or dicts) with the Contact fields.
+    Numbers are normalised; invalid ones are not sent. ``options`` go to each request
+    (``auto_remove_blacklisted_numbers``, ``do_not_overwrite``). One row per contact given:
+    ``input``, ``phone_number``, ``status`` (added / updated / skipped) and ``error``.
+    """
+    from smskit._preflight import Recipients
+
+    check_chunk_size(chunk_size, CONTACTS_CHUNK_MAX)
+    check_concurrency(concurrency)
+    source = Recipients(contacts)
+    blocks = list(source.blocks(_core.CONTACT_FIELDS[1:]))
+    import pandas as pd
+
+    table = pd.concat(blocks) if blocks else pd.DataFrame(columns=["row", *_core.CONTACT_FIELDS])
+    inputs = table["phone_number"].tolist()
+    from smskit import phones
+
+    checks = phones.normalize(pd.Series(inputs, dtype=object), default_region)
+    records = table[list(_core.CONTACT_FIELDS[1:])].to_dict("records")
+    rows: list[Any] = []
+    refused: dict[int, str] = {}
+    for position, (record, e164) in enumerate(zip(records, checks["e164"], strict=True)):
+        row = None
+        if isinstance(e164, str):
+            row = {"phone_number": e164, **{k: v for k, v in record.items() if _given(v)}}
+            try:  # one bad contact must not sink the 199 others of its request
+                _core.check_contact("contacts", row, position)
+            except ValidationError as exc:
+                refused[position] = f"not sent: {exc}"
+                row = None
+        rows.append(row)
+
+    def call(runner: AsyncClient, chunk: list[dict[str, Any]]) -> Any:
+        return runner.contact.create(chunk, list_name=list_name, tag_name=tag_name, **options)
+
+    def read(answer: Any, size: int) -> list[Any]:
+        statuses = [item.status for item in answer]
+        return statuses if len(statuses) == size else [None] * size
+
+    outcomes, errors = _run_chunks(client, rows, call, read, chunk_size, concurrency, progress)
+    for position, reason in refused.items():
+        errors[position] = reason
+    from smskit.frames import CONTACT_ITEM_STATUS_DTYPE, categorical
+
+    return pd.DataFrame(
+        {
+            "input": pd.array([_text(v) for v in inputs], dtype="string"),
+            "phone_number": pd.array(list(checks["e164"]), dtype="string"),
+            "status": categorical(outcomes, CONTACT_ITEM_STATUS_DTYPE),
+            "error": pd.array(_reasons(errors, checks), dtype="string"),
+        }
+    )
+
+
+def delete_contacts(
+    client: Client | AsyncClient,
+    phone_numbers: Any,
+    *,
+    list_name: str | None = None,
+    chunk_size: int = 200,
+    concurrency: int = 4,
+    progress: bool | Mapping[str, Any] = True,
+    default_region: str | None = "FR",
+) -> pd.DataFrame:
+    """Delete any number of contacts (from ``list_name`` only, or from the account), 200 per
+    request. One row per distinct value given: ``input``, ``phone_number``, ``deleted``,
+    ``error``. A number the account does not hold is "deleted" too (the gateway ignores it)."""
+    import pandas as pd
+
+    check_chunk_size(chunk_size, _spec.DELETE_MAX)
+    check_concurrency(concurrency)
+    inputs, checks = _normalised(phone_numbers, "phone_numbers", default_region)
+    numbers = list(dict.fromkeys(e for e in checks["e164"] if isinstance(e, str)))
+
+    def call(runner: AsyncClient, chunk: list[str]) -> Any:
+        return runner.contact.delete(chunk, list_name=list_name)
+
+    def read(answer: Any, size: int) -> list[Any]:
+        return [True] * size
+
+    outcomes, errors = _run_chunks(client, numbers, call, read, chunk_size, concurrency, progress)
+    done = dict(zip(numbers, zip(outcomes, errors, strict=True), strict=True))
+    per_input = [done.get(e164, (False, None)) for e164 in checks["e164"]]
+    return pd.DataFrame(
+        {
+            "input": pd.array([_text(v) for v in inputs], dtype="string"),
+            "phone_number": pd.array(list(checks["e164"]), dtype="string"),
+            "deleted": pd.array([outcome is True for outcome, _ in per_input], dtype="bool"),
+            "error": pd.array(_reasons([e for _, e in per_input], checks), dtype="string"),
+        }
+    )
+
+
+def _run_chunks(
+    client: Client | AsyncClient,
+    rows: list[Any],
+    call: Callable[[AsyncClient, list[Any]], Any],
+    read: Callable[[Any, int], list[Any]],
+    chunk_size: int,
+    concurrency: int,
+    progress: bool | Mapping[str, Any],
+) -> tuple[list[Any], list[str | None]]:
+    """Send the non-None ``rows`` in chunks; per row, the outcome ``read`` gives or an error."""
+    positions = [i for i, row in enumerate(rows) if row is not None]
+    chunks = [positions[i : i + chunk_size] for i in range(0, len(positions), chunk_size)]
+    outcomes: list[Any] = [None] * len(rows)
+    errors: list[str | None] = [None] * len(rows)
+
+    async def work(stop: threading.Event) -> None:
+        async with async_client(client, share=False) as runner:
+            with Progress(progress, total=len(positions), initial=0, unit="contact") as bar:
+
+                async def one(chunk: list[int]) -> None:
+                    try:
+                        answer = await call(runner, [rows[i] for i in chunk])
+                    except SmskitError as exc:
+                        for i in chunk:
+                            errors[i] = f"{type(exc).__name__}: {exc}"
+                    else:
+                        for i, outcome in zip(chunk, read(answer, len(chunk)), strict=True):
+                            outcomes[i] = outcome
+                    bar.advance(len(chunk))
+
+                await bounded(chunks, one, concurrency, stop)
+        for i in positions:
+            if outcomes[i] is None and errors[i] is None:
+                errors[i] = "not sent: interrupted"
+
+    run_blocking(work)
+    return outcomes, errors
+
+
+def _reasons(errors: Iterable[str | None], checks: pd.DataFrame) -> list[str | None]:
+    reasons = []
+    for error, e164, reason in zip(errors, checks["e164"], checks["reason"], strict=True):
+        reasons.append(error if isinstance(e164, str) else f"not sent: {reason}")
+    return reasons
+
+
+def _given(value: Any) -> bool:
+    if value is None:
+        return False
+    return not (isinstance(value, float) and value != value)
+
+
+def _text(value: Any) -> str | None:
+    return None if not _given(value) else str(value)

@@ -1,0 +1,444 @@
+"""The campaign journal: one SQLite file that makes a bulk send exactly-once and resumable.
+
+It holds the whole plan before the first request leaves: every recipient to send (number and
+field values, column by column, in order) and every chunk as a range of that plan. A chunk's
+payload and ``request_id`` are derived from those, deterministically, so a resume (after a
+crash, a kernel restart, a lost answer) needs nothing but this file and repeats the very same
+request: the gateway's duplicate protection turns a second delivery into "already accepted".
+
+A chunk moves ``pending -> in_flight -> sent | already_accepted | failed``. ``in_flight``
+(with the request_id) is committed *before* the request leaves, the outcome right after it
+returns; every change is also appended to the ``log`` table.
+
+The file is in WAL mode with ``synchronous=NORMAL``: a killed process (SIGKILL, a kernel
+restart) loses nothing committed; a power cut may lose the last commits, which only makes a
+resume repeat requests the gateway then answers as duplicates (within its 24 h window).
+
+The same file format also caches HLR answers (table ``hlr``), keyed by number.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from smskit import _sqlite
+from smskit.errors import ConfigurationError
+
+__all__ = ["CHUNK_STATES", "Chunk", "Journal", "canonical_json", "derive_request_id"]
+
+FORMAT_VERSION: Final = 2
+CHUNK_STATES: Final = ("pending", "in_flight", "sent", "already_accepted", "failed")
+DONE_STATES: Final = ("sent", "already_accepted")
+State = Literal["pending", "in_flight", "sent", "already_accepted", "failed"]
+FIELD_PREFIX: Final = "field:"
+
+_SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS plan (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS chunks (
+    idx INTEGER PRIMARY KEY,
+    start INTEGER NOT NULL,
+    stop INTEGER NOT NULL,
+    keep TEXT,
+    request_id TEXT UNIQUE,
+    state TEXT NOT NULL CHECK (state IN
+        ('pending', 'in_flight', 'sent', 'already_accepted', 'failed')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    ticket TEXT,
+    cost REAL,
+    cost_estimated INTEGER NOT NULL DEFAULT 0,
+    sms INTEGER,
+    contacts INTEGER,
+    error TEXT,
+    retryable INTEGER NOT NULL DEFAULT 0,
+    first_attempt_at REAL,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS excluded (
+    row INTEGER PRIMARY KEY, input TEXT, phone_number TEXT, issue TEXT NOT NULL, detail TEXT);
+CREATE TABLE IF NOT EXISTS rejected (
+    row INTEGER PRIMARY KEY, chunk INTEGER NOT NULL, phone_number TEXT, error TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS log (
+    id INTEGER PRIMARY KEY, chunk INTEGER, at REAL NOT NULL, state TEXT NOT NULL,
+    request_id TEXT, detail TEXT);
+CREATE TABLE IF NOT EXISTS hlr (
+    phone_number TEXT PRIMARY KEY, result TEXT NOT NULL, checked_at REAL NOT NULL);
+"""
+
+
+def canonical_json(value: Any) -> str:
+    """One spelling per value (sorted keys, no spaces): what request ids are derived from."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def derive_request_id(campaign_id: str, index: int, payload_json: str) -> str:
+    """A chunk's request_id: 32 hex digits of BLAKE2b(campaign id, index, payload JSON)."""
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(f"{campaign_id}:{index}:".encode())
+    digest.update(payload_json.encode())
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One journal row: which planned recipients a chunk sends and where it stands.
+
+    ``positions`` index the plan; ``request_id`` is None until the first attempt derives it.
+    """
+
+    idx: int
+    request_id: str | None
+    state: State
+    positions: tuple[int, ...]
+    rows: tuple[int, ...]
+    segments: tuple[int, ...]
+    attempts: int = 0
+    ticket: str | None = None
+    cost: float | None = None
+    cost_estimated: bool = False
+    sms: int | None = None
+    contacts: int | None = None
+    error: str | None = None
+    retryable: bool = False
+    first_attempt_at: float | None = None
+
+    @property
+    def size(self) -> int:
+        """Number of recipients in the chunk."""
+        return len(self.positions)
+
+
+_CHUNK_COLUMNS: Final = (
+    "idx, start, stop, keep, request_id, state, attempts, ticket, cost, cost_estimated, sms, "
+    "contacts, error, retryable, first_attempt_at"
+)
+
+
+class Journal:
+    """An open journal file; every writing method commits before it returns (thread-safe)."""
+
+    def __init__(
+        self, path: str | Path, *, mode: Literal["open", "create", "any"] = "open"
+    ) -> None:
+        self.path = Path(path)
+        exists = self.path.exists() and self.path.stat().st_size > 0
+        if mode == "open" and not exists:
+            raise ConfigurationError(f"journal {str(self.path)!r} does not exist")
+        if mode == "create" and exists:
+            raise ConfigurationError(f"journal {str(self.path)!r} already exists")
+        self._lock = threading.Lock()
+        self._plan: dict[str, list[Any]] | None = None
+        self._campaign_id: str | None = None
+        try:
+            self._db = _sqlite.connect(self.path, _SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise ConfigurationError(f"{str(self.path)!r} is not an smskit journal: {exc}") from exc
+
+    def __repr__(self) -> str:
+        return f"Journal({str(self.path)!r})"
+
+    def close(self) -> None:
+        """Close the file (the state is already on disk)."""
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
+        return _sqlite.transaction(self._db, self._lock)
+
+    def _read(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            return self._db.execute(sql, args).fetchall()
+
+    # -- meta ------------------------------------------------------------------------------
+
+    def meta(self) -> dict[str, Any]:
+        """Everything the campaign was created with (JSON values)."""
+        return {key: json.loads(value) for key, value in self._read("SELECT key, value FROM meta")}
+
+    @property
+    def campaign_id(self) -> str:
+        """The campaign id every request_id derives from."""
+        if self._campaign_id is None:
+            self._campaign_id = str(self.meta()["campaign_id"])
+        return self._campaign_id
+
+    # -- a new campaign ----------------------------------------------------------------------
+
+    def initialise(
+        self,
+        meta: Mapping[str, Any],
+        plan: Mapping[str, Sequence[Any]],
+        bounds: Iterable[tuple[int, int]],
+        excluded: Iterable[tuple[int, Any, Any, str, Any]],
+    ) -> None:
+        """Write a whole campaign in one transaction: a crash leaves all of it or nothing.
+
+        ``meta`` needs ``campaign_id`` and ``fields`` (the dynamic fields sent). ``plan``:
+        equal-length columns ``phone_number``, ``row``, ``segments`` and ``field:<name>`` per
+        field, in sending order. ``bounds``: each chunk's (start, stop) in the plan.
+        ``excluded``: (row, input, phone_number, issue, detail) kept out by preflight.
+        """
+        now = time.time()
+        with self._tx() as db:
+            if db.execute("SELECT COUNT(*) FROM meta").fetchone()[0]:
+                raise ConfigurationError(f"journal {str(self.path)!r} is already initialised")
+            db.executemany(
+                "INSERT INTO plan VALUES (?, ?)",
+                [(name, json.dumps(list(column), ensure_ascii=False))
+                 for name, column in plan.items()],
+            )  # fmt: skip
+            db.executemany(
+                "INSERT INTO chunks (idx, start, stop, state, updated_at) "
+                "VALUES (?, ?, ?, 'pending', ?)",
+                ((idx, start, stop, now) for idx, (start, stop) in enumerate(bounds)),
+            )
+            db.executemany(
+                "INSERT INTO excluded VALUES (?, ?, ?, ?, ?)",
+                ((row, _text(raw), _text(number), issue, _text(detail))
+                 for row, raw, number, issue, detail in excluded),
+            )  # fmt: skip
+            meta = {**meta, "format": FORMAT_VERSION, "created_at": now}
+            db.executemany(
+                "INSERT INTO meta VALUES (?, ?)",
+                [(key, json.dumps(value)) for key, value in meta.items()],
+            )
+        self._plan = {name: list(column) for name, column in plan.items()}  # as just written
+
+    # -- the plan ----------------------------------------------------------------------------
+
+    def plan(self) -> dict[str, list[Any]]:
+        """The plan's columns (read once, then kept: they never change)."""
+        if self._plan is None:
+            self._plan = {
+                name: json.loads(value) for name, value in self._read("SELECT * FROM plan")
+            }
+        return self._plan
+
+    def fields(self) -> list[str]:
+        """The dynamic fields the recipients carry, in sorted order."""
+        return sorted(
+            name[len(FIELD_PREFIX) :] for name in self.plan() if name.startswith(FIELD_PREFIX)
+        )
+
+    def contacts(self, positions: Iterable[int]) -> list[dict[str, str]]:
+        """The Contact objects of planned recipients: number and non-empty fields."""
+        plan = self.plan()
+        numbers = plan["phone_number"]
+        columns = [(name, plan[FIELD_PREFIX + name]) for name in self.fields()]
+        out = []
+        for position in positions:
+            contact = {"phone_number": numbers[position]}
+            for name, column in columns:
+                if value := column[position]:
+                    contact[name] = value
+            out.append(contact)
+        return out
+
+    def payload(self, chunk: Chunk) -> list[dict[str, str]]:
+        """What ``chunk`` sends."""
+        return self.contacts(chunk.positions)
+
+    def expected_request_id(self, chunk: Chunk) -> str:
+        """The request_id ``chunk`` is (or will be) sent with."""
+        return derive_request_id(self.campaign_id, chunk.idx, canonical_json(self.payload(chunk)))
+
+    # -- chunks ------------------------------------------------------------------------------
+
+    def _chunk(self, record: Sequence[Any]) -> Chunk:
+        (idx, start, stop, keep, rid, state, attempts, ticket, cost, estimated, sms, contacts,
+         error, retryable, first) = record  # fmt: skip
+        plan = self.plan()
+        if keep is None:
+            positions = tuple(range(start, stop))
+            rows = tuple(plan["row"][start:stop])
+            segments = tuple(plan["segments"][start:stop])
+        else:
+            positions = tuple(json.loads(keep))
+            rows = tuple(plan["row"][p] for p in positions)
+            segments = tuple(plan["segments"][p] for p in positions)
+        return Chunk(
+            idx, rid, state, positions, rows, segments, attempts, ticket, cost, bool(estimated),
+            sms, contacts, error, bool(retryable), first,
+        )  # fmt: skip
+
+    def chunks(self, states: Iterable[str] | None = None) -> list[Chunk]:
+        """Chunks in order, all or those in ``states``."""
+        wanted = None if states is None else set(states)
+        records = self._read(f"SELECT {_CHUNK_COLUMNS} FROM chunks ORDER BY idx")
+        return [self._chunk(r) for r in records if wanted is None or r[5] in wanted]
+
+    def chunk(self, idx: int) -> Chunk:
+        """One chunk by index."""
+        records = self._read(f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE idx = ?", (idx,))
+        if not records:
+            raise KeyError(idx)
+        return self._chunk(records[0])
+
+    def counts(self) -> dict[str, int]:
+        """Number of chunks in each state (every state listed)."""
+        found = dict(self._read("SELECT state, COUNT(*) FROM chunks GROUP BY state"))
+        return {state: int(found.get(state, 0)) for state in CHUNK_STATES}
+
+    def mark_in_flight(self, chunk: Chunk) -> tuple[str, list[dict[str, str]]]:
+        """Before a request leaves: the chunk may be accepted from now on.
+
+        Returns the request_id (derived and stored on the first attempt) and the payload.
+        """
+        contacts = self.payload(chunk)
+        rid = chunk.request_id or derive_request_id(
+            self.campaign_id, chunk.idx, canonical_json(contacts)
+        )
+        now = time.time()
+        with self._tx() as db:
+            db.execute(
+                "UPDATE chunks SET state = 'in_flight', request_id = ?, attempts = attempts + 1, "
+                "error = NULL, first_attempt_at = COALESCE(first_attempt_at, ?), updated_at = ? "
+                "WHERE idx = ?",
+                (rid, now, now, chunk.idx),
+            )
+            _log(db, chunk.idx, "in_flight", None, now)
+        return rid, contacts
+
+    def mark_done(
+        self,
+        idx: int,
+        state: State,
+        *,
+        ticket: str | None = None,
+        cost: float | None = None,
+        cost_estimated: bool = False,
+        sms: int | None = None,
+        contacts: int | None = None,
+        error: str | None = None,
+        retryable: bool = False,
+    ) -> None:
+        """After the request returned (or gave up): its outcome."""
+        if state not in ("sent", "already_accepted", "failed"):
+            raise ValueError(f"state: an outcome is sent, already_accepted or failed, not {state}")
+        now = time.time()
+        with self._tx() as db:
+            db.execute(
+                "UPDATE chunks SET state = ?, ticket = ?, cost = ?, cost_estimated = ?, sms = ?, "
+                "contacts = ?, error = ?, retryable = ?, updated_at = ? WHERE idx = ?",
+                (state, ticket, cost, int(cost_estimated), sms, contacts, error, int(retryable),
+                 now, idx),
+            )  # fmt: skip
+            _log(db, idx, state, error or ticket, now)
+
+    def set_cost(self, idx: int, cost: float, *, estimated: bool) -> None:
+        """Fill in a chunk's cost learnt later (an already-accepted chunk's, by simulation)."""
+        with self._tx() as db:
+            db.execute(
+                "UPDATE chunks SET cost = ?, cost_estimated = ? WHERE idx = ?",
+                (cost, int(estimated), idx),
+            )
+
+    def reject(self, chunk: Chunk, refused: Mapping[int, str]) -> Chunk:
+        """The gateway refused some recipients of a chunk: drop them and re-key the chunk.
+
+        ``refused`` maps positions *in the chunk* to the gateway's message. Nothing of a
+        refused request was sent, so the smaller chunk gets its own ``request_id``; both
+        facts are committed together, before the new request leaves.
+        """
+        kept = [p for i, p in enumerate(chunk.positions) if i not in refused]
+        numbers = self.plan()["phone_number"]
+        rid = None
+        if kept:
+            payload = canonical_json(self.contacts(kept))
+            rid = derive_request_id(self.campaign_id, chunk.idx, payload)
+        now = time.time()
+        with self._tx() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO rejected VALUES (?, ?, ?, ?)",
+                [
+                    (chunk.rows[i], chunk.idx, numbers[chunk.positions[i]], message)
+                    for i, message in sorted(refused.items())
+                ],
+            )
+            db.execute(
+                "UPDATE chunks SET keep = ?, request_id = ?, state = 'pending', "
+                "first_attempt_at = NULL, updated_at = ? WHERE idx = ?",
+                (json.dumps(kept), rid, now, chunk.idx),
+            )
+            _log(db, chunk.idx, "pending", f"{len(refused)} recipient(s) refused; re-keyed", now)
+        return self.chunk(chunk.idx)
+
+    def fail_stale(self, idx: int, error: str) -> None:
+        """An ``in_flight`` chunk whose request_id has expired: its outcome cannot be known."""
+        self.mark_done(idx, "failed", error=error, retryable=False)
+
+    # -- recipients kept out ---------------------------------------------------------------
+
+    def excluded(self) -> list[tuple[int, str | None, str | None, str, str | None]]:
+        """(row, input, phone_number, issue, detail) of recipients preflight kept out."""
+        return self._read("SELECT row, input, phone_number, issue, detail FROM excluded")
+
+    def rejected(self) -> list[tuple[int, int, str | None, str]]:
+        """(row, chunk, phone_number, error) of recipients the gateway refused."""
+        return self._read("SELECT row, chunk, phone_number, error FROM rejected")
+
+    def log(self) -> list[tuple[int | None, float, str, str | None, str | None]]:
+        """Every state change: (chunk, at, state, request_id, detail), oldest first."""
+        return self._read("SELECT chunk, at, state, request_id, detail FROM log ORDER BY id")
+
+    # -- HLR cache -------------------------------------------------------------------------
+
+    def hlr_cached(self, numbers: Sequence[str], max_age: float | None) -> dict[str, Any]:
+        """Cached HLR answers (JSON objects) for ``numbers`` younger than ``max_age`` seconds."""
+        oldest = 0.0 if max_age is None else time.time() - max_age
+        found: dict[str, Any] = {}
+        for start in range(0, len(numbers), 500):
+            part = list(numbers[start : start + 500])
+            marks = ",".join("?" * len(part))
+            rows = self._read(
+                f"SELECT phone_number, result FROM hlr WHERE checked_at >= ? "
+                f"AND phone_number IN ({marks})",
+                (oldest, *part),
+            )
+            found.update((number, json.loads(result)) for number, result in rows)
+        return found
+
+    def hlr_store(self, answers: Mapping[str, Any]) -> None:
+        """Cache HLR answers (JSON objects) by number."""
+        now = time.time()
+        with self._tx() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO hlr VALUES (?, ?, ?)",
+                [(number, json.dumps(answer), now) for number, answer in answers.items()],
+            )
+
+
+def _log(db: sqlite3.Connection, idx: int, state: str, detail: str | None, now: float) -> None:
+    db.execute(
+        "INSERT INTO log (chunk, at, state, request_id, detail) "
+        "SELECT idx, ?, ?, request_id, ? FROM chunks WHERE idx = ?",
+        (now, state, detail, idx),
+    )
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    try:
+        import pandas as pd
+
+        if pd.isna(value):
+            return None
+    except (TypeError, ValueError):
+        pass
+    return str(value)

@@ -1,0 +1,208 @@
+"""The journal file and the bulk runner, without a gateway."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+import smskit
+from smskit._journal import Journal, canonical_json
+from smskit._runner import bounded, run_blocking
+
+META = {"campaign_id": "c1", "name": "t", "text": "x STOP", "sender": "Shop", "options": {}}
+# Three recipients to send, in two chunks: [0, 2) and [2, 3).
+PLAN = {
+    "phone_number": ["+33611", "+33612", "+33613"],
+    "row": [0, 1, 4],
+    "segments": [1, 2, 1],
+    "field:first_name": ["Ann", "", "Zoé"],
+}
+BOUNDS = [(0, 2), (2, 3)]
+
+
+def test_canonical_json_has_one_spelling() -> None:
+    """Sorted keys, no spaces, non-ASCII kept: equal values give equal text (and request ids)."""
+    assert canonical_json({"b": 1, "a": "é"}) == '{"a":"é","b":1}'
+    assert canonical_json([{"z": 1, "a": 2}]) == canonical_json([{"a": 2, "z": 1}])
+
+
+def test_a_campaign_is_written_whole_and_read_back(tmp_path: Path) -> None:
+    """initialise() stores meta, the plan, chunks (pending) and exclusions; chunks read back
+    with their rows and segments, payloads with the non-empty fields only."""
+    path = tmp_path / "j.sqlite"
+    with Journal(path, mode="create") as journal:
+        journal.initialise(META, PLAN, BOUNDS, [(3, "0612", None, "invalid_number", "too_short")])
+    with Journal(path) as journal:
+        meta = journal.meta()
+        assert {k: meta[k] for k in META} == META
+        chunks = journal.chunks()
+        assert [c.state for c in chunks] == ["pending", "pending"]
+        assert [c.request_id for c in chunks] == [None, None]  # derived at the first attempt
+        assert chunks[0].rows == (0, 1) and chunks[0].segments == (1, 2)
+        assert chunks[1].rows == (4,)
+        assert journal.payload(chunks[0]) == [
+            {"phone_number": "+33611", "first_name": "Ann"},
+            {"phone_number": "+33612"},
+        ]
+        assert journal.excluded() == [(3, "0612", None, "invalid_number", "too_short")]
+        assert journal.counts() == {
+            "pending": 2, "in_flight": 0, "sent": 0, "already_accepted": 0, "failed": 0,
+        }  # fmt: skip
+
+
+def test_initialise_is_all_or_nothing(tmp_path: Path) -> None:
+    """A failure while writing (here, one row excluded twice) leaves no half campaign; a
+    journal is initialised once."""
+    path = tmp_path / "j.sqlite"
+    with Journal(path, mode="create") as journal:
+        with pytest.raises(sqlite3.IntegrityError):
+            journal.initialise(META, PLAN, BOUNDS, [(3, "a", None, "duplicate", None)] * 2)
+        assert journal.meta() == {}
+        assert journal.chunks() == []
+        journal.initialise(META, PLAN, BOUNDS, [])
+        with pytest.raises(smskit.ConfigurationError, match="already initialised"):
+            journal.initialise(META, PLAN, BOUNDS, [])
+
+
+def test_in_flight_derives_the_request_id_and_every_change_is_logged(tmp_path: Path) -> None:
+    """The first attempt stores request_id = BLAKE2b(campaign id, index, canonical payload)
+    with the in_flight state; an outcome stores ticket and cost; the log keeps both."""
+    with Journal(tmp_path / "j.sqlite", mode="create") as journal:
+        journal.initialise(META, PLAN, BOUNDS, [])
+        rid, contacts = journal.mark_in_flight(journal.chunk(0))
+        payload = '[{"first_name":"Ann","phone_number":"+33611"},{"phone_number":"+33612"}]'
+        expected = hashlib.blake2b(f"c1:0:{payload}".encode(), digest_size=16).hexdigest()
+        assert rid == expected
+        assert contacts == json.loads(payload)
+        chunk = journal.chunk(0)
+        assert (chunk.state, chunk.attempts, chunk.request_id) == ("in_flight", 1, expected)
+        assert journal.mark_in_flight(chunk)[0] == expected  # a retry repeats it
+        journal.mark_done(0, "sent", ticket="T1", cost=0.195, sms=3, contacts=2)
+        chunk = journal.chunk(0)
+        assert (chunk.state, chunk.ticket, chunk.cost, chunk.sms) == ("sent", "T1", 0.195, 3)
+        assert [(c, s, r) for c, _, s, r, _ in journal.log()] == [
+            (0, "in_flight", expected),
+            (0, "in_flight", expected),
+            (0, "sent", expected),
+        ]
+        with pytest.raises(ValueError, match="state"):
+            journal.mark_done(1, "pending")  # type: ignore[arg-type]
+
+
+def test_reject_drops_recipients_and_rekeys_the_chunk(tmp_path: Path) -> None:
+    """Refused recipients move to `rejected`; the chunk keeps the others under the id derived
+    from its smaller payload."""
+    with Journal(tmp_path / "j.sqlite", mode="create") as journal:
+        journal.initialise(META, PLAN, BOUNDS, [])
+        first, _ = journal.mark_in_flight(journal.chunk(0))
+        smaller = journal.reject(journal.chunk(0), {0: "not served (code 413)"})
+        payload = '[{"phone_number":"+33612"}]'
+        assert (
+            smaller.request_id
+            == hashlib.blake2b(f"c1:0:{payload}".encode(), digest_size=16).hexdigest()
+        )
+        assert smaller.request_id != first
+        assert smaller.state == "pending"
+        assert smaller.rows == (1,) and smaller.segments == (2,)
+        assert journal.payload(smaller) == [{"phone_number": "+33612"}]
+        assert journal.rejected() == [(0, 0, "+33611", "not served (code 413)")]
+
+
+def test_opening_what_is_not_a_journal_is_a_clear_error(tmp_path: Path) -> None:
+    """A missing file, an existing file in create mode, or a non-SQLite file: named errors."""
+    with pytest.raises(smskit.ConfigurationError, match="does not exist"):
+        Journal(tmp_path / "missing.sqlite")
+    text = tmp_path / "notes.txt"
+    text.write_text("hello, this is not a database at all" * 10)
+    with pytest.raises(smskit.ConfigurationError, match="not an smskit journal"):
+        Journal(text)
+    with pytest.raises(smskit.ConfigurationError, match="already exists"):
+        Journal(text, mode="create")
+
+
+def test_hlr_cache_respects_max_age(tmp_path: Path) -> None:
+    """Answers come back by number while younger than max_age (None: any age)."""
+    with Journal(tmp_path / "j.sqlite", mode="any") as journal:
+        journal.hlr_store({"+33612345678": {"status": "valid"}})
+        assert journal.hlr_cached(["+33612345678", "+33600000000"], None) == {
+            "+33612345678": {"status": "valid"}
+        }
+        with sqlite3.connect(journal.path) as db:
+            db.execute("UPDATE hlr SET checked_at = checked_at - 100")
+        assert journal.hlr_cached(["+33612345678"], 50) == {}
+        assert json.dumps(journal.hlr_cached(["+33612345678"], 200)) == (
+            '{"+33612345678": {"status": "valid"}}'
+        )
+
+
+def test_bounded_runs_at_most_n_at_once_and_nothing_after_stop() -> None:
+    """With concurrency 2 no more than 2 workers overlap; once stop is set, none starts."""
+    running = 0
+    peak = 0
+    started: list[int] = []
+    stop = threading.Event()
+
+    async def worker(item: int) -> None:
+        nonlocal running, peak
+        started.append(item)
+        running += 1
+        peak = max(peak, running)
+        await asyncio.sleep(0.001)
+        running -= 1
+        if item == 5:
+            stop.set()
+
+    asyncio.run(bounded(range(20), worker, 2, stop))
+    assert peak == 2
+    assert 5 in started and len(started) <= 7  # item 5's partner may already be running
+
+
+def test_an_interrupt_in_a_notebook_lets_requests_in_flight_finish() -> None:
+    """Inside a running loop (a notebook), "interrupt kernel" raises KeyboardInterrupt in the
+    main thread: the work is told to stop, is waited for, then the interrupt propagates."""
+    import os
+    import signal
+
+    seen: list[bool] = []
+
+    async def work(stop: threading.Event) -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # what "interrupt kernel" does
+        for _ in range(5000):  # requests in flight would be finishing here
+            if stop.is_set():
+                break
+            await asyncio.sleep(0.001)
+        seen.append(stop.is_set())
+
+    async def cell() -> None:
+        run_blocking(work)
+
+    loop = asyncio.new_event_loop()  # run_until_complete: no SIGINT handler of asyncio.run
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            loop.run_until_complete(cell())
+    finally:
+        loop.close()
+    assert seen == [True]
+
+
+def test_run_blocking_inside_and_outside_an_event_loop() -> None:
+    """The same call works from plain code and from inside a running loop (a notebook)."""
+
+    async def work(stop: threading.Event) -> str:
+        await asyncio.sleep(0)
+        return threading.current_thread().name
+
+    outside = run_blocking(work)
+
+    async def cell() -> str:
+        return run_blocking(work)
+
+    inside = asyncio.run(cell())
+    assert outside == threading.current_thread().name
+    assert inside.startswith("smskit-bulk")

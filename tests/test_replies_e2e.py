@@ -1,0 +1,154 @@
+"""Replies end to end over real HTTP: client send -> sandbox replies -> Inbox, and a burst."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import sqlite3
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+import smskit
+from smskit.replies import Inbox, opt_out_rate, reply_rate
+from smskit.sandbox import Sandbox
+
+RECIPIENTS = [f"+3367000{n:04d}" for n in range(30)]
+TEXT = "Soldes -20% ce week-end ! Répondez OUI pour réserver. STOP au 36173"
+
+
+@pytest.fixture
+def setup() -> Iterator[tuple[Sandbox, Inbox, smskit.Client]]:
+    """A fresh sandbox whose callback URL is a running Inbox, and a client on the sandbox."""
+    with Sandbox(seed=0) as sb, Inbox() as inbox, smskit.Client(sandbox=sb) as client:
+        sb.set_callback_url(inbox.url)
+        yield sb, inbox, client
+
+
+def send_with_replies(client: smskit.Client) -> str:
+    """A with_replies marketing send to RECIPIENTS through the client; returns its ticket."""
+    result = client.sms_campaign.send(
+        text=TEXT, recipients=RECIPIENTS, sender="Boutique", with_replies=True
+    )
+    assert result.sms_ticket is not None
+    return result.sms_ticket
+
+
+def test_send_with_replies_reaches_the_inbox_once_each(
+    setup: tuple[Sandbox, Inbox, smskit.Client],
+) -> None:
+    """Send -> simulated campaign replies -> Inbox holds each once; a replay is ignored."""
+    sb, inbox, client = setup
+    ticket = send_with_replies(client)
+    simulated = sb.simulate_campaign_replies(ticket, rate=0.5, opt_out_share=0.2, seed=1)
+    assert len(simulated) == 15  # 0.5 * 30
+    assert inbox.wait(15, timeout=10) == 15
+    frame = inbox.to_frame()
+    assert sorted(frame["message_id"]) == sorted(simulated["message_id"])
+    assert set(frame["sim_card_number"]) == {"38100"}
+    assert frame["reception_date"].tolist() == simulated["reception_date"].tolist()
+    # The gateway may deliver the same reply again: the inbox keeps one copy.
+    replay = sb.replies().iloc[0]
+    body = {k: replay[k] for k in ("message_id", "number", "text", "sim_card_number")}
+    conn_url = urlsplit(inbox.url)
+    conn = http.client.HTTPConnection(conn_url.hostname, conn_url.port, timeout=10)
+    conn.request("POST", conn_url.path, json.dumps({**body, "reception_date": "2025-01-01"}))
+    assert conn.getresponse().status == 200
+    conn.close()
+    assert len(inbox.to_frame()) == 15 and inbox.stats()["duplicates"] == 1
+    rates = reply_rate(frame, sb.sent())
+    assert rates.loc[ticket, "reply_rate"] == 15 / 30
+    assert rates.loc[ticket, "opt_outs"] == 3  # round(0.2 * 15)
+    assert opt_out_rate(frame, sb.sent()) == 3 / 30
+
+
+def test_opt_outs_feed_contact_delete(setup: tuple[Sandbox, Inbox, smskit.Client]) -> None:
+    """Numbers returned by opt_outs() can be deleted from the account with the client."""
+    sb, inbox, client = setup
+    client.contact.create([{"phone_number": n} for n in RECIPIENTS], list_name="clients")
+    ticket = send_with_replies(client)
+    sb.simulate_campaign_replies(ticket, rate=0.4, opt_out_share=0.5, seed=2)
+    opted = inbox.opt_outs()
+    assert len(opted) == 6  # round(0.5 * round(0.4 * 30))
+    client.contact.delete(opted)
+    remaining = set(sb.contacts()["phone_number"])
+    assert remaining == set(RECIPIENTS) - set(opted)
+
+
+def test_storage_failure_is_500_and_the_sandbox_retry_stores_it(
+    setup: tuple[Sandbox, Inbox, smskit.Client], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If the inbox cannot store a reply it answers 500, so the sandbox retries and it lands."""
+    sb, inbox, _ = setup
+    store = inbox._store
+    real_add = store.add
+    failures = iter([sqlite3.OperationalError("disk I/O error")])
+
+    def flaky_add(reply: Any) -> bool:
+        error = next(failures, None)
+        if error is not None:
+            raise error
+        return real_add(reply)
+
+    monkeypatch.setattr(store, "add", flaky_add)
+    outcome = sb.simulate_reply(RECIPIENTS[0], "OUI")
+    assert (outcome["delivered"], outcome["attempts"]) == (True, 2)
+    assert sb.deliveries()["status"].tolist() == ["500", "200"]
+    assert inbox.to_frame()["message_id"].tolist() == [outcome["message_id"]]
+
+
+def test_burst_of_5000_callbacks_from_8_senders_loses_and_duplicates_nothing() -> None:
+    """5,000 replies (plus 500 deliberate re-deliveries) from 8 concurrent connections."""
+    count, senders = 5000, 8
+
+    def body(i: int) -> bytes:
+        return json.dumps(
+            {"message_id": f"b{i:05d}", "number": f"+3361{i:07d}",
+             "text": "STOP" if i % 7 == 0 else "OUI", "sim_card_number": "38100",
+             "reception_date": f"2025-03-0{1 + i % 3}T10:{i % 60:02d}:00+00:00"}
+        ).encode()  # fmt: skip
+
+    # Every 10th reply is delivered twice, by another sender: a gateway retry.
+    jobs = [body(i) for i in range(count)] + [body(i) for i in range(0, count, 10)]
+    with Inbox() as inbox:
+        target = urlsplit(inbox.url)
+
+        def sender(share: list[bytes]) -> list[int]:
+            conn = http.client.HTTPConnection(target.hostname, target.port, timeout=10)
+            statuses = []
+            for raw in share:
+                conn.request("POST", target.path, raw, {"Content-Type": "application/json"})
+                answer = conn.getresponse()
+                answer.read()
+                statuses.append(answer.status)
+            conn.close()
+            return statuses
+
+        with ThreadPoolExecutor(senders) as pool:
+            shares = [jobs[k::senders] for k in range(senders)]
+            statuses = [s for part in pool.map(sender, shares) for s in part]
+        frame = inbox.to_frame()
+        stats = inbox.stats()
+    assert statuses == [200] * len(jobs)
+    assert sorted(frame["message_id"]) == [f"b{i:05d}" for i in range(count)]  # 0 lost, 0 dup
+    assert stats == {"stored": count, "duplicates": count // 10, "rejected": 0}
+    assert int(frame["is_opt_out"].sum()) == len(range(0, count, 7))
+
+
+def test_callback_token_never_reaches_a_log_record(
+    setup: tuple[Sandbox, Inbox, smskit.Client], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Deliveries log nothing that holds the inbox token, even with every logger at DEBUG."""
+    sb, inbox, _ = setup
+    token = urlsplit(inbox.url).path.split("/")[2]
+    with caplog.at_level("DEBUG"):
+        sb.simulate_reply("+33670000001", "OUI")
+        assert inbox.wait(1, timeout=10) == 1
+        sb.set_callback_url(inbox.url.replace(token, "x" * len(token)))  # 404: retried
+        sb.simulate_reply("+33670000002", "STOP", wait=False)
+    assert caplog.records, "the delivery path logs nothing at all: the check would be empty"
+    assert any(r.name == "uvicorn.access" for r in caplog.records)  # the path was logged...
+    assert not [r for r in caplog.records if token in r.getMessage()]  # ...masked
