@@ -3,9 +3,10 @@
 The gateway POSTs each reply to a URL registered in the account (spec, "Events") with no
 authentication, so :class:`Inbox` serves one unguessable URL
 (``http://127.0.0.1:PORT/callbacks/<token>/inbound``); anything else is 404. It answers 200
-with an empty body to every POST there, as the spec requires, keeps malformed bodies in a
-rejects table, deduplicates replies by ``message_id`` (the gateway may retry) and turns them
-into a typed DataFrame. Starlette and uvicorn are imported only by ``Inbox.start()``.
+with an empty body to every POST there, as the spec requires even on error, keeps malformed
+and oversized bodies in a rejects table, deduplicates replies by ``message_id`` (the gateway
+may retry) and turns them into a typed DataFrame. Starlette and uvicorn are imported only
+by ``Inbox.start()``.
 
 The analytics below are pure pandas over ``Inbox.to_frame()`` (and a frame of sends).
 """
@@ -188,34 +189,63 @@ class _Store:
         self._db = _sqlite.connect(path or None, _SCHEMA)
         self.count = self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
         self.duplicates = 0
+        self.unsaved: dict[str, _Reply] = {}
+        self._seen_before: set[str] = set()
 
     def add(self, reply: _Reply) -> bool:
-        """Store a reply unless its message_id is known; True when it was new."""
+        """Store a reply unless its message_id is known; True when it was new.
+
+        If SQLite fails, the reply waits in memory (``unsaved``) and is written with the next
+        one: the spec makes the receiver answer 200 even on error, so no retry would bring it.
+        """
         with self.changed:
-            cursor = self._db.execute(
-                "INSERT OR IGNORE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (reply.message_id, reply.number, reply.text, reply.sim_card_number,
-                 reply.reception_us, reply.reception_raw, _micros(datetime.now(UTC))),
-            )  # fmt: skip
-            new = cursor.rowcount == 1
-            if new:
-                self.count += 1
+            self.unsaved.setdefault(reply.message_id, reply)
+            self.flush()
+            return reply.message_id not in self._seen_before
+
+    def flush(self) -> None:
+        """Write the replies held in memory, oldest first; keep them if SQLite still fails."""
+        with self.changed:
+            self._seen_before = set()
+            try:
+                with _sqlite.transaction(self._db, self.changed):
+                    for reply in self.unsaved.values():
+                        cursor = self._db.execute(
+                            "INSERT OR IGNORE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            (reply.message_id, reply.number, reply.text, reply.sim_card_number,
+                             reply.reception_us, reply.reception_raw,
+                             _micros(datetime.now(UTC))),
+                        )  # fmt: skip
+                        if cursor.rowcount != 1:
+                            self._seen_before.add(reply.message_id)
+            except sqlite3.Error:
+                logger.exception(
+                    "%d inbound replies held in memory: SQLite failed", len(self.unsaved)
+                )
+                return
+            written = len(self.unsaved) - len(self._seen_before)
+            self.unsaved.clear()
+            self.duplicates += len(self._seen_before)
+            if written:
+                self.count += written
                 self.changed.notify_all()
-            else:
-                self.duplicates += 1
-            return new
 
     def reject(self, reason: str, size: int, body: bytes | None) -> None:
         """Keep what could not be stored, for inspection."""
         shown = None if body is None else body.decode("utf-8", errors="replace")
-        with self.changed:
-            self._db.execute(
-                "INSERT INTO rejects (received_at, reason, size, body) VALUES (?, ?, ?, ?)",
-                (_micros(datetime.now(UTC)), reason, size, shown),
-            )
+        try:
+            with self.changed:
+                self._db.execute(
+                    "INSERT INTO rejects (received_at, reason, size, body) VALUES (?, ?, ?, ?)",
+                    (_micros(datetime.now(UTC)), reason, size, shown),
+                )
+        except sqlite3.Error:
+            logger.exception("a rejected callback could not be kept: SQLite failed")
 
     def rows(self, sql: str) -> list[tuple[Any, ...]]:
         with self.changed:
+            if self.unsaved:
+                self.flush()
             return self._db.execute(sql).fetchall()
 
 
@@ -275,11 +305,18 @@ class Inbox(Served):
             return self._store.count
 
     def stats(self) -> dict[str, int]:
-        """Replies stored, duplicate deliveries ignored (since this object exists), rejects."""
+        """Replies stored, duplicate deliveries ignored (since this object exists), rejects, and
+        replies held in memory because SQLite failed (written at the next success)."""
         rejected = self._store.rows("SELECT COUNT(*) FROM rejects")[0][0]
         with self._store.changed:
             stored, duplicates = self._store.count, self._store.duplicates
-        return {"stored": stored, "duplicates": duplicates, "rejected": rejected}
+            unsaved = len(self._store.unsaved)
+        return {
+            "stored": stored,
+            "duplicates": duplicates,
+            "rejected": rejected,
+            "unsaved": unsaved,
+        }
 
     def wait(self, n: int, timeout: float = 10.0) -> int:
         """Block until at least ``n`` replies are stored; returns the count.
@@ -368,23 +405,20 @@ def _build_app(token: str, store: _Store, max_body: int) -> Any:
         if request.method != "POST":
             return Response(status_code=405, headers={"Allow": "POST"})
         raw, size = await _read(request, max_body)
+        # Spec rule 1: the receiver answers 200 even when it ignores the reply or fails.
         if raw is None:
             store.reject(f"body over {max_body} bytes", size, None)
-            logger.warning("inbound callback refused: body over %d bytes (413)", max_body)
-            return Response(status_code=413)
+            logger.warning(
+                "inbound callback refused: body over %d bytes (kept in rejects)", max_body
+            )
+            return Response(status_code=200)
         try:
             reply = _parse(raw)
         except _Malformed as exc:
             store.reject(str(exc), size, raw)
             logger.error("inbound callback rejected (kept in rejects): %s", exc)
             return Response(status_code=200)
-        try:
-            new = store.add(reply)
-        except sqlite3.Error:
-            # Not the sender's fault: a non-200 makes a retrying gateway deliver it again.
-            logger.exception("inbound reply %s could not be stored", reply.message_id)
-            return Response(status_code=500)
-        if not new:
+        if not store.add(reply):
             logger.info("inbound reply %s received again: ignored", reply.message_id)
         return Response(status_code=200)
 

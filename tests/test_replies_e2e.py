@@ -78,26 +78,35 @@ def test_opt_outs_feed_contact_delete(setup: tuple[Sandbox, Inbox, smskit.Client
     assert remaining == set(RECIPIENTS) - set(opted)
 
 
-def test_storage_failure_is_500_and_the_sandbox_retry_stores_it(
+def test_storage_failure_answers_200_and_keeps_the_reply_until_sqlite_recovers(
     setup: tuple[Sandbox, Inbox, smskit.Client], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """If the inbox cannot store a reply it answers 500, so the sandbox retries and it lands."""
+    """SQLite failing: 200 all the same (spec rule 1), the reply held in memory, then written."""
     sb, inbox, _ = setup
     store = inbox._store
-    real_add = store.add
-    failures = iter([sqlite3.OperationalError("disk I/O error")])
 
-    def flaky_add(reply: Any) -> bool:
-        error = next(failures, None)
-        if error is not None:
-            raise error
-        return real_add(reply)
+    class FailingOnce:
+        """The store's connection, except that the first reply insert fails like a full disk."""
 
-    monkeypatch.setattr(store, "add", flaky_add)
-    outcome = sb.simulate_reply(RECIPIENTS[0], "OUI")
-    assert (outcome["delivered"], outcome["attempts"]) == (True, 2)
-    assert sb.deliveries()["status"].tolist() == ["500", "200"]
-    assert inbox.to_frame()["message_id"].tolist() == [outcome["message_id"]]
+        def __init__(self, db: sqlite3.Connection) -> None:
+            self.db, self.failed = db, False
+
+        def execute(self, sql: str, *args: Any) -> Any:
+            if sql.startswith("INSERT OR IGNORE INTO replies") and not self.failed:
+                self.failed = True
+                raise sqlite3.OperationalError("disk I/O error")
+            return self.db.execute(sql, *args)
+
+    monkeypatch.setattr(store, "_db", FailingOnce(store._db))
+    first = sb.simulate_reply(RECIPIENTS[0], "OUI")
+    assert (first["delivered"], first["attempts"]) == (True, 1)
+    assert sb.deliveries()["status"].tolist() == ["200"]
+    assert len(store.unsaved) == 1 and store.count == 0  # not lost: waiting in memory
+    assert inbox.stats()["unsaved"] == 0  # reading flushes once SQLite works again
+    second = sb.simulate_reply(RECIPIENTS[1], "NON")
+    frame = inbox.to_frame()
+    assert sorted(frame["message_id"]) == sorted([first["message_id"], second["message_id"]])
+    assert inbox.stats()["stored"] == 2
 
 
 def test_burst_of_5000_callbacks_from_8_senders_loses_and_duplicates_nothing() -> None:
@@ -134,7 +143,7 @@ def test_burst_of_5000_callbacks_from_8_senders_loses_and_duplicates_nothing() -
         stats = inbox.stats()
     assert statuses == [200] * len(jobs)
     assert sorted(frame["message_id"]) == [f"b{i:05d}" for i in range(count)]  # 0 lost, 0 dup
-    assert stats == {"stored": count, "duplicates": count // 10, "rejected": 0}
+    assert stats == {"stored": count, "duplicates": count // 10, "rejected": 0, "unsaved": 0}
     assert int(frame["is_opt_out"].sum()) == len(range(0, count, 7))
 
 
