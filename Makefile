@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 
-.PHONY: install test lint demo lab bench clean
+.PHONY: install chromium test lint demo lab bench clean
 
 install: $(STAMP)
 
@@ -16,14 +16,20 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lint: install
-	$(BIN)/ruff check smskit tests benchmarks
+	$(BIN)/ruff check smskit tests benchmarks docs notebooks/_export notebooks/data
 
-test: lint
+# The browser tests drive Debian's chromium (CI starts from a clean Debian machine, as root).
+chromium:
+	@if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then :; else \
+		apt-get update && apt-get install -y --no-install-recommends chromium chromium-driver; fi
+
+test: lint chromium
 	$(BIN)/python -m pytest tests --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider
 
+# Executes every notebook on the embedded sandbox; the pages load their scripts from
+# build/notebooks/static/ (pinned in notebooks/_export/package-lock.json), so they render offline.
 demo: install
-	mkdir -p build/notebooks
-	$(BIN)/jupyter nbconvert --to html --execute --output-dir build/notebooks $(NOTEBOOKS)
+	$(BIN)/python notebooks/_export/export_notebooks.py --output-dir build/notebooks $(NOTEBOOKS)
 	@echo "Demo notebooks written to $(CURDIR)/build/notebooks/"
 
 lab: install

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from smskit.campaign import Campaign, hlr
     from smskit.replies import Inbox
     from smskit.sandbox import Sandbox
+    from smskit.widgets import Composer, Dashboard, HLRExplorer
 
 __all__ = [
     "APIError",
@@ -57,12 +58,15 @@ __all__ = [
     "Balance",
     "Campaign",
     "Client",
+    "Composer",
     "ConfigurationError",
     "ContactItem",
     "ContactItems",
     "CountryCredits",
     "Credits",
+    "Dashboard",
     "DuplicateRequestError",
+    "HLRExplorer",
     "HLRResult",
     "HLRResults",
     "Inbox",
@@ -111,6 +115,10 @@ def __getattr__(name: str) -> Any:
         from smskit.replies import Inbox
 
         return Inbox
+    if name in ("Composer", "Dashboard", "HLRExplorer"):  # ipywidgets only when a widget is made
+        from smskit import widgets
+
+        return getattr(widgets, name)
     if name in _LAZY_MODULES:
         return importlib.import_module(f"smskit.{name}")
     raise AttributeError(f"module 'smskit' has no attribute {name!r}")

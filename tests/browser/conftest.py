@@ -1,0 +1,195 @@
+"""A real JupyterLab and a real headless chromium for browser tests, both started here and
+stopped by PID (their whole process group) in teardown, even when a test fails.
+
+JupyterLab serves a temporary copy of ``notebooks/`` on 127.0.0.1 with a random token and
+a free port; its kernel is this interpreter's (ipykernel in the same venv). Chromium is
+Debian's (``/usr/bin/chromium``), driven by Playwright over the DevTools protocol; requests
+to anything but the loopback server are aborted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from browser._chromium import CHROMIUM, CHROMIUM_FLAGS
+
+REPO = Path(__file__).resolve().parents[2]
+START_TIMEOUT_S = 60.0
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now (on the loopback interface)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class _Exited(Exception):
+    """The process being waited for is gone."""
+
+
+def alive(process: subprocess.Popen[bytes]) -> bool:
+    """True while ``process`` runs; raises once it has exited (no point waiting longer)."""
+    if process.poll() is not None:
+        raise _Exited(process.returncode)
+    return True
+
+
+def wait_for(probe: Callable[[], Any], what: str, timeout: float = START_TIMEOUT_S) -> Any:
+    """Call ``probe`` until it returns something truthy without raising; fail after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    last: BaseException | None = None
+    while time.monotonic() < deadline:
+        try:
+            value = probe()
+        except (OSError, urllib.error.URLError, ValueError) as exc:
+            last = exc
+        except _Exited as exc:
+            raise RuntimeError(f"{what} exited before it was ready") from exc
+        else:
+            if value:
+                return value
+        time.sleep(0.2)
+    raise TimeoutError(f"{what} not ready after {timeout:.0f} s (last error: {last!r})")
+
+
+def stop_group(process: subprocess.Popen[bytes]) -> None:
+    """Stop a process started in its own session, and its children (kernels, renderers)."""
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=15)
+        except ProcessLookupError:
+            pass
+    # children that outlived their leader (same process group id as the leader's pid)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+@dataclass
+class Lab:
+    """A running JupyterLab: where it is, its token, the notebooks' copy it serves."""
+
+    url: str
+    token: str
+    root: Path
+    process: subprocess.Popen[bytes]
+
+    def api(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        """Call the Jupyter server REST API with the token; the decoded JSON answer."""
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(
+            f"{self.url}{path}",
+            data=data,
+            method=method,
+            headers={"Authorization": f"token {self.token}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            raw = answer.read()
+        return json.loads(raw) if raw else None
+
+    def open_session(self, notebook: str) -> dict[str, Any]:
+        """Start the notebook's kernel (python3) before the page opens: no kernel dialog."""
+        return self.api(
+            "POST",
+            "/api/sessions",
+            {"path": notebook, "name": notebook, "type": "notebook", "kernel": {"name": "python3"}},
+        )
+
+    def kernel_state(self, kernel_id: str) -> str:
+        return str(self.api("GET", f"/api/kernels/{kernel_id}")["execution_state"])
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """JupyterLab on 127.0.0.1 (free port, random token) over a temporary copy of notebooks/."""
+    base = tmp_path_factory.mktemp("lab")
+    root = base / "root"
+    shutil.copytree(REPO / "notebooks", root)
+    port, token = free_port(), secrets.token_hex(24)
+    # no "Jupyter news?" toast over the widgets (and no request for news)
+    notification = base / "settings" / "@jupyterlab" / "apputils-extension"
+    notification.mkdir(parents=True)
+    (notification / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False})
+    )
+    env = {
+        **os.environ,
+        # the kernelspec says "python": this venv's interpreter, found first on PATH
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
+        "JUPYTERLAB_SETTINGS_DIR": str(base / "settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),
+        "SMSKIT_API_LOGIN": "",
+        "SMSKIT_API_KEY": "",
+    }
+    command = [
+        sys.executable, "-m", "jupyter", "lab", "--no-browser",
+        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+        "--LabApp.expose_app_in_browser=True", "--LabApp.extension_manager=readonly",
+        *(["--allow-root"] if os.geteuid() == 0 else []),  # containers often run as root
+    ]  # fmt: skip
+    log = (base / "lab.log").open("wb")
+    process = subprocess.Popen(
+        command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
+    server = Lab(f"http://127.0.0.1:{port}", token, root, process)
+    try:
+        wait_for(lambda: alive(process) and server.api("GET", "/api/status"), "JupyterLab")
+        yield server
+    finally:
+        stop_group(process)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Debian's headless chromium, started here, driven by Playwright over CDP."""
+    from playwright.sync_api import sync_playwright
+
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs it (apt-get install chromium)")
+    profile = tmp_path_factory.mktemp("chromium")
+    port = free_port()
+    process = subprocess.Popen(
+        [str(CHROMIUM), "--headless=new", f"--remote-debugging-port={port}",
+         "--remote-debugging-address=127.0.0.1", f"--user-data-dir={profile}",
+         *CHROMIUM_FLAGS, "about:blank"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    endpoint = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(
+            lambda: alive(process)
+            and urllib.request.urlopen(f"{endpoint}/json/version", timeout=2).read(),
+            "chromium",
+        )
+        with sync_playwright() as playwright:
+            connected = playwright.chromium.connect_over_cdp(endpoint)
+            try:
+                yield connected
+            finally:
+                connected.close()
+    finally:
+        stop_group(process)

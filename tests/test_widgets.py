@@ -1,0 +1,373 @@
+"""The notebook widgets, driven headlessly: set values, press buttons, read panels and results.
+
+The live panel's content is :func:`smskit._widgets_compose.compose_panel` (pure, tested first);
+the widgets run against a real sandbox over HTTP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import smskit
+from smskit import Campaign, Client, Composer, Dashboard, HLRExplorer
+from smskit._widgets_compose import compose_panel, highlight, panel_html
+from smskit.errors import ValidationError
+from smskit.sandbox import Sandbox
+
+CURLY = (
+    "Bonjour {first_name}, l’été arrive : -20 % sur toute la collection ce week-end ! "
+    "STOP au 36173"
+)
+RECIPIENTS = pd.DataFrame(
+    {
+        "phone_number": ["+33612345678", "06 12 34 56 79", "+33123456789", "+4915123456789"],
+        "first_name": ["Camille", "Léa", "Hugo", None],
+    }
+)
+SEND_AT = "2030-06-04T10:00:00+02:00"  # a Tuesday morning: inside French marketing hours
+
+
+@pytest.fixture
+def client(fresh_sandbox: Sandbox) -> Iterator[Client]:
+    """A blocking client on a per-test sandbox (balances start at their default)."""
+    with Client(sandbox=fresh_sandbox) as made:
+        yield made
+
+
+def _composer(client: Client, tmp_path: Path, **options: object) -> Composer:
+    options.setdefault("sender", "MyShop")
+    options.setdefault("send_at", SEND_AT)
+    return Composer(
+        client, RECIPIENTS, debounce=0, journal=tmp_path / "c.journal.sqlite", **options
+    )
+
+
+# -- the pure panel ---------------------------------------------------------------------------
+
+
+def test_panel_counts_the_text_as_typed_and_as_delivered() -> None:
+    """A curly apostrophe makes the typed text UCS-2 (2 segments); delivered it is GSM-7."""
+    panel = compose_panel(CURLY, sender="MyShop", options={})
+    assert panel.stats is not None
+    assert (panel.stats.encoding, panel.stats.segments, panel.stats.units) == ("UCS-2", 2, 94)
+    assert panel.stats.non_gsm == ((23, "’"),)
+    assert panel.delivered is not None and panel.delivered.encoding == "GSM-7"
+    assert panel.delivered.segments == 1
+    assert panel.can_optimize and not panel.can_add_stop
+    assert panel.fields == ("first_name",)
+
+
+def test_panel_without_auto_optimisation_has_no_delivered_line() -> None:
+    """With auto_optimize_text=False the gateway sends the text as typed: no "as delivered"."""
+    panel = compose_panel(CURLY, sender="MyShop", options={"auto_optimize_text": False})
+    assert panel.delivered is None
+
+
+def test_panel_checks_name_what_blocks_the_send() -> None:
+    """Empty text, unknown field, missing STOP, bad sender and no recipients each fail a check."""
+    panel = compose_panel("Hi {prenom}", sender="My Shop", options={})
+    failed = {check.name: check.message for check in panel.failed}
+    assert set(failed) == {"fields", "stop", "sender", "recipients"}
+    assert "{prenom}" in failed["fields"]
+    assert panel.unknown_fields == ("prenom",)
+    assert "spaces" in failed["sender"]
+    assert not panel.ok and panel.can_add_stop
+    empty = compose_panel("", sender="MyShop", options={"purpose": "alert"})
+    assert [c.name for c in empty.failed] == ["text", "recipients"]
+
+
+def test_panel_alert_needs_no_stop_and_allows_spaces_in_the_sender() -> None:
+    """purpose='alert' drops the STOP rule and lets the sender have spaces."""
+    panel = compose_panel("Your code is 1234", sender="My Bank", options={"purpose": "alert"})
+    assert {c.name for c in panel.failed} == {"recipients"}
+    assert not panel.stop_required and not panel.can_add_stop
+
+
+def test_highlight_flags_runs_of_ucs2_characters() -> None:
+    """The text is split in runs; only the characters at the given positions are flagged."""
+    assert highlight("a’’b", {1, 2}) == [("a", False), ("’’", True), ("b", False)]
+    assert highlight("", set()) == []
+
+
+def test_panel_html_escapes_the_users_text() -> None:
+    """Markup typed in the composer is shown as text; the UCS-2 character is marked."""
+    text = "<script>alert(1)</script> it’s <b>"
+    page = panel_html(compose_panel(text, sender="MyShop", options={}))
+    assert "<script>" not in page and "<b>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert '<mark style="background:#ffd6d6">’</mark>' in page
+    assert "U+2019" in page
+
+
+# -- the composer widget ----------------------------------------------------------------------
+
+
+def test_composer_follows_the_text_and_enables_send_once_checks_pass(
+    client: Client, tmp_path: Path
+) -> None:
+    """Typing updates stats and panel; send stays disabled until the STOP mention is added."""
+    composer = _composer(client, tmp_path)
+    assert composer.send_button.disabled and composer.stats is not None
+    assert composer.stats.segments == 0
+    composer.text = CURLY.replace(" STOP au 36173", "")
+    assert composer.stats.encoding == "UCS-2"
+    assert "encoding: <strong>UCS-2</strong>" in composer.live.value
+    assert composer.send_button.disabled and composer.estimate_button.disabled
+    assert not composer.stop_button.disabled
+    composer.stop_button.click()
+    assert composer.text.endswith("\nSTOP au 36173")
+    assert not composer.send_button.disabled and composer.ready
+    assert composer.stop_button.disabled
+    report = composer.preflight
+    assert report is not None and (report.recipients, report.to_send) == (4, 3)
+    assert "worst case: 1 segment per recipient, 3 recipients to send" in composer.live.value
+
+
+def test_composer_controls_change_the_checks(client: Client, tmp_path: Path) -> None:
+    """A sender with spaces blocks a marketing send; purpose 'alert' accepts it."""
+    composer = _composer(client, tmp_path, text=CURLY)
+    assert composer.ready
+    composer.sender_input.value = "My Shop"
+    assert composer.send_button.disabled
+    assert [c.name for c in composer.panel.failed] == ["sender"]
+    composer.purpose_select.value = "alert"
+    assert not composer.send_button.disabled
+    composer.send_at_input.value = "next tuesday"
+    assert composer.send_button.disabled
+    assert [c.name for c in composer.panel.failed] == ["options"]
+    assert "send_at" in composer.panel.failed[0].message
+
+
+def test_optimise_button_switches_back_to_gsm7_and_says_what_it_saved(
+    client: Client, tmp_path: Path
+) -> None:
+    """'optimise text' replaces the curly quote: GSM-7, one segment, "1 saved" shown."""
+    composer = _composer(client, tmp_path, text=CURLY)
+    assert not composer.optimize_button.disabled
+    composer.optimize_button.click()
+    assert composer.text == CURLY.replace("’", "'")
+    assert composer.stats is not None
+    assert (composer.stats.encoding, composer.stats.segments) == ("GSM-7", 1)
+    assert "2 → 1 segment(s) per message, 1 saved" in composer.message.value
+    assert composer.optimize_button.disabled
+
+
+def test_send_asks_for_confirmation_and_cancel_sends_nothing(
+    client: Client, tmp_path: Path
+) -> None:
+    """The send button only shows Confirm / Cancel; Cancel hides them and sends nothing."""
+    composer = _composer(client, tmp_path, text=CURLY)
+    before = client.wallet.check_balance().amount
+    composer.send_button.click()
+    assert composer.confirm_box.layout.display == "flex"
+    assert "Send 3 message(s), 3 SMS" in composer.confirm_label.value
+    assert composer.send_button.disabled
+    composer.cancel_button.click()
+    assert composer.confirm_box.layout.display == "none"
+    assert not composer.send_button.disabled
+    assert composer.result is None
+    assert client.wallet.check_balance().amount == before
+
+
+def test_confirmed_send_shows_progress_and_the_result(client: Client, tmp_path: Path) -> None:
+    """Confirm sends through the campaign: progress reaches 3/3, result and balance agree."""
+    composer = _composer(client, tmp_path, text=CURLY)
+    before = client.wallet.check_balance().amount
+    composer.send_button.click()
+    composer.confirm_button.click()
+    result = composer.result
+    assert result is not None
+    summary = result.summary().iloc[0]
+    assert (summary["sent"], summary["excluded"], summary["sms"]) == (3, 1, 3)
+    assert (composer.progress.value, composer.progress.max) == (3, 3)
+    assert composer.progress_label.value == "3/3 recipients"
+    assert "sent: 3" in composer.message.value
+    assert "Campaign" in composer.output.value
+    after = client.wallet.check_balance().amount
+    assert after == pytest.approx(before - summary["cost"])
+
+
+def test_estimate_button_shows_the_gateways_figures_without_charging(
+    client: Client, tmp_path: Path
+) -> None:
+    """'estimate cost' simulates through the gateway: SMS and cost shown, balance untouched."""
+    composer = _composer(client, tmp_path, text=CURLY)
+    before = client.wallet.check_balance().amount
+    composer.estimate_button.click()
+    estimate = composer.cost_estimate
+    assert estimate is not None and estimate.source == "gateway"
+    assert (estimate.recipients, estimate.sms) == (3, 3)
+    assert estimate.cost is not None and estimate.cost > 0
+    assert "Campaign estimate" in composer.output.value
+    assert client.wallet.check_balance().amount == before
+
+
+def test_editing_after_an_estimate_clears_it_but_a_panel_refresh_alone_does_not(
+    client: Client, tmp_path: Path
+) -> None:
+    """An estimate stays on show while the values are the same, and goes once the text changes."""
+    composer = _composer(client, tmp_path, text=CURLY)
+    composer.estimate_button.click()
+    composer.refresh()
+    assert "Campaign estimate" in composer.output.value
+    composer.text = CURLY + " Vite !"
+    assert composer.output.value == "" and composer.message.value == ""
+    assert composer.progress.value == 0
+
+
+def test_composer_without_recipients_cannot_send(client: Client) -> None:
+    """No recipients: no preflight, send disabled, and send() from code names the check."""
+    composer = Composer(client, text=CURLY, sender="MyShop", debounce=0)
+    assert composer.preflight is None and composer.send_button.disabled
+    with pytest.raises(ValidationError, match="recipients"):
+        composer.send()
+
+
+def test_composer_rejects_unknown_send_options(client: Client) -> None:
+    """A misspelt send option is a ValidationError naming it, at construction."""
+    with pytest.raises(ValidationError, match="with_reply"):
+        Composer(client, RECIPIENTS, with_reply=True)
+
+
+def test_send_kwargs_drive_the_endpoint_and_the_campaign(client: Client, tmp_path: Path) -> None:
+    """send_kwargs() is text, sender and options; the endpoint and Campaign accept them."""
+    composer = _composer(client, tmp_path, text=CURLY, type="sms_low_cost")
+    composer.replies_box.value = True
+    kwargs = composer.send_kwargs()
+    assert kwargs == {
+        "text": CURLY, "sender": "MyShop", "type": "sms_low_cost", "purpose": "wholesale",
+        "with_replies": True, "send_at": SEND_AT,
+    }  # fmt: skip
+    simulated = client.sms_campaign.send(
+        recipients=["+33612345678"], simulation_mode=True, **kwargs
+    )
+    assert simulated.number_of_sms_needed == 1
+    assert Campaign(client, RECIPIENTS, **kwargs).preflight().to_send == 3
+
+
+def test_composer_debounces_keystrokes_in_an_event_loop(client: Client) -> None:
+    """Inside a running loop (a kernel), the panel refreshes once typing pauses."""
+
+    async def type_then_wait() -> tuple[str, str]:
+        composer = Composer(client, text="", sender="MyShop", debounce=0.05)
+        composer.text = "it’s"
+        composer.text = "it’s on"
+        right_after = composer.stats.encoding if composer.stats else ""
+        await asyncio.sleep(0.3)
+        return right_after, composer.stats.encoding if composer.stats else ""
+
+    right_after, settled = asyncio.run(type_then_wait())
+    assert (right_after, settled) == ("GSM-7", "UCS-2")
+
+
+def test_composer_repr_is_a_plain_text_summary(client: Client, tmp_path: Path) -> None:
+    """repr names text, encoding, recipients and what blocks; it is the text/plain of the bundle."""
+    composer = _composer(client, tmp_path, text="Hi {first_name}")
+    assert repr(composer) == (
+        "Composer('Hi {first_name}', GSM-7, 1 segment(s), 3 to send, blocked by stop)"
+    )
+    bundle = composer._repr_mimebundle_()
+    assert bundle["text/plain"] == repr(composer)
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == (
+        composer.widget.model_id
+    )
+
+
+def test_widgets_resolve_lazily_from_the_package() -> None:
+    """smskit.Composer / HLRExplorer / Dashboard are the classes of smskit.widgets."""
+    from smskit import widgets
+
+    assert (smskit.Composer, smskit.HLRExplorer, smskit.Dashboard) == (
+        widgets.Composer, widgets.HLRExplorer, widgets.Dashboard,
+    )  # fmt: skip
+
+
+# -- the HLR explorer -------------------------------------------------------------------------
+
+NUMBERS = ["+33612345678", "06 12 34 56 79", "+447400123456", "+4915123456789", "not a number"]
+
+
+def test_hlr_explorer_checks_breaks_down_and_filters(client: Client, tmp_path: Path) -> None:
+    """Check numbers (progress to 4/4), table per country, filters narrow table and CSV."""
+    explorer = HLRExplorer(client, pd.Series(NUMBERS), journal=False)
+    assert repr(explorer) == "HLRExplorer(5 number(s) to check)"
+    assert explorer.numbers_area.value.splitlines()[-1] == "not a number"
+    explorer.check_button.click()
+    frame = explorer.frame
+    assert frame is not None and len(frame) == 5
+    assert explorer.progress_label.value == "4/4 numbers"
+    assert list(explorer.country_select.options) == ["(all)", "DE", "FR", "GB"]
+    table = explorer.breakdown()
+    assert table is not None and table.loc["total", "total"] == 5
+    assert table.loc["FR", "total"] == 2
+    assert len(explorer.charts.outputs) == 2
+    assert "application/vnd.plotly.v1+json" in explorer.charts.outputs[0]["data"]
+
+    explorer.country_select.value = "FR"
+    table = explorer.breakdown()
+    assert table is not None and list(table.index) == ["FR", "total"]
+    status = str(frame.loc[frame["country_code"] == "FR", "line_status"].iloc[0])
+    explorer.status_select.value = status
+    kept = explorer.filtered
+    assert kept is not None and set(kept["line_status"].astype(str)) == {status}
+    assert set(kept["country_code"]) == {"FR"}
+    path = tmp_path / "fr.csv"
+    explorer.csv_path.value = str(path)
+    explorer.export_button.click()
+    written = pd.read_csv(path, dtype=str)
+    assert list(written["phone_number"]) == list(kept["phone_number"])
+    assert f"{len(kept)} row(s) written" in explorer.message.value
+
+
+def test_hlr_explorer_filter_with_no_match_shows_an_empty_table(client: Client) -> None:
+    """A filter combination nobody matches: total 0 and no chart (not an error)."""
+    explorer = HLRExplorer(client, NUMBERS[:2], journal=False)
+    explorer.check()
+    explorer.country_select.value = "FR"
+    absent = next(
+        s for s in explorer.status_select.options[1:]
+        if s not in set(explorer.frame["line_status"].astype(str))  # type: ignore[index]
+    )  # fmt: skip
+    explorer.status_select.value = absent
+    table = explorer.breakdown()
+    assert table is not None and table.loc["total", "total"] == 0
+    assert explorer.charts.outputs == ()
+    assert explorer.to_csv() == (
+        explorer.frame.head(0).to_csv(index=False)  # type: ignore[union-attr]
+    )
+
+
+def test_hlr_explorer_with_nothing_to_check_says_so(client: Client) -> None:
+    """Pressing "check" on an empty box shows the error in the widget; no request, no frame."""
+    explorer = HLRExplorer(client, journal=False)
+    explorer.check_button.click()
+    assert explorer.frame is None
+    assert "paste at least one phone number" in explorer.message.value
+    with pytest.raises(ValidationError, match="check numbers before exporting"):
+        explorer.to_csv()
+
+
+# -- the dashboard ----------------------------------------------------------------------------
+
+
+def test_dashboard_shows_balance_credits_map_and_drafts(client: Client) -> None:
+    """The dashboard holds what the gateway answers; refresh follows a spend."""
+    dashboard = Dashboard(client)
+    balance = client.wallet.check_balance()
+    assert dashboard.balance == balance
+    assert f"{balance.amount:,.2f}" in dashboard.balance_html.value
+    credits = client.wallet.check_credits()
+    assert dashboard.credits is not None and list(dashboard.credits.index) == list(credits)
+    assert dashboard.drafts is not None and list(dashboard.drafts["kind"]) == ["sms", "voice"]
+    assert "application/vnd.plotly.v1+json" in dashboard.map.outputs[0]["data"]
+    assert repr(dashboard) == (
+        f"Dashboard(balance={balance.amount} EUR, {len(credits)} countries with credits, 2 drafts)"
+    )
+    client.contact.hlr_request(["+33612345678"])
+    dashboard.refresh_button.click()
+    assert dashboard.balance.amount < balance.amount
