@@ -21,7 +21,7 @@ lint: install
 # The browser tests drive Debian's chromium (CI starts from a clean Debian machine, as root).
 chromium:
 	@if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then :; else \
-		apt-get update && apt-get install -y --no-install-recommends chromium chromium-driver; fi
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium chromium-driver; fi
 
 test: lint chromium
 	$(BIN)/python -m pytest tests --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider
