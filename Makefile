@@ -20,8 +20,8 @@ lint: install
 
 # The browser tests drive Debian's chromium (CI starts from a clean Debian machine, as root).
 chromium:
-	@if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then :; else \
-		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium chromium-driver; fi
+	@if [ -x /usr/bin/chromium ]; then :; else \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; fi
 
 test: lint chromium
 	$(BIN)/python -m pytest tests --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider

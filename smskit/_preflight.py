@@ -70,6 +70,9 @@ BLOCK_ROWS: Final = 50_000
 _CONTACT_COLUMNS: Final = frozenset(_core.CONTACT_FIELDS)
 _MISSING_WARNING: Final = "missing {field}"
 _HOURS_WARNING: Final = "outside marketing hours ({country})"
+_LONG_WARNING: Final = (
+    f"renders to {{characters}} characters, over the {_spec.TEXT_MAX} of a text ({{segments}} SMS)"
+)
 
 
 # -- permitted hours for marketing ----------------------------------------------------------
@@ -424,9 +427,11 @@ def campaign_findings(
     errors: list[ValidationError] = []
     found: list[str] = []
     used: tuple[str, ...] = ()
+    # The fields are needed even when the text breaks a rule (too long, say): the report
+    # still renders every recipient, and says what is wrong once, here.
     try:
-        engine.validate_text(settings.text)
         used = engine.fields(settings.text)
+        engine.validate_text(settings.text)
     except ValidationError as exc:
         errors.append(exc)
     marketing = settings.purpose in (None, "wholesale")
@@ -475,6 +480,7 @@ def check_block(
     settings: Settings,
     used: tuple[str, ...],
     when: datetime,
+    numbers_cache: dict[Any, Any] | None = None,
 ) -> tuple[pd.Index, dict[str, Any]]:
     """The per-recipient report of one block, as its index and columns (duplicates are found
     later, across blocks)."""
@@ -485,8 +491,14 @@ def check_block(
 
     n = len(block)
     index = block.index
-    checks = phones.normalize(pd.Series(block["phone_number"].to_numpy(), index=index),
-                              settings.default_region)  # fmt: skip
+    # Numbers do not depend on the text: a caller re-checking as the text changes keeps them.
+    key = (int(block["row"].iloc[0]) if n else 0, n, settings.default_region)
+    checks = None if numbers_cache is None else numbers_cache.get(key)
+    if checks is None:
+        checks = phones.normalize(pd.Series(block["phone_number"].to_numpy(), index=index),
+                                  settings.default_region)  # fmt: skip
+        if numbers_cache is not None:
+            numbers_cache[key] = checks
     raw = block["phone_number"].to_numpy(dtype=object)
     e164 = checks["e164"].to_numpy(dtype=object, na_value=None)
     # The number as given is often already E.164: share the string instead of a copy.
@@ -525,6 +537,13 @@ def check_block(
 
     rendered, stats = _render(settings, columns, n)
     flag(stats["characters"] == 0, "empty_text", "the text renders empty")
+    # The spec's limit is on the text sent; fields can push a rendered one past it.
+    for row in np.flatnonzero(stats["characters"] > _spec.TEXT_MAX):
+        notes[row].append(
+            _LONG_WARNING.format(
+                characters=stats["characters"][row], segments=stats["segments"][row]
+            )
+        )
 
     region = checks["region"].to_numpy(dtype=object, na_value=None)
     if settings.purpose != "alert":
@@ -657,8 +676,13 @@ def preflight(
     now: datetime | None = None,
     clock: Callable[[], datetime] | None = None,
     block_rows: int = BLOCK_ROWS,
+    numbers_cache: dict[Any, Any] | None = None,
 ) -> PreflightReport:
-    """Check every recipient and the campaign; nothing is sent."""
+    """Check every recipient and the campaign; nothing is sent.
+
+    ``numbers_cache`` (a dict the caller keeps, for recipients that do not change) saves
+    normalising every number again when only the text or the options changed.
+    """
     import numpy as np
     import pandas as pd
 
@@ -668,7 +692,8 @@ def preflight(
     errors, notes, used = campaign_findings(settings)
     when = send_instant(settings, instant)
     parts = [
-        check_block(block, settings, used, when) for block in recipients.blocks(used, block_rows)
+        check_block(block, settings, used, when, numbers_cache)
+        for block in recipients.blocks(used, block_rows)
     ]
     index, columns = _assemble(parts)
     del parts

@@ -116,9 +116,13 @@ def _stop_check(required: bool, present: bool) -> Check:
     return Check("stop", False, "marketing (purpose='wholesale') needs a STOP mention")
 
 
-def _recipient_checks(report: PreflightReport | None, option_error: str | None) -> list[Check]:
+def _recipient_checks(
+    report: PreflightReport | None, option_error: str | None, recipients_error: str | None
+) -> list[Check]:
     if option_error is not None:
         return [Check("options", False, option_error)]
+    if recipients_error is not None:
+        return [Check("recipients", False, recipients_error)]
     if report is None:
         return [Check("recipients", False, "no recipients: pass recipients= to the composer")]
     if not report.to_send:
@@ -142,12 +146,14 @@ def compose_panel(
     options: Mapping[str, Any],
     report: PreflightReport | None = None,
     option_error: str | None = None,
+    recipients_error: str | None = None,
     preview_rows: int = PREVIEW_ROWS,
 ) -> ComposerPanel:
     """The live panel for ``text`` sent by ``sender`` with send ``options``.
 
     ``report`` is the campaign's preflight (None without recipients); ``option_error`` says
-    why the options could not make a campaign (a bad ``send_at``, say).
+    why the options could not make a campaign (a bad ``send_at``, say), ``recipients_error``
+    why the recipients could not be checked.
     """
     try:
         stats: engine.TextStats | None = engine.analyze(text)
@@ -172,7 +178,7 @@ def compose_panel(
         checks.append(Check("fields", True, ", ".join(f"{{{n}}}" for n in known) or "none used"))
     checks.append(_stop_check(stop_required, has_stop))
     checks.append(_sender_check(sender, options))
-    checks += _recipient_checks(report, option_error)
+    checks += _recipient_checks(report, option_error, recipients_error)
     preview, worst, to_send, warnings = None, None, None, ()
     if report is not None:
         preview, worst = _preview(report, preview_rows)

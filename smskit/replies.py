@@ -178,6 +178,7 @@ CREATE TABLE IF NOT EXISTS replies (
 CREATE TABLE IF NOT EXISTS rejects (
     id INTEGER PRIMARY KEY, received_at INTEGER NOT NULL, reason TEXT NOT NULL,
     size INTEGER NOT NULL, body TEXT);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
@@ -242,6 +243,15 @@ class _Store:
         except sqlite3.Error:
             logger.exception("a rejected callback could not be kept: SQLite failed")
 
+    def remembered(self, key: str, value: str | None) -> str | None:
+        """The value kept under ``key``: ``value`` (now kept) if given, else the one kept before."""
+        with self.changed:
+            if value is not None:
+                self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+                return value
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+            return None if row is None else str(row[0])
+
     def rows(self, sql: str) -> list[tuple[Any, ...]]:
         with self.changed:
             if self.unsaved:
@@ -256,8 +266,9 @@ class Inbox(Served):
     """Receive the gateway's inbound-SMS callbacks on loopback and keep them in SQLite.
 
     ``with Inbox() as inbox: sandbox.set_callback_url(inbox.url); ...; inbox.to_frame()``.
-    ``path=None`` keeps replies in memory; a file keeps them across runs. The data stays
-    readable after ``stop()``.
+    ``path=None`` keeps replies in memory; a file keeps them across runs, with the token and
+    port, so the callback URL stays the same after a restart (``token=`` sets it). The data
+    stays readable after ``stop()``.
     """
 
     _server_name = "smskit-inbox"
@@ -269,15 +280,25 @@ class Inbox(Served):
         host: str = "127.0.0.1",
         port: int = 0,
         max_body: int = MAX_BODY,
+        token: str | None = None,
     ) -> None:
         if isinstance(max_body, bool) or not isinstance(max_body, int) or max_body < 1024:
             raise ValidationError("max_body", "must be an integer >= 1024 bytes", value=max_body)
         self.path = None if path is None else os.fspath(path)
         self._init_served(host, port)
         self.max_body = max_body
-        # The spec gives the callback no authentication: this token in the URL is the secret.
-        self._token = secrets.token_urlsafe(24)
+        if token is not None and (not isinstance(token, str) or not _TOKEN_RE.fullmatch(token)):
+            raise ValidationError("token", "must be 16 to 128 characters A-Z a-z 0-9 _ -")
         self._store = _Store(self.path)
+        # The spec gives the callback no authentication: this token in the URL is the secret.
+        # A file inbox keeps its token and port, so the URL registered with the gateway
+        # still answers after a kernel restart.
+        self._token = token or self._store.remembered("token", None) or secrets.token_urlsafe(24)
+        if self.path is not None:
+            self._store.remembered("token", self._token)
+            if port == 0:
+                self.port = int(self._store.remembered("port", None) or 0)
+        self._requested_port = port
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -285,6 +306,25 @@ class Inbox(Served):
     def url(self) -> str:
         """The callback URL to register with the gateway (it holds the token: keep it private)."""
         return f"{self._served_url()}{self._path(self._token)}"
+
+    def start(self) -> Inbox:
+        """Serve the callback URL from a background thread; returns self.
+
+        A file inbox first tries the port it had last time; if that is taken it takes another
+        and logs that the callback URL changed.
+        """
+        remembered = self.path is not None and self.port != 0 and self._requested_port == 0
+        try:
+            super().start()
+        except OSError:
+            if not remembered:
+                raise
+            logger.warning("port %d is taken: the inbox callback URL changes", self.port)
+            self.port = 0
+            super().start()
+        if self.path is not None and self._server is not None:
+            self._store.remembered("port", str(self._server.port))
+        return self
 
     def _app(self) -> Any:
         _mask_tokens_in_access_log()
@@ -368,6 +408,7 @@ class Inbox(Served):
         return frame
 
 
+_TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{16,128}")
 _TOKEN_IN_PATH = re.compile(r"/callbacks/[^/\s]+/")
 
 

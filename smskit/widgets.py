@@ -158,6 +158,7 @@ class Composer(_View):
         self.cost_estimate: CostEstimate | None = None
         self._report: PreflightReport | None = None
         self._shown_for: Any = None  # the values the estimate or result on show were made from
+        self._numbers_cache: dict[Any, Any] = {}  # the recipients never change: check them once
         self._build(text, sender, options)
         self.refresh()
 
@@ -321,7 +322,7 @@ class Composer(_View):
         text, options = self.text, self.options()
         if self._shown_for is not None and self._shown_for != self.send_kwargs():
             self._show_result(None)  # an estimate or a result of other values would mislead
-        option_error = None
+        option_error = recipients_error = None
         self._report = None
         try:
             options = _check_options(options)
@@ -338,10 +339,15 @@ class Composer(_View):
                     send_at=options.get("send_at"),
                     auto_optimize_text=options.get("auto_optimize_text"),
                 )
-                self._report = preflight(self._recipients, settings)
+                try:
+                    self._report = preflight(
+                        self._recipients, settings, numbers_cache=self._numbers_cache
+                    )
+                except Exception as exc:  # whatever broke, the panel must say so and block send
+                    recipients_error = f"preflight failed: {type(exc).__name__}: {exc}"
         self._panel = compose_panel(
             text, sender=self.sender, options=options, report=self._report,
-            option_error=option_error,
+            option_error=option_error, recipients_error=recipients_error,
         )  # fmt: skip
         self.live.value = panel_html(self._panel)
         self.optimize_button.disabled = not self._panel.can_optimize
@@ -522,6 +528,7 @@ class HLRExplorer(_View):
         self.export_button.on_click(lambda _: self._guarded(self._export))
         self.country_select.observe(lambda _: self.render(), names="value")
         self.status_select.observe(lambda _: self.render(), names="value")
+        self.numbers_area.observe(lambda _: self.clear(), names="value")
         self.widget = widgets.VBox(
             [self.numbers_area, widgets.HBox([self.check_button, self.progress,
                                               self.progress_label]),
@@ -549,6 +556,7 @@ class HLRExplorer(_View):
 
     def check(self) -> pd.DataFrame:
         """Check every number in the box (bulk HLR, with progress); returns the typed frame."""
+        self.clear()
         numbers = self.numbers()
         if not numbers:
             raise ValidationError("numbers", "paste at least one phone number")
@@ -567,6 +575,16 @@ class HLRExplorer(_View):
         self.render()
         self.message.value = _escaped(f"{len(self.frame)} number(s) checked")
         return self.frame
+
+    def clear(self) -> None:
+        """Forget the last check (the numbers changed): results of other numbers would mislead."""
+        self.frame = None
+        self.table.value = ""
+        _figure_output(self.charts, [])
+        self.export_button.disabled = True
+        self.message.value = ""
+        self.progress_label.value = ""
+        self.progress.layout.visibility = "hidden"
 
     @property
     def filtered(self) -> pd.DataFrame | None:

@@ -208,6 +208,32 @@ def test_unknown_dynamic_field_is_a_campaign_error(client: smskit.Client) -> Non
     assert "firstname" in str(report.errors[0])
 
 
+def test_a_text_over_the_limit_is_one_error_and_every_recipient_still_rendered(
+    client: smskit.Client,
+) -> None:
+    """A 1,248-character template with a field: one error naming text and 1224, no crash."""
+    text = "A" * 1230 + " {first_name} STOP"
+    report = campaign(client, [{"phone_number": "+33612345678", "first_name": "Bo"}], text=text)
+    report = report.preflight(now=MONDAY_10H)
+    assert [(e.field, "1224" in e.rule) for e in report.errors] == [("text", True)]
+    assert report.to_frame()["text"].tolist() == ["A" * 1230 + " Bo STOP"]
+
+
+def test_fields_that_push_a_text_past_1224_characters_warn_that_recipient(
+    client: smskit.Client,
+) -> None:
+    """The template fits; a 45-character name makes one recipient's text 1,250 long: warned."""
+    text = "A" * 1190 + " {first_name} STOP au 36173"
+    frame = pd.DataFrame({"phone_number": ["+33612345678", "+33612345679"],
+                          "first_name": ["B" * 45, "Bo"]})  # fmt: skip
+    report = campaign(client, frame, text=text).preflight(now=MONDAY_10H)
+    table = report.to_frame()
+    assert table["characters"].tolist() == [1190 + 1 + 45 + 14, 1190 + 1 + 2 + 14]
+    warning = str(table["warning"].iloc[0])
+    assert "1250 characters, over the 1224" in warning and "(9 SMS)" in warning
+    assert pd.isna(table["warning"].iloc[1]) and table["send"].all()
+
+
 def test_csv_recipients_are_read_as_text(client: smskit.Client, tmp_path: Path) -> None:
     """A CSV keeps leading zeros and '+' (read as text): 0612345678 is a French mobile."""
     path = tmp_path / "list.csv"

@@ -324,18 +324,47 @@ def test_wait_returns_the_count_or_times_out(inbox: Inbox, post: Any) -> None:
         inbox.wait(-1)
 
 
-def test_file_inbox_keeps_replies_across_runs(tmp_path: Path) -> None:
-    """With a path, replies survive stop() and a new Inbox on the same file (new token)."""
+def test_file_inbox_keeps_replies_and_its_url_across_runs(tmp_path: Path) -> None:
+    """With a path, replies survive a restart, and so does the URL registered with the gateway."""
     path = tmp_path / "replies.sqlite"
     with Inbox(path) as first:
         httpx.post(first.url, json=callback("kept"), trust_env=False)
         first_url = first.url
     assert first.to_frame()["message_id"].tolist() == ["kept"]  # readable after stop
     with Inbox(str(path)) as second:
-        assert second.url.split("/")[-2] != first_url.split("/")[-2]
+        assert second.url == first_url  # same token, same port: the gateway's setting holds
         assert len(second) == 1 and second.wait(1, timeout=0) == 1
-        httpx.post(second.url, json=callback("kept"), trust_env=False)
-        assert second.to_frame()["message_id"].tolist() == ["kept"]
+        assert httpx.post(first_url, json=callback("new"), trust_env=False).status_code == 200
+        assert second.to_frame()["message_id"].tolist() == ["kept", "new"]
+
+
+def test_file_inbox_whose_port_is_taken_moves_and_says_so(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The remembered port in use by someone else: another port, same token, a warning."""
+    path = tmp_path / "replies.sqlite"
+    with Inbox(path) as first:
+        old_url = first.url
+    with Inbox() as squatter, caplog.at_level(logging.WARNING, logger="smskit.replies"):
+        squatter.port = int(old_url.split(":")[2].split("/")[0])
+        squatter.stop()
+        squatter.start()  # now serving on the remembered port
+        with Inbox(path) as second:
+            assert second.url != old_url
+            assert second.url.split("/")[-2] == old_url.split("/")[-2]
+    assert any("callback URL changes" in r.getMessage() for r in caplog.records)
+
+
+def test_memory_inboxes_get_a_fresh_token_each_and_token_can_be_given(tmp_path: Path) -> None:
+    """Without a file each inbox draws its own token; token= fixes it and is validated."""
+    with Inbox() as a, Inbox() as b:
+        assert a.url.split("/")[-2] != b.url.split("/")[-2]
+    given_token = "t" * 20
+    with Inbox(token=given_token) as fixed:
+        assert fixed.url.endswith(f"/callbacks/{given_token}/inbound")
+    for bad in ("short", "has/slash" * 3, 123):
+        with pytest.raises(ValidationError, match="token"):
+            Inbox(token=bad)  # type: ignore[arg-type]
 
 
 # --- analytics -------------------------------------------------------------------------------

@@ -128,6 +128,43 @@ def test_composer_follows_the_text_and_enables_send_once_checks_pass(
     assert "worst case: 1 segment per recipient, 3 recipients to send" in composer.live.value
 
 
+def test_numbers_are_checked_once_while_the_text_changes(
+    client: Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Typing re-renders every recipient but does not normalise their numbers again."""
+    calls: list[int] = []
+    real = smskit.phones.normalize
+
+    def counted(values: pd.Series, *args: object, **kwargs: object) -> pd.DataFrame:
+        calls.append(len(values))
+        return real(values, *args, **kwargs)
+
+    monkeypatch.setattr(smskit.phones, "normalize", counted)
+    composer = _composer(client, tmp_path, text=CURLY)
+    composer.text = CURLY.replace("Bonjour", "Salut")
+    composer.text = CURLY.replace("Bonjour", "Coucou")
+    assert calls == [len(RECIPIENTS)]
+    assert composer.preflight is not None
+    assert composer.preflight.to_frame()["text"].str.startswith("Coucou").all()
+    assert composer.preflight.to_send == 3
+
+
+def test_recipients_that_cannot_be_read_block_send_and_say_why(
+    client: Client, tmp_path: Path
+) -> None:
+    """A recipients CSV removed after the composer was made: the panel names it, send is off."""
+    csv = tmp_path / "customers.csv"
+    RECIPIENTS.to_csv(csv, index=False)
+    composer = Composer(client, str(csv), text=CURLY, sender="MyShop", send_at=SEND_AT, debounce=0)
+    assert composer.ready and not composer.send_button.disabled
+    csv.unlink()
+    composer.text = CURLY + " Vite !"
+    assert not composer.ready and composer.send_button.disabled
+    failed = [check for check in composer.panel.checks if not check.ok]
+    assert [check.name for check in failed] == ["recipients"]
+    assert "FileNotFoundError" in failed[0].message and "customers.csv" in failed[0].message
+
+
 def test_composer_controls_change_the_checks(client: Client, tmp_path: Path) -> None:
     """A sender with spaces blocks a marketing send; purpose 'alert' accepts it."""
     composer = _composer(client, tmp_path, text=CURLY)
@@ -322,6 +359,23 @@ def test_hlr_explorer_checks_breaks_down_and_filters(client: Client, tmp_path: P
     written = pd.read_csv(path, dtype=str)
     assert list(written["phone_number"]) == list(kept["phone_number"])
     assert f"{len(kept)} row(s) written" in explorer.message.value
+
+
+def test_hlr_explorer_forgets_results_when_the_numbers_change(client: Client) -> None:
+    """Editing the box clears the table, charts and export; an empty check leaves nothing old."""
+    explorer = HLRExplorer(client, NUMBERS[:2], journal=False)
+    explorer.check()
+    assert explorer.table.value and not explorer.export_button.disabled
+    explorer.numbers_area.value = "+33612345670"
+    assert explorer.frame is None and explorer.table.value == ""
+    assert explorer.charts.outputs == () and explorer.export_button.disabled
+    assert repr(explorer) == "HLRExplorer(1 number(s) to check)"
+    explorer.check()
+    assert explorer.frame is not None and list(explorer.frame["input"]) == ["+33612345670"]
+    explorer.numbers_area.value = " "
+    explorer.check_button.click()
+    assert explorer.frame is None and explorer.table.value == ""
+    assert "paste at least one phone number" in explorer.message.value
 
 
 def test_hlr_explorer_filter_with_no_match_shows_an_empty_table(client: Client) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -67,7 +66,6 @@ def test_composer_switches_to_ucs2_and_back_in_the_browser(notebook_page: Any) -
     from playwright.sync_api import expect
 
     page = notebook_page
-    started = time.monotonic()
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
     page.wait_for_function(_ALL_EXECUTED, timeout=60_000, polling=250)
@@ -100,4 +98,3 @@ def test_composer_switches_to_ucs2_and_back_in_the_browser(notebook_page: Any) -
     expect(optimise).to_be_disabled()
     composer.screenshot(path=BUILD / "composer.png")
     assert (BUILD / "composer.png").stat().st_size > 10_000
-    assert time.monotonic() - started < 60
