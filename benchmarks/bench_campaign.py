@@ -28,10 +28,10 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from _standalone import standalone_sandbox
 
 TEXT = "Bonjour {first_name}, -20% sur tout ce week-end. STOP au 36173"
 FR_PREMIUM = 0.065  # EUR per segment; every message here is one GSM-7 segment
@@ -147,21 +147,6 @@ def side_preflight(path: str) -> dict[str, Any]:
 
 
 # -- orchestration -----------------------------------------------------------------------------
-
-
-@contextmanager
-def standalone_sandbox(key: str) -> Iterator[str]:
-    """``python -m smskit.sandbox`` in a child process; yields its base URL."""
-    env = {**os.environ, "SMSKIT_API_KEY": key}
-    command = [sys.executable, "-m", "smskit.sandbox", "--port", "0"]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
-        url = process.stdout.readline().split(" on ", 1)[1].split(" ", 1)[0]
-        yield url
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 def child(*args: str) -> dict[str, Any]:

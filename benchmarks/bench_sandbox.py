@@ -14,8 +14,6 @@ import argparse
 import os
 import platform
 import secrets
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -23,24 +21,9 @@ from contextlib import contextmanager
 from typing import Any
 
 import httpx
+from _standalone import standalone_sandbox
 
 TEXT = "Hello {first_name}, -20% on everything this weekend only. STOP au 36173"
-
-
-@contextmanager
-def standalone(key: str) -> Iterator[str]:
-    """A sandbox in a child process; yields its base URL."""
-    env = {**os.environ, "SMSKIT_API_KEY": key}
-    command = [sys.executable, "-m", "smskit.sandbox", "--port", "0"]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
-        first = process.stdout.readline()
-        url = first.split(" on ", 1)[1].split(" ", 1)[0]
-        yield url
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 @contextmanager
@@ -124,7 +107,7 @@ def main() -> None:
     parser.add_argument("--text", default=TEXT, help="template sent (default: GSM-7, one field)")
     args = parser.parse_args()
     key = secrets.token_urlsafe(16)
-    server = in_process if args.in_process else standalone
+    server = in_process if args.in_process else standalone_sandbox
     with server(key) as url:
         headers = {"api-login": "sandbox", "api-key": key}
         httpx.post(f"{url}/_sandbox/balance", json={"amount": 10_000_000}, headers=headers)

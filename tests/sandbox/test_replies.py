@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -23,9 +23,14 @@ FR = "+33612345678"
 class Receiver:
     """A loopback HTTP receiver that records posted JSON and answers scripted statuses."""
 
-    def __init__(self, statuses: list[int] | None = None) -> None:
+    def __init__(
+        self,
+        statuses: list[int] | None = None,
+        status_for: Callable[[dict[str, Any]], int] | None = None,
+    ) -> None:
         self.bodies: list[dict[str, Any]] = []
         self.statuses = list(statuses or [])
+        self.status_for = status_for  # answers by body, once ``statuses`` are used up
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         chunks = []
@@ -34,8 +39,12 @@ class Receiver:
             chunks.append(message.get("body", b""))
             if not message.get("more_body"):
                 break
-        self.bodies.append(json.loads(b"".join(chunks)))
-        status = self.statuses.pop(0) if self.statuses else 200
+        body = json.loads(b"".join(chunks))
+        self.bodies.append(body)
+        if self.statuses:
+            status = self.statuses.pop(0)
+        else:
+            status = self.status_for(body) if self.status_for else 200
         await send({"type": "http.response.start", "status": status, "headers": []})
         await send({"type": "http.response.body", "body": b""})
 
@@ -186,29 +195,12 @@ def test_reply_without_wait_returns_before_delivery(fresh_sandbox: Sandbox) -> N
     assert fresh_sandbox.replies()[["delivered", "attempts"]].values.tolist() == [[True, 1]]
 
 
-class AlwaysFails:
-    """Answers 500 to replies with one text, 200 to the others."""
-
-    def __init__(self, failing: str) -> None:
-        self.failing = failing
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        chunks = []
-        while True:
-            message = await receive()
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body"):
-                break
-        status = 500 if json.loads(b"".join(chunks))["text"] == self.failing else 200
-        await send({"type": "http.response.start", "status": status, "headers": []})
-        await send({"type": "http.response.body", "body": b""})
-
-
 def test_a_failing_reply_does_not_hold_up_the_next(
     fresh_sandbox: Sandbox, fresh_api: httpx.Client
 ) -> None:
     """Retries are scheduled, not slept: a later reply is delivered while an earlier one waits."""
-    with BackgroundServer(AlwaysFails("first"), name="receiver") as server:
+    app = Receiver(status_for=lambda body: 500 if body["text"] == "first" else 200)
+    with BackgroundServer(app, name="receiver") as server:
         fresh_sandbox.set_callback_url(server.url + "/in")
         first = fresh_sandbox.simulate_reply(FR, "first", wait=False)
         second = fresh_sandbox.simulate_reply("+33698765432", "second")
