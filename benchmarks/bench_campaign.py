@@ -31,7 +31,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from _standalone import standalone_sandbox
+from _common import cpu_model, standalone_sandbox
 
 TEXT = "Bonjour {first_name}, -20% sur tout ce week-end. STOP au 36173"
 FR_PREMIUM = 0.065  # EUR per segment; every message here is one GSM-7 segment
@@ -194,15 +194,7 @@ def write_csv(path: Path, count: int) -> None:
 
 
 def machine() -> str:
-    model = platform.processor() or "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
+    model = cpu_model()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     return (
         f"{os.cpu_count()} CPUs, {model}, Python {platform.python_version()}, "

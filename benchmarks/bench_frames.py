@@ -24,20 +24,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from _common import cpu_model
 
 from smskit import frames
 from smskit.sandbox import _hlr
-
-
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def _distinct_numbers(count: int, rng: random.Random) -> list[str]:
@@ -84,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     print(
-        f"machine: {os.cpu_count()} CPUs (nproc {len(os.sched_getaffinity(0))}), {_cpu_model()}, "
+        f"machine: {os.cpu_count()} CPUs (nproc {len(os.sched_getaffinity(0))}), {cpu_model()}, "
         f"Python {platform.python_version()}, pandas {pd.__version__}, numpy {np.__version__}"
     )
     began = time.perf_counter()

@@ -18,17 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import phonenumbers
-
-
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
+from _common import cpu_model
 
 
 def _french_mobile(rng: random.Random) -> str:
@@ -131,7 +121,7 @@ def main() -> None:
     parser.add_argument("--hlr-size", type=int, default=50_000)
     parser.add_argument("--skip-hlr", action="store_true")
     args = parser.parse_args()
-    print(f"machine: {os.cpu_count()} cores, {_cpu_model()}, Python {platform.python_version()},")
+    print(f"machine: {os.cpu_count()} cores, {cpu_model()}, Python {platform.python_version()},")
     print(f"         phonenumbers {phonenumbers.__version__}")
     bench_normalize(args.size)
     if not args.skip_hlr:

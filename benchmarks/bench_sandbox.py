@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import httpx
-from _standalone import standalone_sandbox
+from _common import cpu_model, standalone_sandbox
 
 TEXT = "Hello {first_name}, -20% on everything this weekend only. STOP au 36173"
 
@@ -83,18 +83,6 @@ def hlr(client: httpx.Client, batch: list[str]) -> int:
     response = client.post("/v1/public/contact/hlr-request", json={"phone_numbers": batch})
     response.raise_for_status()
     return len(response.json())
-
-
-def cpu_model() -> str:
-    """CPU model name from /proc/cpuinfo (Linux)."""
-    try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def main() -> None:

@@ -23,6 +23,7 @@ from itertools import pairwise
 
 import numpy as np
 import pandas as pd
+from _common import cpu_model
 
 from smskit.text import analyze_many, render_all
 
@@ -88,14 +89,7 @@ def build(n: int, seed: int = 0) -> pd.Series:
 
 
 def machine() -> str:
-    model = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as fh:
-            model = next(
-                line.split(":", 1)[1].strip() for line in fh if line.startswith("model name")
-            )
-    except (OSError, StopIteration):
-        pass
+    model = cpu_model()
     return (
         f"{model}, nproc={os.cpu_count()}, Python {platform.python_version()}, "
         f"numpy {np.__version__}, pandas {pd.__version__}, load average {os.getloadavg()[0]:.2f}"

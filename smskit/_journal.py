@@ -80,6 +80,24 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def plan_contacts(
+    columns: Mapping[str, Sequence[Any]], positions: Iterable[int]
+) -> list[dict[str, str]]:
+    """The Contact objects at ``positions`` of plan ``columns`` (``phone_number`` and
+    ``field:<name>`` lists): the number and each non-empty field."""
+    numbers = columns["phone_number"]
+    fields = [(name[len(FIELD_PREFIX) :], column) for name, column in sorted(columns.items())
+              if name.startswith(FIELD_PREFIX)]  # fmt: skip
+    out = []
+    for position in positions:
+        contact = {"phone_number": numbers[position]}
+        for name, column in fields:
+            if value := column[position]:
+                contact[name] = value
+        out.append(contact)
+    return out
+
+
 def derive_request_id(campaign_id: str, index: int, payload_json: str) -> str:
     """A chunk's request_id: 32 hex digits of BLAKE2b(campaign id, index, payload JSON)."""
     digest = hashlib.blake2b(digest_size=16)
@@ -237,25 +255,11 @@ class Journal:
 
     def contacts(self, positions: Iterable[int]) -> list[dict[str, str]]:
         """The Contact objects of planned recipients: number and non-empty fields."""
-        plan = self.plan()
-        numbers = plan["phone_number"]
-        columns = [(name, plan[FIELD_PREFIX + name]) for name in self.fields()]
-        out = []
-        for position in positions:
-            contact = {"phone_number": numbers[position]}
-            for name, column in columns:
-                if value := column[position]:
-                    contact[name] = value
-            out.append(contact)
-        return out
+        return plan_contacts(self.plan(), positions)
 
     def payload(self, chunk: Chunk) -> list[dict[str, str]]:
         """What ``chunk`` sends."""
         return self.contacts(chunk.positions)
-
-    def expected_request_id(self, chunk: Chunk) -> str:
-        """The request_id ``chunk`` is (or will be) sent with."""
-        return derive_request_id(self.campaign_id, chunk.idx, canonical_json(self.payload(chunk)))
 
     # -- chunks ------------------------------------------------------------------------------
 

@@ -39,6 +39,7 @@ from smskit._journal import (
     Journal,
     canonical_json,
     derive_request_id,
+    plan_contacts,
 )
 from smskit._preflight import (
     ISSUES,
@@ -143,17 +144,7 @@ class _Plan:
 
     def contacts(self, start: int, stop: int) -> list[dict[str, str]]:
         """The Contact objects of planned recipients ``start:stop``."""
-        numbers = self.columns["phone_number"]
-        fields = [(n[len(FIELD_PREFIX) :], c) for n, c in self.columns.items()
-                  if n.startswith(FIELD_PREFIX)]  # fmt: skip
-        out = []
-        for position in range(start, stop):
-            contact = {"phone_number": numbers[position]}
-            for name, column in fields:
-                if value := column[position]:
-                    contact[name] = value
-            out.append(contact)
-        return out
+        return plan_contacts(self.columns, range(start, stop))
 
 
 # -- the campaign ----------------------------------------------------------------------------
@@ -202,7 +193,9 @@ class Campaign:
         )
         self._clock = clock
         self._report: PreflightReport | None = None
-        self._report_of: str | None = None  # fingerprint of the recipients it checked
+        # What the report checked: the recipients' fingerprint and the settings (text, sender,
+        # options are plain attributes a notebook may change between preflight and send).
+        self._report_of: tuple[str, Settings] | None = None
 
     def __repr__(self) -> str:
         shown = self.text if len(self.text) <= 40 else self.text[:39] + "…"
@@ -237,7 +230,7 @@ class Campaign:
         """
         fingerprint = self.recipients.fingerprint()
         self._report = preflight(self.recipients, self.settings, now=now, clock=self._clock)
-        self._report_of = fingerprint
+        self._report_of = (fingerprint, self.settings)
         return self._report
 
     def estimate(
@@ -404,8 +397,11 @@ class Campaign:
         return book
 
     def _current_report(self) -> PreflightReport:
-        """The last preflight if the recipients have not changed since, else a new one."""
-        if self._report is None or self._report_of != self.recipients.fingerprint():
+        """The last preflight if neither recipients nor settings changed since, else a new one."""
+        if self._report is None or self._report_of != (
+            self.recipients.fingerprint(),
+            self.settings,
+        ):
             self.preflight()
         assert self._report is not None
         return self._report

@@ -558,15 +558,6 @@ class HLRResults(_Items):
     """The answer to ``contact/hlr-request``: one :class:`HLRResult` per number, in order."""
 
     __slots__ = ()
-    _COLUMNS = (
-        "phone_number",
-        "status",
-        "line_status",
-        "phone_number_type",
-        "network_name",
-        "country_code",
-        "is_ported",
-    )
 
     def __iter__(self) -> Iterator[HLRResult]:
         return iter(self._items)

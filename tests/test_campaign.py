@@ -545,3 +545,16 @@ def test_campaign_is_reachable_from_the_package(client: smskit.Client) -> None:
 
     assert smskit.Campaign is campaign.Campaign
     assert smskit.hlr is campaign.hlr
+
+
+def test_changing_the_text_after_preflight_is_checked_again(client: smskit.Client) -> None:
+    """A report is reused only for the settings it checked: a longer text after preflight is
+    counted at its own segments, and a text losing its STOP mention is refused."""
+    campaign = Campaign(client, fr_mobiles(5), text=TEXT, sender="Shop")
+    assert campaign.preflight().segments == 5
+    campaign.text = "x" * 150 + " STOP au 36173"  # 164 GSM-7 characters: 2 SMS each
+    assert campaign.estimate(offline=True).sms == 10
+    campaign.text = "Promo -20% ce week-end"
+    with pytest.raises(smskit.ValidationError, match="STOP"):
+        campaign.estimate(offline=True)
+

@@ -1,8 +1,9 @@
-"""The benchmarks' sandbox in a process of its own, so client and server do not share a GIL."""
+"""What the benchmark scripts share: the machine they report, and a sandbox in its own process."""
 
 from __future__ import annotations
 
 import os
+import platform
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -21,3 +22,15 @@ def standalone_sandbox(key: str) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(10)
+
+
+def cpu_model() -> str:
+    """The CPU model name from /proc/cpuinfo (Linux), else what ``platform`` knows."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
