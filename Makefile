@@ -15,8 +15,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+PY_SOURCES := smskit tests benchmarks docs notebooks/_export notebooks/data
+
 lint: install
-	$(BIN)/ruff check smskit tests benchmarks docs notebooks/_export notebooks/data
+	$(BIN)/ruff check $(PY_SOURCES)
+	$(BIN)/ruff format --check $(PY_SOURCES)
 
 # The browser tests drive Debian's chromium (CI starts from a clean Debian machine, as root).
 chromium:

@@ -1,4 +1,4 @@
-"""Benchmark of smskit.text.analyze_many against smsutil on 1,000,000 personalised messages.
+"""Benchmark of smskit.rules.text.analyze_many against smsutil on 1,000,000 personalised messages.
 
 Run from the repository root::
 
@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from _common import cpu_model
 
-from smskit.text import analyze_many, render_all
+from smskit.rules.text import analyze_many, render_all
 
 SHORT = (
     "Bonjour {first_name}, -20% sur tout le magasin ce week-end avec le code {param1}. "
@@ -104,15 +104,20 @@ def main() -> int:
     try:
         import smsutil
     except ImportError:
-        print("smsutil is missing: install it for this benchmark with\n"
-              "    .venv/bin/pip install smsutil", file=sys.stderr)
+        print(
+            "smsutil is missing: install it for this benchmark with\n"
+            "    .venv/bin/pip install smsutil",
+            file=sys.stderr,
+        )
         return 2
 
     print(f"machine: {machine()}")
     t0 = time.perf_counter()
     texts = build(args.n)
-    print(f"built {len(texts):,} messages in {time.perf_counter() - t0:.1f} s "
-          f"(mean {texts.str.len().mean():.0f} characters)")
+    print(
+        f"built {len(texts):,} messages in {time.perf_counter() - t0:.1f} s "
+        f"(mean {texts.str.len().mean():.0f} characters)"
+    )
     values = texts.tolist()
 
     t0 = time.perf_counter()
@@ -124,8 +129,10 @@ def main() -> int:
         ours = analyze_many(values)
         times.append(time.perf_counter() - t0)
     best = min(times)
-    print(f"smskit analyze_many: first call {times[0]:.2f} s, best of {args.repeat} {best:.2f} s "
-          f"({len(values) / best:,.0f} messages/s)")
+    print(
+        f"smskit analyze_many: first call {times[0]:.2f} s, best of {args.repeat} {best:.2f} s "
+        f"({len(values) / best:,.0f} messages/s)"
+    )
 
     t0 = time.perf_counter()
     peer = [smsutil.split(t) for t in values]
@@ -139,8 +146,10 @@ def main() -> int:
     our_segments = ours["segments"].to_numpy(dtype=np.int64)
     same_encoding = int((peer_ucs2 == our_ucs2).sum())
     differ = np.flatnonzero(peer_segments != our_segments)
-    print(f"encoding agrees on {same_encoding:,}/{len(values):,}; "
-          f"segments agree on {len(values) - differ.size:,}/{len(values):,}")
+    print(
+        f"encoding agrees on {same_encoding:,}/{len(values):,}; "
+        f"segments agree on {len(values) - differ.size:,}/{len(values):,}"
+    )
     explained = sum(_cuts_cluster(peer[i]) for i in differ)
     print(f"differences where smsutil cuts a grapheme cluster: {explained:,}/{differ.size:,}")
     counts = ours["segments"].value_counts().sort_index()

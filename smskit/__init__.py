@@ -12,6 +12,21 @@ from typing import TYPE_CHECKING, Any
 
 from smskit import errors
 from smskit.client import AsyncClient, Backoff, Client
+from smskit.client.models import (
+    Balance,
+    ContactItem,
+    ContactItems,
+    CountryCredits,
+    Credits,
+    HLRResult,
+    HLRResults,
+    ListEmptied,
+    NetworkDetails,
+    SendResult,
+    SmsDraft,
+    TransferToken,
+    VoiceDraft,
+)
 from smskit.errors import (
     APIError,
     AuthenticationError,
@@ -28,27 +43,12 @@ from smskit.errors import (
     TransportError,
     ValidationError,
 )
-from smskit.models import (
-    Balance,
-    ContactItem,
-    ContactItems,
-    CountryCredits,
-    Credits,
-    HLRResult,
-    HLRResults,
-    ListEmptied,
-    NetworkDetails,
-    SendResult,
-    SmsDraft,
-    TransferToken,
-    VoiceDraft,
-)
 
 if TYPE_CHECKING:
-    from smskit.campaign import Campaign, hlr
-    from smskit.replies import Inbox
+    from smskit.campaigns.campaign import Campaign, hlr
+    from smskit.replies.inbox import Inbox
     from smskit.sandbox import Sandbox
-    from smskit.widgets import Composer, Dashboard, HLRExplorer
+    from smskit.views.widgets import Composer, Dashboard, HLRExplorer
 
 __all__ = [
     "APIError",
@@ -94,7 +94,7 @@ __all__ = [
 
 # Submodules reachable as attributes (smskit.text ...) but imported only on first access.
 _LAZY_MODULES = frozenset(
-    {"campaign", "frames", "phones", "plots", "replies", "sandbox", "text", "widgets"}
+    {"campaigns", "frames", "phones", "plots", "replies", "sandbox", "text", "views"}
 )
 
 
@@ -108,15 +108,15 @@ def __getattr__(name: str) -> Any:
 
         return Sandbox
     if name in ("Campaign", "hlr"):  # the bulk machinery loads on first use, like submodules
-        from smskit import campaign
+        from smskit.campaigns import campaign
 
         return getattr(campaign, name)
     if name == "Inbox":  # the replies receiver: Starlette/uvicorn only once it starts
-        from smskit.replies import Inbox
+        from smskit.replies.inbox import Inbox
 
         return Inbox
     if name in ("Composer", "Dashboard", "HLRExplorer"):  # ipywidgets only when a widget is made
-        from smskit import widgets
+        from smskit.views import widgets
 
         return getattr(widgets, name)
     if name in _LAZY_MODULES:

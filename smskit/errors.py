@@ -18,7 +18,7 @@ SmskitError
 ```
 
 Messages never contain the API key: exceptions carry the request, and the request's
-headers are masked when shown (see :func:`smskit._config.mask_headers`).
+headers are masked when shown (see :func:`smskit.client.config.mask_headers`).
 """
 
 from __future__ import annotations

@@ -19,9 +19,9 @@ import pandas as pd
 import pytest
 
 import smskit
-from smskit._journal import Journal
-from smskit.campaign import Campaign, CampaignResult, derive_request_id
-from smskit.client import Backoff
+from smskit.campaigns.campaign import Campaign, CampaignResult, derive_request_id
+from smskit.campaigns.journal import Journal
+from smskit.client.clients import Backoff
 from smskit.sandbox import Sandbox
 
 TEXT = "Promo -20% ce week-end. STOP au 36173"  # 37 GSM-7 characters: 1 SMS each
@@ -541,7 +541,7 @@ def test_sending_parameters_are_checked(client: smskit.Client, tmp_path: Path) -
 
 def test_campaign_is_reachable_from_the_package(client: smskit.Client) -> None:
     """smskit.Campaign and smskit.hlr are the campaign module's."""
-    from smskit import campaign
+    from smskit.campaigns import campaign
 
     assert smskit.Campaign is campaign.Campaign
     assert smskit.hlr is campaign.hlr
@@ -557,4 +557,3 @@ def test_changing_the_text_after_preflight_is_checked_again(client: smskit.Clien
     campaign.text = "Promo -20% ce week-end"
     with pytest.raises(smskit.ValidationError, match="STOP"):
         campaign.estimate(offline=True)
-

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import smskit
-from smskit.campaign import create_contacts, delete_contacts, hlr
+from smskit.campaigns.campaign import create_contacts, delete_contacts, hlr
 from smskit.sandbox import Sandbox
 
 HLR_FR = 0.008  # EUR per French number checked (docs/sandbox.md)
@@ -116,7 +116,7 @@ class CountingTransport(httpx.AsyncBaseTransport):
 
 def test_hlr_requests_hold_at_most_200_numbers(fresh_sandbox: Sandbox, tmp_path: Path) -> None:
     """450 numbers take ceil(450 / 200) = 3 requests: 200, 200 and 50 (ahlr, awaited)."""
-    from smskit._bulk import ahlr
+    from smskit.campaigns.bulk import ahlr
 
     transport = CountingTransport()
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 import smskit
-from smskit.campaign import Campaign
-from smskit.client import Backoff
+from smskit.campaigns.campaign import Campaign
+from smskit.client.clients import Backoff
 from smskit.sandbox import Sandbox
 
 TEXT = "Promo -20% ce week-end. STOP au 36173"  # 1 GSM-7 segment
@@ -85,7 +85,7 @@ CHILD = textwrap.dedent(
     """
     import sys
     import smskit
-    from smskit.client import Backoff
+    from smskit.client.clients import Backoff
 
     client = smskit.Client(max_retries=5, backoff=Backoff(base=0.01, cap=0.05))
     numbers = [f"+3362{i:07d}" for i in range(3000)]

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import smskit
-from smskit._journal import Journal, canonical_json
-from smskit._runner import bounded, run_blocking
+from smskit.campaigns.journal import Journal, canonical_json
+from smskit.campaigns.runner import bounded, run_blocking
 
 META = {"campaign_id": "c1", "name": "t", "text": "x STOP", "sender": "Shop", "options": {}}
 # Three recipients to send, in two chunks: [0, 2) and [2, 3).

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import smskit
-from smskit.campaign import (
+from smskit.campaigns.campaign import (
     ISSUES,
     MARKETING_HOURS,
     Campaign,

@@ -18,7 +18,7 @@ import pytest
 
 import smskit
 from smskit import AsyncClient, Backoff, Client, errors
-from smskit._spec import HLR_STATUS
+from smskit.rules.spec import HLR_STATUS
 from smskit.sandbox import Sandbox
 
 pytestmark = pytest.mark.anyio

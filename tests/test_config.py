@@ -8,8 +8,8 @@ import httpx
 import pytest
 
 import smskit
-from smskit import _config
-from smskit._config import Secret, check_base_url, mask_headers, resolve
+from smskit.client import config as _config
+from smskit.client.config import Secret, check_base_url, mask_headers, resolve
 from smskit.errors import ConfigurationError
 
 KEY = "k3y-Sup3rSecret-9f8e7d"

@@ -1,4 +1,4 @@
-"""smskit.frames on sandbox data: typed HLR frames, breakdown tables, credits, drafts, sends.
+"""smskit.client.frames on sandbox data: typed HLR frames, breakdown tables, credits, drafts, sends.
 
 Expected numbers are derived independently: by counting the gateway's raw JSON dicts in plain
 Python (collections.Counter), from pycountry for names, and from the documented sandbox
@@ -20,9 +20,10 @@ import pandas as pd
 import pytest
 
 import smskit
-from smskit import _spec, frames
+from smskit import frames
+from smskit.client.models import HLRResults, ResponseShapeError, SmsDraft, VoiceDraft
 from smskit.errors import ValidationError
-from smskit.models import HLRResults, ResponseShapeError, SmsDraft, VoiceDraft
+from smskit.rules import spec as _spec
 from smskit.sandbox import Sandbox
 
 MISSING, TOTAL = "(missing)", "total"

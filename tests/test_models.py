@@ -9,8 +9,7 @@ import pandas as pd
 import pytest
 
 from smskit import frames
-from smskit._spec import CONTACT_ITEM_STATUS, HLR_STATUS, LINE_STATUS, PHONE_NUMBER_TYPE
-from smskit.models import (
+from smskit.client.models import (
     Balance,
     ContactItems,
     Credits,
@@ -23,6 +22,7 @@ from smskit.models import (
     TransferToken,
     VoiceDraft,
 )
+from smskit.rules.spec import CONTACT_ITEM_STATUS, HLR_STATUS, LINE_STATUS, PHONE_NUMBER_TYPE
 
 # Bodies shaped as the spec's resource tables describe them.
 PORTED = {

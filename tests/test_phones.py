@@ -11,9 +11,10 @@ import phonenumbers
 import pytest
 from phonenumbers import PhoneNumberFormat, PhoneNumberType
 
-from smskit import _spec, phones
 from smskit.errors import ValidationError
-from smskit.phones import classify, is_e164, normalize, to_e164
+from smskit.rules import phones
+from smskit.rules import spec as _spec
+from smskit.rules.phones import classify, is_e164, normalize, to_e164
 
 
 @pytest.mark.parametrize(

@@ -17,9 +17,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from smskit import _spec, frames, plots
+from smskit import frames, plots
+from smskit.client.models import Credits, HLRResults, SmsDraft, VoiceDraft
 from smskit.errors import ValidationError
-from smskit.models import Credits, HLRResults, SmsDraft, VoiceDraft
+from smskit.rules import spec as _spec
 from smskit.sandbox import _hlr
 
 CREDITS = {

@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from smskit.errors import ValidationError
-from smskit.replies import (
+from smskit.replies.inbox import (
     FRAME_COLUMNS,
     MAX_BODY,
     Inbox,
@@ -29,8 +29,8 @@ from smskit.replies import (
     replies_per_period,
     reply_rate,
 )
+from smskit.rules.text import has_stop_mention
 from smskit.sandbox._callbacks import ANSWER_TEXTS, OPT_OUT_TEXTS
-from smskit.text import has_stop_mention
 
 FR = "+33612345678"
 
@@ -210,7 +210,7 @@ def test_malformed_bodies_get_200_and_are_kept_as_rejects(
     inbox: Inbox, post: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The spec wants 200 even on error: bad bodies are answered 200 empty, kept and logged."""
-    caplog.set_level(logging.WARNING, logger="smskit.replies")
+    caplog.set_level(logging.WARNING, logger="smskit.replies.inbox")
     for raw, _ in MALFORMED:
         answer = post(content=raw)
         assert (answer.status_code, answer.content) == (200, b"")
@@ -219,7 +219,7 @@ def test_malformed_bodies_get_200_and_are_kept_as_rejects(
     assert [reason.split(":")[0] for reason in rejects["reason"]] == [f for _, f in MALFORMED]
     assert rejects["size"].tolist() == [len(raw) for raw, _ in MALFORMED]
     assert rejects["body"].iloc[0] == "not json"
-    logged = [r.getMessage() for r in caplog.records if r.name == "smskit.replies"]
+    logged = [r.getMessage() for r in caplog.records if r.name == "smskit.replies.inbox"]
     assert len(logged) == len(MALFORMED) and "message_id" in logged[3]
     assert inbox.stats()["rejected"] == len(MALFORMED)
 
@@ -345,7 +345,7 @@ def test_file_inbox_whose_port_is_taken_moves_and_says_so(
     path = tmp_path / "replies.sqlite"
     with Inbox(path) as first:
         old_url = first.url
-    with Inbox() as squatter, caplog.at_level(logging.WARNING, logger="smskit.replies"):
+    with Inbox() as squatter, caplog.at_level(logging.WARNING, logger="smskit.replies.inbox"):
         squatter.port = int(old_url.split(":")[2].split("/")[0])
         squatter.stop()
         squatter.start()  # now serving on the remembered port

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from smskit import _html
-from smskit.models import Balance, Credits, HLRResults, SendResult, SmsDraft, VoiceDraft
+from smskit.client.models import Balance, Credits, HLRResults, SendResult, SmsDraft, VoiceDraft
+from smskit.views import html as _html
 
 GOLDEN = Path(__file__).with_name("golden")
 UPDATE = os.environ.get("SMSKIT_UPDATE_GOLDEN") == "1"

@@ -1,4 +1,4 @@
-"""Tests for smskit.text: every expected number is derived from 3GPP TS 23.038 / 23.040
+"""Tests for smskit.rules.text: every expected number is derived from 3GPP TS 23.038 / 23.040
 (160/153 septets, 70/67 UTF-16 units, escape and surrogate pairs never split) or the spec."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import math
 import pandas as pd
 import pytest
 
-from smskit import _gsm
 from smskit.errors import ValidationError
-from smskit.text import (
+from smskit.rules import gsm as _gsm
+from smskit.rules.text import (
     DEFAULT_STOP_MENTION,
     DYNAMIC_FIELDS,
     MAX_FIELD_LENGTH,
@@ -51,9 +51,22 @@ def test_default_alphabet_has_128_positions_and_127_characters() -> None:
 
 @pytest.mark.parametrize(
     ("code", "char"),
-    [(0x00, "@"), (0x01, "£"), (0x02, "$"), (0x09, "Ç"), (0x0A, "\n"), (0x0D, "\r"),
-     (0x11, "_"), (0x1E, "ß"), (0x1F, "É"), (0x24, "¤"), (0x40, "¡"), (0x5F, "§"),
-     (0x60, "¿"), (0x7F, "à")],
+    [
+        (0x00, "@"),
+        (0x01, "£"),
+        (0x02, "$"),
+        (0x09, "Ç"),
+        (0x0A, "\n"),
+        (0x0D, "\r"),
+        (0x11, "_"),
+        (0x1E, "ß"),
+        (0x1F, "É"),
+        (0x24, "¤"),
+        (0x40, "¡"),
+        (0x5F, "§"),
+        (0x60, "¿"),
+        (0x7F, "à"),
+    ],
 )
 def test_default_alphabet_codes(code: int, char: str) -> None:
     """Spot checks of TS 23.038 §6.2.1 codes that differ from ASCII."""
@@ -117,8 +130,14 @@ def test_accented_letters_outside_the_alphabet(char: str) -> None:
 
 @pytest.mark.parametrize(
     ("tables", "concatenated", "septets"),
-    [(0, False, 160), (0, True, 153), (1, False, 155), (1, True, 149), (2, False, 152),
-     (2, True, 146)],
+    [
+        (0, False, 160),
+        (0, True, 153),
+        (1, False, 155),
+        (1, True, 149),
+        (2, False, 152),
+        (2, True, 146),
+    ],
 )
 def test_segment_capacity_follows_the_header_size(
     tables: int, concatenated: bool, septets: int
@@ -129,14 +148,25 @@ def test_segment_capacity_follows_the_header_size(
 
 @pytest.mark.parametrize(
     ("length", "segments", "remaining"),
-    [(1, 1, 159), (160, 1, 0), (161, 2, 2 * 153 - 161), (306, 2, 0), (307, 3, 3 * 153 - 307),
-     (459, 3, 0), (460, 4, 4 * 153 - 460), (1224, 8, 0)],
+    [
+        (1, 1, 159),
+        (160, 1, 0),
+        (161, 2, 2 * 153 - 161),
+        (306, 2, 0),
+        (307, 3, 3 * 153 - 307),
+        (459, 3, 0),
+        (460, 4, 4 * 153 - 460),
+        (1224, 8, 0),
+    ],
 )
 def test_gsm7_boundaries(length: int, segments: int, remaining: int) -> None:
     """160 septets fit one segment; beyond, 153 per segment (the 6-octet UDH takes 7 septets)."""
     stats = analyze("a" * length)
     assert (stats.encoding, stats.units, stats.segments, stats.remaining) == (
-        "GSM-7", length, segments, remaining,
+        "GSM-7",
+        length,
+        segments,
+        remaining,
     )
     assert stats.per_segment == (160 if segments == 1 else 153)
 
@@ -301,7 +331,10 @@ def test_national_tables_are_off_by_default_and_not_used_when_useless() -> None:
     """A default-alphabet text gets no shift table (no header cost) even with national=."""
     stats = analyze("a" * 160, national="tr")
     assert (stats.segments, stats.per_segment, stats.locking_shift, stats.single_shift) == (
-        1, 160, None, None,
+        1,
+        160,
+        None,
+        None,
     )
 
 
@@ -358,7 +391,7 @@ def test_every_optimize_replacement_is_gsm7() -> None:
 def test_optimize_typography() -> None:
     """Curly quotes, guillemets, dashes and the ellipsis become their GSM-7 forms."""
     result = optimize("It\u2019s \u201cgreat\u201d \u2013 \u00abvraiment\u00bb\u2026")
-    assert result.text == "It's \"great\" - \"vraiment\"..."
+    assert result.text == 'It\'s "great" - "vraiment"...'
 
 
 def test_optimize_reports_what_it_saved() -> None:
@@ -514,12 +547,33 @@ def test_add_stop_mention_refuses_a_mention_without_stop() -> None:
 # --------------------------------------------------------------------------- vectorised
 
 CASES = [
-    "", "a", "a" * 160, "a" * 161, "a" * 306, "a" * 307, "]" * 80, "]" * 81, "]" * 153,
-    "a" * 152 + "€" + "a" * 152, "a" * 152 + "\r\n" + "a" * 10, "Léa, -20% €",
-    "a" * 150 + "\u2019", CYR * 70, CYR * 71, CYR * 66 + "😀" + CYR * 66, "😀" * 36,
-    CYR * 62 + FAMILY + CYR * 60, CYR * 65 + FLAG_FR + CYR * 10, CYR * 66 + "e\u0301" + CYR * 10,
-    CYR * 66 + "\r\n" + CYR * 10, "a" + "\u0301" * 100, "Ça va ? \u00e7a va", "\t", "a" * 1300,
-    "한국어 " * 30, "\u0915\u094d\u0937" * 40,
+    "",
+    "a",
+    "a" * 160,
+    "a" * 161,
+    "a" * 306,
+    "a" * 307,
+    "]" * 80,
+    "]" * 81,
+    "]" * 153,
+    "a" * 152 + "€" + "a" * 152,
+    "a" * 152 + "\r\n" + "a" * 10,
+    "Léa, -20% €",
+    "a" * 150 + "\u2019",
+    CYR * 70,
+    CYR * 71,
+    CYR * 66 + "😀" + CYR * 66,
+    "😀" * 36,
+    CYR * 62 + FAMILY + CYR * 60,
+    CYR * 65 + FLAG_FR + CYR * 10,
+    CYR * 66 + "e\u0301" + CYR * 10,
+    CYR * 66 + "\r\n" + CYR * 10,
+    "a" + "\u0301" * 100,
+    "Ça va ? \u00e7a va",
+    "\t",
+    "a" * 1300,
+    "한국어 " * 30,
+    "\u0915\u094d\u0937" * 40,
 ]
 
 
@@ -530,7 +584,11 @@ def test_analyze_many_equals_analyze() -> None:
         stats = analyze(text)
         row = frame.iloc[i]
         assert (row.encoding, row.characters, row.units, row.segments, row.remaining) == (
-            stats.encoding, stats.characters, stats.units, stats.segments, stats.remaining,
+            stats.encoding,
+            stats.characters,
+            stats.units,
+            stats.segments,
+            stats.remaining,
         ), text
 
 
@@ -541,8 +599,11 @@ def test_analyze_many_flags_bad_rows_without_raising() -> None:
     assert frame.index.tolist() == list("abcdef")
     assert pd.isna(frame["error"].iloc[0])
     assert frame["error"].tolist()[1:] == [
-        "must be a string", "must be a string", "must not contain lone surrogates",
-        "must be 1 to 1224 characters", "must be 1 to 1224 characters",
+        "must be a string",
+        "must be a string",
+        "must not contain lone surrogates",
+        "must be 1 to 1224 characters",
+        "must be 1 to 1224 characters",
     ]
     assert frame["segments"].isna().tolist() == [False, True, True, True, False, False]
     assert frame["segments"].iloc[5] == math.ceil(1225 / 153)
@@ -551,8 +612,14 @@ def test_analyze_many_flags_bad_rows_without_raising() -> None:
 def test_analyze_many_columns_and_types() -> None:
     """Closed sets are categoricals; counts are nullable integers."""
     frame = analyze_many(["a", "ж"])
-    assert list(frame.columns) == ["encoding", "characters", "units", "segments", "remaining",
-                                   "error"]
+    assert list(frame.columns) == [
+        "encoding",
+        "characters",
+        "units",
+        "segments",
+        "remaining",
+        "error",
+    ]
     assert list(frame["encoding"].cat.categories) == ["GSM-7", "UCS-2"]
     assert str(frame["segments"].dtype) == "Int64"
 
@@ -601,7 +668,8 @@ def test_estimate_reports_missing_values() -> None:
     """Missing values are listed by row and field."""
     result = estimate("Hi {first_name} {param1}", [{"first_name": "A", "param1": "x"}, {}])
     assert result.missing.to_dict("records") == [
-        {"row": 1, "field": "first_name"}, {"row": 1, "field": "param1"},
+        {"row": 1, "field": "first_name"},
+        {"row": 1, "field": "param1"},
     ]
 
 

@@ -1,13 +1,13 @@
-"""Property tests for smskit.text: invariants that must hold for any text."""
+"""Property tests for smskit.rules.text: invariants that must hold for any text."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from smskit import _gsm
-from smskit import text as text_module
-from smskit.text import (
+from smskit.rules import gsm as _gsm
+from smskit.rules import text as text_module
+from smskit.rules.text import (
     OPTIMIZE_TABLE,
     analyze,
     analyze_many,
@@ -30,8 +30,20 @@ texts = st.text(chars, max_size=400)
 gsm_texts = st.text(gsm_chars, max_size=400)
 # Long texts built from chunks, so that two-unit items and clusters often meet a boundary.
 CHUNKS = [
-    "a" * 10, "a", "ж" * 10, "ж", "€", "]", "😀", "\r\n", "e\u0301", "\u2764\ufe0f", "👍\U0001f3fd",
-    "\U0001f468\u200d\U0001f469\u200d\U0001f467", "\U0001f1eb\U0001f1f7", "\u1100\u1161\u11a8",
+    "a" * 10,
+    "a",
+    "ж" * 10,
+    "ж",
+    "€",
+    "]",
+    "😀",
+    "\r\n",
+    "e\u0301",
+    "\u2764\ufe0f",
+    "👍\U0001f3fd",
+    "\U0001f468\u200d\U0001f469\u200d\U0001f467",
+    "\U0001f1eb\U0001f1f7",
+    "\u1100\u1161\u11a8",
     "\u0915\u094d\u0937",
 ]
 chunked = st.lists(st.sampled_from(CHUNKS), min_size=5, max_size=120).map("".join)
@@ -113,7 +125,11 @@ def test_analyze_many_equals_analyze(items: list[object]) -> None:
             continue
         stats = analyze(item)
         assert (row.encoding, row.characters, row.units, row.segments, row.remaining) == (
-            stats.encoding, stats.characters, stats.units, stats.segments, stats.remaining,
+            stats.encoding,
+            stats.characters,
+            stats.units,
+            stats.segments,
+            stats.remaining,
         )
 
 

@@ -1,6 +1,6 @@
 """The notebook widgets, driven headlessly: set values, press buttons, read panels and results.
 
-The live panel's content is :func:`smskit._widgets_compose.compose_panel` (pure, tested first);
+The live panel's content is :func:`smskit.views.compose.compose_panel` (pure, tested first);
 the widgets run against a real sandbox over HTTP.
 """
 
@@ -15,13 +15,12 @@ import pytest
 
 import smskit
 from smskit import Campaign, Client, Composer, Dashboard, HLRExplorer
-from smskit._widgets_compose import compose_panel, highlight, panel_html
 from smskit.errors import ValidationError
 from smskit.sandbox import Sandbox
+from smskit.views.compose import compose_panel, highlight, panel_html
 
 CURLY = (
-    "Bonjour {first_name}, l’été arrive : -20 % sur toute la collection ce week-end ! "
-    "STOP au 36173"
+    "Bonjour {first_name}, l’été arrive : -20 % sur toute la collection ce week-end ! STOP au 36173"
 )
 RECIPIENTS = pd.DataFrame(
     {
@@ -133,13 +132,13 @@ def test_numbers_are_checked_once_while_the_text_changes(
 ) -> None:
     """Typing re-renders every recipient but does not normalise their numbers again."""
     calls: list[int] = []
-    real = smskit.phones.normalize
+    real = smskit.rules.phones.normalize
 
     def counted(values: pd.Series, *args: object, **kwargs: object) -> pd.DataFrame:
         calls.append(len(values))
         return real(values, *args, **kwargs)
 
-    monkeypatch.setattr(smskit.phones, "normalize", counted)
+    monkeypatch.setattr(smskit.rules.phones, "normalize", counted)
     composer = _composer(client, tmp_path, text=CURLY)
     composer.text = CURLY.replace("Bonjour", "Salut")
     composer.text = CURLY.replace("Bonjour", "Coucou")
@@ -316,8 +315,8 @@ def test_composer_repr_is_a_plain_text_summary(client: Client, tmp_path: Path) -
 
 
 def test_widgets_resolve_lazily_from_the_package() -> None:
-    """smskit.Composer / HLRExplorer / Dashboard are the classes of smskit.widgets."""
-    from smskit import widgets
+    """smskit.Composer / HLRExplorer / Dashboard are the classes of smskit.views.widgets."""
+    from smskit.views import widgets
 
     assert (smskit.Composer, smskit.HLRExplorer, smskit.Dashboard) == (
         widgets.Composer, widgets.HLRExplorer, widgets.Dashboard,

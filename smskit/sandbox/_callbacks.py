@@ -31,7 +31,7 @@ TIMEOUT = 2.0  # per attempt (connect + read)
 IDLE_EXIT = 1.0  # an idle worker thread ends; the next reply starts a new one
 
 # Scripted campaign replies: realistic French/English answers. Every OPT_OUT_TEXTS item is
-# an opt-out for smskit.replies.is_opt_out and no ANSWER_TEXTS item is (pinned by a test).
+# an opt-out for smskit.replies.inbox.is_opt_out and no ANSWER_TEXTS item is (pinned by a test).
 ANSWER_TEXTS = (
     "OUI", "Oui merci", "YES", "Yes please", "Merci !", "Thanks!", "Ok", "Combien ?",
     "C'est jusqu'à quand ?", "Info svp", "Is it still available?", "Je passe samedi",

@@ -3,7 +3,7 @@
 Every ``parse_*`` function turns a raw JSON payload (or query) into a small frozen record,
 or raises :class:`GatewayError` carrying the HTTP status and the spec's error body, with
 every faulty field named at once. :func:`prepare_send` renders, optimises and counts the
-segments of each recipient's text with :mod:`smskit.text`, so the sandbox and the client
+segments of each recipient's text with :mod:`smskit.rules.text`, so the sandbox and the client
 share one STOP rule and one segment count.
 """
 
@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from smskit import _spec
-from smskit import text as textlib
 from smskit.errors import ValidationError
+from smskit.rules import spec as _spec
+from smskit.rules import text as textlib
 from smskit.sandbox._casting import (
     BLANK,
     FORMAT,

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from smskit import _spec
 from smskit.errors import ValidationError
+from smskit.rules import spec as _spec
 from smskit.sandbox import _domain
 from smskit.sandbox._callbacks import Deliveries, check_callback_url, script_campaign_replies
 from smskit.sandbox._casting import NOT_ALLOWED, PHONE_RULE, normalize_phone

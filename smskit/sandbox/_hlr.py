@@ -60,8 +60,8 @@ from phonenumbers import NumberParseException
 from phonenumbers.carrierdata import CARRIER_DATA, CARRIER_LONGEST_PREFIX
 from phonenumbers.geodata import GEOCODE_DATA, GEOCODE_LONGEST_PREFIX
 
-from smskit._spec import LINE_STATUS
-from smskit.phones import main_region, read_valid, spec_type
+from smskit.rules.phones import main_region, read_valid, spec_type
+from smskit.rules.spec import LINE_STATUS
 
 __all__ = ["DEFAULT", "HLRDistribution", "country_of", "lookup", "lookup_many"]
 

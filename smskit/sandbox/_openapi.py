@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from smskit import _spec
+from smskit.rules import spec as _spec
 from smskit.sandbox._domain import CONTACTS_MAX, DYNAMIC_FIELDS
 
 PHONE_PATTERN = r"^\+[1-9][0-9]{6,14}$"

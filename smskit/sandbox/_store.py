@@ -17,7 +17,8 @@ from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any
 
-from smskit import _spec, _sqlite
+from smskit import _sqlite
+from smskit.rules import spec as _spec
 from smskit.sandbox._casting import DUPLICATE, NOT_ALLOWED
 from smskit.sandbox._domain import (
     CODE_INSUFFICIENT_CREDIT,

@@ -181,8 +181,10 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     endpoint = f"http://127.0.0.1:{port}"
     try:
         wait_for(
-            lambda: alive(process)
-            and urllib.request.urlopen(f"{endpoint}/json/version", timeout=2).read(),
+            lambda: (
+                alive(process)
+                and urllib.request.urlopen(f"{endpoint}/json/version", timeout=2).read()
+            ),
             "chromium",
         )
         with sync_playwright() as playwright:

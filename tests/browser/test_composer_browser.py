@@ -16,8 +16,7 @@ REPO = Path(__file__).resolve().parents[2]
 BUILD = REPO / "build"
 # 94 characters with one curly apostrophe: UCS-2 needs 2 segments (70 units at most), GSM-7 one.
 TYPED = (
-    "Salut {first_name}, c’est la rentrée : -30 % sur les cartables jusqu'à dimanche. "
-    "STOP au 36173"
+    "Salut {first_name}, c’est la rentrée : -30 % sur les cartables jusqu'à dimanche. STOP au 36173"
 )
 WAIT_MS = 30_000
 

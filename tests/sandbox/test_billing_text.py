@@ -1,4 +1,4 @@
-"""The sandbox bills exactly what smskit.text computes (its fast path included)."""
+"""The sandbox bills exactly what smskit.rules.text computes (its fast path included)."""
 
 from __future__ import annotations
 

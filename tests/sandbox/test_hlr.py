@@ -14,7 +14,7 @@ import phonenumbers
 import pytest
 from phonenumbers import PhoneNumberType
 
-from smskit import _spec
+from smskit.rules import spec as _spec
 from smskit.sandbox import _hlr
 from smskit.sandbox._hlr import HLRDistribution, country_of, lookup, lookup_many
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from smskit import _spec
+from smskit.rules import spec as _spec
 from smskit.sandbox import Sandbox, _hlr
 
 HLR = "/v1/public/contact/hlr-request"

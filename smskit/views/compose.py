@@ -1,6 +1,6 @@
 """What the composer's live panel shows, as a pure function of text, options and preflight.
 
-:class:`smskit.widgets.Composer` only renders :func:`compose_panel`'s answer, so every figure
+:class:`smskit.views.widgets.Composer` only renders :func:`compose_panel`'s answer, so every figure
 and every check it shows is testable without ipywidgets. The HTML comes from the
 ``widget_composer.html`` template (autoescaped: the text is the user's, never markup).
 """
@@ -12,14 +12,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit import _core
-from smskit import text as engine
+from smskit.client import core as _core
 from smskit.errors import ValidationError
+from smskit.rules import text as engine
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from smskit._preflight import PreflightReport
+    from smskit.campaigns.preflight import PreflightReport
 
 __all__ = ["Check", "ComposerPanel", "compose_panel", "highlight", "panel_html"]
 
@@ -74,12 +74,12 @@ class ComposerPanel:
 
     @property
     def can_optimize(self) -> bool:
-        """"optimise text" would change the text."""
+        """ "optimise text" would change the text."""
         return self.optimization is not None and bool(self.optimization.replacements)
 
     @property
     def can_add_stop(self) -> bool:
-        """"add STOP mention" applies: marketing text without one."""
+        """ "add STOP mention" applies: marketing text without one."""
         return self.stop_required and not self.has_stop
 
 
@@ -220,7 +220,7 @@ def _plain(value: Any) -> Any:
 
 def panel_html(panel: ComposerPanel) -> str:
     """The live panel as HTML (every user value escaped by the template)."""
-    from smskit._html import render
+    from smskit.views.html import render
 
     stats = panel.stats
     chars = [] if stats is None else list(dict.fromkeys(c for _, c in stats.non_gsm))

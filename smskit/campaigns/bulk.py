@@ -14,9 +14,8 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit import _core, _spec
-from smskit._journal import Journal
-from smskit._runner import (
+from smskit.campaigns.journal import Journal
+from smskit.campaigns.runner import (
     Progress,
     async_client,
     bounded,
@@ -25,7 +24,9 @@ from smskit._runner import (
     run_blocking,
 )
 from smskit.client import AsyncClient, Client
+from smskit.client import core as _core
 from smskit.errors import SmskitError, ValidationError
+from smskit.rules import spec as _spec
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -54,7 +55,7 @@ def hlr(
 ) -> pd.DataFrame:
     """Check any number of lines: one row per distinct value given, typed like ``to_frame()``.
 
-    Values are normalised (:func:`smskit.phones.normalize`), each distinct number is checked
+    Values are normalised (:func:`smskit.rules.phones.normalize`), each distinct number is checked
     once, in requests of ``chunk_size`` (at most 200). Answers are cached in ``journal``
     (default ``<cwd>/hlr.journal.sqlite``; ``False``: no cache) and reused while younger than
     ``max_age`` seconds (None: forever). Extra columns: ``input`` (the value as given),
@@ -161,8 +162,8 @@ class _HLRJob:
     ) -> pd.DataFrame:
         import pandas as pd
 
-        from smskit.frames import hlr_frame
-        from smskit.models import HLRResult
+        from smskit.client.frames import hlr_frame
+        from smskit.client.models import HLRResult
 
         results = []
         from_cache = []
@@ -194,7 +195,7 @@ def _by_number(chunk: list[str], raw: Any) -> dict[str, Any]:
     items = [item for item in raw if isinstance(item, Mapping)] if isinstance(raw, list) else []
     if len(items) == len(chunk):
         return dict(zip(chunk, items, strict=True))
-    from smskit.phones import to_e164
+    from smskit.rules.phones import to_e164
 
     asked = set(chunk)
     found = {}
@@ -209,7 +210,7 @@ def _normalised(values: Any, field: str, region: str | None) -> tuple[list[Any],
     """Distinct values as given (first occurrence order) and their phone checks."""
     import pandas as pd
 
-    from smskit import phones
+    from smskit.rules import phones
 
     items = _core.as_list(values, field)
     distinct = list(dict.fromkeys(items))
@@ -239,7 +240,7 @@ def create_contacts(
     (``auto_remove_blacklisted_numbers``, ``do_not_overwrite``). One row per contact given:
     ``input``, ``phone_number``, ``status`` (added / updated / skipped) and ``error``.
     """
-    from smskit._preflight import Recipients
+    from smskit.campaigns.preflight import Recipients
 
     check_chunk_size(chunk_size, CONTACTS_CHUNK_MAX)
     check_concurrency(concurrency)
@@ -249,7 +250,7 @@ def create_contacts(
 
     table = pd.concat(blocks) if blocks else pd.DataFrame(columns=["row", *_core.CONTACT_FIELDS])
     inputs = table["phone_number"].tolist()
-    from smskit import phones
+    from smskit.rules import phones
 
     checks = phones.normalize(pd.Series(inputs, dtype=object), default_region)
     records = table[list(_core.CONTACT_FIELDS[1:])].to_dict("records")
@@ -276,7 +277,7 @@ def create_contacts(
     outcomes, errors = _run_chunks(client, rows, call, read, chunk_size, concurrency, progress)
     for position, reason in refused.items():
         errors[position] = reason
-    from smskit.frames import CONTACT_ITEM_STATUS_DTYPE, categorical
+    from smskit.client.frames import CONTACT_ITEM_STATUS_DTYPE, categorical
 
     return pd.DataFrame(
         {

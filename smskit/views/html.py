@@ -13,12 +13,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit import _spec
+from smskit.rules import spec as _spec
 
 if TYPE_CHECKING:
     import jinja2
 
-    from smskit.models import Balance, Credits, Draft, HLRResults, SendResult
+    from smskit.client.models import Balance, Credits, Draft, HLRResults, SendResult
 
 __all__ = ["LINE_STATUS_COLORS", "MISSING_COLOR", "country_info", "environment", "render"]
 

@@ -30,9 +30,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit import _core, _spec
-from smskit._bulk import ahlr, create_contacts, delete_contacts, hlr
-from smskit._journal import (
+from smskit.campaigns.bulk import ahlr, create_contacts, delete_contacts, hlr
+from smskit.campaigns.journal import (
     DONE_STATES,
     FIELD_PREFIX,
     Chunk,
@@ -41,7 +40,7 @@ from smskit._journal import (
     derive_request_id,
     plan_contacts,
 )
-from smskit._preflight import (
+from smskit.campaigns.preflight import (
     ISSUES,
     MARKETING_HOURS,
     MarketingHours,
@@ -51,7 +50,7 @@ from smskit._preflight import (
     preflight,
     register_marketing_hours,
 )
-from smskit._runner import (
+from smskit.campaigns.runner import (
     Progress,
     async_client,
     bounded,
@@ -60,6 +59,7 @@ from smskit._runner import (
     run_blocking,
 )
 from smskit.client import AsyncClient, Client
+from smskit.client import core as _core
 from smskit.errors import (
     APIError,
     AuthenticationError,
@@ -73,11 +73,12 @@ from smskit.errors import (
     TransportError,
     ValidationError,
 )
+from smskit.rules import spec as _spec
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from smskit.models import SendResult
+    from smskit.client.models import SendResult
 
 __all__ = [
     "ISSUES",
@@ -96,7 +97,7 @@ __all__ = [
     "register_marketing_hours",
 ]
 
-logger = logging.getLogger("smskit.campaign")
+logger = logging.getLogger("smskit.campaigns.campaign")
 
 # Options passed through to every chunk's send; simulation_mode and request_id are the
 # campaign's to set (estimate() simulates; request ids come from the journal).
@@ -243,7 +244,7 @@ class Campaign:
         progress: bool | Mapping[str, Any] = False,
     ) -> CostEstimate:
         """Cost, SMS count and residual credit; from the gateway (``simulation_mode``, chunk by
-        chunk, compared with the balance) or, with ``offline=True``, from :mod:`smskit.text`
+        chunk, compared with the balance) or, with ``offline=True``, from :mod:`smskit.rules.text`
         (no request; cost only with ``unit_prices``: EUR per segment by country code)."""
         check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
         plan = self._plan(chunk_size)
@@ -410,7 +411,7 @@ class Campaign:
         """Preflight, then the exact payload of every chunk and the ids derived from it."""
         report = self._current_report()
         report.raise_for_errors()
-        from smskit.text import fields
+        from smskit.rules.text import fields
 
         used = fields(self.text)
         header = {
@@ -471,7 +472,7 @@ class Campaign:
 
 def _sent_texts(values: Any) -> list[str]:
     """A dynamic field's text for each recipient ("" when missing), as preflight rendered it."""
-    from smskit.text import field_texts
+    from smskit.rules.text import field_texts
 
     return field_texts(values.tolist())
 
@@ -827,7 +828,7 @@ class CostEstimate:
     """What the campaign would cost: per chunk (``to_frame()``), totals, and the balance.
 
     ``source`` is ``"gateway"`` (simulation_mode requests) or ``"offline"`` (segments from
-    :mod:`smskit.text`; cost only with unit prices). ``problems`` lists recipients the
+    :mod:`smskit.rules.text`; cost only with unit prices). ``problems`` lists recipients the
     gateway would refuse (e.g. an unserved destination). The gateway checks the balance
     even when simulating, so a chunk dearer than the balance has no figures:
     ``refused_for_credit`` is then True, ``cost`` None and ``enough`` False.
@@ -903,7 +904,7 @@ class CostEstimate:
 
     def to_html(self) -> str:
         """Summary and problems as HTML."""
-        from smskit._html import render
+        from smskit.views.html import render
 
         return render(
             "campaign_estimate.html",
@@ -1083,7 +1084,7 @@ class CampaignResult:
 
     def to_html(self) -> str:
         """Summary, chunk states and the first recipients not sent, as HTML."""
-        from smskit._html import render
+        from smskit.views.html import render
 
         not_sent = self.not_sent
         return render(

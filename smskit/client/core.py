@@ -23,7 +23,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
 
-from smskit import _spec
+from smskit.client.models import (
+    Balance,
+    ContactItems,
+    Credits,
+    HLRResults,
+    ListEmptied,
+    SendResult,
+    SmsDraft,
+    TransferToken,
+    VoiceDraft,
+)
 from smskit.errors import (
     CODE_INSUFFICIENT_CREDIT,
     CODE_PAYLOAD_VALIDATION,
@@ -40,17 +50,7 @@ from smskit.errors import (
     StopMentionMissingError,
     ValidationError,
 )
-from smskit.models import (
-    Balance,
-    ContactItems,
-    Credits,
-    HLRResults,
-    ListEmptied,
-    SendResult,
-    SmsDraft,
-    TransferToken,
-    VoiceDraft,
-)
+from smskit.rules import spec as _spec
 
 if TYPE_CHECKING:
     from typing import Self, TypeAlias
@@ -546,7 +546,7 @@ def check_send(
 
 def check_text(text: Any, *, marketing: bool) -> None:
     """1..1224 characters, known dynamic fields only, a STOP mention for marketing texts."""
-    from smskit import text as engine
+    from smskit.rules import text as engine
 
     engine.validate_text(text)
     engine.fields(text)
@@ -582,7 +582,7 @@ def check_contact(field: str, row: Mapping[str, Any], position: int) -> None:
 
 def check_number(field: str, value: Any, position: int | None = None) -> None:
     """International format: '+' then digits (E.164)."""
-    from smskit.phones import is_e164
+    from smskit.rules.phones import is_e164
 
     if not is_e164(value):
         raise ValidationError(
@@ -605,7 +605,7 @@ def check_count(field: str, items: list[Any], low: int, high: int | None) -> Non
     """Between ``low`` and ``high`` items (no upper bound when ``high`` is None)."""
     if len(items) < low or (high is not None and len(items) > high):
         bound = f"{low} to {high}" if high is not None else f"at least {low}"
-        hint = " (smskit.campaign splits larger batches)" if high and len(items) > high else ""
+        hint = " (smskit.Campaign splits larger batches)" if high and len(items) > high else ""
         raise ValidationError(field, f"needs {bound} items, got {len(items)}{hint}")
 
 

@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING, Any, Final
 
 import ipywidgets as widgets
 
-from smskit import _spec, frames
-from smskit import text as engine
-from smskit._preflight import PreflightReport, Recipients, Settings, preflight
-from smskit._widgets_compose import ComposerPanel, compose_panel, panel_html
-from smskit.campaign import Campaign, CampaignResult, CostEstimate, _check_options, hlr
-from smskit.client import AsyncClient, Client
+from smskit.campaigns.campaign import Campaign, CampaignResult, CostEstimate, _check_options, hlr
+from smskit.campaigns.preflight import PreflightReport, Recipients, Settings, preflight
+from smskit.client import AsyncClient, Client, frames
 from smskit.errors import SmskitError, ValidationError
+from smskit.rules import spec as _spec
+from smskit.rules import text as engine
+from smskit.views.compose import ComposerPanel, compose_panel, panel_html
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -415,8 +415,7 @@ class Composer(_View):
         report = self._report
         assert report is not None
         self.confirm_label.value = _escaped(
-            f"Send {report.to_send} message(s), {report.segments} SMS, from "
-            f"{self.sender!r}?"
+            f"Send {report.to_send} message(s), {report.segments} SMS, from {self.sender!r}?"
         )
         self.confirm_box.layout.display = "flex"
         self.send_button.disabled = True
@@ -610,7 +609,7 @@ class HLRExplorer(_View):
 
     def figures(self) -> list[go.Figure]:
         """The charts of the filtered numbers: line status by number type, and by country."""
-        from smskit import plots
+        from smskit.views import plots
 
         shown = self.filtered
         if shown is None or shown.empty:
@@ -685,7 +684,7 @@ class Dashboard(_View):
 
     def refresh(self) -> None:
         """Ask the gateway again: balance, credits, SMS and voice drafts."""
-        from smskit import plots
+        from smskit.views import plots
 
         client = self.client
         if isinstance(client, AsyncClient):

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from smskit import _sqlite
 from smskit._server import Served
 from smskit.errors import ValidationError
-from smskit.text import has_stop_mention
+from smskit.rules.text import has_stop_mention
 
 if TYPE_CHECKING:
     import pandas
@@ -49,7 +49,7 @@ __all__ = [
     "reply_rate",
 ]
 
-logger = logging.getLogger("smskit.replies")
+logger = logging.getLogger("smskit.replies.inbox")
 
 MAX_BODY = 64 * 1024  # a reply is at most a few SMS segments: 64 KiB is generous
 FRAME_COLUMNS = (
@@ -73,7 +73,7 @@ _WORD = re.compile(r"[^\W_]+")
 def is_opt_out(text: str) -> bool:
     """Whether an inbound reply asks to stop receiving messages.
 
-    True when the reply has the outbound STOP mention (:func:`smskit.text.has_stop_mention`),
+    True when the reply has the outbound STOP mention (:func:`smskit.rules.text.has_stop_mention`),
     or, ignoring case and accents, the word stop / stopall / stop sms, arrêt / arrêter /
     arrêtez, unsubscribe / unsub, opt out, or a word starting with désabonn, désinscri or
     unsubscrib; or when the whole reply is END, QUIT, CANCEL, REVOKE or FIN. Deliberately

@@ -3,7 +3,7 @@
 ``_BaseClient`` holds everything but I/O: settings, request building, the retry policy (as a
 generator that yields "send this request" or "sleep this long" and receives the outcome),
 response parsing and error mapping. The two public classes only run that generator, with
-``httpx.Client`` or ``httpx.AsyncClient``. Endpoints are declared once in :mod:`smskit._core`.
+``httpx.Client`` or ``httpx.AsyncClient``. Endpoints are declared once in :mod:`smskit.client.core`.
 
 Retries: network errors, timeouts, 429 (after ``Retry-After``) and 5xx are retried with
 exponential backoff and full jitter. Every endpoint is retried: sends carry a ``request_id``,
@@ -27,9 +27,10 @@ from typing import Any, Generic, TypeVar, cast
 
 import httpx
 
-from smskit import _core
-from smskit._config import MASK, AuthMode, SandboxLike, Settings, mask_headers, resolve
-from smskit._core import (
+from smskit._version import __version__
+from smskit.client import core as _core
+from smskit.client.config import MASK, AuthMode, SandboxLike, Settings, mask_headers, resolve
+from smskit.client.core import (
     Async,
     Call,
     Contact,
@@ -41,7 +42,7 @@ from smskit._core import (
     VoiceCampaign,
     Wallet,
 )
-from smskit._version import __version__
+from smskit.client.models import ResponseShapeError
 from smskit.errors import (
     APIError,
     ConfigurationError,
@@ -51,7 +52,6 @@ from smskit.errors import (
     TimeoutError,
     TransportError,
 )
-from smskit.models import ResponseShapeError
 
 __all__ = ["AsyncClient", "Backoff", "Client"]
 
@@ -187,7 +187,7 @@ class _BaseClient(Generic[M]):
 
     def to_html(self) -> str:
         """Connection settings as HTML; the key is masked."""
-        from smskit._html import render
+        from smskit.views.html import render
 
         rows = [
             ("base_url", self.base_url),

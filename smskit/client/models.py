@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Self, overload
 
-from smskit._spec import CONTACT_ITEM_STATUS, HLR_STATUS, LINE_STATUS_ALIASES
+from smskit.rules.spec import CONTACT_ITEM_STATUS, HLR_STATUS, LINE_STATUS_ALIASES
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -135,7 +135,7 @@ def _shown(obj: Any, name: str) -> Any:
 
 
 def _table_html(title: str, summary: str, columns: Sequence[str], items: Sequence[Any]) -> str:
-    from smskit._html import render
+    from smskit.views.html import render
 
     rows = [[_shown(item, column) for column in columns] for item in items[:_HTML_ROWS]]
     return render(
@@ -168,7 +168,7 @@ class _Record:
 
     def to_html(self) -> str:
         """This record as a small HTML table (what Jupyter shows)."""
-        from smskit._html import render
+        from smskit.views.html import render
 
         return render("record.html", title=self._title, rows=self._rows(), note=None)
 
@@ -207,13 +207,13 @@ class SendResult(_Record):
 
     def to_frame(self) -> pd.DataFrame:
         """One row: ticket, counts, cost, request_id, duplicate."""
-        from smskit.frames import send_results_frame
+        from smskit.client.frames import send_results_frame
 
         return send_results_frame([self])
 
     def to_html(self) -> str:
         """Contacts, SMS and cost of the send (or why it is a duplicate) as HTML."""
-        from smskit._html import send_result_html
+        from smskit.views.html import send_result_html
 
         return send_result_html(self)
 
@@ -234,13 +234,13 @@ class Balance(_Record):
 
     def to_frame(self) -> pd.DataFrame:
         """One row: amount and unit."""
-        from smskit.frames import balance_frame
+        from smskit.client.frames import balance_frame
 
         return balance_frame(self)
 
     def to_html(self) -> str:
         """The amount with its unit as HTML."""
-        from smskit._html import balance_html
+        from smskit.views.html import balance_html
 
         return balance_html(self)
 
@@ -263,14 +263,14 @@ class Draft(_Record):
         return cls._parse(data)
 
     def to_frame(self) -> pd.DataFrame:
-        """One row (see :func:`smskit.frames.drafts_frame` for several drafts)."""
-        from smskit.frames import drafts_frame
+        """One row (see :func:`smskit.client.frames.drafts_frame` for several drafts)."""
+        from smskit.client.frames import drafts_frame
 
         return drafts_frame(self)
 
     def to_html(self) -> str:
         """Contacts, cost and cost per contact, then every field, as HTML."""
-        from smskit._html import draft_html
+        from smskit.views.html import draft_html
 
         return draft_html(self)
 
@@ -415,7 +415,7 @@ class ContactItems(_Items):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per contact; ``status`` categorical (added, updated, skipped)."""
-        from smskit.frames import contact_items_frame
+        from smskit.client.frames import contact_items_frame
 
         return contact_items_frame(self)
 
@@ -478,13 +478,13 @@ class Credits(Mapping[str, CountryCredits]):
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy: one row per (country_code, product) with the number of ``credits``."""
-        from smskit.frames import credits_frame
+        from smskit.client.frames import credits_frame
 
         return credits_frame(self)
 
     def to_html(self) -> str:
         """One row per country (code and name), one column per product, as HTML."""
-        from smskit._html import credits_html
+        from smskit.views.html import credits_html
 
         return credits_html(self)
 
@@ -576,34 +576,34 @@ class HLRResults(_Items):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per number, every spec field; closed value sets are categoricals."""
-        from smskit.frames import hlr_frame
+        from smskit.client.frames import hlr_frame
 
         return hlr_frame(self)
 
     def breakdown(self, by: str | Sequence[str] = "line_status") -> pd.DataFrame:
         """Count and share of numbers per value of ``by``, with a total row.
 
-        See :func:`smskit.frames.breakdown` (``by``: status, line_status, phone_number_type,
+        See :func:`smskit.client.frames.breakdown` (``by``: status, line_status, phone_number_type,
         country, network, or a tuple of them).
         """
-        from smskit.frames import breakdown
+        from smskit.client.frames import breakdown
 
         return breakdown(self, by)
 
     def porting(self) -> pd.DataFrame:
         """Share of numbers ported away, per original network (:func:`smskit.frames.porting`)."""
-        from smskit.frames import porting
+        from smskit.client.frames import porting
 
         return porting(self)
 
     def reachability(self) -> pd.DataFrame:
-        """Valid mobiles live or absent, per country (:func:`smskit.frames.reachability`)."""
-        from smskit.frames import reachability
+        """Valid mobiles live or absent, per country (:func:`smskit.client.frames.reachability`)."""
+        from smskit.client.frames import reachability
 
         return reachability(self)
 
     def to_html(self) -> str:
         """Counts by status, line status and type, and the first rows, as HTML."""
-        from smskit._html import hlr_results_html
+        from smskit.views.html import hlr_results_html
 
         return hlr_results_html(self)

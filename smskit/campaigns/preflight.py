@@ -1,7 +1,7 @@
 """Campaign preflight: every check that needs no request, per recipient and for the campaign.
 
 Recipients are read in blocks (a CSV file is streamed), so a million rows fit in a few
-hundred MB. Per recipient: the number normalised (:mod:`smskit.phones`), duplicates, lines
+hundred MB. Per recipient: the number normalised (:mod:`smskit.rules.phones`), duplicates, lines
 that cannot receive SMS, dynamic fields missing or too long, the rendered text as delivered
 (optimised like the gateway does) with its encoding and segments. For the campaign: text
 limits and unknown fields, the STOP rule for marketing, the sender rules, and the permitted
@@ -22,8 +22,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit import _core, _spec
+from smskit.client import core as _core
 from smskit.errors import ValidationError
+from smskit.rules import spec as _spec
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -376,7 +377,7 @@ class PreflightReport:
 
     def to_html(self) -> str:
         """Summary, issues, campaign findings and the first excluded rows, as HTML."""
-        from smskit._html import render
+        from smskit.views.html import render
 
         excluded = self.frame.loc[~self.frame["send"]].head(10)
         columns = ["row", "input", "phone_number", "line_type", "issue", "detail"]
@@ -422,7 +423,7 @@ def campaign_findings(
     settings: Settings,
 ) -> tuple[list[ValidationError], list[str], tuple[str, ...]]:
     """Campaign-level errors and warnings, and the dynamic fields the text uses."""
-    from smskit import text as engine
+    from smskit.rules import text as engine
 
     errors: list[ValidationError] = []
     found: list[str] = []
@@ -487,7 +488,7 @@ def check_block(
     import numpy as np
     import pandas as pd
 
-    from smskit import phones
+    from smskit.rules import phones
 
     n = len(block)
     index = block.index
@@ -574,7 +575,7 @@ def _field_texts(values: list[Any]) -> tuple[list[str], Any, Any]:
     """A dynamic field's text for every recipient, which are missing, which are too long."""
     import numpy as np
 
-    from smskit.text import field_texts
+    from smskit.rules.text import field_texts
 
     texts = field_texts(values)
     missing = np.fromiter((not t.strip() for t in texts), dtype=bool, count=len(texts))
@@ -589,7 +590,7 @@ def _render(
     import numpy as np
     import pandas as pd
 
-    from smskit import text as engine
+    from smskit.rules import text as engine
 
     if not isinstance(settings.text, str) or not n:
         empty = np.full(n, "", dtype=object)

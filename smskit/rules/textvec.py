@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from smskit import _gsm
 from smskit.errors import ValidationError
-from smskit.text import (
+from smskit.rules import gsm as _gsm
+from smskit.rules.text import (
     GSM_MULTI,
     GSM_SINGLE,
     MAX_TEXT_LENGTH,
@@ -312,7 +312,7 @@ class _Columns:
 
 
 def analyze_many(texts: Any, *, national: str | None = None) -> pd.DataFrame:
-    """See :func:`smskit.text.analyze_many`."""
+    """See :func:`smskit.rules.text.analyze_many`."""
     values, index = _values(texts)
     n = len(values)
     is_str = np.fromiter(map(isinstance, values, repeat(str)), dtype=bool, count=n)

@@ -1,0 +1,43 @@
+"""Campaigns and bulk operations on the client.
+
+Owns: the planner (preflight per recipient), the chunk runner, the SQLite journal that
+makes a send exactly-once across crashes and resumes, campaign results, and bulk HLR and
+contact helpers.
+
+May import: ``smskit.client``, ``smskit.rules``, ``smskit.errors`` and the top-level
+infrastructure modules. Never views, replies or the sandbox.
+"""
+
+from smskit.campaigns.campaign import (
+    ISSUES,
+    MARKETING_HOURS,
+    RECIPIENT_STATES,
+    Campaign,
+    CampaignResult,
+    CostEstimate,
+    MarketingHours,
+    PreflightReport,
+    ahlr,
+    create_contacts,
+    delete_contacts,
+    derive_request_id,
+    hlr,
+    register_marketing_hours,
+)
+
+__all__ = [
+    "ISSUES",
+    "MARKETING_HOURS",
+    "RECIPIENT_STATES",
+    "Campaign",
+    "CampaignResult",
+    "CostEstimate",
+    "MarketingHours",
+    "PreflightReport",
+    "ahlr",
+    "create_contacts",
+    "delete_contacts",
+    "derive_request_id",
+    "hlr",
+    "register_marketing_hours",
+]

@@ -1,0 +1,435 @@
+"""Phone-number normalisation and validation, on top of Google's numbering metadata.
+
+Pure functions (no I/O): turn messy spreadsheet values into E.164 numbers, say why the
+others are rejected, and classify lines with the gateway spec's ``phone_number_type`` values.
+
+Decisions:
+
+- ``is_e164``: the spec's rule (a leading ``+`` then digits) with E.164's bounds: the first
+  digit is 1-9 (no country code starts with 0) and there are 7 to 15 digits in all, 7 being
+  the shortest real numbers (3-digit country code + 4-digit subscriber number, e.g. Niue).
+- Messy input: surrounding blanks, spaces, dots, dashes, parentheses, a ``(0)`` trunk prefix
+  after the country code, a ``00`` international prefix, and integers or integral floats (a
+  CSV column read as numbers, ``33612345678.0``) are accepted. A digit-only value invalid in
+  the default region is retried as international, since spreadsheets drop the ``+``.
+- ``reason`` is one of :data:`REASONS`; ``type`` is ``bad_format`` for every rejected value.
+- Regulator "drama" numbers (Ofcom's UK ranges such as 020 7946 0xxx and 07700 900xxx, and
+  NANP 555-0100..0199) are reported valid with type ``stage_and_screen``, even where the
+  metadata no longer lists the range, so demos can use them and preflight can flag them.
+- Speed: equal values are parsed once; valid ``+digits`` and plain national digits are read
+  without ``phonenumbers.parse`` (same result, pinned by tests); above
+  :data:`PARALLEL_THRESHOLD` distinct values, helper interpreters (``python -c``, importing
+  only this module; never multiprocessing, which re-runs the caller's script) take shares.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+import pickle
+import re
+import subprocess
+import sys
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any, Final, NamedTuple
+
+import numpy as np
+import pandas as pd
+import phonenumbers
+from phonenumbers import (
+    NumberParseException,
+    PhoneMetadata,
+    PhoneNumber,
+    PhoneNumberType,
+    ValidationResult,
+)
+
+from smskit.errors import ValidationError
+from smskit.rules.spec import PHONE_NUMBER_TYPE
+
+__all__ = [
+    "REASONS",
+    "REASON_DTYPE",
+    "TYPE_DTYPE",
+    "PhoneCheck",
+    "classify",
+    "is_e164",
+    "is_stage_and_screen",
+    "main_region",
+    "normalize",
+    "read_valid",
+    "spec_type",
+    "to_e164",
+]
+
+REASONS: Final = (
+    "ok",
+    "empty",
+    "not_a_number",
+    "invalid_country_code",
+    "too_short",
+    "too_long",
+    "invalid_number",
+)
+REASON_DTYPE: Final = pd.CategoricalDtype(REASONS)
+TYPE_DTYPE: Final = pd.CategoricalDtype(PHONE_NUMBER_TYPE)
+
+# phonenumbers' line types -> the spec's phone_number_type values.
+TYPE_MAP: Final[dict[int, str]] = {
+    PhoneNumberType.FIXED_LINE: "landline",
+    PhoneNumberType.MOBILE: "mobile",
+    PhoneNumberType.FIXED_LINE_OR_MOBILE: "mobile_or_landline",
+    PhoneNumberType.TOLL_FREE: "toll_free",
+    PhoneNumberType.PREMIUM_RATE: "premium",
+    PhoneNumberType.SHARED_COST: "shared_cost",
+    PhoneNumberType.VOIP: "voip",
+    PhoneNumberType.PERSONAL_NUMBER: "personal_number",
+    PhoneNumberType.PAGER: "pager",
+    PhoneNumberType.UAN: "universal_access_number",
+    PhoneNumberType.VOICEMAIL: "voicemail_only",
+    PhoneNumberType.UNKNOWN: "unknown",
+}
+
+_PARSE_REASON: Final = {
+    NumberParseException.INVALID_COUNTRY_CODE: "invalid_country_code",
+    NumberParseException.NOT_A_NUMBER: "not_a_number",
+    NumberParseException.TOO_SHORT_AFTER_IDD: "too_short",
+    NumberParseException.TOO_SHORT_NSN: "too_short",
+    NumberParseException.TOO_LONG: "too_long",
+}
+_POSSIBLE_REASON: Final = {
+    ValidationResult.IS_POSSIBLE: "invalid_number",
+    ValidationResult.INVALID_COUNTRY_CODE: "invalid_country_code",
+    ValidationResult.TOO_SHORT: "too_short",
+    ValidationResult.TOO_LONG: "too_long",
+    # A local-only number lacks its area code: for an SMS it is too short.
+    ValidationResult.IS_POSSIBLE_LOCAL_ONLY: "too_short",
+    ValidationResult.INVALID_LENGTH: "invalid_number",
+}
+
+_E164_RE: Final = re.compile(r"\+[1-9][0-9]{6,14}")
+_SEPARATORS_RE: Final = re.compile(r"[\s.\-()/]+")
+_FLOAT_TEXT_RE: Final = re.compile(r"\+?[0-9]+\.0+")
+
+# Ofcom's numbers for drama: 7 national digits then any 3 (10-digit national numbers).
+_UK_DRAMA_PREFIXES: Final = frozenset(
+    {
+        "1134960", "1144960", "1154960", "1164960", "1174960", "1184960",  # Leeds..Reading
+        "1214960", "1314960", "1414960", "1514960", "1614960", "1914980",  # Birmingham..Tyne
+        "2079460", "2896496", "2920180",  # London, Northern Ireland, Cardiff
+        "1632960", "7700900", "8081570", "9098790", "3069990",  # no area, mobile, 080, 09, 03
+    }
+)  # fmt: skip
+
+_CODES: Final = frozenset(str(code) for code in phonenumbers.COUNTRY_CODE_TO_REGION_CODE)
+_DIGIT_ALTERNATIVES_RE: Final = re.compile(r"[0-9]+(?:\|[0-9]+)*")
+
+# Parallel parsing pays for the worker start-up (about a second) only on large inputs.
+PARALLEL_THRESHOLD: Final = 100_000
+
+
+class PhoneCheck(NamedTuple):
+    """Outcome of checking one value: what :func:`normalize` puts in one row."""
+
+    e164: str | None
+    valid: bool
+    reason: str
+    region: str | None
+    type: str
+
+
+_EMPTY: Final = PhoneCheck(None, False, "empty", None, "bad_format")
+_NOT_A_NUMBER: Final = PhoneCheck(None, False, "not_a_number", None, "bad_format")
+
+
+def is_e164(value: object) -> bool:
+    """True for a string of ``+`` then 7 to 15 ASCII digits, the first not 0 (E.164)."""
+    return isinstance(value, str) and _E164_RE.fullmatch(value) is not None
+
+
+def is_stage_and_screen(e164: str) -> bool:
+    """True for numbers a regulator reserves for films and fiction (UK Ofcom, NANP 555-01xx)."""
+    digits = e164[1:] if e164.startswith("+") else e164
+    if len(digits) == 12 and digits.startswith("44"):
+        return digits[2:9] in _UK_DRAMA_PREFIXES
+    return len(digits) == 11 and digits[0] == "1" and digits[4:9] == "55501"
+
+
+def spec_type(number: phonenumbers.PhoneNumber, e164: str | None = None) -> str:
+    """The spec's ``phone_number_type`` of a parsed number (``bad_format`` when invalid)."""
+    if e164 is None:
+        e164 = f"+{number.country_code}{phonenumbers.national_significant_number(number)}"
+    if is_stage_and_screen(e164):
+        return "stage_and_screen"
+    line_type = phonenumbers.number_type(number)
+    # number_type() is UNKNOWN exactly when is_valid_number() is False: one regex pass, not two.
+    return "bad_format" if line_type == PhoneNumberType.UNKNOWN else TYPE_MAP[line_type]
+
+
+def read_valid(compact: str, region: str | None) -> tuple[PhoneNumber, str, str] | None:
+    """Fast path: (number, E.164, spec type) of compact digits read literally, if valid.
+
+    ``compact`` is ``+`` and digits, or national digits read in ``region`` (trunk prefix
+    stripped). None when that reading is not a valid number: then call
+    ``phonenumbers.parse``, which reads valid input the same way (pinned by tests over every
+    region) at several times the cost.
+    """
+    if compact.startswith("+"):
+        digits = compact[1:]
+        if not (digits.isascii() and digits.isdigit()) or not 3 <= len(digits) <= 17:
+            return None
+        for length in (1, 2, 3):
+            if digits[:length] in _CODES:
+                code, national = int(digits[:length]), digits[length:]
+                break
+        else:
+            return None
+    else:
+        rule = _national_rule(region) if region else None
+        if rule is None or not (compact.isascii() and compact.isdigit()):
+            return None
+        code, prefix, strippable = rule
+        national = compact
+        if prefix and compact.startswith(prefix):
+            national = compact[len(prefix) :]
+        elif any(compact.startswith(other) for other in strippable):
+            return None
+    # Leading zeros (Italy) and overlong input are for parse() to judge.
+    if not national or national[0] == "0" or len(national) > 17:
+        return None
+    number = PhoneNumber(country_code=code, national_number=int(national))
+    e164 = f"+{code}{national}"
+    kind = spec_type(number, e164)
+    return None if kind == "bad_format" else (number, e164, kind)
+
+
+def main_region(country_code: int) -> str | None:
+    """The main ISO 3166 region of a country calling code (None when unknown or non-geographic)."""
+    region = phonenumbers.region_code_for_country_code(country_code)
+    return region if len(region) == 2 and region != "ZZ" else None
+
+
+def classify(value: Any, default_region: str | None = "FR") -> PhoneCheck:
+    """Check one value (string, int, float, None, NaN) and say why it is rejected, if it is."""
+    text = _to_text(value)
+    if text is None or text is _NOT_A_NUMBER_TEXT:
+        return _EMPTY if text is None else _NOT_A_NUMBER
+    return _classify_text(text, _region(default_region))
+
+
+def to_e164(value: Any, default_region: str | None = "FR") -> str | None:
+    """The E.164 form of a valid number, or None."""
+    return classify(value, default_region).e164
+
+
+def normalize(
+    values: Iterable[Any] | pd.Series,
+    default_region: str | None = "FR",
+    *,
+    workers: int | None = None,
+) -> pd.DataFrame:
+    """One row per value: ``input``, ``e164``, ``valid``, ``reason``, ``region``, ``type``.
+
+    Equal values are parsed once. Above :data:`PARALLEL_THRESHOLD` distinct values the
+    parsing is shared by ``workers`` processes, this one included (default: one per core);
+    ``workers=1`` never starts a process.
+    """
+    region = _region(default_region)
+    series = values.copy() if isinstance(values, pd.Series) else pd.Series(list(values))
+    # factorize() merges True with 1 and False with 0: harmless, all are not_a_number.
+    raw_codes, raw_uniques = pd.factorize(series.array, use_na_sentinel=True)
+
+    # Distinct raw values often clean to one text ("06 12 34 56 78", "0612345678", 612345678.0).
+    raw_texts = [_to_text(raw) for raw in raw_uniques]
+    texts = list(dict.fromkeys(t for t in raw_texts if t is not None and t != _NOT_A_NUMBER_TEXT))
+    by_text = dict(zip(texts, _classify_all(texts, region, workers), strict=True))
+    by_text[_NOT_A_NUMBER_TEXT] = _NOT_A_NUMBER
+    unique_checks = [_EMPTY if t is None else by_text[t] for t in raw_texts]
+    picked = [unique_checks[c] if c >= 0 else _EMPTY for c in raw_codes.tolist()]
+    return _frame(series, picked)
+
+
+# -- internals ---------------------------------------------------------------------------
+
+_NOT_A_NUMBER_TEXT: Final = "\x00not-a-number"
+
+
+def _region(default_region: str | None) -> str | None:
+    if default_region is None:
+        return None
+    region = str(default_region).upper()
+    if region not in phonenumbers.SUPPORTED_REGIONS:
+        raise ValidationError(
+            "default_region",
+            "must be an ISO 3166 alpha-2 region known to the numbering plan, e.g. 'FR'",
+            value=default_region,
+        )
+    return region
+
+
+def _to_text(value: Any) -> str | None:
+    """Canonical text of a raw value: None for empty, the sentinel for non-numbers."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, bool | np.bool_):
+        return _NOT_A_NUMBER_TEXT
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        if math.isnan(number):
+            return None
+        if not math.isfinite(number) or not number.is_integer():
+            return _NOT_A_NUMBER_TEXT
+        return str(int(number))
+    text = str(value).strip()
+    if not text:
+        return None
+    if _FLOAT_TEXT_RE.fullmatch(text):
+        text = text.split(".", 1)[0]
+    return text
+
+
+@lru_cache(maxsize=512)
+def _national_rule(region: str) -> tuple[int, str | None, tuple[str, ...]] | None:
+    """Country code, trunk prefix and every prefix parse() may strip, when those are plain
+    digits (no transform rule, no carrier-code pattern); None means: always use parse()."""
+    meta = PhoneMetadata.metadata_for_region(region)
+    if meta is None or meta.country_code is None or meta.national_prefix_transform_rule:
+        return None
+    parsing = meta.national_prefix_for_parsing
+    if parsing is not None and not _DIGIT_ALTERNATIVES_RE.fullmatch(parsing):
+        return None
+    strippable = tuple(parsing.split("|")) if parsing else ()
+    prefix = meta.national_prefix
+    if strippable and prefix not in strippable:
+        return None
+    return meta.country_code, prefix, strippable
+
+
+@lru_cache(maxsize=65_536)
+def _classify_text(text: str, region: str | None) -> PhoneCheck:
+    return _classify_uncached(text, region)
+
+
+def _classify_uncached(text: str, region: str | None) -> PhoneCheck:
+    compact = _SEPARATORS_RE.sub("", text.replace("(0)", ""))
+    if compact.startswith("00"):
+        text = compact = "+" + compact[2:]
+    fast = read_valid(compact, region)
+    if fast is not None:
+        return _valid_check(*fast)
+    first = _check_parsed(text, region)
+    if first.valid or not compact.isdigit() or compact.startswith("0"):
+        return first
+    # Spreadsheets drop the "+": a digit string invalid at home may be international.
+    fast = read_valid("+" + compact, None)
+    if fast is not None:
+        return _valid_check(*fast)
+    second = _check_parsed("+" + compact, None)
+    return second if second.valid else first
+
+
+def _valid_check(number: PhoneNumber, e164: str, kind: str) -> PhoneCheck:
+    region = phonenumbers.region_code_for_number(number) or main_region(number.country_code)
+    return PhoneCheck(e164, True, "ok", region, kind)
+
+
+def _check_parsed(text: str, region: str | None) -> PhoneCheck:
+    try:
+        number = phonenumbers.parse(text, region)
+    except NumberParseException as exc:
+        return PhoneCheck(
+            None, False, _PARSE_REASON.get(exc.error_type, "not_a_number"), None, "bad_format"
+        )
+    e164 = f"+{number.country_code}{phonenumbers.national_significant_number(number)}"
+    kind = spec_type(number, e164)
+    if kind != "bad_format":
+        return _valid_check(number, e164, kind)
+    reason = _POSSIBLE_REASON[phonenumbers.is_possible_number_with_reason(number)]
+    return PhoneCheck(None, False, reason, main_region(number.country_code), "bad_format")
+
+
+def _classify_chunk(texts: list[str], region: str | None) -> list[tuple[Any, ...]]:
+    # Plain tuples: unpickling a million NamedTuples in the parent costs more than parsing.
+    return [tuple(_classify_uncached(text, region)) for text in texts]
+
+
+# A bare interpreter, not multiprocessing: spawn/forkserver re-run the user's script in each
+# worker (a script that sends a campaign would send it again) and fork is unsafe with threads.
+_WORKER_CODE: Final = (
+    "import pickle, sys; job = pickle.load(sys.stdin.buffer); sys.path[:0] = job['path']; "
+    "from smskit.rules.phones import _classify_chunk; "
+    "pickle.dump(_classify_chunk(job['texts'], job['region']), sys.stdout.buffer)"
+)
+
+
+def _classify_all(texts: list[str], region: str | None, workers: int | None) -> list[PhoneCheck]:
+    count = workers if workers is not None else (os.cpu_count() or 1)
+    if count <= 1 or len(texts) < PARALLEL_THRESHOLD:
+        return [_classify_uncached(text, region) for text in texts]
+    size = -(-len(texts) // count)
+    parts = [texts[i : i + size] for i in range(0, len(texts), size)]
+    helpers = [_start_worker(part, region) for part in parts[1:]]
+    checks = [_classify_uncached(text, region) for text in parts[0]]  # this process's share
+    for helper, part in zip(helpers, parts[1:], strict=True):
+        done = _finish_worker(helper) if helper is not None else None
+        if done is None:  # a worker that failed costs time, never the result
+            checks += [_classify_uncached(text, region) for text in part]
+        else:
+            checks += [PhoneCheck._make(check) for check in done]
+    return checks
+
+
+def _start_worker(texts: list[str], region: str | None) -> subprocess.Popen[bytes] | None:
+    try:
+        helper = subprocess.Popen(
+            [sys.executable, "-c", _WORKER_CODE],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError:
+        return None
+    assert helper.stdin is not None
+    # The worker reads its whole job before writing anything: no pipe deadlock.
+    try:
+        with helper.stdin:
+            pickle.dump({"path": sys.path, "texts": texts, "region": region}, helper.stdin)
+    except OSError:  # the worker died before reading its job
+        _finish_worker(helper)
+        return None
+    return helper
+
+
+def _finish_worker(helper: subprocess.Popen[bytes]) -> list[tuple[Any, ...]] | None:
+    assert helper.stdout is not None
+    with helper.stdout:
+        try:
+            done = pickle.load(helper.stdout)
+        except (EOFError, pickle.UnpicklingError):
+            done = None
+    return done if helper.wait() == 0 else None
+
+
+def _frame(series: pd.Series, checks: list[PhoneCheck]) -> pd.DataFrame:
+    reason_code = {name: i for i, name in enumerate(REASONS)}
+    type_code = {name: i for i, name in enumerate(PHONE_NUMBER_TYPE)}
+    index = series.index
+    return pd.DataFrame(
+        {
+            "input": series,
+            "e164": pd.Series([c.e164 for c in checks], index=index, dtype="string"),
+            "valid": pd.Series([c.valid for c in checks], index=index, dtype=bool),
+            "reason": pd.Categorical.from_codes(
+                [reason_code[c.reason] for c in checks], dtype=REASON_DTYPE
+            ),
+            "region": pd.Series([c.region for c in checks], index=index, dtype="string"),
+            "type": pd.Categorical.from_codes(
+                [type_code[c.type] for c in checks], dtype=TYPE_DTYPE
+            ),
+        },
+        index=index,
+    )

@@ -1,0 +1,786 @@
+"""The text engine: encoding, segments, optimisation, personalisation and the STOP rule.
+
+Pure functions over ``str`` and pandas objects, no I/O. The sandbox bills with these
+functions and the client preflights with them, so a notebook sees the number the
+gateway charges::
+
+    rendered = render(template, recipient)
+    if auto_optimize_text:            # the gateway's default
+        rendered = optimize(rendered).text
+    segments = analyze(rendered).segments
+
+Encoding and segment rules (3GPP TS 23.038 and TS 23.040):
+
+* A text is GSM-7 when every character is in the default alphabet (one septet) or its
+  extension table (an escape plus a code: two septets); otherwise it is UCS-2, counted in
+  UTF-16 code units (a character outside the Basic Multilingual Plane, such as most emoji,
+  is a surrogate pair: two units).
+* One segment holds 160 septets or 70 units. A longer text is concatenated: each part
+  carries a 6-octet user data header, leaving 153 septets or 67 units.
+* An escape pair and a surrogate pair are never split across segments. In UCS-2, whole
+  extended grapheme clusters (flags, ZWJ families, skin tones, a letter and its combining
+  accents, CR LF) are kept in one segment as handsets do; a cluster longer than a whole
+  segment is split between code points. Clusters are the Unicode (UAX #29) extended
+  grapheme clusters of the ``regex`` package's ``\\X``, at its Unicode version; a handset
+  with older Unicode data may cut a newer emoji sequence differently. GSM-7 has no such
+  cluster except CR LF, which is two independent septets and may be split.
+* ``characters`` counts Unicode code points (Python's ``len``); the gateway's
+  "1 to 1224 characters" limit (8 x 153) is checked on that count by :func:`validate_text`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from itertools import repeat
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from smskit.errors import ValidationError
+from smskit.rules import gsm as _gsm
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "DEFAULT_STOP_MENTION",
+    "DYNAMIC_FIELDS",
+    "MAX_FIELD_LENGTH",
+    "MAX_TEXT_LENGTH",
+    "NATIONAL_LANGUAGES",
+    "OPTIMIZE_TABLE",
+    "Estimate",
+    "MissingFieldWarning",
+    "Optimization",
+    "Replacement",
+    "TextStats",
+    "add_stop_mention",
+    "analyze",
+    "analyze_many",
+    "estimate",
+    "field_texts",
+    "fields",
+    "has_stop_mention",
+    "optimize",
+    "optimize_text",
+    "render",
+    "render_all",
+    "validate_text",
+]
+
+DYNAMIC_FIELDS: Final = (
+    "first_name",
+    "last_name",
+    "param1",
+    "param2",
+    "param3",
+    "param4",
+    "param5",
+)
+MAX_TEXT_LENGTH: Final = 1224
+MAX_FIELD_LENGTH: Final = 50
+DEFAULT_STOP_MENTION: Final = "STOP au 36173"
+NATIONAL_LANGUAGES: Final = tuple(_gsm.NATIONAL_TABLES)
+
+GSM7: Final = "GSM-7"
+UCS2: Final = "UCS-2"
+Encoding = Literal["GSM-7", "UCS-2"]
+
+# TS 23.040: user data is 140 octets; a concatenation header (8-bit reference) is
+# UDHL + 5 octets, a national language shift header 3 octets each.
+_USER_DATA_OCTETS: Final = 140
+_CONCAT_IE_OCTETS: Final = 5
+_SHIFT_IE_OCTETS: Final = 3
+UCS2_SINGLE: Final = 70
+UCS2_MULTI: Final = 67
+
+RULE_TEXT_TYPE: Final = "must be a string"
+RULE_TEXT_SURROGATE: Final = "must not contain lone surrogates"
+RULE_TEXT_LENGTH: Final = f"must be 1 to {MAX_TEXT_LENGTH} characters"
+
+
+def gsm_capacity(tables: int, *, concatenated: bool) -> int:
+    """Septets one segment holds, given how many national shift tables its header announces.
+
+    A user data header of h octets (UDHL included) takes ceil(8h / 7) septets, because
+    the septets after it start on a septet boundary (fill bits).
+    """
+    elements = _SHIFT_IE_OCTETS * tables + (_CONCAT_IE_OCTETS if concatenated else 0)
+    header = 1 + elements if elements else 0
+    return _USER_DATA_OCTETS * 8 // 7 - math.ceil(header * 8 / 7)
+
+
+GSM_SINGLE: Final = gsm_capacity(0, concatenated=False)  # 160
+GSM_MULTI: Final = gsm_capacity(0, concatenated=True)  # 153
+
+
+@dataclass(frozen=True, slots=True)
+class TextStats:
+    """What one text costs: encoding, size in septets or UTF-16 units, and segments.
+
+    ``per_segment`` is the capacity of one segment for this text's layout (160/153,
+    155/149 or 152/146 with national shift tables, 70/67 in UCS-2) and ``remaining`` the
+    units still free in the last segment. ``non_gsm`` lists ``(position, character)`` pairs
+    that forced UCS-2 (positions count code points).
+    """
+
+    encoding: Encoding
+    characters: int
+    units: int
+    segments: int
+    per_segment: int
+    remaining: int
+    non_gsm: tuple[tuple[int, str], ...] = ()
+    locking_shift: str | None = None
+    single_shift: str | None = None
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _check_str(text: Any, field_name: str = "text") -> str:
+    if not isinstance(text, str):
+        raise ValidationError(field_name, RULE_TEXT_TYPE, value=text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValidationError(
+            field_name, RULE_TEXT_SURROGATE, position=exc.start, value=text[exc.start]
+        ) from None
+    return text
+
+
+def validate_text(text: Any) -> str:
+    """Return ``text`` if the gateway accepts it: a string of 1 to 1224 code points."""
+    _check_str(text)
+    if not 1 <= len(text) <= MAX_TEXT_LENGTH:
+        raise ValidationError("text", RULE_TEXT_LENGTH, value=len(text))
+    return text
+
+
+# --------------------------------------------------------------------------- analysis
+
+
+@dataclass(frozen=True, slots=True)
+class _Alphabet:
+    """One locking/single shift combination and the septets each character costs in it."""
+
+    locking: str | None
+    single: str | None
+    cost: Mapping[str, int]
+    tables: int
+
+
+def _alphabet(locking: str | None, single: str | None) -> _Alphabet:
+    nat_locking = _gsm.NATIONAL_TABLES[locking][0] if locking else None
+    nat_single = _gsm.NATIONAL_TABLES[single][1] if single else None
+    basic = _gsm.basic_set(nat_locking) if nat_locking else _gsm.DEFAULT_BASIC
+    ext = frozenset(nat_single.values()) if nat_single else _gsm.DEFAULT_EXT
+    cost = {ch: 2 for ch in ext}
+    cost.update(dict.fromkeys(basic, 1))  # a character in both costs one septet
+    return _Alphabet(locking, single, cost, (locking is not None) + (single is not None))
+
+
+_DEFAULT: Final = _alphabet(None, None)
+
+
+@cache
+def _alphabets(national: str | None) -> tuple[_Alphabet, ...]:
+    """The combinations worth trying for ``national``, the default alphabet first."""
+    if national is None:
+        return (_DEFAULT,)
+    if national not in _gsm.NATIONAL_TABLES:
+        raise ValidationError(
+            "national",
+            f"must be None or one of {', '.join(map(repr, NATIONAL_LANGUAGES))}",
+            value=national,
+        )
+    locking, _single = _gsm.NATIONAL_TABLES[national]
+    lockings = (None, national) if locking is not None else (None,)
+    return tuple(_alphabet(lk, sg) for lk in lockings for sg in (None, national))
+
+
+def _pack(costs: Iterable[int], capacity: int) -> tuple[int, int]:
+    """Greedy fill of segments with indivisible items: (segments, units in the last one)."""
+    segments, fill = 1, 0
+    for cost in costs:
+        if fill + cost > capacity:
+            segments += 1
+            fill = cost
+        else:
+            fill += cost
+    return segments, fill
+
+
+def _utf16_len(chars: str) -> int:
+    return len(chars) if chars.isascii() else len(chars.encode("utf-16-le", "surrogatepass")) >> 1
+
+
+@lru_cache(maxsize=1)
+def _grapheme_re() -> Any:
+    import regex  # imported on first UCS-2 multipart text: keeps `import smskit` light
+
+    return regex.compile(r"\X")
+
+
+def _ucs2_atoms(text: str) -> list[int]:
+    """UTF-16 sizes of the pieces a segment boundary may not cut: grapheme clusters."""
+    atoms: list[int] = []
+    for cluster in _grapheme_re().findall(text):
+        single_bmp = len(cluster) == 1 and cluster < "\U00010000"
+        size = 1 if single_bmp else len(cluster.encode("utf-16-le")) >> 1
+        if size <= UCS2_MULTI:
+            atoms.append(size)
+        else:  # a cluster larger than a segment must be cut; keep surrogate pairs whole
+            atoms.extend(2 if ord(ch) > 0xFFFF else 1 for ch in cluster)
+    return atoms
+
+
+def ucs2_layout(text: str) -> tuple[int, int, int, int]:
+    """(units, segments, per_segment, remaining) of a valid text sent as UCS-2."""
+    units = _utf16_len(text)
+    if units <= UCS2_SINGLE:
+        return units, 1, UCS2_SINGLE, UCS2_SINGLE - units
+    segments, fill = _pack(_ucs2_atoms(text), UCS2_MULTI)
+    return units, segments, UCS2_MULTI, UCS2_MULTI - fill
+
+
+def _analyze_ucs2(text: str, non_gsm: tuple[tuple[int, str], ...]) -> TextStats:
+    units, segments, per, remaining = ucs2_layout(text)
+    return TextStats(UCS2, len(text), units, segments, per, remaining, non_gsm)
+
+
+def _gsm_layout(costs: list[int], tables: int) -> tuple[int, int, int]:
+    """(segments, per_segment, units in the last segment) for GSM-7 septet costs."""
+    septets = sum(costs)
+    single = gsm_capacity(tables, concatenated=False)
+    if septets <= single:
+        return (1 if septets else 0), single, septets
+    per = gsm_capacity(tables, concatenated=True)
+    segments, fill = _pack(costs, per)
+    return segments, per, fill
+
+
+# Texts made only of one-septet characters (the common case) need no per-character walk.
+_SINGLE_SEPTET_RE: Final = re.compile("[" + re.escape("".join(sorted(_gsm.DEFAULT_BASIC))) + "]*")
+
+
+def analyze(text: str, *, national: str | None = None) -> TextStats:
+    """Encoding, size and segment count of ``text`` as the network bills it.
+
+    ``national`` (``"tr"``, ``"es"`` or ``"pt"``) also tries that language's TS 23.038
+    Annex A single and locking shift tables and keeps the combination with the fewest
+    segments (then the fewest tables); each table announced costs header room in every
+    segment (155/149 septets with one table, 152/146 with two). Off by default because
+    not every network and handset supports them. Texts over 1224 characters are analysed
+    too; :func:`validate_text` enforces the limit.
+    """
+    _check_str(text)
+    if national is None and _SINGLE_SEPTET_RE.fullmatch(text):
+        septets = len(text)
+        segments, per, fill = _gsm_layout_uniform(septets)
+        return TextStats(GSM7, septets, septets, segments, per, per - fill)
+    return _analyze_walk(text, national)
+
+
+def _gsm_layout_uniform(septets: int) -> tuple[int, int, int]:
+    """:func:`_gsm_layout` for a text whose characters all cost one septet."""
+    if septets <= GSM_SINGLE:
+        return (1 if septets else 0), GSM_SINGLE, septets
+    segments = -(-septets // GSM_MULTI)
+    return segments, GSM_MULTI, septets - (segments - 1) * GSM_MULTI
+
+
+def _analyze_walk(text: str, national: str | None) -> TextStats:
+    """:func:`analyze` by a walk over every character, for every alphabet ``national`` allows."""
+    best: tuple[tuple[int, int, int], TextStats] | None = None
+    fewest_missing: tuple[tuple[int, str], ...] | None = None
+    for alphabet in _alphabets(national):
+        cost = alphabet.cost
+        costs = [cost.get(ch, 0) for ch in text]
+        if 0 in costs:
+            missing = tuple((i, ch) for i, ch in enumerate(text) if ch not in cost)
+            if fewest_missing is None or len(missing) < len(fewest_missing):
+                fewest_missing = missing
+            continue
+        segments, per, fill = _gsm_layout(costs, alphabet.tables)
+        stats = TextStats(
+            GSM7,
+            len(text),
+            sum(costs),
+            segments,
+            per,
+            per - fill,
+            (),
+            alphabet.locking,
+            alphabet.single,
+        )
+        key = (segments, alphabet.tables, stats.units)
+        if best is None or key < best[0]:
+            best = (key, stats)
+    if best is not None:
+        return best[1]
+    return _analyze_ucs2(text, fewest_missing or ())
+
+
+# --------------------------------------------------------------------------- optimisation
+
+_SPACES: Final = " \t\u00a0\u2000-\u200a\u202f\u205f\u3000"
+_INVISIBLE: Final = "\u200b\u2060\ufeff\u00ad"
+_BREAKS: Final = "\r\n\u2028\u2029"
+
+#: Single characters :func:`optimize` replaces, with what. Spaces, invisible characters and
+#: line breaks are handled as runs (see :func:`optimize`), not through this table.
+OPTIMIZE_TABLE: Final[Mapping[str, str]] = {
+    # apostrophes, primes, acute and grave accents used as quotes
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
+    "\u00b4": "'", "\u02bc": "'", "`": "'", "\u2039": "'", "\u203a": "'",
+    # double quotes and guillemets
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
+    "\u00ab": '"', "\u00bb": '"',
+    # hyphens, dashes, minus sign
+    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-",
+    "\u2015": "-", "\u2212": "-",
+    # ellipsis
+    "\u2026": "...",
+    # Greek capitals identical to Latin ones (the ten distinct ones are GSM-7 already)
+    "\u0391": "A", "\u0392": "B", "\u0395": "E", "\u0396": "Z", "\u0397": "H",
+    "\u0399": "I", "\u039a": "K", "\u039c": "M", "\u039d": "N", "\u039f": "O",
+    "\u03a1": "P", "\u03a4": "T", "\u03a5": "Y", "\u03a7": "X",
+    # symbol look-alikes of GSM-7 Greek letters
+    "\u2126": "\u03a9", "\u2206": "\u0394",
+    # TS 23.038 code 0x09 is C cedilla; handsets long showed it as either case
+    "\u00e7": "\u00c7",
+}  # fmt: skip
+
+_OPTIMIZE_RE: Final = re.compile(
+    rf"(?P<brk>[{_SPACES}{_INVISIBLE}]*(?:[{_BREAKS}][{_SPACES}{_INVISIBLE}]*)+)"
+    rf"|(?P<edge>\A[{_SPACES}{_INVISIBLE}]+|[{_SPACES}{_INVISIBLE}]+\Z)"
+    rf"|(?P<run>[{_SPACES}{_INVISIBLE}]+)"
+    rf"|(?P<char>[{''.join(map(re.escape, OPTIMIZE_TABLE))}])"
+)
+# Finds whether _OPTIMIZE_RE would change anything: most texts need no rewrite at all.
+_ODD_SPACES: Final = _SPACES.replace(" ", "") + _INVISIBLE + "\r\u2028\u2029"
+_NEEDS_OPTIMIZE_RE: Final = re.compile(
+    rf"[{_ODD_SPACES}{''.join(map(re.escape, OPTIMIZE_TABLE))}]|  | \n|\n |\A | \Z"
+)
+_DROP_IN_BREAKS: Final = re.compile(rf"[{_SPACES}{_INVISIBLE}]")
+_CRLF_RUN: Final = re.compile(r"\r+\n")
+
+
+class Replacement(tuple[int, str, str]):
+    """One change :func:`optimize` made: ``(position in the original, original, new)``."""
+
+    __slots__ = ()
+
+    def __new__(cls, position: int, original: str, replacement: str) -> Replacement:
+        return super().__new__(cls, (position, original, replacement))
+
+    @property
+    def position(self) -> int:
+        return self[0]
+
+    @property
+    def original(self) -> str:
+        return self[1]
+
+    @property
+    def replacement(self) -> str:
+        return self[2]
+
+    def __repr__(self) -> str:
+        return f"Replacement({self[0]}, {self[1]!r}, {self[2]!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class Optimization:
+    """Result of :func:`optimize`: the new text, each change, and the segments saved."""
+
+    text: str
+    original: str
+    replacements: tuple[Replacement, ...]
+    segments_before: int
+    segments_after: int
+
+    @property
+    def saved(self) -> int:
+        """Segments saved per message (never negative: no replacement lengthens a segment)."""
+        return self.segments_before - self.segments_after
+
+
+def _optimize_match(match: re.Match[str]) -> str:
+    kind = match.lastgroup
+    found = match.group()
+    if kind == "char":
+        return OPTIMIZE_TABLE[found]
+    if kind == "brk":
+        kept = _DROP_IN_BREAKS.sub("", found).replace("\u2028", "\n").replace("\u2029", "\n")
+        return _CRLF_RUN.sub("\n", kept)
+    if kind == "edge":
+        return ""
+    return " " if found.strip(_INVISIBLE) else ""
+
+
+def optimize_text(text: str) -> str:
+    """Only the text :func:`optimize` produces, without its report: the cheap call for billing."""
+    _check_str(text)
+    if not _NEEDS_OPTIMIZE_RE.search(text):
+        return text
+    return _rewrite(text)
+
+
+def _rewrite(text: str) -> str:
+    return _OPTIMIZE_RE.sub(_optimize_match, text)
+
+
+def optimize(text: str) -> Optimization:
+    """Replace look-alikes of GSM-7 characters and drop useless spacing, as the gateway's
+    ``auto_optimize_text`` does, and report what it saved.
+
+    * characters of :data:`OPTIMIZE_TABLE`: curly quotes and guillemets become ``'``/``"``,
+      dashes and minus ``-``, the ellipsis ``...``, Greek capitals that look Latin their
+      Latin twin, ``ç`` becomes ``Ç``;
+    * runs of spaces, tabs, no-break and other Unicode spaces become one space, zero-width
+      spaces, word joiners, BOM and soft hyphens are removed, and spacing at the start, at
+      the end and around line breaks is dropped;
+    * CR LF becomes LF, Unicode line and paragraph separators become LF.
+
+    Zero-width joiners (emoji sequences) and accented letters are left alone. Idempotent.
+    """
+    _check_str(text)
+    replacements: list[Replacement] = []
+    pieces: list[str] = []
+    last = 0
+    for match in _OPTIMIZE_RE.finditer(text):
+        new = _optimize_match(match)
+        if new != match.group():
+            replacements.append(Replacement(match.start(), match.group(), new))
+            pieces.append(text[last : match.start()])
+            pieces.append(new)
+            last = match.end()
+    pieces.append(text[last:])
+    result = "".join(pieces)
+    return Optimization(
+        text=result,
+        original=text,
+        replacements=tuple(replacements),
+        segments_before=analyze(text).segments,
+        segments_after=analyze(result).segments if replacements else analyze(text).segments,
+    )
+
+
+# --------------------------------------------------------------------------- STOP rule
+
+_STOP_RE: Final = re.compile(r"\bSTOP\b")
+
+
+def has_stop_mention(text: str) -> bool:
+    """THE STOP rule (client preflight, sandbox, composer): the upper-case word ``STOP``.
+
+    Case-sensitive and whole-word (regex ``\\bSTOP\\b`` with Unicode word characters):
+    "STOP au 36173", "STOP: 36173" and "(STOP)" qualify; "stop", "Stop", "STOPPED",
+    "NONSTOP" and "STOP_SMS" do not.
+    """
+    _check_str(text)
+    return _STOP_RE.search(text) is not None
+
+
+def add_stop_mention(text: str, mention: str = DEFAULT_STOP_MENTION) -> str:
+    """``text`` with ``mention`` appended on a new line, unless it already has a STOP mention."""
+    _check_str(text)
+    _check_str(mention, "mention")
+    if not has_stop_mention(mention):
+        raise ValidationError("mention", "must contain the word STOP", value=mention)
+    if has_stop_mention(text):
+        return text
+    body = text.rstrip()
+    return f"{body}\n{mention}" if body else mention
+
+
+# --------------------------------------------------------------------------- personalisation
+
+_FIELD_RE: Final = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class MissingFieldWarning(UserWarning):
+    """Some recipients have no value for a field the template uses: it rendered empty."""
+
+
+@lru_cache(maxsize=256)
+def _parse(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Split ``template`` into literals and field names: lit0, f0, lit1, f1, ..., litN."""
+    _check_str(template)
+    literals: list[str] = []
+    names: list[str] = []
+    last = 0
+    for match in _FIELD_RE.finditer(template):
+        name = match.group(1)
+        if name not in DYNAMIC_FIELDS:
+            raise ValidationError(
+                "text",
+                f"unknown dynamic field {{{name}}}; use one of "
+                + ", ".join(f"{{{f}}}" for f in DYNAMIC_FIELDS),
+                position=match.start(),
+            )
+        literals.append(template[last : match.start()])
+        names.append(name)
+        last = match.end()
+    literals.append(template[last:])
+    return tuple(literals), tuple(names)
+
+
+def fields(template: str) -> tuple[str, ...]:
+    """Dynamic fields ``template`` uses, in order of first use.
+
+    A field is ``{name}`` with an identifier inside; any other brace is literal text.
+    An identifier that is not one of :data:`DYNAMIC_FIELDS` is a ``ValidationError``.
+    """
+    return tuple(dict.fromkeys(_parse(template)[1]))
+
+
+def field_texts(values: Iterable[Any]) -> list[str]:
+    """Each value as the text it renders as in a message, ``""`` when missing (1234.0 -> "1234").
+
+    The one conversion rendering uses, for code that checks or sends fields column-wise.
+    """
+    return [v if type(v) is str else (_field_text(v) or "") for v in values]
+
+
+def _field_text(value: Any) -> str | None:
+    """The text a recipient's value renders as; ``None`` when the value is missing."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        # pandas turns an integer column with gaps into floats: 1234.0 means 1234
+        return str(int(value)) if value.is_integer() else repr(value)
+    if isinstance(value, bool | int):
+        return str(value)
+    try:
+        import pandas as pd
+
+        if pd.isna(value):
+            return None
+    except (TypeError, ValueError):
+        pass
+    return str(value)
+
+
+def _get(recipient: Any, name: str) -> Any:
+    if isinstance(recipient, Mapping):
+        return recipient.get(name)
+    return getattr(recipient, name, None)
+
+
+def _render_row(
+    literals: tuple[str, ...],
+    names: tuple[str, ...],
+    values: Sequence[Any],
+    row: int | None,
+    missing: list[tuple[int | None, str]] | None,
+) -> str:
+    out = [literals[0]]
+    for name, raw, literal in zip(names, values, literals[1:], strict=True):
+        value = _field_text(raw)
+        if value is None:
+            value = ""
+            if missing is not None:
+                missing.append((row, name))
+        elif len(value) > MAX_FIELD_LENGTH:
+            where = name if row is None else f"recipients[{row}].{name}"
+            raise ValidationError(
+                where, f"must be at most {MAX_FIELD_LENGTH} characters", value=value
+            )
+        out.append(value)
+        out.append(literal)
+    return "".join(out)
+
+
+def render(template: str, recipient: Mapping[str, Any] | Any) -> str:
+    """``template`` with each ``{field}`` replaced by the recipient's value.
+
+    A missing or null value renders empty; a value over 50 characters is a
+    ``ValidationError`` naming the field.
+    """
+    literals, names = _parse(template)
+    return _render_row(literals, names, [_get(recipient, n) for n in names], None, None)
+
+
+def _columns(recipients: Any, names: Sequence[str]) -> tuple[dict[str, list[Any]], Any, int]:
+    """Values of each field for every recipient, positionally, plus the index to report."""
+    import pandas as pd
+
+    if isinstance(recipients, pd.DataFrame):
+        n = len(recipients)
+        cols = {
+            name: recipients[name].tolist() if name in recipients.columns else [None] * n
+            for name in names
+        }
+        return cols, recipients.index, n
+    if isinstance(recipients, str | bytes | Mapping) or not isinstance(recipients, Iterable):
+        raise ValidationError(
+            "recipients",
+            "must be a list of contacts, a list of numbers or a DataFrame",
+            value=recipients,
+        )
+    index = recipients.index if isinstance(recipients, pd.Series) else None
+    rows = list(recipients)
+    cols = {
+        name: [None if isinstance(r, str | int) else _get(r, name) for r in rows] for name in names
+    }
+    return cols, index if index is not None else pd.RangeIndex(len(rows)), len(rows)
+
+
+def _column_texts(values: list[Any], name: str) -> tuple[list[str], list[int]]:
+    """One field's text for every recipient, and the rows where it is missing."""
+    if all(map(isinstance, values, repeat(str))):
+        texts = values
+        missing: list[int] = []
+    else:
+        rendered = list(map(_field_text, values))
+        missing = [row for row, value in enumerate(rendered) if value is None]
+        texts = ["" if value is None else value for value in rendered]
+    too_long = [row for row, size in enumerate(map(len, texts)) if size > MAX_FIELD_LENGTH]
+    if too_long:
+        row = too_long[0]
+        raise ValidationError(
+            f"recipients[{row}].{name}",
+            f"must be at most {MAX_FIELD_LENGTH} characters",
+            value=texts[row],
+        )
+    return texts, missing
+
+
+def _render_columns(
+    template: str, recipients: Any
+) -> tuple[list[str], Any, list[tuple[int | None, str]]]:
+    """Render for every recipient, a column at a time (a value over 50 characters raises for
+    the first such field of the template)."""
+    literals, names = _parse(template)
+    unique = tuple(dict.fromkeys(names))
+    cols, index, n = _columns(recipients, unique)
+    if not names:
+        return [template] * n, index, []
+    texts: list[list[str]] = []
+    missing: list[tuple[int | None, str]] = []
+    for name in unique:
+        column, absent = _column_texts(cols[name], name)
+        texts.append(column)
+        missing.extend((row, name) for row in absent)
+    missing.sort(key=lambda item: (item[0], unique.index(item[1])))
+    # str.format over whole columns: the template's own braces are escaped first
+    pattern = "".join(
+        literal.replace("{", "{{").replace("}", "}}") + (f"{{{unique.index(n)}}}" if n else "")
+        for literal, n in zip(literals, (*names, ""), strict=True)
+    )
+    return list(map(pattern.format, *texts)), index, missing
+
+
+def _warn_missing(missing: list[tuple[int | None, str]]) -> None:
+    if not missing:
+        return
+    counts: dict[str, list[int]] = {}
+    for row, name in missing:
+        counts.setdefault(name, []).append(row if row is not None else -1)
+    parts = []
+    for name, rows in counts.items():
+        shown = ", ".join(map(str, rows[:5])) + (", ..." if len(rows) > 5 else "")
+        parts.append(f"{{{name}}} missing for {len(rows)} recipient(s) (rows {shown})")
+    warnings.warn("; ".join(parts) + "; rendered empty", MissingFieldWarning, stacklevel=3)
+
+
+def render_all(template: str, recipients: Any) -> pd.Series:
+    """Render ``template`` for every recipient (list of dicts, list of numbers, DataFrame).
+
+    A value over 50 characters is a ``ValidationError`` naming ``recipients[row].field``
+    (row counted from 0); missing values render empty and raise one
+    :class:`MissingFieldWarning` that lists them.
+    """
+    import pandas as pd
+
+    texts, index, missing = _render_columns(template, recipients)
+    _warn_missing(missing)
+    return pd.Series(texts, index=index, name="text", dtype="str")
+
+
+# --------------------------------------------------------------------------- vectorised
+
+
+def analyze_many(texts: Any, *, national: str | None = None) -> pd.DataFrame:
+    """Analyse many texts at once: one row per text with ``encoding``, ``characters``,
+    ``units``, ``segments``, ``remaining`` and ``error``.
+
+    A row that cannot be analysed (not a string, lone surrogate) gets nulls and its rule in
+    ``error``; an empty text or one over 1224 characters is analysed and flagged in
+    ``error``. Never raises for a bad row. Numbers equal :func:`analyze`'s exactly.
+    """
+    from smskit.rules import textvec as _textvec
+
+    _alphabets(national)  # a bad `national` is the caller's error, not a bad row
+    return _textvec.analyze_many(texts, national=national)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Cost of a personalised campaign: one row per recipient plus the totals.
+
+    ``messages`` has ``text``, ``encoding``, ``characters``, ``units``, ``segments`` and
+    ``error`` per recipient; ``by_segments`` counts recipients by segment count;
+    ``missing`` lists ``(row, field)`` pairs that rendered empty.
+    """
+
+    messages: pd.DataFrame
+    total_segments: int
+    worst_case: int
+    by_segments: pd.Series
+    missing: pd.DataFrame = field(repr=False)
+
+    @property
+    def recipients(self) -> int:
+        """Number of recipients estimated."""
+        return len(self.messages)
+
+    def __repr__(self) -> str:
+        return (
+            f"Estimate(recipients={self.recipients}, total_segments={self.total_segments}, "
+            f"worst_case={self.worst_case}, missing={len(self.missing)})"
+        )
+
+
+def estimate(
+    template: str,
+    recipients: Any,
+    *,
+    auto_optimize_text: bool = True,
+    national: str | None = None,
+) -> Estimate:
+    """Per-recipient rendered text and segments, and the campaign totals.
+
+    Follows the gateway: render, then (by default) :func:`optimize`, then count.
+    """
+    import pandas as pd
+
+    texts, index, missing = _render_columns(template, recipients)
+    if auto_optimize_text:
+        texts = [optimize_text(t) for t in texts]
+    stats = analyze_many(pd.Series(texts, index=index, dtype="str"), national=national)
+    messages = pd.concat([pd.Series(texts, index=index, name="text", dtype="str"), stats], axis=1)
+    segments = stats["segments"]
+    by_segments = segments.value_counts().sort_index()
+    by_segments.index.name = "segments"
+    by_segments.name = "recipients"
+    return Estimate(
+        messages=messages,
+        total_segments=int(segments.sum()),
+        worst_case=int(segments.max()) if len(segments) else 0,
+        by_segments=by_segments,
+        missing=pd.DataFrame(missing, columns=["row", "field"]).astype(
+            {"row": "int64", "field": "str"}
+        ),
+    )
