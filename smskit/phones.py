@@ -14,6 +14,7 @@ from smskit.rules.phones import (
     main_region,
     normalize,
     read_valid,
+    refusal,
     spec_type,
     to_e164,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "main_region",
     "normalize",
     "read_valid",
+    "refusal",
     "spec_type",
     "to_e164",
 ]

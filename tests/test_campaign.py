@@ -462,7 +462,7 @@ def test_result_frames_and_html(
     ]  # fmt: skip
     assert frame["state"].astype(str).tolist() == ["sent"] * 4 + ["excluded"] * 2
     assert frame.loc[4, "error"] == "cannot_receive_sms: line type landline"
-    assert frame.loc[5, "error"] == "invalid_number: not_a_number"
+    assert frame.loc[5, "error"] == "invalid_number: contains_letters"
     by_chunk = frame.dropna(subset=["cost"]).groupby("chunk")["cost"].sum()
     assert by_chunk.tolist() == pytest.approx([3 * FR_PREMIUM, 1 * FR_PREMIUM])
     summary = result.summary()

@@ -89,7 +89,8 @@ def test_default_region_reads_national_numbers(value: str, region: str, expected
         (pd.NA, "empty"),
         ("", "empty"),
         ("   ", "empty"),
-        ("call me", "not_a_number"),
+        ("call me", "contains_letters"),
+        ("(...)", "not_a_number"),
         (True, "not_a_number"),
         (6.5, "not_a_number"),
         (math.inf, "not_a_number"),
@@ -168,7 +169,7 @@ def test_frame_columns_and_dtypes() -> None:
     assert list(frame["type"].cat.categories) == list(_spec.PHONE_NUMBER_TYPE)
     assert frame["e164"].tolist() == ["+33612345678", pd.NA, pd.NA]
     assert frame["valid"].tolist() == [True, False, False]
-    assert frame["reason"].tolist() == ["ok", "not_a_number", "empty"]
+    assert frame["reason"].tolist() == ["ok", "contains_letters", "empty"]
     assert frame["type"].tolist() == ["mobile", "bad_format", "bad_format"]
 
 

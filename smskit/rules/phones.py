@@ -60,6 +60,7 @@ __all__ = [
     "main_region",
     "normalize",
     "read_valid",
+    "refusal",
     "spec_type",
     "to_e164",
 ]
@@ -68,6 +69,9 @@ REASONS: Final = (
     "ok",
     "empty",
     "not_a_number",
+    "contains_letters",
+    "misplaced_sign",
+    "forbidden_character",
     "invalid_country_code",
     "too_short",
     "too_long",
@@ -110,6 +114,16 @@ _POSSIBLE_REASON: Final = {
 }
 
 _E164_RE: Final = re.compile(r"\+[1-9][0-9]{6,14}")
+# Letters are refused, never read as keypad digits: "+33612345ABC" is a typo, not +33612345222.
+_LETTER_RE: Final = re.compile(r"[^\W\d_]")
+# Digits (any script: the same digit), blanks, the five separators and "+"; "+" and "-" are
+# then checked as signs. Line breaks and control characters are not blanks inside a number.
+_FORBIDDEN_RE: Final = re.compile(r"[^\d \t\u00a0\u2000-\u200a\u202f\u205f\u3000.\-/()+]")
+# Before the first digit: blanks and "(" around at most one "+"; a "-" there or after the
+# last digit is a minus sign, not a separator.
+_HEAD_RE: Final = re.compile(r"[^\d+\-]*(?:\+[^\d+\-]*)?")
+_DIGIT_RE: Final = re.compile(r"\d")
+_TAIL_RE: Final = re.compile(r"\D*\Z")
 _SEPARATORS_RE: Final = re.compile(r"[\s.\-()/]+")
 _FLOAT_TEXT_RE: Final = re.compile(r"\+?[0-9]+\.0+")
 
@@ -205,6 +219,26 @@ def read_valid(compact: str, region: str | None) -> tuple[PhoneNumber, str, str]
     return None if kind == "bad_format" else (number, e164, kind)
 
 
+def refusal(text: str) -> str | None:
+    """The reason a text may not be read as a number at all, or None (then parse it).
+
+    ``contains_letters``: any letter (never a keypad digit); ``forbidden_character``: anything
+    but digits, blanks, ``. - / ( )`` and ``+``; ``misplaced_sign``: a ``+`` that is not the
+    single leading one, or a ``-`` before the first digit or after the last.
+    """
+    if _LETTER_RE.search(text):
+        return "contains_letters"
+    if _FORBIDDEN_RE.search(text):
+        return "forbidden_character"
+    first = _DIGIT_RE.search(text)
+    if first is None:
+        return None
+    head, body = text[: first.start()], text[first.start() :]
+    if "+" in body or "-" in _TAIL_RE.findall(body)[0] or not _HEAD_RE.fullmatch(head):
+        return "misplaced_sign"
+    return None
+
+
 def main_region(country_code: int) -> str | None:
     """The main ISO 3166 region of a country calling code (None when unknown or non-geographic)."""
     region = phonenumbers.region_code_for_country_code(country_code)
@@ -228,27 +262,78 @@ def normalize(
     values: Iterable[Any] | pd.Series,
     default_region: str | None = "FR",
     *,
+    region: Iterable[Any] | pd.Series | np.ndarray | None = None,
     workers: int | None = None,
 ) -> pd.DataFrame:
     """One row per value: ``input``, ``e164``, ``valid``, ``reason``, ``region``, ``type``.
 
-    Equal values are parsed once. Above :data:`PARALLEL_THRESHOLD` distinct values the
-    parsing is shared by ``workers`` processes, this one included (default: one per core);
-    ``workers=1`` never starts a process.
+    ``region``, when given, is the region of each row's national number (ISO 3166 alpha-2
+    codes, one per value, matched by position; a missing one means ``default_region``).
+    Equal values are parsed once per region. Above :data:`PARALLEL_THRESHOLD` distinct values
+    the parsing is shared by ``workers`` processes, this one included (default: one per
+    core); ``workers=1`` never starts a process.
     """
-    region = _region(default_region)
+    default = _region(default_region)
     series = values.copy() if isinstance(values, pd.Series) else pd.Series(list(values))
     # factorize() merges True with 1 and False with 0: harmless, all are not_a_number.
     raw_codes, raw_uniques = pd.factorize(series.array, use_na_sentinel=True)
+    region_codes, regions = _row_regions(region, series, default)
 
     # Distinct raw values often clean to one text ("06 12 34 56 78", "0612345678", 612345678.0).
     raw_texts = [_to_text(raw) for raw in raw_uniques]
-    texts = list(dict.fromkeys(t for t in raw_texts if t is not None and t != _NOT_A_NUMBER_TEXT))
-    by_text = dict(zip(texts, _classify_all(texts, region, workers), strict=True))
-    by_text[_NOT_A_NUMBER_TEXT] = _NOT_A_NUMBER
-    unique_checks = [_EMPTY if t is None else by_text[t] for t in raw_texts]
-    picked = [unique_checks[c] if c >= 0 else _EMPTY for c in raw_codes.tolist()]
-    return _frame(series, picked)
+    raw_texts.append(None)  # code -1: a missing value
+    pair_codes, pairs = pd.factorize(raw_codes * len(regions) + region_codes)
+    checks: list[PhoneCheck] = [_EMPTY] * len(pairs)
+    wanted: dict[str | None, dict[str, list[int]]] = {}
+    for position, pair in enumerate(pairs.tolist()):
+        text = raw_texts[pair // len(regions)]
+        if text == _NOT_A_NUMBER_TEXT:
+            checks[position] = _NOT_A_NUMBER
+        elif text is not None:
+            by_text = wanted.setdefault(regions[pair % len(regions)], {})
+            by_text.setdefault(text, []).append(position)
+    for row_region, positions in wanted.items():
+        texts = list(positions)
+        for text, check in zip(texts, _classify_all(texts, row_region, workers), strict=True):
+            for position in positions[text]:
+                checks[position] = check
+    return _frame(series, [checks[c] for c in pair_codes.tolist()])
+
+
+def _row_regions(
+    region: Iterable[Any] | pd.Series | np.ndarray | None, series: pd.Series, default: str | None
+) -> tuple[np.ndarray, list[str | None]]:
+    """Per row, a code into the list of distinct regions (code 0 is the default region)."""
+    if region is None:
+        return np.zeros(len(series), dtype=np.int64), [default]
+    # Two Series with different labels would pair rows silently by position: refuse.
+    labelled = not series.index.equals(pd.RangeIndex(len(series)))
+    if isinstance(region, pd.Series) and labelled and not region.index.equals(series.index):
+        raise ValidationError("region", "must have the same index as the values")
+    given = pd.Series(region.to_numpy() if isinstance(region, pd.Series) else list(region))
+    if len(given) != len(series):
+        raise ValidationError(
+            "region", f"must have one region per value: {len(series)} values", value=len(given)
+        )
+    codes, uniques = pd.factorize(given.array, use_na_sentinel=True)
+    regions: list[str | None] = [default]
+    for unique in uniques.tolist():
+        text = unique.strip() if isinstance(unique, str) else None
+        if not text:
+            regions.append(default)  # a blank cell is a missing region
+            continue
+        try:
+            regions.append(_region(text))
+        except ValidationError as exc:
+            row = int(np.flatnonzero(given.array == unique)[0])
+            raise ValidationError(
+                "region",
+                "each row's region must be an ISO 3166 alpha-2 code known to the numbering "
+                "plan, e.g. 'FR', or missing",
+                position=row,
+                value=unique,
+            ) from exc
+    return codes.astype(np.int64) + 1, regions
 
 
 # -- internals ---------------------------------------------------------------------------
@@ -315,6 +400,9 @@ def _classify_text(text: str, region: str | None) -> PhoneCheck:
 
 
 def _classify_uncached(text: str, region: str | None) -> PhoneCheck:
+    refused = refusal(text)
+    if refused is not None:
+        return PhoneCheck(None, False, refused, None, "bad_format")
     compact = _SEPARATORS_RE.sub("", text.replace("(0)", ""))
     if compact.startswith("00"):
         text = compact = "+" + compact[2:]

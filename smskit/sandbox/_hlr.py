@@ -60,7 +60,7 @@ from phonenumbers import NumberParseException
 from phonenumbers.carrierdata import CARRIER_DATA, CARRIER_LONGEST_PREFIX
 from phonenumbers.geodata import GEOCODE_DATA, GEOCODE_LONGEST_PREFIX
 
-from smskit.rules.phones import main_region, read_valid, spec_type
+from smskit.rules.phones import main_region, read_valid, refusal, spec_type
 from smskit.rules.spec import LINE_STATUS
 
 __all__ = ["DEFAULT", "HLRDistribution", "country_of", "lookup", "lookup_many"]
@@ -244,6 +244,8 @@ def _parse(raw: str) -> tuple[phonenumbers.PhoneNumber, str, str]:
     fast = read_valid(raw, None)
     if fast is not None:
         return fast
+    if refusal(raw.strip()) is not None:  # letters are never keypad digits
+        raise NumberParseException(NumberParseException.NOT_A_NUMBER, "not a phone number")
     number = phonenumbers.parse(raw, None)
     e164 = f"+{number.country_code}{phonenumbers.national_significant_number(number)}"
     return number, e164, spec_type(number, e164)
