@@ -273,12 +273,11 @@ def _parse(call: Call[T], response: httpx.Response, request: httpx.Request) -> T
         return call.parse(None if response.status_code == 204 else _json(response))
     except (ValueError, ResponseShapeError) as exc:
         # A 2xx whose body we cannot read is not retried: the gateway did act on it.
-        response.request = request
         raise APIError(
             f"malformed response to {call.method} {call.path}: {exc}",
             status_code=response.status_code,
             request=request,
-            response=response,
+            response=_detached(response, request),
         ) from exc
 
 
@@ -287,8 +286,7 @@ def _failure(
 ) -> TransportError | APIError:
     """The error an unsuccessful attempt raises (unless it is retried)."""
     if isinstance(outcome, httpx.Response):
-        outcome.request = request  # the original carries the key in its headers
-        return _core.error_from_response(outcome, request)
+        return _core.error_from_response(_detached(outcome, request), request)
     if outcome is None:  # pragma: no cover - the drivers send a response or an error back
         raise TypeError("an attempt must end in a response or an httpx.TransportError")
     return _transport_error(outcome, call, request, attempt)
@@ -314,6 +312,20 @@ def _masked(request: httpx.Request) -> httpx.Request:
         request.url,
         headers=mask_headers(request.headers),
         content=request.content,
+    )
+
+
+def _detached(response: httpx.Response, request: httpx.Request) -> httpx.Response:
+    """Status, headers and body of an answer, bound to the masked request, for errors to carry.
+
+    The original's stream, extensions and request lead to the connection pool and the sent
+    request, whose headers hold the key.
+    """
+    return httpx.Response(
+        response.status_code,
+        headers=mask_headers(response.headers),
+        content=response.content,
+        request=request,
     )
 
 
