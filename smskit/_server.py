@@ -3,6 +3,16 @@
 Shared by the sandbox gateway and the inbound-replies receiver: both must start in well
 under a second inside a notebook, report their real port, and stop cleanly. uvicorn is
 imported only when a server starts, so importing this module stays cheap.
+
+:class:`Guards` protect a server that faces untrusted clients. uvicorn closes a connection
+idle after a response (``timeout_keep_alive``) and caps the size of request headers (h11,
+16 KiB), but a client that connects and then sends nothing, or headers or a body slowly,
+holds its connection forever; and ``limit_concurrency`` answers 503 to *every* new request
+once stalled connections fill it, so legitimate callers would be shut out with them. The
+guarded protocol adds the two missing pieces: each request (headers and body) must arrive
+within ``request_timeout`` of the connection opening or of the previous answer, and past
+``max_connections`` the oldest connection still waiting for its client is closed to make
+room, so stalled clients can delay a legitimate one by at most one connection setup.
 """
 
 from __future__ import annotations
@@ -10,25 +20,53 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import itertools
 import socket
 import threading
 import time
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self
 
-__all__ = ["BackgroundServer", "Served"]
+__all__ = ["BackgroundServer", "Guards", "Served"]
+
+
+@dataclass(frozen=True, slots=True)
+class Guards:
+    """Limits for a server exposed to untrusted clients (see the module docstring)."""
+
+    request_timeout: float = 10.0
+    keep_alive_timeout: int = 5
+    max_connections: int = 256
+
+    def __post_init__(self) -> None:
+        for name in ("request_timeout", "keep_alive_timeout", "max_connections"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+                raise ValueError(f"{name}: must be a positive number, got {value!r}")
+        if not isinstance(self.keep_alive_timeout, int) or not isinstance(
+            self.max_connections, int
+        ):
+            raise ValueError("keep_alive_timeout and max_connections: must be whole numbers")
 
 
 class BackgroundServer:
     """One uvicorn server in a daemon thread; ``start()`` returns once it accepts connections."""
 
     def __init__(
-        self, app: Any, *, host: str = "127.0.0.1", port: int = 0, name: str = "smskit"
+        self,
+        app: Any,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        name: str = "smskit",
+        guards: Guards | None = None,
     ) -> None:
         self.app = app
         self.host = host
         self.requested_port = port
         self.name = name
+        self.guards = guards
         self._server: Any = None
         self._thread: threading.Thread | None = None
         self._socket: socket.socket | None = None
@@ -72,6 +110,10 @@ class BackgroundServer:
         sock.set_inheritable(True)
         self._socket = sock
         self._port = sock.getsockname()[1]
+        options: dict[str, Any] = {}
+        if self.guards is not None:
+            options["http"] = _guarded_protocol(self.guards)
+            options["timeout_keep_alive"] = self.guards.keep_alive_timeout
         # log_config=None and log_level=None: a notebook's logging setup is not ours to rewrite.
         config = uvicorn.Config(
             self.app,
@@ -80,6 +122,7 @@ class BackgroundServer:
             log_level=None,
             access_log=False,
             timeout_graceful_shutdown=2,
+            **options,
         )
         server = _quick_server_class()(config)
         self._server = server
@@ -143,6 +186,9 @@ class Served:
     def _app(self) -> Any:
         raise NotImplementedError
 
+    def _guards(self) -> Guards | None:
+        return None  # a subclass facing untrusted clients returns its limits
+
     @property
     def running(self) -> bool:
         """Whether the HTTP server is up."""
@@ -159,7 +205,11 @@ class Served:
         with self._lock:
             if not self.running:
                 server = BackgroundServer(
-                    self._app(), host=self.host, port=self.port, name=self._server_name
+                    self._app(),
+                    host=self.host,
+                    port=self.port,
+                    name=self._server_name,
+                    guards=self._guards(),
                 )
                 server.start()
                 self._server = server
@@ -189,7 +239,7 @@ def _quick_server_class() -> Any:
     """uvicorn.Server whose main loop wakes at once on stop() instead of at its next 0.1 s tick."""
     import uvicorn
 
-    class QuickServer(uvicorn.Server):  # type: ignore[misc]
+    class QuickServer(uvicorn.Server):
         _loop: asyncio.AbstractEventLoop | None = None
         _wake: asyncio.Event | None = None
 
@@ -210,3 +260,57 @@ def _quick_server_class() -> Any:
                     self._loop.call_soon_threadsafe(self._wake.set)
 
     return QuickServer
+
+
+_opened = itertools.count()  # connection order, for evicting the oldest stalled one
+
+
+def _guarded_protocol(guards: Guards) -> type[Any]:
+    """uvicorn's h11 protocol with a per-request deadline and a connection cap."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class GuardedH11(H11Protocol):
+        _deadline: asyncio.TimerHandle | None = None
+        _order = 0
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._order = next(_opened)
+            self._arm()
+            if len(self.connections) > guards.max_connections:
+                self._make_room()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+            super().connection_lost(exc)
+
+        def waiting_for_client(self) -> bool:
+            """No request yet, or one whose headers or body are still arriving."""
+            cycle = self.cycle
+            return cycle is None or cycle.response_complete or cycle.more_body
+
+        def _arm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+            self._deadline = self.loop.call_later(guards.request_timeout, self._expire)
+
+        def _expire(self) -> None:
+            # A request whose body has fully arrived is the app's to finish, however slow.
+            if self.waiting_for_client() and not self.transport.is_closing():
+                self.transport.close()
+
+        def _make_room(self) -> None:
+            stalled = [
+                c
+                for c in self.connections
+                if isinstance(c, GuardedH11) and c.waiting_for_client() and c is not self
+            ]
+            victim = min(stalled, key=lambda c: c._order, default=self)
+            victim.transport.close()
+
+    return GuardedH11

@@ -98,9 +98,11 @@ def test_walk_finds_the_key_where_it_is() -> None:
 @pytest.mark.parametrize("auth", ["headers", "basic"])
 def test_api_error_holds_no_key(keyed_sandbox: Sandbox, auth: str) -> None:
     """A gateway error (400 STOP missing) keeps method, URL, masked headers and no key."""
-    with client_on(keyed_sandbox, auth, validate=False) as client:
-        with pytest.raises(smskit.StopMentionMissingError) as caught:
-            client.sms_campaign.send(text="Promo", recipients=["+33612345678"], sender="Shop")
+    with (
+        client_on(keyed_sandbox, auth, validate=False) as client,
+        pytest.raises(smskit.StopMentionMissingError) as caught,
+    ):
+        client.sms_campaign.send(text="Promo", recipients=["+33612345678"], sender="Shop")
     error = caught.value
     assert error.request is not None and error.request.method == "POST"
     assert str(error.request.url).endswith("/v1/public/sms-campaign/send")
@@ -112,9 +114,11 @@ def test_api_error_holds_no_key(keyed_sandbox: Sandbox, auth: str) -> None:
 
 def test_auth_error_holds_no_key(keyed_sandbox: Sandbox) -> None:
     """A 401 for a wrong key holds neither the wrong key nor the right one."""
-    with smskit.Client(LOGIN, KEY + "x", keyed_sandbox.url, max_retries=0) as client:
-        with pytest.raises(smskit.AuthenticationError) as caught:
-            client.wallet.check_balance()
+    with (
+        smskit.Client(LOGIN, KEY + "x", keyed_sandbox.url, max_retries=0) as client,
+        pytest.raises(smskit.AuthenticationError) as caught,
+    ):
+        client.wallet.check_balance()
     assert holders_of_key(caught.value) == []
 
 
@@ -123,9 +127,11 @@ def test_transport_error_holds_no_key() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    with smskit.Client(LOGIN, KEY, f"http://127.0.0.1:{port}", max_retries=0) as client:
-        with pytest.raises(smskit.TransportError) as caught:
-            client.wallet.check_balance()
+    with (
+        smskit.Client(LOGIN, KEY, f"http://127.0.0.1:{port}", max_retries=0) as client,
+        pytest.raises(smskit.TransportError) as caught,
+    ):
+        client.wallet.check_balance()
     assert caught.value.request is not None
     assert caught.value.request.headers["api-key"] == MASK
     assert holders_of_key(caught.value) == []
@@ -137,11 +143,13 @@ def test_malformed_answer_error_holds_no_key() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, content=b"not json", request=request)
 
-    with smskit.Client(
-        LOGIN, KEY, "http://127.0.0.1:9", max_retries=0, transport=httpx.MockTransport(handler)
-    ) as client:
-        with pytest.raises(smskit.APIError) as caught:
-            client.wallet.check_balance()
+    with (
+        smskit.Client(
+            LOGIN, KEY, "http://127.0.0.1:9", max_retries=0, transport=httpx.MockTransport(handler)
+        ) as client,
+        pytest.raises(smskit.APIError) as caught,
+    ):
+        client.wallet.check_balance()
     assert holders_of_key(caught.value) == []
 
 
@@ -167,7 +175,9 @@ def test_async_error_holds_no_key(keyed_sandbox: Sandbox) -> None:
             LOGIN, KEY, keyed_sandbox.url, max_retries=0, validate=False
         ) as client:
             try:
-                await client.sms_campaign.send(text="Promo", recipients=["+33612345678"], sender="Shop")
+                await client.sms_campaign.send(
+                    text="Promo", recipients=["+33612345678"], sender="Shop"
+                )
             except smskit.APIError as exc:
                 return exc
         raise AssertionError("the send was accepted")

@@ -13,7 +13,8 @@ from urllib.parse import urlsplit
 import pytest
 
 import smskit
-from smskit.replies.inbox import Inbox, opt_out_rate, reply_rate
+from smskit.replies.analytics import opt_out_rate, reply_rate
+from smskit.replies.inbox import Inbox
 from smskit.sandbox import Sandbox
 
 RECIPIENTS = [f"+3367000{n:04d}" for n in range(30)]

@@ -17,18 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from smskit.errors import ValidationError
-from smskit.replies.inbox import (
-    FRAME_COLUMNS,
-    MAX_BODY,
-    Inbox,
-    _Malformed,
-    _parse,
-    is_opt_out,
-    link_replies,
-    opt_out_rate,
-    replies_per_period,
-    reply_rate,
-)
+from smskit.replies.analytics import link_replies, opt_out_rate, replies_per_period, reply_rate
+from smskit.replies.inbox import FRAME_COLUMNS, MAX_BODY, Inbox, is_opt_out
+from smskit.replies.receiver import Malformed, parse_callback
 from smskit.rules.text import has_stop_mention
 from smskit.sandbox._callbacks import ANSWER_TEXTS, OPT_OUT_TEXTS
 
@@ -237,8 +228,8 @@ def test_any_json_body_is_either_a_reply_or_a_named_reject(body: Any) -> None:
     """Whatever JSON arrives, parsing gives a reply or a reject naming a field (never a 500)."""
     raw = json.dumps(body).encode()
     try:
-        reply = _parse(raw)
-    except _Malformed as exc:
+        reply = parse_callback(raw)
+    except Malformed as exc:
         assert str(exc).split(":")[0] in {"body", *SPEC_FIELDS}
     else:
         assert reply.message_id.strip() and reply.number.strip()

@@ -1,4 +1,4 @@
-"""Inbound-SMS replies: a loopback receiver for the gateway's callback, an SQLite inbox, analytics.
+"""Inbound-SMS replies: a receiver for the gateway's callback and its SQLite inbox.
 
 The gateway POSTs each reply to a URL registered in the account (spec, "Events") with no
 authentication, so :class:`Inbox` serves one unguessable URL
@@ -8,15 +8,17 @@ and oversized bodies in a rejects table, deduplicates replies by ``message_id`` 
 may retry) and turns them into a typed DataFrame. Starlette and uvicorn are imported only
 by ``Inbox.start()``.
 
-The analytics below are pure pandas over ``Inbox.to_frame()`` (and a frame of sends).
+Facing the internet (docs/reliability.md): it binds 127.0.0.1 unless given another address,
+and then logs a warning; it answers only allowed ``Host`` values; optional signatures
+(:mod:`smskit.replies.signing`) authenticate the sender; :class:`smskit._server.Guards` close
+stalled connections; its SQLite file is created 0600. The HTTP side is
+:mod:`smskit.replies.receiver`, the analytics :mod:`smskit.replies.analytics`.
 """
 
 from __future__ import annotations
 
-import functools
-import hmac
+import ipaddress
 import itertools
-import json
 import logging
 import os
 import re
@@ -25,33 +27,27 @@ import sqlite3
 import threading
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from smskit import _sqlite
-from smskit._server import Served
+from smskit._server import Guards, Served
 from smskit.errors import ValidationError
+from smskit.replies import receiver
+from smskit.replies.receiver import Reply, micros
+from smskit.replies.signing import DEFAULT_TOLERANCE, secret_bytes
 from smskit.rules.text import has_stop_mention
 
 if TYPE_CHECKING:
     import pandas
 
 
-__all__ = [
-    "FRAME_COLUMNS",
-    "MAX_BODY",
-    "Inbox",
-    "is_opt_out",
-    "link_replies",
-    "opt_out_rate",
-    "replies_per_period",
-    "reply_rate",
-]
+__all__ = ["FRAME_COLUMNS", "LOOPBACK_HOSTS", "MAX_BODY", "Inbox", "is_opt_out"]
 
 logger = logging.getLogger("smskit.replies.inbox")
 
 MAX_BODY = 64 * 1024  # a reply is at most a few SMS segments: 64 KiB is generous
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 FRAME_COLUMNS = (
     "message_id", "number", "text", "sim_card_number", "reception_date", "received_at",
     "is_opt_out",
@@ -96,78 +92,6 @@ def is_opt_out(text: str) -> bool:
     return len(words) == 1 and words[0] in _ALONE_WORDS
 
 
-# --------------------------------------------------------------------------- callback bodies
-
-
-class _Malformed(ValueError):
-    """A callback body that cannot be stored as a reply; the message names field and rule."""
-
-
-@dataclass(frozen=True)
-class _Reply:
-    message_id: str
-    number: str
-    text: str
-    sim_card_number: str | None
-    reception_us: int
-    reception_raw: str
-
-
-def _parse(raw: bytes) -> _Reply:
-    """The spec's callback body -> a reply; ``_Malformed`` says which field breaks which rule."""
-    try:
-        body = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise _Malformed("body: must be JSON (UTF-8)") from None
-    if not isinstance(body, dict):
-        raise _Malformed("body: must be a JSON object")
-    text = body.get("text")
-    if not isinstance(text, str):
-        raise _Malformed("text: must be a string")
-    sim = body.get("sim_card_number")
-    return _Reply(
-        message_id=_identifier(body, "message_id"),
-        number=_identifier(body, "number"),
-        text=text,
-        sim_card_number=None if sim is None else _identifier(body, "sim_card_number"),
-        reception_us=_reception_us(body.get("reception_date")),
-        reception_raw=str(body.get("reception_date")),
-    )
-
-
-def _identifier(body: dict[str, Any], field: str) -> str:
-    value = body.get(field)
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    if not isinstance(value, str) or not value.strip():
-        raise _Malformed(f"{field}: must be a non-blank string or an integer")
-    return value.strip()
-
-
-def _reception_us(value: Any) -> int:
-    """ISO 8601 (``T`` or space, offset or ``Z``; none means UTC) or Unix seconds -> µs."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        try:
-            moment = datetime.fromtimestamp(value, UTC)
-        except (OverflowError, OSError, ValueError):  # NaN, infinity, year past 9999
-            raise _Malformed("reception_date: must be a Unix timestamp in years 1..9999") from None
-    elif isinstance(value, str):
-        try:
-            moment = datetime.fromisoformat(value.strip())
-        except ValueError:
-            raise _Malformed("reception_date: must be an ISO 8601 date and time") from None
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)
-    else:
-        raise _Malformed("reception_date: must be an ISO 8601 string or a Unix timestamp")
-    return _micros(moment)
-
-
-def _micros(moment: datetime) -> int:
-    delta = moment - datetime(1970, 1, 1, tzinfo=UTC)
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
-
-
 # -------------------------------------------------------------------------------- the store
 
 _SCHEMA = """
@@ -190,10 +114,11 @@ class _Store:
         self._db = _sqlite.connect(path or None, _SCHEMA)
         self.count = self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
         self.duplicates = 0
-        self.unsaved: dict[str, _Reply] = {}
+        self.refused = 0  # bad or missing signatures: counted, never stored
+        self.unsaved: dict[str, Reply] = {}
         self._seen_before: set[str] = set()
 
-    def add(self, reply: _Reply) -> bool:
+    def add(self, reply: Reply) -> bool:
         """Store a reply unless its message_id is known; True when it was new.
 
         If SQLite fails, the reply waits in memory (``unsaved``) and is written with the next
@@ -215,7 +140,7 @@ class _Store:
                             "INSERT OR IGNORE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?)",
                             (reply.message_id, reply.number, reply.text, reply.sim_card_number,
                              reply.reception_us, reply.reception_raw,
-                             _micros(datetime.now(UTC))),
+                             micros(datetime.now(UTC))),
                         )  # fmt: skip
                         if cursor.rowcount != 1:
                             self._seen_before.add(reply.message_id)
@@ -238,7 +163,7 @@ class _Store:
             with self.changed:
                 self._db.execute(
                     "INSERT INTO rejects (received_at, reason, size, body) VALUES (?, ?, ?, ?)",
-                    (_micros(datetime.now(UTC)), reason, size, shown),
+                    (micros(datetime.now(UTC)), reason, size, shown),
                 )
         except sqlite3.Error:
             logger.exception("a rejected callback could not be kept: SQLite failed")
@@ -266,9 +191,16 @@ class Inbox(Served):
     """Receive the gateway's inbound-SMS callbacks on loopback and keep them in SQLite.
 
     ``with Inbox() as inbox: sandbox.set_callback_url(inbox.url); ...; inbox.to_frame()``.
-    ``path=None`` keeps replies in memory; a file keeps them across runs, with the token and
-    port, so the callback URL stays the same after a restart (``token=`` sets it). The data
-    stays readable after ``stop()``.
+    ``path=None`` keeps replies in memory; a file (created 0600) keeps them across runs, with
+    the token and port, so the callback URL stays the same after a restart (``token=`` sets
+    it). The data stays readable after ``stop()``.
+
+    To face the internet: ``host`` another address than loopback (logged as a warning),
+    ``allowed_hosts`` the names the gateway puts in the ``Host`` header (required for a
+    wildcard address such as ``0.0.0.0``), ``signing_secret`` to accept only signed callbacks
+    (:mod:`smskit.replies.signing`, timestamps within ``signature_tolerance`` seconds). Each
+    request must arrive within ``request_timeout`` seconds, idle connections close after
+    ``keep_alive_timeout``, and past ``max_connections`` the oldest stalled one is closed.
     """
 
     _server_name = "smskit-inbox"
@@ -281,13 +213,39 @@ class Inbox(Served):
         port: int = 0,
         max_body: int = MAX_BODY,
         token: str | None = None,
+        allowed_hosts: Sequence[str] | None = None,
+        signing_secret: str | bytes | None = None,
+        signature_tolerance: float = DEFAULT_TOLERANCE,
+        request_timeout: float = 10.0,
+        keep_alive_timeout: int = 5,
+        max_connections: int = 256,
     ) -> None:
         if isinstance(max_body, bool) or not isinstance(max_body, int) or max_body < 1024:
             raise ValidationError("max_body", "must be an integer >= 1024 bytes", value=max_body)
+        if not isinstance(host, str) or not host:
+            raise ValidationError("host", "must be an IP address or host name", value=host)
+        self.allowed_hosts = _allowed_hosts(host, allowed_hosts)
+        self._secret = (
+            None if signing_secret is None else secret_bytes("signing_secret", signing_secret)
+        )
+        if (
+            isinstance(signature_tolerance, bool)
+            or not isinstance(signature_tolerance, int | float)
+            or not 0 < signature_tolerance <= 3600
+        ):
+            raise ValidationError("signature_tolerance", "must be seconds in (0, 3600]")
+        self.signature_tolerance = float(signature_tolerance)
+        try:
+            self.guards = Guards(request_timeout, keep_alive_timeout, max_connections)
+        except ValueError as exc:
+            field = str(exc).partition(":")[0]
+            raise ValidationError(field, str(exc).partition(": ")[2]) from exc
         self.path = None if path is None else os.fspath(path)
         self._init_served(host, port)
         self.max_body = max_body
-        if token is not None and (not isinstance(token, str) or not _TOKEN_RE.fullmatch(token)):
+        if token is not None and (
+            not isinstance(token, str) or not receiver.TOKEN_RE.fullmatch(token)
+        ):
             raise ValidationError("token", "must be 16 to 128 characters A-Z a-z 0-9 _ -")
         self._store = _Store(self.path)
         # The spec gives the callback no authentication: this token in the URL is the secret.
@@ -324,11 +282,28 @@ class Inbox(Served):
             super().start()
         if self.path is not None and self._server is not None:
             self._store.remembered("port", str(self._server.port))
+        if not _is_loopback(self.host) and self._server is not None:
+            logger.warning(
+                "the reply inbox listens on %s port %d: reachable from other machines "
+                "(Host must be one of %s; signatures %s)",
+                self.host, self._server.port, ", ".join(self.allowed_hosts),
+                "required" if self._secret is not None else "off: pass signing_secret=",
+            )  # fmt: skip
         return self
 
     def _app(self) -> Any:
-        _mask_tokens_in_access_log()
-        return _build_app(self._token, self._store, self.max_body)
+        receiver.mask_tokens_in_access_log()
+        return receiver.build_app(
+            self._token,
+            self._store,
+            self.max_body,
+            allowed_hosts=self.allowed_hosts,
+            secret=self._secret,
+            tolerance=self.signature_tolerance,
+        )
+
+    def _guards(self) -> Guards:
+        return self.guards
 
     def __repr__(self) -> str:
         where = f"{self._server.url}{self._path('***')}" if self._server is not None else "stopped"
@@ -357,6 +332,12 @@ class Inbox(Served):
             "rejected": rejected,
             "unsaved": unsaved,
         }
+
+    @property
+    def refused(self) -> int:
+        """Callbacks refused for a missing, wrong or stale signature (stored nowhere)."""
+        with self._store.changed:
+            return self._store.refused
 
     def wait(self, n: int, timeout: float = 10.0) -> int:
         """Block until at least ``n`` replies are stored; returns the count.
@@ -408,276 +389,33 @@ class Inbox(Served):
         return frame
 
 
-_TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{16,128}")
-_TOKEN_IN_PATH = re.compile(r"/callbacks/[^/\s]+/")
-
-
-class _MaskTokens(logging.Filter):
-    """uvicorn's access log (on whenever the notebook configures logging) shows the path."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.args, tuple):
-            record.args = tuple(
-                _TOKEN_IN_PATH.sub("/callbacks/***/", a) if isinstance(a, str) else a
-                for a in record.args
-            )
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
         return True
-
-
-@functools.cache
-def _mask_tokens_in_access_log() -> None:
-    logging.getLogger("uvicorn.access").addFilter(_MaskTokens())
-
-
-def _build_app(token: str, store: _Store, max_body: int) -> Any:
-    """The receiver: one route; empty bodies in every answer, details only in the log."""
-    from starlette.applications import Starlette
-    from starlette.exceptions import HTTPException
-    from starlette.requests import Request
-    from starlette.responses import Response
-    from starlette.routing import Route
-
-    expected = token.encode()
-
-    async def inbound(request: Request) -> Response:
-        if not hmac.compare_digest(request.path_params["token"].encode(), expected):
-            logger.warning("inbound callback refused: wrong token in the URL (404)")
-            return Response(status_code=404)
-        if request.method != "POST":
-            return Response(status_code=405, headers={"Allow": "POST"})
-        raw, size = await _read(request, max_body)
-        # Spec rule 1: the receiver answers 200 even when it ignores the reply or fails.
-        if raw is None:
-            store.reject(f"body over {max_body} bytes", size, None)
-            logger.warning(
-                "inbound callback refused: body over %d bytes (kept in rejects)", max_body
-            )
-            return Response(status_code=200)
-        try:
-            reply = _parse(raw)
-        except _Malformed as exc:
-            store.reject(str(exc), size, raw)
-            logger.error("inbound callback rejected (kept in rejects): %s", exc)
-            return Response(status_code=200)
-        if not store.add(reply):
-            logger.info("inbound reply %s received again: ignored", reply.message_id)
-        return Response(status_code=200)
-
-    async def http_error(request: Request, exc: Exception) -> Response:
-        status = exc.status_code if isinstance(exc, HTTPException) else 500
-        return Response(status_code=status)
-
-    async def server_error(request: Request, exc: Exception) -> Response:
-        logger.error("inbound callback failed", exc_info=exc)
-        return Response(status_code=500)
-
-    methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
-    return Starlette(
-        routes=[Route("/callbacks/{token}/inbound", inbound, methods=methods)],
-        exception_handlers={HTTPException: http_error, Exception: server_error},
-    )
-
-
-async def _read(request: Any, limit: int) -> tuple[bytes | None, int]:
-    """The body, or None once it passes ``limit`` bytes (declared or streamed)."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        return None, int(declared)
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            return None, size
-        chunks.append(chunk)
-    return b"".join(chunks), size
-
-
-# --------------------------------------------------------------------------------- analytics
-
-
-def replies_per_period(replies: pandas.DataFrame, freq: str = "D") -> pandas.DataFrame:
-    """Replies and opt-outs per period (``"D"``, ``"h"``, ``"W"``...), gaps filled with 0.
-
-    Periods follow the time zone of ``reception_date`` (UTC from ``Inbox.to_frame()``;
-    ``tz_convert`` it first to count per local day). Index: period start.
-    """
-    import pandas as pd
-
-    _require(replies, ("reception_date",), "replies")
     try:
-        offset = pd.tseries.frequencies.to_offset(freq)
-    except (TypeError, ValueError):
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _allowed_hosts(host: str, given: Sequence[str] | None) -> tuple[str, ...]:
+    """The Host header values to answer: loopback names, the bound name, and ``given``."""
+    if given is not None:
+        if isinstance(given, str) or not all(isinstance(h, str) and h for h in given):
+            raise ValidationError("allowed_hosts", "must be a list of host names", value=given)
+        if any("*" in h[1:] or (h.startswith("*") and not h.startswith("*.")) for h in given):
+            raise ValidationError("allowed_hosts", "wildcards must look like '*.example.com'")
+        names = [h.lower() for h in given]
+    elif host in ("0.0.0.0", "::"):
         raise ValidationError(
-            "freq", "must be a pandas frequency such as 'D', 'h' or 'W'", value=freq
-        ) from None
-    times = _times(replies["reception_date"])
-    counts = pd.DataFrame(
-        {"replies": 1, "opt_outs": _opt_out_flags(replies).astype("int64").to_numpy()},
-        index=pd.DatetimeIndex(times),
-    )
-    counts = counts[counts.index.notna()]
-    result = counts.resample(offset).sum().astype("int64")
-    result.index.name = "period"
-    return result
-
-
-def link_replies(replies: pandas.DataFrame, sends: pandas.DataFrame) -> pandas.DataFrame:
-    """``replies`` plus a ``ticket`` column: the send each reply most likely answers.
-
-    The callback carries no ticket, so a reply is linked to the latest send to its number
-    (digits compared, ``+``/``00`` ignored) sent at or before its reception; when ``sends``
-    has ``sender`` and the reply a ``sim_card_number``, they must match (the short number
-    that received it). ``sends`` needs ``ticket`` (or ``sms_ticket``) and ``phone_number``;
-    with ``with_replies`` only those rows count; without ``sent_at``, the last row of the
-    number counts. Unlinked replies get None.
-    """
-    import pandas as pd
-
-    _require(replies, ("number", "reception_date"), "replies")
-    candidates = _sends(sends)
-    left = pd.DataFrame(
-        {
-            "row": range(len(replies)),
-            "key": _number_keys(replies["number"]).to_numpy(),
-            "at": _times(replies["reception_date"]).to_numpy(),
-        }
-    )
-    if "sim_card_number" in replies.columns:
-        left["sim"] = replies["sim_card_number"].map(_text_or_none).to_numpy()
+            "allowed_hosts",
+            f"must be given when host={host!r} (every address): name the host the gateway "
+            "calls, e.g. allowed_hosts=['replies.example.com']",
+        )
     else:
-        left["sim"] = None
-    tickets: dict[int, Any] = {}
-    if "sent_at" not in candidates.columns:
-        latest = candidates.drop_duplicates("key", keep="last").set_index("key")["ticket"]
-        tickets = dict(zip(left["row"], left["key"].map(latest), strict=True))
-    else:
-        left = left[left["at"].notna()].sort_values("at")
-        right = candidates.sort_values("sent_at")
-        by_sender = "sender" in right.columns
-        passes = [(left[left["sim"].isna()] if by_sender else left, ["key"])]
-        if by_sender:
-            passes.append((left[left["sim"].notna()], ["key", "sim"]))
-            right = right.assign(sim=right["sender"].map(_text_or_none))
-        for part, keys in passes:
-            if part.empty:
-                continue
-            matched = pd.merge_asof(
-                part, right[["sent_at", "ticket", *keys]], left_on="at", right_on="sent_at",
-                by=keys, direction="backward",
-            )  # fmt: skip
-            tickets.update(zip(matched["row"], matched["ticket"], strict=True))
-    linked = replies.copy()
-    linked["ticket"] = [_text_or_none(tickets.get(row)) for row in range(len(replies))]
-    return linked
-
-
-def reply_rate(replies: pandas.DataFrame, sends: pandas.DataFrame) -> pandas.DataFrame:
-    """Per ticket: recipients, replies, repliers, opt_outs, reply_rate, opt_out_rate.
-
-    Rates are distinct numbers over distinct recipients of the ticket; replies are linked
-    to tickets by :func:`link_replies`.
-    """
-    import pandas as pd
-
-    candidates = _sends(sends)
-    linked = link_replies(replies, sends)
-    linked = linked.assign(
-        key=_number_keys(linked["number"]).to_numpy(),
-        opt=_opt_out_flags(linked).to_numpy(),
-    )
-    linked = linked[linked["ticket"].notna()]
-    table = pd.DataFrame({"recipients": candidates.groupby("ticket", sort=False)["key"].nunique()})
-    by_ticket = linked.groupby("ticket")
-    columns = {
-        "replies": by_ticket.size(),
-        "repliers": by_ticket["key"].nunique(),
-        "opt_outs": linked[linked["opt"]].groupby("ticket")["key"].nunique(),
-    }
-    for name, values in columns.items():
-        table[name] = values.reindex(table.index, fill_value=0).astype("int64")
-    table["reply_rate"] = table["repliers"] / table["recipients"]
-    table["opt_out_rate"] = table["opt_outs"] / table["recipients"]
-    table.index.name = "ticket"
-    return table
-
-
-def opt_out_rate(replies: pandas.DataFrame, sends: pandas.DataFrame) -> float:
-    """Distinct recipients who opted out (replies linked to ``sends``) / distinct recipients.
-
-    NaN when ``sends`` has no recipient.
-    """
-    candidates = _sends(sends)
-    recipients = candidates["key"].nunique()
-    if recipients == 0:
-        return float("nan")
-    linked = link_replies(replies, sends)
-    opted = linked[linked["ticket"].notna() & _opt_out_flags(linked).to_numpy()]
-    return _number_keys(opted["number"]).nunique() / recipients
-
-
-# --- helpers ---------------------------------------------------------------------------------
-
-
-def _require(frame: Any, columns: Sequence[str], field: str) -> None:
-    import pandas as pd
-
-    if not isinstance(frame, pd.DataFrame):
-        raise ValidationError(field, "must be a pandas DataFrame", value=type(frame).__name__)
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValidationError(field, f"needs the column(s) {', '.join(missing)}")
-
-
-def _sends(sends: Any) -> pandas.DataFrame:
-    """ticket, key (+ sent_at, sender when given) of the sends that can be replied to."""
-    import pandas as pd
-
-    _require(sends, ("phone_number",), "sends")
-    ticket = "ticket" if "ticket" in sends.columns else "sms_ticket"
-    if ticket not in sends.columns:
-        raise ValidationError("sends", "needs a ticket (or sms_ticket) column")
-    rows = sends
-    if "with_replies" in rows.columns:
-        rows = rows[rows["with_replies"].fillna(False).astype(bool).to_numpy()]
-    out = pd.DataFrame(
-        {"ticket": rows[ticket].astype(str).to_numpy(),
-         "key": _number_keys(rows["phone_number"]).to_numpy()}
-    )  # fmt: skip
-    if "sender" in rows.columns:
-        out["sender"] = rows["sender"].to_numpy()
-    if "sent_at" in rows.columns:
-        out["sent_at"] = _times(rows["sent_at"]).to_numpy()
-        out = out[out["sent_at"].notna()]  # scheduled, not sent yet: nobody can reply
-    return out.reset_index(drop=True)
-
-
-def _times(values: pandas.Series) -> pandas.Series:
-    """Datetimes; naive or strings are read as UTC, aware ones keep their zone."""
-    import pandas as pd
-
-    if isinstance(values.dtype, pd.DatetimeTZDtype):
-        return values
-    if pd.api.types.is_datetime64_dtype(values.dtype):
-        return values.dt.tz_localize("UTC")
-    return pd.to_datetime(values, utc=True, format="ISO8601")
-
-
-def _number_keys(numbers: pandas.Series) -> pandas.Series:
-    """Digits only, without a leading 00: +33 6.. and 0033 6.. compare equal."""
-    return (
-        numbers.astype(str).str.replace(r"\D", "", regex=True).str.replace(r"^00", "", regex=True)
-    )
-
-
-def _opt_out_flags(frame: pandas.DataFrame) -> pandas.Series:
-    if "is_opt_out" in frame.columns:
-        return frame["is_opt_out"].fillna(False).astype(bool)
-    _require(frame, ("text",), "replies")
-    return frame["text"].map(is_opt_out).astype(bool)
-
-
-def _text_or_none(value: Any) -> str | None:
-    import pandas as pd
-
-    return None if value is None or pd.isna(value) else str(value)
+        names = []
+    if _is_loopback(host):
+        names = [*LOOPBACK_HOSTS, *names]
+    elif host not in ("0.0.0.0", "::"):
+        names.append(host.lower())
+    return tuple(dict.fromkeys(names))
