@@ -2,6 +2,8 @@
 
 ``isolation_level=None`` makes transactions explicit, so "committed" means committed; files
 get WAL (readers never block the writer) and ``synchronous=NORMAL`` (durable at checkpoints).
+A new file is created readable by its owner only (0600): inboxes hold phone numbers and
+messages, journals what was sent to whom. SQLite gives its -wal and -shm files the same mode.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ __all__ = ["connect", "transaction"]
 
 def connect(path: str | os.PathLike[str] | None, schema: str) -> sqlite3.Connection:
     """Open ``path`` (memory when ``None``) and apply ``schema``; closed again if that fails."""
+    if path is not None and os.fspath(path) not in ("", ":memory:"):
+        _create_private(path)
     db = sqlite3.connect(
         ":memory:" if path is None else path, check_same_thread=False, isolation_level=None
     )
@@ -45,3 +49,14 @@ def transaction(
             db.execute("ROLLBACK")
             raise
         db.execute("COMMIT")
+
+
+def _create_private(path: str | os.PathLike[str]) -> None:
+    """Create ``path`` empty with mode 0600 unless it exists (an existing file keeps its mode)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    except OSError:
+        return  # e.g. a missing directory: sqlite3.connect reports it in its own words
+    os.close(fd)

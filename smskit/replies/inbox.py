@@ -282,14 +282,19 @@ class Inbox(Served):
             super().start()
         if self.path is not None and self._server is not None:
             self._store.remembered("port", str(self._server.port))
-        if not _is_loopback(self.host) and self._server is not None:
-            logger.warning(
-                "the reply inbox listens on %s port %d: reachable from other machines "
-                "(Host must be one of %s; signatures %s)",
-                self.host, self._server.port, ", ".join(self.allowed_hosts),
-                "required" if self._secret is not None else "off: pass signing_secret=",
-            )  # fmt: skip
+        if (warning := self.exposure_warning()) is not None:
+            logger.warning(warning)
         return self
+
+    def exposure_warning(self) -> str | None:
+        """What ``start()`` logs when the address is not loopback (None when it is)."""
+        if _is_loopback(self.host):
+            return None
+        return (
+            f"the reply inbox listens on {self.host}: reachable from other machines "
+            f"(Host must be one of {', '.join(self.allowed_hosts)}; signatures "
+            f"{'required' if self._secret is not None else 'off: pass signing_secret='})"
+        )
 
     def _app(self) -> Any:
         receiver.mask_tokens_in_access_log()

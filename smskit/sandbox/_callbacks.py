@@ -6,13 +6,22 @@ answer but 200, a connection error or a timeout is retried with bounded exponent
 backoff, at most ``MAX_ATTEMPTS`` times; every attempt is logged. Retries are scheduled,
 not slept, so one failing reply never holds up the others. Only loopback URLs are
 accepted: the sandbox never sends anything off the machine.
+
+Given a secret, every attempt is signed (an smskit extension; the spec defines no callback
+authentication): ``X-Smskit-Timestamp`` holds the wall-clock Unix seconds of the attempt and
+``X-Smskit-Signature`` ``v1=`` + hex HMAC-SHA256(secret, ``timestamp.`` + raw body). This is
+written here from the documented scheme, independently of the receiver's check, so the
+end-to-end test compares two implementations of docs/reliability.md.
 """
 
 from __future__ import annotations
 
+import hashlib
 import heapq
+import hmac
 import ipaddress
 import itertools
+import json
 import random
 import threading
 import time
@@ -94,6 +103,16 @@ class Deliveries:
         self._log: list[dict[str, Any]] = []
         self._thread: threading.Thread | None = None
         self._generation = 0  # bumped by clear(): results of dropped jobs are ignored
+        self._secret: bytes | None = None
+
+    def sign_with(self, secret: str | bytes | None) -> None:
+        """Sign every later attempt with ``secret`` (at least 16 bytes); None stops signing."""
+        if isinstance(secret, str):
+            secret = secret.encode("utf-8")
+        if secret is not None and (not isinstance(secret, bytes) or len(secret) < 16):
+            raise ValidationError("signing_secret", "must be a str or bytes of at least 16 bytes")
+        with self._cond:
+            self._secret = secret
 
     def submit(self, url: str, body: dict[str, Any]) -> None:
         """Queue one callback for delivery now; returns at once."""
@@ -175,7 +194,11 @@ class Deliveries:
                 job.attempts += 1
                 attempted_at = datetime.now(UTC).isoformat(timespec="milliseconds")
                 request = httpx.Request(
-                    "POST", job.url, json=job.body, extensions={"timeout": timeout}
+                    "POST",
+                    job.url,
+                    content=(body := json.dumps(job.body).encode("utf-8")),
+                    headers=self._headers(body),
+                    extensions={"timeout": timeout},
                 )
                 try:
                     response = transport.handle_request(request)
@@ -186,6 +209,16 @@ class Deliveries:
                 else:
                     status, delivered = str(response.status_code), response.status_code == 200
                 self._finish_attempt(job, generation, attempted_at, status, delivered)
+
+    def _headers(self, body: bytes) -> dict[str, str]:
+        headers = {"content-type": "application/json"}
+        with self._cond:
+            secret = self._secret
+        if secret is not None:
+            stamp = str(int(time.time()))
+            mac = hmac.new(secret, f"{stamp}.".encode() + body, hashlib.sha256).hexdigest()
+            headers |= {"x-smskit-timestamp": stamp, "x-smskit-signature": f"v1={mac}"}
+        return headers
 
     def _finish_attempt(
         self, job: _Job, generation: int, attempted_at: str, status: str, delivered: bool

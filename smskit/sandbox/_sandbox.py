@@ -120,9 +120,16 @@ class Sandbox(Served):
         """Set fields of the SMS and/or voice draft the draft endpoints return."""
         self._gateway.set_drafts(sms=sms, voice=voice)
 
-    def set_callback_url(self, url: str | None) -> None:
-        """Register the inbound-SMS callback URL (loopback only); None removes it."""
+    def set_callback_url(
+        self, url: str | None, *, signing_secret: str | bytes | None = None
+    ) -> None:
+        """Register the inbound-SMS callback URL (loopback only); None removes it.
+
+        With ``signing_secret`` each callback is signed (an smskit extension, see
+        docs/reliability.md) for an ``Inbox(signing_secret=...)``; the secret is kept in memory.
+        """
         self._gateway.set_callback_url(url)
+        self._gateway.deliveries.sign_with(signing_secret)
 
     def simulate_reply(
         self, number: str, text: str, *, sim_card_number: str | None = None, wait: bool = True
