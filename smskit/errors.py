@@ -17,8 +17,10 @@ SmskitError
     └── ServerError               5xx
 ```
 
-Messages never contain the API key: exceptions carry the request, and the request's
-headers are masked when shown (see :func:`smskit.client.config.mask_headers`).
+The API key never leaves the client: ``.request`` is a copy of the request (method, URL,
+body) whose credential headers are masked (:func:`smskit.client.config.mask_headers`), and
+``.response`` a detached copy of the answer bound to it; no object reachable from an error
+holds the key (docs/reliability.md).
 """
 
 from __future__ import annotations
