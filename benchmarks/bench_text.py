@@ -1,4 +1,4 @@
-"""Benchmark of smskit.rules.text.analyze_many against smsutil on 1,000,000 personalised messages.
+"""Benchmark of smskit.rules.batch.analyze_many against smsutil on 1,000,000 personalised messages.
 
 Run from the repository root::
 
@@ -25,7 +25,8 @@ import numpy as np
 import pandas as pd
 from _common import cpu_model
 
-from smskit.rules.text import analyze_many, render_all
+from smskit.rules.batch import analyze_many
+from smskit.rules.text import render_all
 
 SHORT = (
     "Bonjour {first_name}, -20% sur tout le magasin ce week-end avec le code {param1}. "

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from smskit import errors
 from smskit.client import AsyncClient, Backoff, Client
+from smskit.client.config import use_local_gateway
 from smskit.client.models import (
     Balance,
     ContactItem,
@@ -46,6 +47,7 @@ from smskit.errors import (
 
 if TYPE_CHECKING:
     from smskit.campaigns.campaign import Campaign, hlr
+    from smskit.client.config import SandboxLike
     from smskit.replies.inbox import Inbox
     from smskit.sandbox import Sandbox
     from smskit.views.widgets import Composer, Dashboard, HLRExplorer
@@ -96,6 +98,16 @@ __all__ = [
 _LAZY_MODULES = frozenset(
     {"campaigns", "frames", "phones", "plots", "replies", "sandbox", "text", "views"}
 )
+
+
+def _embedded_sandbox() -> SandboxLike:
+    from smskit.sandbox import shared  # starlette/uvicorn load when a client first needs it
+
+    return shared()
+
+
+# Here, above both, the client learns which gateway to use when nothing is configured.
+use_local_gateway(_embedded_sandbox)
 
 
 def __getattr__(name: str) -> Any:

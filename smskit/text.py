@@ -1,8 +1,10 @@
 """The public name of the text engine: ``smskit.text.analyze(...)`` and friends.
 
-The rules live in :mod:`smskit.rules.text`; this module only names them for users.
+The rules live in :mod:`smskit.rules.text` (one text) and :mod:`smskit.rules.batch` (many
+texts); this module only names them for users.
 """
 
+from smskit.rules.batch import Estimate, analyze_many, estimate
 from smskit.rules.text import (
     DEFAULT_STOP_MENTION,
     DYNAMIC_FIELDS,
@@ -10,15 +12,12 @@ from smskit.rules.text import (
     MAX_TEXT_LENGTH,
     NATIONAL_LANGUAGES,
     OPTIMIZE_TABLE,
-    Estimate,
     MissingFieldWarning,
     Optimization,
     Replacement,
     TextStats,
     add_stop_mention,
     analyze,
-    analyze_many,
-    estimate,
     field_texts,
     fields,
     has_stop_mention,

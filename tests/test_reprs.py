@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
+from smskit import _html
+from smskit.client import reprs
 from smskit.client.models import Balance, Credits, HLRResults, SendResult, SmsDraft, VoiceDraft
-from smskit.views import html as _html
 
 GOLDEN = Path(__file__).with_name("golden")
 UPDATE = os.environ.get("SMSKIT_UPDATE_GOLDEN") == "1"
@@ -130,7 +131,7 @@ CASES: dict[str, Any] = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_html_matches_the_golden_file(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each repr renders exactly the reviewed HTML (3 rows shown, to cover '… more')."""
-    monkeypatch.setattr(_html, "ROWS_SHOWN", 3)
+    monkeypatch.setattr(reprs, "ROWS_SHOWN", 3)
     shown = CASES[name]()
     html = shown._repr_html_()
     assert html == shown.to_html()

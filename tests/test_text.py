@@ -10,6 +10,7 @@ import pytest
 
 from smskit.errors import ValidationError
 from smskit.rules import gsm as _gsm
+from smskit.rules.batch import analyze_many, estimate
 from smskit.rules.text import (
     DEFAULT_STOP_MENTION,
     DYNAMIC_FIELDS,
@@ -20,8 +21,6 @@ from smskit.rules.text import (
     Replacement,
     add_stop_mention,
     analyze,
-    analyze_many,
-    estimate,
     field_texts,
     fields,
     gsm_capacity,

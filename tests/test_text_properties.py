@@ -7,10 +7,10 @@ from hypothesis import strategies as st
 
 from smskit.rules import gsm as _gsm
 from smskit.rules import text as text_module
+from smskit.rules.batch import analyze_many
 from smskit.rules.text import (
     OPTIMIZE_TABLE,
     analyze,
-    analyze_many,
     optimize,
     optimize_text,
     render,

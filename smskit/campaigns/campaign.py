@@ -186,7 +186,7 @@ class Campaign:
         self.client = client
         self.text = text
         self.sender = sender
-        self.options = _check_options(send_options)
+        self.options = check_options(send_options)
         self.default_region = default_region
         self.recipients = Recipients(recipients)
         self.name = (
@@ -477,7 +477,7 @@ def _sent_texts(values: Any) -> list[str]:
     return field_texts(values.tolist())
 
 
-def _check_options(options: Mapping[str, Any]) -> dict[str, Any]:
+def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
     """The send options, checked like the client checks them, ``send_at`` as ISO text."""
     for name in options:
         if name in MANAGED_OPTIONS:
@@ -904,7 +904,7 @@ class CostEstimate:
 
     def to_html(self) -> str:
         """Summary and problems as HTML."""
-        from smskit.views.html import render
+        from smskit._html import render
 
         return render(
             "campaign_estimate.html",
@@ -1084,7 +1084,7 @@ class CampaignResult:
 
     def to_html(self) -> str:
         """Summary, chunk states and the first recipients not sent, as HTML."""
-        from smskit.views.html import render
+        from smskit._html import render
 
         not_sent = self.not_sent
         return render(

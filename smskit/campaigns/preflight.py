@@ -377,7 +377,7 @@ class PreflightReport:
 
     def to_html(self) -> str:
         """Summary, issues, campaign findings and the first excluded rows, as HTML."""
-        from smskit.views.html import render
+        from smskit._html import render
 
         excluded = self.frame.loc[~self.frame["send"]].head(10)
         columns = ["row", "input", "phone_number", "line_type", "issue", "detail"]
@@ -590,6 +590,7 @@ def _render(
     import numpy as np
     import pandas as pd
 
+    from smskit.rules import batch
     from smskit.rules import text as engine
 
     if not isinstance(settings.text, str) or not n:
@@ -617,7 +618,7 @@ def _render(
         optimised, distinct = pd.factorize(pd.Series([engine.optimize_text(t) for t in distinct]))
         codes = optimised[codes]
         distinct = [str(t) for t in distinct]
-    stats = engine.analyze_many(pd.Series(distinct, dtype=object))
+    stats = batch.analyze_many(pd.Series(distinct, dtype=object))
     characters = stats["characters"].fillna(0).to_numpy(dtype="int32")
     segments = stats["segments"].fillna(0).to_numpy(dtype="int16")
     encoding = pd.Categorical(stats["encoding"], categories=["GSM-7", "UCS-2"])

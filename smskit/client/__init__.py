@@ -1,12 +1,14 @@
 """The gateway client: ``Client`` and ``AsyncClient`` over one request/response core.
 
 Owns: settings and credentials (``config``), request building and response parsing shared
-by both clients (``core``), the I/O chains (``clients``), typed results (``models``) and
-their DataFrames (``frames``).
+by both clients (``core``), the I/O chains (``clients``), typed results (``models``), their
+notebook HTML (``reprs``) and their DataFrames (``tables`` builds them from parsed results;
+``frames`` also takes raw JSON and parses it with the models first).
 
-May import: ``smskit.rules``, ``smskit.errors`` and the top-level infrastructure modules.
-Never campaigns, views, replies or the sandbox (the sandbox is started through
-``smskit.sandbox``'s public ``shared()`` when no credentials are configured).
+May import: ``smskit.rules``, ``smskit.errors`` and the top-level infrastructure modules
+(``smskit._html`` ...). Never campaigns, views, replies or the sandbox: with no credentials
+configured, the client uses the local gateway that ``smskit/__init__.py`` plugs in
+(``config.use_local_gateway``), the embedded sandbox.
 """
 
 from smskit.client.clients import AsyncClient, Backoff, Client

@@ -187,7 +187,7 @@ class _BaseClient(Generic[M]):
 
     def to_html(self) -> str:
         """Connection settings as HTML; the key is masked."""
-        from smskit.views.html import render
+        from smskit._html import render
 
         rows = [
             ("base_url", self.base_url),

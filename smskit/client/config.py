@@ -1,15 +1,17 @@
 """Where the client's credentials and base URL come from, and how the API key is kept hidden.
 
 Arguments win over the ``SMSKIT_*`` environment variables; with nothing configured the client
-falls back to the embedded sandbox on loopback. The key lives in a :class:`Secret` that never
-shows its value, and is unwrapped only when the request headers are built.
+falls back to the local gateway named by :func:`use_local_gateway` (the embedded sandbox on
+loopback, plugged in by ``smskit/__init__.py``: the client never imports the sandbox). The
+key lives in a :class:`Secret` that never shows its value, and is unwrapped only when the
+request headers are built.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal, Protocol
 from urllib.parse import urlsplit
@@ -117,10 +119,24 @@ def resolve(
     return Settings(check_base_url(url, allow_insecure=allow_insecure), login, Secret(key))
 
 
-def _shared_sandbox() -> Settings:
-    from smskit.sandbox import shared  # the sandbox pulls in starlette/uvicorn: only when needed
+# The gateway of a client with nothing configured. Client and sandbox stay independent, so
+# the package above both (smskit/__init__.py) names it, and the sandbox starts on first use.
+_local_gateway: Callable[[], SandboxLike] | None = None
 
-    box = shared()
+
+def use_local_gateway(start: Callable[[], SandboxLike]) -> None:
+    """Use ``start()`` (which returns a running gateway) when nothing is configured."""
+    global _local_gateway
+    _local_gateway = start
+
+
+def _shared_sandbox() -> Settings:
+    if _local_gateway is None:
+        raise ConfigurationError(
+            f"no credentials configured: pass api_login/api_key/base_url or set {ENV_LOGIN}, "
+            f"{ENV_KEY} and {ENV_BASE_URL}"
+        )
+    box = _local_gateway()
     print(SANDBOX_NOTICE)
     return Settings(box.url, box.login, Secret(box.api_key), sandbox=True)
 

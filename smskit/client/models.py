@@ -3,7 +3,9 @@
 Parsing is as lenient as the gateway (numbers sent as strings are cast, unknown fields are kept
 in ``.raw``, the spec's ``inconcusive`` becomes ``inconclusive``) but a body of the wrong shape
 raises :class:`ResponseShapeError`, which the client reports as an :class:`~smskit.errors.APIError`.
-Collections have ``.to_frame()`` (pandas is imported only then).
+Collections have ``.to_frame()`` (pandas is imported only then, in
+:mod:`smskit.client.tables`) and ``.to_html()`` (:mod:`smskit.client.reprs`); neither module
+imports this one.
 """
 
 from __future__ import annotations
@@ -14,7 +16,13 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Self, overload
 
-from smskit.rules.spec import CONTACT_ITEM_STATUS, HLR_STATUS, LINE_STATUS_ALIASES
+from smskit.client import reprs
+from smskit.rules.spec import (
+    CONTACT_ITEM_STATUS,
+    CREDIT_PRODUCTS,
+    HLR_STATUS,
+    LINE_STATUS_ALIASES,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,8 +44,6 @@ __all__ = [
     "TransferToken",
     "VoiceDraft",
 ]
-
-_HTML_ROWS = 20  # rows shown by a collection's _repr_html_; .to_frame() has them all
 
 
 class ResponseShapeError(ValueError):
@@ -134,20 +140,6 @@ def _shown(obj: Any, name: str) -> Any:
     return "" if value is None else value
 
 
-def _table_html(title: str, summary: str, columns: Sequence[str], items: Sequence[Any]) -> str:
-    from smskit.views.html import render
-
-    rows = [[_shown(item, column) for column in columns] for item in items[:_HTML_ROWS]]
-    return render(
-        "table.html",
-        title=title,
-        summary=summary,
-        columns=columns,
-        rows=rows,
-        more=max(len(items) - _HTML_ROWS, 0),
-    )
-
-
 # -- records ---------------------------------------------------------------------------------
 
 
@@ -168,9 +160,7 @@ class _Record:
 
     def to_html(self) -> str:
         """This record as a small HTML table (what Jupyter shows)."""
-        from smskit.views.html import render
-
-        return render("record.html", title=self._title, rows=self._rows(), note=None)
+        return reprs.record_html(self._title, self._rows())
 
     def _repr_html_(self) -> str:
         return self.to_html()
@@ -207,15 +197,13 @@ class SendResult(_Record):
 
     def to_frame(self) -> pd.DataFrame:
         """One row: ticket, counts, cost, request_id, duplicate."""
-        from smskit.client.frames import send_results_frame
+        from smskit.client.tables import send_results_table
 
-        return send_results_frame([self])
+        return send_results_table([self])
 
     def to_html(self) -> str:
         """Contacts, SMS and cost of the send (or why it is a duplicate) as HTML."""
-        from smskit.views.html import send_result_html
-
-        return send_result_html(self)
+        return reprs.send_result_html(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,15 +222,13 @@ class Balance(_Record):
 
     def to_frame(self) -> pd.DataFrame:
         """One row: amount and unit."""
-        from smskit.client.frames import balance_frame
+        from smskit.client.tables import balance_table
 
-        return balance_frame(self)
+        return balance_table(self)
 
     def to_html(self) -> str:
         """The amount with its unit as HTML."""
-        from smskit.views.html import balance_html
-
-        return balance_html(self)
+        return reprs.balance_html(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,15 +250,13 @@ class Draft(_Record):
 
     def to_frame(self) -> pd.DataFrame:
         """One row (see :func:`smskit.client.frames.drafts_frame` for several drafts)."""
-        from smskit.client.frames import drafts_frame
+        from smskit.client.tables import drafts_table
 
-        return drafts_frame(self)
+        return drafts_table(self)
 
     def to_html(self) -> str:
         """Contacts, cost and cost per contact, then every field, as HTML."""
-        from smskit.views.html import draft_html
-
-        return draft_html(self)
+        return reprs.draft_html(self, self._title)
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,15 +399,15 @@ class ContactItems(_Items):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per contact; ``status`` categorical (added, updated, skipped)."""
-        from smskit.client.frames import contact_items_frame
+        from smskit.client.tables import contact_items_table
 
-        return contact_items_frame(self)
+        return contact_items_table(self)
 
     def to_html(self) -> str:
         """Summary and the first rows as HTML."""
         tally = self._tally("status", CONTACT_ITEM_STATUS)
         columns = ("phone_number", "email", "status")
-        return _table_html("Contacts", f"{len(self)} contacts: {tally}", columns, self._items)
+        return reprs.table_html("Contacts", f"{len(self)} contacts: {tally}", columns, self._items)
 
 
 # -- credits ---------------------------------------------------------------------------------
@@ -434,7 +418,7 @@ class CountryCredits(_Record):
     """Credits left in one country, per product (how many units the balance pays for)."""
 
     _title: ClassVar[str] = "Credits"
-    PRODUCTS: ClassVar[tuple[str, ...]] = ("premium_sms", "vocal_sms", "low_cost_sms", "hlr")
+    PRODUCTS: ClassVar[tuple[str, ...]] = CREDIT_PRODUCTS
 
     country_code: str
     premium_sms: int | None = None
@@ -478,15 +462,13 @@ class Credits(Mapping[str, CountryCredits]):
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy: one row per (country_code, product) with the number of ``credits``."""
-        from smskit.client.frames import credits_frame
+        from smskit.client.tables import credits_table
 
-        return credits_frame(self)
+        return credits_table(self.values())
 
     def to_html(self) -> str:
         """One row per country (code and name), one column per product, as HTML."""
-        from smskit.views.html import credits_html
-
-        return credits_html(self)
+        return reprs.credits_html(self)
 
     def _repr_html_(self) -> str:
         return self.to_html()
@@ -576,9 +558,9 @@ class HLRResults(_Items):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per number, every spec field; closed value sets are categoricals."""
-        from smskit.client.frames import hlr_frame
+        from smskit.client.tables import hlr_table
 
-        return hlr_frame(self)
+        return hlr_table(self)
 
     def breakdown(self, by: str | Sequence[str] = "line_status") -> pd.DataFrame:
         """Count and share of numbers per value of ``by``, with a total row.
@@ -586,24 +568,22 @@ class HLRResults(_Items):
         See :func:`smskit.client.frames.breakdown` (``by``: status, line_status, phone_number_type,
         country, network, or a tuple of them).
         """
-        from smskit.client.frames import breakdown
+        from smskit.client.tables import breakdown
 
         return breakdown(self, by)
 
     def porting(self) -> pd.DataFrame:
         """Share of numbers ported away, per original network (:func:`smskit.frames.porting`)."""
-        from smskit.client.frames import porting
+        from smskit.client.tables import porting
 
         return porting(self)
 
     def reachability(self) -> pd.DataFrame:
         """Valid mobiles live or absent, per country (:func:`smskit.client.frames.reachability`)."""
-        from smskit.client.frames import reachability
+        from smskit.client.tables import reachability
 
         return reachability(self)
 
     def to_html(self) -> str:
         """Counts by status, line status and type, and the first rows, as HTML."""
-        from smskit.views.html import hlr_results_html
-
-        return hlr_results_html(self)
+        return reprs.hlr_results_html(self)

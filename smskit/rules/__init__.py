@@ -1,7 +1,8 @@
 """The rule book: every gateway rule, written once, as pure functions.
 
 Owns: the spec's closed value sets and limits (``spec``), the GSM-7/UCS-2 text engine
-(``text``, ``gsm``, ``textvec``), phone-number reading and normalisation (``phones``), and the
+(``text`` for one text, ``batch`` and its numpy path ``textvec`` for many, ``gsm``),
+phone-number reading and normalisation (``phones``), country names (``countries``), and the
 rules that the client, campaigns, views, CLI and sandbox all ask (recipients, sender, STOP,
 purpose, hours, destinations and prices as the gateway reports them, findings as codes).
 

@@ -45,6 +45,8 @@ LINE_STATUS_ALIASES: Final = {"inconcusive": "inconclusive"}
 SMS_TYPES: Final = ("sms_premium", "sms_low_cost")
 PURPOSES: Final = ("alert", "wholesale")
 PRODUCTS: Final = ("sms_low_cost", "sms_premium", "vocal_sms", "hlr")
+# The products of the "Credits per country" answer, in its order.
+CREDIT_PRODUCTS: Final = ("premium_sms", "vocal_sms", "low_cost_sms", "hlr")
 
 # "Limits" table.
 TEXT_MAX: Final = 1224

@@ -1,4 +1,4 @@
-"""The numpy path behind :func:`smskit.text.analyze_many`: exact, without a loop per character.
+"""The numpy path behind :func:`smskit.rules.batch.analyze_many`: exact, no loop per character.
 
 Texts are grouped by the width CPython stores them in, each group is concatenated and
 encoded once into an array of code points (bytes, UTF-16 or UTF-32: a plain copy for that
@@ -56,6 +56,8 @@ CHUNK = 1 << 15  # texts analysed together
 
 ERRORS = (RULE_TEXT_TYPE, RULE_TEXT_SURROGATE, RULE_TEXT_LENGTH)
 ENCODINGS = ("GSM-7", "UCS-2")
+_ENCODING_DTYPE = pd.CategoricalDtype(list(ENCODINGS))
+_ERROR_DTYPE = pd.CategoricalDtype(list(ERRORS))
 
 _GLUE_CLASSES = (
     (GLUE_B, r"[\p{GCB=Extend}\p{GCB=ZWJ}\p{GCB=SpacingMark}]"),
@@ -300,19 +302,19 @@ class _Columns:
 
         return pd.DataFrame(
             {
-                "encoding": pd.Categorical.from_codes(self.encoding, categories=ENCODINGS),
+                "encoding": pd.Categorical.from_codes(self.encoding, dtype=_ENCODING_DTYPE),
                 "characters": ints(characters),
                 "units": ints(self.units),
                 "segments": ints(self.segments),
                 "remaining": ints(self.remaining),
-                "error": pd.Categorical.from_codes(self.error, categories=ERRORS),
+                "error": pd.Categorical.from_codes(self.error, dtype=_ERROR_DTYPE),
             },
             index=index,
         )
 
 
 def analyze_many(texts: Any, *, national: str | None = None) -> pd.DataFrame:
-    """See :func:`smskit.rules.text.analyze_many`."""
+    """See :func:`smskit.rules.batch.analyze_many`."""
     values, index = _values(texts)
     n = len(values)
     is_str = np.fromiter(map(isinstance, values, repeat(str)), dtype=bool, count=n)

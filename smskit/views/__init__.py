@@ -1,7 +1,9 @@
-"""Notebook views: widgets (Composer, HLRExplorer, Dashboard), plotly figures, HTML reprs.
+"""Notebook views: widgets (Composer, HLRExplorer, Dashboard) and plotly figures.
 
-Owns: rendering only. Every number shown comes from the rules, the client or campaigns.
+Owns: rendering only. Every number shown comes from the rules, the client or campaigns. The
+HTML reprs of results live with the results (``smskit.client.reprs``, campaign reports) and
+share the templates and house style of ``smskit._html``.
 
-May import: everything below it (rules, client, campaigns). Imported lazily: plotly and
-ipywidgets load only when a figure or widget is made.
+May import: everything below it (rules, client, campaigns, replies), never the sandbox.
+Imported lazily: plotly and ipywidgets load only when a figure or widget is made.
 """

@@ -220,7 +220,7 @@ def _plain(value: Any) -> Any:
 
 def panel_html(panel: ComposerPanel) -> str:
     """The live panel as HTML (every user value escaped by the template)."""
-    from smskit.views.html import render
+    from smskit._html import render
 
     stats = panel.stats
     chars = [] if stats is None else list(dict.fromkeys(c for _, c in stats.non_gsm))

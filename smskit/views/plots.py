@@ -17,10 +17,10 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from smskit._html import LINE_STATUS_COLORS, MISSING_COLOR
 from smskit.client import frames
 from smskit.client.models import Draft
 from smskit.errors import ValidationError
-from smskit.views.html import LINE_STATUS_COLORS, MISSING_COLOR
 
 __all__ = [
     "KIND_COLORS",

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import ipywidgets as widgets
 
-from smskit.campaigns.campaign import Campaign, CampaignResult, CostEstimate, _check_options, hlr
+from smskit.campaigns.campaign import Campaign, CampaignResult, CostEstimate, check_options, hlr
 from smskit.campaigns.preflight import PreflightReport, Recipients, Settings, preflight
 from smskit.client import AsyncClient, Client, frames
 from smskit.errors import SmskitError, ValidationError
@@ -144,7 +144,7 @@ class Composer(_View):
         debounce: float = DEBOUNCE_S,
         **send_options: Any,
     ) -> None:
-        options = _check_options(send_options)
+        options = check_options(send_options)
         self._client = client
         self._source = recipients
         self._recipients = Recipients(recipients) if recipients is not None else None
@@ -325,7 +325,7 @@ class Composer(_View):
         option_error = recipients_error = None
         self._report = None
         try:
-            options = _check_options(options)
+            options = check_options(options)
         except ValidationError as exc:
             option_error = str(exc)
         else:

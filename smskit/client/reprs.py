@@ -1,0 +1,182 @@
+"""The notebook HTML of client results: balance, credits, HLR results, drafts, send results.
+
+Each model's ``to_html()`` calls one function here, which reads the result by attribute and
+renders a template of ``smskit/templates`` through :mod:`smskit._html`. Models import this
+module, never the other way round, so the parameters are typed by what is read, not by the
+model classes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import fields
+from typing import Any, Final
+
+from smskit._html import LINE_STATUS_COLORS, MISSING_COLOR, money, number, render
+from smskit.rules import spec as _spec
+from smskit.rules.countries import country_info
+
+__all__ = [
+    "ROWS_SHOWN",
+    "balance_html",
+    "credits_html",
+    "draft_html",
+    "hlr_results_html",
+    "record_html",
+    "send_result_html",
+    "table_html",
+]
+
+ROWS_SHOWN: Final = 20  # rows a collection's HTML shows; .to_frame() has them all
+MISSING: Final = "(missing)"
+_HLR_COLUMNS: Final = (
+    "phone_number",
+    "status",
+    "line_status",
+    "phone_number_type",
+    "network_name",
+    "country_code",
+    "is_ported",
+)
+
+
+def _tally(values: Iterable[Any], order: Sequence[str]) -> list[tuple[str, int]]:
+    """(value, count) of the values seen: spec order first, then others by name."""
+    counts = Counter(MISSING if value is None else str(value) for value in values)
+    ordered = [*order, *sorted(value for value in counts if value not in order)]
+    return [(value, counts[value]) for value in ordered if counts[value]]
+
+
+def _shown(value: Any) -> str:
+    return "" if value is None else number(value)
+
+
+def _attribute(obj: Any, name: str) -> Any:
+    value = getattr(obj, name)
+    return "" if value is None else value
+
+
+def record_html(title: str, rows: Sequence[tuple[str, Any]]) -> str:
+    """One record as name/value rows under ``title``."""
+    return render("record.html", title=title, rows=rows, note=None)
+
+
+def table_html(title: str, summary: str, columns: Sequence[str], items: Sequence[Any]) -> str:
+    """The first rows of a collection (``columns`` read by attribute) under a summary line."""
+    rows = [[_attribute(item, column) for column in columns] for item in items[:ROWS_SHOWN]]
+    return render(
+        "table.html",
+        title=title,
+        summary=summary,
+        columns=columns,
+        rows=rows,
+        more=max(len(items) - ROWS_SHOWN, 0),
+    )
+
+
+def balance_html(balance: Any) -> str:
+    """A ``Balance``: the amount, and how many price lines ``with_details=True`` brought back."""
+    details = balance.raw.get("details")
+    return render(
+        "balance.html",
+        amount=money(balance.amount),
+        unit=balance.unit or "",
+        details=len(details) if isinstance(details, list) else None,
+    )
+
+
+def credits_html(credits: Any) -> str:
+    """A ``Credits`` mapping: one row per country (with its name), one column per product."""
+    entries = list(credits.values())
+    rows = [
+        (
+            entry.country_code,
+            country_info(entry.country_code)[0] or "",
+            [number(getattr(entry, product)) for product in _spec.CREDIT_PRODUCTS],
+        )
+        for entry in entries[:ROWS_SHOWN]
+    ]
+    return render(
+        "credits.html",
+        countries=len(entries),
+        products=_spec.CREDIT_PRODUCTS,
+        rows=rows,
+        more=max(len(entries) - ROWS_SHOWN, 0),
+    )
+
+
+def hlr_results_html(results: Iterable[Any]) -> str:
+    """HLR results: counts by status, line status (in their colours) and type, then rows."""
+    items = list(results)
+    line_status = [
+        (value, count, LINE_STATUS_COLORS.get(value, MISSING_COLOR))
+        for value, count in _tally((r.line_status for r in items), _spec.LINE_STATUS)
+    ]
+    rows = [
+        (
+            [_shown(getattr(r, column)) for column in _HLR_COLUMNS],
+            LINE_STATUS_COLORS.get(r.line_status or "", MISSING_COLOR),
+        )
+        for r in items[:ROWS_SHOWN]
+    ]
+    return render(
+        "hlr_results.html",
+        numbers=len(items),
+        status=_tally((r.status for r in items), _spec.HLR_STATUS),
+        line_status=line_status,
+        types=_tally((r.phone_number_type for r in items), _spec.PHONE_NUMBER_TYPE),
+        ported=sum(1 for r in items if r.is_ported),
+        columns=_HLR_COLUMNS,
+        rows=rows,
+        more=max(len(items) - ROWS_SHOWN, 0),
+    )
+
+
+def draft_html(draft: Any, title: str) -> str:
+    """A draft (dataclass): contacts, SMS, cost and cost per contact, then every field."""
+    contacts = draft.number_of_contacts
+    per_contact = draft.total_cost / contacts if draft.total_cost is not None and contacts else None
+    shown = [
+        ("ticket_number", draft.ticket_number or ""),
+        ("status", draft.status or ""),
+        ("code", number(draft.code)),
+        ("message", draft.message or ""),
+        ("number_of_contacts", number(contacts)),
+        ("number_of_sms_needed", number(getattr(draft, "number_of_sms_needed", None))),
+        ("estimated_duration", number(getattr(draft, "estimated_duration", None))),
+        ("total_cost", money(draft.total_cost)),
+        ("cost_per_contact", money(per_contact)),
+        ("residual_credit", money(draft.residual_credit)),
+    ]
+    present = {f.name for f in fields(draft)} | {"cost_per_contact"}
+    return render(
+        "draft.html",
+        title=title,
+        contacts=number(contacts),
+        cost=money(draft.total_cost),
+        per_contact=money(per_contact),
+        fields=[(name, value) for name, value in shown if name in present],
+    )
+
+
+def send_result_html(result: Any) -> str:
+    """A ``SendResult``: contacts, SMS, cost, residual credit, or why it is a duplicate."""
+    shown = [
+        ("sms_ticket", result.sms_ticket or ""),
+        ("number_of_contacts", number(result.number_of_contacts)),
+        ("number_of_sms_needed", number(result.number_of_sms_needed)),
+        ("total_cost", money(result.total_cost)),
+        ("residual_credit", money(result.residual_credit)),
+        ("request_id", result.request_id or ""),
+        ("duplicate", "yes" if result.duplicate else "no"),
+    ]
+    return render(
+        "send_result.html",
+        ticket=result.sms_ticket or "",
+        duplicate=result.duplicate,
+        contacts=number(result.number_of_contacts),
+        sms=number(result.number_of_sms_needed),
+        cost=money(result.total_cost),
+        fields=shown,
+    )

@@ -1,0 +1,92 @@
+"""The text engine over many texts at once: :func:`analyze_many` and a campaign's :func:`estimate`.
+
+Counting is :mod:`smskit.rules.textvec`'s numpy path, rendering and optimising
+:mod:`smskit.rules.text`'s; this module sits above both, so the scalar engine never imports
+the vectorised one. numpy and pandas load on the first call, not on import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from smskit.rules.text import _alphabets, _render_columns, optimize_text
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["Estimate", "analyze_many", "estimate"]
+
+
+def analyze_many(texts: Any, *, national: str | None = None) -> pd.DataFrame:
+    """Analyse many texts at once: one row per text with ``encoding``, ``characters``,
+    ``units``, ``segments``, ``remaining`` and ``error``.
+
+    A row that cannot be analysed (not a string, lone surrogate) gets nulls and its rule in
+    ``error``; an empty text or one over 1224 characters is analysed and flagged in
+    ``error``. Never raises for a bad row. Numbers equal :func:`smskit.text.analyze`'s exactly.
+    """
+    from smskit.rules import textvec
+
+    _alphabets(national)  # a bad `national` is the caller's error, not a bad row
+    return textvec.analyze_many(texts, national=national)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Cost of a personalised campaign: one row per recipient plus the totals.
+
+    ``messages`` has ``text``, ``encoding``, ``characters``, ``units``, ``segments`` and
+    ``error`` per recipient; ``by_segments`` counts recipients by segment count;
+    ``missing`` lists ``(row, field)`` pairs that rendered empty.
+    """
+
+    messages: pd.DataFrame
+    total_segments: int
+    worst_case: int
+    by_segments: pd.Series
+    missing: pd.DataFrame = field(repr=False)
+
+    @property
+    def recipients(self) -> int:
+        """Number of recipients estimated."""
+        return len(self.messages)
+
+    def __repr__(self) -> str:
+        return (
+            f"Estimate(recipients={self.recipients}, total_segments={self.total_segments}, "
+            f"worst_case={self.worst_case}, missing={len(self.missing)})"
+        )
+
+
+def estimate(
+    template: str,
+    recipients: Any,
+    *,
+    auto_optimize_text: bool = True,
+    national: str | None = None,
+) -> Estimate:
+    """Per-recipient rendered text and segments, and the campaign totals.
+
+    Follows the gateway: render, then (by default) :func:`optimize`, then count.
+    """
+    import pandas as pd
+
+    texts, index, missing = _render_columns(template, recipients)
+    if auto_optimize_text:
+        texts = [optimize_text(t) for t in texts]
+    stats = analyze_many(pd.Series(texts, index=index, dtype="str"), national=national)
+    messages = pd.concat([pd.Series(texts, index=index, name="text", dtype="str"), stats], axis=1)
+    segments = stats["segments"]
+    by_segments = segments.value_counts().sort_index()
+    by_segments.index.name = "segments"
+    by_segments.name = "recipients"
+    return Estimate(
+        messages=messages,
+        total_segments=int(segments.sum()),
+        worst_case=int(segments.max()) if len(segments) else 0,
+        by_segments=by_segments,
+        missing=pd.DataFrame(missing, columns=["row", "field"]).astype(
+            {"row": "int64", "field": "str"}
+        ),
+    )

@@ -1,0 +1,306 @@
+"""The layout rules of docs/architecture.md, checked on the source of every module with ``ast``.
+
+Every import counts: module level, inside functions and under ``TYPE_CHECKING`` (a circle
+that only closes at run time is still a circle a reader has to untangle). The package is
+read, never imported, so a violation is reported even where it would not fail an import.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "smskit"
+MAX_LINES = 600
+
+# Modules over MAX_LINES that their owner is splitting right now. Only for the size rule;
+# remove an entry when its module is split (the last test fails until you do).
+OVERSIZED_BEING_SPLIT: frozenset[str] = frozenset(
+    {
+        "smskit.campaigns.campaign",
+        "smskit.campaigns.preflight",
+        "smskit.client.core",
+        "smskit.replies.inbox",
+        "smskit.rules.text",
+        "smskit.views.widgets",
+    }
+)
+
+# What each part may import, besides itself. "infra" is every private top-level module
+# (smskit._server, smskit._sqlite ...), shared plumbing that imports only errors and infra.
+# "facade" is the package itself and its public top-level modules (smskit.text, .frames
+# ...): names for users, re-exported from below, so they may import anything.
+MAY_IMPORT: Mapping[str, frozenset[str]] = {
+    "errors": frozenset(),
+    "infra": frozenset({"errors"}),
+    "rules": frozenset({"errors"}),
+    "client": frozenset({"rules", "errors", "infra"}),
+    "sandbox": frozenset({"rules", "errors", "infra"}),
+    "replies": frozenset({"rules", "errors", "infra"}),
+    "campaigns": frozenset({"client", "rules", "errors", "infra"}),
+    "views": frozenset({"campaigns", "client", "replies", "rules", "errors", "infra"}),
+    "cli": frozenset(
+        {"facade", "views", "campaigns", "client", "replies", "sandbox", "rules", "errors", "infra"}
+    ),
+    "facade": frozenset(
+        {"cli", "views", "campaigns", "client", "replies", "sandbox", "rules", "errors", "infra"}
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Import:
+    """One imported smskit module (``target``) and the name path the statement spelled."""
+
+    source: str
+    target: str
+    spelled: tuple[str, ...]
+    line: int
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES: Mapping[str, Path] = {
+    _module_name(path): path
+    for path in sorted(PACKAGE.rglob("*.py"))
+    if "__pycache__" not in path.parts
+}
+
+
+def _is_package(module: str) -> bool:
+    return MODULES[module].name == "__init__.py"
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def part(module: str) -> str:
+    """The part of the picture ``module`` belongs to (a key of MAY_IMPORT)."""
+    names = module.split(".")
+    if len(names) == 1:
+        return "facade"
+    if f"smskit.{names[1]}" in MODULES and _is_package(f"smskit.{names[1]}"):
+        return names[1]
+    if names[1] == "errors":
+        return "errors"
+    if _is_private(names[1]):
+        return "infra"
+    return "cli" if names[1] == "cli" else "facade"
+
+
+def _absolute(module: str, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    base = module.split(".") if _is_package(module) else module.split(".")[:-1]
+    base = base[: len(base) - node.level + 1]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def imports(module: str) -> Iterator[Import]:
+    """Every smskit module ``module`` imports, wherever the statement stands."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "smskit":
+                    yield Import(module, alias.name, tuple(alias.name.split(".")), node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            origin = _absolute(module, node)
+            if origin.split(".")[0] != "smskit":
+                continue
+            for alias in node.names:
+                child = f"{origin}.{alias.name}"
+                target = child if child in MODULES else origin
+                yield Import(module, target, (*origin.split("."), alias.name), node.lineno)
+
+
+def _module_aliases(module: str, tree: ast.AST) -> dict[str, str]:
+    """Local names bound to smskit modules (``from smskit.rules import text as engine``)."""
+    bound = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            origin = _absolute(module, node)
+            for alias in node.names:
+                if f"{origin}.{alias.name}" in MODULES:
+                    bound[alias.asname or alias.name] = f"{origin}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname and alias.name in MODULES:
+                    bound[alias.asname] = alias.name
+    return bound
+
+
+def graph() -> dict[str, set[str]]:
+    """Module -> the smskit modules it imports (implicit parent-package imports left out)."""
+    edges: dict[str, set[str]] = {module: set() for module in MODULES}
+    for module in MODULES:
+        edges[module].update(i.target for i in imports(module) if i.target != module)
+    return edges
+
+
+def circles(edges: Mapping[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(edges.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return groups
+
+
+def _loop_through(group: list[str], edges: Mapping[str, set[str]]) -> list[str]:
+    """One concrete circle inside ``group``, from its first module back to it (BFS)."""
+    start, members = group[0], set(group)
+    came_from: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for nxt in sorted(edges[node] & members):
+                if nxt == start:
+                    path = [node]
+                    while path[-1] != start:
+                        path.append(came_from[path[-1]])
+                    return [start, *reversed(path[:-1]), start]
+                if nxt not in came_from:
+                    came_from[nxt] = node
+                    following.append(nxt)
+        frontier = following
+    return group
+
+
+def upward_imports() -> list[str]:
+    """``module:line -> target`` for each import a part may not make."""
+    found = []
+    for module in MODULES:
+        allowed = MAY_IMPORT[part(module)] | {part(module)}
+        for imp in imports(module):
+            if part(imp.target) not in allowed:
+                found.append(
+                    f"{module}:{imp.line} -> {imp.target} "
+                    f"({part(module)} may not import {part(imp.target)})"
+                )
+    return found
+
+
+def _private_owner(spelled: tuple[str, ...]) -> str | None:
+    """The module whose part owns the first private name of ``spelled``; None if none.
+
+    A private top-level module (``smskit._sqlite``) is the package's own plumbing: shared.
+    """
+    for i, name in enumerate(spelled):
+        if _is_private(name):
+            owner = ".".join(spelled[:i])
+            return None if owner == "smskit" else owner
+    return None
+
+
+def private_imports() -> list[str]:
+    """``module:line name`` for each private name reached from another part."""
+    found = []
+    for module in MODULES:
+        for imp in imports(module):
+            owner = _private_owner(imp.spelled)
+            if owner is not None and part(owner) != part(module):
+                found.append(f"{module}:{imp.line} imports {'.'.join(imp.spelled)}")
+        tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+        aliases = _module_aliases(module, tree)
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+                and _is_private(node.attr)
+                and part(aliases[node.value.id]) != part(module)
+            ):
+                target = aliases[node.value.id]
+                found.append(f"{module}:{node.lineno} uses {target}.{node.attr}")
+    return found
+
+
+def line_counts() -> dict[str, int]:
+    """Lines of every module."""
+    return {m: len(p.read_text(encoding="utf-8").splitlines()) for m, p in MODULES.items()}
+
+
+def test_modules_are_found() -> None:
+    """The checks below read the real package: its parts and their modules are all there."""
+    found = {part(module) for module in MODULES}
+    assert {"rules", "client", "campaigns", "views", "replies", "sandbox", "infra"} <= found
+    assert {imp.target for imp in imports("smskit.frames")} == {"smskit.client.frames"}
+
+
+def test_no_import_circles() -> None:
+    """No two modules import each other, directly or around a loop, by any kind of import."""
+    edges = graph()
+    loops = [" -> ".join(_loop_through(group, edges)) for group in circles(edges)]
+    assert not loops, "import circles:\n" + "\n".join(loops)
+
+
+def test_imports_point_down_the_layers() -> None:
+    """Each part imports only the parts below it (see MAY_IMPORT and docs/architecture.md)."""
+    found = upward_imports()
+    assert not found, "imports against the layers:\n" + "\n".join(found)
+
+
+def test_no_private_name_crosses_parts() -> None:
+    """A leading-underscore module or name is used only inside the part that defines it."""
+    found = private_imports()
+    assert not found, "private names used from another part:\n" + "\n".join(found)
+
+
+def test_modules_stay_small() -> None:
+    """No module is over 600 lines, except those listed as being split right now."""
+    over = {m: n for m, n in line_counts().items() if n > MAX_LINES}
+    offenders = [
+        f"{m}: {n} lines" for m, n in sorted(over.items()) if m not in OVERSIZED_BEING_SPLIT
+    ]
+    assert not offenders, f"modules over {MAX_LINES} lines:\n" + "\n".join(offenders)
+
+
+def test_size_allow_list_only_shrinks() -> None:
+    """Every module on the size allow-list is still over the limit: a split one leaves the list."""
+    counts = line_counts()
+    stale = sorted(m for m in OVERSIZED_BEING_SPLIT if counts.get(m, 0) <= MAX_LINES)
+    assert not stale, "no longer over the limit, remove from OVERSIZED_BEING_SPLIT: " + ", ".join(
+        stale
+    )
+
+
+def test_circle_finder_reports_a_planted_loop() -> None:
+    """The circle finder itself sees a three-module loop and ignores a chain."""
+    edges = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert circles(edges) == [["a", "b", "c"]]
+    assert _loop_through(["a", "b", "c"], edges) == ["a", "b", "c", "a"]
+    assert circles({"a": {"b"}, "b": set()}) == []
