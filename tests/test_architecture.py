@@ -22,7 +22,6 @@ OVERSIZED_BEING_SPLIT: frozenset[str] = frozenset(
         "smskit.campaigns.campaign",
         "smskit.campaigns.preflight",
         "smskit.client.core",
-        "smskit.replies.inbox",
         "smskit.rules.text",
         "smskit.views.widgets",
     }

@@ -29,17 +29,23 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from smskit.replies.signing import SignatureError, verify
-
-if TYPE_CHECKING:
-    from smskit.replies.inbox import _Store
 
 logger = logging.getLogger("smskit.replies.inbox")
 
 TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{16,128}")
 _TOKEN_IN_PATH = re.compile(r"/callbacks/[^/\s]+/")
+
+
+class Store(Protocol):
+    """Where the receiver puts what it reads: the inbox's SQLite store (which imports this)."""
+
+    refused: int
+
+    def add(self, reply: Reply) -> bool: ...
+    def reject(self, reason: str, size: int, body: bytes | None) -> None: ...
 
 
 # --------------------------------------------------------------------------- callback bodies
@@ -137,7 +143,7 @@ def mask_tokens_in_access_log() -> None:
 
 def build_app(
     token: str,
-    store: _Store,
+    store: Store,
     max_body: int,
     *,
     allowed_hosts: Sequence[str],
