@@ -3,6 +3,7 @@
 ```
 SmskitError
 ├── ConfigurationError            credentials / base URL / settings are unusable
+├── CampaignBusy                  another runner holds the campaign journal's lease (``.owner``)
 ├── ValidationError (ValueError)  bad input caught before any request: names field, position, rule
 ├── TransportError                the request never got an HTTP answer (wraps httpx's error)
 │   └── TimeoutError              ... because a timeout expired
@@ -11,7 +12,8 @@ SmskitError
     ├── StopMentionMissingError   400 code 121: marketing text without a STOP mention
     ├── InsufficientCreditError   400 code 122: the balance cannot pay for the request
     ├── PayloadValidationError    400 code 400: ``.errors`` holds ``{field: {code, message}}``
-    │   └── DuplicateRequestError  the ``request_id`` was already used in the last 24 hours
+    │   ├── DuplicateRequestError  the ``request_id`` was already used in the last 24 hours
+    │   └── RequestIdConflictError the ``request_id`` was used for another payload: nothing sent
     ├── NotFoundError             404: unknown path or resource
     ├── RateLimitError            429: ``.retry_after`` seconds, from the Retry-After header
     └── ServerError               5xx
@@ -33,12 +35,14 @@ import httpx
 __all__ = [
     "APIError",
     "AuthenticationError",
+    "CampaignBusy",
     "ConfigurationError",
     "DuplicateRequestError",
     "InsufficientCreditError",
     "NotFoundError",
     "PayloadValidationError",
     "RateLimitError",
+    "RequestIdConflictError",
     "ServerError",
     "SmskitError",
     "StopMentionMissingError",
@@ -53,6 +57,7 @@ CODE_INSUFFICIENT_CREDIT = 122
 CODE_PAYLOAD_VALIDATION = 400
 FIELD_CODE_BLANK = 410
 FIELD_CODE_DUPLICATE_REQUEST_ID = 420
+FIELD_CODE_REQUEST_ID_CONFLICT = 421
 
 
 class SmskitError(Exception):
@@ -61,6 +66,25 @@ class SmskitError(Exception):
 
 class ConfigurationError(SmskitError):
     """Credentials, base URL or settings cannot be used as given."""
+
+
+class CampaignBusy(SmskitError):
+    """Another runner sends this campaign: its journal's lease is held by ``.owner``.
+
+    ``.owner`` holds ``host``, ``pid``, ``since`` and ``heartbeat`` (Unix times) of the
+    holder; ``.journal`` is the journal's path.
+    """
+
+    def __init__(self, journal: str, owner: Mapping[str, Any], *, waited: float = 0.0) -> None:
+        self.journal = journal
+        self.owner = dict(owner)
+        self.waited = waited
+        who = f"pid {self.owner.get('pid')} on {self.owner.get('host')!r}"
+        after = f" (waited {waited:g} s)" if waited else ""
+        super().__init__(
+            f"campaign journal {journal!r} is being sent by another runner, {who}{after}: "
+            "wait for it to finish (wait=seconds), or resume once it has stopped"
+        )
 
 
 class ValidationError(SmskitError, ValueError):
@@ -147,6 +171,10 @@ class PayloadValidationError(APIError):
 
 class DuplicateRequestError(PayloadValidationError):
     """The ``request_id`` was already accepted within 24 hours: the first request went through."""
+
+
+class RequestIdConflictError(PayloadValidationError):
+    """The ``request_id`` was used within 24 hours for a different payload: nothing was sent."""
 
 
 class NotFoundError(APIError):

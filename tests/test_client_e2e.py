@@ -218,15 +218,21 @@ async def test_insufficient_credit(kind: ClientType, fresh_sandbox: Sandbox) -> 
     assert len(fresh_sandbox.sent()) == 0
 
 
-async def test_reusing_a_request_id_raises_duplicate(
+async def test_reusing_a_request_id_replays_the_first_send(
     kind: ClientType, fresh_sandbox: Sandbox
 ) -> None:
-    """A caller re-using an accepted request_id gets DuplicateRequestError; one send only."""
+    """Re-using an accepted request_id with the same payload returns the first send, flagged
+    duplicate, with its counts and cost; another payload raises RequestIdConflictError."""
     async with connect(kind, fresh_sandbox) as client:
         fields = {"text": STOP_TEXT, "recipients": [FR], "sender": "MyShop", "request_id": "o-1"}
-        await run(client.sms_campaign.send(**fields))
-        with pytest.raises(errors.DuplicateRequestError):
-            await run(client.sms_campaign.send(**fields))
+        first = await run(client.sms_campaign.send(**fields))
+        again = await run(client.sms_campaign.send(**fields))
+        with pytest.raises(errors.RequestIdConflictError):
+            await run(client.sms_campaign.send(**{**fields, "recipients": [FR2]}))
+    assert (again.duplicate, first.duplicate) == (True, False)
+    assert again.sms_ticket == first.sms_ticket
+    assert again.total_cost == first.total_cost == pytest.approx(fresh_sandbox.sent()["cost"].sum())
+    assert again.number_of_sms_needed == first.number_of_sms_needed == 1
     assert len(fresh_sandbox.sent()) == 1
 
 
@@ -258,6 +264,9 @@ async def test_lost_answer_then_duplicate_returns_the_first_send(
     assert result.duplicate is True and len(sleeps) == 1
     assert len(sent) == 2  # two recipients, one send
     assert set(sent["sms_ticket"]) == {result.sms_ticket}
+    # The retry got the first answer replayed: the figures the gateway billed.
+    assert result.total_cost == pytest.approx(sent["cost"].sum())
+    assert result.number_of_contacts == 2
 
 
 async def test_server_error_is_retried(kind: ClientType, fresh_sandbox: Sandbox) -> None:

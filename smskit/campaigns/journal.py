@@ -344,12 +344,14 @@ class Journal:
             )  # fmt: skip
             _log(db, idx, state, error or ticket, now)
 
-    def set_cost(self, idx: int, cost: float, *, estimated: bool) -> None:
-        """Fill in a chunk's cost learnt later (an already-accepted chunk's, by simulation)."""
+    def set_cost(self, idx: int, cost: float, *, estimated: bool, sms: int | None = None) -> None:
+        """Fill in a chunk's cost (and SMS count) learnt later: an already-accepted chunk's,
+        by simulation, when the gateway did not replay its first answer."""
         with self._tx() as db:
             db.execute(
-                "UPDATE chunks SET cost = ?, cost_estimated = ? WHERE idx = ?",
-                (cost, int(estimated), idx),
+                "UPDATE chunks SET cost = ?, cost_estimated = ?, sms = COALESCE(?, sms) "
+                "WHERE idx = ?",
+                (cost, int(estimated), sms, idx),
             )
 
     def reject(self, chunk: Chunk, refused: Mapping[int, str]) -> Chunk:

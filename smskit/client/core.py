@@ -39,6 +39,7 @@ from smskit.errors import (
     CODE_PAYLOAD_VALIDATION,
     CODE_STOP_MISSING,
     FIELD_CODE_DUPLICATE_REQUEST_ID,
+    FIELD_CODE_REQUEST_ID_CONFLICT,
     APIError,
     AuthenticationError,
     DuplicateRequestError,
@@ -46,6 +47,7 @@ from smskit.errors import (
     NotFoundError,
     PayloadValidationError,
     RateLimitError,
+    RequestIdConflictError,
     ServerError,
     StopMentionMissingError,
     ValidationError,
@@ -719,9 +721,11 @@ def _error_class(status: int, code: int | None, errors: Mapping[str, Any]) -> ty
     if status not in (400, 422):
         return APIError
     request_id = errors.get("request_id")
-    duplicate = FIELD_CODE_DUPLICATE_REQUEST_ID
-    if isinstance(request_id, Mapping) and request_id.get("code") == duplicate:
+    code_of_id = request_id.get("code") if isinstance(request_id, Mapping) else None
+    if code_of_id == FIELD_CODE_DUPLICATE_REQUEST_ID:
         return DuplicateRequestError
+    if code_of_id == FIELD_CODE_REQUEST_ID_CONFLICT:
+        return RequestIdConflictError
     by_code: dict[int | None, type[APIError]] = {
         CODE_STOP_MISSING: StopMentionMissingError,
         CODE_INSUFFICIENT_CREDIT: InsufficientCreditError,

@@ -170,8 +170,10 @@ class _Record:
 class SendResult(_Record):
     """What the gateway answered to a send (``sms_ticket``, counts, cost).
 
-    ``duplicate=True`` means a retry was refused because an earlier attempt of the same
-    ``request_id`` had been accepted: the SMS went out once; counts and cost are then unknown.
+    ``duplicate=True`` means an earlier request with the same ``request_id`` had been
+    accepted: the SMS went out once. Counts and cost are that first acceptance's when the
+    gateway replays its first answer (the sandbox does, like payment APIs), None when it only
+    refuses the duplicate (the spec's validation error).
     """
 
     _title: ClassVar[str] = "SMS send result"
@@ -191,9 +193,10 @@ class SendResult(_Record):
 
     @classmethod
     def already_accepted(cls, data: Any, *, request_id: str | None) -> SendResult:
-        """The result of a retry refused as a duplicate: the first attempt went through."""
+        """An earlier request of this ``request_id`` went through: ``data`` is its replayed
+        answer (with counts and cost) or the duplicate error's body (ticket at most)."""
         body = data if isinstance(data, Mapping) else {}
-        return cls(_str(body, "sms_ticket"), request_id=request_id, duplicate=True, raw=dict(body))
+        return cls._parse(body, request_id=request_id, duplicate=True)
 
     def to_frame(self) -> pd.DataFrame:
         """One row: ticket, counts, cost, request_id, duplicate."""

@@ -24,6 +24,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from smskit.errors import ValidationError
+from smskit.rules import spec as _spec
 from smskit.sandbox._casting import FORMAT, NOT_ALLOWED
 from smskit.sandbox._domain import GatewayError, field_error, validation_error
 from smskit.sandbox._faults import FaultMiddleware, Faults
@@ -131,7 +132,9 @@ def build_app(gateway: Gateway, faults: Faults, credentials: Credentials) -> Any
     # --- gateway endpoints -------------------------------------------------------------------
 
     async def send(request: Request) -> Response:
-        return JSONResponse(gateway.send(await _json_body(request)), status_code=201)
+        answer, replayed = gateway.send(await _json_body(request))
+        headers = {_spec.REPLAY_HEADER: "true"} if replayed else None
+        return JSONResponse(answer, status_code=201, headers=headers)
 
     async def contact_create(request: Request) -> Response:
         return JSONResponse(gateway.contact_create(await _json_body(request)), status_code=201)

@@ -19,6 +19,7 @@ LENGTH = 411
 FORMAT = 412
 NOT_ALLOWED = 413
 DUPLICATE = 420
+REUSED = 421  # a request_id already used for a different payload
 
 _TRUE = frozenset({"true", "1", "yes", "on", "y", "t"})
 _FALSE = frozenset({"false", "0", "no", "off", "n", "f"})

@@ -7,6 +7,8 @@ cannot drift apart.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -58,12 +60,12 @@ class Gateway:
 
     # --- endpoints -------------------------------------------------------------------------
 
-    def send(self, payload: Any) -> dict[str, Any]:
-        """POST /v1/public/sms-campaign/send."""
+    def send(self, payload: Any) -> tuple[dict[str, Any], bool]:
+        """POST /v1/public/sms-campaign/send: the answer, and whether it replays the first one."""
         now = self.clock.now()
         request = _domain.parse_send(payload, now)
         messages = _domain.prepare_send(request)
-        return self.store.send(request, messages, now.timestamp())
+        return self.store.send(request, messages, now.timestamp(), payload_fingerprint(payload))
 
     def contact_create(self, payload: Any) -> dict[str, Any]:
         """POST /v1/public/contact/create."""
@@ -410,6 +412,16 @@ class Gateway:
             "pending_deliveries": self.deliveries.pending(),
             "seed": self.seed,
         }
+
+
+def payload_fingerprint(payload: Any) -> str | None:
+    """SHA-256 of a send's JSON body in one spelling, without ``request_id`` itself and
+    ``simulation_mode`` (a simulation answers what the real request would get)."""
+    if not isinstance(payload, Mapping):
+        return None
+    rest = {k: v for k, v in payload.items() if k not in ("request_id", "simulation_mode")}
+    spelled = json.dumps(rest, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(spelled.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _check_wait(wait: bool) -> None:

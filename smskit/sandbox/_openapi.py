@@ -42,6 +42,21 @@ def _errors(*statuses: int) -> dict[str, Any]:
     return result
 
 
+def _accepted_send() -> dict[str, Any]:
+    response = _json(
+        _ref("SendResult"),
+        "Accepted; or, for a request_id already accepted with the same payload in the last "
+        "24 h, that first answer again (nothing sent or charged), flagged by a header.",
+    )
+    response["headers"] = {
+        "Idempotent-Replayed": {
+            "description": "`true` when the body replays the first answer of this request_id.",
+            "schema": {"type": "string", "enum": ["true"]},
+        }
+    }
+    return response
+
+
 def _body(name: str) -> dict[str, Any]:
     return {"required": True, "content": {"application/json": {"schema": _ref(name)}}}
 
@@ -345,7 +360,7 @@ def openapi_document(base_url: str = "") -> dict[str, Any]:
                 "operationId": "sms_campaign_send",
                 "summary": "Send an SMS or a campaign (all send variants).",
                 "requestBody": _body("SendRequest"),
-                "responses": {"201": _json(_ref("SendResult"), "Accepted."), **_errors(400)},
+                "responses": {"201": _accepted_send(), **_errors(400)},
             }
         },
         f"{public}/contact/create": {

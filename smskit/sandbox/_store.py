@@ -3,6 +3,10 @@
 Every operation that reads then writes (balance, request ids, contacts) holds the lock for
 its whole transaction, so concurrent clients never lose a balance update or a recipient.
 Money is integer micro-euros; times are Unix timestamps from the sandbox clock.
+
+A send's ``request_id`` keeps the first answer and a fingerprint of its payload for 24 h, the
+way payment APIs make requests idempotent: the same payload again gets that answer back
+(flagged as a replay, nothing charged), another payload under the same id is refused.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from typing import Any
 
 from smskit import _sqlite
 from smskit.rules import spec as _spec
-from smskit.sandbox._casting import DUPLICATE, NOT_ALLOWED
+from smskit.sandbox._casting import DUPLICATE, NOT_ALLOWED, REUSED
 from smskit.sandbox._domain import (
     CODE_INSUFFICIENT_CREDIT,
     DYNAMIC_FIELDS,
@@ -59,7 +63,8 @@ CREATE TABLE IF NOT EXISTS contact_tags (
 CREATE TABLE IF NOT EXISTS blacklist (
     phone_number TEXT PRIMARY KEY, added_at REAL NOT NULL, source TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS request_ids (
-    request_id TEXT PRIMARY KEY, sms_ticket TEXT NOT NULL, created_at REAL NOT NULL);
+    request_id TEXT PRIMARY KEY, sms_ticket TEXT NOT NULL, created_at REAL NOT NULL,
+    fingerprint TEXT, response TEXT);
 CREATE TABLE IF NOT EXISTS campaigns (
     sms_ticket TEXT PRIMARY KEY, request_id TEXT, created_at REAL NOT NULL, send_at REAL,
     number_of_contacts INTEGER NOT NULL, number_of_sms_needed INTEGER NOT NULL,
@@ -115,6 +120,7 @@ class Store:
         self._lock = threading.RLock()
         self._db = _sqlite.connect(path or None, _SCHEMA)
         with self._tx() as db:
+            _add_replay_columns(db)
             if self._meta(db, "balance") is None:
                 self._seed_defaults(db)
         self._prices = self._load_prices()
@@ -250,27 +256,26 @@ class Store:
             found.update(row[0] for row in rows)
         return found
 
-    def send(self, request: SendRequest, messages: list[Message], now: float) -> dict[str, Any]:
-        """Price, charge and record a send in one transaction (simulation: nothing written)."""
+    def send(
+        self,
+        request: SendRequest,
+        messages: list[Message],
+        now: float,
+        fingerprint: str | None = None,
+    ) -> tuple[dict[str, Any], bool]:
+        """Price, charge and record a send in one transaction (simulation: nothing written).
+
+        Returns the answer and whether it is a replay: the stored first answer of this
+        ``request_id``, because ``fingerprint`` (of the payload) matches the first one's.
+        """
         product = request.type
         with self._tx() as db:
             self._dispatch(db, now)
             if request.request_id is not None:
                 db.execute("DELETE FROM request_ids WHERE created_at <= ?", (now - REQUEST_ID_TTL,))
-                row = db.execute(
-                    "SELECT sms_ticket FROM request_ids WHERE request_id = ?", (request.request_id,)
-                ).fetchone()
-                if row is not None:
-                    raise validation_error(
-                        {
-                            "request_id": {
-                                "code": DUPLICATE,
-                                "message": "request_id was already used in the last 24 hours: "
-                                "the first request was accepted, this one is ignored.",
-                            }
-                        },
-                        sms_ticket=row[0],
-                    )
+                first = self._first_answer(db, request.request_id, fingerprint)
+                if first is not None:
+                    return first, True
             removed = 0
             if request.auto_remove_blacklisted_numbers:
                 blocked = self._blacklisted(db, [m.phone_number for m in messages])
@@ -310,6 +315,14 @@ class Store:
                 ticket = "sim-" + derive_id(self.seed, "simulation", upcoming)
             else:
                 ticket = self._next_id(db, "ticket")
+            answer = {
+                "sms_ticket": ticket,
+                "number_of_contacts": len(rows),
+                "number_of_sms_needed": segments,
+                "residual_credit": to_eur(residual),
+                "total_cost": to_eur(total),
+            }
+            if not request.simulation_mode:
                 db.executemany(
                     "INSERT INTO messages (sms_ticket, request_id, phone_number, country_code, "
                     "text, segments, unit_price, cost, status, send_at, sent_at, sender, type, "
@@ -327,16 +340,50 @@ class Store:
                 )
                 if request.request_id is not None:
                     db.execute(
-                        "INSERT INTO request_ids VALUES (?, ?, ?)",
-                        (request.request_id, ticket, now),
+                        "INSERT INTO request_ids VALUES (?, ?, ?, ?, ?)",
+                        (request.request_id, ticket, now, fingerprint, json.dumps(answer)),
                     )
-        return {
-            "sms_ticket": ticket,
-            "number_of_contacts": len(rows),
-            "number_of_sms_needed": segments,
-            "residual_credit": to_eur(residual),
-            "total_cost": to_eur(total),
-        }
+        return answer, False
+
+    @staticmethod
+    def _first_answer(
+        db: sqlite3.Connection, request_id: str, fingerprint: str | None
+    ) -> dict[str, Any] | None:
+        """The stored answer when ``request_id`` was used for this payload; None when unused.
+
+        Raises the spec's validation error (field ``request_id``) for another payload: a
+        silent second send, or an answer about a send the client did not ask for, would
+        both be wrong.
+        """
+        row = db.execute(
+            "SELECT sms_ticket, fingerprint, response FROM request_ids WHERE request_id = ?",
+            (request_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        ticket, first_print, response = row
+        if response is not None and fingerprint is not None and first_print == fingerprint:
+            return dict(json.loads(response))
+        if response is None:  # recorded before answers were kept: all that is known is "used"
+            code, message = (
+                DUPLICATE,
+                (
+                    "request_id was already used in the last 24 hours: the first request was "
+                    "accepted, this one is ignored."
+                ),
+            )
+        else:
+            code, message = (
+                REUSED,
+                (
+                    "request_id was already used in the last 24 hours for a different request "
+                    "(other text, recipients or options): nothing was sent; use a new request_id."
+                ),
+            )
+        errors = {"request_id": {"code": code, "message": message}}
+        if code == DUPLICATE:
+            raise validation_error(errors, sms_ticket=ticket)
+        raise validation_error(errors)
 
     def sent(self, now: float) -> list[dict[str, Any]]:
         """Every accepted recipient, oldest first (due scheduled messages dispatched first)."""
@@ -551,3 +598,11 @@ class Store:
         for record in records:
             record["delivered"] = bool(record["delivered"])
         return records
+
+
+def _add_replay_columns(db: sqlite3.Connection) -> None:
+    """A sandbox file from before answers were kept gains their columns (rows keep NULL)."""
+    present = {row[1] for row in db.execute("PRAGMA table_info(request_ids)")}
+    for column in ("fingerprint", "response"):
+        if column not in present:
+            db.execute(f"ALTER TABLE request_ids ADD COLUMN {column} TEXT")

@@ -47,8 +47,10 @@ def test_drop_fault_commits_then_loses_the_response(
     assert list(fresh_sandbox.sent()["request_id"]) == ["lost-1"]
     assert fresh_sandbox.balance() == pytest.approx(1000 - 0.065)
     retry = fresh_api.post(SEND, json={**BODY, "request_id": "lost-1"})
-    assert retry.json()["errors"]["request_id"]["code"] == 420
+    assert retry.headers["idempotent-replayed"] == "true"
     assert retry.json()["sms_ticket"] == fresh_sandbox.sent()["sms_ticket"].iloc[0]
+    assert retry.json()["total_cost"] == pytest.approx(0.065)
+    assert fresh_sandbox.balance() == pytest.approx(1000 - 0.065)
 
 
 def test_rate_limit_fault_answers_429_with_retry_after(
