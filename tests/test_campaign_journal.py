@@ -73,7 +73,7 @@ def test_initialise_is_all_or_nothing(tmp_path: Path) -> None:
 def test_in_flight_derives_the_request_id_and_every_change_is_logged(tmp_path: Path) -> None:
     """The first attempt stores request_id = BLAKE2b(campaign id, index, canonical payload)
     with the in_flight state; an outcome stores ticket and cost; the log keeps both."""
-    with Journal(tmp_path / "j.sqlite", mode="create") as journal:
+    with Journal(tmp_path / "j.sqlite", mode="create", lease=0) as journal:
         journal.initialise(META, PLAN, BOUNDS, [])
         rid, contacts = journal.mark_in_flight(journal.chunk(0))
         payload = '[{"first_name":"Ann","phone_number":"+33611"},{"phone_number":"+33612"}]'
@@ -87,6 +87,7 @@ def test_in_flight_derives_the_request_id_and_every_change_is_logged(tmp_path: P
         chunk = journal.chunk(0)
         assert (chunk.state, chunk.ticket, chunk.cost, chunk.sms) == ("sent", "T1", 0.195, 3)
         assert [(c, s, r) for c, _, s, r, _ in journal.log()] == [
+            (None, "lease", None),  # taken when opened
             (0, "in_flight", expected),
             (0, "in_flight", expected),
             (0, "sent", expected),
@@ -98,7 +99,7 @@ def test_in_flight_derives_the_request_id_and_every_change_is_logged(tmp_path: P
 def test_reject_drops_recipients_and_rekeys_the_chunk(tmp_path: Path) -> None:
     """Refused recipients move to `rejected`; the chunk keeps the others under the id derived
     from its smaller payload."""
-    with Journal(tmp_path / "j.sqlite", mode="create") as journal:
+    with Journal(tmp_path / "j.sqlite", mode="create", lease=0) as journal:
         journal.initialise(META, PLAN, BOUNDS, [])
         first, _ = journal.mark_in_flight(journal.chunk(0))
         smaller = journal.reject(journal.chunk(0), {0: "not served (code 413)"})

@@ -15,12 +15,19 @@ restart) loses nothing committed; a power cut may lose the last commits, which o
 resume repeat requests the gateway then answers as duplicates (within its 24 h window).
 
 The same file format also caches HLR answers (table ``hlr``), keyed by number.
+
+One sender per campaign: a runner opens the journal with ``lease=`` (seconds it may wait)
+and holds an exclusive lease, one row of table ``lease`` written under SQLite's own write
+lock (see :mod:`smskit.campaigns.lease`). Every ``in_flight`` is written only under a lease
+still held, so a runner whose lease was taken over sends nothing more. Files are created
+0600 (SQLite gives its WAL files the same mode).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -31,6 +38,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from smskit import _sqlite
+from smskit.campaigns.lease import LEASE_SCHEMA, Lease, lease_owner
 from smskit.errors import ConfigurationError
 
 __all__ = ["CHUNK_STATES", "Chunk", "Journal", "canonical_json", "derive_request_id"]
@@ -142,10 +150,18 @@ _CHUNK_COLUMNS: Final = (
 
 
 class Journal:
-    """An open journal file; every writing method commits before it returns (thread-safe)."""
+    """An open journal file; every writing method commits before it returns (thread-safe).
+
+    ``lease``: None to read or cache only; seconds to wait for the exclusive lease a sender
+    needs (0: refuse at once with :class:`smskit.CampaignBusy` when another runner holds it).
+    """
 
     def __init__(
-        self, path: str | Path, *, mode: Literal["open", "create", "any"] = "open"
+        self,
+        path: str | Path,
+        *,
+        mode: Literal["open", "create", "any"] = "open",
+        lease: float | None = None,
     ) -> None:
         self.path = Path(path)
         exists = self.path.exists() and self.path.stat().st_size > 0
@@ -156,16 +172,25 @@ class Journal:
         self._lock = threading.Lock()
         self._plan: dict[str, list[Any]] | None = None
         self._campaign_id: str | None = None
+        self._lease: Lease | None = None
+        _create_private(self.path)
         try:
-            self._db = _sqlite.connect(self.path, _SCHEMA)
+            self._db = _sqlite.connect(self.path, _SCHEMA + LEASE_SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise ConfigurationError(f"{str(self.path)!r} is not an smskit journal: {exc}") from exc
+        if lease is not None:
+            try:
+                self.acquire(wait=lease)
+            except BaseException:
+                self._db.close()
+                raise
 
     def __repr__(self) -> str:
         return f"Journal({str(self.path)!r})"
 
     def close(self) -> None:
-        """Close the file (the state is already on disk)."""
+        """Give the lease back (if held) and close the file (the state is already on disk)."""
+        self.release()
         with self._lock:
             self._db.close()
 
@@ -181,6 +206,32 @@ class Journal:
     def _read(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
             return self._db.execute(sql, args).fetchall()
+
+    # -- the lease -------------------------------------------------------------------------
+
+    @property
+    def holds_lease(self) -> bool:
+        """Whether this journal object holds the campaign's lease (until closed)."""
+        return self._lease is not None
+
+    def owner(self) -> dict[str, Any] | None:
+        """The lease holder (``host``, ``pid``, ``since``, ``heartbeat``), or None."""
+        with self._lock:
+            return lease_owner(self._db)
+
+    def acquire(self, *, wait: float = 0.0) -> None:
+        """Take the exclusive lease, waiting up to ``wait`` seconds for a live owner to end.
+
+        Raises :class:`smskit.CampaignBusy` naming the owner when it is still held.
+        """
+        if self._lease is None:
+            self._lease = Lease.acquire(self._db, self._lock, str(self.path), wait)
+
+    def release(self) -> None:
+        """Give the lease back (nothing when not held)."""
+        lease, self._lease = self._lease, None
+        if lease is not None:
+            lease.release()
 
     # -- meta ------------------------------------------------------------------------------
 
@@ -302,6 +353,7 @@ class Journal:
         """Before a request leaves: the chunk may be accepted from now on.
 
         Returns the request_id (derived and stored on the first attempt) and the payload.
+        Raises :class:`smskit.CampaignBusy` when another runner has taken the lease over.
         """
         contacts = self.payload(chunk)
         rid = chunk.request_id or derive_request_id(
@@ -309,6 +361,12 @@ class Journal:
         )
         now = time.time()
         with self._tx() as db:
+            if self._lease is None:
+                raise ConfigurationError(
+                    f"journal {str(self.path)!r} was opened without its lease: a sender opens "
+                    "it with lease= (seconds to wait for another runner)"
+                )
+            self._lease.check(db)  # no request leaves without the lease
             db.execute(
                 "UPDATE chunks SET state = 'in_flight', request_id = ?, attempts = attempts + 1, "
                 "error = NULL, first_attempt_at = COALESCE(first_attempt_at, ?), updated_at = ? "
@@ -435,6 +493,16 @@ def _log(db: sqlite3.Connection, idx: int, state: str, detail: str | None, now: 
         "SELECT idx, ?, ?, request_id, ? FROM chunks WHERE idx = ?",
         (now, state, detail, idx),
     )
+
+
+def _create_private(path: Path) -> None:
+    """Create a new journal file readable by its owner only (0600); WAL files follow it."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        return
+    except OSError:
+        return  # a missing folder and such: sqlite names the problem when it opens the file
 
 
 def _text(value: Any) -> str | None:
