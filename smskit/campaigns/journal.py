@@ -20,14 +20,13 @@ One sender per campaign: a runner opens the journal with ``lease=`` (seconds it 
 and holds an exclusive lease, one row of table ``lease`` written under SQLite's own write
 lock (see :mod:`smskit.campaigns.lease`). Every ``in_flight`` is written only under a lease
 still held, so a runner whose lease was taken over sends nothing more. Files are created
-0600 (SQLite gives its WAL files the same mode).
+0600 (by :func:`smskit._sqlite.connect`; SQLite gives the WAL files the same mode).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
 import threading
 import time
@@ -173,7 +172,6 @@ class Journal:
         self._plan: dict[str, list[Any]] | None = None
         self._campaign_id: str | None = None
         self._lease: Lease | None = None
-        _create_private(self.path)
         try:
             self._db = _sqlite.connect(self.path, _SCHEMA + LEASE_SCHEMA)
         except sqlite3.DatabaseError as exc:
@@ -493,16 +491,6 @@ def _log(db: sqlite3.Connection, idx: int, state: str, detail: str | None, now: 
         "SELECT idx, ?, ?, request_id, ? FROM chunks WHERE idx = ?",
         (now, state, detail, idx),
     )
-
-
-def _create_private(path: Path) -> None:
-    """Create a new journal file readable by its owner only (0600); WAL files follow it."""
-    try:
-        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-    except FileExistsError:
-        return
-    except OSError:
-        return  # a missing folder and such: sqlite names the problem when it opens the file
 
 
 def _text(value: Any) -> str | None:
