@@ -7,8 +7,6 @@ cannot drift apart.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -22,6 +20,7 @@ from smskit.sandbox._callbacks import Deliveries, check_callback_url, script_cam
 from smskit.sandbox._casting import NOT_ALLOWED, PHONE_RULE, normalize_phone
 from smskit.sandbox._clock import Clock
 from smskit.sandbox._domain import GatewayError, field_error
+from smskit.sandbox._idempotency import payload_fingerprint
 from smskit.sandbox._prices import CURRENCY, to_eur
 from smskit.sandbox._store import Store, derive_id, iso
 
@@ -412,16 +411,6 @@ class Gateway:
             "pending_deliveries": self.deliveries.pending(),
             "seed": self.seed,
         }
-
-
-def payload_fingerprint(payload: Any) -> str | None:
-    """SHA-256 of a send's JSON body in one spelling, without ``request_id`` itself and
-    ``simulation_mode`` (a simulation answers what the real request would get)."""
-    if not isinstance(payload, Mapping):
-        return None
-    rest = {k: v for k, v in payload.items() if k not in ("request_id", "simulation_mode")}
-    spelled = json.dumps(rest, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(spelled.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _check_wait(wait: bool) -> None:

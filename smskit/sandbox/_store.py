@@ -4,9 +4,7 @@ Every operation that reads then writes (balance, request ids, contacts) holds th
 its whole transaction, so concurrent clients never lose a balance update or a recipient.
 Money is integer micro-euros; times are Unix timestamps from the sandbox clock.
 
-A send's ``request_id`` keeps the first answer and a fingerprint of its payload for 24 h, the
-way payment APIs make requests idempotent: the same payload again gets that answer back
-(flagged as a replay, nothing charged), another payload under the same id is refused.
+A send's ``request_id`` keeps its first answer for 24 h (see ``_idempotency``).
 """
 
 from __future__ import annotations
@@ -23,7 +21,7 @@ from typing import Any
 
 from smskit import _sqlite
 from smskit.rules import spec as _spec
-from smskit.sandbox._casting import DUPLICATE, NOT_ALLOWED, REUSED
+from smskit.sandbox._casting import NOT_ALLOWED
 from smskit.sandbox._domain import (
     CODE_INSUFFICIENT_CREDIT,
     DYNAMIC_FIELDS,
@@ -35,6 +33,7 @@ from smskit.sandbox._domain import (
     field_error,
     validation_error,
 )
+from smskit.sandbox._idempotency import add_replay_columns, first_answer, remember
 from smskit.sandbox._prices import (
     CREDIT_KEYS,
     CURRENCY,
@@ -120,7 +119,7 @@ class Store:
         self._lock = threading.RLock()
         self._db = _sqlite.connect(path or None, _SCHEMA)
         with self._tx() as db:
-            _add_replay_columns(db)
+            add_replay_columns(db)
             if self._meta(db, "balance") is None:
                 self._seed_defaults(db)
         self._prices = self._load_prices()
@@ -273,7 +272,7 @@ class Store:
             self._dispatch(db, now)
             if request.request_id is not None:
                 db.execute("DELETE FROM request_ids WHERE created_at <= ?", (now - REQUEST_ID_TTL,))
-                first = self._first_answer(db, request.request_id, fingerprint)
+                first = first_answer(db, request.request_id, fingerprint)
                 if first is not None:
                     return first, True
             removed = 0
@@ -339,51 +338,8 @@ class Store:
                     (ticket, request.request_id, now, send_at, len(rows), segments, total, removed),
                 )
                 if request.request_id is not None:
-                    db.execute(
-                        "INSERT INTO request_ids VALUES (?, ?, ?, ?, ?)",
-                        (request.request_id, ticket, now, fingerprint, json.dumps(answer)),
-                    )
+                    remember(db, request.request_id, ticket, now, fingerprint, answer)
         return answer, False
-
-    @staticmethod
-    def _first_answer(
-        db: sqlite3.Connection, request_id: str, fingerprint: str | None
-    ) -> dict[str, Any] | None:
-        """The stored answer when ``request_id`` was used for this payload; None when unused.
-
-        Raises the spec's validation error (field ``request_id``) for another payload: a
-        silent second send, or an answer about a send the client did not ask for, would
-        both be wrong.
-        """
-        row = db.execute(
-            "SELECT sms_ticket, fingerprint, response FROM request_ids WHERE request_id = ?",
-            (request_id,),
-        ).fetchone()
-        if row is None:
-            return None
-        ticket, first_print, response = row
-        if response is not None and fingerprint is not None and first_print == fingerprint:
-            return dict(json.loads(response))
-        if response is None:  # recorded before answers were kept: all that is known is "used"
-            code, message = (
-                DUPLICATE,
-                (
-                    "request_id was already used in the last 24 hours: the first request was "
-                    "accepted, this one is ignored."
-                ),
-            )
-        else:
-            code, message = (
-                REUSED,
-                (
-                    "request_id was already used in the last 24 hours for a different request "
-                    "(other text, recipients or options): nothing was sent; use a new request_id."
-                ),
-            )
-        errors = {"request_id": {"code": code, "message": message}}
-        if code == DUPLICATE:
-            raise validation_error(errors, sms_ticket=ticket)
-        raise validation_error(errors)
 
     def sent(self, now: float) -> list[dict[str, Any]]:
         """Every accepted recipient, oldest first (due scheduled messages dispatched first)."""
@@ -598,11 +554,3 @@ class Store:
         for record in records:
             record["delivered"] = bool(record["delivered"])
         return records
-
-
-def _add_replay_columns(db: sqlite3.Connection) -> None:
-    """A sandbox file from before answers were kept gains their columns (rows keep NULL)."""
-    present = {row[1] for row in db.execute("PRAGMA table_info(request_ids)")}
-    for column in ("fingerprint", "response"):
-        if column not in present:
-            db.execute(f"ALTER TABLE request_ids ADD COLUMN {column} TEXT")
