@@ -239,8 +239,10 @@ def refusal(text: str) -> str | None:
     return None
 
 
-def main_region(country_code: int) -> str | None:
+def main_region(country_code: int | None) -> str | None:
     """The main ISO 3166 region of a country calling code (None when unknown or non-geographic)."""
+    if country_code is None:  # what phonenumbers leaves in a number it could not read
+        return None
     region = phonenumbers.region_code_for_country_code(country_code)
     return region if len(region) == 2 and region != "ZZ" else None
 

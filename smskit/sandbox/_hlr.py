@@ -55,11 +55,11 @@ from types import MappingProxyType
 from typing import Any, Final, NamedTuple
 
 import phonenumbers
-import pycountry
 from phonenumbers import NumberParseException
 from phonenumbers.carrierdata import CARRIER_DATA, CARRIER_LONGEST_PREFIX
 from phonenumbers.geodata import GEOCODE_DATA, GEOCODE_LONGEST_PREFIX
 
+from smskit.rules.countries import country_info
 from smskit.rules.phones import main_region, read_valid, refusal, spec_type
 from smskit.rules.spec import LINE_STATUS
 
@@ -164,12 +164,6 @@ _NO_OPERATOR: Final = Operator(None, None, None)
 _REGIONS_OF_CODE: Final = {
     str(code): regions for code, regions in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.items()
 }
-# ISO 3166 leaves these out; alpha-3 from its exceptional reservations (XKX: common usage).
-_EXTRA_COUNTRIES: Final = {
-    "AC": Country("Ascension Island", "ASC", "AC"),
-    "TA": Country("Tristan da Cunha", "TAA", "TA"),
-    "XK": Country("Kosovo", "XKX", "XK"),
-}
 
 
 class _Tables(NamedTuple):
@@ -197,10 +191,8 @@ def _tables() -> _Tables:
 def _country(region: str | None) -> Country | None:
     if region is None:
         return None
-    found = pycountry.countries.get(alpha_2=region)
-    if found is None:
-        return _EXTRA_COUNTRIES.get(region)
-    return Country(getattr(found, "common_name", found.name), found.alpha_3, region)
+    name, iso3 = country_info(region)
+    return None if name is None or iso3 is None else Country(name, iso3, region)
 
 
 def _unit(digest: bytes, slot: int) -> float:
