@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 
-.PHONY: install chromium test lint demo lab bench clean
+.PHONY: install chromium js test lint demo lab bench clean
 
 install: $(STAMP)
 
@@ -26,12 +26,24 @@ chromium:
 	@if [ -x /usr/bin/chromium ]; then :; else \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; fi
 
-test: lint chromium
+# The exported pages' JavaScript, pinned in notebooks/_export/package-lock.json, installed by
+# the npm client (with the machine's own registry configuration); npm from Debian when missing.
+EXPORT_JS := notebooks/_export/node_modules/.package-lock.json
+js: $(EXPORT_JS)
+
+$(EXPORT_JS): notebooks/_export/package.json notebooks/_export/package-lock.json
+	@command -v npm >/dev/null || { apt-get update && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends npm; }
+	npm ci --prefix notebooks/_export --no-audit --no-fund --ignore-scripts
+	touch $@
+
+# The browser tests export every notebook (as `make demo` does) and check each page.
+test: lint chromium js
 	$(BIN)/python -m pytest tests --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider
 
 # Executes every notebook on the embedded sandbox; the pages load their scripts from
-# build/notebooks/static/ (pinned in notebooks/_export/package-lock.json), so they render offline.
-demo: install
+# build/notebooks/static/ (copied from notebooks/_export/node_modules), so they render offline.
+demo: install js
 	$(BIN)/python notebooks/_export/export_notebooks.py --output-dir build/notebooks $(NOTEBOOKS)
 	@echo "Demo notebooks written to $(CURDIR)/build/notebooks/"
 

@@ -1,6 +1,7 @@
 """The public name of the response DataFrames: ``smskit.frames.hlr_frame(...)`` and friends.
 
-They live in :mod:`smskit.client.frames`; this module only names them for users.
+They live in :mod:`smskit.client.frames`; this module only names them for users, with
+:func:`percentages` (from :mod:`smskit.views.tables`) to show their shares as percentages.
 """
 
 from smskit.client.frames import (
@@ -26,6 +27,7 @@ from smskit.client.frames import (
     reachability,
     send_results_frame,
 )
+from smskit.views.tables import percentages
 
 __all__ = [
     "BREAKDOWN_KEYS",
@@ -46,6 +48,7 @@ __all__ = [
     "crosstab",
     "drafts_frame",
     "hlr_frame",
+    "percentages",
     "porting",
     "reachability",
     "send_results_frame",

@@ -146,11 +146,63 @@ def test_credits_bar_has_one_trace_per_product() -> None:
 
 def test_credits_map_locates_countries_by_iso3() -> None:
     """The choropleth uses ISO-3 codes (from pycountry) and the product's credits."""
-    (choropleth,) = plots.credits_map(CREDITS, product="vocal_sms").data
+    (choropleth,) = plots.credits_map(CREDITS, product="vocal_sms", scope="world").data
     assert choropleth.locationmode == "ISO-3"
     assert list(choropleth.locations) == ["FRA", "GBR", "USA"]
     assert list(choropleth.z) == [8333, 10000, 16666]
     assert list(choropleth.text) == ["France", "United Kingdom", "United States"]
+
+
+def _credits(*countries: str) -> dict[str, dict[str, int]]:
+    return {code: {"premium_sms": 1000 + i, "vocal_sms": 1, "low_cost_sms": 1, "hlr": 1}
+            for i, code in enumerate(countries)}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("countries", "scope", "shown", "named"),
+    [
+        # all in one continent: that continent, nothing named
+        (("FR", "DE", "IT", "PL"), "europe", ["FRA", "DEU", "ITA", "POL"], []),
+        (("US", "CA", "MX"), "north america", ["USA", "CAN", "MEX"], []),
+        (("MA", "SN", "ZA"), "africa", ["MAR", "SEN", "ZAF"], []),
+        (("BR", "AR", "FK"), "south america", ["BRA", "ARG", "FLK"], []),
+        (("GT", "CU", "GL"), "north america", ["GTM", "CUB", "GRL"], []),
+        (("JP", "IN", "AE"), "asia", ["JPN", "IND", "ARE"], []),
+        # most in Europe: Europe, the others named under the map
+        (("FR", "US", "GB", "MA", "BE"), "europe", ["FRA", "GBR", "BEL"],
+         ["United States", "Morocco"]),
+        # no continent holds more than half: the world
+        (("FR", "US", "JP", "BR"), None, ["FRA", "USA", "JPN", "BRA"], []),
+        (("AU", "NZ"), None, ["AUS", "NZL"], []),
+    ],
+)  # fmt: skip
+def test_credits_map_shows_the_continent_of_the_data(
+    countries: tuple[str, ...], scope: str | None, shown: list[str], named: list[str]
+) -> None:
+    """The automatic scope is the continent of more than half the countries (world otherwise,
+    zoomed to them); countries off the map are named in a note, not coloured."""
+    figure = plots.credits_map(_credits(*countries))
+    (choropleth,) = figure.data
+    assert figure.layout.geo.scope == scope
+    assert figure.layout.geo.fitbounds == "locations"
+    assert list(choropleth.locations) == shown
+    notes = [a.text for a in figure.layout.annotations]
+    if named:
+        assert len(notes) == 1 and all(name in notes[0] for name in named)
+        assert all(name not in notes[0] for name in choropleth.text)
+    else:
+        assert notes == []
+
+
+def test_credits_map_scope_can_be_chosen_and_is_checked() -> None:
+    """An explicit scope is kept; an unknown one is refused naming 'scope'."""
+    figure = plots.credits_map(_credits("FR", "DE"), scope="world")
+    assert figure.layout.geo.scope is None and list(figure.data[0].locations) == ["FRA", "DEU"]
+    asia = plots.credits_map(_credits("FR", "JP"), scope="asia")
+    assert list(asia.data[0].locations) == ["JPN"]
+    with pytest.raises(ValidationError) as info:
+        plots.credits_map(_credits("FR"), scope="mars")
+    assert info.value.field == "scope"
 
 
 def test_unknown_product_is_refused_by_name() -> None:

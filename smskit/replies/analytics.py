@@ -20,8 +20,8 @@ __all__ = ["link_replies", "opt_out_rate", "replies_per_period", "reply_rate"]
 def replies_per_period(replies: pandas.DataFrame, freq: str = "D") -> pandas.DataFrame:
     """Replies and opt-outs per period (``"D"``, ``"h"``, ``"W"``...), gaps filled with 0.
 
-    Periods follow the time zone of ``reception_date`` (UTC from ``Inbox.to_frame()``;
-    ``tz_convert`` it first to count per local day). Index: period start.
+    Periods follow the time zone of ``reception_date`` (the account's from
+    ``Inbox.to_frame()``: days are local days). Index: period start.
     """
     import pandas as pd
 
@@ -61,7 +61,8 @@ def link_replies(replies: pandas.DataFrame, sends: pandas.DataFrame) -> pandas.D
         {
             "row": range(len(replies)),
             "key": _number_keys(replies["number"]).to_numpy(),
-            "at": _times(replies["reception_date"]).to_numpy(),
+            # compared with the sends' times: one zone for both (merge_asof needs it)
+            "at": _times(replies["reception_date"]).dt.tz_convert("UTC").to_numpy(),
         }
     )
     if "sim_card_number" in replies.columns:
@@ -168,7 +169,7 @@ def _sends(sends: Any) -> pandas.DataFrame:
     if "sender" in rows.columns:
         out["sender"] = rows["sender"].to_numpy()
     if "sent_at" in rows.columns:
-        out["sent_at"] = _times(rows["sent_at"]).to_numpy()
+        out["sent_at"] = _times(rows["sent_at"]).dt.tz_convert("UTC").to_numpy()
         out = out[out["sent_at"].notna()]  # scheduled, not sent yet: nobody can reply
     return out.reset_index(drop=True)
 

@@ -37,6 +37,7 @@ from smskit.replies import receiver
 from smskit.replies.receiver import Reply, micros
 from smskit.replies.signing import DEFAULT_TOLERANCE, secret_bytes
 from smskit.rules.text import has_stop_mention
+from smskit.rules.timezone import account_time_zone
 
 if TYPE_CHECKING:
     import pandas
@@ -360,9 +361,12 @@ class Inbox(Served):
                 raise TimeoutError(f"only {store.count} of {n} replies arrived within {timeout} s")
             return store.count
 
-    def to_frame(self) -> pandas.DataFrame:
-        """One row per reply, by reception date: :data:`FRAME_COLUMNS`, dates UTC datetimes."""
+    def to_frame(self, time_zone: str | None = None) -> pandas.DataFrame:
+        """One row per reply, by reception date: :data:`FRAME_COLUMNS`, dates in ``time_zone``
+        (default: the account's, ``SMSKIT_TIME_ZONE`` or Europe/Paris; ``"UTC"`` for UTC)."""
         import pandas as pd
+
+        zone = account_time_zone(time_zone)
 
         rows = self._store.rows(
             "SELECT message_id, number, text, sim_card_number, reception_date, received_at "
@@ -370,7 +374,8 @@ class Inbox(Served):
         )
         frame = pd.DataFrame.from_records(rows, columns=list(FRAME_COLUMNS[:-1]))
         for column in ("reception_date", "received_at"):
-            frame[column] = pd.to_datetime(frame[column].astype("int64"), unit="us", utc=True)
+            moments = pd.to_datetime(frame[column].astype("int64"), unit="us", utc=True)
+            frame[column] = moments.dt.tz_convert(zone)
         frame["is_opt_out"] = frame["text"].map(is_opt_out).astype(bool)
         return frame
 

@@ -76,24 +76,28 @@ def hlr_breakdown(results: Any, *, title: str | None = None) -> go.Figure:
     with no number are left out; both keep spec order.
     """
     table = frames.crosstab(results, "line_status", "phone_number_type")
-    totals = table.loc[frames.TOTAL]
-    types = [t for t in table.columns[:-1] if totals[t] > 0]
-    statuses = [s for s in table.index[:-1] if table.at[s, frames.TOTAL] > 0]
+    # Plain ints from here on: the last row and the last column are the totals.
+    counts = table.to_numpy(dtype=np.int64)
+    statuses = [str(status) for status in table.index]
+    types = [str(type_) for type_ in table.columns]
+    totals = counts[-1]
+    kept_types = [j for j in range(len(types) - 1) if totals[j] > 0]
+    kept_statuses = [i for i in range(len(statuses) - 1) if counts[i, -1] > 0]
     figure = go.Figure(
         [
             go.Bar(
-                name=status,
-                x=types,
-                y=[int(table.at[status, t]) for t in types],
-                customdata=[table.at[status, t] / totals[t] for t in types],
-                marker_color=_color(status),
-                hovertemplate="%{x}<br>" + status + ": %{y} (%{customdata:.1%} of the type)"
+                name=statuses[i],
+                x=[types[j] for j in kept_types],
+                y=[int(counts[i, j]) for j in kept_types],
+                customdata=[float(counts[i, j] / totals[j]) for j in kept_types],
+                marker_color=_color(statuses[i]),
+                hovertemplate="%{x}<br>" + statuses[i] + ": %{y} (%{customdata:.1%} of the type)"
                 "<extra></extra>",
             )
-            for status in statuses
+            for i in kept_statuses
         ]
     )
-    n = int(totals[frames.TOTAL])
+    n = int(totals[-1])
     figure.update_layout(
         template=_TEMPLATE,
         barmode="stack",
@@ -124,13 +128,20 @@ def hlr_sunburst(results: Any, *, title: str | None = None) -> go.Figure:
         values.append(value)
         colors.append(color)
 
-    for country, per_country in table.groupby(level=0, sort=False):
-        node(country, names.get(country, country), "", int(per_country.sum()), _COUNTRY_COLOR)
-        for network, per_network in per_country.groupby(level=1, sort=False):
+    # country -> network -> [(line status, count)], in the breakdown's order
+    tree: dict[str, dict[str, list[tuple[str, int]]]] = {}
+    for (country, network, status), count in zip(table.index.tolist(), table.tolist(), strict=True):
+        tree.setdefault(str(country), {}).setdefault(str(network), []).append(
+            (str(status), int(count))
+        )
+    for country, networks in tree.items():
+        per_country = sum(count for leaves in networks.values() for _, count in leaves)
+        node(country, names.get(country, country), "", per_country, _COUNTRY_COLOR)
+        for network, leaves in networks.items():
             network_id = f"{country} / {network}"
-            node(network_id, network, country, int(per_network.sum()), _NETWORK_COLOR)
-            for (_, _, status), count in per_network.items():
-                node(f"{network_id} / {status}", status, network_id, int(count), _color(status))
+            node(network_id, network, country, sum(c for _, c in leaves), _NETWORK_COLOR)
+            for status, count in leaves:
+                node(f"{network_id} / {status}", status, network_id, count, _color(status))
     figure = go.Figure(
         go.Sunburst(
             ids=ids,
@@ -206,13 +217,83 @@ def credits_bar(
     return figure
 
 
+MAP_SCOPES: Final = ("auto", "world", "europe", "asia", "africa", "north america", "south america")
+# The ITU numbering zone (the calling code's first digit) places a country well enough to
+# choose a map: 1 North America, 2 Africa, 3 and 4 Europe, 5 South America, 8 and 9 Asia,
+# with the codes below placed apart (longest prefix wins). Zones 6 (Oceania, South-East
+# Asia) and 7 (Russia, Kazakhstan) span maps: the world's.
+_ZONE_SCOPES: Final[Mapping[str, str]] = {
+    "1": "north america",
+    "2": "africa",
+    "3": "europe",
+    "4": "europe",
+    "5": "south america",
+    "8": "asia",
+    "9": "asia",
+    "297": "south america",  # Aruba
+    "298": "europe",  # Faroe Islands
+    "299": "north america",  # Greenland
+    "50": "north america",  # Central America (501-509)
+    "500": "south america",  # Falkland Islands
+    "52": "north america",  # Mexico
+    "53": "north america",  # Cuba
+}
+
+
+def _map_scope(country_code: str) -> str:
+    """The plotly geo scope a country (ISO 3166 alpha-2) lies in, "world" when none does."""
+    import phonenumbers
+
+    calling = str(phonenumbers.country_code_for_region(str(country_code).upper()))
+    if calling == "0":  # not a region phonenumbers knows
+        return "world"
+    for length in (3, 2, 1):
+        if calling[:length] in _ZONE_SCOPES:
+            return _ZONE_SCOPES[calling[:length]]
+    return "world"
+
+
+def _scope_for(country_codes: Sequence[str]) -> str:
+    """The continent most of the countries lie in (more than half of them), else "world"."""
+    scopes = [_map_scope(code) for code in country_codes]
+    counts = {scope: scopes.count(scope) for scope in scopes if scope != "world"}
+    if not counts:
+        return "world"
+    best = max(counts, key=lambda scope: counts[scope])
+    return best if 2 * counts[best] > len(scopes) else "world"
+
+
 def credits_map(
-    credits: Any, *, product: str = "premium_sms", title: str | None = None
+    credits: Any, *, product: str = "premium_sms", scope: str = "auto", title: str | None = None
 ) -> go.Figure:
-    """World choropleth of one product's credits per country (ISO 3166 alpha-3 locations)."""
+    """Choropleth of one product's credits per country (ISO 3166 alpha-3 locations).
+
+    ``scope``: a plotly geo scope (``"europe"``, ``"world"`` ...) or ``"auto"``: the continent
+    holding more than half of the countries, else the world. Countries outside a continent's
+    map are named under it (and left out of the colour scale); the map is zoomed to the
+    countries shown.
+    """
     (product,) = _products(product)
+    if scope not in MAP_SCOPES:
+        raise ValidationError("scope", f"one of {', '.join(MAP_SCOPES)}", value=scope)
     tidy = _credits(credits)
     rows = tidy[(tidy["product"] == product) & tidy["iso3"].notna()]
+    codes = [str(code) for code in rows["country_code"]]
+    chosen = _scope_for(codes) if scope == "auto" else scope
+    geo: dict[str, Any] = {"showframe": False, "fitbounds": "locations"}
+    outside: list[str] = []
+    if chosen == "world":
+        geo["projection_type"] = "natural earth"
+    else:
+        # Countries off the map would stretch the colour scale: they are named instead.
+        inside = [_map_scope(code) == chosen for code in codes]
+        outside = [
+            name if isinstance(name, str) and name else code
+            for code, name, shown in zip(codes, rows["country"].tolist(), inside, strict=True)
+            if not shown
+        ]
+        rows = rows[inside]
+        geo["scope"] = chosen
     figure = go.Figure(
         go.Choropleth(
             locations=rows["iso3"].tolist(),
@@ -224,10 +305,13 @@ def credits_map(
             hovertemplate="%{text}: %{z:,} " + product + "<extra></extra>",
         )
     )
+    if outside:
+        figure.add_annotation(
+            text=f"not on this map of {chosen.title()}: {', '.join(outside)}",
+            xref="paper", yref="paper", x=0, y=0, showarrow=False, align="left",
+        )  # fmt: skip
     figure.update_layout(
-        template=_TEMPLATE,
-        title=title or f"{product} credits by country",
-        geo={"showframe": False, "projection_type": "natural earth"},
+        template=_TEMPLATE, title=title or f"{product} credits by country", geo=geo
     )
     return figure
 

@@ -193,7 +193,11 @@ class Composer(_View):
         )
         self.live = widgets.HTML()
         self.optimize_button = widgets.Button(description="optimise text", icon="magic")
-        self.stop_button = widgets.Button(description="add STOP mention", icon="hand-paper-o")
+        self.stop_button = widgets.Button(
+            description="add STOP mention",
+            icon="hand-paper-o",
+            layout=widgets.Layout(width="auto"),  # the default width cuts the label
+        )
         self.estimate_button = widgets.Button(description="estimate cost", icon="calculator")
         self.send_button = widgets.Button(
             description="send", button_style="primary", icon="paper-plane"

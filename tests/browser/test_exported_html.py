@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import functools
 import http.server
-import importlib.util
 import json
 import re
 import socketserver
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -26,6 +24,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from browser._chromium import CHROMIUM, CHROMIUM_FLAGS
+from browser._exporter import exporter
 from smskit import Sandbox
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -41,19 +40,6 @@ FIXTURE_CELLS = (
     "go.Figure(go.Choropleth(locations=['FRA', 'DEU'], z=[1, 2]))",
     "ipywidgets.IntSlider(value=7, max=10, description='chunks')",
 )
-
-
-def _load_exporter() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "export_notebooks", REPO / "notebooks" / "_export" / "export_notebooks.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-exporter = _load_exporter()
 
 
 def _write_notebook(path: Path, *sources: str) -> Path:

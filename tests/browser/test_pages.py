@@ -1,0 +1,158 @@
+"""Every example notebook, exported as ``make demo`` exports it, opened from disk in chromium.
+
+Each notebook is executed and written by ``notebooks/_export/export_notebooks.py`` into
+``build/pages/``; its page is opened as a user opens it (``file://``) in Debian's chromium with
+every non-file request aborted. A page passes when no request failed, nothing was logged as
+an error, every plot and widget rendered, and no output is cut off; a screenshot of each
+page (scrollbars shown) is kept in ``build/screenshots/``. Page-specific checks follow the
+notebooks' text: the composer shown where the text says UCS-2 is UCS-2, shares read as
+percentages, the credits map shows Europe, reply times carry the Paris offset.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from browser._chromium import CHROMIUM, CHROMIUM_FLAGS
+from browser._exporter import exporter
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+REPO = Path(__file__).resolve().parents[2]
+PAGES = REPO / "build" / "pages"
+SCREENSHOTS = REPO / "build" / "screenshots"
+NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
+WAIT_MS = 30_000
+
+_RENDERED = """() => {
+  const views = [...document.querySelectorAll(
+    'script[type="application/vnd.jupyter.widget-view+json"]')];
+  const widgets = views.every(view => view.parentElement.querySelector('.widget-subarea > *'));
+  const plots = document.querySelectorAll('.js-plotly-plot .main-svg').length
+    >= document.querySelectorAll('.jp-OutputArea-output .plotly-graph-div').length;
+  return widgets && plots;
+}"""
+# Outputs wider than their box, and whether their right edge can be scrolled into view.
+_CUT_OFF = """() => [...document.querySelectorAll('.jp-OutputArea-output')]
+  .filter(output => output.scrollWidth > output.clientWidth + 1)
+  .filter(output => {
+    output.scrollLeft = output.scrollWidth;
+    const reached = output.scrollLeft + output.clientWidth >= output.scrollWidth - 1;
+    output.scrollLeft = 0;
+    return !reached;
+  })
+  .map(output => output.innerText.slice(0, 80))"""
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """Debian's headless chromium through Playwright, scrollbars shown in screenshots."""
+    from playwright.sync_api import sync_playwright
+
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs it (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=list(CHROMIUM_FLAGS),
+            ignore_default_args=["--hide-scrollbars"],
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="module", params=NOTEBOOKS, ids=lambda path: path.stem)
+def page(request: pytest.FixtureRequest, chromium: Any) -> Iterator[tuple[str, Any, dict]]:
+    """(name, the page loaded and rendered, what went wrong while loading it)."""
+    notebook: Path = request.param
+    exporter.export(notebook, PAGES)
+    problems: dict[str, list[str]] = {"failed": [], "errors": [], "remote": []}
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    tab = context.new_page()
+
+    def local_only(route: Any) -> None:
+        if route.request.url.startswith(("file://", "data:", "blob:")):
+            route.continue_()
+        else:
+            problems["remote"].append(route.request.url)
+            route.abort()
+
+    tab.route("**/*", local_only)
+    tab.on("requestfailed", lambda r: problems["failed"].append(f"{r.url} {r.failure}"))
+    tab.on("console", lambda m: problems["errors"].append(m.text) if m.type == "error" else None)
+    tab.on("pageerror", lambda error: problems["errors"].append(str(error)))
+    try:
+        tab.goto((PAGES / f"{notebook.stem}.html").as_uri())
+        tab.wait_for_load_state("networkidle")
+        tab.wait_for_function(_RENDERED, timeout=WAIT_MS, polling=250)
+        tab.evaluate("document.fonts.ready")
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        tab.screenshot(path=SCREENSHOTS / f"{notebook.stem}.png", full_page=True)
+        yield notebook.stem, tab, problems
+    finally:
+        context.close()
+
+
+def test_page_loads_with_no_failed_request_and_no_console_error(
+    page: tuple[str, Any, dict[str, list[str]]],
+) -> None:
+    """Every file the page asks for exists, nothing remote is asked, no error is logged."""
+    name, _, problems = page
+    assert problems == {"failed": [], "errors": [], "remote": []}
+    assert (SCREENSHOTS / f"{name}.png").stat().st_size > 10_000
+
+
+def test_no_output_is_cut_off(page: tuple[str, Any, dict[str, list[str]]]) -> None:
+    """An output wider than the page (a wide table) scrolls to its right edge."""
+    _, tab, _ = page
+    assert tab.evaluate(_CUT_OFF) == []
+
+
+def test_button_icons_use_a_loaded_icon_font(page: tuple[str, Any, dict[str, list[str]]]) -> None:
+    """Widget buttons with an icon draw it with Font Awesome, and that font file loaded."""
+    name, tab, _ = page
+    icons = tab.locator(".widget-button i.fa")
+    if name.startswith("03-"):
+        assert icons.count() >= 4  # optimise, STOP, estimate, send
+    fonts = tab.evaluate(
+        "() => [...document.fonts].filter(f => f.family.includes('Font Awesome 5 Free'))"
+        ".map(f => f.status)"
+    )
+    if icons.count():
+        assert "loaded" in fonts
+        assert "error" not in fonts
+
+
+def test_page_tells_what_its_text_says(page: tuple[str, Any, dict[str, list[str]]]) -> None:
+    """03: the composer under "UCS-2" text shows UCS-2 and the one after the send its result;
+    02 and 05: shares and rates as percentages; 04: the map shows Europe; 05: Paris times."""
+    name, tab, _ = page
+    text = tab.locator("body").inner_text()
+    if name.startswith(("02-", "05-")):
+        assert re.search(r"\b[01]\.\d{6}\b", text) is None, "a share printed as a fraction"
+    if name.startswith("03-"):
+        composers = tab.locator(".smskit-composer")
+        assert composers.count() >= 2
+        first, last = composers.first, composers.last
+        assert "UCS-2" in first.locator(".smskit-encoding").inner_text()
+        assert "Campaign complete" not in first.inner_text()
+        assert "GSM-7" in last.locator(".smskit-encoding").inner_text()
+        assert "sent: 11" in last.inner_text()
+    if name.startswith("02-"):
+        assert re.search(r"\b70\.4%", text)
+    if name.startswith("04-"):
+        scopes = tab.evaluate(
+            "() => [...document.querySelectorAll('.js-plotly-plot')]"
+            ".filter(plot => plot._fullLayout.geo).map(plot => plot._fullLayout.geo.scope)"
+        )
+        assert scopes == ["europe"]
+    if name.startswith("05-"):
+        times = re.findall(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}([+-]\d{2}:\d{2})", text)
+        assert times and set(times) <= {"+01:00", "+02:00"}
