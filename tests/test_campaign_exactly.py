@@ -7,6 +7,7 @@ the journal is the only thing the processes share.
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import os
 import signal
@@ -16,12 +17,14 @@ import sys
 import textwrap
 import time
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
+import httpx
 import pytest
 
 import smskit
 from smskit.campaigns.campaign import Campaign
+from smskit.campaigns.journal import Journal
 from smskit.client.clients import Backoff
 from smskit.sandbox import Sandbox
 
@@ -238,3 +241,125 @@ def test_two_processes_one_sends_the_other_is_refused_then_waits(
     with sqlite3.connect(path) as db:
         last_send = db.execute("SELECT MAX(id) FROM log WHERE state = 'in_flight'").fetchone()[0]
     assert last_send < entries[2][0]  # the waiting process sent nothing
+
+
+class SpecGateway(httpx.AsyncBaseTransport):
+    """Real HTTP to the sandbox, answering a replay the way the spec's gateway does: the
+    validation error of a duplicated request_id (code 420, with the first ticket), no
+    figures. The sandbox replays instead, so this answer is produced here."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.duplicates = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self.inner.handle_async_request(request)
+        if response.headers.get("idempotent-replayed") != "true":
+            return response
+        await response.aread()
+        self.duplicates += 1
+        error = {"request_id": {"code": 420, "message": "request_id already used"}}
+        body = {"code": 400, "message": "Payload validation error.", "errors": error}
+        return httpx.Response(400, json={**body, "sms_ticket": response.json()["sms_ticket"]})
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def test_without_replays_accepted_chunks_are_costed_by_simulation(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Against a gateway that only refuses a duplicated id, a campaign re-run without its
+    journal records every chunk already_accepted with the first tickets, and SMS and cost
+    from a simulation of the same payload, flagged cost_estimated; nothing is charged."""
+    numbers = [f"+3367{i:07d}" for i in range(250)]
+    text = "Promo -20% ce week-end. STOP au 36173"
+    spec = SpecGateway()
+
+    async def run(journal: Path, transport: httpx.AsyncBaseTransport | None) -> Any:
+        async with smskit.AsyncClient(sandbox=fresh_sandbox, transport=transport) as client:
+            campaign = Campaign(client, numbers, text=text, sender="Shop", name="again")
+            return await campaign.asend(chunk_size=100, progress=False, journal=journal)
+
+    first = asyncio.run(run(tmp_path / "a.sqlite", None))
+    balance = fresh_sandbox.balance()
+    again = asyncio.run(run(tmp_path / "b.sqlite", spec))
+    assert spec.duplicates == 3
+    chunks = again.chunks()
+    assert chunks["state"].astype(str).tolist() == ["already_accepted"] * 3
+    assert chunks["ticket"].tolist() == first.chunks()["ticket"].tolist()
+    assert chunks["cost_estimated"].all()
+    assert chunks["sms"].tolist() == first.chunks()["sms"].tolist()
+    assert chunks["cost"].tolist() == pytest.approx(first.chunks()["cost"].tolist())
+    assert fresh_sandbox.balance() == pytest.approx(balance)
+    assert len(fresh_sandbox.sent()) == 250
+
+
+class LeaseThief(httpx.AsyncBaseTransport):
+    """Real HTTP; as the first send reaches the wire, another runner takes the lease over
+    (as it would if this one had looked dead)."""
+
+    def __init__(self, journal: Path) -> None:
+        self.journal = journal
+        self.inner = httpx.AsyncHTTPTransport()
+        self.sends = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.sends += 1
+        if self.sends == 1:
+            with sqlite3.connect(self.journal) as db:
+                db.execute(
+                    "UPDATE lease SET token = 'thief', host = 'elsewhere', pid = 4242, "
+                    "heartbeat = ?",
+                    (time.time(),),
+                )
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def test_a_campaign_whose_lease_is_taken_over_stops_before_its_next_chunk(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """The request in flight when the lease is lost finishes and is recorded; no other chunk
+    is sent; the result says who took over; the new owner keeps the lease."""
+    path = tmp_path / "j.sqlite"
+    thief = LeaseThief(path)
+
+    async def main() -> Any:
+        async with smskit.AsyncClient(sandbox=fresh_sandbox, transport=thief) as client:
+            campaign = Campaign(
+                client, [f"+3368{i:07d}" for i in range(50)], text=TEXT, sender="Shop"
+            )
+            return await campaign.asend(chunk_size=10, concurrency=1, progress=False, journal=path)
+
+    result = asyncio.run(main())
+    assert thief.sends == 1
+    assert result.chunks()["state"].astype(str).tolist() == ["sent"] + ["pending"] * 4
+    assert "pid 4242 on 'elsewhere'" in (result.stopped or "")
+    assert len(fresh_sandbox.sent()) == 10
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT host, pid FROM lease").fetchone() == ("elsewhere", 4242)
+
+
+def test_async_resume_is_refused_while_another_runner_holds_the_journal(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Campaign.aresume raises CampaignBusy like resume while the journal is held, and
+    resumes once the holder has closed it."""
+    path = tmp_path / "j.sqlite"
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        Campaign(client, [f"+3369{i:07d}" for i in range(5)], text=TEXT, sender="Shop").send(
+            progress=False, journal=path
+        )
+    holder = Journal(path, lease=0)
+
+    async def resume(wait: float) -> Any:
+        async with smskit.AsyncClient(sandbox=fresh_sandbox) as client:
+            return await Campaign.aresume(path, client, progress=False, wait=wait)
+
+    with pytest.raises(smskit.CampaignBusy, match=f"pid {os.getpid()}"):
+        asyncio.run(resume(0))
+    holder.close()
+    assert asyncio.run(resume(0)).complete
