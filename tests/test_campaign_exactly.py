@@ -23,6 +23,7 @@ import httpx
 import pytest
 
 import smskit
+from smskit.campaigns import lease as lease_module
 from smskit.campaigns.campaign import Campaign
 from smskit.campaigns.journal import Journal
 from smskit.client.clients import Backoff
@@ -343,23 +344,47 @@ def test_a_campaign_whose_lease_is_taken_over_stops_before_its_next_chunk(
         assert db.execute("SELECT host, pid FROM lease").fetchone() == ("elsewhere", 4242)
 
 
-def test_async_resume_is_refused_while_another_runner_holds_the_journal(
-    fresh_sandbox: Sandbox, tmp_path: Path
+def test_async_resume_is_refused_waits_in_the_loop_and_can_be_cancelled(
+    fresh_sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Campaign.aresume raises CampaignBusy like resume while the journal is held, and
-    resumes once the holder has closed it."""
+    """Campaign.aresume raises CampaignBusy while the journal is held; with wait= it waits
+    in the event loop and resumes once the holder is done; a cancelled wait leaves no lease
+    behind."""
     path = tmp_path / "j.sqlite"
     with smskit.Client(sandbox=fresh_sandbox) as client:
         Campaign(client, [f"+3369{i:07d}" for i in range(5)], text=TEXT, sender="Shop").send(
             progress=False, journal=path
         )
-    holder = Journal(path, lease=0)
+    refusals = 0
+    take = lease_module._take
+
+    def counted_take(*args: Any) -> Any:
+        nonlocal refusals
+        owner = take(*args)
+        refusals += owner is not None
+        return owner
+
+    monkeypatch.setattr(lease_module, "_take", counted_take)
 
     async def resume(wait: float) -> Any:
         async with smskit.AsyncClient(sandbox=fresh_sandbox) as client:
             return await Campaign.aresume(path, client, progress=False, wait=wait)
 
-    with pytest.raises(smskit.CampaignBusy, match=f"pid {os.getpid()}"):
-        asyncio.run(resume(0))
-    holder.close()
-    assert asyncio.run(resume(0)).complete
+    async def main() -> Any:
+        holder = Journal(path, lease=0)
+        with pytest.raises(smskit.CampaignBusy, match=f"pid {os.getpid()}"):
+            await resume(0)
+        cancelled = asyncio.create_task(resume(120))
+        while refusals < 2:
+            await asyncio.sleep(0.01)
+        cancelled.cancel()
+        waiting = asyncio.create_task(resume(120))
+        while refusals < 3:  # refused once: it is waiting, and the loop runs meanwhile
+            await asyncio.sleep(0.01)
+        holder.close()
+        return await waiting, cancelled.cancelled()
+
+    result, was_cancelled = asyncio.run(main())
+    assert result.complete and was_cancelled
+    with Journal(path, lease=0) as journal:  # nothing left holding it
+        assert journal.holds_lease

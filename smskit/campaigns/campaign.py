@@ -18,7 +18,6 @@ See docs/campaigns.md for every decision.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import logging
 import re
@@ -39,6 +38,7 @@ from smskit.campaigns.journal import (
     Journal,
     canonical_json,
     derive_request_id,
+    open_leased,
     plan_contacts,
 )
 from smskit.campaigns.preflight import (
@@ -333,7 +333,7 @@ class Campaign:
         check_concurrency(concurrency)
         check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
         path = Path(journal) if journal is not None else self.default_journal()
-        book = await asyncio.to_thread(self._open_journal, path, chunk_size, wait)
+        book = await self._aopen_journal(path, chunk_size, wait)
         return await _execute(
             book, self.client, concurrency, progress, threading.Event(), share=True
         )
@@ -357,8 +357,8 @@ class Campaign:
         Raises ``CampaignBusy`` when another runner sends it (after waiting ``wait`` s).
         """
         check_concurrency(concurrency)
-        book = Journal(journal_path, lease=wait)
         runner = client if client is not None else Client()
+        book = Journal(journal_path, lease=wait)
         return run_blocking(
             lambda stop: _execute(book, runner, concurrency, progress, stop, share=False)
         )
@@ -376,7 +376,7 @@ class Campaign:
         """:meth:`resume`, awaited in the caller's event loop."""
         check_concurrency(concurrency)
         runner = client if client is not None else AsyncClient()
-        book = await asyncio.to_thread(Journal, journal_path, lease=wait)
+        book = await open_leased(journal_path, wait=wait)
         return await _execute(book, runner, concurrency, progress, threading.Event(), share=True)
 
     # -- internals ---------------------------------------------------------------------------
@@ -384,7 +384,16 @@ class Campaign:
     def _open_journal(self, path: Path, chunk_size: int, wait: float = 0) -> Journal:
         """The journal for this campaign, its lease held: a new one, or a previous run's."""
         plan = self._plan(chunk_size)
-        book = Journal(path, mode="any", lease=wait)
+        return self._adopt(Journal(path, mode="any", lease=wait), plan, chunk_size)
+
+    async def _aopen_journal(self, path: Path, chunk_size: int, wait: float) -> Journal:
+        """:meth:`_open_journal`, waiting for the lease without blocking the event loop."""
+        plan = self._plan(chunk_size)
+        return self._adopt(await open_leased(path, mode="any", wait=wait), plan, chunk_size)
+
+    def _adopt(self, book: Journal, plan: _Plan, chunk_size: int) -> Journal:
+        """``book`` initialised with ``plan``, or checked to hold it (closed if it does not)."""
+        path = book.path
         try:
             meta = book.meta()
             if not meta:

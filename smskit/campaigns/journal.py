@@ -25,6 +25,7 @@ still held, so a runner whose lease was taken over sends nothing more. Files are
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import sqlite3
@@ -37,10 +38,17 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from smskit import _sqlite
-from smskit.campaigns.lease import LEASE_SCHEMA, Lease, lease_owner
-from smskit.errors import ConfigurationError
+from smskit.campaigns.lease import LEASE_SCHEMA, POLL_S, Lease, check_wait, lease_owner
+from smskit.errors import CampaignBusy, ConfigurationError
 
-__all__ = ["CHUNK_STATES", "Chunk", "Journal", "canonical_json", "derive_request_id"]
+__all__ = [
+    "CHUNK_STATES",
+    "Chunk",
+    "Journal",
+    "canonical_json",
+    "derive_request_id",
+    "open_leased",
+]
 
 FORMAT_VERSION: Final = 2
 CHUNK_STATES: Final = ("pending", "in_flight", "sent", "already_accepted", "failed")
@@ -483,6 +491,23 @@ class Journal:
                 "INSERT OR REPLACE INTO hlr VALUES (?, ?, ?)",
                 [(number, json.dumps(answer), now) for number, answer in answers.items()],
             )
+
+
+async def open_leased(
+    path: str | Path, *, mode: Literal["open", "any"] = "open", wait: float = 0.0
+) -> Journal:
+    """``Journal(path, lease=wait)`` for async code: waits with ``asyncio.sleep``, so the
+    event loop keeps running and a cancelled wait leaves no lease behind."""
+    check_wait(wait)
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            return Journal(path, mode=mode, lease=0)
+        except CampaignBusy as busy:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise CampaignBusy(busy.journal, busy.owner, waited=wait) from None
+            await asyncio.sleep(min(POLL_S, left))
 
 
 def _log(db: sqlite3.Connection, idx: int, state: str, detail: str | None, now: float) -> None:

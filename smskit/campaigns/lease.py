@@ -27,11 +27,11 @@ from typing import Any, Final
 from smskit import _sqlite
 from smskit.errors import CampaignBusy, ValidationError
 
-__all__ = ["HEARTBEAT_S", "LEASE_SCHEMA", "STALE_S", "Lease", "lease_owner"]
+__all__ = ["HEARTBEAT_S", "LEASE_SCHEMA", "POLL_S", "STALE_S", "Lease", "check_wait", "lease_owner"]
 
 HEARTBEAT_S: Final = 5.0
 STALE_S: Final = 30.0  # six missed heartbeats
-_POLL_S: Final = 0.2
+POLL_S: Final = 0.2
 _OWNER: Final = ("host", "pid", "since", "heartbeat")
 
 LEASE_SCHEMA: Final = """
@@ -39,6 +39,13 @@ CREATE TABLE IF NOT EXISTS lease (
     one INTEGER PRIMARY KEY CHECK (one = 1), token TEXT NOT NULL, host TEXT NOT NULL,
     pid INTEGER NOT NULL, since REAL NOT NULL, heartbeat REAL NOT NULL);
 """
+
+
+def check_wait(wait: Any) -> float:
+    """Seconds to wait for a lease: a number >= 0."""
+    if isinstance(wait, bool) or not isinstance(wait, int | float) or not wait >= 0:
+        raise ValidationError("wait", "must be a number of seconds >= 0", value=wait)
+    return float(wait)
 
 
 def lease_owner(db: sqlite3.Connection) -> dict[str, Any] | None:
@@ -66,15 +73,14 @@ class Lease:
         cls, db: sqlite3.Connection, lock: threading.Lock, journal: str, wait: float
     ) -> Lease:
         """Take the lease, waiting up to ``wait`` seconds; :class:`CampaignBusy` otherwise."""
-        if isinstance(wait, bool) or not isinstance(wait, int | float) or not wait >= 0:
-            raise ValidationError("wait", "must be a number of seconds >= 0", value=wait)
+        check_wait(wait)
         token = uuid.uuid4().hex
         started = time.monotonic()
         while (holder := _take(db, lock, token)) is not None:
             waited = time.monotonic() - started
             if waited >= wait:
                 raise CampaignBusy(journal, holder, waited=wait)
-            time.sleep(min(_POLL_S, wait - waited))
+            time.sleep(min(POLL_S, wait - waited))
         return cls(db, lock, token, journal)
 
     def check(self, db: sqlite3.Connection) -> None:
