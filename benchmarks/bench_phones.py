@@ -3,8 +3,10 @@
     .venv/bin/python benchmarks/bench_phones.py            # 1,000,000 inputs, 20 % duplicates
     .venv/bin/python benchmarks/bench_phones.py --size 100000 --skip-hlr
 
-Prints numbers per second for normalize (one process, then every core) and for the HLR
-(``lookup_many`` cold and warm cache, ``country_of``). Inputs are generated from a fixed seed.
+Prints normalize against its anchor, a bare phonenumbers parse+format loop over the same
+values, run alternately (min and median of ``--repeat`` rounds, ratio of medians), and the
+HLR throughput (``lookup_many`` cold and warm cache, ``country_of``). Inputs come from a
+fixed seed.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import argparse
 import os
 import platform
 import random
+import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -63,6 +66,29 @@ def make_inputs(size: int, duplicate_share: float, seed: int = 0) -> list[Any]:
     return values
 
 
+def _bare_loop(values: list[Any]) -> list[str | None]:
+    """The anchor: phonenumbers' parse + format, one value at a time, no smskit."""
+    out: list[str | None] = []
+    for value in values:
+        try:
+            number = phonenumbers.parse(str(value), "FR")
+        except phonenumbers.NumberParseException:
+            out.append(None)
+            continue
+        out.append(phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164))
+    return out
+
+
+def _times(work: Callable[[], object], repeat: int) -> list[float]:
+    """Wall times of ``repeat`` runs of ``work``."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        work()
+        times.append(time.perf_counter() - start)
+    return times
+
+
 def _timed(label: str, count: int, work: Callable[[], object]) -> float:
     start = time.perf_counter()
     work()
@@ -72,18 +98,33 @@ def _timed(label: str, count: int, work: Callable[[], object]) -> float:
     return rate
 
 
-def bench_normalize(size: int) -> None:
+def bench_normalize(size: int, repeat: int) -> None:
+    """normalize() and the bare loop side by side, interleaved, min and median of ``repeat``."""
     from smskit import phones
+    from smskit.rules import phones as rules_phones
 
     values = make_inputs(size, 0.20)
     distinct = len({repr(v) for v in values})
     print(f"normalize: {size:,} inputs, {distinct:,} distinct (20 % duplicates)")
-    _timed("normalize, workers=1", size, lambda: phones.normalize(values, workers=1))
-    _timed(
-        f"normalize, workers=default ({os.cpu_count()} cores)",
-        size,
-        lambda: phones.normalize(values),
-    )
+    phones.normalize(values[:1000])  # first use compiles the French patterns: timed below too
+    ours: list[float] = []
+    anchor: list[float] = []
+    for _ in range(repeat):
+        # A fresh copy each round: normalize must not profit from an earlier round's caches
+        # of the same objects (the per-number cache is cleared too).
+        rules_phones._classify_text.cache_clear()
+        ours += _times(lambda: phones.normalize(list(values)), 1)
+        anchor += _times(lambda: _bare_loop(values), 1)
+    for label, times in (("phones.normalize", ours), ("bare parse+format loop", anchor)):
+        print(f"{label:<24} min {min(times):7.2f} s  median {statistics.median(times):7.2f} s")
+    print(f"speed-up (median) {statistics.median(anchor) / statistics.median(ours):5.1f} x")
+    print(f"peak RSS of this process: {_peak_rss_mb():.0f} MB (one process, no helpers)")
+
+
+def _peak_rss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _valid_mobiles(count: int, seed: int = 1) -> list[str]:
@@ -119,11 +160,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=1_000_000)
     parser.add_argument("--hlr-size", type=int, default=50_000)
+    parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-hlr", action="store_true")
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores, {cpu_model()}, Python {platform.python_version()},")
     print(f"         phonenumbers {phonenumbers.__version__}")
-    bench_normalize(args.size)
+    bench_normalize(args.size, args.repeat)
     if not args.skip_hlr:
         bench_hlr(args.hlr_size)
 

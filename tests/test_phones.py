@@ -192,37 +192,19 @@ def test_empty_input_gives_empty_typed_frame() -> None:
 
 
 def test_duplicates_are_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Equal values, and floats equal to a text, reach the parser once per distinct text."""
+    """Equal values, and floats equal to a text, are read once per distinct text."""
     seen: list[str] = []
-    original = phones._classify_uncached
+    original = phones._fastphones.decide
 
-    def counting(text: str, region: str | None) -> phones.PhoneCheck:
-        seen.append(text)
-        return original(text, region)
+    def counting(texts: list[str], region: str | None, words: object) -> object:
+        seen.extend(texts)
+        return original(texts, region, words)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(phones, "_classify_uncached", counting)
+    monkeypatch.setattr(phones._fastphones, "decide", counting)
     values = ["06 12 34 56 78"] * 3 + [33612345678.0, 33612345678.0, "33612345678", None]
     frame = normalize(values)
     assert sorted(seen) == ["06 12 34 56 78", "33612345678"]
     assert frame["valid"].tolist() == [True] * 6 + [False]
-
-
-def test_parallel_path_gives_the_same_frame(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With a worker process the result equals the single-process one, row for row."""
-    values = [f"06 12 34 {i // 100:02d} {i % 100:02d}" for i in range(300)] + ["x", "0612"]
-    single = normalize(values, workers=1)
-    monkeypatch.setattr(phones, "PARALLEL_THRESHOLD", 10)
-    pd.testing.assert_frame_equal(normalize(values, workers=2), single)
-
-
-def test_failed_worker_falls_back_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A worker that dies leaves its share to the calling process: same result, no error."""
-    # Large enough (> 64 KiB pickled) that writing the job to the dead worker breaks the pipe.
-    values = [f"07 81 {i // 10000:02d} {i // 100 % 100:02d} {i % 100:02d}" for i in range(9000)]
-    single = normalize(values, workers=1)
-    monkeypatch.setattr(phones, "PARALLEL_THRESHOLD", 10)
-    monkeypatch.setattr(phones, "_WORKER_CODE", "raise SystemExit(3)")
-    pd.testing.assert_frame_equal(normalize(values, workers=3), single)
 
 
 def test_fast_reading_agrees_with_phonenumbers_parse_in_every_region() -> None:

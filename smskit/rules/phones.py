@@ -16,21 +16,20 @@ Decisions:
 - Regulator "drama" numbers (Ofcom's UK ranges such as 020 7946 0xxx and 07700 900xxx, and
   NANP 555-0100..0199) are reported valid with type ``stage_and_screen``, even where the
   metadata no longer lists the range, so demos can use them and preflight can flag them.
-- Speed: equal values are parsed once; valid ``+digits`` and plain national digits are read
-  without ``phonenumbers.parse`` (same result, pinned by tests); above
-  :data:`PARALLEL_THRESHOLD` distinct values, helper interpreters (``python -c``, importing
-  only this module; never multiprocessing, which re-runs the caller's script) take shares.
+- Numbers are never altered: letters (never read as keypad digits), a sign other than one
+  leading ``+``, and any character but digits, blanks and ``. - / ( )`` are refused with
+  their own reason (:func:`refusal`).
+- Speed, in one process: equal values are read once; :func:`normalize` reads whole arrays
+  with phonenumbers' per-region patterns compiled into digit automata
+  (:mod:`smskit.rules._fastphones`), and only what that path cannot follow exactly goes
+  through the per-number path below (same answers, pinned by a property test).
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-import os
-import pickle
 import re
-import subprocess
-import sys
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any, Final, NamedTuple
@@ -47,6 +46,7 @@ from phonenumbers import (
 )
 
 from smskit.errors import ValidationError
+from smskit.rules import _fastphones
 from smskit.rules.spec import PHONE_NUMBER_TYPE
 
 __all__ = [
@@ -77,8 +77,8 @@ REASONS: Final = (
     "too_long",
     "invalid_number",
 )
-REASON_DTYPE: Final = pd.CategoricalDtype(REASONS)
-TYPE_DTYPE: Final = pd.CategoricalDtype(PHONE_NUMBER_TYPE)
+REASON_DTYPE: Final = pd.CategoricalDtype(list(REASONS))
+TYPE_DTYPE: Final = pd.CategoricalDtype(list(PHONE_NUMBER_TYPE))
 
 # phonenumbers' line types -> the spec's phone_number_type values.
 TYPE_MAP: Final[dict[int, str]] = {
@@ -140,9 +140,6 @@ _UK_DRAMA_PREFIXES: Final = frozenset(
 _CODES: Final = frozenset(str(code) for code in phonenumbers.COUNTRY_CODE_TO_REGION_CODE)
 _DIGIT_ALTERNATIVES_RE: Final = re.compile(r"[0-9]+(?:\|[0-9]+)*")
 
-# Parallel parsing pays for the worker start-up (about a second) only on large inputs.
-PARALLEL_THRESHOLD: Final = 100_000
-
 
 class PhoneCheck(NamedTuple):
     """Outcome of checking one value: what :func:`normalize` puts in one row."""
@@ -155,6 +152,8 @@ class PhoneCheck(NamedTuple):
 
 
 _EMPTY: Final = PhoneCheck(None, False, "empty", None, "bad_format")
+_REASON_CODE: Final = {name: code for code, name in enumerate(REASONS)}
+_TYPE_CODE: Final = {name: code for code, name in enumerate(PHONE_NUMBER_TYPE)}
 _NOT_A_NUMBER: Final = PhoneCheck(None, False, "not_a_number", None, "bad_format")
 
 
@@ -260,46 +259,96 @@ def to_e164(value: Any, default_region: str | None = "FR") -> str | None:
     return classify(value, default_region).e164
 
 
+_WORDS: Final = _fastphones.Vocabulary(TYPE_MAP, _POSSIBLE_REASON, is_stage_and_screen)
+
+
 def normalize(
     values: Iterable[Any] | pd.Series,
     default_region: str | None = "FR",
     *,
     region: Iterable[Any] | pd.Series | np.ndarray | None = None,
-    workers: int | None = None,
 ) -> pd.DataFrame:
     """One row per value: ``input``, ``e164``, ``valid``, ``reason``, ``region``, ``type``.
 
     ``region``, when given, is the region of each row's national number (ISO 3166 alpha-2
     codes, one per value, matched by position; a missing one means ``default_region``).
-    Equal values are parsed once per region. Above :data:`PARALLEL_THRESHOLD` distinct values
-    the parsing is shared by ``workers`` processes, this one included (default: one per
-    core); ``workers=1`` never starts a process.
+    Equal values are read once per region, whole arrays at a time (:mod:`._fastphones`); what
+    that path cannot follow exactly is read one by one, with the same answers.
     """
     default = _region(default_region)
     series = values.copy() if isinstance(values, pd.Series) else pd.Series(list(values))
     # factorize() merges True with 1 and False with 0: harmless, all are not_a_number.
-    raw_codes, raw_uniques = pd.factorize(series.array, use_na_sentinel=True)
+    raw_codes, raw_uniques = pd.factorize(np.asarray(series.array, dtype=object))
     region_codes, regions = _row_regions(region, series, default)
 
     # Distinct raw values often clean to one text ("06 12 34 56 78", "0612345678", 612345678.0).
     raw_texts = [_to_text(raw) for raw in raw_uniques]
     raw_texts.append(None)  # code -1: a missing value
     pair_codes, pairs = pd.factorize(raw_codes * len(regions) + region_codes)
-    checks: list[PhoneCheck] = [_EMPTY] * len(pairs)
-    wanted: dict[str | None, dict[str, list[int]]] = {}
-    for position, pair in enumerate(pairs.tolist()):
-        text = raw_texts[pair // len(regions)]
-        if text == _NOT_A_NUMBER_TEXT:
-            checks[position] = _NOT_A_NUMBER
-        elif text is not None:
-            by_text = wanted.setdefault(regions[pair % len(regions)], {})
-            by_text.setdefault(text, []).append(position)
-    for row_region, positions in wanted.items():
-        texts = list(positions)
-        for text, check in zip(texts, _classify_all(texts, row_region, workers), strict=True):
-            for position in positions[text]:
-                checks[position] = check
-    return _frame(series, [checks[c] for c in pair_codes.tolist()])
+    pair_texts = np.array(raw_texts, dtype=object)[pairs // len(regions)]
+    pair_regions = pairs % len(regions)
+    answers = _Answers(len(pairs))
+    answers.put(np.flatnonzero(pair_texts == _NOT_A_NUMBER_TEXT), [_NOT_A_NUMBER])
+    readable = (pair_texts != None) & (pair_texts != _NOT_A_NUMBER_TEXT)  # noqa: E711
+    for code, row_region in enumerate(regions):
+        at = np.flatnonzero(readable & (pair_regions == code))
+        if not len(at):
+            continue
+        text_codes, texts = pd.factorize(pair_texts[at])
+        answers.read(at, text_codes, list(texts), row_region)
+    return answers.frame(series, pair_codes)
+
+
+class _Answers:
+    """One answer per distinct (value, region), as columns, then taken for every row."""
+
+    def __init__(self, size: int) -> None:
+        self.e164 = np.full(size, None, dtype=object)
+        self.region = np.full(size, None, dtype=object)
+        self.reason = np.full(size, _REASON_CODE["empty"], dtype=np.int8)
+        self.type = np.full(size, _TYPE_CODE["bad_format"], dtype=np.int8)
+
+    def put(self, at: np.ndarray, checks: list[PhoneCheck]) -> None:
+        """Answers at positions ``at``: one check each, or one check for all."""
+        if not len(at):
+            return
+        columns = list(zip(*checks, strict=True))
+        self.e164[at] = columns[0] if len(checks) > 1 else columns[0][0]
+        self.region[at] = columns[3] if len(checks) > 1 else columns[3][0]
+        self.reason[at] = [_REASON_CODE[r] for r in columns[2]]
+        self.type[at] = [_TYPE_CODE[t] for t in columns[4]]
+
+    def read(self, at: np.ndarray, codes: np.ndarray, texts: list[str], region: str | None) -> None:
+        """Read distinct ``texts`` in ``region``; ``at[i]`` holds ``texts[codes[i]]``."""
+        fast = _fastphones.decide(texts, region, _WORDS)
+        e164, where, reason, kind = fast.e164, fast.region, fast.reason, fast.kind
+        for i in np.flatnonzero(~fast.done).tolist():
+            check = _classify_text(texts[i], region)
+            e164[i], where[i], reason[i], kind[i] = (
+                check.e164,
+                check.region,
+                check.reason,
+                check.type,
+            )
+        self.e164[at] = e164[codes]
+        self.region[at] = where[codes]
+        self.reason[at] = pd.Categorical(reason, categories=REASONS).codes[codes]
+        self.type[at] = pd.Categorical(kind, categories=PHONE_NUMBER_TYPE).codes[codes]
+
+    def frame(self, series: pd.Series, codes: np.ndarray) -> pd.DataFrame:
+        index = series.index
+        reason = self.reason[codes]
+        return pd.DataFrame(
+            {
+                "input": series,
+                "e164": pd.Series(pd.array(self.e164[codes], dtype="string"), index=index),
+                "valid": pd.Series(reason == _REASON_CODE["ok"], index=index),
+                "reason": pd.Categorical.from_codes(reason, dtype=REASON_DTYPE),
+                "region": pd.Series(pd.array(self.region[codes], dtype="string"), index=index),
+                "type": pd.Categorical.from_codes(self.type[codes], dtype=TYPE_DTYPE),
+            },
+            index=index,
+        )
 
 
 def _row_regions(
@@ -317,7 +366,7 @@ def _row_regions(
         raise ValidationError(
             "region", f"must have one region per value: {len(series)} values", value=len(given)
         )
-    codes, uniques = pd.factorize(given.array, use_na_sentinel=True)
+    codes, uniques = pd.factorize(given.to_numpy(dtype=object), use_na_sentinel=True)
     regions: list[str | None] = [default]
     for unique in uniques.tolist():
         text = unique.strip() if isinstance(unique, str) else None
@@ -358,6 +407,11 @@ def _region(default_region: str | None) -> str | None:
 
 def _to_text(value: Any) -> str | None:
     """Canonical text of a raw value: None for empty, the sentinel for non-numbers."""
+    if type(value) is str:  # the common case first
+        text = value.strip()
+        if text and text[-1] == "0" and _FLOAT_TEXT_RE.fullmatch(text):
+            return text.split(".", 1)[0]
+        return text or None
     if value is None or value is pd.NA or value is pd.NaT:
         return None
     if isinstance(value, bool | np.bool_):
@@ -440,86 +494,3 @@ def _check_parsed(text: str, region: str | None) -> PhoneCheck:
         return _valid_check(number, e164, kind)
     reason = _POSSIBLE_REASON[phonenumbers.is_possible_number_with_reason(number)]
     return PhoneCheck(None, False, reason, main_region(number.country_code), "bad_format")
-
-
-def _classify_chunk(texts: list[str], region: str | None) -> list[tuple[Any, ...]]:
-    # Plain tuples: unpickling a million NamedTuples in the parent costs more than parsing.
-    return [tuple(_classify_uncached(text, region)) for text in texts]
-
-
-# A bare interpreter, not multiprocessing: spawn/forkserver re-run the user's script in each
-# worker (a script that sends a campaign would send it again) and fork is unsafe with threads.
-_WORKER_CODE: Final = (
-    "import pickle, sys; job = pickle.load(sys.stdin.buffer); sys.path[:0] = job['path']; "
-    "from smskit.rules.phones import _classify_chunk; "
-    "pickle.dump(_classify_chunk(job['texts'], job['region']), sys.stdout.buffer)"
-)
-
-
-def _classify_all(texts: list[str], region: str | None, workers: int | None) -> list[PhoneCheck]:
-    count = workers if workers is not None else (os.cpu_count() or 1)
-    if count <= 1 or len(texts) < PARALLEL_THRESHOLD:
-        return [_classify_uncached(text, region) for text in texts]
-    size = -(-len(texts) // count)
-    parts = [texts[i : i + size] for i in range(0, len(texts), size)]
-    helpers = [_start_worker(part, region) for part in parts[1:]]
-    checks = [_classify_uncached(text, region) for text in parts[0]]  # this process's share
-    for helper, part in zip(helpers, parts[1:], strict=True):
-        done = _finish_worker(helper) if helper is not None else None
-        if done is None:  # a worker that failed costs time, never the result
-            checks += [_classify_uncached(text, region) for text in part]
-        else:
-            checks += [PhoneCheck._make(check) for check in done]
-    return checks
-
-
-def _start_worker(texts: list[str], region: str | None) -> subprocess.Popen[bytes] | None:
-    try:
-        helper = subprocess.Popen(
-            [sys.executable, "-c", _WORKER_CODE],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )
-    except OSError:
-        return None
-    assert helper.stdin is not None
-    # The worker reads its whole job before writing anything: no pipe deadlock.
-    try:
-        with helper.stdin:
-            pickle.dump({"path": sys.path, "texts": texts, "region": region}, helper.stdin)
-    except OSError:  # the worker died before reading its job
-        _finish_worker(helper)
-        return None
-    return helper
-
-
-def _finish_worker(helper: subprocess.Popen[bytes]) -> list[tuple[Any, ...]] | None:
-    assert helper.stdout is not None
-    with helper.stdout:
-        try:
-            done = pickle.load(helper.stdout)
-        except (EOFError, pickle.UnpicklingError):
-            done = None
-    return done if helper.wait() == 0 else None
-
-
-def _frame(series: pd.Series, checks: list[PhoneCheck]) -> pd.DataFrame:
-    reason_code = {name: i for i, name in enumerate(REASONS)}
-    type_code = {name: i for i, name in enumerate(PHONE_NUMBER_TYPE)}
-    index = series.index
-    return pd.DataFrame(
-        {
-            "input": series,
-            "e164": pd.Series([c.e164 for c in checks], index=index, dtype="string"),
-            "valid": pd.Series([c.valid for c in checks], index=index, dtype=bool),
-            "reason": pd.Categorical.from_codes(
-                [reason_code[c.reason] for c in checks], dtype=REASON_DTYPE
-            ),
-            "region": pd.Series([c.region for c in checks], index=index, dtype="string"),
-            "type": pd.Categorical.from_codes(
-                [type_code[c.type] for c in checks], dtype=TYPE_DTYPE
-            ),
-        },
-        index=index,
-    )

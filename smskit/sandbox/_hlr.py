@@ -56,12 +56,11 @@ from typing import Any, Final, NamedTuple
 
 import phonenumbers
 from phonenumbers import NumberParseException
-from phonenumbers.carrierdata import CARRIER_DATA, CARRIER_LONGEST_PREFIX
-from phonenumbers.geodata import GEOCODE_DATA, GEOCODE_LONGEST_PREFIX
 
 from smskit.rules.countries import country_info
 from smskit.rules.phones import main_region, read_valid, refusal, spec_type
 from smskit.rules.spec import LINE_STATUS
+from smskit.sandbox._prefixdata import CARRIER, GEOCODE
 
 __all__ = ["DEFAULT", "HLRDistribution", "country_of", "lookup", "lookup_many"]
 
@@ -200,26 +199,11 @@ def _unit(digest: bytes, slot: int) -> float:
     return int.from_bytes(digest[4 * slot : 4 * slot + 4], "big") / 4294967296.0
 
 
-def _english_for_prefix(data: Mapping[str, Mapping[str, str]], longest: int, e164: str) -> str:
-    """Longest-prefix match in phonenumbers' geocoder/carrier tables (what their lookups do
-    after re-deriving type and region, which would triple the cost of a cold lookup)."""
-    digits = e164[1:]
-    for length in range(min(longest, len(digits)), 0, -1):
-        names = data.get(digits[:length])
-        if names is not None and "en" in names:
-            return names["en"]
-    return ""
-
-
 def _original_network(e164: str, kind: str, region: str | None) -> Operator:
     tables = _tables()
     country_mcc = tables.country_mcc.get(region) if region else None
     # A drama number is allocated to no network, whatever the carrier data says of its block.
-    name = (
-        ""
-        if kind == "stage_and_screen"
-        else _english_for_prefix(CARRIER_DATA, CARRIER_LONGEST_PREFIX, e164)
-    )
+    name = "" if kind == "stage_and_screen" else CARRIER.english(e164)
     if name:
         return tables.aliases.get(
             (region or "", name.casefold()), Operator(name, country_mcc, None)
@@ -257,7 +241,7 @@ def _line(raw: str) -> _Line:
     regions = _REGIONS_OF_CODE.get(prefix[1:], ())
     region = regions[0] if len(regions) == 1 else phonenumbers.region_code_for_number(number)
     country = _country(region or main_region(number.country_code))
-    area = _english_for_prefix(GEOCODE_DATA, GEOCODE_LONGEST_PREFIX, e164)
+    area = GEOCODE.english(e164)
     area = area or (country.name if country else None)
     iso2 = country.iso2 if country else None
     original = _original_network(e164, kind, iso2)
