@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -24,6 +25,15 @@ def gateway_client(sandbox: Sandbox, **options: object) -> httpx.Client:
         trust_env=False,
         **options,  # type: ignore[arg-type]
     )
+
+
+@pytest.fixture(autouse=True)
+def user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Per-user data and cache directories of a test's own: never the home of whoever runs it."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+    return home
 
 
 @pytest.fixture(scope="session")

@@ -196,15 +196,18 @@ def test_a_journal_of_another_campaign_is_refused(client: smskit.Client, tmp_pat
         other.send(progress=False, journal=path)
 
 
-def test_default_journal_is_named_after_the_campaign_in_the_working_directory(
-    client: smskit.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_default_journal_is_named_after_the_campaign_in_the_per_user_data_directory(
+    client: smskit.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, user_dirs: Path
 ) -> None:
-    """Without journal=, the file is <cwd>/<name>.journal.sqlite."""
+    """Without journal=, the file is <user data>/smskit/campaigns/<name>.journal.sqlite, and
+    nothing is written to the working directory."""
     monkeypatch.chdir(tmp_path)
-    Campaign(client, fr_mobiles(3), text=TEXT, sender="Shop", name="june-promo").send(
+    result = Campaign(client, fr_mobiles(3), text=TEXT, sender="Shop", name="june-promo").send(
         progress=False
     )
-    assert (tmp_path / "june-promo.journal.sqlite").is_file()
+    expected = user_dirs / "data" / "smskit" / "campaigns" / "june-promo.journal.sqlite"
+    assert expected.is_file() and result.journal == expected
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_send_options_pass_through(

@@ -43,7 +43,7 @@ def test_hlr_checks_each_distinct_number_once(
     sent and read bad_format."""
     numbers = fr_mobiles(450)
     given = [*numbers, *[national(n) for n in numbers[:10]], numbers[0], "12", "hello"]
-    frame = hlr(client, given, journal=tmp_path / "hlr.sqlite", progress=False)
+    frame = hlr(client, given, journal=tmp_path / "hlr.sqlite", progress=False).to_frame()
     assert len(frame) == 450 + 10 + 2
     assert frame["input"].tolist() == [
         *numbers,
@@ -71,9 +71,9 @@ def test_hlr_answers_are_cached_in_the_journal(
     """A second run reuses every answer (nothing billed); max_age=0 checks again (billed)."""
     path = tmp_path / "hlr.sqlite"
     numbers = fr_mobiles(30)
-    first = hlr(client, numbers, journal=path, progress=False)
+    first = hlr(client, numbers, journal=path, progress=False).to_frame()
     after_first = fresh_sandbox.balance()
-    second = hlr(client, numbers, journal=path, progress=False)
+    second = hlr(client, numbers, journal=path, progress=False).to_frame()
     assert fresh_sandbox.balance() == pytest.approx(after_first)
     assert second["cached"].all() and not first["cached"].any()
     columns = ["phone_number", "status", "line_status", "network_name"]
@@ -91,7 +91,7 @@ def test_hlr_without_journal_and_simulated_answers_are_not_cached(
     path = tmp_path / "hlr.sqlite"
     hlr(client, numbers, journal=path, simulation_mode=True, progress=False)
     assert fresh_sandbox.balance() == pytest.approx(1000.0)
-    real = hlr(client, numbers, journal=path, progress=False)
+    real = hlr(client, numbers, journal=path, progress=False).to_frame()
     assert not real["cached"].any()
     assert fresh_sandbox.balance() == pytest.approx(1000.0 - 5 * HLR_FR)
     hlr(client, numbers, journal=False, progress=False)
@@ -122,7 +122,8 @@ def test_hlr_requests_hold_at_most_200_numbers(fresh_sandbox: Sandbox, tmp_path:
 
     async def main() -> pd.DataFrame:
         async with smskit.AsyncClient(sandbox=fresh_sandbox, transport=transport) as client:
-            return await ahlr(client, fr_mobiles(450), journal=False, progress=False)
+            results = await ahlr(client, fr_mobiles(450), journal=False, progress=False)
+            return results.to_frame()
 
     frame = asyncio.run(main())
     assert sorted(transport.sizes) == [50, 200, 200]
@@ -163,3 +164,23 @@ def test_delete_contacts_in_chunks(client: smskit.Client, fresh_sandbox: Sandbox
     assert out["deleted"].all()
     assert out["error"].isna().all()
     assert fresh_sandbox.lists() == {"vip": 150}
+
+
+def test_bulk_hlr_and_the_endpoint_return_one_shape(
+    client: smskit.Client, user_dirs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """smskit.hlr and client.contact.hlr_request both give HLRResults with the same answers,
+    frame columns and breakdown; the bulk one caches in the per-user cache, not the cwd."""
+    monkeypatch.chdir(tmp_path)
+    numbers = fr_mobiles(3)
+    bulk = smskit.hlr(client, numbers, progress=False, simulation_mode=True)
+    single = client.contact.hlr_request(numbers, simulation_mode=True)
+    assert type(bulk) is type(single) is smskit.HLRResults
+    assert list(bulk) == list(single)
+    frame = bulk.to_frame()
+    assert list(frame.columns) == ["input", *single.to_frame().columns, "cached", "error"]
+    assert frame["input"].tolist() == numbers
+    pd.testing.assert_frame_equal(bulk.breakdown("line_status"), single.breakdown("line_status"))
+    smskit.hlr(client, numbers[:1], progress=False)
+    assert (user_dirs / "cache" / "smskit" / "hlr.sqlite").is_file()
+    assert list(tmp_path.iterdir()) == []

@@ -314,7 +314,9 @@ async def test_nothing_listening_is_a_transport_error(kind: ClientType) -> None:
             await run(client.wallet.check_balance())
     finally:
         await run(client.aclose() if isinstance(client, AsyncClient) else client.close())
-    assert "ConnectError" in str(caught.value) and "key-never-shown" not in str(caught.value)
+    message = str(caught.value)
+    assert "ConnectError" in message and "key-never-shown" not in message
+    assert f"could not reach http://127.0.0.1:{port}:" in message
 
 
 # -- secrets in notebook outputs ----------------------------------------------------------------

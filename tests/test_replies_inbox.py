@@ -156,8 +156,11 @@ def test_wrong_token_and_other_paths_are_404_and_store_nothing(inbox: Inbox, pos
     """Only the exact callback URL is served: a wrong token or any other path is 404."""
     base, _, _ = inbox.url.partition("/callbacks/")
     token = inbox.url.split("/")[-2]
+    # The last character swapped for one it cannot be, whatever the token ends with.
+    other = token[:-1] + ("y" if token.endswith("x") else "x")
+    assert other != token
     wrong = [
-        f"{base}/callbacks/{token[:-1]}x/inbound",
+        f"{base}/callbacks/{other}/inbound",
         f"{base}/callbacks/{token[:-1]}/inbound",
         f"{base}/callbacks/{token}/outbound",
         f"{base}/callbacks/{token}",

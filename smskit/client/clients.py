@@ -345,7 +345,10 @@ def _transport_error(
     error.request = request  # the original carries the key in its headers
     kind = TimeoutError if isinstance(error, httpx.TimeoutException) else TransportError
     detail = str(error) or type(error).__name__
-    message = f"{call.method} {call.path}: {type(error).__name__}: {detail} (attempt {attempt})"
+    message = (
+        f"{call.method} {call.path}: could not reach {_origin(request.url)}: "
+        f"{type(error).__name__}: {detail} (attempt {attempt})"
+    )
     if call.request_id:
         message += (
             f"; request_id={call.request_id!r}: resending with the same request_id cannot "
@@ -354,6 +357,12 @@ def _transport_error(
     wrapped = kind(message, request=request)
     wrapped.__cause__ = error
     return wrapped
+
+
+def _origin(url: httpx.URL) -> str:
+    """``scheme://host:port`` of ``url``: never its path, query or userinfo."""
+    port = f":{url.port}" if url.port is not None else ""
+    return f"{url.scheme}://{url.host}{port}"
 
 
 class Client(_BaseClient[Sync]):

@@ -9,8 +9,10 @@ request headers are built.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import os
+import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal, Protocol
@@ -101,6 +103,7 @@ def resolve(
     if sandbox is not None:
         if api_login or api_key or base_url:
             raise ConfigurationError("give either sandbox= or api_login/api_key/base_url, not both")
+        _remember(sandbox)
         return Settings(sandbox.url, sandbox.login, Secret(sandbox.api_key), sandbox=True)
     env = os.environ if environ is None else environ
     login = api_login or env.get(ENV_LOGIN) or None
@@ -137,8 +140,28 @@ def _shared_sandbox() -> Settings:
             f"{ENV_KEY} and {ENV_BASE_URL}"
         )
     box = _local_gateway()
+    _remember(box)
     print(SANDBOX_NOTICE)
     return Settings(box.url, box.login, Secret(box.api_key), sandbox=True)
+
+
+# Sandboxes clients of this process were made on, by URL: a resumed campaign finds the one it
+# was sent to instead of starting a new one (which would know nothing of the first sends).
+_sandboxes: weakref.WeakValueDictionary[str, SandboxLike] = weakref.WeakValueDictionary()
+
+
+def _remember(box: SandboxLike) -> None:
+    # An object without weak references (a test double) is simply not found later.
+    with contextlib.suppress(TypeError):
+        _sandboxes[box.url] = box
+
+
+def running_sandbox(url: str) -> SandboxLike | None:
+    """The sandbox serving ``url`` that a client of this process was made on, if still running."""
+    box = _sandboxes.get(url)
+    if box is None or not getattr(box, "running", True):
+        return None
+    return box
 
 
 def check_base_url(url: str, *, allow_insecure: bool = False) -> str:

@@ -540,9 +540,22 @@ class HLRResult(_Network):
 
 
 class HLRResults(_Items):
-    """The answer to ``contact/hlr-request``: one :class:`HLRResult` per number, in order."""
+    """HLR answers, one :class:`HLRResult` per number, in order: what ``contact.hlr_request``
+    returns for one request and :func:`smskit.hlr` for any number of them.
 
-    __slots__ = ()
+    ``extra`` (bulk checks) holds more columns, one value per result: ``to_frame()`` puts
+    ``input`` first and the others (``cached``, ``error``) last.
+    """
+
+    __slots__ = ("extra",)
+
+    def __init__(
+        self, items: Sequence[Any], raw: Any = None, *, extra: pd.DataFrame | None = None
+    ) -> None:
+        super().__init__(items, raw)
+        if extra is not None and len(extra) != len(self._items):
+            raise ValueError(f"extra: {len(extra)} rows for {len(self._items)} results")
+        self.extra = extra
 
     def __iter__(self) -> Iterator[HLRResult]:
         return iter(self._items)
@@ -563,7 +576,12 @@ class HLRResults(_Items):
         """One row per number, every spec field; closed value sets are categoricals."""
         from smskit.client.tables import hlr_table
 
-        return hlr_table(self)
+        frame = hlr_table(self)
+        if self.extra is not None:
+            for name in self.extra.columns:
+                column = self.extra[name].array  # by position: the extra's index is not ours
+                frame.insert(0 if name == "input" else len(frame.columns), name, column)
+        return frame
 
     def breakdown(self, by: str | Sequence[str] = "line_status") -> pd.DataFrame:
         """Count and share of numbers per value of ``by``, with a total row.

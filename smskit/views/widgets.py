@@ -568,7 +568,7 @@ class HLRExplorer(_View):
         self.frame = hlr(
             self.client, numbers, progress=sink.options(), journal=self._journal,
             default_region=self._default_region,
-        )  # fmt: skip
+        ).to_frame()  # fmt: skip
         countries = sorted(self.frame["country_code"].dropna().unique().tolist())
         with self.country_select.hold_trait_notifications():
             self.country_select.options = [ALL, *countries]

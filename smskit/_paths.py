@@ -1,0 +1,36 @@
+"""Where smskit keeps files nobody named: per-user directories, never the working directory.
+
+- campaign journals (state a resume needs; never deleted by smskit):
+  ``user_data_path("smskit") / "campaigns"``, e.g. ``~/.local/share/smskit/campaigns`` on Linux,
+  ``~/Library/Application Support/smskit/campaigns`` on macOS;
+- the bulk HLR answer cache (safe to delete: it only saves paying twice for a check):
+  ``user_cache_path("smskit") / "hlr.sqlite"``, e.g. ``~/.cache/smskit/hlr.sqlite`` on Linux.
+
+On Linux ``XDG_DATA_HOME`` and ``XDG_CACHE_HOME`` move them, as for any other program.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["campaigns_dir", "hlr_cache_path"]
+
+APP = "smskit"
+
+
+def campaigns_dir() -> Path:
+    """The directory of campaign journals (created on first use)."""
+    from platformdirs import user_data_path
+
+    path = user_data_path(APP, appauthor=False) / "campaigns"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def hlr_cache_path() -> Path:
+    """The SQLite file of cached HLR answers (its directory created on first use)."""
+    from platformdirs import user_cache_path
+
+    directory = user_cache_path(APP, appauthor=False)
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory / "hlr.sqlite"
