@@ -81,7 +81,7 @@ def test_resume_of_a_stopped_sandbox_asks_for_a_client(tmp_path: Path) -> None:
     path = tmp_path / "j.sqlite"
     with Sandbox(seed=0) as gone, smskit.Client(sandbox=gone) as client:
         half_sent(client, gone, path)
-    with pytest.raises(smskit.ConfigurationError, match="no longer runs.*pass client="):
+    with pytest.raises(smskit.ConfigurationError, match=r"no longer runs.*pass client="):
         Campaign.resume(path, progress=False)
 
 
