@@ -2,18 +2,19 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
 NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 
 .PHONY: install chromium js test lint demo lab bench clean
 
-install: $(STAMP)
+# One .venv, grown by extras: `make demo` installs only what runs and exports the notebooks
+# ([demo]), `make lab` adds JupyterLab ([lab]), `make test` the test tools ([dev]).
+install: $(VENV)/.installed-dev
 
-$(STAMP): pyproject.toml
+$(VENV)/.installed-%: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[$*]'
+	touch $@
 
 PY_SOURCES := smskit tests benchmarks docs notebooks/_export notebooks/data
 
@@ -43,11 +44,11 @@ test: lint chromium js
 
 # Executes every notebook on the embedded sandbox; the pages load their scripts from
 # build/notebooks/static/ (copied from notebooks/_export/node_modules), so they render offline.
-demo: install js
+demo: $(VENV)/.installed-demo js
 	$(BIN)/python notebooks/_export/export_notebooks.py --output-dir build/notebooks $(NOTEBOOKS)
 	@echo "Demo notebooks written to $(CURDIR)/build/notebooks/"
 
-lab: install
+lab: $(VENV)/.installed-lab
 	$(BIN)/jupyter lab notebooks
 
 # Every benchmark with its default size; smsutil is the text benchmark's reference, not a dependency.

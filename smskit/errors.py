@@ -3,6 +3,7 @@
 ```
 SmskitError
 ├── ConfigurationError            credentials / base URL / settings are unusable
+│   └── MissingExtraError (ImportError)  an optional part is used without its extra installed
 ├── CampaignBusy                  another runner holds the campaign journal's lease (``.owner``)
 ├── ValidationError (ValueError)  bad input caught before any request: names field, position, rule
 ├── TransportError                the request never got an HTTP answer (wraps httpx's error)
@@ -39,6 +40,7 @@ __all__ = [
     "ConfigurationError",
     "DuplicateRequestError",
     "InsufficientCreditError",
+    "MissingExtraError",
     "NotFoundError",
     "PayloadValidationError",
     "RateLimitError",
@@ -66,6 +68,23 @@ class SmskitError(Exception):
 
 class ConfigurationError(SmskitError):
     """Credentials, base URL or settings cannot be used as given."""
+
+
+class MissingExtraError(ConfigurationError, ImportError):
+    """An optional part of smskit was used without the packages of its extra.
+
+    ``smskit.plots`` and the widgets need ``pip install 'smskit[notebook]'`` (plotly,
+    ipywidgets); the message names the extra and the missing package.
+    """
+
+    def __init__(self, feature: str, package: str, extra: str) -> None:
+        self.feature = feature
+        self.package = package
+        self.extra = extra
+        super().__init__(
+            f"{feature} needs {package}, which is not installed: pip install 'smskit[{extra}]'"
+        )
+        self.name = package
 
 
 class CampaignBusy(SmskitError):

@@ -14,13 +14,17 @@ from typing import Any, Final
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from smskit._html import LINE_STATUS_COLORS, MISSING_COLOR
 from smskit.client import frames
 from smskit.client.models import Draft
-from smskit.errors import ValidationError
+from smskit.errors import MissingExtraError, ValidationError
+
+try:
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+except ImportError as exc:  # an optional extra: say which one installs it
+    raise MissingExtraError("smskit.plots", "plotly", "notebook") from exc
 
 __all__ = [
     "KIND_COLORS",

@@ -19,12 +19,16 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-import ipywidgets as widgets
+from smskit.errors import MissingExtraError, SmskitError, ValidationError
+
+try:
+    import ipywidgets as widgets
+except ImportError as exc:  # an optional extra: say which one installs it
+    raise MissingExtraError("smskit's notebook widgets", "ipywidgets", "notebook") from exc
 
 from smskit.campaigns.campaign import Campaign, CampaignResult, CostEstimate, check_options, hlr
 from smskit.campaigns.preflight import PreflightReport, Recipients, Settings, preflight
 from smskit.client import AsyncClient, Client, frames
-from smskit.errors import SmskitError, ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules import text as engine
 from smskit.views.compose import ComposerPanel, compose_panel, panel_html
