@@ -3,6 +3,7 @@
 - campaign journals (state a resume needs; never deleted by smskit):
   ``user_data_path("smskit") / "campaigns"``, e.g. ``~/.local/share/smskit/campaigns`` on Linux,
   ``~/Library/Application Support/smskit/campaigns`` on macOS;
+- the replies ``smskit replies serve`` receives: ``user_data_path("smskit") / "replies.sqlite"``;
 - the bulk HLR answer cache (safe to delete: it only saves paying twice for a check):
   ``user_cache_path("smskit") / "hlr.sqlite"``, e.g. ``~/.cache/smskit/hlr.sqlite`` on Linux.
 
@@ -13,17 +14,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["campaigns_dir", "hlr_cache_path"]
+__all__ = ["campaigns_dir", "data_dir", "hlr_cache_path"]
 
 APP = "smskit"
 
 
-def campaigns_dir() -> Path:
-    """The directory of campaign journals (created on first use)."""
+def data_dir() -> Path:
+    """smskit's per-user data directory (created on first use)."""
     from platformdirs import user_data_path
 
-    path = user_data_path(APP, appauthor=False) / "campaigns"
+    path = user_data_path(APP, appauthor=False)
     path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def campaigns_dir() -> Path:
+    """The directory of campaign journals (created on first use)."""
+    path = data_dir() / "campaigns"
+    path.mkdir(exist_ok=True)
     return path
 
 

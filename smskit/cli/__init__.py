@@ -1,0 +1,37 @@
+"""The ``smskit`` command: the library's public API for shell users and cron jobs.
+
+```
+smskit balance | credits [--country FR ...]         the account
+smskit hlr IN.csv -o OUT.csv                         bulk line checks, breakdown printed
+smskit send --text .. --sender .. --to .. | --csv FILE [--dry-run] [--yes]
+smskit campaign status|resume JOURNAL                a journaled campaign
+smskit replies serve                                 the inbound-SMS receiver
+smskit sandbox                                       the embedded gateway, standalone
+```
+
+Every command talks to the gateway the ``SMSKIT_*`` variables name, or to an embedded
+sandbox when none is set (said in one line on stderr). ``--json`` prints one JSON document
+on stdout for scripts; progress bars go to stderr when it is a terminal.
+
+Exit codes (also in ``smskit --help``):
+
+| code | meaning |
+|---|---|
+| 0 | done |
+| 1 | declined at the confirmation, or an unexpected error (a bug) |
+| 2 | usage: unknown command, bad or missing option |
+| 3 | configuration: credentials, gateway URL, a missing extra, a port that cannot be used |
+| 4 | input refused before any request (names the field or row), or a file unreadable |
+| 5 | the gateway answered with an error (authentication, credit, payload) |
+| 6 | the gateway could not be reached (names the host) or timed out |
+| 7 | ran, but not all of it: numbers without an answer, recipients not sent |
+| 130 | interrupted (Ctrl-C) |
+
+May import everything below it; it holds no rule of its own (the library decides).
+"""
+
+from __future__ import annotations
+
+from smskit.cli.main import cli, main
+
+__all__ = ["cli", "main"]

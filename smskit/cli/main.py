@@ -1,0 +1,149 @@
+"""The ``smskit`` group, and the one place where errors become one line and an exit code."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from smskit.cli import account, campaign, lines, replies, sandbox, send
+from smskit.cli.output import (
+    EXIT_CODES_HELP,
+    EXIT_CONFIG,
+    EXIT_DECLINED,
+    EXIT_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_REFUSED,
+    EXIT_UNREACHABLE,
+)
+from smskit.errors import (
+    APIError,
+    ConfigurationError,
+    SmskitError,
+    TransportError,
+    ValidationError,
+)
+
+# Most specific first: the first class an error is an instance of gives the exit code.
+EXIT_BY_ERROR: tuple[tuple[type[BaseException], int], ...] = (
+    (ConfigurationError, EXIT_CONFIG),
+    (ValidationError, EXIT_INPUT),
+    (TransportError, EXIT_UNREACHABLE),
+    (APIError, EXIT_REFUSED),
+    (SmskitError, EXIT_DECLINED),
+    (OSError, EXIT_INPUT),
+)
+
+
+def _version() -> str:
+    from smskit._version import __version__
+
+    return __version__
+
+
+class SmskitGroup(click.Group):
+    """A group whose ``main`` turns every error into one line on stderr and an exit code.
+
+    Overriding ``main`` (not wrapping it) keeps one path for the installed command, for
+    ``python -m smskit`` and for Click's ``CliRunner``.
+    """
+
+    def main(  # type: ignore[override]
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> int:
+        code = _run(self, args, prog_name or "smskit", complete_var, extra)
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+@click.group(
+    name="smskit",
+    cls=SmskitGroup,
+    epilog=EXIT_CODES_HELP,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+@click.version_option(_version(), "--version", prog_name="smskit")
+def cli() -> None:
+    """Drive an SMS gateway from the shell: account, line checks, sends, campaigns, replies.
+
+    Talks to the gateway SMSKIT_BASE_URL, SMSKIT_API_LOGIN and SMSKIT_API_KEY name, or to an
+    embedded sandbox on 127.0.0.1 when none is set (no real SMS leave the machine).
+    """
+
+
+cli.add_command(account.balance)
+cli.add_command(account.credits)
+cli.add_command(lines.hlr)
+cli.add_command(send.send)
+cli.add_command(campaign.campaign)
+cli.add_command(replies.replies)
+cli.add_command(sandbox.sandbox)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``smskit`` command with ``argv`` (default: the process arguments); returns the
+    exit code. ``SMSKIT_DEBUG=1`` lets unexpected errors (bugs) show their traceback."""
+    return cli.main(args=argv, standalone_mode=False)
+
+
+def _run(
+    group: click.Group,
+    argv: Sequence[str] | None,
+    prog_name: str,
+    complete_var: str | None,
+    extra: dict[str, Any],
+) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        result = click.Group.main(
+            group, args, prog_name, complete_var, standalone_mode=False, **extra
+        )
+    except click.exceptions.Exit as done:
+        return done.exit_code
+    except click.Abort:
+        click.echo(f"{prog_name}: aborted", err=True)
+        return EXIT_DECLINED
+    except click.UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx is not None else prog_name
+        message = _one_line(exc.format_message())
+        click.echo(f"{where}: error: {message} (see: {where} --help)", err=True)
+        return exc.exit_code
+    except click.ClickException as exc:
+        click.echo(f"{prog_name}: error: {_one_line(exc.format_message())}", err=True)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        click.echo(f"{prog_name}: interrupted", err=True)
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        for kind, code in EXIT_BY_ERROR:
+            if isinstance(exc, kind):
+                click.echo(f"{prog_name}: error: {_describe(exc)}", err=True)
+                return code
+        if os.environ.get("SMSKIT_DEBUG"):
+            raise
+        click.echo(
+            f"{prog_name}: unexpected error (a bug, please report it; SMSKIT_DEBUG=1 shows "
+            f"where): {_describe(exc)}",
+            err=True,
+        )
+        return EXIT_DECLINED
+    return result if isinstance(result, int) else 0
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return _one_line(f"{exc.filename}: {exc.strerror or exc}")
+    return _one_line(f"{type(exc).__name__}: {exc}")

@@ -1,0 +1,111 @@
+"""What every command shares: exit codes, the client, and printing for people or scripts."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import sys
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+import click
+
+from smskit.client import Client
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+EXIT_OK: Final = 0
+EXIT_DECLINED: Final = 1
+EXIT_USAGE: Final = 2
+EXIT_CONFIG: Final = 3
+EXIT_INPUT: Final = 4
+EXIT_REFUSED: Final = 5
+EXIT_UNREACHABLE: Final = 6
+EXIT_INCOMPLETE: Final = 7
+EXIT_INTERRUPTED: Final = 130
+
+EXIT_CODES_HELP: Final = (
+    "Exit codes: 0 done; 1 declined or unexpected error; 2 usage; 3 configuration "
+    "(credentials, URL, missing extra, port); 4 input refused or file unreadable; 5 gateway "
+    "answered with an error; 6 gateway unreachable or timed out; 7 not all done (numbers "
+    "without an answer, recipients not sent); 130 interrupted."
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def json_option(function: F) -> F:
+    """``--json``: one JSON document on stdout instead of text."""
+    option = click.option(
+        "--json", "as_json", is_flag=True, help="Print one JSON document (for scripts)."
+    )
+    return option(function)
+
+
+def connect() -> Client:
+    """The client of the ``SMSKIT_*`` settings, or of an embedded sandbox.
+
+    The library announces a sandbox on stdout; here stdout is for results (``--json``,
+    pipes), so the announcement goes to stderr.
+    """
+    with contextlib.redirect_stdout(sys.stderr):
+        return Client()
+
+
+def progress() -> bool:
+    """Progress bars only where someone watches: stderr is a terminal."""
+    return sys.stderr.isatty()
+
+
+def plain(value: Any) -> Any:
+    """``value`` as JSON can hold it: NaN/NA as null, numpy scalars as numbers."""
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if hasattr(value, "item") and not hasattr(value, "__len__"):  # numpy scalar
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, int | float):
+        return value
+    try:
+        import pandas as pd
+
+        if pd.isna(value):
+            return None
+    except (TypeError, ValueError):
+        pass
+    return str(value)
+
+
+def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """Rows of ``frame`` as JSON-ready dicts (index dropped unless it is named)."""
+    if any(name is not None for name in frame.index.names):
+        frame = frame.reset_index()
+    return [plain(row) for row in frame.to_dict(orient="records")]
+
+
+def row(frame: pd.DataFrame) -> dict[str, Any]:
+    """The one row of a summary frame as a JSON-ready dict."""
+    return records(frame)[0]
+
+
+def print_json(document: Any) -> None:
+    click.echo(json.dumps(plain(document), ensure_ascii=False, indent=2))
+
+
+def print_row(title: str, values: Mapping[str, Any]) -> None:
+    """A one-row summary as ``key: value`` lines under a title."""
+    click.echo(title)
+    width = max((len(str(k)) for k in values), default=0)
+    for key, value in values.items():
+        click.echo(f"  {str(key).ljust(width)}  {'' if value is None else value}")
+
+
+def print_table(frame: pd.DataFrame) -> None:
+    click.echo(frame.to_string())

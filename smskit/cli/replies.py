@@ -1,0 +1,62 @@
+"""``smskit replies serve``: the inbound-SMS receiver, until Ctrl-C."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from smskit.cli.output import EXIT_CONFIG, print_json
+
+
+@click.group()
+def replies() -> None:
+    """Replies recipients send back (sends made with --with-replies)."""
+
+
+@replies.command()
+@click.option(
+    "--path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="SQLite file of the replies (default: replies.sqlite in the per-user data directory).",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    help="TCP port (default: the one this inbox had last time, else any free one).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the URL and path as JSON first.")
+def serve(path: Path | None, host: str, port: int, as_json: bool) -> int:
+    """Receive replies at a callback URL (register it as the account's inbound-SMS callback;
+    it holds a secret token) and store each once, until Ctrl-C."""
+    from smskit._paths import data_dir
+    from smskit.replies import Inbox
+
+    where = path if path is not None else data_dir() / "replies.sqlite"
+    inbox = Inbox(where, host=host, port=port)
+    try:
+        inbox.start()
+    except OSError as exc:
+        click.echo(f"smskit replies serve: error: cannot listen on {host}:{port}: "
+                   f"{exc.strerror or exc}", err=True)  # fmt: skip
+        return EXIT_CONFIG
+    try:
+        if as_json:
+            print_json({"url": inbox.url, "path": str(where), "stored": len(inbox)})
+        else:
+            click.echo(f"Inbox callback URL: {inbox.url}")
+            click.echo(f"Replies stored in {where} ({len(inbox)} so far). Ctrl-C stops it.")
+        seen = len(inbox)
+        while True:
+            try:
+                seen = inbox.wait(seen + 1, timeout=1.0)
+            except TimeoutError:  # the built-in: nothing new this second
+                continue
+            click.echo(f"{seen} replies stored", err=True)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        inbox.stop()
