@@ -80,6 +80,13 @@ def cli() -> None:
     """
 
 
+@cli.command()
+def version() -> int:
+    """Print the smskit version."""
+    click.echo(f"smskit {_version()}")
+    return 0
+
+
 cli.add_command(account.balance)
 cli.add_command(account.credits)
 cli.add_command(lines.hlr)
