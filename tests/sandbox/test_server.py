@@ -1,4 +1,4 @@
-"""The loopback server helper and the standalone command ``python -m smskit.sandbox``."""
+"""The loopback server helper and the standalone command ``smskit sandbox``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from smskit._server import BackgroundServer
-from smskit.sandbox.__main__ import main
+from smskit.cli import main
 
 
 async def hello(scope: Any, receive: Any, send: Any) -> None:
@@ -43,19 +43,19 @@ def test_busy_port_raises_in_the_caller() -> None:
 
 
 def test_main_reports_a_busy_port(capsys: pytest.CaptureFixture[str]) -> None:
-    """The command exits 1 with a readable message when the port is taken."""
+    """The command exits 3 (configuration) with a readable message when the port is taken."""
     with BackgroundServer(hello) as first:
-        assert main(["--port", str(first.port)]) == 1
+        assert main(["sandbox", "--port", str(first.port)]) == 3
     assert f"cannot listen on 127.0.0.1:{first.port}" in capsys.readouterr().err
 
 
 def run_standalone(*args: str, key: str | None = None) -> tuple[str, list[str]]:
-    """Start ``python -m smskit.sandbox --port 0``, read its banner, return (url, lines)."""
+    """Start ``python -m smskit sandbox --port 0``, read its banner, return (url, lines)."""
     env = {k: v for k, v in os.environ.items() if k != "SMSKIT_API_KEY"}
     if key is not None:
         env["SMSKIT_API_KEY"] = key
     process = subprocess.Popen(
-        [sys.executable, "-m", "smskit.sandbox", "--port", "0", *args],
+        [sys.executable, "-m", "smskit", "sandbox", "--port", "0", *args],
         env=env, stdout=subprocess.PIPE, text=True,
     )  # fmt: skip
     assert process.stdout is not None
@@ -84,7 +84,7 @@ def test_standalone_uses_key_from_environment() -> None:
 
 
 def test_standalone_shows_random_key_only_when_asked() -> None:
-    """A random key is printed with --show-key only."""
+    """A random key is printed with --show-key only (stdout here is a pipe, not a terminal)."""
     _, hidden = run_standalone()
     assert not any(line.startswith("export SMSKIT_API_KEY") for line in hidden)
     _, shown = run_standalone("--show-key")
