@@ -27,6 +27,17 @@ def gateway_client(sandbox: Sandbox, **options: object) -> httpx.Client:
     )
 
 
+@pytest.hookimpl(trylast=True)  # after pytest-randomly has shuffled
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test marked ``runs_last`` checks what the other tests of its module left (a
+    module-scoped fixture), so it goes right after the last of them; the rest stays shuffled."""
+    for item in [i for i in items if i.get_closest_marker("runs_last")]:
+        items.remove(item)
+        module = item.nodeid.split("::", 1)[0]
+        same = [n for n, other in enumerate(items) if other.nodeid.split("::", 1)[0] == module]
+        items.insert(same[-1] + 1 if same else len(items), item)
+
+
 @pytest.fixture(autouse=True)
 def user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Per-user data and cache directories of a test's own: never the home of whoever runs it."""

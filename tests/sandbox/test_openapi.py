@@ -85,6 +85,7 @@ def test_gateway_conforms_to_its_document(case: Any, fuzzed_sandbox: Sandbox) ->
     )
 
 
+@pytest.mark.runs_last
 def test_fuzzing_was_not_vacuous(fuzzed_sandbox: Sandbox) -> None:
     """The generated run above reached the gateway a few hundred times (runs after it)."""
     assert fuzzed_sandbox.faults()["counts"]["requests"] >= 200
