@@ -3,7 +3,8 @@
 - campaign journals (state a resume needs; never deleted by smskit):
   ``user_data_path("smskit") / "campaigns"``, e.g. ``~/.local/share/smskit/campaigns`` on Linux,
   ``~/Library/Application Support/smskit/campaigns`` on macOS;
-- the replies ``smskit replies serve`` receives: ``user_data_path("smskit") / "replies.sqlite"``;
+- the replies ``smskit replies serve`` receives, and ``smskit sandbox``'s ``sandbox.env``
+  (mode 0600): in ``user_data_path("smskit")``;
 - the bulk HLR answer cache (safe to delete: it only saves paying twice for a check):
   ``user_cache_path("smskit") / "hlr.sqlite"``, e.g. ``~/.cache/smskit/hlr.sqlite`` on Linux.
 
