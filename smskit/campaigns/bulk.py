@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit.paths import hlr_cache_path
 from smskit.campaigns.journal import Journal
 from smskit.campaigns.runner import (
     Progress,
@@ -27,6 +26,7 @@ from smskit.campaigns.runner import (
 from smskit.client import AsyncClient, Client
 from smskit.client import core as _core
 from smskit.errors import SmskitError, ValidationError
+from smskit.paths import hlr_cache_path
 from smskit.rules import spec as _spec
 
 if TYPE_CHECKING:

@@ -30,7 +30,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit.paths import campaigns_dir
 from smskit.campaigns.bulk import ahlr, create_contacts, delete_contacts, hlr
 from smskit.campaigns.journal import (
     DONE_STATES,
@@ -77,6 +76,7 @@ from smskit.errors import (
     TransportError,
     ValidationError,
 )
+from smskit.paths import campaigns_dir
 from smskit.rules import spec as _spec
 
 if TYPE_CHECKING:
