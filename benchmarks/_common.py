@@ -12,9 +12,9 @@ from contextlib import contextmanager
 
 @contextmanager
 def standalone_sandbox(key: str) -> Iterator[str]:
-    """``python -m smskit.sandbox`` in a child process (key in its environment); yields its URL."""
+    """``python -m smskit sandbox`` in a child process (key in its environment); yields its URL."""
     env = {**os.environ, "SMSKIT_API_KEY": key}
-    command = [sys.executable, "-m", "smskit.sandbox", "--port", "0"]
+    command = [sys.executable, "-m", "smskit", "sandbox", "--port", "0"]
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None

@@ -1,6 +1,6 @@
 """Sandbox throughput: recipients/s through 500-recipient sends, HLR numbers/s through 200s.
 
-The sandbox runs standalone in its own process (``python -m smskit.sandbox``) so that the
+The sandbox runs standalone in its own process (``python -m smskit sandbox``) so that the
 load generator does not share its interpreter; ``--in-process`` measures the notebook case
 instead (client and sandbox in one interpreter). Every number is distinct so no cache helps.
 

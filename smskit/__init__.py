@@ -102,7 +102,7 @@ __all__ = [
 
 # Submodules reachable as attributes (smskit.text ...) but imported only on first access.
 _LAZY_MODULES = frozenset(
-    {"campaigns", "frames", "paths", "phones", "plots", "replies", "sandbox", "text", "views"}
+    {"campaigns", "frames", "phones", "plots", "replies", "sandbox", "text", "views"}
 )
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from smskit._paths import hlr_cache_path
 from smskit.campaigns.journal import Journal
 from smskit.campaigns.runner import (
     Progress,
@@ -26,7 +27,6 @@ from smskit.campaigns.runner import (
 from smskit.client import AsyncClient, Client
 from smskit.client import core as _core
 from smskit.errors import SmskitError, ValidationError
-from smskit.paths import hlr_cache_path
 from smskit.rules import spec as _spec
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def hlr(
     Values are normalised (:func:`smskit.rules.phones.normalize`), each distinct number is checked
     once, in requests of ``chunk_size`` (at most 200). Answers are cached in ``journal``
     (default: the per-user cache, ``~/.cache/smskit/hlr.sqlite`` on Linux, see
-    :mod:`smskit.paths`; ``False``: no cache) and reused while younger than
+    :mod:`smskit._paths`; ``False``: no cache) and reused while younger than
     ``max_age`` seconds (None: forever). ``to_frame()`` adds the columns ``input`` (the value as
     given), ``cached`` and ``error`` (why a number has no answer). Unparseable values are not sent
     (nor billed): their row has ``phone_number_type`` ``bad_format``, as the gateway says.

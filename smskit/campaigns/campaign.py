@@ -30,6 +30,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from smskit._paths import campaigns_dir
 from smskit.campaigns.bulk import ahlr, create_contacts, delete_contacts, hlr
 from smskit.campaigns.journal import (
     DONE_STATES,
@@ -76,7 +77,6 @@ from smskit.errors import (
     TransportError,
     ValidationError,
 )
-from smskit.paths import campaigns_dir
 from smskit.rules import spec as _spec
 
 if TYPE_CHECKING:
@@ -223,7 +223,7 @@ class Campaign:
         )
 
     def default_journal(self) -> Path:
-        """``<campaigns dir>/<name>.journal.sqlite``: a per-user directory (see smskit.paths)."""
+        """``<campaigns dir>/<name>.journal.sqlite``: a per-user directory (see smskit._paths)."""
         return campaigns_dir() / f"{self.name}.journal.sqlite"
 
     # -- preflight and estimate --------------------------------------------------------------

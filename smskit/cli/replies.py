@@ -32,7 +32,7 @@ def replies() -> None:
 def serve(path: Path | None, host: str, port: int, as_json: bool) -> int:
     """Receive replies at a callback URL (register it as the account's inbound-SMS callback;
     it holds a secret token) and store each once, until Ctrl-C."""
-    from smskit.paths import data_dir
+    from smskit._paths import data_dir
     from smskit.replies import Inbox
 
     where = path if path is not None else data_dir() / "replies.sqlite"

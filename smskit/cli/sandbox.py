@@ -67,7 +67,7 @@ def sandbox(
     env_file: Path | None,
 ) -> int:
     """Run the sandbox gateway on HOST:PORT until Ctrl-C, and print how to connect to it."""
-    from smskit.paths import data_dir
+    from smskit._paths import data_dir
     from smskit.sandbox import Sandbox
 
     box = Sandbox(

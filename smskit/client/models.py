@@ -540,12 +540,8 @@ class HLRResult(_Network):
 
 
 class HLRResults(_Items):
-    """HLR answers, one :class:`HLRResult` per number, in order: what ``contact.hlr_request``
-    returns for one request and :func:`smskit.hlr` for any number of them.
-
-    ``extra`` (bulk checks) holds more columns, one value per result: ``to_frame()`` puts
-    ``input`` first and the others (``cached``, ``error``) last.
-    """
+    """HLR answers, one :class:`HLRResult` per number, in order, from ``contact.hlr_request``
+    or :func:`smskit.hlr`, whose ``extra`` has the ``input``, ``cached`` and ``error`` columns."""
 
     __slots__ = ("extra",)
 
@@ -553,8 +549,6 @@ class HLRResults(_Items):
         self, items: Sequence[Any], raw: Any = None, *, extra: pd.DataFrame | None = None
     ) -> None:
         super().__init__(items, raw)
-        if extra is not None and len(extra) != len(self._items):
-            raise ValueError(f"extra: {len(extra)} rows for {len(self._items)} results")
         self.extra = extra
 
     def __iter__(self) -> Iterator[HLRResult]:
@@ -576,11 +570,9 @@ class HLRResults(_Items):
         """One row per number, every spec field; closed value sets are categoricals."""
         from smskit.client.tables import hlr_table
 
-        frame = hlr_table(self)
-        if self.extra is not None:
-            for name in self.extra.columns:
-                column = self.extra[name].array  # by position: the extra's index is not ours
-                frame.insert(0 if name == "input" else len(frame.columns), name, column)
+        frame, extra = hlr_table(self), self.extra
+        for name, column in [] if extra is None else extra.items():  # by position, input first
+            frame.insert(0 if name == "input" else len(frame.columns), name, column.array)
         return frame
 
     def breakdown(self, by: str | Sequence[str] = "line_status") -> pd.DataFrame:
