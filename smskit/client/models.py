@@ -540,14 +540,11 @@ class HLRResult(_Network):
 
 
 class HLRResults(_Items):
-    """HLR answers, one :class:`HLRResult` per number, in order, from ``contact.hlr_request``
-    or :func:`smskit.hlr`, whose ``extra`` has the ``input``, ``cached`` and ``error`` columns."""
+    """HLR answers in order: ``contact.hlr_request``'s, or :func:`smskit.hlr`'s with ``extra``."""
 
     __slots__ = ("extra",)
 
-    def __init__(
-        self, items: Sequence[Any], raw: Any = None, *, extra: pd.DataFrame | None = None
-    ) -> None:
+    def __init__(self, items: Any, raw: Any = None, *, extra: pd.DataFrame | None = None) -> None:
         super().__init__(items, raw)
         self.extra = extra
 
