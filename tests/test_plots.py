@@ -253,6 +253,18 @@ def test_replies_timeline_counts_per_period_with_opt_outs_apart() -> None:
     assert sum(hourly.y) == 2 and len(hourly.x) == 24 * 2
 
 
+def test_replies_timeline_reads_hours_in_the_frames_time_zone() -> None:
+    """Paris-time dates are counted per Paris hour, and the axis says which zone it is."""
+    utc = replies(["2026-03-01 22:30", "2026-03-01 23:10"], [False, False])
+    utc["reception_date"] = utc["reception_date"].dt.tz_localize("UTC")
+    paris = utc.assign(reception_date=utc["reception_date"].dt.tz_convert("Europe/Paris"))
+    figure = plots.replies_timeline(paris, freq="D")
+    # 23:30 and 00:10 in Paris: two local days, one reply each
+    assert list(figure.data[0].y) == [1, 1]
+    assert figure.layout.xaxis.title.text == "reception_date (Europe/Paris)"
+    assert plots.replies_timeline(utc, freq="D").data[0].y == (2,)
+
+
 def test_replies_timeline_names_what_is_wrong() -> None:
     """A missing column or an unknown frequency is a ValidationError naming it."""
     frame = replies(["2026-03-01 09:00"], [False])

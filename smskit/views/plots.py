@@ -367,10 +367,8 @@ def replies_timeline(
         if column not in frame.columns:
             raise ValidationError(column, "column required for the replies timeline")
     opt_out = frame["is_opt_out"].fillna(False).astype(bool).to_numpy()
-    flags = pd.DataFrame(
-        {"replies": ~opt_out, "opt_outs": opt_out},
-        index=pd.DatetimeIndex(pd.to_datetime(frame["reception_date"])),
-    ).astype(np.int64)
+    times = pd.DatetimeIndex(pd.to_datetime(frame["reception_date"]))
+    flags = pd.DataFrame({"replies": ~opt_out, "opt_outs": opt_out}, index=times).astype(np.int64)
     try:
         periods = flags.resample(freq).sum()
     except ValueError as exc:
@@ -391,7 +389,8 @@ def replies_timeline(
         barmode="stack",
         title=title
         or f"Replies per period ({len(frame):,} replies, {int(opt_out.sum()):,} opt-outs)",
-        xaxis_title="reception_date",
+        # the hours read are those of the frame's zone (the account's, from Inbox.to_frame)
+        xaxis_title="reception_date" + (f" ({times.tz})" if times.tz is not None else ""),
         yaxis_title="replies",
     )
     return figure

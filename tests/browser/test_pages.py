@@ -12,7 +12,8 @@ percentages, the credits map shows Europe, reply times carry the Paris offset.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -68,14 +69,23 @@ def chromium() -> Iterator[Any]:
             browser.close()
 
 
-@pytest.fixture(scope="module", params=NOTEBOOKS, ids=lambda path: path.stem)
-def page(request: pytest.FixtureRequest, chromium: Any) -> Iterator[tuple[str, Any, dict]]:
-    """(name, the page loaded and rendered, what went wrong while loading it)."""
-    notebook: Path = request.param
+@dataclass
+class Page:
+    """An exported page open in chromium, and what went wrong while it loaded."""
+
+    name: str
+    tab: Any
+    problems: dict[str, list[str]] = field(
+        default_factory=lambda: {"failed": [], "errors": [], "remote": []}
+    )
+
+
+def _open(chromium: Any, notebook: Path) -> tuple[Page, Any]:
+    """Export ``notebook``, open its page from disk, wait until it rendered, screenshot it."""
     exporter.export(notebook, PAGES)
-    problems: dict[str, list[str]] = {"failed": [], "errors": [], "remote": []}
     context = chromium.new_context(viewport={"width": 1280, "height": 900})
-    tab = context.new_page()
+    page = Page(notebook.stem, context.new_page())
+    problems = page.problems
 
     def local_only(route: Any) -> None:
         if route.request.url.startswith(("file://", "data:", "blob:")):
@@ -84,40 +94,62 @@ def page(request: pytest.FixtureRequest, chromium: Any) -> Iterator[tuple[str, A
             problems["remote"].append(route.request.url)
             route.abort()
 
-    tab.route("**/*", local_only)
-    tab.on("requestfailed", lambda r: problems["failed"].append(f"{r.url} {r.failure}"))
-    tab.on("console", lambda m: problems["errors"].append(m.text) if m.type == "error" else None)
-    tab.on("pageerror", lambda error: problems["errors"].append(str(error)))
+    page.tab.route("**/*", local_only)
+    page.tab.on("requestfailed", lambda r: problems["failed"].append(f"{r.url} {r.failure}"))
+    page.tab.on(
+        "console", lambda m: problems["errors"].append(m.text) if m.type == "error" else None
+    )
+    page.tab.on("pageerror", lambda error: problems["errors"].append(str(error)))
+    page.tab.goto((PAGES / f"{notebook.stem}.html").as_uri())
+    page.tab.wait_for_load_state("networkidle")
+    page.tab.wait_for_function(_RENDERED, timeout=WAIT_MS, polling=250)
+    page.tab.evaluate("document.fonts.ready")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.tab.screenshot(path=SCREENSHOTS / f"{notebook.stem}.png", full_page=True)
+    return page, context
+
+
+@pytest.fixture(scope="module")
+def pages(chromium: Any) -> Iterator[Callable[[Path], Page]]:
+    """Opens each notebook's page once, whatever order the tests run in (pytest-randomly)."""
+    opened: dict[Path, tuple[Page, Any]] = {}
+
+    def page(notebook: Path) -> Page:
+        if notebook not in opened:
+            opened[notebook] = _open(chromium, notebook)
+        return opened[notebook][0]
+
     try:
-        tab.goto((PAGES / f"{notebook.stem}.html").as_uri())
-        tab.wait_for_load_state("networkidle")
-        tab.wait_for_function(_RENDERED, timeout=WAIT_MS, polling=250)
-        tab.evaluate("document.fonts.ready")
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        tab.screenshot(path=SCREENSHOTS / f"{notebook.stem}.png", full_page=True)
-        yield notebook.stem, tab, problems
+        yield page
     finally:
-        context.close()
+        for _, context in opened.values():
+            context.close()
 
 
+each_notebook = pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.stem)
+
+
+@each_notebook
 def test_page_loads_with_no_failed_request_and_no_console_error(
-    page: tuple[str, Any, dict[str, list[str]]],
+    pages: Callable[[Path], Page], notebook: Path
 ) -> None:
     """Every file the page asks for exists, nothing remote is asked, no error is logged."""
-    name, _, problems = page
-    assert problems == {"failed": [], "errors": [], "remote": []}
-    assert (SCREENSHOTS / f"{name}.png").stat().st_size > 10_000
+    page = pages(notebook)
+    assert page.problems == {"failed": [], "errors": [], "remote": []}
+    assert (SCREENSHOTS / f"{page.name}.png").stat().st_size > 10_000
 
 
-def test_no_output_is_cut_off(page: tuple[str, Any, dict[str, list[str]]]) -> None:
+@each_notebook
+def test_no_output_is_cut_off(pages: Callable[[Path], Page], notebook: Path) -> None:
     """An output wider than the page (a wide table) scrolls to its right edge."""
-    _, tab, _ = page
-    assert tab.evaluate(_CUT_OFF) == []
+    assert pages(notebook).tab.evaluate(_CUT_OFF) == []
 
 
-def test_button_icons_use_a_loaded_icon_font(page: tuple[str, Any, dict[str, list[str]]]) -> None:
+@each_notebook
+def test_button_icons_use_a_loaded_icon_font(pages: Callable[[Path], Page], notebook: Path) -> None:
     """Widget buttons with an icon draw it with Font Awesome, and that font file loaded."""
-    name, tab, _ = page
+    page = pages(notebook)
+    name, tab = page.name, page.tab
     icons = tab.locator(".widget-button i.fa")
     if name.startswith("03-"):
         assert icons.count() >= 4  # optimise, STOP, estimate, send
@@ -130,10 +162,12 @@ def test_button_icons_use_a_loaded_icon_font(page: tuple[str, Any, dict[str, lis
         assert "error" not in fonts
 
 
-def test_page_tells_what_its_text_says(page: tuple[str, Any, dict[str, list[str]]]) -> None:
+@each_notebook
+def test_page_tells_what_its_text_says(pages: Callable[[Path], Page], notebook: Path) -> None:
     """03: the composer under "UCS-2" text shows UCS-2 and the one after the send its result;
     02 and 05: shares and rates as percentages; 04: the map shows Europe; 05: Paris times."""
-    name, tab, _ = page
+    page = pages(notebook)
+    name, tab = page.name, page.tab
     text = tab.locator("body").inner_text()
     if name.startswith(("02-", "05-")):
         assert re.search(r"\b[01]\.\d{6}\b", text) is None, "a share printed as a fraction"
