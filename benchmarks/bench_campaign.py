@@ -8,7 +8,7 @@
    ``--rounds`` times, each on its own numbers, after one warm-up run; the sandbox's
    balance must drop by exactly the expected cost each time.
 2. Preflight of 1,000,000 recipients read from a CSV file (streamed in blocks): time and
-   peak RSS of the process (and of the helper processes ``phones.normalize`` starts).
+   peak RSS of the process (and of any child process; ``phones.normalize`` starts none now).
 
     .venv/bin/python benchmarks/bench_campaign.py                    # 100,000 x 2 rounds, 1,000,000
     .venv/bin/python benchmarks/bench_campaign.py -n 20000 --preflight 200000 --rounds 1

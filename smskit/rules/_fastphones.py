@@ -410,7 +410,7 @@ def _national_in(digits: list[str], parsed: list[str], plan: _Plan, words: Vocab
             s: str | None = None
         elif prefix and d.startswith(prefix):
             s = d[len(prefix) :]
-        elif any(d.startswith(other) for other in plan.trunk):
+        elif plan.trunk and d.startswith(plan.trunk):
             s = None
         else:
             s = d
