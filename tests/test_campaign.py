@@ -235,11 +235,14 @@ def test_send_options_pass_through(
 def test_recipients_the_gateway_refuses_are_rejected_and_the_rest_sent(
     client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
 ) -> None:
-    """A Japanese mobile (unpriced in the sandbox: 413) is rejected with the gateway's message;
-    the rest of its chunk goes out under a new request id, once."""
+    """A Japanese mobile (unpriced in the sandbox: 413) that an offline preflight let through is
+    rejected with the gateway's message; the rest of its chunk goes out under a new request
+    id, once."""
     numbers = [*fr_mobiles(3), "+819012345678", *fr_mobiles(3, 3)]
     path = tmp_path / "j.sqlite"
-    result = Campaign(client, numbers, text=TEXT, sender="Shop").send(progress=False, journal=path)
+    campaign = Campaign(client, numbers, text=TEXT, sender="Shop")
+    assert campaign.preflight(offline=True).to_send == 7  # the gateway was not asked
+    result = campaign.send(progress=False, journal=path)
     frame = result.to_frame()
     assert frame["state"].astype(str).tolist() == ["sent"] * 3 + ["rejected"] + ["sent"] * 3
     assert "destination not served" in frame.loc[3, "error"]
@@ -255,6 +258,24 @@ def test_recipients_the_gateway_refuses_are_rejected_and_the_rest_sent(
     assert request_id(numbers) not in set(sent["request_id"])
     assert result.complete
     assert result.not_sent["phone_number"].tolist() == ["+819012345678"]
+
+
+def test_preflight_excludes_a_destination_the_gateway_does_not_serve(
+    client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Preflight asks the gateway which countries it serves: the Japanese mobile is excluded
+    (not_served, with the gateway's reason), and the send then has nothing refused."""
+    numbers = [*fr_mobiles(3), "+819012345678", *fr_mobiles(3, 3)]
+    campaign = Campaign(client, numbers, text=TEXT, sender="Shop")
+    report = campaign.preflight()
+    frame = report.to_frame()
+    assert frame["issue"].astype(str).tolist()[3] == "not_served"
+    assert "JP" in frame.loc[3, "detail"]
+    assert report.to_send == 6
+    result = campaign.send(progress=False, journal=tmp_path / "j.sqlite")
+    states = result.to_frame()["state"].astype(str).tolist()
+    assert states == ["sent"] * 3 + ["excluded"] + ["sent"] * 3
+    assert len(fresh_sandbox.sent()) == 6
 
 
 def test_insufficient_credit_stops_and_resume_finishes_after_top_up(
@@ -483,7 +504,7 @@ def test_estimate_from_the_gateway_and_offline(
     client: smskit.Client, fresh_sandbox: Sandbox
 ) -> None:
     """The gateway's figures (simulation_mode) for 30 French and 10 Belgian 1-SMS recipients
-    cost 30 x 0.065 + 10 x 0.079 EUR; an unserved number is listed, not costed; nothing is
+    cost 30 x 0.065 + 10 x 0.079 EUR; an unserved number is excluded by preflight; nothing is
     sent or charged. Offline with the same unit prices gives the same cost."""
     numbers = [*fr_mobiles(30), *[f"+3247{i:07d}" for i in range(10)], "+819012345678"]
     campaign = Campaign(client, numbers, text=TEXT, sender="Shop")
@@ -495,14 +516,18 @@ def test_estimate_from_the_gateway_and_offline(
     assert estimate.balance == pytest.approx(1000.0)
     assert estimate.residual_credit == pytest.approx(1000.0 - expected)
     assert estimate.enough is True
-    assert estimate.problems["phone_number"].tolist() == ["+819012345678"]
+    assert estimate.problems.empty  # preflight excluded the unserved number: nothing refused
+    excluded = campaign.preflight().excluded
+    assert excluded["phone_number"].tolist() == ["+819012345678"]
+    assert excluded["issue"].astype(str).tolist() == ["not_served"]
     assert fresh_sandbox.sent().empty
     assert fresh_sandbox.balance() == pytest.approx(1000.0)
     offline = campaign.estimate(offline=True, unit_prices={"FR": FR_PREMIUM, "BE": BE_PREMIUM})
     assert offline.source == "offline"
-    assert offline.sms == 41
-    assert offline.cost is None  # no price for JP
-    assert "no unit price for JP" in offline.to_frame()["error"].dropna().iloc[0]
+    assert offline.sms == 40
+    assert offline.cost == pytest.approx(expected)
+    unpriced = campaign.estimate(offline=True, unit_prices={"FR": FR_PREMIUM})
+    assert "no unit price for BE" in unpriced.to_frame()["error"].dropna().iloc[0]
     fr_only = Campaign(client, fr_mobiles(30), text=TEXT, sender="Shop")
     assert fr_only.estimate(offline=True, unit_prices={"FR": FR_PREMIUM}).cost == pytest.approx(
         30 * FR_PREMIUM

@@ -86,6 +86,8 @@ def test_numbers_are_normalised_and_bad_ones_excluded_with_their_issue(
     assert report.issues().to_dict() == {
         "invalid_number": 1,
         "cannot_receive_sms": 5,
+        "not_served": 0,
+        "field_not_scalar": 0,
         "field_too_long": 0,
         "empty_text": 0,
         "duplicate": 0,

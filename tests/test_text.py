@@ -500,10 +500,12 @@ def test_render_all_reports_missing_values() -> None:
     assert out.tolist() == ["Hi Ann", "Hi ", "Hi "]
 
 
-def test_render_all_rejects_a_single_text() -> None:
-    """recipients must be a collection; a bare string is a ValidationError."""
+def test_render_all_reads_a_single_number_or_dict_like_send() -> None:
+    """One number or one dict is one recipient, as for send; a set is refused, naming it."""
+    assert render_all("Hi", "+33612345678").tolist() == ["Hi"]
+    assert render_all("Hi {first_name}", {"first_name": "Ann"}).tolist() == ["Hi Ann"]
     with pytest.raises(ValidationError) as err:
-        render_all("Hi", "+33612345678")
+        render_all("Hi", {"+33612345678"})
     assert err.value.field == "recipients"
 
 

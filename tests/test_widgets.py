@@ -154,7 +154,7 @@ def test_recipients_that_cannot_be_read_block_send_and_say_why(
     """A recipients CSV removed after the composer was made: the panel names it, send is off."""
     csv = tmp_path / "customers.csv"
     RECIPIENTS.to_csv(csv, index=False)
-    composer = Composer(client, str(csv), text=CURLY, sender="MyShop", send_at=SEND_AT, debounce=0)
+    composer = Composer(client, csv, text=CURLY, sender="MyShop", send_at=SEND_AT, debounce=0)
     assert composer.ready and not composer.send_button.disabled
     csv.unlink()
     composer.text = CURLY + " Vite !"

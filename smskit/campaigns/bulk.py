@@ -28,6 +28,9 @@ from smskit.client import AsyncClient, Client
 from smskit.client import core as _core
 from smskit.errors import SmskitError, ValidationError
 from smskit.rules import spec as _spec
+from smskit.rules.fields import DYNAMIC_FIELDS
+from smskit.rules.missing import is_missing
+from smskit.rules.recipients import REGION_COLUMN, Recipients, contact, number_checks
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -246,31 +249,24 @@ def create_contacts(
     (``auto_remove_blacklisted_numbers``, ``do_not_overwrite``). One row per contact given:
     ``input``, ``phone_number``, ``status`` (added / updated / skipped) and ``error``.
     """
-    from smskit.campaigns.preflight import Recipients
+    import pandas as pd
 
     check_chunk_size(chunk_size, CONTACTS_CHUNK_MAX)
     check_concurrency(concurrency)
-    source = Recipients(contacts)
-    blocks = list(source.blocks(_core.CONTACT_FIELDS[1:]))
-    import pandas as pd
-
-    table = pd.concat(blocks) if blocks else pd.DataFrame(columns=["row", *_core.CONTACT_FIELDS])
+    source = Recipients(contacts, field="contacts")
+    table = source.table(DYNAMIC_FIELDS)
     inputs = table["phone_number"].tolist()
-    from smskit.rules import phones
-
-    checks = phones.normalize(pd.Series(inputs, dtype=object), default_region)
-    records = table[list(_core.CONTACT_FIELDS[1:])].to_dict("records")
+    checks = number_checks(inputs, table[REGION_COLUMN].tolist(), default_region)
+    records = table[list(DYNAMIC_FIELDS)].to_dict("records")
     rows: list[Any] = []
     refused: dict[int, str] = {}
     for position, (record, e164) in enumerate(zip(records, checks["e164"], strict=True)):
         row = None
         if isinstance(e164, str):
-            row = {"phone_number": e164, **{k: v for k, v in record.items() if _given(v)}}
             try:  # one bad contact must not sink the 199 others of its request
-                _core.check_contact("contacts", row, position)
+                row = contact(record, position, "contacts", e164, strict=True)
             except ValidationError as exc:
                 refused[position] = f"not sent: {exc}"
-                row = None
         rows.append(row)
 
     def call(runner: AsyncClient, chunk: list[dict[str, Any]]) -> Any:
@@ -380,11 +376,5 @@ def _reasons(errors: Iterable[str | None], checks: pd.DataFrame) -> list[str | N
     return reasons
 
 
-def _given(value: Any) -> bool:
-    if value is None:
-        return False
-    return not (isinstance(value, float) and value != value)
-
-
 def _text(value: Any) -> str | None:
-    return None if not _given(value) else str(value)
+    return None if is_missing(value) else str(value)

@@ -13,18 +13,28 @@ exclude. Campaign-level *errors* stop the send as a whole.
 
 from __future__ import annotations
 
-import os
 import warnings as _warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, time
-from functools import lru_cache
-from pathlib import Path
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit.client import core as _core
+from smskit.campaigns.results import shown_value
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
+from smskit.rules.content import RULE_STOP_MISSING, has_stop_mention, sender_allows_spaces
+from smskit.rules.destinations import Destinations
+from smskit.rules.fields import field_texts, used_fields
+from smskit.rules.findings import ISSUES, Finding
+from smskit.rules.hours import (
+    MARKETING_HOURS,
+    MarketingHours,
+    hours_refusals,
+    register_marketing_hours,
+)
+from smskit.rules.recipients import BLOCK_ROWS, REGION_COLUMN, Recipients, number_checks
+from smskit.rules.sender import check_sender
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,19 +46,12 @@ __all__ = [
     "NO_SMS_LINE_TYPES",
     "MarketingHours",
     "PreflightReport",
+    "PreflightSettings",
     "Recipients",
     "preflight",
     "register_marketing_hours",
 ]
 
-# Why a recipient is excluded, most fundamental first (a row shows its first issue).
-ISSUES: Final = (
-    "invalid_number",
-    "cannot_receive_sms",
-    "field_too_long",
-    "empty_text",
-    "duplicate",
-)
 # Line types that cannot receive an SMS: fixed lines, special-rate and service numbers,
 # pagers, voicemail, and the ranges reserved for fiction (they belong to nobody).
 NO_SMS_LINE_TYPES: Final = frozenset(
@@ -65,229 +68,6 @@ NO_SMS_LINE_TYPES: Final = frozenset(
 )
 # Some receive SMS and some do not: sent, with a warning.
 DOUBTFUL_LINE_TYPES: Final = frozenset({"voip", "personal_number"})
-# Rows per block: below phones.normalize's threshold for helper processes (100,000 distinct
-# values), so preflight's memory is one process's and bounded by the block, not the input.
-BLOCK_ROWS: Final = 50_000
-_CONTACT_COLUMNS: Final = frozenset(_core.CONTACT_FIELDS)
-_MISSING_WARNING: Final = "missing {field}"
-_HOURS_WARNING: Final = "outside marketing hours ({country})"
-_LONG_WARNING: Final = (
-    f"renders to {{characters}} characters, over the {_spec.TEXT_MAX} of a text ({{segments}} SMS)"
-)
-
-
-# -- permitted hours for marketing ----------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class MarketingHours:
-    """When marketing (``wholesale``) SMS may reach a country: days, local hours, holidays.
-
-    ``days`` are weekday numbers (Monday 0 .. Sunday 6); sending is permitted from ``start``
-    (inclusive) to ``end`` (exclusive) local time; with ``public_holidays`` (the default) not
-    on the country's public holidays, taken from the ``holidays`` package.
-    """
-
-    timezone: str
-    days: frozenset[int] = frozenset(range(6))
-    start: time = time(8, 0)
-    end: time = time(20, 0)
-    public_holidays: bool = True
-    holiday_subdivision: str | None = None
-
-    def refusal(self, country: str, when: datetime) -> str | None:
-        """Why ``when`` is outside the permitted hours in ``country``; None when it is inside."""
-        from zoneinfo import ZoneInfo
-
-        local = when.astimezone(ZoneInfo(self.timezone))
-        stamp = f"{local:%a %Y-%m-%d %H:%M} {self.timezone}"
-        if self.public_holidays:
-            name = _holiday(country, self.holiday_subdivision, local.year).get(local.date())
-            if name:
-                return f"{stamp} is a public holiday in {country} ({name})"
-        if local.weekday() not in self.days:
-            return f"{stamp}: no marketing SMS on that day in {country} ({self.describe()})"
-        if not self.start <= local.time() < self.end:
-            return f"{stamp} is outside permitted hours in {country} ({self.describe()})"
-        return None
-
-    def describe(self) -> str:
-        """The rule in words, e.g. ``Mon-Sat 08:00-20:00, not on public holidays``."""
-        names = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-        days = sorted(self.days)
-        if days and days == list(range(days[0], days[-1] + 1)) and len(days) > 1:
-            shown = f"{names[days[0]]}-{names[days[-1]]}"
-        else:
-            shown = ",".join(names[d] for d in days)
-        rule = f"{shown} {self.start:%H:%M}-{self.end:%H:%M}"
-        return rule + (", not on public holidays" if self.public_holidays else "")
-
-
-# France: Monday to Saturday, 08:00 to 20:00, never on public holidays (the operators' and
-# the CNIL's rule for marketing SMS). Extend with register_marketing_hours().
-MARKETING_HOURS: dict[str, MarketingHours] = {"FR": MarketingHours("Europe/Paris")}
-
-
-def register_marketing_hours(country: str, hours: MarketingHours | None) -> None:
-    """Add or replace the marketing-hours rule of ``country`` (ISO 3166 alpha-2); None removes."""
-    _core.check_country("country", country)
-    if hours is None:
-        MARKETING_HOURS.pop(country, None)
-        return
-    if not isinstance(hours, MarketingHours):
-        raise ValidationError("hours", "must be a MarketingHours (or None)", value=hours)
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-    try:
-        ZoneInfo(hours.timezone)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValidationError(
-            "hours.timezone", "must be an IANA time zone, e.g. 'Europe/Paris'", value=hours.timezone
-        ) from None
-    if not hours.days or not set(hours.days) <= set(range(7)):
-        raise ValidationError("hours.days", "weekday numbers 0 (Monday) to 6 (Sunday)")
-    if hours.start >= hours.end:
-        raise ValidationError("hours.start", "must be before hours.end")
-    MARKETING_HOURS[country] = hours
-
-
-@lru_cache(maxsize=64)
-def _holiday(country: str, subdivision: str | None, year: int) -> Mapping[Any, str]:
-    import holidays
-
-    try:
-        return holidays.country_holidays(country, subdiv=subdivision, years=year)
-    except NotImplementedError:  # the package does not know that country: no holidays
-        return {}
-
-
-# -- recipients, read in blocks -------------------------------------------------------------
-
-
-class Recipients:
-    """Where the recipients come from: a DataFrame, a CSV path or a list; read in blocks.
-
-    Columns are the spec's Contact fields (``phone_number``, ``first_name`` ...); others
-    are ignored. A DataFrame or list is taken as it is now (later edits do not change the
-    campaign); a CSV is read as text (a leading ``+`` or ``0`` survives) and streamed.
-    """
-
-    def __init__(self, recipients: Any) -> None:
-        import pandas as pd
-
-        self.path: Path | None = None
-        self.frame: pd.DataFrame | None = None
-        if isinstance(recipients, str | os.PathLike):
-            self.path = Path(recipients)
-            if not self.path.is_file():
-                raise ValidationError(
-                    "recipients", "a path must name an existing CSV file", value=str(recipients)
-                )
-        elif isinstance(recipients, pd.DataFrame):
-            if "phone_number" not in recipients.columns:
-                raise ValidationError(
-                    "recipients", "a DataFrame of recipients needs a 'phone_number' column"
-                )
-            # A snapshot of the contact columns (copy-on-write: free until the caller edits
-            # the frame): the campaign keeps the recipients it was created with.
-            self.frame = recipients[[c for c in recipients.columns if c in _CONTACT_COLUMNS]]
-        elif isinstance(recipients, Sequence | pd.Series) and not isinstance(recipients, bytes):
-            self.frame = _frame_of_list(list(recipients))
-        else:
-            raise ValidationError(
-                "recipients",
-                "must be a DataFrame, the path of a CSV file, or a list of numbers or dicts",
-                value=type(recipients).__name__,
-            )
-
-    def describe(self) -> str:
-        """A short description for the journal and reprs."""
-        if self.path is not None:
-            return f"CSV file {self.path.name}"
-        assert self.frame is not None
-        return f"{len(self.frame)} rows in memory"
-
-    def fingerprint(self) -> str:
-        """Changes when the recipients can have changed: a file's size and modification time;
-        a snapshot in memory never changes. Lets send() reuse the preflight of the same data."""
-        if self.path is None:
-            return "snapshot"
-        stat = self.path.stat()
-        return f"file:{stat.st_size}:{stat.st_mtime_ns}"
-
-    def blocks(self, columns: Sequence[str], size: int = BLOCK_ROWS) -> Iterator[pd.DataFrame]:
-        """Blocks of the needed columns (absent ones as nulls) with a ``row`` position column.
-
-        The block's index is the input's own (DataFrame labels; positions for CSV and lists).
-        """
-        import pandas as pd
-
-        wanted = ["phone_number", *[c for c in columns if c != "phone_number"]]
-        if self.frame is not None:
-            for start in range(0, max(len(self.frame), 1), size):
-                part = self.frame.iloc[start : start + size]
-                yield _with_columns(part, wanted, start)
-            return
-        assert self.path is not None
-        start = 0
-        header = pd.DataFrame({name: pd.Series(dtype=object) for name in wanted})
-        try:
-            reader = pd.read_csv(
-                self.path,
-                dtype=str,
-                keep_default_na=False,
-                na_values=[""],
-                usecols=lambda name: name in wanted,
-                chunksize=size,
-            )
-            with reader:
-                for part in reader:
-                    if "phone_number" not in part.columns:
-                        raise ValidationError(
-                            "recipients", "the CSV file needs a 'phone_number' column"
-                        )
-                    yield _with_columns(part, wanted, start)
-                    start += len(part)
-            if start == 0:  # a header and no rows
-                yield _with_columns(header, wanted, 0)
-        except pd.errors.EmptyDataError:
-            raise ValidationError("recipients", "the CSV file is empty") from None
-
-
-def _frame_of_list(items: list[Any]) -> pd.DataFrame:
-    import pandas as pd
-
-    rows = []
-    for position, item in enumerate(items):
-        if isinstance(item, Mapping):
-            if "phone_number" not in item:
-                raise ValidationError("recipients.phone_number", "is required", position=position)
-            rows.append(dict(item))
-        elif isinstance(item, str | int):
-            rows.append({"phone_number": item})
-        else:
-            raise ValidationError(
-                "recipients",
-                "each recipient must be a phone number or a dict with 'phone_number'",
-                position=position,
-                value=item,
-            )
-    return pd.DataFrame(rows, columns=None if rows else ["phone_number"])
-
-
-def _with_columns(part: pd.DataFrame, wanted: Sequence[str], start: int) -> pd.DataFrame:
-    import numpy as np
-    import pandas as pd
-
-    data = {
-        name: part[name].to_numpy(dtype=object)
-        if name in part.columns
-        else np.full(len(part), None, dtype=object)
-        for name in wanted
-    }
-    block = pd.DataFrame(data, index=part.index)
-    block.insert(0, "row", np.arange(start, start + len(part), dtype="int64"))
-    return block
 
 
 # -- the report -----------------------------------------------------------------------------
@@ -303,10 +83,15 @@ class PreflightReport:
 
     frame: pd.DataFrame = field(repr=False)
     errors: tuple[ValidationError, ...] = ()
-    warnings: tuple[str, ...] = ()
+    findings: tuple[Finding, ...] = ()
     text: str = ""
     purpose: str = "wholesale"
     evaluated_at: datetime | None = None
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """The campaign-level warnings in words (``findings`` holds them as data)."""
+        return tuple(finding.message() for finding in self.findings)
 
     @property
     def ok(self) -> bool:
@@ -381,7 +166,7 @@ class PreflightReport:
 
         excluded = self.frame.loc[~self.frame["send"]].head(10)
         columns = ["row", "input", "phone_number", "line_type", "issue", "detail"]
-        rows = [[_shown(v) for v in record] for record in excluded[columns].itertuples(False)]
+        rows = [[shown_value(v) for v in record] for record in excluded[columns].itertuples(False)]
         return render(
             "campaign_preflight.html",
             summary=self.summary().iloc[0].to_dict(),
@@ -397,17 +182,8 @@ class PreflightReport:
         return self.to_html()
 
 
-def _shown(value: Any) -> Any:
-    import pandas as pd
-
-    return "" if value is None or (not isinstance(value, str) and pd.isna(value)) else value
-
-
-# -- the checks -----------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
-class Settings:
+class PreflightSettings:
     """What preflight needs to know about the send."""
 
     text: str
@@ -417,45 +193,45 @@ class Settings:
     with_replies: bool | None = None
     send_at: str | None = None
     auto_optimize_text: bool | None = None
+    type: str | None = None
+
+    @property
+    def product(self) -> str:
+        """The product billed: ``type``, premium SMS when not given (spec, ``type``)."""
+        return self.type if self.type in _spec.SMS_TYPES else "sms_premium"
 
 
 def campaign_findings(
-    settings: Settings,
-) -> tuple[list[ValidationError], list[str], tuple[str, ...]]:
+    settings: PreflightSettings,
+) -> tuple[list[ValidationError], list[Finding], tuple[str, ...]]:
     """Campaign-level errors and warnings, and the dynamic fields the text uses."""
     from smskit.rules import text as engine
 
     errors: list[ValidationError] = []
-    found: list[str] = []
+    found: list[Finding] = []
     used: tuple[str, ...] = ()
     # The fields are needed even when the text breaks a rule (too long, say): the report
     # still renders every recipient, and says what is wrong once, here.
     try:
-        used = engine.fields(settings.text)
+        used = used_fields(settings.text)
         engine.validate_text(settings.text)
     except ValidationError as exc:
         errors.append(exc)
     marketing = settings.purpose in (None, "wholesale")
-    if isinstance(settings.text, str) and marketing and not engine.has_stop_mention(settings.text):
-        errors.append(
-            ValidationError(
-                "text",
-                "a marketing (purpose='wholesale', the default) text needs a STOP mention, "
-                "e.g. 'STOP au 36173'; purpose='alert' is for transactional messages only",
-            )
-        )
+    if isinstance(settings.text, str) and marketing and not has_stop_mention(settings.text):
+        errors.append(ValidationError("text", RULE_STOP_MISSING))
     try:
-        _core.check_sender(
-            settings.sender, spaces=settings.purpose == "alert" or settings.with_replies is True
+        check_sender(
+            settings.sender, spaces=sender_allows_spaces(settings.purpose, settings.with_replies)
         )
     except ValidationError as exc:
         errors.append(exc)
     if settings.with_replies:
-        found.append("with_replies=True: the sender is replaced by the gateway's short number")
+        found.append(Finding("sender_replaced", "sender"))
     return errors, found, used
 
 
-def send_instant(settings: Settings, now: datetime) -> datetime:
+def send_instant(settings: PreflightSettings, now: datetime) -> datetime:
     """When the messages go out: ``send_at`` if given and later than ``now``, else ``now``."""
     if settings.send_at is None:
         return now
@@ -463,32 +239,36 @@ def send_instant(settings: Settings, now: datetime) -> datetime:
     return max(when, now)
 
 
-def hours_refusals(regions: Sequence[str], settings: Settings, when: datetime) -> dict[str, str]:
-    """Regions (with a rule) where a marketing send at ``when`` is not permitted, and why."""
-    if settings.purpose == "alert":
-        return {}  # transactional messages may go out at any hour (spec, send rule 2)
-    refusals = {}
-    for region in regions:
-        rule = MARKETING_HOURS.get(region)
-        reason = rule.refusal(region, when) if rule is not None else None
-        if reason is not None:
-            refusals[region] = reason
-    return refusals
+class _Notes:
+    """Per-recipient warnings of one block, as findings, rendered once at the end."""
+
+    def __init__(self, n: int) -> None:
+        self.rows: list[list[Finding]] = [[] for _ in range(n)]
+
+    def add(self, row: int, finding: Finding) -> None:
+        self.rows[row].append(finding)
+
+    def rendered(self) -> Any:
+        import numpy as np
+
+        return np.array(
+            ["; ".join(f.message() for f in said) if said else None for said in self.rows],
+            dtype=object,
+        )
 
 
 def check_block(
     block: pd.DataFrame,
-    settings: Settings,
+    settings: PreflightSettings,
     used: tuple[str, ...],
     when: datetime,
     numbers_cache: dict[Any, Any] | None = None,
+    counts: Counter[str] | None = None,
 ) -> tuple[pd.Index, dict[str, Any]]:
     """The per-recipient report of one block, as its index and columns (duplicates are found
-    later, across blocks)."""
+    later, across blocks). ``counts`` gathers the warnings by code."""
     import numpy as np
     import pandas as pd
-
-    from smskit.rules import phones
 
     n = len(block)
     index = block.index
@@ -496,8 +276,10 @@ def check_block(
     key = (int(block["row"].iloc[0]) if n else 0, n, settings.default_region)
     checks = None if numbers_cache is None else numbers_cache.get(key)
     if checks is None:
-        checks = phones.normalize(pd.Series(block["phone_number"].to_numpy(), index=index),
-                                  settings.default_region)  # fmt: skip
+        checks = number_checks(
+            block["phone_number"].tolist(), block[REGION_COLUMN].tolist(), settings.default_region
+        )
+        checks.index = index
         if numbers_cache is not None:
             numbers_cache[key] = checks
     raw = block["phone_number"].to_numpy(dtype=object)
@@ -506,10 +288,11 @@ def check_block(
     e164 = np.where(e164 == raw, raw, e164)
     line_type = checks["type"].astype(str).to_numpy(dtype=object)
     valid = checks["valid"].to_numpy(dtype=bool)
+    region = checks["region"].to_numpy(dtype=object, na_value=None)
 
     issue = np.full(n, None, dtype=object)
     detail = np.full(n, None, dtype=object)
-    notes: list[list[str]] = [[] for _ in range(n)]
+    notes = _Notes(n)
 
     def flag(mask: np.ndarray, name: str, details: Any) -> None:
         fresh = mask & pd.isna(issue)
@@ -522,13 +305,15 @@ def check_block(
         no_sms, "cannot_receive_sms", np.array([f"line type {t}" for t in line_type], dtype=object)
     )
     for row in np.flatnonzero(np.isin(line_type, list(DOUBTFUL_LINE_TYPES))):
-        notes[row].append(f"{line_type[row]} line may not receive SMS")
-
+        notes.add(row, Finding("doubtful_line", "phone_number", None, line_type[row]))
     columns: dict[str, list[str]] = {}
     for name in used:
-        texts, missing, too_long = _field_texts(block[name].tolist())
-        for row in np.flatnonzero(missing):
-            notes[row].append(_MISSING_WARNING.format(field=f"{{{name}}}"))
+        texts, not_scalar = _field_texts(block[name].tolist(), name)
+        flag(not_scalar != "", "field_not_scalar", not_scalar)
+        missing = np.fromiter((not t.strip() for t in texts), dtype=bool, count=n)
+        for row in np.flatnonzero(missing & (not_scalar == "")):
+            notes.add(row, Finding("field_missing", name))
+        too_long = np.fromiter((len(t) > _spec.FIELD_MAX for t in texts), dtype=bool, count=n)
         if too_long.any():
             rule = f" characters (max {_spec.FIELD_MAX})"
             details = np.array([f"{name} has {len(t)}{rule}" for t in texts], dtype=object)
@@ -540,20 +325,20 @@ def check_block(
     flag(stats["characters"] == 0, "empty_text", "the text renders empty")
     # The spec's limit is on the text sent; fields can push a rendered one past it.
     for row in np.flatnonzero(stats["characters"] > _spec.TEXT_MAX):
-        notes[row].append(
-            _LONG_WARNING.format(
-                characters=stats["characters"][row], segments=stats["segments"][row]
-            )
+        over = (
+            f"{stats['characters'][row]} characters, over the {_spec.TEXT_MAX} of a text "
+            f"({stats['segments'][row]} SMS)"
         )
+        notes.add(row, Finding("rendered_too_long", "text", None, over))
 
-    region = checks["region"].to_numpy(dtype=object, na_value=None)
     if settings.purpose != "alert":
         present = sorted({r for r, ok in zip(region, valid, strict=True) if ok and r})
-        for country in hours_refusals(present, settings, when):
+        for country in hours_refusals(present, settings.purpose, when):
             for row in np.flatnonzero((region == country) & valid):
-                notes[row].append(_HOURS_WARNING.format(country=country))
+                notes.add(row, Finding("outside_hours", None, None, country))
 
-    warning = np.array(["; ".join(said) if said else None for said in notes], dtype=object)
+    if counts is not None:  # recipients per warning code, not warnings
+        counts.update(code for said in notes.rows for code in {f.code for f in said})
     columns = {
         "row": block["row"].to_numpy(),
         "input": raw,
@@ -564,27 +349,32 @@ def check_block(
         "encoding": stats["encoding"],
         "characters": stats["characters"],
         "segments": stats["segments"],
+        "cost": np.full(n, np.nan),  # known once the gateway's prices are: see priced()
         "issue": issue,
         "detail": detail,
-        "warning": warning,
+        "warning": notes.rendered(),
     }
     return index, columns
 
 
-def _field_texts(values: list[Any]) -> tuple[list[str], Any, Any]:
-    """A dynamic field's text for every recipient, which are missing, which are too long."""
+def _field_texts(values: list[Any], name: str) -> tuple[list[str], Any]:
+    """A dynamic field's text for every recipient ("" when missing or refused), and for each
+    value that is not a scalar, its type's name ("" for the others)."""
     import numpy as np
 
-    from smskit.rules.text import field_texts
-
-    texts = field_texts(values)
-    missing = np.fromiter((not t.strip() for t in texts), dtype=bool, count=len(texts))
-    too_long = np.fromiter((len(t) > _spec.FIELD_MAX for t in texts), dtype=bool, count=len(texts))
-    return texts, missing, too_long
+    texts: list[str] = []
+    refused = np.full(len(values), "", dtype=object)
+    for row, value in enumerate(values):
+        try:
+            texts += field_texts([value], name)
+        except ValidationError:
+            refused[row] = f"{name} is a {type(value).__name__}, not a text, number or date"
+            texts.append("")
+    return texts, refused
 
 
 def _render(
-    settings: Settings, columns: dict[str, list[str]], n: int
+    settings: PreflightSettings, columns: dict[str, list[str]], n: int
 ) -> tuple[Any, dict[str, Any]]:
     """Rendered (and optimised) texts, and their encoding, characters and segments."""
     import numpy as np
@@ -601,10 +391,10 @@ def _render(
             "segments": np.zeros(n, dtype="int16"),
         }
     try:
-        fields = engine.fields(settings.text)
+        used = used_fields(settings.text)
     except ValidationError:
-        fields = ()
-    if fields:
+        used = ()
+    if used:
         with _warnings.catch_warnings():
             _warnings.simplefilter("ignore", engine.MissingFieldWarning)
             texts = engine.render_all(settings.text, pd.DataFrame(columns)).tolist()
@@ -673,17 +463,21 @@ def _assemble(parts: list[tuple[Any, dict[str, Any]]]) -> tuple[Any, dict[str, A
 
 def preflight(
     recipients: Recipients,
-    settings: Settings,
+    settings: PreflightSettings,
     *,
     now: datetime | None = None,
     clock: Callable[[], datetime] | None = None,
     block_rows: int = BLOCK_ROWS,
     numbers_cache: dict[Any, Any] | None = None,
+    destinations: Destinations | None = None,
 ) -> PreflightReport:
     """Check every recipient and the campaign; nothing is sent.
 
-    ``numbers_cache`` (a dict the caller keeps, for recipients that do not change) saves
-    normalising every number again when only the text or the options changed.
+    ``destinations`` (what the gateway said it serves, see :mod:`smskit.campaigns.served`)
+    excludes the recipients whose country is not served for the product and prices the
+    others (:func:`priced`); without it those two are not checked. ``numbers_cache`` (a
+    dict the caller keeps, for recipients that do not change) saves normalising every
+    number again when only the text or the options changed.
     """
     import numpy as np
     import pandas as pd
@@ -691,10 +485,11 @@ def preflight(
     instant = now or (clock or _utcnow)()
     if instant.utcoffset() is None:
         raise ValidationError("now", "needs a timezone (an aware datetime)", value=instant)
-    errors, notes, used = campaign_findings(settings)
+    errors, found, used = campaign_findings(settings)
     when = send_instant(settings, instant)
+    counts: Counter[str] = Counter()
     parts = [
-        check_block(block, settings, used, when, numbers_cache)
+        check_block(block, settings, used, when, numbers_cache, counts)
         for block in recipients.blocks(used, block_rows)
     ]
     index, columns = _assemble(parts)
@@ -712,21 +507,57 @@ def preflight(
     del columns
     sending = frame["send"].to_numpy()
     regions = sorted(set(frame.loc[sending, "region"].dropna().astype(str)))
-    for country, reason in hours_refusals(regions, settings, when).items():
+    for country, reason in hours_refusals(regions, settings.purpose, when).items():
         count = int(((frame["region"] == country) & frame["send"]).sum())
-        notes.append(f"{reason}: {count} recipient(s) would receive a marketing SMS")
-    said = frame["warning"].cat.categories
-    missing = frame["warning"].isin(said[said.str.contains("missing {", regex=False)])
-    if missing.any():
-        notes.append(f"{int(missing.sum())} recipient(s) miss a dynamic field: it renders empty")
+        said = f"{reason}: {count} recipient(s) would receive a marketing SMS"
+        found.append(Finding("hours_refused", None, None, said))
+    if counts["field_missing"]:
+        found.append(Finding("fields_missing", None, None, str(counts["field_missing"])))
+    if destinations is not None:
+        priced(frame, destinations, settings.product)
     return PreflightReport(
         frame,
         errors=tuple(errors),
-        warnings=tuple(notes),
+        findings=tuple(found),
         text=settings.text,
         purpose=settings.purpose or "wholesale",
         evaluated_at=when,
     )
+
+
+def samples(frame: pd.DataFrame) -> dict[str, str]:
+    """One sendable number per destination country of a report's frame (to ask the gateway)."""
+    sending = frame.loc[frame["send"] & frame["region"].notna(), ["region", "phone_number"]]
+    firsts = sending.drop_duplicates("region")
+    return {str(r): str(n) for r, n in firsts.itertuples(index=False)}
+
+
+def priced(frame: pd.DataFrame, destinations: Destinations, product: str) -> None:
+    """In place: exclude the recipients whose country the gateway does not serve for
+    ``product`` (issue ``not_served`` with the gateway's reason); price the others."""
+    import numpy as np
+
+    region = frame["region"].astype(object).to_numpy()
+    sending = frame["send"].to_numpy().copy()
+    cost = frame["cost"].to_numpy(dtype=float).copy()
+    segments = frame["segments"].to_numpy()
+    issue = frame["issue"].copy()
+    detail = frame["detail"].to_numpy(dtype=object).copy()
+    for country in sorted({r for r in region[sending] if isinstance(r, str)}):
+        verdict = destinations.verdict(country, product)
+        where = sending & (region == country)
+        if verdict is None:
+            continue
+        if not verdict.served:
+            issue[where] = "not_served"
+            detail[where] = verdict.reason
+            sending[where] = False
+        elif verdict.unit_price is not None:
+            cost[where] = np.round(segments[where] * verdict.unit_price, 6)
+    frame["issue"] = issue
+    frame["detail"] = detail
+    frame["send"] = sending
+    frame["cost"] = cost
 
 
 def _utcnow() -> datetime:

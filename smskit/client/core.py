@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import math
 import re
 import sys
 import typing
@@ -53,6 +52,15 @@ from smskit.errors import (
     ValidationError,
 )
 from smskit.rules import spec as _spec
+from smskit.rules.content import (
+    RULE_STOP_MISSING,
+    has_stop_mention,
+    is_marketing,
+    sender_allows_spaces,
+)
+from smskit.rules.fields import used_fields
+from smskit.rules.hours import check_country
+from smskit.rules.sender import check_sender
 
 if TYPE_CHECKING:
     from typing import Self, TypeAlias
@@ -69,17 +77,6 @@ T = TypeVar("T")
 P = ParamSpec("P")
 
 PREFIX = "/v1/public"
-# The spec's Contact object: the number and the dynamic fields a text may use.
-CONTACT_FIELDS = (
-    "phone_number",
-    "first_name",
-    "last_name",
-    "param1",
-    "param2",
-    "param3",
-    "param4",
-    "param5",
-)
 
 
 # -- the call ---------------------------------------------------------------------------------
@@ -277,8 +274,6 @@ class Contact(Resource[M]):
         }
         if strict:
             check_count("contacts", rows, 1, None)
-            for position, row in enumerate(rows):
-                check_contact("contacts", row, position)
             check_name("list_name", list_name, _spec.LIST_NAME_MAX, required=False)
             check_name("tag_name", tag_name, _spec.TAG_NAME_MAX, required=False)
             check_flags(flags)
@@ -421,58 +416,14 @@ def _query_value(value: Any) -> str:
 
 
 def to_contacts(value: Any, field: str, *, strict: bool) -> list[dict[str, Any]]:
-    """Recipients as the list of Contact objects the gateway takes.
+    """Recipients as the list of Contact objects the gateway takes, read by THE reader
+    (:mod:`smskit.rules.recipients`): numbers in E.164 (national ones read in the row's
+    ``country``, else France), dynamic fields as text, missing values left out."""
+    from smskit.rules.recipients import DEFAULT_REGION, Recipients, contact_rows
 
-    Accepts one number, one dict, a list of numbers or dicts, or a DataFrame with a
-    ``phone_number`` column (other columns are ignored). Missing values are left out.
-    """
-    if isinstance(value, str | Mapping):
-        value = [value]
-    pandas = sys.modules.get("pandas")
-    if pandas is not None and isinstance(value, pandas.DataFrame):
-        return _frame_rows(value, field)
-    items = as_list(value, field)
-    return [_contact(item, field, position, strict) for position, item in enumerate(items)]
-
-
-def _contact(item: Any, field: str, position: int, strict: bool) -> dict[str, Any]:
-    if isinstance(item, Mapping):
-        row = {str(key): _plain(value) for key, value in item.items() if not _missing(value)}
-        unknown = sorted(row.keys() - set(CONTACT_FIELDS))
-        if strict and unknown:
-            raise ValidationError(
-                f"{field}.{unknown[0]}",
-                f"unknown field; a contact has {', '.join(CONTACT_FIELDS)}",
-                position=position,
-            )
-        return row
-    if strict and not isinstance(item, str):
-        raise ValidationError(
-            field,
-            "each contact must be a phone number string or a dict with 'phone_number'",
-            position=position,
-            value=item,
-        )
-    return {"phone_number": _plain(item)}
-
-
-def _frame_rows(frame: pd.DataFrame, field: str) -> list[dict[str, Any]]:
-    if "phone_number" not in frame.columns:
-        raise ValidationError(field, "a DataFrame of contacts needs a 'phone_number' column")
-    columns = [column for column in CONTACT_FIELDS if column in frame.columns]
-    return [
-        {key: _plain(value) for key, value in record.items() if not _missing(value)}
-        for record in frame[columns].to_dict("records")
-    ]
-
-
-def _missing(value: Any) -> bool:
-    if value is None:
-        return True
-    if isinstance(value, float):
-        return math.isnan(value)
-    pandas = sys.modules.get("pandas")
-    return (pandas is not None and value is pandas.NA) or type(value).__name__ == "NaTType"
+    return contact_rows(
+        Recipients(value, field=field), default_region=DEFAULT_REGION, strict=strict
+    )
 
 
 def _plain(value: Any) -> Any:
@@ -522,9 +473,6 @@ def iso_datetime(value: datetime | str | None, field: str, *, strict: bool) -> s
 # -- checks (validate=True) -------------------------------------------------------------------
 
 
-_SENDER = re.compile(r"[A-Za-z0-9]+")
-_SENDER_WITH_SPACES = re.compile(r"[A-Za-z0-9 ]+")
-_COUNTRY = re.compile(r"[A-Z]{2}")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
 
@@ -539,11 +487,9 @@ def check_send(
     """The send endpoint's rules: text, recipients, sender, type, purpose, STOP mention."""
     check_choice("type", sms_type, _spec.SMS_TYPES)
     check_choice("purpose", purpose, _spec.PURPOSES)
-    check_text(text, marketing=purpose in (None, "wholesale"))
+    check_text(text, marketing=is_marketing(purpose))
     check_count("recipients", rows, 1, _spec.RECIPIENTS_MAX)
-    for position, row in enumerate(rows):
-        check_contact("recipients", row, position)
-    check_sender(sender, spaces=purpose == "alert" or with_replies is True)
+    check_sender(sender, spaces=sender_allows_spaces(purpose, with_replies))
 
 
 def check_text(text: Any, *, marketing: bool) -> None:
@@ -551,35 +497,9 @@ def check_text(text: Any, *, marketing: bool) -> None:
     from smskit.rules import text as engine
 
     engine.validate_text(text)
-    engine.fields(text)
-    if marketing and not engine.has_stop_mention(text):
-        raise ValidationError(
-            "text",
-            "a marketing (purpose='wholesale', the default) text needs a STOP mention, "
-            "e.g. 'STOP au 36173'; use purpose='alert' for transactional messages",
-        )
-
-
-def check_contact(field: str, row: Mapping[str, Any], position: int) -> None:
-    """A number in international format and dynamic fields of at most 50 characters."""
-    if "phone_number" not in row:
-        raise ValidationError(f"{field}.phone_number", "is required", position=position)
-    check_number(f"{field}.phone_number", row["phone_number"], position)
-    for key in CONTACT_FIELDS[1:]:
-        value = row.get(key)
-        if value is None:
-            continue
-        if not isinstance(value, str):
-            raise ValidationError(
-                f"{field}.{key}", "must be a string (or None)", position=position, value=value
-            )
-        if len(value) > _spec.FIELD_MAX:
-            raise ValidationError(
-                f"{field}.{key}",
-                f"at most {_spec.FIELD_MAX} characters, got {len(value)}",
-                position=position,
-                value=value,
-            )
+    used_fields(text)
+    if marketing and not has_stop_mention(text):
+        raise ValidationError("text", RULE_STOP_MISSING)
 
 
 def check_number(field: str, value: Any, position: int | None = None) -> None:
@@ -611,18 +531,6 @@ def check_count(field: str, items: list[Any], low: int, high: int | None) -> Non
         raise ValidationError(field, f"needs {bound} items, got {len(items)}{hint}")
 
 
-def check_sender(sender: Any, *, spaces: bool) -> None:
-    """3..11 characters a-z, A-Z, 0-9; spaces only for alerts and sends with replies."""
-    pattern = _SENDER_WITH_SPACES if spaces else _SENDER
-    lo, hi = _spec.SENDER_MIN, _spec.SENDER_MAX
-    if not isinstance(sender, str) or not lo <= len(sender) <= hi:
-        raise ValidationError("sender", f"must have {lo} to {hi} characters", value=sender)
-    if not pattern.fullmatch(sender):
-        allowed = "letters a-z A-Z, digits" + (" and spaces" if spaces else "")
-        extra = "" if spaces else " (spaces only with purpose='alert' or with_replies=True)"
-        raise ValidationError("sender", f"only {allowed}{extra}", value=sender)
-
-
 def check_choice(field: str, value: Any, choices: tuple[str, ...]) -> None:
     """None or one of ``choices``."""
     if value is not None and value not in choices:
@@ -648,17 +556,6 @@ def check_name(field: str, value: Any, maximum: int, *, required: bool) -> None:
         return
     if not isinstance(value, str) or not 1 <= len(value) <= maximum:
         raise ValidationError(field, f"must be a string of 1 to {maximum} characters", value=value)
-
-
-def check_country(field: str, value: Any, *, position: int | None = None) -> None:
-    """A 2-letter upper-case country code (ISO 3166-1 alpha-2), as the gateway keys them."""
-    if not isinstance(value, str) or not _COUNTRY.fullmatch(value):
-        raise ValidationError(
-            field,
-            "must be a 2-letter upper-case country code, e.g. 'FR'",
-            position=position,
-            value=value,
-        )
 
 
 def check_balance_query(country_code: Any, product_name: Any) -> None:

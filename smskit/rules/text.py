@@ -41,6 +41,9 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from smskit.errors import ValidationError
 from smskit.rules import gsm as _gsm
+from smskit.rules import spec as _spec
+from smskit.rules.content import DEFAULT_STOP_MENTION, add_stop_mention, has_stop_mention
+from smskit.rules.fields import DYNAMIC_FIELDS, FIELD_RE, field_text, field_texts, used_fields
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -68,18 +71,8 @@ __all__ = [
     "validate_text",
 ]
 
-DYNAMIC_FIELDS: Final = (
-    "first_name",
-    "last_name",
-    "param1",
-    "param2",
-    "param3",
-    "param4",
-    "param5",
-)
-MAX_TEXT_LENGTH: Final = 1224
-MAX_FIELD_LENGTH: Final = 50
-DEFAULT_STOP_MENTION: Final = "STOP au 36173"
+MAX_TEXT_LENGTH: Final = _spec.TEXT_MAX
+MAX_FIELD_LENGTH: Final = _spec.FIELD_MAX
 NATIONAL_LANGUAGES: Final = tuple(_gsm.NATIONAL_TABLES)
 
 GSM7: Final = "GSM-7"
@@ -469,37 +462,7 @@ def optimize(text: str) -> Optimization:
     )
 
 
-# --------------------------------------------------------------------------- STOP rule
-
-_STOP_RE: Final = re.compile(r"\bSTOP\b")
-
-
-def has_stop_mention(text: str) -> bool:
-    """THE STOP rule (client preflight, sandbox, composer): the upper-case word ``STOP``.
-
-    Case-sensitive and whole-word (regex ``\\bSTOP\\b`` with Unicode word characters):
-    "STOP au 36173", "STOP: 36173" and "(STOP)" qualify; "stop", "Stop", "STOPPED",
-    "NONSTOP" and "STOP_SMS" do not.
-    """
-    _check_str(text)
-    return _STOP_RE.search(text) is not None
-
-
-def add_stop_mention(text: str, mention: str = DEFAULT_STOP_MENTION) -> str:
-    """``text`` with ``mention`` appended on a new line, unless it already has a STOP mention."""
-    _check_str(text)
-    _check_str(mention, "mention")
-    if not has_stop_mention(mention):
-        raise ValidationError("mention", "must contain the word STOP", value=mention)
-    if has_stop_mention(text):
-        return text
-    body = text.rstrip()
-    return f"{body}\n{mention}" if body else mention
-
-
 # --------------------------------------------------------------------------- personalisation
-
-_FIELD_RE: Final = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 class MissingFieldWarning(UserWarning):
@@ -510,18 +473,12 @@ class MissingFieldWarning(UserWarning):
 def _parse(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Split ``template`` into literals and field names: lit0, f0, lit1, f1, ..., litN."""
     _check_str(template)
+    used_fields(template)  # an unknown field is refused there, once
     literals: list[str] = []
     names: list[str] = []
     last = 0
-    for match in _FIELD_RE.finditer(template):
+    for match in FIELD_RE.finditer(template):
         name = match.group(1)
-        if name not in DYNAMIC_FIELDS:
-            raise ValidationError(
-                "text",
-                f"unknown dynamic field {{{name}}}; use one of "
-                + ", ".join(f"{{{f}}}" for f in DYNAMIC_FIELDS),
-                position=match.start(),
-            )
         literals.append(template[last : match.start()])
         names.append(name)
         last = match.end()
@@ -536,37 +493,6 @@ def fields(template: str) -> tuple[str, ...]:
     An identifier that is not one of :data:`DYNAMIC_FIELDS` is a ``ValidationError``.
     """
     return tuple(dict.fromkeys(_parse(template)[1]))
-
-
-def field_texts(values: Iterable[Any]) -> list[str]:
-    """Each value as the text it renders as in a message, ``""`` when missing (1234.0 -> "1234").
-
-    The one conversion rendering uses, for code that checks or sends fields column-wise.
-    """
-    return [v if type(v) is str else (_field_text(v) or "") for v in values]
-
-
-def _field_text(value: Any) -> str | None:
-    """The text a recipient's value renders as; ``None`` when the value is missing."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return value
-    if isinstance(value, float):
-        if math.isnan(value):
-            return None
-        # pandas turns an integer column with gaps into floats: 1234.0 means 1234
-        return str(int(value)) if value.is_integer() else repr(value)
-    if isinstance(value, bool | int):
-        return str(value)
-    try:
-        import pandas as pd
-
-        if pd.isna(value):
-            return None
-    except (TypeError, ValueError):
-        pass
-    return str(value)
 
 
 def _get(recipient: Any, name: str) -> Any:
@@ -584,7 +510,7 @@ def _render_row(
 ) -> str:
     out = [literals[0]]
     for name, raw, literal in zip(names, values, literals[1:], strict=True):
-        value = _field_text(raw)
+        value = field_text(raw, name if row is None else f"recipients.{name}", row)
         if value is None:
             value = ""
             if missing is not None:
@@ -610,28 +536,12 @@ def render(template: str, recipient: Mapping[str, Any] | Any) -> str:
 
 
 def _columns(recipients: Any, names: Sequence[str]) -> tuple[dict[str, list[Any]], Any, int]:
-    """Values of each field for every recipient, positionally, plus the index to report."""
-    import pandas as pd
+    """Values of each field for every recipient, positionally, plus the index to report;
+    recipients are read by THE reader (:mod:`smskit.rules.recipients`), numbers optional."""
+    from smskit.rules.recipients import Recipients
 
-    if isinstance(recipients, pd.DataFrame):
-        n = len(recipients)
-        cols = {
-            name: recipients[name].tolist() if name in recipients.columns else [None] * n
-            for name in names
-        }
-        return cols, recipients.index, n
-    if isinstance(recipients, str | bytes | Mapping) or not isinstance(recipients, Iterable):
-        raise ValidationError(
-            "recipients",
-            "must be a list of contacts, a list of numbers or a DataFrame",
-            value=recipients,
-        )
-    index = recipients.index if isinstance(recipients, pd.Series) else None
-    rows = list(recipients)
-    cols = {
-        name: [None if isinstance(r, str | int) else _get(r, name) for r in rows] for name in names
-    }
-    return cols, index if index is not None else pd.RangeIndex(len(rows)), len(rows)
+    table = Recipients(recipients, need_number=False).table(names)
+    return {name: table[name].tolist() for name in names}, table.index, len(table)
 
 
 def _column_texts(values: list[Any], name: str) -> tuple[list[str], list[int]]:
@@ -640,7 +550,7 @@ def _column_texts(values: list[Any], name: str) -> tuple[list[str], list[int]]:
         texts = values
         missing: list[int] = []
     else:
-        rendered = list(map(_field_text, values))
+        rendered = [field_text(v, f"recipients.{name}", row) for row, v in enumerate(values)]
         missing = [row for row, value in enumerate(rendered) if value is None]
         texts = ["" if value is None else value for value in rendered]
     too_long = [row for row, size in enumerate(map(len, texts)) if size > MAX_FIELD_LENGTH]
@@ -693,7 +603,8 @@ def _warn_missing(missing: list[tuple[int | None, str]]) -> None:
 
 
 def render_all(template: str, recipients: Any) -> pd.Series:
-    """Render ``template`` for every recipient (list of dicts, list of numbers, DataFrame).
+    """Render ``template`` for every recipient, read like ``send`` reads them (one dict or
+    number, a list of them, a DataFrame, a CSV ``Path``).
 
     A value over 50 characters is a ``ValidationError`` naming ``recipients[row].field``
     (row counted from 0); missing values render empty and raise one

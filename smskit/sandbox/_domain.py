@@ -19,6 +19,9 @@ from typing import Any
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules import text as textlib
+from smskit.rules.content import has_stop_mention, is_marketing, sender_allows_spaces
+from smskit.rules.fields import DYNAMIC_FIELDS, used_fields
+from smskit.rules.sender import allowed_characters, clean_sender
 from smskit.sandbox._casting import (
     BLANK,
     FORMAT,
@@ -38,12 +41,9 @@ from smskit.sandbox._casting import (
     required_text,
 )
 
-DYNAMIC_FIELDS = ("first_name", "last_name", "param1", "param2", "param3", "param4", "param5")
 CONTACTS_MAX = 500  # "Maximum number of contacts in a contact creation request: not shown."
 REQUEST_ID_MAX = 255
 REPLY_SHORT_NUMBER = "38100"  # with_replies: the sender becomes this short number
-_SENDER_STRICT = re.compile(r"[^A-Za-z0-9]")
-_SENDER_WITH_SPACES = re.compile(r"[^A-Za-z0-9 ]")
 
 CODE_STOP_MISSING = 121
 CODE_INSUFFICIENT_CREDIT = 122
@@ -194,10 +194,9 @@ def _read_sender(payload: Mapping[str, Any], spaces: bool, errors: FieldErrors) 
     raw = required_text(payload, "sender", errors)
     if raw is None:
         return None
-    cleaned = (_SENDER_WITH_SPACES if spaces else _SENDER_STRICT).sub("", raw).strip()
-    cleaned = re.sub(r" {2,}", " ", cleaned)
+    cleaned = clean_sender(raw, spaces=spaces)
     if not _spec.SENDER_MIN <= len(cleaned) <= _spec.SENDER_MAX:
-        allowed = "letters, digits and spaces" if spaces else "letters and digits"
+        allowed = allowed_characters(spaces=spaces)
         errors.add(
             "sender",
             LENGTH,
@@ -210,7 +209,7 @@ def _read_sender(payload: Mapping[str, Any], spaces: bool, errors: FieldErrors) 
 
 def _text_fields(text: str, errors: FieldErrors) -> tuple[str, ...]:
     try:
-        return tuple(textlib.fields(text))
+        return used_fields(text)
     except ValidationError as exc:
         errors.add("text", NOT_ALLOWED, f"text: {exc.rule}")
         return ()
@@ -234,7 +233,7 @@ def parse_send(payload: Any, now: datetime) -> SendRequest:
     recipients = _read_people(body, "recipients", _spec.RECIPIENTS_MAX, errors, with_email=False)
     purpose = as_choice(body.get("purpose"), _spec.PURPOSES, "wholesale")
     with_replies = as_bool(body.get("with_replies"), False)
-    sender = _read_sender(body, purpose == "alert" or with_replies, errors)
+    sender = _read_sender(body, sender_allows_spaces(purpose, with_replies), errors)
     sms_type = as_choice(body.get("type"), _spec.SMS_TYPES, "sms_premium")
     send_at = None
     if body.get("send_at") not in (None, ""):
@@ -252,7 +251,7 @@ def parse_send(payload: Any, now: datetime) -> SendRequest:
         )
     _raise_if(errors)
     assert text is not None and sender is not None
-    if purpose == "wholesale" and not textlib.has_stop_mention(text):
+    if is_marketing(purpose) and not has_stop_mention(text):
         raise GatewayError(400, {"code": CODE_STOP_MISSING, "message": "Mention STOP is missing."})
     if send_at is not None and send_at <= now:
         send_at = None

@@ -7,14 +7,15 @@ and every check it shows is testable without ipywidgets. The HTML comes from the
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit.client import core as _core
 from smskit.errors import ValidationError
 from smskit.rules import text as engine
+from smskit.rules.content import has_stop_mention, is_marketing, sender_allows_spaces
+from smskit.rules.fields import split_fields
+from smskit.rules.sender import check_sender
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,8 +25,6 @@ if TYPE_CHECKING:
 __all__ = ["Check", "ComposerPanel", "compose_panel", "highlight", "panel_html"]
 
 PREVIEW_ROWS: Final = 5
-# A dynamic field as the text engine reads one: an identifier in braces.
-_FIELD_RE: Final = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _PREVIEW_COLUMNS: Final = ("row", "phone_number", "text", "encoding", "segments", "issue")
 
 
@@ -83,14 +82,6 @@ class ComposerPanel:
         return self.stop_required and not self.has_stop
 
 
-def _fields(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Dynamic fields used, split into known and unknown, each in order of first use."""
-    names = dict.fromkeys(_FIELD_RE.findall(text))
-    known = tuple(n for n in names if n in engine.DYNAMIC_FIELDS)
-    unknown = tuple(n for n in names if n not in engine.DYNAMIC_FIELDS)
-    return known, unknown
-
-
 def _text_check(text: str) -> Check:
     try:
         engine.validate_text(text)
@@ -100,9 +91,9 @@ def _text_check(text: str) -> Check:
 
 
 def _sender_check(sender: str, options: Mapping[str, Any]) -> Check:
-    spaces = options.get("purpose") == "alert" or options.get("with_replies") is True
+    spaces = sender_allows_spaces(options.get("purpose"), options.get("with_replies"))
     try:
-        _core.check_sender(sender, spaces=spaces)
+        check_sender(sender, spaces=spaces)
     except ValidationError as exc:
         return Check("sender", False, str(exc))
     return Check("sender", True, sender)
@@ -158,11 +149,11 @@ def compose_panel(
     try:
         stats: engine.TextStats | None = engine.analyze(text)
         optimization: engine.Optimization | None = engine.optimize(text)
-        has_stop = engine.has_stop_mention(text)
+        has_stop = has_stop_mention(text)
     except ValidationError:
         stats, optimization, has_stop = None, None, False
-    known, unknown = _fields(text)
-    stop_required = options.get("purpose", "wholesale") == "wholesale"
+    known, unknown = split_fields(text)
+    stop_required = is_marketing(options.get("purpose"))
     delivered = None
     if (
         optimization is not None
@@ -213,9 +204,9 @@ def highlight(text: str, positions: set[int]) -> list[tuple[str, bool]]:
 
 
 def _plain(value: Any) -> Any:
-    import pandas as pd
+    from smskit.rules.missing import is_missing
 
-    return "" if value is None or (not isinstance(value, str) and pd.isna(value)) else value
+    return "" if is_missing(value) else value
 
 
 def panel_html(panel: ComposerPanel) -> str:

@@ -26,11 +26,13 @@ try:
 except ImportError as exc:  # an optional extra: say which one installs it
     raise MissingExtraError("smskit's notebook widgets", "ipywidgets", "notebook") from exc
 
-from smskit.campaigns.campaign import Campaign, CampaignResult, CostEstimate, check_options, hlr
-from smskit.campaigns.preflight import PreflightReport, Recipients, Settings, preflight
+from smskit.campaigns.campaign import Campaign, CampaignResult, CostEstimate, hlr
+from smskit.campaigns.plan import check_options
+from smskit.campaigns.preflight import PreflightReport, PreflightSettings, preflight
 from smskit.client import AsyncClient, Client, frames
 from smskit.rules import spec as _spec
 from smskit.rules import text as engine
+from smskit.rules.recipients import Recipients
 from smskit.views.compose import ComposerPanel, compose_panel, panel_html
 
 if TYPE_CHECKING:
@@ -338,7 +340,7 @@ class Composer(_View):
             option_error = str(exc)
         else:
             if self._recipients is not None:
-                settings = Settings(
+                settings = PreflightSettings(
                     text=text,
                     sender=self.sender,
                     default_region=self._default_region,
@@ -346,6 +348,7 @@ class Composer(_View):
                     with_replies=options.get("with_replies"),
                     send_at=options.get("send_at"),
                     auto_optimize_text=options.get("auto_optimize_text"),
+                    type=options.get("type"),
                 )
                 try:
                     self._report = preflight(

@@ -1,0 +1,221 @@
+"""What a campaign would cost: the gateway's own figures (simulation) or an offline count."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from smskit.campaigns.plan import Plan
+from smskit.campaigns.results import shown_record
+from smskit.campaigns.sending import refused_recipients
+from smskit.errors import InsufficientCreditError, PayloadValidationError, SmskitError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from smskit.client import AsyncClient
+
+__all__ = ["CostEstimate", "Simulator", "offline_estimate"]
+
+
+class Simulator:
+    """Runs each planned chunk in simulation_mode and collects the gateway's figures."""
+
+    def __init__(self, client: AsyncClient, text: str, sender: str, options: Mapping[str, Any]):
+        self.client = client
+        self.text = text
+        self.sender = sender
+        self.options = dict(options)
+        self.rows: dict[int, dict[str, Any]] = {}
+        self.problems: list[dict[str, Any]] = []
+        self.short = False
+
+    async def chunk(self, index: int, rows: list[int], payload: list[dict[str, str]]) -> None:
+        """Simulate one chunk; refused recipients are listed and the rest simulated again."""
+        positions = list(range(len(payload)))
+        error: str | None = None
+        figures: tuple[int, int | None, float | None] | None = None
+        while positions:
+            try:
+                result = await self.client.sms_campaign.send(
+                    text=self.text,
+                    recipients=[payload[i] for i in positions],
+                    sender=self.sender,
+                    simulation_mode=True,
+                    **self.options,
+                )
+            except PayloadValidationError as exc:
+                refused = refused_recipients(exc.errors, len(positions))
+                if refused is None:
+                    error = f"{type(exc).__name__}: {exc}"
+                    break
+                for pos, message in refused.items():
+                    original = positions[pos]
+                    self.problems.append(
+                        {"row": rows[original], "phone_number": payload[original]["phone_number"],
+                         "chunk": index, "error": message}
+                    )  # fmt: skip
+                positions = [p for k, p in enumerate(positions) if k not in refused]
+            except SmskitError as exc:
+                # The gateway checks the balance even when simulating: a chunk dearer than
+                # the balance gets no figures, only the verdict.
+                self.short = self.short or isinstance(exc, InsufficientCreditError)
+                error = f"{type(exc).__name__}: {exc}"
+                break
+            else:
+                figures = (len(positions), result.number_of_sms_needed, result.total_cost)
+                break
+        if not positions:  # every recipient refused: the chunk sends nothing, costs nothing
+            figures = (0, 0, 0.0)
+        recipients, sms, cost = figures if figures is not None else (len(rows), None, None)
+        self.rows[index] = {
+            "chunk": index,
+            "recipients": recipients,
+            "sms": sms,
+            "cost": cost,
+            "error": error,
+        }
+
+    def estimate(self, balance: float | None) -> CostEstimate:
+        import pandas as pd
+
+        frame = pd.DataFrame(
+            [self.rows[i] for i in sorted(self.rows)],
+            columns=["chunk", "recipients", "sms", "cost", "error"],
+        ).astype({"sms": "Int64", "cost": "Float64", "error": "string"})
+        problems = pd.DataFrame(self.problems, columns=["row", "phone_number", "chunk", "error"])
+        return CostEstimate(
+            "gateway",
+            frame,
+            balance,
+            problems.sort_values("row", ignore_index=True),
+            refused_for_credit=self.short,
+        )
+
+
+def offline_estimate(plan: Plan, unit_prices: Mapping[str, float] | None) -> CostEstimate:
+    import pandas as pd
+
+    rows = []
+    segments = plan.columns["segments"]
+    for index, (start, stop) in enumerate(plan.bounds):
+        cost: float | None = None
+        error = None
+        regions = [r or "?" for r in plan.regions[start:stop]]
+        if unit_prices is not None:
+            unpriced = sorted(set(regions) - set(unit_prices))
+            if unpriced:
+                error = f"no unit price for {', '.join(unpriced)}"
+            else:
+                cost = round(
+                    sum(
+                        s * unit_prices[r]
+                        for s, r in zip(segments[start:stop], regions, strict=True)
+                    ),
+                    6,
+                )
+        rows.append(
+            {"chunk": index, "recipients": stop - start, "sms": sum(segments[start:stop]),
+             "cost": cost, "error": error}
+        )  # fmt: skip
+    frame = pd.DataFrame(rows, columns=["chunk", "recipients", "sms", "cost", "error"]).astype(
+        {"sms": "Int64", "cost": "Float64", "error": "string"}
+    )
+    problems = pd.DataFrame(columns=["row", "phone_number", "chunk", "error"])
+    return CostEstimate("offline", frame, None, problems)
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    """What the campaign would cost: per chunk (``to_frame()``), totals, and the balance.
+
+    ``source`` is ``"gateway"`` (simulation_mode requests) or ``"offline"`` (segments from
+    :mod:`smskit.rules.text`; cost only with unit prices). ``problems`` lists recipients the
+    gateway would refuse (e.g. an unserved destination). The gateway checks the balance
+    even when simulating, so a chunk dearer than the balance has no figures:
+    ``refused_for_credit`` is then True, ``cost`` None and ``enough`` False.
+    """
+
+    source: str
+    frame: pd.DataFrame = field(repr=False)
+    balance: float | None
+    problems: pd.DataFrame = field(repr=False)
+    refused_for_credit: bool = False
+
+    @property
+    def recipients(self) -> int:
+        """Recipients that would be sent."""
+        return int(self.frame["recipients"].sum())
+
+    @property
+    def sms(self) -> int:
+        """SMS (segments) needed."""
+        return int(self.frame["sms"].fillna(0).sum())
+
+    @property
+    def cost(self) -> float | None:
+        """Total cost in the account's currency; None when a chunk's cost is unknown."""
+        costs = self.frame["cost"]
+        return None if costs.isna().any() else round(float(costs.sum()), 6)
+
+    @property
+    def residual_credit(self) -> float | None:
+        """Balance left after the campaign (None offline or when the cost is unknown)."""
+        if self.balance is None or self.cost is None:
+            return None
+        return round(self.balance - self.cost, 6)
+
+    @property
+    def enough(self) -> bool | None:
+        """Whether the balance pays for the campaign (None when either is unknown); False when
+        the gateway refused a chunk's simulation for lack of credit."""
+        if self.refused_for_credit:
+            return False
+        residual = self.residual_credit
+        return None if residual is None else residual >= 0
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per chunk: recipients, sms, cost, error."""
+        return self.frame.copy()
+
+    def summary(self) -> pd.DataFrame:
+        """One row: source, recipients, sms, cost, balance, residual credit, enough, problems."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            [
+                {
+                    "source": self.source,
+                    "recipients": self.recipients,
+                    "sms": self.sms,
+                    "cost": self.cost,
+                    "balance": self.balance,
+                    "residual_credit": self.residual_credit,
+                    "enough": self.enough,
+                    "problems": len(self.problems),
+                    "chunk_errors": int(self.frame["error"].notna().sum()),
+                }
+            ]
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"CostEstimate(source={self.source!r}, recipients={self.recipients}, sms={self.sms}, "
+            f"cost={self.cost}, balance={self.balance}, enough={self.enough})"
+        )
+
+    def to_html(self) -> str:
+        """Summary and problems as HTML."""
+        from smskit._html import render
+
+        return render(
+            "campaign_estimate.html",
+            summary=shown_record(self.summary().iloc[0].to_dict()),
+            errors=[e for e in self.frame["error"].dropna().unique().tolist()][:5],
+            problems=[shown_record(p) for p in self.problems.head(10).to_dict("records")],
+            more=max(len(self.problems) - 10, 0),
+        )
+
+    def _repr_html_(self) -> str:
+        return self.to_html()

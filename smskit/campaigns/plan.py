@@ -1,0 +1,159 @@
+"""The plan of a campaign: from a preflight report to the exact payload of every chunk.
+
+What is sent to whom is fixed here, before anything is sent, and the campaign id is derived
+from it: a re-run of the same campaign finds the same id, hence the same journal and the
+same request ids.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from smskit.campaigns.journal import FIELD_PREFIX, canonical_json, plan_contacts
+from smskit.client import core as _core
+from smskit.errors import ValidationError
+from smskit.rules import fields as _fields
+from smskit.rules import spec as _spec
+
+if TYPE_CHECKING:
+    from smskit.campaigns.preflight import PreflightReport
+    from smskit.rules.recipients import Recipients
+
+__all__ = [
+    "MANAGED_OPTIONS",
+    "SEND_OPTIONS",
+    "Plan",
+    "build_plan",
+    "check_name",
+    "check_options",
+    "default_name",
+]
+
+# Options passed through to every chunk's send; simulation_mode and request_id are the
+# campaign's to set (estimate() simulates; request ids come from the journal).
+SEND_OPTIONS: Final = (
+    "type",
+    "send_at",
+    "purpose",
+    "with_replies",
+    "auto_optimize_text",
+    "auto_remove_blacklisted_numbers",
+)
+MANAGED_OPTIONS: Final = {
+    "simulation_mode": "use Campaign.estimate() for a simulation",
+    "request_id": "each chunk's request_id is derived from the campaign and the chunk",
+}
+_NAME_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Every recipient to send, column by column in sending order, and the chunks' ranges."""
+
+    campaign_id: str
+    meta: dict[str, Any]
+    columns: dict[str, list[Any]]  # phone_number, row, segments, field:<name>
+    bounds: list[tuple[int, int]]
+    regions: list[str | None]
+    excluded: list[tuple[int, Any, Any, str, Any]]
+
+    def contacts(self, start: int, stop: int) -> list[dict[str, str]]:
+        """The Contact objects of planned recipients ``start:stop``."""
+        return plan_contacts(self.columns, range(start, stop))
+
+
+def build_plan(
+    report: PreflightReport,
+    recipients: Recipients,
+    header: Mapping[str, Any],
+    default_region: str | None,
+    chunk_size: int,
+) -> Plan:
+    """The exact payload of every chunk of the recipients ``report`` lets through."""
+    report.raise_for_errors()
+    used = _fields.used_fields(header["text"])
+    numbers: list[str] = []
+    values: dict[str, list[str]] = {name: [] for name in used}
+    rows: list[int] = []
+    segments: list[int] = []
+    regions: list[str | None] = []
+    frame = report.frame
+    offset = 0
+    for block in recipients.blocks(used):
+        part = frame.iloc[offset : offset + len(block)]
+        offset += len(block)
+        sending = part["send"].to_numpy()
+        if not sending.any():
+            continue
+        numbers += part["phone_number"].to_numpy(dtype=object)[sending].tolist()
+        for name in used:
+            column = block[name].to_numpy(dtype=object)[sending].tolist()
+            values[name] += _fields.field_texts(column, name)
+        rows += part["row"].to_numpy()[sending].tolist()
+        segments += part["segments"].to_numpy()[sending].tolist()
+        regions += part["region"].astype(object).to_numpy()[sending].tolist()
+    columns: dict[str, list[Any]] = {"phone_number": numbers, "row": rows, "segments": segments}
+    columns.update({FIELD_PREFIX + name: values[name] for name in sorted(used)})
+    # The campaign id covers what is sent to whom, not how it is chunked.
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(canonical_json(dict(header)).encode())
+    for name in ("phone_number", *(FIELD_PREFIX + n for n in sorted(used))):
+        digest.update(b"\n" + canonical_json(columns[name]).encode())
+    campaign_id = digest.hexdigest()
+    bounds = [
+        (start, min(start + chunk_size, len(numbers)))
+        for start in range(0, len(numbers), chunk_size)
+    ]
+    excluded_frame = frame.loc[~frame["send"], ["row", "input", "phone_number", "issue", "detail"]]
+    excluded = [
+        (int(row), raw, number, str(issue), detail)
+        for row, raw, number, issue, detail in excluded_frame.itertuples(index=False)
+    ]
+    meta = {
+        **header,
+        "campaign_id": campaign_id,
+        "default_region": default_region,
+        "chunk_size": chunk_size,
+        "recipients": len(frame),
+        "to_send": len(numbers),
+        "source": recipients.describe(),
+    }
+    return Plan(campaign_id, meta, columns, bounds, regions, excluded)
+
+
+def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The send options, checked like the client checks them, ``send_at`` as ISO text."""
+    for name in options:
+        if name in MANAGED_OPTIONS:
+            raise ValidationError(name, f"is set by the campaign: {MANAGED_OPTIONS[name]}")
+        if name not in SEND_OPTIONS:
+            raise ValidationError(name, f"unknown send option; use {', '.join(SEND_OPTIONS)}")
+    checked = {name: value for name, value in options.items() if value is not None}
+    _core.check_choice("type", checked.get("type"), _spec.SMS_TYPES)
+    _core.check_choice("purpose", checked.get("purpose"), _spec.PURPOSES)
+    _core.check_flags({k: v for k, v in checked.items() if k not in ("type", "purpose", "send_at")})
+    if "send_at" in checked:
+        checked["send_at"] = _core.iso_datetime(checked["send_at"], "send_at", strict=True)
+    return checked
+
+
+def check_name(name: Any) -> str:
+    """A campaign name fit for a file name."""
+    if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
+        raise ValidationError(
+            "name",
+            "1 to 100 characters: letters, digits, '.', '_' or '-', starting with a letter or "
+            "digit (it names the journal file)",
+            value=name,
+        )
+    return name
+
+
+def default_name(text: str, sender: str, options: Mapping[str, Any]) -> str:
+    """``campaign-<hash>`` of the text, sender and options."""
+    body = canonical_json({"text": text, "sender": sender, "options": options})
+    return "campaign-" + hashlib.blake2b(body.encode(), digest_size=5).hexdigest()

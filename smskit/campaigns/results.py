@@ -1,0 +1,227 @@
+"""What a campaign did, read back from its journal: per recipient, per chunk, in one row."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from smskit.campaigns.journal import DONE_STATES, Chunk, Journal
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["RECIPIENT_STATES", "CampaignResult", "shown_record", "shown_value"]
+
+RECIPIENT_STATES: Final = (
+    "sent",
+    "already_accepted",
+    "pending",
+    "in_flight",
+    "failed",
+    "rejected",
+    "excluded",
+)
+
+
+@dataclass(frozen=True)
+class CampaignResult:
+    """What happened, read back from the journal: per recipient, per chunk, and in one row.
+
+    Recipient ``state``: ``sent``; ``already_accepted`` (the gateway had accepted its chunk
+    before: sent once); ``pending`` / ``in_flight`` (not yet / outcome unknown: resume);
+    ``failed`` (its chunk failed); ``rejected`` (the gateway refused that recipient);
+    ``excluded`` (preflight kept it out). The frames are built on first use.
+    """
+
+    name: str
+    campaign_id: str
+    journal: Path
+    stopped: str | None = None
+    recipients: int = 0
+    records: tuple[Chunk, ...] = field(default=(), repr=False)
+    rejected: tuple[tuple[int, int, str | None, str], ...] = field(default=(), repr=False)
+    excluded: tuple[tuple[int, Any, Any, str, Any], ...] = field(default=(), repr=False)
+    numbers: Sequence[str] = field(default=(), repr=False)  # the plan's, by position
+
+    @classmethod
+    def load(cls, journal_path: str | Path) -> CampaignResult:
+        """The result as a journal records it, without sending anything."""
+        with Journal(journal_path) as book:
+            return cls.from_journal(book)
+
+    @classmethod
+    def from_journal(cls, journal: Journal, *, stopped: str | None = None) -> CampaignResult:
+        """Read the chunks, refusals and exclusions of an open journal."""
+        meta = journal.meta()
+        return cls(
+            meta.get("name", ""),
+            meta.get("campaign_id", ""),
+            journal.path,
+            stopped,
+            int(meta.get("recipients", 0)),
+            tuple(journal.chunks()),
+            tuple(journal.rejected()),
+            tuple(journal.excluded()),
+            journal.plan().get("phone_number", []),
+        )
+
+    def _count(self, state: str) -> int:
+        return sum(c.size for c in self.records if c.state == state)
+
+    @property
+    def complete(self) -> bool:
+        """Nothing left to send: every recipient sent, rejected or excluded."""
+        return not any(
+            c.size and c.state in ("pending", "in_flight", "failed") for c in self.records
+        )
+
+    @cached_property
+    def _recipients_frame(self) -> pd.DataFrame:
+        import numpy as np
+        import pandas as pd
+
+        columns: dict[str, list[Any]] = {name: [] for name in _RESULT_COLUMNS}
+        for chunk in self.records:
+            size = chunk.size
+            total = sum(chunk.segments)
+            columns["row"] += chunk.rows
+            columns["phone_number"] += [self.numbers[p] for p in chunk.positions]
+            columns["chunk"] += [chunk.idx] * size
+            columns["request_id"] += [chunk.request_id] * size
+            columns["ticket"] += [chunk.ticket] * size
+            columns["state"] += [chunk.state] * size
+            columns["segments"] += chunk.segments
+            if chunk.cost is not None and total:
+                columns["cost"] += (np.asarray(chunk.segments) * (chunk.cost / total)).tolist()
+            else:
+                columns["cost"] += [None] * size
+            columns["error"] += [chunk.error] * size
+        tail = [
+            (row, number, idx, None, None, "rejected", None, None, error)
+            for row, idx, number, error in self.rejected
+        ] + [
+            (row, number if number is not None else raw, None, None, None, "excluded", None,
+             None, f"{issue}: {detail}" if detail else issue)
+            for row, raw, number, issue, detail in self.excluded
+        ]  # fmt: skip
+        for record in tail:
+            for name, value in zip(_RESULT_COLUMNS, record, strict=True):
+                columns[name].append(value)
+        dtypes = {**_RESULT_COLUMNS, "state": pd.CategoricalDtype(RECIPIENT_STATES)}
+        frame = pd.DataFrame(columns).astype(dtypes)
+        return frame.sort_values("row", ignore_index=True)
+
+    @cached_property
+    def _chunks_frame(self) -> pd.DataFrame:
+        import pandas as pd
+
+        rows = [
+            {"chunk": c.idx, "request_id": c.request_id, "state": c.state, "recipients": c.size,
+             "attempts": c.attempts, "ticket": c.ticket, "sms": c.sms, "cost": c.cost,
+             "cost_estimated": c.cost_estimated, "error": c.error}
+            for c in self.records
+        ]  # fmt: skip
+        dtypes = {
+            "chunk": "int64",
+            "request_id": "string",
+            "state": pd.CategoricalDtype(("pending", "in_flight", *DONE_STATES, "failed")),
+            "recipients": "int64",
+            "attempts": "int64",
+            "ticket": "string",
+            "sms": "Int64",
+            "cost": "Float64",
+            "cost_estimated": "bool",
+            "error": "string",
+        }
+        return pd.DataFrame(rows, columns=list(dtypes)).astype(dtypes)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per recipient: row, phone_number, chunk, request_id, ticket, state, segments,
+        cost (its share of the chunk's cost, by segments), error."""
+        return self._recipients_frame.copy()
+
+    def chunks(self) -> pd.DataFrame:
+        """One row per chunk: request_id, state, recipients, attempts, ticket, sms, cost, error."""
+        return self._chunks_frame.copy()
+
+    @property
+    def not_sent(self) -> pd.DataFrame:
+        """Every recipient not (yet) sent, with its state and why."""
+        frame = self._recipients_frame
+        mask = ~frame["state"].isin(["sent", "already_accepted"])
+        columns = ["row", "phone_number", "chunk", "state", "error"]
+        return frame.loc[mask, columns].reset_index(drop=True)
+
+    def summary(self) -> pd.DataFrame:
+        """One row: recipients per state, chunks, SMS, cost, completeness, journal."""
+        import pandas as pd
+
+        counts = {state: self._count(state) for state in ("sent", "already_accepted")}
+        counts["pending"] = self._count("pending")
+        counts["in_flight"] = self._count("in_flight")
+        counts["failed"] = self._count("failed")
+        counts["rejected"] = len(self.rejected)
+        counts["excluded"] = len(self.excluded)
+        row: dict[str, Any] = {
+            "campaign": self.name,
+            "recipients": sum(counts.values()),
+            **counts,
+            "chunks": len(self.records),
+            "chunks_failed": sum(c.state == "failed" for c in self.records),
+            "sms": sum(c.sms or 0 for c in self.records),
+            "cost": round(sum(c.cost or 0.0 for c in self.records), 6),
+            "cost_estimated": any(c.cost_estimated for c in self.records),
+            "complete": self.complete,
+            "stopped": self.stopped,
+            "journal": str(self.journal),
+        }
+        return pd.DataFrame([row])
+
+    def __repr__(self) -> str:
+        counts = self.summary().iloc[0]
+        shown = ", ".join(
+            f"{state}={int(counts[state])}" for state in RECIPIENT_STATES if counts[state]
+        )
+        return f"CampaignResult({self.name!r}, {shown or 'no recipients'})"
+
+    def to_html(self) -> str:
+        """Summary, chunk states and the first recipients not sent, as HTML."""
+        from smskit._html import render
+
+        not_sent = self.not_sent
+        return render(
+            "campaign_result.html",
+            summary=shown_record(self.summary().iloc[0].to_dict()),
+            columns=list(not_sent.columns),
+            rows=[[shown_value(v) for v in r] for r in not_sent.head(10).itertuples(index=False)],
+            more=max(len(not_sent) - 10, 0),
+        )
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+
+_RESULT_COLUMNS: Final[dict[str, Any]] = {
+    "row": "int64",
+    "phone_number": "string",
+    "chunk": "Int64",
+    "request_id": "string",
+    "ticket": "string",
+    "state": "category",  # with RECIPIENT_STATES as categories
+    "segments": "Int64",
+    "cost": "Float64",
+    "error": "string",
+}
+
+
+def shown_value(value: Any) -> Any:
+    import pandas as pd
+
+    return "" if value is None or (not isinstance(value, str) and pd.isna(value)) else value
+
+
+def shown_record(record: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: shown_value(value) for key, value in record.items()}

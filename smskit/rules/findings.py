@@ -1,0 +1,70 @@
+"""Findings as data: a stable code, the field concerned, the row; the message comes last.
+
+Code asks findings by code (never by searching message text); people read
+:meth:`Finding.message`, rendered from :data:`MESSAGES`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from smskit.errors import ValidationError
+
+__all__ = ["ISSUES", "MESSAGES", "WARNINGS", "Finding"]
+
+# Why a recipient is excluded, most fundamental first (a row shows its first issue).
+ISSUES: Final = (
+    "invalid_number",
+    "cannot_receive_sms",
+    "not_served",
+    "field_not_scalar",
+    "field_too_long",
+    "empty_text",
+    "duplicate",
+)
+# Said, not enforced: per recipient and for the campaign.
+WARNINGS: Final = (
+    "field_missing",
+    "doubtful_line",
+    "rendered_too_long",
+    "outside_hours",
+    "sender_replaced",
+    "fields_missing",
+    "hours_refused",
+)
+MESSAGES: Final[dict[str, str]] = {
+    "invalid_number": "{detail}",
+    "cannot_receive_sms": "line type {detail}",
+    "not_served": "{detail}",
+    "field_not_scalar": "{field} is a {detail}: a dynamic field must be a string, number or date",
+    "field_too_long": "{field} has {detail} characters (max 50)",
+    "empty_text": "the text renders empty",
+    "duplicate": "same number as row {detail}",
+    "field_missing": "missing {{{field}}}",
+    "doubtful_line": "{detail} line may not receive SMS",
+    "rendered_too_long": "renders to {detail}",
+    "outside_hours": "outside marketing hours ({detail})",
+    "sender_replaced": "with_replies=True: the sender is replaced by the gateway's short number",
+    "fields_missing": "{detail} recipient(s) miss a dynamic field: it renders empty",
+    "hours_refused": "{detail}",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One thing preflight found: ``code`` (one of ISSUES or WARNINGS), ``field``, ``row``,
+    and ``detail`` (the value the message quotes)."""
+
+    code: str
+    field: str | None = None
+    row: int | None = None
+    detail: str | None = None
+
+    def message(self) -> str:
+        """The finding in words."""
+        return MESSAGES[self.code].format(field=self.field, detail=self.detail)
+
+    def to_error(self) -> ValidationError:
+        """The finding as the error that refuses the input."""
+        return ValidationError(self.field or "recipients", self.message(), position=self.row)

@@ -1,0 +1,134 @@
+"""When marketing SMS may reach a country: days, local hours, public holidays.
+
+Transactional messages (``purpose='alert'``) may go out at any hour (spec, send rule 2);
+marketing ones only inside the hours registered for the destination country.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, time
+from functools import lru_cache
+from typing import Any, Final
+
+from smskit.errors import ValidationError
+from smskit.rules.content import is_marketing
+
+__all__ = [
+    "MARKETING_HOURS",
+    "MarketingHours",
+    "check_country",
+    "hours_refusals",
+    "register_marketing_hours",
+]
+
+_COUNTRY: Final = re.compile(r"[A-Z]{2}")
+
+
+def check_country(field: str, value: Any, *, position: int | None = None) -> str:
+    """A 2-letter upper-case country code (ISO 3166-1 alpha-2), as the gateway keys them."""
+    if not isinstance(value, str) or not _COUNTRY.fullmatch(value):
+        raise ValidationError(
+            field,
+            "must be a 2-letter upper-case country code, e.g. 'FR'",
+            position=position,
+            value=value,
+        )
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class MarketingHours:
+    """When marketing (``wholesale``) SMS may reach a country: days, local hours, holidays.
+
+    ``days`` are weekday numbers (Monday 0 .. Sunday 6); sending is permitted from ``start``
+    (inclusive) to ``end`` (exclusive) local time; with ``public_holidays`` (the default) not
+    on the country's public holidays, taken from the ``holidays`` package.
+    """
+
+    timezone: str
+    days: frozenset[int] = frozenset(range(6))
+    start: time = time(8, 0)
+    end: time = time(20, 0)
+    public_holidays: bool = True
+    holiday_subdivision: str | None = None
+
+    def refusal(self, country: str, when: datetime) -> str | None:
+        """Why ``when`` is outside the permitted hours in ``country``; None when it is inside."""
+        from zoneinfo import ZoneInfo
+
+        local = when.astimezone(ZoneInfo(self.timezone))
+        stamp = f"{local:%a %Y-%m-%d %H:%M} {self.timezone}"
+        if self.public_holidays:
+            name = _holiday(country, self.holiday_subdivision, local.year).get(local.date())
+            if name:
+                return f"{stamp} is a public holiday in {country} ({name})"
+        if local.weekday() not in self.days:
+            return f"{stamp}: no marketing SMS on that day in {country} ({self.describe()})"
+        if not self.start <= local.time() < self.end:
+            return f"{stamp} is outside permitted hours in {country} ({self.describe()})"
+        return None
+
+    def describe(self) -> str:
+        """The rule in words, e.g. ``Mon-Sat 08:00-20:00, not on public holidays``."""
+        names = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+        days = sorted(self.days)
+        if days and days == list(range(days[0], days[-1] + 1)) and len(days) > 1:
+            shown = f"{names[days[0]]}-{names[days[-1]]}"
+        else:
+            shown = ",".join(names[d] for d in days)
+        rule = f"{shown} {self.start:%H:%M}-{self.end:%H:%M}"
+        return rule + (", not on public holidays" if self.public_holidays else "")
+
+
+# France: Monday to Saturday, 08:00 to 20:00, never on public holidays (the operators' and
+# the CNIL's rule for marketing SMS). Extend with register_marketing_hours().
+MARKETING_HOURS: dict[str, MarketingHours] = {"FR": MarketingHours("Europe/Paris")}
+
+
+def register_marketing_hours(country: str, hours: MarketingHours | None) -> None:
+    """Add or replace the marketing-hours rule of ``country`` (ISO 3166 alpha-2); None removes."""
+    check_country("country", country)
+    if hours is None:
+        MARKETING_HOURS.pop(country, None)
+        return
+    if not isinstance(hours, MarketingHours):
+        raise ValidationError("hours", "must be a MarketingHours (or None)", value=hours)
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(hours.timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValidationError(
+            "hours.timezone", "must be an IANA time zone, e.g. 'Europe/Paris'", value=hours.timezone
+        ) from None
+    if not hours.days or not set(hours.days) <= set(range(7)):
+        raise ValidationError("hours.days", "weekday numbers 0 (Monday) to 6 (Sunday)")
+    if hours.start >= hours.end:
+        raise ValidationError("hours.start", "must be before hours.end")
+    MARKETING_HOURS[country] = hours
+
+
+def hours_refusals(regions: Sequence[str], purpose: str | None, when: datetime) -> dict[str, str]:
+    """Regions (with a rule) where a send of ``purpose`` at ``when`` is not permitted, and why."""
+    if not is_marketing(purpose):
+        return {}
+    refusals = {}
+    for region in regions:
+        rule = MARKETING_HOURS.get(region)
+        reason = rule.refusal(region, when) if rule is not None else None
+        if reason is not None:
+            refusals[region] = reason
+    return refusals
+
+
+@lru_cache(maxsize=64)
+def _holiday(country: str, subdivision: str | None, year: int) -> Mapping[Any, str]:
+    import holidays
+
+    try:
+        return holidays.country_holidays(country, subdiv=subdivision, years=year)
+    except NotImplementedError:  # the package does not know that country: no holidays
+        return {}

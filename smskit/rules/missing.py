@@ -1,0 +1,29 @@
+"""The one answer to "is this value missing?": None, NaN, pandas' NA and NaT.
+
+An empty or blank string is not missing here: it is a value that renders empty, which the
+field rules (:mod:`smskit.rules.fields`) report on their own.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from decimal import Decimal
+from typing import Any
+
+__all__ = ["is_missing"]
+
+
+def is_missing(value: Any) -> bool:
+    """True for None, a float or Decimal NaN, ``pd.NA`` and ``pd.NaT``; False otherwise."""
+    if value is None:
+        return True
+    if isinstance(value, float):  # numpy's float64 too: it subclasses float
+        return math.isnan(value)
+    if isinstance(value, Decimal):
+        return value.is_nan()
+    pandas = sys.modules.get("pandas")  # pandas values only exist once pandas is imported
+    if pandas is not None and (value is pandas.NA or value is pandas.NaT):
+        return True
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and isinstance(value, numpy.floating) and bool(numpy.isnan(value))

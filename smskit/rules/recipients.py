@@ -1,0 +1,300 @@
+"""THE recipients reader: one meaning for each value, in every entry point.
+
+``send``, ``contact.create``, ``Campaign``, the Composer, ``text.render_all`` and the bulk
+helpers all read recipients here:
+
+- a ``str`` or an integer is ONE phone number (never a path);
+- a dict is one recipient (``phone_number`` and the dynamic fields);
+- a list, tuple or Series of numbers and/or dicts;
+- a DataFrame with a ``phone_number`` column (other columns are ignored);
+- a file, named explicitly: a :class:`~pathlib.Path` (or any ``os.PathLike``), or
+  :meth:`Recipients.from_csv`; it is read as text, so a leading ``+`` or ``0`` survives.
+
+A ``country`` column (or key), when present, is the region of national numbers on that row;
+rows without one use the default region. A dict's key that is neither a Contact field nor
+``country`` is refused (it is most likely a typo of a field the text uses).
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from smskit.errors import ValidationError
+from smskit.rules.fields import CONTACT_FIELDS, DYNAMIC_FIELDS, field_text
+from smskit.rules.missing import is_missing
+from smskit.rules.spec import FIELD_MAX
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "BLOCK_ROWS",
+    "DEFAULT_REGION",
+    "REGION_COLUMN",
+    "Recipients",
+    "contact",
+    "contact_rows",
+    "number_checks",
+]
+
+REGION_COLUMN: Final = "country"
+# The region of national numbers when a row names none (the gateway's home market).
+DEFAULT_REGION: Final = "FR"
+_KNOWN_KEYS: Final = frozenset((*CONTACT_FIELDS, REGION_COLUMN))
+# Rows per block: below phones.normalize's threshold for helper processes (100,000 distinct
+# values), so a campaign's memory is one process's and bounded by the block, not the input.
+BLOCK_ROWS: Final = 50_000
+_SHAPES: Final = (
+    "a phone number (str), a dict, a list of numbers or dicts, a DataFrame with a "
+    "'phone_number' column, or a CSV file given as a pathlib.Path"
+)
+
+
+def _is_number_value(item: Any) -> bool:
+    return isinstance(item, str) or (
+        isinstance(item, numbers.Integral) and not isinstance(item, bool)
+    )
+
+
+class Recipients:
+    """Where the recipients come from, read one way; a DataFrame or list is a snapshot.
+
+    ``field`` names the parameter in errors (``recipients``, ``contacts``).
+    """
+
+    def __init__(
+        self, recipients: Any, *, field: str = "recipients", need_number: bool = True
+    ) -> None:
+        self.field = field
+        self.need_number = need_number
+        self.path: Path | None = None
+        self.frame: pd.DataFrame | None = None
+        if isinstance(recipients, Recipients):
+            self.path, self.frame = recipients.path, recipients.frame
+            self.need_number = recipients.need_number
+            return
+        if isinstance(recipients, os.PathLike):
+            self.path = Path(recipients)
+            if not self.path.is_file():
+                raise ValidationError(
+                    field, "a path must name an existing CSV file", value=str(recipients)
+                )
+            return
+        import pandas as pd
+
+        if isinstance(recipients, pd.DataFrame):
+            if need_number and "phone_number" not in recipients.columns:
+                raise ValidationError(
+                    field, "a DataFrame of recipients needs a 'phone_number' column"
+                )
+            # A snapshot of the known columns (copy-on-write: free until the caller edits it).
+            self.frame = recipients[[c for c in recipients.columns if c in _KNOWN_KEYS]]
+            return
+        if _is_number_value(recipients) or isinstance(recipients, Mapping):
+            recipients = [recipients]
+        # A set has no order, so no row a finding could name; bytes are not text.
+        if isinstance(recipients, bytes | bytearray | AbstractSet) or not isinstance(
+            recipients, Iterable
+        ):
+            raise ValidationError(field, f"must be {_SHAPES}", value=type(recipients).__name__)
+        self.frame = _frame_of_items(list(recipients), field, need_number)
+
+    @classmethod
+    def from_csv(cls, path: str | os.PathLike[str], *, field: str = "recipients") -> Recipients:
+        """Recipients read from the CSV file at ``path`` (a header row with ``phone_number``)."""
+        return cls(Path(path), field=field)
+
+    def describe(self) -> str:
+        """A short description for the journal and reprs."""
+        if self.path is not None:
+            return f"CSV file {self.path.name}"
+        assert self.frame is not None
+        return f"{len(self.frame)} rows in memory"
+
+    def fingerprint(self) -> str:
+        """Changes when the recipients can have changed: a file's size and modification time;
+        a snapshot in memory never changes."""
+        if self.path is None:
+            return "snapshot"
+        stat = self.path.stat()
+        return f"file:{stat.st_size}:{stat.st_mtime_ns}"
+
+    def table(self, columns: Sequence[str]) -> pd.DataFrame:
+        """Every row at once: ``row``, ``phone_number``, ``country`` and ``columns``."""
+        import pandas as pd
+
+        parts = list(self.blocks(columns))
+        return parts[0] if len(parts) == 1 else pd.concat(parts)
+
+    def blocks(self, columns: Sequence[str], size: int = BLOCK_ROWS) -> Iterator[pd.DataFrame]:
+        """Blocks of ``phone_number``, ``country`` and ``columns`` (absent ones as nulls), with
+        a ``row`` position column; the index is the input's own (positions for CSV, lists)."""
+        import pandas as pd
+
+        wanted = list(dict.fromkeys(["phone_number", REGION_COLUMN, *columns]))
+        if self.frame is not None:
+            for start in range(0, max(len(self.frame), 1), size):
+                yield _with_columns(self.frame.iloc[start : start + size], wanted, start)
+            return
+        assert self.path is not None
+        start = 0
+        try:
+            reader = pd.read_csv(
+                self.path,
+                dtype=str,
+                keep_default_na=False,
+                na_values=[""],
+                usecols=lambda name: name in wanted,
+                chunksize=size,
+            )
+            with reader:
+                for part in reader:
+                    if self.need_number and "phone_number" not in part.columns:
+                        raise ValidationError(
+                            self.field, "the CSV file needs a 'phone_number' column"
+                        )
+                    yield _with_columns(part, wanted, start)
+                    start += len(part)
+            if start == 0:  # a header and no rows
+                header = pd.DataFrame({name: pd.Series(dtype=object) for name in wanted})
+                yield _with_columns(header, wanted, 0)
+        except pd.errors.EmptyDataError:
+            raise ValidationError(self.field, "the CSV file is empty") from None
+
+
+def _frame_of_items(items: list[Any], field: str, need_number: bool) -> pd.DataFrame:
+    import pandas as pd
+
+    rows = []
+    for position, item in enumerate(items):
+        if isinstance(item, Mapping):
+            unknown = sorted(str(k) for k in item if k not in _KNOWN_KEYS)
+            if unknown:
+                raise ValidationError(
+                    f"{field}.{unknown[0]}",
+                    f"unknown field; a contact has {', '.join(CONTACT_FIELDS)} (and 'country')",
+                    position=position,
+                )
+            if need_number and "phone_number" not in item:
+                raise ValidationError(f"{field}.phone_number", "is required", position=position)
+            rows.append(dict(item))
+        elif _is_number_value(item):
+            rows.append({"phone_number": item})
+        else:
+            raise ValidationError(
+                field,
+                "each recipient must be a phone number or a dict with 'phone_number'",
+                position=position,
+                value=item,
+            )
+    frame = pd.DataFrame(rows, columns=None if rows else ["phone_number"], dtype=object)
+    return frame
+
+
+def _with_columns(part: pd.DataFrame, wanted: Sequence[str], start: int) -> pd.DataFrame:
+    import numpy as np
+    import pandas as pd
+
+    data = {
+        name: part[name].to_numpy(dtype=object)
+        if name in part.columns
+        else np.full(len(part), None, dtype=object)
+        for name in wanted
+    }
+    block = pd.DataFrame(data, index=part.index)
+    block.insert(0, "row", np.arange(start, start + len(part), dtype="int64"))
+    return block
+
+
+def number_checks(
+    values: Sequence[Any], regions: Sequence[Any], default_region: str | None
+) -> pd.DataFrame:
+    """:func:`smskit.rules.phones.normalize` of ``values``, each read in its row's region
+    (``regions``; a missing one means ``default_region``)."""
+    import pandas as pd
+
+    from smskit.rules import phones
+
+    values = pd.Series(list(values), dtype=object)
+    keys = [
+        default_region if is_missing(r) or not str(r).strip() else str(r).strip().upper()
+        for r in regions
+    ]
+    distinct = list(dict.fromkeys(keys))
+    if len(distinct) <= 1:
+        return phones.normalize(values, distinct[0] if distinct else default_region)
+    # TODO(speed): phones.normalize(values, region=<Series>) replaces this grouping.
+    key_series = pd.Series(keys, index=values.index, dtype=object)
+    parts = [
+        phones.normalize(values[key_series == key], _known_region(key, default_region))
+        for key in distinct
+    ]
+    return pd.concat(parts).loc[values.index]
+
+
+def _known_region(region: str | None, default_region: str | None) -> str | None:
+    import phonenumbers
+
+    return region if region is None or region in phonenumbers.SUPPORTED_REGIONS else default_region
+
+
+def contact(
+    record: Mapping[str, Any], row: int, field: str, number: Any, *, strict: bool
+) -> dict[str, Any]:
+    """One Contact object: ``number`` and the record's dynamic fields as text (missing ones
+    left out). With ``strict``, a field over 50 characters is refused; a field that is not a
+    scalar always is."""
+    result: dict[str, Any] = {
+        "phone_number": number if isinstance(number, str) else field_text(number)
+    }
+    for name in DYNAMIC_FIELDS:
+        text = field_text(record.get(name), f"{field}.{name}", row)
+        if text is None:
+            continue
+        if strict and len(text) > FIELD_MAX:
+            raise ValidationError(
+                f"{field}.{name}",
+                f"at most {FIELD_MAX} characters, got {len(text)}",
+                position=row,
+                value=text,
+            )
+        result[name] = text
+    return result
+
+
+def contact_rows(
+    recipients: Recipients, *, default_region: str | None, strict: bool
+) -> list[dict[str, Any]]:
+    """The Contact objects a send posts (numbers in E.164, fields as text, missing left out).
+
+    With ``strict``, an invalid number, a field that is not a scalar or longer than 50
+    characters is refused, naming field and row; without it, values are only made sendable.
+    """
+    rows: list[dict[str, Any]] = []
+    for block in recipients.blocks(DYNAMIC_FIELDS):
+        given = block["phone_number"].tolist()
+        numbers = given
+        if strict:
+            checks = number_checks(given, block[REGION_COLUMN].tolist(), default_region)
+            for i in range(len(given)):
+                if not checks["valid"].iat[i]:
+                    raise ValidationError(
+                        f"{recipients.field}.phone_number",
+                        f"is not a valid phone number ({checks['reason'].iat[i]}); give it in "
+                        "international format, e.g. '+33612345678', or its country in a "
+                        "'country' column",
+                        position=int(block["row"].iat[i]),
+                        value=given[i],
+                    )
+            numbers = [str(e) for e in checks["e164"]]
+        records = block[list(DYNAMIC_FIELDS)].to_dict("records")
+        rows += [
+            contact(record, int(row), recipients.field, number, strict=strict)
+            for record, row, number in zip(records, block["row"], numbers, strict=True)
+        ]
+    return rows
