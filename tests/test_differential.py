@@ -46,9 +46,10 @@ def mobiles(region: str, count: int) -> list[str]:
     for step in range(10_000):
         candidate = digits[:-4] + f"{(int(digits[-4:]) + step * 37) % 10_000:04d}"
         number = phonenumbers.parse(f"+{example.country_code}{candidate}")
-        if phonenumbers.is_valid_number(number) and phonenumbers.region_code_for_number(
-            number
-        ) == region:
+        if (
+            phonenumbers.is_valid_number(number)
+            and phonenumbers.region_code_for_number(number) == region
+        ):
             found.append(phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164))
         if len(found) == count:
             return found

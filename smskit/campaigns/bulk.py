@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit._paths import hlr_cache_path
 from smskit.campaigns.journal import Journal
 from smskit.campaigns.runner import (
     Progress,
@@ -30,15 +29,20 @@ from smskit.errors import SmskitError, ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.fields import DYNAMIC_FIELDS
 from smskit.rules.missing import is_missing
-from smskit.rules.recipients import REGION_COLUMN, Recipients, contact, number_checks
+from smskit.rules.recipients import (
+    REGION_COLUMN,
+    Recipients,
+    contact,
+    number_checks,
+    records_of,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from smskit.client.models import HLRResults
-
 __all__ = ["ahlr", "create_contacts", "delete_contacts", "hlr"]
 
+HLR_JOURNAL: Final = "hlr.journal.sqlite"
 DEFAULT_MAX_AGE_S: Final = 24 * 3600.0
 CONTACTS_CHUNK_MAX: Final = 500  # "not shown" in the spec; the sandbox's documented limit
 
@@ -57,16 +61,14 @@ def hlr(
     max_age: float | None = DEFAULT_MAX_AGE_S,
     default_region: str | None = "FR",
     simulation_mode: bool | None = None,
-) -> HLRResults:
-    """Check any number of lines: one result per distinct value given, as :class:`HLRResults`
-    (the type ``client.contact.hlr_request`` returns: ``.to_frame()``, ``.breakdown()``...).
+) -> pd.DataFrame:
+    """Check any number of lines: one row per distinct value given, typed like ``to_frame()``.
 
     Values are normalised (:func:`smskit.rules.phones.normalize`), each distinct number is checked
     once, in requests of ``chunk_size`` (at most 200). Answers are cached in ``journal``
-    (default: the per-user cache, ``~/.cache/smskit/hlr.sqlite`` on Linux, see
-    :mod:`smskit._paths`; ``False``: no cache) and reused while younger than
-    ``max_age`` seconds (None: forever). ``to_frame()`` adds the columns ``input`` (the value as
-    given), ``cached`` and ``error`` (why a number has no answer). Unparseable values are not sent
+    (default ``<cwd>/hlr.journal.sqlite``; ``False``: no cache) and reused while younger than
+    ``max_age`` seconds (None: forever). Extra columns: ``input`` (the value as given),
+    ``cached`` and ``error`` (why a number has no answer). Unparseable values are not sent
     (nor billed): their row has ``phone_number_type`` ``bad_format``, as the gateway says.
     """
     job = _HLRJob(numbers, chunk_size, concurrency, journal, max_age, default_region)
@@ -84,7 +86,7 @@ async def ahlr(
     max_age: float | None = DEFAULT_MAX_AGE_S,
     default_region: str | None = "FR",
     simulation_mode: bool | None = None,
-) -> HLRResults:
+) -> pd.DataFrame:
     """:func:`hlr`, awaited in the caller's event loop."""
     job = _HLRJob(numbers, chunk_size, concurrency, journal, max_age, default_region)
     return await job.run(client, simulation_mode, progress, threading.Event(), share=True)
@@ -113,7 +115,7 @@ class _HLRJob:
         if journal is False:
             self.path: Path | None = None
         elif journal is None or journal is True:
-            self.path = hlr_cache_path()
+            self.path = Path.cwd() / HLR_JOURNAL
         else:
             self.path = Path(journal)
 
@@ -125,7 +127,7 @@ class _HLRJob:
         stop: threading.Event,
         *,
         share: bool,
-    ) -> HLRResults:
+    ) -> pd.DataFrame:
         numbers = list(dict.fromkeys(e for e in self.checks["e164"] if isinstance(e, str)))
         cache = Journal(self.path, mode="any") if self.path is not None else None
         try:
@@ -166,10 +168,11 @@ class _HLRJob:
 
     def _frame(
         self, answers: Mapping[str, Any], cached: set[str], errors: Mapping[str, str]
-    ) -> HLRResults:
+    ) -> pd.DataFrame:
         import pandas as pd
 
-        from smskit.client.models import HLRResult, HLRResults
+        from smskit.client.frames import hlr_frame
+        from smskit.client.models import HLRResult
 
         results = []
         from_cache = []
@@ -189,14 +192,11 @@ class _HLRJob:
                 results.append(HLRResult(phone_number=e164))
                 from_cache.append(False)
                 problems.append(errors.get(e164, "not checked"))
-        extra = pd.DataFrame(
-            {
-                "input": pd.array([str(v) for v in self.inputs], dtype="string"),
-                "cached": pd.array(from_cache, dtype="bool"),
-                "error": pd.array(problems, dtype="string"),
-            }
-        )
-        return HLRResults(results, raw=[answers.get(e) for e in self.checks["e164"]], extra=extra)
+        frame = hlr_frame(results)
+        frame.insert(0, "input", pd.Series([str(v) for v in self.inputs], dtype="string"))
+        frame["cached"] = pd.array(from_cache, dtype="bool")
+        frame["error"] = pd.array(problems, dtype="string")
+        return frame
 
 
 def _by_number(chunk: list[str], raw: Any) -> dict[str, Any]:
@@ -257,7 +257,7 @@ def create_contacts(
     table = source.table(DYNAMIC_FIELDS)
     inputs = table["phone_number"].tolist()
     checks = number_checks(inputs, table[REGION_COLUMN].tolist(), default_region)
-    records = table[list(DYNAMIC_FIELDS)].to_dict("records")
+    records = records_of(table[list(DYNAMIC_FIELDS)])
     rows: list[Any] = []
     refused: dict[int, str] = {}
     for position, (record, e164) in enumerate(zip(records, checks["e164"], strict=True)):

@@ -139,7 +139,7 @@ class PreflightReport:
             "recipients": len(frame),
             "to_send": int(sending.sum()),
             "excluded": int((~sending).sum()),
-            **{issue: int(count) for issue, count in self.issues().items()},
+            **{str(issue): int(count) for issue, count in self.issues().items()},
             "with_warning": int(frame["warning"].notna().sum()),
             "segments": self.segments,
             "ucs2": int(((frame["encoding"] == "UCS-2") & sending).sum()),
@@ -245,8 +245,8 @@ class _Notes:
     def __init__(self, n: int) -> None:
         self.rows: list[list[Finding]] = [[] for _ in range(n)]
 
-    def add(self, row: int, finding: Finding) -> None:
-        self.rows[row].append(finding)
+    def add(self, row: Any, finding: Finding) -> None:
+        self.rows[int(row)].append(finding)
 
     def rendered(self) -> Any:
         import numpy as np
@@ -283,12 +283,12 @@ def check_block(
         if numbers_cache is not None:
             numbers_cache[key] = checks
     raw = block["phone_number"].to_numpy(dtype=object)
-    e164 = checks["e164"].to_numpy(dtype=object, na_value=None)
+    e164 = _objects(checks["e164"])
     # The number as given is often already E.164: share the string instead of a copy.
     e164 = np.where(e164 == raw, raw, e164)
     line_type = checks["type"].astype(str).to_numpy(dtype=object)
     valid = checks["valid"].to_numpy(dtype=bool)
-    region = checks["region"].to_numpy(dtype=object, na_value=None)
+    region = _objects(checks["region"])
 
     issue = np.full(n, None, dtype=object)
     detail = np.full(n, None, dtype=object)
@@ -339,7 +339,7 @@ def check_block(
 
     if counts is not None:  # recipients per warning code, not warnings
         counts.update(code for said in notes.rows for code in {f.code for f in said})
-    columns = {
+    report: dict[str, Any] = {
         "row": block["row"].to_numpy(),
         "input": raw,
         "phone_number": e164,
@@ -354,7 +354,7 @@ def check_block(
         "detail": detail,
         "warning": notes.rendered(),
     }
-    return index, columns
+    return index, report
 
 
 def _field_texts(values: list[Any], name: str) -> tuple[list[str], Any]:
@@ -402,7 +402,7 @@ def _render(
         texts = [settings.text] * n
     # Many recipients share a text: analyse each distinct text once, and share the strings.
     codes, uniques = pd.factorize(pd.Series(texts, dtype=object))
-    distinct = [str(t) for t in uniques]
+    distinct: Any = [str(t) for t in uniques]
     if settings.auto_optimize_text is not False:
         # Two rendered texts may optimise to one ("C’est", "C'est"): count it once.
         optimised, distinct = pd.factorize(pd.Series([engine.optimize_text(t) for t in distinct]))
@@ -499,7 +499,7 @@ def preflight(
     codes = np.full(len(issue), -1, dtype="int8")
     for code, name in enumerate(ISSUES):
         codes[issue == name] = code
-    columns["issue"] = pd.Categorical.from_codes(codes, categories=list(ISSUES))
+    columns["issue"] = pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(list(ISSUES)))
     for name in ("region", "warning"):
         columns[name] = pd.Categorical(columns[name])
     columns["send"] = pd.isna(columns["issue"])
@@ -523,6 +523,11 @@ def preflight(
         purpose=settings.purpose or "wholesale",
         evaluated_at=when,
     )
+
+
+def _objects(column: pd.Series) -> Any:
+    """A column as an object array, missing values as None."""
+    return column.astype(object).where(column.notna(), None).to_numpy(dtype=object)
 
 
 def samples(frame: pd.DataFrame) -> dict[str, str]:

@@ -110,7 +110,7 @@ class CampaignResult:
         for record in tail:
             for name, value in zip(_RESULT_COLUMNS, record, strict=True):
                 columns[name].append(value)
-        dtypes = {**_RESULT_COLUMNS, "state": pd.CategoricalDtype(RECIPIENT_STATES)}
+        dtypes = {**_RESULT_COLUMNS, "state": pd.CategoricalDtype(list(RECIPIENT_STATES))}
         frame = pd.DataFrame(columns).astype(dtypes)
         return frame.sort_values("row", ignore_index=True)
 
@@ -124,10 +124,10 @@ class CampaignResult:
              "cost_estimated": c.cost_estimated, "error": c.error}
             for c in self.records
         ]  # fmt: skip
-        dtypes = {
+        dtypes: dict[str, Any] = {
             "chunk": "int64",
             "request_id": "string",
-            "state": pd.CategoricalDtype(("pending", "in_flight", *DONE_STATES, "failed")),
+            "state": pd.CategoricalDtype(["pending", "in_flight", *DONE_STATES, "failed"]),
             "recipients": "int64",
             "attempts": "int64",
             "ticket": "string",
@@ -223,5 +223,5 @@ def shown_value(value: Any) -> Any:
     return "" if value is None or (not isinstance(value, str) and pd.isna(value)) else value
 
 
-def shown_record(record: Mapping[str, Any]) -> dict[str, Any]:
-    return {key: shown_value(value) for key, value in record.items()}
+def shown_record(record: Mapping[Any, Any]) -> dict[str, Any]:
+    return {str(key): shown_value(value) for key, value in record.items()}

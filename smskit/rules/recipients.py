@@ -40,6 +40,7 @@ __all__ = [
     "contact",
     "contact_rows",
     "number_checks",
+    "records_of",
 ]
 
 REGION_COLUMN: Final = "country"
@@ -220,21 +221,26 @@ def number_checks(
 
     from smskit.rules import phones
 
-    values = pd.Series(list(values), dtype=object)
-    keys = [
+    series = pd.Series(list(values), dtype=object)
+    keys: list[Any] = [
         default_region if is_missing(r) or not str(r).strip() else str(r).strip().upper()
         for r in regions
     ]
     distinct = list(dict.fromkeys(keys))
     if len(distinct) <= 1:
-        return phones.normalize(values, distinct[0] if distinct else default_region)
+        return phones.normalize(series, distinct[0] if distinct else default_region)
     # TODO(speed): phones.normalize(values, region=<Series>) replaces this grouping.
-    key_series = pd.Series(keys, index=values.index, dtype=object)
+    key_series = pd.Series(keys, index=series.index, dtype=object)
     parts = [
-        phones.normalize(values[key_series == key], _known_region(key, default_region))
+        phones.normalize(series[key_series == key], _known_region(key, default_region))
         for key in distinct
     ]
-    return pd.concat(parts).loc[values.index]
+    return pd.concat(parts).reindex(series.index)
+
+
+def records_of(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """A frame's rows as dicts keyed by column name."""
+    return [{str(k): v for k, v in record.items()} for record in frame.to_dict("records")]
 
 
 def _known_region(region: str | None, default_region: str | None) -> str | None:
@@ -281,6 +287,7 @@ def contact_rows(
         numbers = given
         if strict:
             checks = number_checks(given, block[REGION_COLUMN].tolist(), default_region)
+            positions = block["row"].tolist()
             for i in range(len(given)):
                 if not checks["valid"].iat[i]:
                     raise ValidationError(
@@ -288,11 +295,11 @@ def contact_rows(
                         f"is not a valid phone number ({checks['reason'].iat[i]}); give it in "
                         "international format, e.g. '+33612345678', or its country in a "
                         "'country' column",
-                        position=int(block["row"].iat[i]),
+                        position=int(positions[i]),
                         value=given[i],
                     )
             numbers = [str(e) for e in checks["e164"]]
-        records = block[list(DYNAMIC_FIELDS)].to_dict("records")
+        records = records_of(block[list(DYNAMIC_FIELDS)])
         rows += [
             contact(record, int(row), recipients.field, number, strict=strict)
             for record, row, number in zip(records, block["row"], numbers, strict=True)

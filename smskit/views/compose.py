@@ -170,7 +170,8 @@ def compose_panel(
     checks.append(_stop_check(stop_required, has_stop))
     checks.append(_sender_check(sender, options))
     checks += _recipient_checks(report, option_error, recipients_error)
-    preview, worst, to_send, warnings = None, None, None, ()
+    preview, worst, to_send = None, None, None
+    warnings: tuple[str, ...] = ()
     if report is not None:
         preview, worst = _preview(report, preview_rows)
         to_send, warnings = report.to_send, report.warnings
