@@ -132,7 +132,8 @@ def side_preflight(path: str) -> dict[str, Any]:
         client = smskit.Client(sandbox=sandbox)
         baseline = peak_rss_mb()
         started = time.perf_counter()
-        report = smskit.Campaign(client, path, text=TEXT, sender="Shop").preflight()
+        campaign = smskit.Campaign(client, Path(path), text=TEXT, sender="Shop")
+        report = campaign.preflight(offline=True)
         seconds = time.perf_counter() - started
     summary = report.summary().iloc[0]
     return {
