@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
 from smskit.rules.fields import CONTACT_FIELDS, DYNAMIC_FIELDS, field_text
-from smskit.rules.missing import is_missing
 from smskit.rules.spec import FIELD_MAX
 
 if TYPE_CHECKING:
@@ -216,37 +215,26 @@ def number_checks(
     values: Sequence[Any], regions: Sequence[Any], default_region: str | None
 ) -> pd.DataFrame:
     """:func:`smskit.rules.phones.normalize` of ``values``, each read in its row's region
-    (``regions``; a missing one means ``default_region``)."""
+    (``regions``, the ``country`` column; a missing one means ``default_region``)."""
     import pandas as pd
 
     from smskit.rules import phones
 
-    series = pd.Series(list(values), dtype=object)
-    keys: list[Any] = [
-        default_region if is_missing(r) or not str(r).strip() else str(r).strip().upper()
-        for r in regions
-    ]
-    distinct = list(dict.fromkeys(keys))
-    if len(distinct) <= 1:
-        return phones.normalize(series, distinct[0] if distinct else default_region)
-    # TODO(speed): phones.normalize(values, region=<Series>) replaces this grouping.
-    key_series = pd.Series(keys, index=series.index, dtype=object)
-    parts = [
-        phones.normalize(series[key_series == key], _known_region(key, default_region))
-        for key in distinct
-    ]
-    return pd.concat(parts).reindex(series.index)
+    try:
+        return phones.normalize(
+            pd.Series(list(values), dtype=object), default_region, region=list(regions)
+        )
+    except ValidationError as exc:
+        if exc.field != "region":
+            raise
+        raise ValidationError(
+            REGION_COLUMN, exc.rule, position=exc.position, value=exc.value
+        ) from exc
 
 
 def records_of(frame: pd.DataFrame) -> list[dict[str, Any]]:
     """A frame's rows as dicts keyed by column name."""
     return [{str(k): v for k, v in record.items()} for record in frame.to_dict("records")]
-
-
-def _known_region(region: str | None, default_region: str | None) -> str | None:
-    import phonenumbers
-
-    return region if region is None or region in phonenumbers.SUPPORTED_REGIONS else default_region
 
 
 def contact(
