@@ -18,6 +18,7 @@ See docs/campaigns.md for every decision.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from collections.abc import Callable, Mapping
@@ -237,17 +238,19 @@ class Campaign:
         chunk_size: int = 500,
         progress: bool | Mapping[str, Any] = True,
         journal: str | Path | None = None,
+        wait: float = 0,
     ) -> CampaignResult:
         """Send every recipient that passes preflight, in chunks, ``concurrency`` at a time.
 
         Works in a notebook (whose event loop is already running) and in scripts. With a
         journal that already holds this campaign, it continues it: chunks accepted before
-        are not sent again. Raises ``ValidationError`` for a campaign-level preflight error.
+        are not sent again. Raises ``ValidationError`` for a campaign-level preflight error,
+        ``CampaignBusy`` when another runner sends this journal (after waiting ``wait`` s).
         """
         check_concurrency(concurrency)
         check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
         path = Path(journal) if journal is not None else self.default_journal()
-        book = self._open_journal(path, chunk_size)
+        book = self._open_journal(path, chunk_size, wait)
         return run_blocking(
             lambda stop: execute(book, self.client, concurrency, progress, stop, share=False)
         )
@@ -259,12 +262,13 @@ class Campaign:
         chunk_size: int = 500,
         progress: bool | Mapping[str, Any] = True,
         journal: str | Path | None = None,
+        wait: float = 0,
     ) -> CampaignResult:
         """:meth:`send`, awaited in the caller's event loop (``await campaign.asend()``)."""
         check_concurrency(concurrency)
         check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
         path = Path(journal) if journal is not None else self.default_journal()
-        book = self._open_journal(path, chunk_size)
+        book = await asyncio.to_thread(self._open_journal, path, chunk_size, wait)
         return await execute(
             book, self.client, concurrency, progress, threading.Event(), share=True
         )
@@ -277,6 +281,7 @@ class Campaign:
         *,
         concurrency: int = 4,
         progress: bool | Mapping[str, Any] = True,
+        wait: float = 0,
     ) -> CampaignResult:
         """Continue the campaign a journal holds (after a crash, a kill, a kernel restart).
 
@@ -284,9 +289,10 @@ class Campaign:
         never sent again; those left in flight or failed for a transient reason are sent
         again with the same request_id, which the gateway accepts at most once.
         ``client`` defaults to ``smskit.Client()`` (credentials from the environment).
+        Raises ``CampaignBusy`` when another runner sends it (after waiting ``wait`` s).
         """
         check_concurrency(concurrency)
-        book = Journal(journal_path)
+        book = Journal(journal_path, lease=wait)
         runner = client if client is not None else Client()
         return run_blocking(
             lambda stop: execute(book, runner, concurrency, progress, stop, share=False)
@@ -300,20 +306,20 @@ class Campaign:
         *,
         concurrency: int = 4,
         progress: bool | Mapping[str, Any] = True,
+        wait: float = 0,
     ) -> CampaignResult:
         """:meth:`resume`, awaited in the caller's event loop."""
         check_concurrency(concurrency)
         runner = client if client is not None else AsyncClient()
-        return await execute(
-            Journal(journal_path), runner, concurrency, progress, threading.Event(), share=True
-        )
+        book = await asyncio.to_thread(Journal, journal_path, lease=wait)
+        return await execute(book, runner, concurrency, progress, threading.Event(), share=True)
 
     # -- internals ---------------------------------------------------------------------------
 
-    def _open_journal(self, path: Path, chunk_size: int) -> Journal:
-        """The journal for this campaign: a new one, or the one a previous run left."""
+    def _open_journal(self, path: Path, chunk_size: int, wait: float = 0) -> Journal:
+        """The journal for this campaign, its lease held: a new one, or a previous run's."""
         plan = self._plan(chunk_size)
-        book = Journal(path, mode="any")
+        book = Journal(path, mode="any", lease=wait)
         try:
             meta = book.meta()
             if not meta:

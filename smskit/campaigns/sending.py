@@ -16,6 +16,7 @@ from smskit.campaigns.runner import Progress, async_client, bounded
 from smskit.errors import (
     APIError,
     AuthenticationError,
+    CampaignBusy,
     DuplicateRequestError,
     InsufficientCreditError,
     PayloadValidationError,
@@ -131,7 +132,11 @@ class _Sender:
 
     async def _attempt(self, chunk: Chunk) -> Chunk | None:
         """One request (the client retries network errors, 429 and 5xx inside it)."""
-        request_id, contacts = self.journal.mark_in_flight(chunk)
+        try:
+            request_id, contacts = self.journal.mark_in_flight(chunk)
+        except CampaignBusy as exc:  # our lease was taken over: the other runner sends now
+            self._halt(f"stopped: {exc}")
+            return None
         try:
             result = await self.client.sms_campaign.send(
                 text=self.text,
@@ -161,16 +166,16 @@ class _Sender:
             logger.exception("chunk %d: unexpected error", chunk.idx)
             self._fail(chunk, exc, retryable=True)
         else:
-            if result.duplicate:
+            if result.duplicate and result.total_cost is None:
                 await self._accepted(chunk, contacts, result.sms_ticket)
-            else:
+            else:  # a replayed first answer carries the figures the gateway billed
                 self._sent(chunk, result)
         return None
 
     def _sent(self, chunk: Chunk, result: SendResult) -> None:
         self.journal.mark_done(
             chunk.idx,
-            "sent",
+            "already_accepted" if result.duplicate else "sent",
             ticket=result.sms_ticket,
             cost=result.total_cost,
             sms=result.number_of_sms_needed,
@@ -195,7 +200,9 @@ class _Sender:
         except SmskitError:
             return  # the cost stays unknown; the recipients are accepted all the same
         if figures.total_cost is not None:
-            self.journal.set_cost(chunk.idx, figures.total_cost, estimated=True)
+            self.journal.set_cost(
+                chunk.idx, figures.total_cost, estimated=True, sms=figures.number_of_sms_needed
+            )
             self.cost += figures.total_cost
 
     def _fail(self, chunk: Chunk, exc: BaseException, *, retryable: bool) -> None:
