@@ -11,17 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Final
 
-__all__ = ["CREDIT_KEYS", "Destinations", "Verdict"]
-
-# check-credits reports products under these keys (spec, "Credits per country").
-CREDIT_KEYS: Final = {
-    "sms_premium": "premium_sms",
-    "sms_low_cost": "low_cost_sms",
-    "vocal_sms": "vocal_sms",
-    "hlr": "hlr",
-}
+__all__ = ["Destinations", "Verdict"]
 
 
 @dataclass(frozen=True, slots=True)
