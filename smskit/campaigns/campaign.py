@@ -18,7 +18,6 @@ See docs/campaigns.md for every decision.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 from collections.abc import Callable, Mapping
@@ -28,7 +27,7 @@ from typing import Any
 
 from smskit.campaigns.bulk import ahlr, create_contacts, delete_contacts, hlr
 from smskit.campaigns.estimates import CostEstimate, Simulator, offline_estimate
-from smskit.campaigns.journal import Journal, derive_request_id
+from smskit.campaigns.journal import Journal, derive_request_id, open_leased
 from smskit.campaigns.plan import Plan, build_plan, check_name, check_options, default_name
 from smskit.campaigns.preflight import (
     ISSUES,
@@ -268,7 +267,7 @@ class Campaign:
         check_concurrency(concurrency)
         check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
         path = Path(journal) if journal is not None else self.default_journal()
-        book = await asyncio.to_thread(self._open_journal, path, chunk_size, wait)
+        book = await self._aopen_journal(path, chunk_size, wait)
         return await execute(
             book, self.client, concurrency, progress, threading.Event(), share=True
         )
@@ -292,8 +291,8 @@ class Campaign:
         Raises ``CampaignBusy`` when another runner sends it (after waiting ``wait`` s).
         """
         check_concurrency(concurrency)
-        book = Journal(journal_path, lease=wait)
         runner = client if client is not None else Client()
+        book = Journal(journal_path, lease=wait)
         return run_blocking(
             lambda stop: execute(book, runner, concurrency, progress, stop, share=False)
         )
@@ -311,7 +310,7 @@ class Campaign:
         """:meth:`resume`, awaited in the caller's event loop."""
         check_concurrency(concurrency)
         runner = client if client is not None else AsyncClient()
-        book = await asyncio.to_thread(Journal, journal_path, lease=wait)
+        book = await open_leased(journal_path, wait=wait)
         return await execute(book, runner, concurrency, progress, threading.Event(), share=True)
 
     # -- internals ---------------------------------------------------------------------------
@@ -319,7 +318,16 @@ class Campaign:
     def _open_journal(self, path: Path, chunk_size: int, wait: float = 0) -> Journal:
         """The journal for this campaign, its lease held: a new one, or a previous run's."""
         plan = self._plan(chunk_size)
-        book = Journal(path, mode="any", lease=wait)
+        return self._adopt(Journal(path, mode="any", lease=wait), plan, chunk_size)
+
+    async def _aopen_journal(self, path: Path, chunk_size: int, wait: float) -> Journal:
+        """:meth:`_open_journal`, waiting for the lease without blocking the event loop."""
+        plan = self._plan(chunk_size)
+        return self._adopt(await open_leased(path, mode="any", wait=wait), plan, chunk_size)
+
+    def _adopt(self, book: Journal, plan: Plan, chunk_size: int) -> Journal:
+        """``book`` initialised with ``plan``, or checked to hold it (closed if it does not)."""
+        path = book.path
         try:
             meta = book.meta()
             if not meta:
