@@ -25,6 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from smskit._paths import campaigns_dir
 from smskit.campaigns.bulk import ahlr, create_contacts, delete_contacts, hlr
 from smskit.campaigns.estimates import CostEstimate, Simulator, offline_estimate
 from smskit.campaigns.journal import Journal, derive_request_id, open_leased
@@ -41,6 +42,7 @@ from smskit.campaigns.preflight import (
     register_marketing_hours,
     samples,
 )
+from smskit.campaigns.reconnect import gateway_record, reconnect
 from smskit.campaigns.results import RECIPIENT_STATES, CampaignResult
 from smskit.campaigns.runner import (
     Progress,
@@ -146,8 +148,8 @@ class Campaign:
         )
 
     def default_journal(self) -> Path:
-        """``<cwd>/<name>.journal.sqlite``: next to the notebook, named after the campaign."""
-        return Path.cwd() / f"{self.name}.journal.sqlite"
+        """``<campaigns dir>/<name>.journal.sqlite``: a per-user directory (see smskit._paths)."""
+        return campaigns_dir() / f"{self.name}.journal.sqlite"
 
     # -- preflight and estimate --------------------------------------------------------------
 
@@ -287,11 +289,13 @@ class Campaign:
         Needs no DataFrame: the journal has every chunk's payload. Chunks accepted before are
         never sent again; those left in flight or failed for a transient reason are sent
         again with the same request_id, which the gateway accepts at most once.
-        ``client`` defaults to ``smskit.Client()`` (credentials from the environment).
+        Without ``client``, it goes back to the gateway the journal records (URL and login; the
+        key from ``SMSKIT_API_KEY``, or the sandbox still running in this process), or raises a
+        ConfigurationError asking for one.
         Raises ``CampaignBusy`` when another runner sends it (after waiting ``wait`` s).
         """
         check_concurrency(concurrency)
-        runner = client if client is not None else Client()
+        runner = client if client is not None else reconnect(journal_path, Client)
         book = Journal(journal_path, lease=wait)
         return run_blocking(
             lambda stop: execute(book, runner, concurrency, progress, stop, share=False)
@@ -309,7 +313,7 @@ class Campaign:
     ) -> CampaignResult:
         """:meth:`resume`, awaited in the caller's event loop."""
         check_concurrency(concurrency)
-        runner = client if client is not None else AsyncClient()
+        runner = client if client is not None else reconnect(journal_path, AsyncClient)
         book = await open_leased(journal_path, wait=wait)
         return await execute(book, runner, concurrency, progress, threading.Event(), share=True)
 
@@ -331,7 +335,8 @@ class Campaign:
         try:
             meta = book.meta()
             if not meta:
-                book.initialise(plan.meta, plan.columns, plan.bounds, plan.excluded)
+                meta = {**plan.meta, "gateway": gateway_record(self.client)}
+                book.initialise(meta, plan.columns, plan.bounds, plan.excluded)
             elif meta.get("campaign_id") != plan.campaign_id:
                 raise ConfigurationError(
                     f"journal {str(path)!r} holds another campaign ({meta.get('name')!r}, "
