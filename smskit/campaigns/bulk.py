@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from smskit._paths import hlr_cache_path
 from smskit.campaigns.journal import Journal
 from smskit.campaigns.runner import (
     Progress,
@@ -40,9 +41,10 @@ from smskit.rules.recipients import (
 if TYPE_CHECKING:
     import pandas as pd
 
+    from smskit.client.models import HLRResults
+
 __all__ = ["ahlr", "create_contacts", "delete_contacts", "hlr"]
 
-HLR_JOURNAL: Final = "hlr.journal.sqlite"
 DEFAULT_MAX_AGE_S: Final = 24 * 3600.0
 CONTACTS_CHUNK_MAX: Final = 500  # "not shown" in the spec; the sandbox's documented limit
 
@@ -61,14 +63,16 @@ def hlr(
     max_age: float | None = DEFAULT_MAX_AGE_S,
     default_region: str | None = "FR",
     simulation_mode: bool | None = None,
-) -> pd.DataFrame:
-    """Check any number of lines: one row per distinct value given, typed like ``to_frame()``.
+) -> HLRResults:
+    """Check any number of lines: one result per distinct value given, as :class:`HLRResults`
+    (the type ``client.contact.hlr_request`` returns: ``.to_frame()``, ``.breakdown()``...).
 
     Values are normalised (:func:`smskit.rules.phones.normalize`), each distinct number is checked
     once, in requests of ``chunk_size`` (at most 200). Answers are cached in ``journal``
-    (default ``<cwd>/hlr.journal.sqlite``; ``False``: no cache) and reused while younger than
-    ``max_age`` seconds (None: forever). Extra columns: ``input`` (the value as given),
-    ``cached`` and ``error`` (why a number has no answer). Unparseable values are not sent
+    (default: the per-user cache, ``~/.cache/smskit/hlr.sqlite`` on Linux, see
+    :mod:`smskit._paths`; ``False``: no cache) and reused while younger than
+    ``max_age`` seconds (None: forever). ``to_frame()`` adds the columns ``input`` (the value as
+    given), ``cached`` and ``error`` (why a number has no answer). Unparseable values are not sent
     (nor billed): their row has ``phone_number_type`` ``bad_format``, as the gateway says.
     """
     job = _HLRJob(numbers, chunk_size, concurrency, journal, max_age, default_region)
@@ -86,7 +90,7 @@ async def ahlr(
     max_age: float | None = DEFAULT_MAX_AGE_S,
     default_region: str | None = "FR",
     simulation_mode: bool | None = None,
-) -> pd.DataFrame:
+) -> HLRResults:
     """:func:`hlr`, awaited in the caller's event loop."""
     job = _HLRJob(numbers, chunk_size, concurrency, journal, max_age, default_region)
     return await job.run(client, simulation_mode, progress, threading.Event(), share=True)
@@ -115,7 +119,7 @@ class _HLRJob:
         if journal is False:
             self.path: Path | None = None
         elif journal is None or journal is True:
-            self.path = Path.cwd() / HLR_JOURNAL
+            self.path = hlr_cache_path()
         else:
             self.path = Path(journal)
 
@@ -127,7 +131,7 @@ class _HLRJob:
         stop: threading.Event,
         *,
         share: bool,
-    ) -> pd.DataFrame:
+    ) -> HLRResults:
         numbers = list(dict.fromkeys(e for e in self.checks["e164"] if isinstance(e, str)))
         cache = Journal(self.path, mode="any") if self.path is not None else None
         try:
@@ -168,11 +172,10 @@ class _HLRJob:
 
     def _frame(
         self, answers: Mapping[str, Any], cached: set[str], errors: Mapping[str, str]
-    ) -> pd.DataFrame:
+    ) -> HLRResults:
         import pandas as pd
 
-        from smskit.client.frames import hlr_frame
-        from smskit.client.models import HLRResult
+        from smskit.client.models import HLRResult, HLRResults
 
         results = []
         from_cache = []
@@ -192,11 +195,14 @@ class _HLRJob:
                 results.append(HLRResult(phone_number=e164))
                 from_cache.append(False)
                 problems.append(errors.get(e164, "not checked"))
-        frame = hlr_frame(results)
-        frame.insert(0, "input", pd.Series([str(v) for v in self.inputs], dtype="string"))
-        frame["cached"] = pd.array(from_cache, dtype="bool")
-        frame["error"] = pd.array(problems, dtype="string")
-        return frame
+        extra = pd.DataFrame(
+            {
+                "input": pd.array([str(v) for v in self.inputs], dtype="string"),
+                "cached": pd.array(from_cache, dtype="bool"),
+                "error": pd.array(problems, dtype="string"),
+            }
+        )
+        return HLRResults(results, raw=[answers.get(e) for e in self.checks["e164"]], extra=extra)
 
 
 def _by_number(chunk: list[str], raw: Any) -> dict[str, Any]:
