@@ -6,6 +6,7 @@ SmskitError
 │   └── MissingExtraError (ImportError)  an optional part is used without its extra installed
 ├── CampaignBusy                  another runner holds the campaign journal's lease (``.owner``)
 ├── ValidationError (ValueError)  bad input caught before any request: names field, position, rule
+├── ResponseShapeError (ValueError)  an answer does not have the shape the spec describes
 ├── TransportError                the request never got an HTTP answer (wraps httpx's error)
 │   └── TimeoutError              ... because a timeout expired
 └── APIError                      the gateway answered with an error status
@@ -45,6 +46,7 @@ __all__ = [
     "PayloadValidationError",
     "RateLimitError",
     "RequestIdConflictError",
+    "ResponseShapeError",
     "ServerError",
     "SmskitError",
     "StopMentionMissingError",
@@ -124,6 +126,11 @@ class ValidationError(SmskitError, ValueError):
         where = field if position is None else _locate(field, position)
         shown = f" (got {_short(value)})" if value is not None else ""
         super().__init__(f"{where}: {rule}{shown}")
+
+
+class ResponseShapeError(SmskitError, ValueError):
+    """A response body does not have the shape the spec describes (the client reports it as
+    an :class:`APIError` carrying the answer)."""
 
 
 class TransportError(SmskitError):

@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Self, overload
 
 from smskit.client import reprs
+from smskit.errors import ResponseShapeError
 from smskit.rules.spec import (
     CONTACT_ITEM_STATUS,
     CREDIT_PRODUCTS,
@@ -44,10 +45,6 @@ __all__ = [
     "TransferToken",
     "VoiceDraft",
 ]
-
-
-class ResponseShapeError(ValueError):
-    """A response body does not have the shape the spec describes."""
 
 
 # -- lenient field readers -------------------------------------------------------------------
