@@ -182,3 +182,31 @@ def test_findings_are_codes_and_messages_are_rendered_from_them(client: smskit.C
     assert codes["fields_missing"].message() in report.warnings
     assert Finding("field_missing", "first_name").message() == "missing {first_name}"
     assert report.to_frame()["warning"].astype(str).tolist()[1] == "missing {first_name}"
+
+
+class Recorder:
+    """Progress events as data, recorded in order."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, object]] = []
+
+    def start(self, total: int, initial: int, unit: str) -> None:
+        self.events.append(("start", (total, initial, unit)))
+
+    def advance(self, count: int, **postfix: object) -> None:
+        self.events.append(("advance", count))
+
+    def finish(self) -> None:
+        self.events.append(("finish", None))
+
+
+def test_progress_is_reported_as_events_to_any_view(client: smskit.Client, tmp_path: Path) -> None:
+    """A ProgressEvents object gets start, one advance per chunk summing to the total, finish."""
+    recorder = Recorder()
+    numbers = [f"+3361{i:07d}" for i in range(25)]
+    campaign = smskit.Campaign(client, numbers, text=STOP, sender="Shop")
+    campaign.send(progress=recorder, chunk_size=10, concurrency=1, journal=tmp_path / "j.sqlite")
+    assert recorder.events[0] == ("start", (25, 0, "recipient"))
+    assert recorder.events[-1] == ("finish", None)
+    advances = [count for name, count in recorder.events if name == "advance"]
+    assert sorted(advances) == [5, 10, 10]

@@ -18,6 +18,7 @@ from smskit._paths import hlr_cache_path
 from smskit.campaigns.journal import Journal
 from smskit.campaigns.runner import (
     Progress,
+    ProgressOption,
     async_client,
     bounded,
     check_chunk_size,
@@ -58,7 +59,7 @@ def hlr(
     *,
     chunk_size: int = 200,
     concurrency: int = 4,
-    progress: bool | Mapping[str, Any] = True,
+    progress: ProgressOption = True,
     journal: str | Path | bool | None = None,
     max_age: float | None = DEFAULT_MAX_AGE_S,
     default_region: str | None = "FR",
@@ -85,7 +86,7 @@ async def ahlr(
     *,
     chunk_size: int = 200,
     concurrency: int = 4,
-    progress: bool | Mapping[str, Any] = True,
+    progress: ProgressOption = True,
     journal: str | Path | bool | None = None,
     max_age: float | None = DEFAULT_MAX_AGE_S,
     default_region: str | None = "FR",
@@ -127,7 +128,7 @@ class _HLRJob:
         self,
         client: Client | AsyncClient,
         simulation_mode: bool | None,
-        progress: bool | Mapping[str, Any],
+        progress: ProgressOption,
         stop: threading.Event,
         *,
         share: bool,
@@ -244,7 +245,7 @@ def create_contacts(
     tag_name: str | None = None,
     chunk_size: int = 200,
     concurrency: int = 4,
-    progress: bool | Mapping[str, Any] = True,
+    progress: ProgressOption = True,
     default_region: str | None = "FR",
     **options: Any,
 ) -> pd.DataFrame:
@@ -304,7 +305,7 @@ def delete_contacts(
     list_name: str | None = None,
     chunk_size: int = 200,
     concurrency: int = 4,
-    progress: bool | Mapping[str, Any] = True,
+    progress: ProgressOption = True,
     default_region: str | None = "FR",
 ) -> pd.DataFrame:
     """Delete any number of contacts (from ``list_name`` only, or from the account), 200 per
@@ -343,7 +344,7 @@ def _run_chunks(
     read: Callable[[Any, int], list[Any]],
     chunk_size: int,
     concurrency: int,
-    progress: bool | Mapping[str, Any],
+    progress: ProgressOption,
 ) -> tuple[list[Any], list[str | None]]:
     """Send the non-None ``rows`` in chunks; per row, the outcome ``read`` gives or an error."""
     positions = [i for i, row in enumerate(rows) if row is not None]

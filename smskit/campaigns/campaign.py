@@ -46,6 +46,7 @@ from smskit.campaigns.reconnect import gateway_record, reconnect
 from smskit.campaigns.results import RECIPIENT_STATES, CampaignResult
 from smskit.campaigns.runner import (
     Progress,
+    ProgressOption,
     async_client,
     bounded,
     check_chunk_size,
@@ -179,7 +180,7 @@ class Campaign:
         unit_prices: Mapping[str, float] | None = None,
         chunk_size: int = 500,
         concurrency: int = 4,
-        progress: bool | Mapping[str, Any] = False,
+        progress: ProgressOption = False,
     ) -> CostEstimate:
         """Cost, SMS count and residual credit; from the gateway (``simulation_mode``, chunk by
         chunk, compared with the balance) or, with ``offline=True``, from :mod:`smskit.rules.text`
@@ -198,7 +199,7 @@ class Campaign:
         *,
         chunk_size: int = 500,
         concurrency: int = 4,
-        progress: bool | Mapping[str, Any] = False,
+        progress: ProgressOption = False,
     ) -> CostEstimate:
         """:meth:`estimate` from the gateway, awaited in the caller's event loop."""
         check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
@@ -210,7 +211,7 @@ class Campaign:
         self,
         plan: Plan,
         concurrency: int,
-        progress: bool | Mapping[str, Any],
+        progress: ProgressOption,
         stop: threading.Event,
         *,
         share: bool,
@@ -237,7 +238,7 @@ class Campaign:
         *,
         concurrency: int = 4,
         chunk_size: int = 500,
-        progress: bool | Mapping[str, Any] = True,
+        progress: ProgressOption = True,
         journal: str | Path | None = None,
         wait: float = 0,
     ) -> CampaignResult:
@@ -261,7 +262,7 @@ class Campaign:
         *,
         concurrency: int = 4,
         chunk_size: int = 500,
-        progress: bool | Mapping[str, Any] = True,
+        progress: ProgressOption = True,
         journal: str | Path | None = None,
         wait: float = 0,
     ) -> CampaignResult:
@@ -281,7 +282,7 @@ class Campaign:
         client: Client | AsyncClient | None = None,
         *,
         concurrency: int = 4,
-        progress: bool | Mapping[str, Any] = True,
+        progress: ProgressOption = True,
         wait: float = 0,
     ) -> CampaignResult:
         """Continue the campaign a journal holds (after a crash, a kill, a kernel restart).
@@ -308,7 +309,7 @@ class Campaign:
         client: Client | AsyncClient | None = None,
         *,
         concurrency: int = 4,
-        progress: bool | Mapping[str, Any] = True,
+        progress: ProgressOption = True,
         wait: float = 0,
     ) -> CampaignResult:
         """:meth:`resume`, awaited in the caller's event loop."""

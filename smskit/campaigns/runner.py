@@ -13,14 +13,22 @@ import asyncio
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import httpx
 
 from smskit.client import AsyncClient, Client
 from smskit.errors import ConfigurationError, ValidationError
 
-__all__ = ["Progress", "async_client", "bounded", "check_concurrency", "run_blocking"]
+__all__ = [
+    "Progress",
+    "ProgressEvents",
+    "ProgressOption",
+    "async_client",
+    "bounded",
+    "check_concurrency",
+    "run_blocking",
+]
 
 T = TypeVar("T")
 ItemT = TypeVar("ItemT")
@@ -141,17 +149,47 @@ async def bounded(
     await asyncio.gather(*(one(item) for item in items))
 
 
-class Progress:
-    """A ``tqdm.auto`` bar (widget in notebooks, text in terminals), or nothing.
+@runtime_checkable
+class ProgressEvents(Protocol):
+    """What bulk work reports as it goes, as data: a view (a tqdm bar, a widget) renders it."""
 
-    ``progress`` is True, False, or a mapping of tqdm options (``desc``, ``file`` ...).
+    def start(self, total: int, initial: int, unit: str) -> None:
+        """``total`` units to do, ``initial`` of them done already."""
+
+    def advance(self, count: int, **postfix: Any) -> None:
+        """``count`` more units done; ``postfix`` holds running figures (cost, failures)."""
+
+    def finish(self) -> None:
+        """No more events."""
+
+
+# What a ``progress=`` argument may be.
+ProgressOption = bool | Mapping[str, Any] | ProgressEvents
+
+
+class Progress:
+    """Progress of bulk work, sent to a :class:`ProgressEvents` object, shown as a
+    ``tqdm.auto`` bar (widget in notebooks, text in terminals), or nowhere.
+
+    ``progress`` is True, False, a mapping of tqdm options (``desc``, ``file`` ...), or a
+    ``ProgressEvents`` object.
     """
 
     def __init__(
-        self, progress: bool | Mapping[str, Any], *, total: int, initial: int, unit: str
+        self,
+        progress: ProgressOption,
+        *,
+        total: int,
+        initial: int,
+        unit: str,
     ) -> None:
         self._bar: Any = None
+        self._events: ProgressEvents | None = None
         if progress is False or progress is None:
+            return
+        if isinstance(progress, ProgressEvents):
+            self._events = progress
+            progress.start(total, initial, unit)
             return
         options: dict[str, Any] = {"total": total, "initial": initial, "unit": unit}
         if isinstance(progress, Mapping):
@@ -166,6 +204,8 @@ class Progress:
 
     def advance(self, count: int, **postfix: Any) -> None:
         """Count ``count`` more units done and show ``postfix`` (cost so far, failures ...)."""
+        if self._events is not None:
+            self._events.advance(count, **postfix)
         if self._bar is not None:
             self._bar.update(count)
             if postfix:
@@ -173,6 +213,8 @@ class Progress:
 
     def close(self) -> None:
         """Leave the bar as it stands."""
+        if self._events is not None:
+            self._events.finish()
         if self._bar is not None:
             self._bar.close()
 

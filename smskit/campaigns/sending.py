@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from smskit.campaigns.journal import Chunk, Journal
 from smskit.campaigns.results import CampaignResult
-from smskit.campaigns.runner import Progress, async_client, bounded
+from smskit.campaigns.runner import Progress, ProgressOption, async_client, bounded
 from smskit.errors import (
     APIError,
     AuthenticationError,
@@ -46,7 +46,7 @@ async def execute(
     book: Journal,
     client: Client | AsyncClient,
     concurrency: int,
-    progress: bool | Mapping[str, Any],
+    progress: ProgressOption,
     stop: threading.Event,
     *,
     share: bool,
@@ -95,7 +95,7 @@ class _Sender:
                     todo.append(chunk)
         return todo
 
-    async def run(self, concurrency: int, progress: bool | Mapping[str, Any]) -> str | None:
+    async def run(self, concurrency: int, progress: ProgressOption) -> str | None:
         """Send what is left; returns why it stopped early, if it did."""
         chunks = self.journal.chunks()
         todo = self._todo(chunks)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import html
-import io
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -43,7 +42,6 @@ __all__ = ["Composer", "Dashboard", "HLRExplorer"]
 
 DEBOUNCE_S: Final = 0.15
 ALL: Final = "(all)"
-_COUNT_RE: Final = re.compile(r"(\d+)/(\d+)")
 # Not on spaces: "06 12 34 56 78" is one number.
 _NUMBER_SPLIT_RE: Final = re.compile(r"[\r\n,;]+")
 
@@ -56,39 +54,37 @@ def _escaped(message: str, color: str = "#333") -> str:
     return f'<span style="color:{color}">{html.escape(message)}</span>'
 
 
-class _ProgressFile(io.TextIOBase):
-    """A file for tqdm that moves an ``IntProgress`` instead of printing a bar.
+class _ProgressFile:
+    """Progress events (:class:`smskit.campaigns.runner.ProgressEvents`) shown by an
+    ``IntProgress``: the second view of a bulk call's progress, tqdm being the first.
 
-    tqdm writes ``n/total`` (the ``bar_format`` of :meth:`options`) on every update, from
-    whichever thread runs the bulk work; the widget follows, headless or in a kernel.
+    Events come from whichever thread runs the bulk work; the widget follows, headless or in
+    a kernel.
     """
 
     def __init__(self, bar: widgets.IntProgress, label: widgets.HTML, unit: str) -> None:
         self.bar = bar
         self.label = label
         self.unit = unit
+        self.total = 0
 
-    def options(self) -> dict[str, Any]:
-        """The ``progress=`` mapping for smskit's bulk calls."""
-        return {"file": self, "bar_format": "{n}/{total}", "mininterval": 0, "leave": True}
+    def options(self) -> _ProgressFile:
+        """What to pass as ``progress=`` to smskit's bulk calls."""
+        return self
 
-    def start(self, total: int) -> None:
+    def start(self, total: int, initial: int = 0, unit: str | None = None) -> None:
+        self.total = total
         self.bar.max = max(total, 1)
-        self.bar.value = 0
+        self.bar.value = min(initial, self.bar.max)
         self.bar.layout.visibility = "visible"
-        self.label.value = f"0/{total} {self.unit}"
+        self.label.value = f"{initial}/{total} {self.unit}"
 
-    def write(self, s: str) -> int:
-        found = _COUNT_RE.findall(s)
-        if found:
-            done, total = (int(v) for v in found[-1])
-            self.bar.max = max(total, 1)
-            self.bar.value = min(done, self.bar.max)
-            self.label.value = f"{done}/{total} {self.unit}"
-        return len(s)
+    def advance(self, count: int, **postfix: Any) -> None:
+        self.bar.value = min(self.bar.value + count, self.bar.max)
+        self.label.value = f"{self.bar.value}/{self.total} {self.unit}"
 
-    def flush(self) -> None:
-        """Nothing is buffered."""
+    def finish(self) -> None:
+        """The bar stays as the work left it."""
 
 
 def _figure_output(output: widgets.Output, figures: list[go.Figure]) -> None:
@@ -403,7 +399,7 @@ class Composer(_View):
             **self.send_kwargs(),
         )  # fmt: skip
 
-    def _progress(self, unit: str, total: int) -> dict[str, Any]:
+    def _progress(self, unit: str, total: int) -> _ProgressFile:
         sink = _ProgressFile(self.progress, self.progress_label, unit)
         sink.start(total)
         return sink.options()
