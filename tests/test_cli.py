@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 import smskit
+from smskit.campaigns.journal import Journal
 from smskit.cli import cli
 from smskit.sandbox import Sandbox
 
@@ -260,35 +261,40 @@ def test_sandbox_as_a_real_process_prints_what_a_client_needs(tmp_path: Path) ->
     assert code == 0
 
 
-def test_replies_serve_as_a_real_process_stores_what_the_gateway_posts(tmp_path: Path) -> None:
-    """`smskit replies serve --json` prints its callback URL; a reply POSTed there is in the
-    SQLite file after Ctrl-C (exit 0)."""
-    store = tmp_path / "replies.sqlite"
-    environ = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-    }
+REPLY = {
+    "message_id": "m1",
+    "number": "+33612345678",
+    "text": "STOP",
+    "sim_card_number": "38100",
+    "reception_date": "2025-03-01T10:15:00+00:00",
+}
+
+
+def serve_replies(store: Path, **env: str) -> tuple[subprocess.Popen[str], dict[str, object]]:
+    """`python -m smskit replies serve --json` in a subprocess, and the document it printed."""
+    environ = {**os.environ, **env}
+    environ["PYTHONPATH"] = os.pathsep.join([str(REPO), environ.get("PYTHONPATH", "")])
     server = subprocess.Popen(
         [sys.executable, "-m", "smskit", "replies", "serve", "--path", str(store), "--json"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environ,
     )  # fmt: skip
+    assert server.stdout is not None
+    printed = ""
+    for line in server.stdout:
+        printed += line
+        if line.startswith("}"):
+            break
+    return server, json.loads(printed)
+
+
+def test_replies_serve_as_a_real_process_stores_what_the_gateway_posts(tmp_path: Path) -> None:
+    """`smskit replies serve --json` prints its callback URL; a reply POSTed there is in the
+    SQLite file after Ctrl-C (exit 0)."""
+    store = tmp_path / "replies.sqlite"
+    server, started = serve_replies(store)
     try:
-        assert server.stdout is not None
-        printed = ""
-        for line in server.stdout:
-            printed += line
-            if line.startswith("}"):
-                break
-        started = json.loads(printed)
         assert started["path"] == str(store) and started["stored"] == 0
-        reply = {
-            "message_id": "m1",
-            "number": "+33612345678",
-            "text": "STOP",
-            "sim_card_number": "38100",
-            "reception_date": "2025-03-01T10:15:00+00:00",
-        }
-        assert httpx.post(started["url"], json=reply, timeout=10).status_code == 200
+        assert httpx.post(str(started["url"]), json=REPLY, timeout=10).status_code == 200
     finally:
         server.send_signal(signal.SIGINT)
         code = server.wait(timeout=30)
@@ -296,3 +302,40 @@ def test_replies_serve_as_a_real_process_stores_what_the_gateway_posts(tmp_path:
     with smskit.Inbox(store) as inbox:
         frame = inbox.to_frame()
     assert frame["message_id"].tolist() == ["m1"] and frame["text"].tolist() == ["STOP"]
+
+
+def test_replies_serve_with_a_signing_secret_refuses_unsigned_callbacks(tmp_path: Path) -> None:
+    """SMSKIT_SIGNING_SECRET set: an unsigned callback is answered 401 and stored nowhere."""
+    store = tmp_path / "replies.sqlite"
+    server, started = serve_replies(store, SMSKIT_SIGNING_SECRET="s" * 32)
+    try:
+        assert httpx.post(str(started["url"]), json=REPLY, timeout=10).status_code == 401
+    finally:
+        server.send_signal(signal.SIGINT)
+        code = server.wait(timeout=30)
+    assert code == 0
+    with smskit.Inbox(store) as inbox:
+        assert len(inbox) == 0
+
+
+def test_resume_of_a_campaign_another_runner_holds_exits_8(
+    run: Run, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """While another runner holds the journal's lease, `campaign resume` exits 8 in one line
+    and sends nothing; once it lets go, the resume runs (exit 0)."""
+    journal = tmp_path / "j.sqlite"
+    fresh_sandbox.set_balance(0.0)
+    source = recipients_csv(tmp_path / "r.csv", fr_mobiles(3))
+    sent = run("send", "--text", TEXT, "--sender", "Shop", "--csv", str(source), "--yes",
+               "--journal", str(journal))  # fmt: skip
+    assert sent.exit_code == 7
+    fresh_sandbox.set_balance(100.0)
+    holder = Journal(journal, lease=0)
+    try:
+        busy = run("campaign", "resume", str(journal))
+    finally:
+        holder.close()
+    assert busy.exit_code == 8 and "another runner" in one_error_line(busy)
+    assert fresh_sandbox.sent().empty
+    assert run("campaign", "resume", str(journal)).exit_code == 0
+    assert sorted(fresh_sandbox.sent()["phone_number"]) == fr_mobiles(3)

@@ -25,6 +25,7 @@ Exit codes (also in ``smskit --help``):
 | 5 | the gateway answered with an error (authentication, credit, payload) |
 | 6 | the gateway could not be reached (names the host) or timed out |
 | 7 | ran, but not all of it: numbers without an answer, recipients not sent |
+| 8 | another runner is sending that campaign (its journal's lease is held) |
 | 130 | interrupted (Ctrl-C) |
 
 May import everything below it; it holds no rule of its own (the library decides).

@@ -11,6 +11,7 @@ import click
 
 from smskit.cli import account, campaign, lines, replies, sandbox, send
 from smskit.cli.output import (
+    EXIT_BUSY,
     EXIT_CODES_HELP,
     EXIT_CONFIG,
     EXIT_DECLINED,
@@ -21,6 +22,7 @@ from smskit.cli.output import (
 )
 from smskit.errors import (
     APIError,
+    CampaignBusy,
     ConfigurationError,
     SmskitError,
     TransportError,
@@ -29,6 +31,7 @@ from smskit.errors import (
 
 # Most specific first: the first class an error is an instance of gives the exit code.
 EXIT_BY_ERROR: tuple[tuple[type[BaseException], int], ...] = (
+    (CampaignBusy, EXIT_BUSY),
     (ConfigurationError, EXIT_CONFIG),
     (ValidationError, EXIT_INPUT),
     (TransportError, EXIT_UNREACHABLE),

@@ -24,13 +24,15 @@ EXIT_INPUT: Final = 4
 EXIT_REFUSED: Final = 5
 EXIT_UNREACHABLE: Final = 6
 EXIT_INCOMPLETE: Final = 7
+EXIT_BUSY: Final = 8
 EXIT_INTERRUPTED: Final = 130
 
 EXIT_CODES_HELP: Final = (
     "Exit codes: 0 done; 1 declined or unexpected error; 2 usage; 3 configuration "
     "(credentials, URL, missing extra, port); 4 input refused or file unreadable; 5 gateway "
     "answered with an error; 6 gateway unreachable or timed out; 7 not all done (numbers "
-    "without an answer, recipients not sent); 130 interrupted."
+    "without an answer, recipients not sent); 8 another runner is sending that campaign; "
+    "130 interrupted."
 )
 
 F = TypeVar("F", bound=Callable[..., Any])

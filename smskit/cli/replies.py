@@ -28,15 +28,24 @@ def replies() -> None:
     default=0,
     help="TCP port (default: the one this inbox had last time, else any free one).",
 )
+@click.option(
+    "--signing-secret",
+    envvar="SMSKIT_SIGNING_SECRET",
+    default=None,
+    help="Refuse callbacks not signed with this secret (prefer $SMSKIT_SIGNING_SECRET: a "
+    "command-line value shows in ps).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the URL and path as JSON first.")
-def serve(path: Path | None, host: str, port: int, as_json: bool) -> int:
+def serve(
+    path: Path | None, host: str, port: int, signing_secret: str | None, as_json: bool
+) -> int:
     """Receive replies at a callback URL (register it as the account's inbound-SMS callback;
     it holds a secret token) and store each once, until Ctrl-C."""
     from smskit._paths import data_dir
     from smskit.replies import Inbox
 
     where = path if path is not None else data_dir() / "replies.sqlite"
-    inbox = Inbox(where, host=host, port=port)
+    inbox = Inbox(where, host=host, port=port, signing_secret=signing_secret or None)
     try:
         inbox.start()
     except OSError as exc:
