@@ -14,7 +14,6 @@ from smskit import errors
 from smskit.client import AsyncClient, Backoff, Client
 from smskit.client.config import use_local_gateway
 from smskit.client.models import (
-    Balance,
     ContactItem,
     ContactItems,
     CountryCredits,
@@ -28,6 +27,7 @@ from smskit.client.models import (
     TransferToken,
     VoiceDraft,
 )
+from smskit.client.wallet import Balance, WalletPack
 from smskit.errors import (
     APIError,
     AuthenticationError,
@@ -97,6 +97,7 @@ __all__ = [
     "TransportError",
     "ValidationError",
     "VoiceDraft",
+    "WalletPack",
     "__version__",
     "errors",
     "hlr",

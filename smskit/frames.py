@@ -22,10 +22,12 @@ from smskit.client.frames import (
     credits_wide,
     crosstab,
     drafts_frame,
+    expiring_packs,
     hlr_frame,
     porting,
     reachability,
     send_results_frame,
+    wallet_packs_frame,
 )
 from smskit.views.tables import percentages
 
@@ -47,9 +49,11 @@ __all__ = [
     "credits_wide",
     "crosstab",
     "drafts_frame",
+    "expiring_packs",
     "hlr_frame",
     "percentages",
     "porting",
     "reachability",
     "send_results_frame",
+    "wallet_packs_frame",
 ]

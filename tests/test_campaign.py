@@ -235,10 +235,10 @@ def test_send_options_pass_through(
 def test_recipients_the_gateway_refuses_are_rejected_and_the_rest_sent(
     client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
 ) -> None:
-    """A Japanese mobile (unpriced in the sandbox: 413) that an offline preflight let through is
+    """A North Korean mobile (unserved in the sandbox: 413) that an offline preflight let through is
     rejected with the gateway's message; the rest of its chunk goes out under a new request
     id, once."""
-    numbers = [*fr_mobiles(3), "+819012345678", *fr_mobiles(3, 3)]
+    numbers = [*fr_mobiles(3), "+8501921234567", *fr_mobiles(3, 3)]
     path = tmp_path / "j.sqlite"
     campaign = Campaign(client, numbers, text=TEXT, sender="Shop")
     assert campaign.preflight(offline=True).to_send == 7  # the gateway was not asked
@@ -257,20 +257,20 @@ def test_recipients_the_gateway_refuses_are_rejected_and_the_rest_sent(
     assert set(sent["request_id"]) == {request_id(numbers[:3] + numbers[4:])}
     assert request_id(numbers) not in set(sent["request_id"])
     assert result.complete
-    assert result.not_sent["phone_number"].tolist() == ["+819012345678"]
+    assert result.not_sent["phone_number"].tolist() == ["+8501921234567"]
 
 
 def test_preflight_excludes_a_destination_the_gateway_does_not_serve(
     client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
 ) -> None:
-    """Preflight asks the gateway which countries it serves: the Japanese mobile is excluded
+    """Preflight asks the gateway which countries it serves: the North Korean mobile is excluded
     (not_served, with the gateway's reason), and the send then has nothing refused."""
-    numbers = [*fr_mobiles(3), "+819012345678", *fr_mobiles(3, 3)]
+    numbers = [*fr_mobiles(3), "+8501921234567", *fr_mobiles(3, 3)]
     campaign = Campaign(client, numbers, text=TEXT, sender="Shop")
     report = campaign.preflight()
     frame = report.to_frame()
     assert frame["issue"].astype(str).tolist()[3] == "not_served"
-    assert "JP" in frame.loc[3, "detail"]
+    assert "KP" in frame.loc[3, "detail"]
     assert report.to_send == 6
     result = campaign.send(progress=False, journal=tmp_path / "j.sqlite")
     states = result.to_frame()["state"].astype(str).tolist()
@@ -506,7 +506,7 @@ def test_estimate_from_the_gateway_and_offline(
     """The gateway's figures (simulation_mode) for 30 French and 10 Belgian 1-SMS recipients
     cost 30 x 0.065 + 10 x 0.079 EUR; an unserved number is excluded by preflight; nothing is
     sent or charged. Offline with the same unit prices gives the same cost."""
-    numbers = [*fr_mobiles(30), *[f"+3247{i:07d}" for i in range(10)], "+819012345678"]
+    numbers = [*fr_mobiles(30), *[f"+3247{i:07d}" for i in range(10)], "+8501921234567"]
     campaign = Campaign(client, numbers, text=TEXT, sender="Shop")
     estimate = campaign.estimate(chunk_size=20)
     expected = 30 * FR_PREMIUM + 10 * BE_PREMIUM
@@ -518,7 +518,7 @@ def test_estimate_from_the_gateway_and_offline(
     assert estimate.enough is True
     assert estimate.problems.empty  # preflight excluded the unserved number: nothing refused
     excluded = campaign.preflight().excluded
-    assert excluded["phone_number"].tolist() == ["+819012345678"]
+    assert excluded["phone_number"].tolist() == ["+8501921234567"]
     assert excluded["issue"].astype(str).tolist() == ["not_served"]
     assert fresh_sandbox.sent().empty
     assert fresh_sandbox.balance() == pytest.approx(1000.0)

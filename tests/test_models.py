@@ -10,7 +10,6 @@ import pytest
 
 from smskit import frames
 from smskit.client.models import (
-    Balance,
     ContactItems,
     Credits,
     HLRResult,
@@ -22,6 +21,7 @@ from smskit.client.models import (
     TransferToken,
     VoiceDraft,
 )
+from smskit.client.wallet import Balance
 from smskit.rules.spec import CONTACT_ITEM_STATUS, HLR_STATUS, LINE_STATUS, PHONE_NUMBER_TYPE
 
 # Bodies shaped as the spec's resource tables describe them.

@@ -18,7 +18,8 @@ import pytest
 
 from smskit import _html
 from smskit.client import reprs
-from smskit.client.models import Balance, Credits, HLRResults, SendResult, SmsDraft, VoiceDraft
+from smskit.client.models import Credits, HLRResults, SendResult, SmsDraft, VoiceDraft
+from smskit.client.wallet import Balance
 
 GOLDEN = Path(__file__).with_name("golden")
 UPDATE = os.environ.get("SMSKIT_UPDATE_GOLDEN") == "1"
@@ -115,7 +116,14 @@ def check_golden(name: str, html: str, *, update: bool = UPDATE) -> None:
 CASES: dict[str, Any] = {
     "balance.html": lambda: Balance.from_json({"amount": 1000.0, "unit": "EUR"}),
     "balance_details.html": lambda: Balance.from_json(
-        {"amount": 12345.5, "unit": "EUR", "details": [{"country_code": "FR"}] * 64}
+        {
+            "amount": 12345.5,
+            "unit": "EUR",
+            "wallet_packs": [
+                {"id": "p1", "credit": 345.5, "expiration_date": "2098-01-31 23:59:59"},
+                {"id": "p2", "credit": 12000, "expiration_date": "2099-12-31 23:59:59"},
+            ],
+        }
     ),
     "credits.html": lambda: Credits.from_json(CREDITS),
     "hlr_results.html": lambda: HLRResults.from_json(HLR_BODY),

@@ -411,7 +411,7 @@ def test_hlr_explorer_with_nothing_to_check_says_so(client: Client) -> None:
 def test_dashboard_shows_balance_credits_map_and_drafts(client: Client) -> None:
     """The dashboard holds what the gateway answers; refresh follows a spend."""
     dashboard = Dashboard(client)
-    balance = client.wallet.check_balance()
+    balance = client.wallet.check_balance(with_details=True)
     assert dashboard.balance == balance
     assert f"{balance.amount:,.2f}" in dashboard.balance_html.value
     credits = client.wallet.check_credits()
@@ -419,8 +419,21 @@ def test_dashboard_shows_balance_credits_map_and_drafts(client: Client) -> None:
     assert dashboard.drafts is not None and list(dashboard.drafts["kind"]) == ["sms", "voice"]
     assert "application/vnd.plotly.v1+json" in dashboard.map.outputs[0]["data"]
     assert repr(dashboard) == (
-        f"Dashboard(balance={balance.amount} EUR, {len(credits)} countries with credits, 2 drafts)"
+        f"Dashboard(balance={balance.amount} EUR, 2 packs (1 expiring soon), "
+        f"{len(credits)} countries with credits, 2 drafts)"
     )
     client.contact.hlr_request(["+33612345678"])
     dashboard.refresh_button.click()
     assert dashboard.balance.amount < balance.amount
+
+
+def test_dashboard_shows_the_packs_and_what_expires_soon(client: Client) -> None:
+    """Packs are listed with their expiry; the one expiring within 60 days is marked and summed."""
+    dashboard = Dashboard(client)
+    assert dashboard.packs is not None and list(dashboard.packs["credit"]) == [100.0, 900.0]
+    assert str(dashboard.packs["expiration_date"].dtype) == "datetime64[ns, Europe/Paris]"
+    assert dashboard.expiring is not None and list(dashboard.expiring["credit"]) == [100.0]
+    assert list(dashboard.expiring["days_left"]) == [29]
+    shown = dashboard.balance_html.value
+    assert shown.count("expires in 29 days") == 1
+    assert "100.00 EUR expiring within 60 days" in shown

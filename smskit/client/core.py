@@ -23,7 +23,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
 
 from smskit.client.models import (
-    Balance,
     ContactItems,
     Credits,
     HLRResults,
@@ -33,6 +32,7 @@ from smskit.client.models import (
     TransferToken,
     VoiceDraft,
 )
+from smskit.client.wallet import Balance
 from smskit.errors import (
     CODE_INSUFFICIENT_CREDIT,
     CODE_PAYLOAD_VALIDATION,
@@ -226,7 +226,7 @@ class SmsCampaign(Resource[M]):
         return Call(
             "POST",
             f"{PREFIX}/sms-campaign/send",
-            functools.partial(SendResult.from_json, request_id=rid),
+            functools.partial(SendResult.from_json, request_id=rid, submitted=len(rows)),
             json=_present(body),
             request_id=rid,
             on_duplicate=functools.partial(SendResult.already_accepted, request_id=rid),

@@ -20,7 +20,6 @@ import pandas as pd
 
 from smskit.client import tables
 from smskit.client.models import (
-    Balance,
     ContactItem,
     ContactItems,
     CountryCredits,
@@ -40,6 +39,7 @@ from smskit.client.tables import (
     TOTAL,
     categorical,
 )
+from smskit.client.wallet import Balance
 
 __all__ = [
     "BREAKDOWN_KEYS",
@@ -59,10 +59,12 @@ __all__ = [
     "credits_wide",
     "crosstab",
     "drafts_frame",
+    "expiring_packs",
     "hlr_frame",
     "porting",
     "reachability",
     "send_results_frame",
+    "wallet_packs_frame",
 ]
 
 
@@ -149,11 +151,30 @@ def credits_wide(credits: Mapping[str, Any]) -> pd.DataFrame:
     return tables.credits_wide(credits_frame(credits))
 
 
+def _balance(balance: Balance | Mapping[str, Any]) -> Balance:
+    return balance if isinstance(balance, Balance) else Balance.from_json(balance)
+
+
 def balance_frame(balance: Balance | Mapping[str, Any]) -> pd.DataFrame:
-    """One row: ``amount`` and ``unit``."""
-    return tables.balance_table(
-        balance if isinstance(balance, Balance) else Balance.from_json(balance)
-    )
+    """One row: ``amount`` and ``unit`` (a currency, or the product whose credits it counts)."""
+    return tables.balance_table(_balance(balance))
+
+
+def wallet_packs_frame(balance: Balance | Mapping[str, Any]) -> pd.DataFrame:
+    """One row per wallet pack: ``id``, ``credit``, ``unit``, ``expiration_date``.
+
+    ``expiration_date`` is a datetime in Europe/Paris (the vendor's time for dates without
+    an offset); the packs are in the gateway's order. Empty without ``with_details=True``.
+    """
+    return tables.wallet_packs_table(_balance(balance))
+
+
+def expiring_packs(
+    balance: Balance | Mapping[str, Any], within_days: float = 60, *, now: Any = None
+) -> pd.DataFrame:
+    """The packs expiring within ``within_days`` of ``now`` (default: current time), soonest
+    first, with ``days_left`` (whole days, rounded down)."""
+    return tables.expiring_packs_table(_balance(balance), within_days, now=now)
 
 
 def drafts_frame(*drafts: Draft) -> pd.DataFrame:

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "Balance",
     "ContactItem",
     "ContactItems",
     "CountryCredits",
@@ -171,6 +170,8 @@ class SendResult(_Record):
     accepted: the SMS went out once. Counts and cost are that first acceptance's when the
     gateway replays its first answer (the sandbox does, like payment APIs), None when it only
     refuses the duplicate (the spec's validation error).
+    ``submitted`` is how many recipients the request carried; the gateway ignores the ones
+    it cannot use (spec convention 3), and ``dropped`` says how many that was.
     """
 
     _title: ClassVar[str] = "SMS send result"
@@ -182,11 +183,21 @@ class SendResult(_Record):
     residual_credit: float | None = None
     request_id: str | None = None
     duplicate: bool = False
+    submitted: int | None = field(default=None, repr=False)
 
     @classmethod
-    def from_json(cls, data: Any, *, request_id: str | None = None) -> SendResult:
-        """Parse a 201 response body of ``sms-campaign/send``."""
-        return cls._parse(data, request_id=request_id)
+    def from_json(
+        cls, data: Any, *, request_id: str | None = None, submitted: int | None = None
+    ) -> SendResult:
+        """Parse a 201 response body of ``sms-campaign/send`` (``submitted``: recipients sent)."""
+        return cls._parse(data, request_id=request_id, submitted=submitted)
+
+    @property
+    def dropped(self) -> int | None:
+        """Recipients submitted but not kept by the gateway (None when a count is unknown)."""
+        if self.submitted is None or self.number_of_contacts is None:
+            return None
+        return max(self.submitted - self.number_of_contacts, 0)
 
     @classmethod
     def already_accepted(cls, data: Any, *, request_id: str | None) -> SendResult:
@@ -204,31 +215,6 @@ class SendResult(_Record):
     def to_html(self) -> str:
         """Contacts, SMS and cost of the send (or why it is a duplicate) as HTML."""
         return reprs.send_result_html(self)
-
-
-@dataclass(frozen=True, slots=True)
-class Balance(_Record):
-    """The account balance (``amount`` in ``unit``, a currency name)."""
-
-    _title: ClassVar[str] = "Balance"
-
-    amount: float | None
-    unit: str | None
-
-    @classmethod
-    def from_json(cls, data: Any) -> Balance:
-        """Parse a ``wallet/check-balance`` body; detail fields stay in ``.raw``."""
-        return cls._parse(data)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row: amount and unit."""
-        from smskit.client.tables import balance_table
-
-        return balance_table(self)
-
-    def to_html(self) -> str:
-        """The amount with its unit as HTML."""
-        return reprs.balance_html(self)
 
 
 @dataclass(frozen=True, slots=True)

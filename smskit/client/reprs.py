@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import fields
+from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from smskit._html import LINE_STATUS_COLORS, MISSING_COLOR, money, number, render
@@ -75,14 +76,39 @@ def table_html(title: str, summary: str, columns: Sequence[str], items: Sequence
     )
 
 
-def balance_html(balance: Any) -> str:
-    """A ``Balance``: the amount, and how many price lines ``with_details=True`` brought back."""
-    details = balance.raw.get("details")
+def balance_html(balance: Any, *, soon_days: int, now: datetime | None = None) -> str:
+    """A ``Balance``: the amount, its wallet packs, those expiring within ``soon_days`` marked
+    and summed. Amounts in a product's credits are whole numbers, in a currency money."""
+    moment = now or datetime.now(UTC)
+
+    def shown(value: float | None) -> str:
+        if balance.product and value is not None and float(value).is_integer():
+            return number(int(value))
+        return money(value)
+
+    packs = []
+    soon_total = 0.0
+    for pack in balance.wallet_packs:
+        days = None
+        if pack.expiration_date is not None:
+            days = (pack.expiration_date - moment) // timedelta(days=1)
+        soon = days is not None and 0 <= days < soon_days
+        soon_total += (pack.credit or 0.0) if soon else 0.0
+        expires = ""
+        if pack.expiration_date is not None:
+            expires = pack.expiration_date.strftime("%Y-%m-%d %H:%M:%S")
+        packs.append(
+            {"id": pack.id or "", "credit": shown(pack.credit), "expires": expires, "days": days,
+             "soon": soon}
+        )  # fmt: skip
+    unit = balance.unit or ""
     return render(
         "balance.html",
-        amount=money(balance.amount),
-        unit=balance.unit or "",
-        details=len(details) if isinstance(details, list) else None,
+        amount=shown(balance.amount),
+        unit=unit,
+        packs=packs,
+        soon=f"{shown(soon_total)} {unit}" if soon_total else None,
+        window=soon_days,
     )
 
 
@@ -171,6 +197,9 @@ def send_result_html(result: Any) -> str:
         ("request_id", result.request_id or ""),
         ("duplicate", "yes" if result.duplicate else "no"),
     ]
+    if result.dropped:
+        # Spec convention 3: recipients the gateway could not use were ignored, not refused.
+        shown.insert(2, ("dropped by the gateway", f"{result.dropped} of {result.submitted}"))
     return render(
         "send_result.html",
         ticket=result.sms_ticket or "",

@@ -50,10 +50,12 @@ __all__ = [
     "credits_wide",
     "crosstab",
     "drafts_table",
+    "expiring_packs_table",
     "hlr_table",
     "porting",
     "reachability",
     "send_results_table",
+    "wallet_packs_table",
 ]
 
 HLR_STATUS_DTYPE = pd.CategoricalDtype(list(_spec.HLR_STATUS))
@@ -70,6 +72,7 @@ MISSING: Final = "(missing)"
 # get the SMS when the phone is back on the network) as reachable.
 MOBILE_TYPES: Final = ("mobile", "mobile_or_landline")
 
+_VENDOR_TZ = "Europe/Paris"  # the vendor's time for date-times without an offset
 _STRING = "string"
 _DATETIME = "datetime64[ns]"
 _PORTED_DATE_FORMAT = "%Y-%m-%d %H:%M:%S"
@@ -109,6 +112,8 @@ SEND_RESULT_COLUMNS: Mapping[str, Any] = {
     "residual_credit": "Float64",
     "request_id": _STRING,
     "duplicate": "boolean",
+    "submitted": "Int64",
+    "dropped": "Int64",
 }
 DRAFT_COLUMNS: Mapping[str, Any] = {
     "kind": DRAFT_KIND_DTYPE,
@@ -523,6 +528,32 @@ def credits_wide(tidy: pd.DataFrame) -> pd.DataFrame:
 def balance_table(balance: Any) -> pd.DataFrame:
     """One row: ``amount`` and ``unit`` of a parsed balance."""
     return _frame([_fields(balance, ("amount", "unit"))], {"amount": "Float64", "unit": _STRING})
+
+
+def wallet_packs_table(balance: Any) -> pd.DataFrame:
+    """One row per pack of a parsed balance; ``expiration_date`` in Europe/Paris."""
+    packs = balance.wallet_packs
+    expirations = pd.DatetimeIndex(
+        [pd.NaT if p.expiration_date is None else pd.Timestamp(p.expiration_date) for p in packs],
+        dtype=f"datetime64[ns, {_VENDOR_TZ}]",
+    )
+    rows = [{"id": p.id, "credit": p.credit, "unit": balance.unit} for p in packs]
+    frame = _frame(rows, {"id": _STRING, "credit": "Float64", "unit": _STRING})
+    frame["expiration_date"] = expirations
+    return frame
+
+
+def expiring_packs_table(balance: Any, within_days: float, *, now: Any = None) -> pd.DataFrame:
+    """The packs of a parsed balance expiring within ``within_days`` of ``now``, soonest
+    first, with ``days_left`` (whole days, rounded down)."""
+    frame = wallet_packs_table(balance)
+    moment = pd.Timestamp.now(tz=_VENDOR_TZ) if now is None else pd.Timestamp(now)
+    if moment.tzinfo is None:
+        moment = moment.tz_localize(_VENDOR_TZ)
+    left = frame["expiration_date"] - moment
+    soon = frame[(left >= pd.Timedelta(0)) & (left <= pd.Timedelta(days=within_days))].copy()
+    soon["days_left"] = pd.array((left[soon.index] // pd.Timedelta(days=1)).tolist(), "Int64")
+    return soon.sort_values("expiration_date", ignore_index=True)
 
 
 def drafts_table(*drafts: Any) -> pd.DataFrame:

@@ -26,8 +26,8 @@ def allowed_characters(*, spaces: bool) -> str:
 
 def clean_sender(raw: str, *, spaces: bool) -> str:
     """The sender with the characters the rule does not allow removed (the gateway's way)."""
-    cleaned = (_NOT_ALLOWED_WITH_SPACES if spaces else _NOT_ALLOWED).sub("", raw).strip()
-    return re.sub(r" {2,}", " ", cleaned)
+    # Spaces inside are kept as given: the handset shows them, and each one counts.
+    return (_NOT_ALLOWED_WITH_SPACES if spaces else _NOT_ALLOWED).sub("", raw).strip()
 
 
 def check_sender(sender: Any, *, spaces: bool) -> str:

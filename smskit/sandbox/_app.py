@@ -97,7 +97,14 @@ async def _json_body(request: Request) -> Any:
     try:
         payload = json.loads(raw)
     except (ValueError, RecursionError):
-        raise field_error("body", FORMAT, "The request body must be valid JSON.") from None
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind in ("application/x-www-form-urlencoded", "multipart/form-data"):
+            # The spec's bodies are JSON only; guessing field types from a form would be a
+            # leniency the real gateway does not document.
+            message = f"The request body must be JSON (Content-Type: application/json), not {kind}."
+        else:
+            message = "The request body must be valid JSON."
+        raise field_error("body", FORMAT, message) from None
     if _SURROGATE_ESCAPE.search(raw):
         # JSON may escape a lone UTF-16 surrogate: no text can be sent or stored with one.
         try:
@@ -196,6 +203,12 @@ def build_app(gateway: Gateway, faults: Faults, credentials: Credentials) -> Any
         gateway.set_balance(required(await control_body(request), "amount"))
         return JSONResponse({"amount": gateway.balance(), "unit": "EUR"})
 
+    async def wallet_packs(request: Request) -> Response:
+        if request.method == "POST":
+            body = await control_body(request)
+            gateway.add_wallet_pack(required(body, "amount"), required(body, "expires_in_days"))
+        return JSONResponse(gateway.wallet_packs())
+
     async def prices(request: Request) -> Response:
         if request.method == "POST":
             body = await control_body(request)
@@ -245,6 +258,9 @@ def build_app(gateway: Gateway, faults: Faults, credentials: Credentials) -> Any
 
     async def sent(request: Request) -> Response:
         return JSONResponse(gateway.sent())
+
+    async def dropped(request: Request) -> Response:
+        return JSONResponse(gateway.dropped())
 
     async def contacts(request: Request) -> Response:
         return JSONResponse({"contacts": gateway.contacts(), "lists": gateway.lists()})
@@ -299,6 +315,7 @@ def build_app(gateway: Gateway, faults: Faults, credentials: Credentials) -> Any
         Route(f"{public}/subaccount/credit-transfer/token", guarded(token), methods=["POST"]),
         Route("/_sandbox/state", guarded(state), methods=["GET"]),
         Route("/_sandbox/balance", guarded(set_balance), methods=["POST"]),
+        Route("/_sandbox/wallet-packs", guarded(wallet_packs), methods=["GET", "POST"]),
         Route("/_sandbox/prices", guarded(prices), methods=["GET", "POST"]),
         Route("/_sandbox/drafts", guarded(drafts), methods=["POST"]),
         Route("/_sandbox/callback", guarded(callback), methods=["GET", "POST"]),
@@ -306,6 +323,7 @@ def build_app(gateway: Gateway, faults: Faults, credentials: Credentials) -> Any
         Route("/_sandbox/campaign-replies", guarded(campaign_replies), methods=["POST"]),
         Route("/_sandbox/deliveries", guarded(deliveries), methods=["GET"]),
         Route("/_sandbox/sent", guarded(sent), methods=["GET"]),
+        Route("/_sandbox/dropped", guarded(dropped), methods=["GET"]),
         Route("/_sandbox/contacts", guarded(contacts), methods=["GET"]),
         Route("/_sandbox/blacklist", guarded(blacklist), methods=["GET", "POST"]),
         Route("/_sandbox/tokens", guarded(tokens), methods=["GET"]),
@@ -333,4 +351,7 @@ def build_app(gateway: Gateway, faults: Faults, credentials: Credentials) -> Any
         routes=routes,
         exception_handlers={HTTPException: http_error, Exception: server_error},
     )
+    # A trailing slash is another path (404): a redirect here would make code that works
+    # on the sandbox depend on a redirect the real gateway does not document.
+    app.router.redirect_slashes = False
     return FaultMiddleware(app, faults)

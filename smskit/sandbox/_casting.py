@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 # Field error codes: the spec shows 410 for blank; the rest are the sandbox's documented choice.
 BLANK = 410
@@ -27,6 +28,8 @@ _PHONE_SEPARATORS = re.compile(r"[\s\-.()/\u00a0]")
 _E164 = re.compile(r"\+[1-9][0-9]{6,14}")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s.]+(\.[^@\s.]+)+")
 _NOT_SET = object()
+# The vendor documents send_at "2021-01-01 00:01:00" as Central European Time by default.
+VENDOR_TZ = ZoneInfo("Europe/Paris")
 
 
 class FieldErrors:
@@ -58,15 +61,20 @@ def as_bool(value: Any, default: bool) -> bool:
 
 
 def as_text(value: Any) -> str | None:
-    """Cast scalars to ``str``; ``None`` and containers give ``None`` (cannot be read as text)."""
+    """Strings, and integers as their decimal digits; anything else gives ``None``.
+
+    Only the lossless cast: a boolean or a fraction has no one spelling as text (``1e-05``
+    or ``0.00001``?), so it cannot be read as text, and the OpenAPI document can say
+    exactly what is accepted.
+    """
     if isinstance(value, str):
         return value
     if isinstance(value, bool):
-        return "true" if value else "false"
+        return None
     if isinstance(value, int):
         return str(value)
-    if isinstance(value, float) and math.isfinite(value):
-        return str(int(value)) if value.is_integer() else str(value)
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return str(int(value))
     return None
 
 
@@ -165,7 +173,12 @@ def is_email(text: str) -> bool:
 
 
 def parse_datetime(value: Any) -> datetime:
-    """ISO 8601 with an offset (``Z`` accepted) or a Unix timestamp; ValueError says why not."""
+    """ISO 8601 or a Unix timestamp; ValueError says why not.
+
+    Without an offset the date-time is Paris time, summer time included (the vendor's
+    rule): an hour repeated when clocks go back is its first (summer) occurrence, an hour
+    skipped when they go forward is read with the winter offset (02:30 is 03:30 CEST).
+    """
     if isinstance(value, int | float) and not isinstance(value, bool):
         try:
             return datetime.fromtimestamp(value, UTC)
@@ -177,10 +190,9 @@ def parse_datetime(value: Any) -> datetime:
         moment = datetime.fromisoformat(value.strip())
     except ValueError:
         raise ValueError(
-            "must be an ISO 8601 date-time with an offset, e.g. 2030-01-31T09:00:00+01:00."
+            "must be an ISO 8601 date-time, e.g. 2030-01-31T09:00:00+01:00 or "
+            "2030-01-31 09:00:00 (Paris time)."
         ) from None
     if moment.utcoffset() is None:
-        raise ValueError(
-            "needs a UTC offset (e.g. +01:00 or Z): without one the sending hour is ambiguous."
-        )
+        return moment.replace(tzinfo=VENDOR_TZ, fold=0)
     return moment

@@ -98,12 +98,34 @@ class Person:
     email: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Dropped:
+    """A recipient the gateway ignored (convention 3): its position, number as given, why."""
+
+    index: int
+    phone_number: str
+    reason: str
+
+
 def _read_person(
-    item: Any, key: str, index: int, errors: FieldErrors, *, with_email: bool
+    item: Any,
+    key: str,
+    index: int,
+    errors: FieldErrors,
+    *,
+    with_email: bool,
+    dropped: list[Dropped] | None = None,
 ) -> Person | None:
-    """One Contact object (a bare number is cast to ``{"phone_number": ...}``)."""
+    """One Contact object (a bare number is cast to ``{"phone_number": ...}``).
+
+    With ``dropped`` (send recipients), a recipient without a usable number is not an
+    error: it is ignored, as convention 3 says, and listed there with the reason.
+    """
     if not isinstance(item, Mapping):
         if as_text(item) is None:
+            if dropped is not None:
+                dropped.append(Dropped(index, "", "not a contact object with a phone_number"))
+                return None
             errors.add(key, FORMAT, f"{key} must be a contact object with a phone_number.")
             return None
         item = {"phone_number": item}
@@ -113,7 +135,11 @@ def _read_person(
     if number is None:
         ok = False
         text = as_text(raw_number)
-        if text is None or not text.strip():
+        blank = text is None or not text.strip()
+        if dropped is not None:
+            reason = "phone_number is blank" if blank else f"phone_number {PHONE_RULE}"
+            dropped.append(Dropped(index, text or "", reason))
+        elif blank:
             errors.add(f"{key}.phone_number", BLANK, f"{key}.phone_number must not be blank.")
         else:
             errors.add(f"{key}.phone_number", FORMAT, f"{key}.phone_number {PHONE_RULE}")
@@ -151,7 +177,13 @@ def _read_person(
 
 
 def _read_people(
-    payload: Mapping[str, Any], name: str, limit: int, errors: FieldErrors, *, with_email: bool
+    payload: Mapping[str, Any],
+    name: str,
+    limit: int,
+    errors: FieldErrors,
+    *,
+    with_email: bool,
+    dropped: list[Dropped] | None = None,
 ) -> list[Person]:
     items = as_list(payload.get(name))
     if not items:
@@ -162,7 +194,9 @@ def _read_people(
         return []
     people = []
     for index, item in enumerate(items):
-        person = _read_person(item, f"{name}[{index}]", index, errors, with_email=with_email)
+        person = _read_person(
+            item, f"{name}[{index}]", index, errors, with_email=with_email, dropped=dropped
+        )
         if person is not None:
             people.append(person)
     return people
@@ -188,6 +222,7 @@ class SendRequest:
     auto_optimize_text: bool
     auto_remove_blacklisted_numbers: bool
     fields_used: tuple[str, ...] = field(default=())
+    dropped: tuple[Dropped, ...] = field(default=())
 
 
 def _read_sender(payload: Mapping[str, Any], spaces: bool, errors: FieldErrors) -> str | None:
@@ -230,7 +265,10 @@ def parse_send(payload: Any, now: datetime) -> SendRequest:
             )
         else:
             fields_used = _text_fields(text, errors)
-    recipients = _read_people(body, "recipients", _spec.RECIPIENTS_MAX, errors, with_email=False)
+    dropped: list[Dropped] = []
+    recipients = _read_people(
+        body, "recipients", _spec.RECIPIENTS_MAX, errors, with_email=False, dropped=dropped
+    )
     purpose = as_choice(body.get("purpose"), _spec.PURPOSES, "wholesale")
     with_replies = as_bool(body.get("with_replies"), False)
     sender = _read_sender(body, sender_allows_spaces(purpose, with_replies), errors)
@@ -257,7 +295,7 @@ def parse_send(payload: Any, now: datetime) -> SendRequest:
         send_at = None
     return SendRequest(
         text=text,
-        recipients=tuple(_unique(recipients)),
+        recipients=tuple(_unique(recipients, dropped)),
         sender=sender,
         sender_used=REPLY_SHORT_NUMBER if with_replies else sender,
         type=sms_type,
@@ -269,10 +307,11 @@ def parse_send(payload: Any, now: datetime) -> SendRequest:
         auto_optimize_text=as_bool(body.get("auto_optimize_text"), True),
         auto_remove_blacklisted_numbers=as_bool(body.get("auto_remove_blacklisted_numbers"), False),
         fields_used=fields_used,
+        dropped=tuple(dropped),
     )
 
 
-def _unique(people: Sequence[Person]) -> list[Person]:
+def _unique(people: Sequence[Person], dropped: list[Dropped]) -> list[Person]:
     """A number listed twice in one send is sent once (first occurrence kept)."""
     seen: set[str] = set()
     kept = []
@@ -280,6 +319,8 @@ def _unique(people: Sequence[Person]) -> list[Person]:
         if person.phone_number not in seen:
             seen.add(person.phone_number)
             kept.append(person)
+        else:
+            dropped.append(Dropped(person.index, person.phone_number, "listed twice, sent once"))
     return kept
 
 
@@ -289,7 +330,7 @@ class Message:
 
     index: int
     phone_number: str
-    country_code: str | None
+    country_code: str
     text: str
     segments: int
 
@@ -310,11 +351,21 @@ def country_of(number: str) -> str | None:
     return _hlr.country_of(number)
 
 
-def prepare_send(request: SendRequest) -> list[Message]:
-    """Personalise, optimise and count segments per recipient (no state involved)."""
+def prepare_send(request: SendRequest) -> tuple[list[Message], list[Dropped]]:
+    """Personalise, optimise and count segments per recipient (no state involved).
+
+    Returns the messages and every recipient ignored (those of the request, and numbers
+    whose calling code belongs to no country), in request order.
+    """
     messages = []
+    dropped = list(request.dropped)
     errors = FieldErrors()
     for person in request.recipients:
+        country = country_of(person.phone_number)
+        if country is None:
+            reason = "phone_number: no country has this international dialling code"
+            dropped.append(Dropped(person.index, person.phone_number, reason))
+            continue
         rendered = (
             textlib.render(request.text, person.fields) if request.fields_used else request.text
         )
@@ -322,13 +373,9 @@ def prepare_send(request: SendRequest) -> list[Message]:
         if segments == 0:
             key = f"recipients[{person.index}]"
             errors.add(key, BLANK, f"{key}: the text renders empty for this recipient.")
-        messages.append(
-            Message(
-                person.index, person.phone_number, country_of(person.phone_number), final, segments
-            )
-        )
+        messages.append(Message(person.index, person.phone_number, country, final, segments))
     _raise_if(errors)
-    return messages
+    return messages, sorted(dropped, key=lambda d: d.index)
 
 
 # --- 2, 3, 4. contacts and lists ---------------------------------------------------------
@@ -453,29 +500,16 @@ def _country_code(value: Any) -> str | None:
 
 
 def parse_balance_query(query: Mapping[str, Any]) -> BalanceQuery:
-    """``country_code`` and ``product_name`` go together; the product must be a spec product."""
-    errors = FieldErrors()
+    """``country_code`` and ``product_name`` count only together and when recognised.
+
+    Convention 3: a parameter that cannot be recognised is ignored, so one without the
+    other, an unknown product or a code that is not 2 letters give the plain balance.
+    """
     country = _country_code(query.get("country_code"))
-    product_text = as_text(query.get("product_name"))
-    product = product_text.strip().lower() if product_text and product_text.strip() else None
-    if country is not None and product is None:
-        errors.add(
-            "product_name", BLANK, "product_name must not be blank when country_code is set."
-        )
-    if product is not None and country is None:
-        errors.add(
-            "country_code", BLANK, "country_code must not be blank when product_name is set."
-        )
-    if product is not None and product not in _spec.PRODUCTS:
-        errors.add(
-            "product_name",
-            NOT_ALLOWED,
-            f"product_name must be one of {', '.join(_spec.PRODUCTS)} (got {product!r}).",
-        )
-    if country is not None and not re.fullmatch(r"[A-Z]{2}", country):
-        errors.add("country_code", FORMAT, f"country_code must be 2 letters (got {country!r}).")
-    _raise_if(errors)
-    return BalanceQuery(as_bool(query.get("with_details"), False), country, product)
+    product = as_choice(query.get("product_name"), _spec.PRODUCTS, "")
+    if country is None or not re.fullmatch(r"[A-Z]{2}", country) or not product:
+        country, product = None, ""
+    return BalanceQuery(as_bool(query.get("with_details"), False), country, product or None)
 
 
 def parse_country_codes(values: Sequence[Any]) -> list[str] | None:

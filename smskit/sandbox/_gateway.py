@@ -17,9 +17,9 @@ from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
 from smskit.sandbox import _domain
 from smskit.sandbox._callbacks import Deliveries, check_callback_url, script_campaign_replies
-from smskit.sandbox._casting import NOT_ALLOWED, PHONE_RULE, normalize_phone
+from smskit.sandbox._casting import PHONE_RULE, normalize_phone
 from smskit.sandbox._clock import Clock
-from smskit.sandbox._domain import GatewayError, field_error
+from smskit.sandbox._domain import GatewayError
 from smskit.sandbox._idempotency import payload_fingerprint
 from smskit.sandbox._prices import CURRENCY, to_eur
 from smskit.sandbox._store import Store, derive_id, iso
@@ -63,8 +63,10 @@ class Gateway:
         """POST /v1/public/sms-campaign/send: the answer, and whether it replays the first one."""
         now = self.clock.now()
         request = _domain.parse_send(payload, now)
-        messages = _domain.prepare_send(request)
-        return self.store.send(request, messages, now.timestamp(), payload_fingerprint(payload))
+        messages, dropped = _domain.prepare_send(request)
+        return self.store.send(
+            request, messages, dropped, now.timestamp(), payload_fingerprint(payload)
+        )
 
     def contact_create(self, payload: Any) -> dict[str, Any]:
         """POST /v1/public/contact/create."""
@@ -89,41 +91,50 @@ class Gateway:
             _domain.country_of(n) if (n := normalize_phone(raw)) else None
             for raw in request.phone_numbers
         ]
-        self.store.charge_hlr(countries, simulation=request.simulation_mode)
+        self.store.charge_hlr(countries, self.clock.timestamp(), simulation=request.simulation_mode)
         options: dict[str, Any] = {"seed": self.seed}
         if self.hlr_distribution is not None:
             options["distribution"] = self.hlr_distribution
         return _hlr.lookup_many(list(request.phone_numbers), **options)
 
     def check_balance(self, query: Mapping[str, Any]) -> dict[str, Any]:
-        """GET /v1/public/wallet/check-balance."""
+        """GET /v1/public/wallet/check-balance, in the shapes the vendor documents.
+
+        No product: ``{amount, unit}`` in the account's currency. A product and a country:
+        ``amount`` counted in that product's credits there, ``unit`` the product (0 where
+        the product is not served). ``with_details``: ``wallet_packs`` in the same unit.
+        """
         request = _domain.parse_balance_query(query)
-        balance = self.store.balance_micros()
-        prices = self.store.prices()
-        result: dict[str, Any] = {"amount": to_eur(balance), "unit": CURRENCY}
+        now = self.clock.timestamp()
+        packs = self.store.wallet_packs(now)
+        total = sum(pack.credit for pack in packs)
         if request.country_code is not None and request.product_name is not None:
-            price = prices.get((request.country_code, request.product_name))
-            if price is None:
-                raise field_error(
-                    "country_code",
-                    NOT_ALLOWED,
-                    f"country_code: {request.country_code} is not served for "
-                    f"{request.product_name}.",
-                )
-            result.update(_price_line(request.country_code, request.product_name, price, balance))
+            price = self.store.prices().get((request.country_code, request.product_name))
+            unit: str = request.product_name
+            amount: float = total // price if price else 0
+
+            def in_unit(micros: int) -> float:
+                return micros // price if price else 0
+        else:
+            unit, amount = CURRENCY, to_eur(total)
+
+            def in_unit(micros: int) -> float:
+                return to_eur(micros)
+
+        result: dict[str, Any] = {"amount": amount, "unit": unit}
         if request.with_details:
-            result["details"] = [
-                _price_line(country, product, price, balance)
-                for (country, product), price in sorted(prices.items())
+            result["wallet_packs"] = [
+                {"id": p.id, "credit": in_unit(p.credit), "expiration_date": p.expiration_date}
+                for p in packs
             ]
         return result
 
     def check_credits(self, country_codes: Sequence[Any]) -> dict[str, dict[str, int]]:
-        """GET /v1/public/wallet/check-credits: every priced country, or those asked for."""
+        """GET /v1/public/wallet/check-credits: every served country, or those asked for."""
         wanted = _domain.parse_country_codes(country_codes)
         served = self.store.countries()
         countries = served if wanted is None else [c for c in wanted if c in served]
-        balance = self.store.balance_micros()
+        balance = self.store.balance_micros(self.clock.timestamp())
         return {country: self.store.credits(balance, country) for country in countries}
 
     def sms_draft(self) -> dict[str, Any]:
@@ -143,7 +154,7 @@ class Gateway:
 
     def _default_draft(self, kind: str) -> dict[str, Any]:
         prices = self.store.prices()
-        balance = to_eur(self.store.balance_micros())
+        balance = self.balance()
         ticket = derive_id(self.seed, f"draft-{kind}", 1)
         if kind == "sms":
             contacts = 250
@@ -204,11 +215,28 @@ class Gateway:
             raise ValidationError("amount", "must be a number of EUR", value=amount)
         if not math.isfinite(amount) or amount < 0:
             raise ValidationError("amount", "must be a finite number >= 0", value=amount)
-        self.store.set_balance(float(amount))
+        self.store.set_balance(float(amount), self.clock.timestamp())
 
     def balance(self) -> float:
         """Current balance in EUR."""
-        return to_eur(self.store.balance_micros())
+        return to_eur(self.store.balance_micros(self.clock.timestamp()))
+
+    def add_wallet_pack(self, amount: float, expires_in_days: float) -> str:
+        """Add a pack of ``amount`` EUR that expires ``expires_in_days`` from now; its id."""
+        for name, value in (("amount", amount), ("expires_in_days", expires_in_days)):
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValidationError(name, "must be a number", value=value)
+            if not math.isfinite(value) or value <= 0:
+                raise ValidationError(name, "must be a finite number > 0", value=value)
+        now = self.clock.timestamp()
+        return self.store.add_pack(float(amount), now + expires_in_days * 86_400.0, now)
+
+    def wallet_packs(self) -> list[dict[str, Any]]:
+        """Packs with credit left, the first to expire first: id, credit (EUR), expiration."""
+        return [
+            {"id": p.id, "credit": to_eur(p.credit), "expiration_date": p.expiration_date}
+            for p in self.store.wallet_packs(self.clock.timestamp())
+        ]
 
     def set_price(self, country_code: str, product_name: str, price: float) -> None:
         """Set the unit price (EUR) of a product in a country; a new country becomes served."""
@@ -237,6 +265,10 @@ class Gateway:
     def sent(self) -> list[dict[str, Any]]:
         """Every accepted recipient (one row per recipient per send)."""
         return self.store.sent(self.clock.timestamp())
+
+    def dropped(self) -> list[dict[str, Any]]:
+        """Every recipient a send ignored (convention 3), with its position and the reason."""
+        return self.store.dropped()
 
     def contacts(self) -> list[dict[str, Any]]:
         """Every contact with its lists and tags."""
@@ -396,8 +428,8 @@ class Gateway:
     def reset(self) -> None:
         """Fresh account: default balance, prices and drafts; no contacts, sends, tokens."""
         self.deliveries.clear()
-        self.store.reset()
         self.clock.reset()
+        self.store.reset(self.clock.timestamp())
 
     def state(self) -> dict[str, Any]:
         """A summary for humans and tests."""
@@ -416,15 +448,6 @@ class Gateway:
 def _check_wait(wait: bool) -> None:
     if not isinstance(wait, bool):
         raise ValidationError("wait", "must be true or false", value=wait)
-
-
-def _price_line(country: str, product: str, price: int, balance: int) -> dict[str, Any]:
-    return {
-        "country_code": country,
-        "product_name": product,
-        "unit_price": to_eur(price),
-        "credits": balance // price,
-    }
 
 
 __all__ = ["Gateway", "GatewayError"]

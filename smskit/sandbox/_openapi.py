@@ -10,9 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from smskit.rules import spec as _spec
-from smskit.sandbox._domain import CONTACTS_MAX, DYNAMIC_FIELDS
-
-PHONE_PATTERN = r"^\+[1-9][0-9]{6,14}$"
+from smskit.sandbox._openapi_requests import lenient_bool, request_schemas
+from smskit.sandbox._prices import CURRENCY
 
 
 def _ref(name: str) -> dict[str, str]:
@@ -62,9 +61,6 @@ def _body(name: str) -> dict[str, Any]:
 
 
 def _schemas() -> dict[str, Any]:
-    field_props = {
-        name: {"type": ["string", "null"], "maxLength": _spec.FIELD_MAX} for name in DYNAMIC_FIELDS
-    }
     # null where the simulated HLR cannot know the value (bad format, no carrier data).
     network = {
         "network_name": {"type": ["string", "null"]},
@@ -76,17 +72,8 @@ def _schemas() -> dict[str, Any]:
         "area": {"type": ["string", "null"]},
         "country_prefix": {"type": ["string", "null"]},
     }
-    price_line = {
-        "type": "object",
-        "required": ["country_code", "product_name", "unit_price", "credits"],
-        "properties": {
-            "country_code": {"type": "string"},
-            "product_name": {"type": "string", "enum": list(_spec.PRODUCTS)},
-            "unit_price": {"type": "number"},
-            "credits": {"type": "integer"},
-        },
-    }
     return {
+        **request_schemas(),
         "Error": {
             "type": "object",
             "required": ["code", "message"],
@@ -107,36 +94,6 @@ def _schemas() -> dict[str, Any]:
                 },
             },
         },
-        "Contact": {
-            "type": "object",
-            "required": ["phone_number"],
-            "properties": {
-                "phone_number": {"type": "string", "pattern": PHONE_PATTERN},
-                **field_props,
-            },
-        },
-        "SendRequest": {
-            "type": "object",
-            "required": ["text", "recipients", "sender"],
-            "properties": {
-                "text": {"type": "string", "minLength": 1, "maxLength": _spec.TEXT_MAX},
-                "recipients": {
-                    "type": "array",
-                    "minItems": 1,
-                    "maxItems": _spec.RECIPIENTS_MAX,
-                    "items": _ref("Contact"),
-                },
-                "sender": {"type": "string", "pattern": r"^[A-Za-z0-9]{3,11}$"},
-                "type": {"type": "string", "enum": list(_spec.SMS_TYPES)},
-                "send_at": {"type": "string", "format": "date-time"},
-                "purpose": {"type": "string", "enum": list(_spec.PURPOSES)},
-                "with_replies": {"type": "boolean"},
-                "simulation_mode": {"type": "boolean"},
-                "request_id": {"type": "string", "minLength": 1, "maxLength": 255},
-                "auto_optimize_text": {"type": "boolean"},
-                "auto_remove_blacklisted_numbers": {"type": "boolean"},
-            },
-        },
         "SendResult": {
             "type": "object",
             "required": [
@@ -152,25 +109,6 @@ def _schemas() -> dict[str, Any]:
                 "number_of_sms_needed": {"type": "integer", "minimum": 0},
                 "residual_credit": {"type": "number", "minimum": 0},
                 "total_cost": {"type": "number", "minimum": 0},
-            },
-        },
-        "ContactCreateRequest": {
-            "type": "object",
-            "required": ["contacts"],
-            "properties": {
-                "contacts": {
-                    "type": "array",
-                    "minItems": 1,
-                    "maxItems": CONTACTS_MAX,
-                    "items": {
-                        "allOf": [_ref("Contact")],
-                        "properties": {"email": {"type": "string", "format": "email"}},
-                    },
-                },
-                "list_name": {"type": "string", "maxLength": _spec.LIST_NAME_MAX},
-                "tag_name": {"type": "string", "maxLength": _spec.TAG_NAME_MAX},
-                "auto_remove_blacklisted_numbers": {"type": "boolean"},
-                "do_not_overwrite": {"type": "boolean"},
             },
         },
         "ContactCreateResult": {
@@ -191,45 +129,12 @@ def _schemas() -> dict[str, Any]:
                 }
             },
         },
-        "ContactDeleteRequest": {
-            "type": "object",
-            "required": ["phone_numbers"],
-            "properties": {
-                "phone_numbers": {
-                    "type": "array",
-                    "minItems": 1,
-                    "maxItems": _spec.DELETE_MAX,
-                    "items": {"type": "string", "pattern": PHONE_PATTERN},
-                },
-                "list_name": {"type": "string", "maxLength": _spec.LIST_NAME_MAX},
-            },
-        },
-        "ListEmptyRequest": {
-            "type": "object",
-            "required": ["list_name"],
-            "properties": {
-                "list_name": {"type": "string", "minLength": 1, "maxLength": _spec.LIST_NAME_MAX}
-            },
-        },
         "ListEmptyResult": {
             "type": "object",
             "required": ["list_name", "number_of_contacts_removed"],
             "properties": {
                 "list_name": {"type": "string"},
                 "number_of_contacts_removed": {"type": "integer", "minimum": 0},
-            },
-        },
-        "HLRRequest": {
-            "type": "object",
-            "required": ["phone_numbers"],
-            "properties": {
-                "phone_numbers": {
-                    "type": "array",
-                    "minItems": 1,
-                    "maxItems": _spec.HLR_MAX,
-                    "items": {"type": "string", "pattern": PHONE_PATTERN},
-                },
-                "simulation_mode": {"type": "boolean"},
             },
         },
         "HLRResult": {
@@ -266,17 +171,29 @@ def _schemas() -> dict[str, Any]:
         "Balance": {
             "type": "object",
             "required": ["amount", "unit"],
+            "description": "No product: amount in the account's currency. product_name and "
+            "country_code (both recognised): amount in that product's credits there, unit the "
+            "product (0 where it is not served).",
             "properties": {
                 "amount": {"type": "number", "minimum": 0},
-                "unit": {"type": "string", "const": "EUR"},
-                "country_code": {"type": "string"},
-                "product_name": {"type": "string", "enum": list(_spec.PRODUCTS)},
-                "unit_price": {"type": "number"},
-                "credits": {"type": "integer"},
-                "details": {
+                "unit": {"type": "string", "enum": [CURRENCY, *_spec.PRODUCTS]},
+                "wallet_packs": {
                     "type": "array",
-                    "description": "with_details=true: one line per priced country and product.",
-                    "items": price_line,
+                    "description": "with_details=true: packs with credit left, the first to "
+                    "expire first; credit in the unit of amount.",
+                    "items": {
+                        "type": "object",
+                        "required": ["id", "credit", "expiration_date"],
+                        "properties": {
+                            "id": {"type": "string"},
+                            "credit": {"type": "number", "minimum": 0},
+                            "expiration_date": {
+                                "type": "string",
+                                "description": "Europe/Paris time.",
+                                "pattern": r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$",
+                            },
+                        },
+                    },
                 },
             },
         },
@@ -337,11 +254,6 @@ def _schemas() -> dict[str, Any]:
                 "total_cost": {"type": "number"},
                 "estimated_duration": {"type": "integer", "description": "Seconds."},
             },
-        },
-        "TokenRequest": {
-            "type": "object",
-            "required": ["email_to"],
-            "properties": {"email_to": {"type": "string", "format": "email"}},
         },
         "Token": {
             "type": "object",
@@ -404,18 +316,25 @@ def openapi_document(base_url: str = "") -> dict[str, Any]:
         f"{public}/wallet/check-balance": {
             "get": {
                 "operationId": "wallet_check_balance",
-                "summary": "Account balance in EUR.",
+                "summary": "Balance in EUR, or in a product's credits in a country; wallet packs.",
                 "parameters": [
-                    {"name": "with_details", "in": "query", "schema": {"type": "boolean"}},
+                    {
+                        "name": "with_details",
+                        "in": "query",
+                        "schema": lenient_bool("Add wallet_packs."),
+                    },
                     {
                         "name": "country_code",
                         "in": "query",
-                        "schema": {"type": "string", "pattern": "^[A-Z]{2}$"},
+                        "description": "2 letters, with product_name; otherwise ignored.",
+                        "schema": {"type": "string"},
                     },
                     {
                         "name": "product_name",
                         "in": "query",
-                        "schema": {"type": "string", "enum": list(_spec.PRODUCTS)},
+                        "description": f"One of {', '.join(_spec.PRODUCTS)}, with country_code; "
+                        "otherwise ignored.",
+                        "schema": {"type": "string"},
                     },
                 ],
                 "responses": {"200": _json(_ref("Balance"), "Balance."), **_errors(400)},
@@ -424,7 +343,7 @@ def openapi_document(base_url: str = "") -> dict[str, Any]:
         f"{public}/wallet/check-credits": {
             "get": {
                 "operationId": "wallet_check_credits",
-                "summary": "Credits per product for every priced country (or those asked).",
+                "summary": "Credits per product for every served country (or those asked).",
                 "parameters": [
                     {
                         "name": "country_codes[]",

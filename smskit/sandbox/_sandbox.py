@@ -63,7 +63,7 @@ class Sandbox(Served):
         self.login = login
         self._api_key = api_key or secrets.token_urlsafe(24)
         self._clock = Clock()
-        self._store = Store(path, seed=seed, balance=balance)
+        self._store = Store(path, seed=seed, balance=balance, now=self._clock.timestamp())
         self._gateway = Gateway(
             self._store, self._clock, seed=seed, hlr_distribution=hlr_distribution
         )
@@ -101,8 +101,22 @@ class Sandbox(Served):
         return self._gateway.balance()
 
     def set_balance(self, amount: float) -> None:
-        """Set the balance in EUR."""
+        """Set the balance in EUR: every wallet pack replaced by one valid 365 days."""
         self._gateway.set_balance(amount)
+
+    def add_wallet_pack(self, amount: float, expires_in_days: float) -> str:
+        """Add a pack of ``amount`` EUR expiring ``expires_in_days`` from now; returns its id."""
+        return self._gateway.add_wallet_pack(amount, expires_in_days)
+
+    def wallet_packs(self) -> pandas.DataFrame:
+        """Packs with credit left (EUR), the first to expire (Paris time) first."""
+        frame = _frame(self._gateway.wallet_packs(), ("id", "credit", "expiration_date"))
+        import pandas as pd
+
+        frame["expiration_date"] = pd.to_datetime(frame["expiration_date"]).dt.tz_localize(
+            "Europe/Paris"
+        )
+        return frame
 
     def set_price(self, country_code: str, product_name: str, price: float) -> None:
         """Set a unit price in EUR (``product_name``: sms_premium, sms_low_cost, vocal_sms, hlr)."""
@@ -188,6 +202,14 @@ class Sandbox(Served):
         for column in _TIME_COLUMNS:
             frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
         return frame
+
+    def dropped(self) -> pandas.DataFrame:
+        """Every recipient a send ignored (spec convention 3): ticket, position, number, why."""
+        frame = _frame(
+            self._gateway.dropped(),
+            ("sms_ticket", "position", "phone_number", "reason", "created_at"),
+        )
+        return _with_times(frame, ("created_at",))
 
     def contacts(self) -> pandas.DataFrame:
         """Every contact with its lists and tags."""

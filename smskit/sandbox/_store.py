@@ -14,23 +14,24 @@ import hashlib
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any
 
 from smskit import _sqlite
 from smskit.rules import spec as _spec
+from smskit.sandbox import _wallet
 from smskit.sandbox._casting import NOT_ALLOWED
 from smskit.sandbox._domain import (
     CODE_INSUFFICIENT_CREDIT,
     DYNAMIC_FIELDS,
     ContactCreate,
     ContactDelete,
+    Dropped,
     GatewayError,
     Message,
     SendRequest,
-    field_error,
     validation_error,
 )
 from smskit.sandbox._idempotency import add_replay_columns, first_answer, remember
@@ -75,6 +76,9 @@ CREATE TABLE IF NOT EXISTS messages (
     status TEXT NOT NULL, send_at REAL, sent_at REAL, sender TEXT NOT NULL, type TEXT NOT NULL,
     purpose TEXT NOT NULL, with_replies INTEGER NOT NULL, created_at REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS messages_due ON messages (send_at) WHERE status = 'scheduled';
+CREATE TABLE IF NOT EXISTS dropped (
+    sms_ticket TEXT NOT NULL, position INTEGER NOT NULL, phone_number TEXT NOT NULL,
+    reason TEXT NOT NULL, created_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS tokens (
     token TEXT PRIMARY KEY, email_to TEXT NOT NULL, created_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS replies (
@@ -85,7 +89,7 @@ CREATE TABLE IF NOT EXISTS replies (
 """
 _TABLES = (
     "meta", "prices", "contacts", "lists", "list_members", "contact_tags", "blacklist",
-    "request_ids", "campaigns", "messages", "tokens", "replies",
+    "request_ids", "campaigns", "messages", "tokens", "replies", "wallet_packs", "dropped",
 )  # fmt: skip
 
 SENT_COLUMNS = (
@@ -113,15 +117,15 @@ def derive_id(seed: int, kind: str, n: int, length: int = 12) -> str:
 class Store:
     """SQLite-backed account; safe to call from any thread."""
 
-    def __init__(self, path: str | None, *, seed: int, balance: float) -> None:
+    def __init__(self, path: str | None, *, seed: int, balance: float, now: float) -> None:
         self.seed = seed
         self.initial_balance = to_micros(balance)
         self._lock = threading.RLock()
-        self._db = _sqlite.connect(path or None, _SCHEMA)
+        self._db = _sqlite.connect(path or None, _SCHEMA + _wallet.SCHEMA)
         with self._tx() as db:
             add_replay_columns(db)
-            if self._meta(db, "balance") is None:
-                self._seed_defaults(db)
+            if self._meta(db, "opened") is None:
+                self._seed_defaults(db, now)
         self._prices = self._load_prices()
 
     # --- plumbing --------------------------------------------------------------------------
@@ -147,8 +151,15 @@ class Store:
         self._set_meta(db, f"seq:{kind}", n)
         return derive_id(self.seed, kind, n, length)
 
-    def _seed_defaults(self, db: sqlite3.Connection) -> None:
-        self._set_meta(db, "balance", self.initial_balance)
+    def _seed_defaults(self, db: sqlite3.Connection, now: float) -> None:
+        legacy = self._meta(db, "balance")  # a file from before wallet packs: keep its money
+        self._set_meta(db, "opened", now)
+        if legacy is None:
+            _wallet.open_account(db, self._pack_id(db), self.initial_balance, now)
+        else:
+            _wallet.replace(db, self._pack_id(db), int(legacy), now)
+            db.execute("DELETE FROM meta WHERE key = 'balance'")
+            return
         db.executemany(
             "INSERT INTO prices (country_code, product_name, micros) VALUES (?, ?, ?)",
             [(c, p, m) for (c, p), m in default_prices().items()],
@@ -164,25 +175,38 @@ class Store:
         with self._lock:
             self._db.close()
 
-    def reset(self) -> None:
+    def _pack_id(self, db: sqlite3.Connection) -> Callable[[], str]:
+        return lambda: self._next_id(db, "pack")
+
+    def reset(self, now: float) -> None:
         """Back to a fresh account: default balance and prices, every table emptied."""
         with self._tx() as db:
             for table in _TABLES:
                 db.execute(f"DELETE FROM {table}")
-            self._seed_defaults(db)
+            self._seed_defaults(db, now)
         self._prices = self._load_prices()
 
     # --- wallet ----------------------------------------------------------------------------
 
-    def balance_micros(self) -> int:
-        """Current balance in micro-euros."""
+    def balance_micros(self, now: float) -> int:
+        """Current balance in micro-euros: credit left in the packs not expired at ``now``."""
         with self._lock:
-            return int(self._meta(self._db, "balance"))
+            return _wallet.balance(self._db, now)
 
-    def set_balance(self, amount_eur: float) -> None:
-        """Set the balance (control)."""
+    def wallet_packs(self, now: float) -> list[_wallet.Pack]:
+        """Packs with credit left, not expired at ``now``, the first to expire first."""
+        with self._lock:
+            return _wallet.packs(self._db, now)
+
+    def set_balance(self, amount_eur: float, now: float) -> None:
+        """Set the balance (control): every pack replaced by one of that amount."""
         with self._tx() as db:
-            self._set_meta(db, "balance", to_micros(amount_eur))
+            _wallet.replace(db, self._pack_id(db), to_micros(amount_eur), now)
+
+    def add_pack(self, amount_eur: float, expires_at: float, now: float) -> str:
+        """Add a pack of credit expiring at ``expires_at`` (control); returns its id."""
+        with self._tx() as db:
+            return _wallet.add(db, self._pack_id(db), to_micros(amount_eur), expires_at, now)
 
     def prices(self) -> dict[tuple[str, str], int]:
         """``{(country_code, product_name): micro-euros}``."""
@@ -210,8 +234,10 @@ class Store:
             result[key] = balance // price if price else 0
         return result
 
-    def _charge(self, db: sqlite3.Connection, cost: int, what: str, *, commit: bool) -> int:
-        balance = int(self._meta(db, "balance"))
+    def _charge(
+        self, db: sqlite3.Connection, cost: int, what: str, now: float, *, commit: bool
+    ) -> int:
+        balance = _wallet.balance(db, now)
         if cost > balance:
             raise GatewayError(
                 400,
@@ -224,7 +250,7 @@ class Store:
                 },
             )
         if commit:
-            self._set_meta(db, "balance", balance - cost)
+            _wallet.consume(db, cost, now)
         return balance - cost
 
     # --- sends -----------------------------------------------------------------------------
@@ -259,6 +285,7 @@ class Store:
         self,
         request: SendRequest,
         messages: list[Message],
+        dropped: list[Dropped],
         now: float,
         fingerprint: str | None = None,
     ) -> tuple[dict[str, Any], bool]:
@@ -266,6 +293,8 @@ class Store:
 
         Returns the answer and whether it is a replay: the stored first answer of this
         ``request_id``, because ``fingerprint`` (of the payload) matches the first one's.
+        ``dropped`` are the recipients the gateway ignored (convention 3); blacklisted
+        numbers removed on request join them, and all are recorded with their reason.
         """
         product = request.type
         with self._tx() as db:
@@ -279,6 +308,11 @@ class Store:
             if request.auto_remove_blacklisted_numbers:
                 blocked = self._blacklisted(db, [m.phone_number for m in messages])
                 removed = sum(m.phone_number in blocked for m in messages)
+                dropped = dropped + [
+                    Dropped(m.index, m.phone_number, "blacklisted, removed on request")
+                    for m in messages
+                    if m.phone_number in blocked
+                ]
                 messages = [m for m in messages if m.phone_number not in blocked]
             unserved: dict[str, dict[str, Any]] = {}
             rows = []
@@ -288,13 +322,13 @@ class Store:
             status = "scheduled" if send_at is not None else "sent"
             sent_at = None if send_at is not None else now
             for message in messages:
-                price = self._prices.get((message.country_code or "", product))
+                price = self._prices.get((message.country_code, product))
                 if price is None:
                     key = f"recipients[{message.index}].phone_number"
-                    where = message.country_code or "unknown country"
                     unserved[key] = {
                         "code": NOT_ALLOWED,
-                        "message": f"{key}: destination not served ({where}, {product}).",
+                        "message": f"{key}: destination not served "
+                        f"({message.country_code}, {product}).",
                     }
                     continue
                 cost = price * message.segments
@@ -308,7 +342,7 @@ class Store:
                 raise validation_error(unserved)
             if request.auto_remove_blacklisted_numbers:
                 total += BLACKLIST_FEE
-            residual = self._charge(db, total, "this send", commit=not request.simulation_mode)
+            residual = self._charge(db, total, "this send", now, commit=not request.simulation_mode)
             if request.simulation_mode:
                 upcoming = (self._meta(db, "seq:ticket") or 0) + 1
                 ticket = "sim-" + derive_id(self.seed, "simulation", upcoming)
@@ -339,6 +373,13 @@ class Store:
                 )
                 if request.request_id is not None:
                     remember(db, request.request_id, ticket, now, fingerprint, answer)
+                db.executemany(
+                    "INSERT INTO dropped VALUES (?, ?, ?, ?, ?)",
+                    [
+                        (ticket, d.index, d.phone_number, d.reason, now)
+                        for d in sorted(dropped, key=lambda d: d.index)
+                    ],
+                )
         return answer, False
 
     def sent(self, now: float) -> list[dict[str, Any]]:
@@ -355,13 +396,23 @@ class Store:
                 record[key] = iso(record[key])
         return records
 
+    def dropped(self) -> list[dict[str, Any]]:
+        """Every recipient a send ignored, with the reason, oldest first (control)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT sms_ticket, position, phone_number, reason, created_at FROM dropped "
+                "ORDER BY rowid"
+            ).fetchall()
+        names = ("sms_ticket", "position", "phone_number", "reason", "created_at")
+        return [{**dict(zip(names, row, strict=True)), "created_at": iso(row[4])} for row in rows]
+
     # --- HLR -------------------------------------------------------------------------------
 
-    def charge_hlr(self, countries: Sequence[str | None], *, simulation: bool) -> int:
+    def charge_hlr(self, countries: Sequence[str | None], now: float, *, simulation: bool) -> int:
         """Charge one HLR unit per number of a priced country; returns the cost in micros."""
         cost = sum(self._prices.get((c or "", "hlr"), 0) for c in countries)
         with self._tx() as db:
-            self._charge(db, cost, "this HLR request", commit=not simulation)
+            self._charge(db, cost, "this HLR request", now, commit=not simulation)
         return cost
 
     # --- contacts --------------------------------------------------------------------------
@@ -416,19 +467,12 @@ class Store:
                 items.append({"phone_number": number, "email": email, "status": status})
         return items
 
-    def _require_list(self, db: sqlite3.Connection, name: str) -> None:
-        if db.execute("SELECT 1 FROM lists WHERE list_name = ?", (name,)).fetchone() is None:
-            raise field_error(
-                "list_name", NOT_ALLOWED, f"list_name: no contact list named {name!r}."
-            )
-
     def delete_contacts(self, request: ContactDelete) -> None:
         """Remove numbers from one list, or from the account (lists and tags included)."""
         numbers = list(request.phone_numbers)
         marks = ",".join("?" * len(numbers))
         with self._tx() as db:
             if request.list_name is not None:
-                self._require_list(db, request.list_name)
                 db.execute(
                     f"DELETE FROM list_members WHERE list_name = ? AND phone_number IN ({marks})",
                     (request.list_name, *numbers),
@@ -438,9 +482,11 @@ class Store:
                 db.execute(f"DELETE FROM {table} WHERE phone_number IN ({marks})", numbers)
 
     def empty_list(self, name: str) -> int:
-        """Remove every member of a list (contacts stay in the account); returns how many."""
+        """Remove every member of a list (contacts stay in the account); returns how many.
+
+        A list never created is empty already: 0, as deleting from it removes nothing.
+        """
         with self._tx() as db:
-            self._require_list(db, name)
             return db.execute("DELETE FROM list_members WHERE list_name = ?", (name,)).rowcount
 
     def contacts(self) -> list[dict[str, Any]]:

@@ -657,7 +657,8 @@ class HLRExplorer(_View):
 
 
 class Dashboard(_View):
-    """The account at a glance: balance, credits by country (table and map), current drafts."""
+    """The account at a glance: balance and its wallet packs (those expiring soon marked),
+    credits by country (table and map), current drafts."""
 
     def __init__(
         self, client: Client | AsyncClient | None = None, *, product: str = "premium_sms"
@@ -665,6 +666,8 @@ class Dashboard(_View):
         self.client = _default_client(client)
         self.product = product
         self.balance: Any = None
+        self.packs: pd.DataFrame | None = None
+        self.expiring: pd.DataFrame | None = None
         self.credits: pd.DataFrame | None = None
         self.drafts: pd.DataFrame | None = None
         self._raw_credits: Any = None
@@ -696,16 +699,18 @@ class Dashboard(_View):
         client = self.client
         if isinstance(client, AsyncClient):
             raise ValidationError("client", "the dashboard needs a smskit.Client (blocking)")
-        self.balance = client.wallet.check_balance()
+        self.balance = client.wallet.check_balance(with_details=True)
+        self.packs = self.balance.packs_frame()
+        self.expiring = self.balance.expiring()
         self._raw_credits = client.wallet.check_credits()
         self.credits = frames.credits_wide(self._raw_credits)
         drafts = client.sms_campaign.draft(), client.voice_campaign.draft()
         self.drafts = frames.drafts_frame(*drafts)
-        self.balance_html.value = (
-            f"<strong>Balance:</strong> {html.escape(f'{self.balance.amount:,.2f}')} "
-            f"{html.escape(str(self.balance.unit))}"
+        self.balance_html.value = self.balance.to_html()
+        # Every served country is a row: keep the table to a scrollable box.
+        self.credits_table.value = (
+            f'<div style="max-height: 20em; overflow-y: auto">{_table_html(self.credits)}</div>'
         )
-        self.credits_table.value = _table_html(self.credits)
         columns = ["kind", "number_of_contacts", "number_of_sms_needed", "total_cost",
                    "cost_per_contact"]  # fmt: skip
         self.drafts_table.value = _table_html(self.drafts[columns])
@@ -717,7 +722,10 @@ class Dashboard(_View):
             return "Dashboard(not loaded)"
         countries = 0 if self.credits is None else len(self.credits)
         drafts = 0 if self.drafts is None else len(self.drafts)
+        packs = 0 if self.packs is None else len(self.packs)
+        soon = 0 if self.expiring is None else len(self.expiring)
         return (
             f"Dashboard(balance={self.balance.amount} {self.balance.unit}, "
+            f"{packs} packs ({soon} expiring soon), "
             f"{countries} countries with credits, {drafts} drafts)"
         )

@@ -143,13 +143,14 @@ def test_delete_from_one_list_keeps_contact(fresh_api: httpx.Client) -> None:
 
 
 def test_delete_limits(fresh_api: httpx.Client) -> None:
-    """1 to 200 numbers: 0 is 410, 201 is 411, 200 is fine; an unknown list is 413."""
+    """1 to 200 numbers: 0 is 410, 201 is 411, 200 is fine; an unknown list has nothing to do."""
     assert delete(fresh_api, phone_numbers=[]).json()["errors"]["phone_numbers"]["code"] == 410
     many = [f"+336{n:08d}" for n in range(201)]
     assert delete(fresh_api, phone_numbers=many).json()["errors"]["phone_numbers"]["code"] == 411
     assert delete(fresh_api, phone_numbers=many[:200]).status_code == 204
-    unknown = delete(fresh_api, phone_numbers=[A], list_name="nope")
-    assert unknown.json()["errors"]["list_name"]["code"] == 413
+    fresh_api.post(CREATE, json={"contacts": [A]})
+    assert delete(fresh_api, phone_numbers=[A], list_name="nope").status_code == 204
+    assert set(state(fresh_api)["contacts"]) == {A}, "deleting from an unknown list keeps it"
 
 
 def test_delete_accepts_query_parameters(fresh_api: httpx.Client) -> None:
@@ -174,11 +175,11 @@ def test_empty_list(fresh_api: httpx.Client) -> None:
 
 
 def test_empty_unknown_or_blank_list(fresh_api: httpx.Client) -> None:
-    """An unknown list is 413; a missing name is 410; a name over 30 characters is 411."""
-    assert (
-        fresh_api.post(EMPTY, json={"list_name": "nope"}).json()["errors"]["list_name"]["code"]
-        == 413
-    )
+    """An unknown list is empty already (0 removed); a missing name is 410; over 30 is 411."""
+    assert fresh_api.post(EMPTY, json={"list_name": "nope"}).json() == {
+        "list_name": "nope",
+        "number_of_contacts_removed": 0,
+    }
     assert fresh_api.post(EMPTY, json={}).json()["errors"]["list_name"]["code"] == 410
     assert (
         fresh_api.post(EMPTY, json={"list_name": "x" * 31}).json()["errors"]["list_name"]["code"]

@@ -99,9 +99,9 @@ def test_single_number_is_cast_to_a_list(api: httpx.Client) -> None:
 
 
 def test_numbers_of_unpriced_countries_are_free(fresh_api: httpx.Client) -> None:
-    """A valid number of a country without an HLR price (Japan) is answered, not charged."""
-    results = fresh_api.post(HLR, json={"phone_numbers": ["+81312345678"]}).json()
-    assert results[0]["country_code"] == "JP"
+    """A valid number of a country without an HLR price (North Korea) is answered, not charged."""
+    results = fresh_api.post(HLR, json={"phone_numbers": ["+8501921234567"]}).json()
+    assert results[0]["country_code"] == "KP"
     assert balance(fresh_api) == 1000.0
 
 

@@ -1,7 +1,14 @@
-"""/openapi.json describes the sandbox, and schemathesis finds no 5xx and no undocumented answer."""
+"""/openapi.json describes the sandbox, leniency included: schemathesis finds nothing to report.
+
+Every built-in schemathesis check runs (server errors, status codes, content types, headers,
+response schemas, authentication, unsupported methods, and both directions of the request
+schemas: "schema-valid request rejected" and "schema-violating request accepted"), on
+positive and negative examples, 50 per operation, from a fixed seed.
+"""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -9,13 +16,6 @@ import httpx
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
-from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import (
-    content_type_conformance,
-    response_headers_conformance,
-    response_schema_conformance,
-    status_code_conformance,
-)
 
 from smskit.sandbox import Sandbox
 from smskit.sandbox._openapi import openapi_document
@@ -32,20 +32,22 @@ SPEC_ENDPOINTS = {
     ("get", "/v1/public/voice-campaign/draft"),
     ("post", "/v1/public/subaccount/credit-transfer/token"),
 }
-CHECKS = [
-    not_a_server_error,
-    status_code_conformance,
-    content_type_conformance,
-    response_headers_conformance,
-    response_schema_conformance,
-]
+EXAMPLES = 50
+# Operations without any input have a single possible request: hypothesis stops there.
+NO_INPUT = {"GET /v1/public/sms-campaign/draft", "GET /v1/public/voice-campaign/draft"}
+CASES: Counter[str] = Counter()
 
 
 @pytest.fixture(scope="module")
 def fuzzed_sandbox() -> Iterator[Sandbox]:
-    """A sandbox rich enough that generated sends are not all refused for credit."""
+    """A sandbox rich enough that generated sends are not refused for credit.
+
+    On teardown: each operation fuzzed above got its examples (the run was not vacuous).
+    """
     with Sandbox(balance=1_000_000_000) as sb:
         yield sb
+    for operation, cases in CASES.items():
+        assert cases >= (1 if operation in NO_INPUT else EXAMPLES), (operation, cases)
 
 
 def test_document_lists_every_spec_endpoint(api: httpx.Client) -> None:
@@ -73,19 +75,17 @@ schema = schemathesis.openapi.from_dict(openapi_document())
 
 @schema.parametrize()
 @settings(
-    max_examples=25,
+    max_examples=EXAMPLES,
     deadline=None,
     suppress_health_check=list(HealthCheck),
-    derandomize=True,
+    derandomize=True,  # the fixed seed: the same examples on every run
+    database=None,
 )
 def test_gateway_conforms_to_its_document(case: Any, fuzzed_sandbox: Sandbox) -> None:
-    """Generated requests (valid and invalid) never get a 5xx or an answer outside the document."""
-    case.call_and_validate(
-        base_url=fuzzed_sandbox.url, headers=fuzzed_sandbox.auth_headers(), checks=CHECKS
-    )
-
-
-@pytest.mark.runs_last
-def test_fuzzing_was_not_vacuous(fuzzed_sandbox: Sandbox) -> None:
-    """The generated run above reached the gateway a few hundred times (runs after it)."""
-    assert fuzzed_sandbox.faults()["counts"]["requests"] >= 200
+    """Generated requests, valid and invalid, get exactly the answers the document declares."""
+    # A fresh account per example: a request_id drawn twice must not meet the duplicate
+    # rule (pinned in test_send), which no schema can express.
+    fuzzed_sandbox.reset()
+    CASES[case.operation.label] += 1
+    # No ``checks=``: every built-in check schemathesis has.
+    case.call_and_validate(base_url=fuzzed_sandbox.url, headers=fuzzed_sandbox.auth_headers())
