@@ -398,13 +398,10 @@ class Store:
 
     def dropped(self) -> list[dict[str, Any]]:
         """Every recipient a send ignored, with the reason, oldest first (control)."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT sms_ticket, position, phone_number, reason, created_at FROM dropped "
-                "ORDER BY rowid"
-            ).fetchall()
         names = ("sms_ticket", "position", "phone_number", "reason", "created_at")
-        return [{**dict(zip(names, row, strict=True)), "created_at": iso(row[4])} for row in rows]
+        with self._lock:
+            rows = self._db.execute(f"SELECT {', '.join(names)} FROM dropped ORDER BY rowid")
+            return [{**dict(zip(names, r, strict=True)), "created_at": iso(r[4])} for r in rows]
 
     # --- HLR -------------------------------------------------------------------------------
 
