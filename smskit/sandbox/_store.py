@@ -152,14 +152,11 @@ class Store:
         return derive_id(self.seed, kind, n, length)
 
     def _seed_defaults(self, db: sqlite3.Connection, now: float) -> None:
-        legacy = self._meta(db, "balance")  # a file from before wallet packs: keep its money
         self._set_meta(db, "opened", now)
-        if legacy is None:
-            _wallet.open_account(db, self._pack_id(db), self.initial_balance, now)
-        else:
+        if (legacy := self._meta(db, "balance")) is not None:  # a file from before the packs
             _wallet.replace(db, self._pack_id(db), int(legacy), now)
-            db.execute("DELETE FROM meta WHERE key = 'balance'")
             return
+        _wallet.open_account(db, self._pack_id(db), self.initial_balance, now)
         db.executemany(
             "INSERT INTO prices (country_code, product_name, micros) VALUES (?, ?, ?)",
             [(c, p, m) for (c, p), m in default_prices().items()],
