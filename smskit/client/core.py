@@ -15,7 +15,6 @@ import functools
 import inspect
 import re
 import sys
-import typing
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -127,15 +126,17 @@ class Resource(Generic[M]):
         return self._client.validate if validate is None else validate
 
     def __repr__(self) -> str:
-        names = [name for name, value in vars(type(self)).items() if isinstance(value, endpoint)]
+        names = [name for name, value in vars(type(self)).items() if isinstance(value, Endpoint)]
         return f"<{type(self).__name__} endpoints: {', '.join(names)}>"
 
 
-class endpoint(Generic[P, T]):  # lower case: used as a decorator, like property
-    """Turns a method that builds a :class:`Call` into the endpoint method users call."""
+class Endpoint(Generic[P, T]):
+    """A method that builds a :class:`Call`, turned into the endpoint method users call; made
+    by :func:`endpoint`, which names the result type the method's signature shows."""
 
-    def __init__(self, build: Callable[Concatenate[Any, P], Call[T]]) -> None:
+    def __init__(self, build: Callable[Concatenate[Any, P], Call[T]], result: Any) -> None:
         self._build = build
+        self._result = result
         self._shown_signature: inspect.Signature | None = None
         self.__doc__ = build.__doc__
         self.__name__ = build.__name__
@@ -158,17 +159,25 @@ class endpoint(Generic[P, T]):  # lower case: used as a decorator, like property
         return method
 
     def _signature(self) -> inspect.Signature:
-        # help() and Jupyter show the result type, not the Call that carries it. Only the
-        # return annotation is evaluated: the others name types imported for type checkers.
+        # help() and Jupyter show the result type, not the Call that carries it.
         if self._shown_signature is None:
-            module = sys.modules[self._build.__module__]
-            call_type = eval(self._build.__annotations__["return"], vars(module))
             full = inspect.signature(self._build)
             self._shown_signature = full.replace(
                 parameters=list(full.parameters.values())[1:],  # without self
-                return_annotation=typing.get_args(call_type)[0],
+                return_annotation=self._result,
             )
         return self._shown_signature
+
+
+def endpoint(
+    result: type[T],
+) -> Callable[[Callable[Concatenate[Any, P], Call[T]]], Endpoint[P, T]]:
+    """Decorator: the method builds the endpoint's :class:`Call`; ``result`` is what users get."""
+
+    def wrap(build: Callable[Concatenate[Any, P], Call[T]]) -> Endpoint[P, T]:
+        return Endpoint(build, result)
+
+    return wrap
 
 
 # -- the endpoints ----------------------------------------------------------------------------
@@ -179,7 +188,7 @@ class SmsCampaign(Resource[M]):
 
     __slots__ = ()
 
-    @endpoint
+    @endpoint(SendResult)
     def send(
         self,
         *,
@@ -232,7 +241,7 @@ class SmsCampaign(Resource[M]):
             on_duplicate=functools.partial(SendResult.already_accepted, request_id=rid),
         )
 
-    @endpoint
+    @endpoint(SmsDraft)
     def draft(self) -> Call[SmsDraft]:
         """The SMS campaign draft (GET sms-campaign/draft)."""
         return Call("GET", f"{PREFIX}/sms-campaign/draft", SmsDraft.from_json)
@@ -243,7 +252,7 @@ class VoiceCampaign(Resource[M]):
 
     __slots__ = ()
 
-    @endpoint
+    @endpoint(VoiceDraft)
     def draft(self) -> Call[VoiceDraft]:
         """The voice campaign draft (GET voice-campaign/draft)."""
         return Call("GET", f"{PREFIX}/voice-campaign/draft", VoiceDraft.from_json)
@@ -254,7 +263,7 @@ class Contact(Resource[M]):
 
     __slots__ = ()
 
-    @endpoint
+    @endpoint(ContactItems)
     def create(
         self,
         contacts: Recipients,
@@ -280,7 +289,7 @@ class Contact(Resource[M]):
         body = {"contacts": rows, "list_name": list_name, "tag_name": tag_name, **flags}
         return Call("POST", f"{PREFIX}/contact/create", ContactItems.from_json, json=_present(body))
 
-    @endpoint
+    @endpoint(type(None))
     def delete(
         self,
         phone_numbers: PhoneNumbers,
@@ -296,7 +305,7 @@ class Contact(Resource[M]):
         body = _present({"phone_numbers": numbers, "list_name": list_name})
         return Call("DELETE", f"{PREFIX}/contact/delete", _nothing, json=body)
 
-    @endpoint
+    @endpoint(HLRResults)
     def hlr_request(
         self,
         phone_numbers: PhoneNumbers,
@@ -318,7 +327,7 @@ class ContactList(Resource[M]):
 
     __slots__ = ()
 
-    @endpoint
+    @endpoint(ListEmptied)
     def empty(self, list_name: str, *, validate: bool | None = None) -> Call[ListEmptied]:
         """Remove every contact from ``list_name`` (POST contact-list/empty)."""
         if self._checking(validate):
@@ -333,7 +342,7 @@ class Wallet(Resource[M]):
 
     __slots__ = ()
 
-    @endpoint
+    @endpoint(Balance)
     def check_balance(
         self,
         *,
@@ -354,7 +363,7 @@ class Wallet(Resource[M]):
         params = tuple((name, _query_value(v)) for name, v in query.items() if v is not None)
         return Call("GET", f"{PREFIX}/wallet/check-balance", Balance.from_json, params=params)
 
-    @endpoint
+    @endpoint(Credits)
     def check_credits(
         self,
         country_codes: str | Iterable[str] | None = None,
@@ -375,7 +384,7 @@ class Subaccount(Resource[M]):
 
     __slots__ = ()
 
-    @endpoint
+    @endpoint(TransferToken)
     def credit_transfer_token(
         self, email_to: str, *, validate: bool | None = None
     ) -> Call[TransferToken]:
