@@ -29,8 +29,9 @@ holds the key (docs/reliability.md).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import functools
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 import httpx
 
@@ -219,6 +220,34 @@ class ServerError(APIError):
     """The gateway failed (HTTP 5xx); safe to retry for idempotent or request_id-keyed calls."""
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+# What a reader raises when a value of the wrong shape reaches code several levels down.
+RAW_INPUT_ERRORS = (TypeError, AttributeError, KeyError, IndexError, ValueError, RecursionError)
+
+
+def guard_input(field: str, rule: str) -> Callable[[F], F]:
+    """Decorator: a raw failure of the function becomes a ValidationError naming ``field``.
+
+    For readers of nested data (the gateway's answers, given back by users) whose every shape
+    is not checked up front; the raw exception stays chained as the cause.
+    """
+
+    def wrap(fn: F) -> F:
+        @functools.wraps(fn)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except SmskitError:
+                raise
+            except RAW_INPUT_ERRORS as exc:
+                raise ValidationError(field, f"{rule} ({type(exc).__name__})") from exc
+
+        return checked  # type: ignore[return-value]
+
+    return wrap
+
+
 def _locate(field: str, position: int | str) -> str:
     # "recipients.phone_number" at 3 reads "recipients[3].phone_number", as the gateway says it.
     head, dot, tail = field.partition(".")
@@ -234,5 +263,8 @@ def _field_message(detail: Any) -> str:
 
 
 def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except Exception:  # a value nested too deep, or whose __repr__ fails, is shown by its type
+        text = f"<{type(value).__name__}>"
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -229,6 +229,12 @@ def _normalised(values: Any, field: str, region: str | None) -> tuple[list[Any],
     from smskit.rules import phones
 
     items = _core.as_list(values, field)
+    for position, item in enumerate(items):
+        try:
+            hash(item)
+        except TypeError as exc:  # a list, dict, Series...: never a phone number
+            rule = "must be a phone number (str, int or float)"
+            raise ValidationError(field, rule, position=position) from exc
     distinct = list(dict.fromkeys(items))
     checks = phones.normalize(pd.Series(distinct, dtype=object), region)
     return distinct, checks

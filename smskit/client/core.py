@@ -123,6 +123,8 @@ class Resource(Generic[M]):
         self._client = client
 
     def _checking(self, validate: bool | None) -> bool:
+        if validate is not None and not isinstance(validate, bool):
+            raise ValidationError("validate", "must be True, False or None", value=validate)
         return self._client.validate if validate is None else validate
 
     def __repr__(self) -> str:
@@ -372,6 +374,9 @@ class Wallet(Resource[M]):
     ) -> Call[Credits]:
         """Credits per product for each country (GET wallet/check-credits); all when None."""
         codes = [] if country_codes is None else as_list(country_codes, "country_codes")
+        for position, code in enumerate(codes):
+            if not isinstance(code, str | int):  # even unchecked, a query value is text
+                raise ValidationError("country_codes", "must be strings", position=position)
         if self._checking(validate):
             for position, code in enumerate(codes):
                 check_country("country_codes", code, position=position)

@@ -40,6 +40,7 @@ from smskit.client.tables import (
     categorical,
 )
 from smskit.client.wallet import Balance
+from smskit.errors import guard_input
 
 __all__ = [
     "BREAKDOWN_KEYS",
@@ -68,6 +69,10 @@ __all__ = [
 ]
 
 
+_HLR_RULE = "must be HLR results: HLRResults, HLRResult objects, the gateway's dicts or a frame"
+
+
+@guard_input("results", _HLR_RULE)
 def hlr_frame(results: Any) -> pd.DataFrame:
     """One row per number with every spec field; the original network flattened as original_*.
 
@@ -90,6 +95,7 @@ def _hlr_data(data: Any) -> Any:
     return data if isinstance(data, pd.DataFrame) else hlr_frame(data)
 
 
+@guard_input("data", _HLR_RULE)
 def breakdown(data: Any, by: str | Sequence[str] = "line_status") -> pd.DataFrame:
     """How many numbers, and what share of them, fall in each value of ``by``.
 
@@ -102,6 +108,7 @@ def breakdown(data: Any, by: str | Sequence[str] = "line_status") -> pd.DataFram
     return tables.breakdown(_hlr_data(data), by)
 
 
+@guard_input("data", _HLR_RULE)
 def crosstab(
     data: Any, rows: str = "line_status", columns: str = "phone_number_type"
 ) -> pd.DataFrame:
@@ -109,6 +116,7 @@ def crosstab(
     return tables.crosstab(_hlr_data(data), rows, columns)
 
 
+@guard_input("data", _HLR_RULE)
 def porting(data: Any) -> pd.DataFrame:
     """Per original network: ``numbers`` that started on it, how many were ``ported`` away, share.
 
@@ -118,6 +126,7 @@ def porting(data: Any) -> pd.DataFrame:
     return tables.porting(_hlr_data(data))
 
 
+@guard_input("data", _HLR_RULE)
 def reachability(data: Any) -> pd.DataFrame:
     """Per country: how many valid mobiles an SMS would reach (line live or absent subscriber).
 
@@ -128,6 +137,7 @@ def reachability(data: Any) -> pd.DataFrame:
     return tables.reachability(_hlr_data(data))
 
 
+@guard_input("items", "must be a contact/create answer: ContactItems, its items or the raw body")
 def contact_items_frame(items: Any) -> pd.DataFrame:
     """One row per contact of a ``contact/create`` answer (models, raw items or the raw body)."""
     if isinstance(items, Mapping):
@@ -137,6 +147,7 @@ def contact_items_frame(items: Any) -> pd.DataFrame:
     )
 
 
+@guard_input("credits", "must be Credits or the check-credits answer (country code -> credits)")
 def credits_frame(credits: Mapping[str, Any]) -> pd.DataFrame:
     """Tidy credits: one row per country and product (``country_code``, ``country``, ``iso3``,
     ``product``, ``credits``); ``credits`` is a ``Credits`` answer or its raw JSON."""
@@ -146,6 +157,7 @@ def credits_frame(credits: Mapping[str, Any]) -> pd.DataFrame:
     )
 
 
+@guard_input("credits", "must be Credits or the check-credits answer (country code -> credits)")
 def credits_wide(credits: Mapping[str, Any]) -> pd.DataFrame:
     """One row per country (index ``country_code``): ``country``, ``iso3``, a column per product."""
     return tables.credits_wide(credits_frame(credits))
@@ -183,6 +195,7 @@ def drafts_frame(*drafts: Draft) -> pd.DataFrame:
     return tables.drafts_table(*drafts)
 
 
+@guard_input("results", "must be SendResult objects or the gateway's send answers")
 def send_results_frame(results: Iterable[SendResult | Mapping[str, Any]]) -> pd.DataFrame:
     """One row per send result (ticket, counts, cost, request_id, duplicate)."""
     return tables.send_results_table(

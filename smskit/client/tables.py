@@ -141,6 +141,12 @@ def categorical(
     ``aliases`` map other spellings onto a category. Built from codes with a dict lookup, which
     is several times faster than ``pd.Categorical(values)`` on a million strings.
     """
+    if not isinstance(dtype, pd.CategoricalDtype) or dtype.categories is None:
+        raise ValidationError("dtype", "must be a pandas CategoricalDtype with categories")
+    if not isinstance(values, Iterable):
+        raise ValidationError("values", "must be an iterable", value=values)
+    if aliases is not None and not isinstance(aliases, Mapping):
+        raise ValidationError("aliases", "must be a mapping of spellings to categories")
     values = values if isinstance(values, Sequence | np.ndarray) else list(values)
     categories = [*dtype.categories]
     lookup: dict[Any, int] = {value: code for code, value in enumerate(categories)}
@@ -350,9 +356,11 @@ class _Level:
 
 
 def _keys(by: str | Sequence[str]) -> tuple[str, ...]:
+    if not isinstance(by, str | Sequence):
+        raise ValidationError("by", f"one of {', '.join(BREAKDOWN_KEYS)}", value=by)
     keys = (by,) if isinstance(by, str) else tuple(by)
     for key in keys:
-        if key not in BREAKDOWN_KEYS:
+        if not isinstance(key, str) or key not in BREAKDOWN_KEYS:
             raise ValidationError("by", f"one of {', '.join(BREAKDOWN_KEYS)}", value=key)
     if not keys or len(set(keys)) != len(keys):
         raise ValidationError("by", "one key or several different keys", value=by)

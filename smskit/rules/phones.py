@@ -45,7 +45,7 @@ from phonenumbers import (
     ValidationResult,
 )
 
-from smskit.errors import ValidationError
+from smskit.errors import ValidationError, guard_input
 from smskit.rules import _fastphones
 from smskit.rules.spec import PHONE_NUMBER_TYPE
 
@@ -162,6 +162,7 @@ def is_e164(value: object) -> bool:
     return isinstance(value, str) and _E164_RE.fullmatch(value) is not None
 
 
+@guard_input("e164", "must be a string of digits, optionally after '+'")
 def is_stage_and_screen(e164: str) -> bool:
     """True for numbers a regulator reserves for films and fiction (UK Ofcom, NANP 555-01xx)."""
     digits = e164[1:] if e164.startswith("+") else e164
@@ -170,6 +171,7 @@ def is_stage_and_screen(e164: str) -> bool:
     return len(digits) == 11 and digits[0] == "1" and digits[4:9] == "55501"
 
 
+@guard_input("number", "must be a phonenumbers.PhoneNumber (e164, if given, a string)")
 def spec_type(number: phonenumbers.PhoneNumber, e164: str | None = None) -> str:
     """The spec's ``phone_number_type`` of a parsed number (``bad_format`` when invalid)."""
     if e164 is None:
@@ -181,6 +183,7 @@ def spec_type(number: phonenumbers.PhoneNumber, e164: str | None = None) -> str:
     return "bad_format" if line_type == PhoneNumberType.UNKNOWN else TYPE_MAP[line_type]
 
 
+@guard_input("compact", "must be a string of digits, optionally after '+'")
 def read_valid(compact: str, region: str | None) -> tuple[PhoneNumber, str, str] | None:
     """Fast path: (number, E.164, spec type) of compact digits read literally, if valid.
 
@@ -218,6 +221,7 @@ def read_valid(compact: str, region: str | None) -> tuple[PhoneNumber, str, str]
     return None if kind == "bad_format" else (number, e164, kind)
 
 
+@guard_input("text", "must be a string")
 def refusal(text: str) -> str | None:
     """The reason a text may not be read as a number at all, or None (then parse it).
 
@@ -238,6 +242,7 @@ def refusal(text: str) -> str | None:
     return None
 
 
+@guard_input("country_code", "must be an integer country calling code")
 def main_region(country_code: int | None) -> str | None:
     """The main ISO 3166 region of a country calling code (None when unknown or non-geographic)."""
     if country_code is None:  # what phonenumbers leaves in a number it could not read
@@ -262,6 +267,7 @@ def to_e164(value: Any, default_region: str | None = "FR") -> str | None:
 _WORDS: Final = _fastphones.Vocabulary(TYPE_MAP, _POSSIBLE_REASON, is_stage_and_screen)
 
 
+@guard_input("values", "must be an iterable of numbers (str, int, float or missing)")
 def normalize(
     values: Iterable[Any] | pd.Series,
     default_region: str | None = "FR",

@@ -7,7 +7,7 @@ with them; :func:`percentages` wraps such a frame for display only (``.data`` is
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -53,6 +53,12 @@ def percentages(
     e.g. 0.703512 as 70.4 %; the values themselves stay fractions."""
     if not isinstance(frame, pd.DataFrame):
         raise ValidationError("frame", "must be a pandas DataFrame", value=type(frame).__name__)
+    if columns is not None:
+        if isinstance(columns, str) or not isinstance(columns, Iterable):
+            raise ValidationError("columns", "must be a list of column names")
+        columns = list(columns)
+        if not all(isinstance(c, str | int) for c in columns):
+            raise ValidationError("columns", "must be a list of column names")
     chosen = share_columns(frame) if columns is None else [str(c) for c in columns]
     for column in chosen:
         if column not in frame.columns:
@@ -64,7 +70,10 @@ def percentages(
     table.decimals = decimals
     # The same table gets the same element ids on every run (pages and stored outputs agree).
     digest = hashlib.blake2b(digest_size=5)
-    digest.update(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
+    try:
+        digest.update(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
+    except (TypeError, ValueError, RecursionError):  # cells pandas cannot hash (lists, dicts)
+        digest.update(repr(frame.shape).encode())
     digest.update(repr((list(frame.columns), chosen, decimals)).encode())
     table.set_uuid(digest.hexdigest())
     table.format(table._formatters(), na_rep="")  # type: ignore[arg-type]
