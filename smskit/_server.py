@@ -277,8 +277,7 @@ def _guarded_protocol(guards: Guards) -> type[Any]:
             super().connection_made(transport)
             self._order = next(_opened)
             self._arm()
-            if len(self.connections) > guards.max_connections:
-                self._make_room()
+            self._make_room()
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
@@ -305,9 +304,13 @@ def _guarded_protocol(guards: Guards) -> type[Any]:
                 self.transport.close()
 
         def _make_room(self) -> None:
+            # A closed transport leaves `connections` only at connection_lost, a loop turn later.
+            open_ = [c for c in self.connections if not c.transport.is_closing()]
+            if len(open_) <= guards.max_connections:
+                return
             stalled = [
                 c
-                for c in self.connections
+                for c in open_
                 if isinstance(c, GuardedH11) and c.waiting_for_client() and c is not self
             ]
             victim = min(stalled, key=lambda c: c._order, default=self)

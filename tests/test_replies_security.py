@@ -222,6 +222,20 @@ def test_each_kind_of_stall_is_closed_by_the_request_timeout() -> None:
         assert inbox.to_frame()["message_id"].tolist() == ["keepalive"]
 
 
+def test_past_the_cap_the_oldest_stalled_connections_are_closed_first() -> None:
+    """With a long request timeout only the cap can close them: the oldest 50 of 100 go, and
+    a legitimate callback arriving past the cap is still stored."""
+    with Inbox(request_timeout=300, max_connections=50) as inbox:
+        socks = [stalled(inbox, n % 3) for n in range(100)]
+        try:
+            assert [closed_by_server(sock) for sock in socks[:50]] == [True] * 50
+            assert post(inbox, reply_body("after-the-flood")).status_code == 200
+            assert inbox.to_frame()["message_id"].tolist() == ["after-the-flood"]
+        finally:
+            for sock in socks:
+                sock.close()
+
+
 def test_thousand_stalled_connections_do_not_stop_callbacks() -> None:
     """1,000 stalled connections: signed sandbox callbacks are all stored meanwhile, and every
     stalled connection is closed (evicted past the cap or by the request timeout)."""
