@@ -547,7 +547,7 @@ def check_count(field: str, items: list[Any], low: int, high: int | None) -> Non
 
 def check_choice(field: str, value: Any, choices: tuple[str, ...]) -> None:
     """None or one of ``choices``."""
-    if value is not None and value not in choices:
+    if value is not None and (not isinstance(value, str) or value not in choices):
         raise ValidationError(field, f"must be one of {', '.join(choices)}", value=value)
 
 

@@ -162,28 +162,33 @@ def is_e164(value: object) -> bool:
     return isinstance(value, str) and _E164_RE.fullmatch(value) is not None
 
 
-@guard_input("e164", "must be a string of digits, optionally after '+'")
 def is_stage_and_screen(e164: str) -> bool:
     """True for numbers a regulator reserves for films and fiction (UK Ofcom, NANP 555-01xx)."""
-    digits = e164[1:] if e164.startswith("+") else e164
-    if len(digits) == 12 and digits.startswith("44"):
-        return digits[2:9] in _UK_DRAMA_PREFIXES
-    return len(digits) == 11 and digits[0] == "1" and digits[4:9] == "55501"
+    try:
+        digits = e164[1:] if e164.startswith("+") else e164
+        if len(digits) == 12 and digits.startswith("44"):
+            return digits[2:9] in _UK_DRAMA_PREFIXES
+        return len(digits) == 11 and digits[0] == "1" and digits[4:9] == "55501"
+    except (TypeError, AttributeError) as exc:  # zero cost on the valid path
+        raise ValidationError("e164", "must be a string of digits, optionally after '+'") from exc
 
 
-@guard_input("number", "must be a phonenumbers.PhoneNumber (e164, if given, a string)")
 def spec_type(number: phonenumbers.PhoneNumber, e164: str | None = None) -> str:
     """The spec's ``phone_number_type`` of a parsed number (``bad_format`` when invalid)."""
-    if e164 is None:
-        e164 = f"+{number.country_code}{phonenumbers.national_significant_number(number)}"
-    if is_stage_and_screen(e164):
-        return "stage_and_screen"
-    line_type = phonenumbers.number_type(number)
-    # number_type() is UNKNOWN exactly when is_valid_number() is False: one regex pass, not two.
-    return "bad_format" if line_type == PhoneNumberType.UNKNOWN else TYPE_MAP[line_type]
+    try:
+        if e164 is None:
+            e164 = f"+{number.country_code}{phonenumbers.national_significant_number(number)}"
+        if is_stage_and_screen(e164):
+            return "stage_and_screen"
+        line_type = phonenumbers.number_type(number)
+        # number_type() is UNKNOWN exactly when is_valid_number() is False: one regex pass, not two.
+        return "bad_format" if line_type == PhoneNumberType.UNKNOWN else TYPE_MAP[line_type]
+    except (TypeError, AttributeError) as exc:  # zero cost on the valid path
+        raise ValidationError(
+            "number", "must be a phonenumbers.PhoneNumber (e164, if given, a string)"
+        ) from exc
 
 
-@guard_input("compact", "must be a string of digits, optionally after '+'")
 def read_valid(compact: str, region: str | None) -> tuple[PhoneNumber, str, str] | None:
     """Fast path: (number, E.164, spec type) of compact digits read literally, if valid.
 
@@ -192,36 +197,40 @@ def read_valid(compact: str, region: str | None) -> tuple[PhoneNumber, str, str]
     ``phonenumbers.parse``, which reads valid input the same way (pinned by tests over every
     region) at several times the cost.
     """
-    if compact.startswith("+"):
-        digits = compact[1:]
-        if not (digits.isascii() and digits.isdigit()) or not 3 <= len(digits) <= 17:
-            return None
-        for length in (1, 2, 3):
-            if digits[:length] in _CODES:
-                code, national = int(digits[:length]), digits[length:]
-                break
+    try:
+        if compact.startswith("+"):
+            digits = compact[1:]
+            if not (digits.isascii() and digits.isdigit()) or not 3 <= len(digits) <= 17:
+                return None
+            for length in (1, 2, 3):
+                if digits[:length] in _CODES:
+                    code, national = int(digits[:length]), digits[length:]
+                    break
+            else:
+                return None
         else:
+            rule = _national_rule(region) if region else None
+            if rule is None or not (compact.isascii() and compact.isdigit()):
+                return None
+            code, prefix, strippable = rule
+            national = compact
+            if prefix and compact.startswith(prefix):
+                national = compact[len(prefix) :]
+            elif any(compact.startswith(other) for other in strippable):
+                return None
+        # Leading zeros (Italy) and overlong input are for parse() to judge.
+        if not national or national[0] == "0" or len(national) > 17:
             return None
-    else:
-        rule = _national_rule(region) if region else None
-        if rule is None or not (compact.isascii() and compact.isdigit()):
-            return None
-        code, prefix, strippable = rule
-        national = compact
-        if prefix and compact.startswith(prefix):
-            national = compact[len(prefix) :]
-        elif any(compact.startswith(other) for other in strippable):
-            return None
-    # Leading zeros (Italy) and overlong input are for parse() to judge.
-    if not national or national[0] == "0" or len(national) > 17:
-        return None
-    number = PhoneNumber(country_code=code, national_number=int(national))
-    e164 = f"+{code}{national}"
-    kind = spec_type(number, e164)
-    return None if kind == "bad_format" else (number, e164, kind)
+        number = PhoneNumber(country_code=code, national_number=int(national))
+        e164 = f"+{code}{national}"
+        kind = spec_type(number, e164)
+        return None if kind == "bad_format" else (number, e164, kind)
+    except (TypeError, AttributeError) as exc:  # zero cost on the valid path
+        raise ValidationError(
+            "compact", "must be a string of digits, optionally after '+'"
+        ) from exc
 
 
-@guard_input("text", "must be a string")
 def refusal(text: str) -> str | None:
     """The reason a text may not be read as a number at all, or None (then parse it).
 
@@ -229,26 +238,31 @@ def refusal(text: str) -> str | None:
     but digits, blanks, ``. - / ( )`` and ``+``; ``misplaced_sign``: a ``+`` that is not the
     single leading one, or a ``-`` before the first digit or after the last.
     """
-    if _LETTER_RE.search(text):
-        return "contains_letters"
-    if _FORBIDDEN_RE.search(text):
-        return "forbidden_character"
-    first = _DIGIT_RE.search(text)
-    if first is None:
+    try:
+        if _LETTER_RE.search(text):
+            return "contains_letters"
+        if _FORBIDDEN_RE.search(text):
+            return "forbidden_character"
+        first = _DIGIT_RE.search(text)
+        if first is None:
+            return None
+        head, body = text[: first.start()], text[first.start() :]
+        if "+" in body or "-" in _TAIL_RE.findall(body)[0] or not _HEAD_RE.fullmatch(head):
+            return "misplaced_sign"
         return None
-    head, body = text[: first.start()], text[first.start() :]
-    if "+" in body or "-" in _TAIL_RE.findall(body)[0] or not _HEAD_RE.fullmatch(head):
-        return "misplaced_sign"
-    return None
+    except (TypeError, AttributeError) as exc:  # zero cost on the valid path
+        raise ValidationError("text", "must be a string") from exc
 
 
-@guard_input("country_code", "must be an integer country calling code")
 def main_region(country_code: int | None) -> str | None:
     """The main ISO 3166 region of a country calling code (None when unknown or non-geographic)."""
-    if country_code is None:  # what phonenumbers leaves in a number it could not read
-        return None
-    region = phonenumbers.region_code_for_country_code(country_code)
-    return region if len(region) == 2 and region != "ZZ" else None
+    try:
+        if country_code is None:  # what phonenumbers leaves in a number it could not read
+            return None
+        region = phonenumbers.region_code_for_country_code(country_code)
+        return region if len(region) == 2 and region != "ZZ" else None
+    except (TypeError, AttributeError) as exc:  # zero cost on the valid path
+        raise ValidationError("country_code", "must be an integer country calling code") from exc
 
 
 def classify(value: Any, default_region: str | None = "FR") -> PhoneCheck:
