@@ -168,6 +168,6 @@ def test_recursion_error_becomes_validation_error(sweep_sandbox: Sandbox) -> Non
     assert isinstance(credits, smskit.ValidationError) and credits.field == "country_codes"
     fields = raised(text.field_texts, ["a", deep])
     assert isinstance(fields, smskit.ValidationError) and (fields.field, fields.position) == (
-        "values",
+        "field",
         1,
     )

@@ -101,6 +101,10 @@ def field_text(value: Any, field: str = "field", row: int | None = None) -> str 
 
 def field_texts(values: Iterable[Any], field: str = "field", start: int = 0) -> list[str]:
     """Each value's text, ``""`` when missing; ``start`` is the row of the first value."""
+    if isinstance(values, str | bytes) or not isinstance(values, Iterable):
+        raise ValidationError("values", "must be an iterable of field values", value=values)
+    if not isinstance(field, str) or isinstance(start, bool) or not isinstance(start, int):
+        raise ValidationError("field", "must be a field name, and start a row number")
     return [
         v if type(v) is str else (field_text(v, field, start + i) or "")
         for i, v in enumerate(values)

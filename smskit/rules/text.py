@@ -177,9 +177,20 @@ def _alphabet(locking: str | None, single: str | None) -> _Alphabet:
 _DEFAULT: Final = _alphabet(None, None)
 
 
-@cache
 def _alphabets(national: str | None) -> tuple[_Alphabet, ...]:
     """The combinations worth trying for ``national``, the default alphabet first."""
+    # Checked before the cache: an unhashable value would fail there as a raw TypeError.
+    if national is not None and not isinstance(national, str):
+        raise ValidationError(
+            "national",
+            f"must be None or one of {', '.join(map(repr, NATIONAL_LANGUAGES))}",
+            value=national,
+        )
+    return _alphabets_of(national)
+
+
+@cache
+def _alphabets_of(national: str | None) -> tuple[_Alphabet, ...]:
     if national is None:
         return (_DEFAULT,)
     if national not in _gsm.NATIONAL_TABLES:
@@ -469,10 +480,14 @@ class MissingFieldWarning(UserWarning):
     """Some recipients have no value for a field the template uses: it rendered empty."""
 
 
-@lru_cache(maxsize=256)
 def _parse(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Split ``template`` into literals and field names: lit0, f0, lit1, f1, ..., litN."""
-    _check_str(template)
+    # Checked before the cache: a list or dict template would fail there as "unhashable".
+    return _parse_str(_check_str(template))
+
+
+@lru_cache(maxsize=256)
+def _parse_str(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     used_fields(template)  # an unknown field is refused there, once
     literals: list[str] = []
     names: list[str] = []
