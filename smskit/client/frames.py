@@ -181,6 +181,7 @@ def wallet_packs_frame(balance: Balance | Mapping[str, Any]) -> pd.DataFrame:
     return tables.wallet_packs_table(_balance(balance))
 
 
+@guard_input("within_days", "must be a number of days (balance a Balance or its answer)")
 def expiring_packs(
     balance: Balance | Mapping[str, Any], within_days: float = 60, *, now: Any = None
 ) -> pd.DataFrame:
