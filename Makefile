@@ -16,11 +16,12 @@ $(VENV)/.installed-%: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[$*]'
 	touch $@
 
-PY_SOURCES := smskit tests benchmarks docs notebooks/_export notebooks/data
+PY_SOURCES := smskit tests benchmarks docs notebooks/conftest.py notebooks/_export notebooks/data
 
 lint: install
 	$(BIN)/ruff check $(PY_SOURCES)
 	$(BIN)/ruff format --check $(PY_SOURCES)
+	$(BIN)/mypy
 
 # The browser tests drive Debian's chromium (CI starts from a clean Debian machine, as root).
 chromium:

@@ -36,11 +36,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         module = item.nodeid.split("::", 1)[0]
         same = [n for n, other in enumerate(items) if other.nodeid.split("::", 1)[0] == module]
         items.insert(same[-1] + 1 if same else len(items), item)
-    # A notebook's cells (nbval) build on each other: back in order, in the slots they got.
-    cells = [n for n, item in enumerate(items) if hasattr(item, "cell_num")]
-    ordered = sorted((items[n] for n in cells), key=lambda i: (str(i.fspath), i.cell_num))
-    for n, item in zip(cells, ordered, strict=True):
-        items[n] = item
 
 
 @pytest.fixture(autouse=True)

@@ -107,3 +107,12 @@ def test_automaton_matches_like_re_fullmatch(region: str, numbers: list[str]) ->
         for number, mask in zip(group, automaton.masks(digits).tolist(), strict=True):
             expected = [bool(p) and re.fullmatch(p, number) is not None for p in patterns]
             assert [bool(mask >> i & 1) for i in range(len(patterns))] == expected
+
+
+def test_single_digits_agree_with_the_per_number_path() -> None:
+    """One or two digits read as parse() reads them in any region, the array path included (seed
+    2895 of the property once found '0' read as an invalid country code without a region)."""
+    texts = ["0", "5", "+1", "(0)", "00", "0 1", "01", "+33"]
+    for region in (None, "FR", "GB"):
+        regions: list[str | None] = [region] * len(texts)
+        assert _array_path(texts, regions) == _per_number(texts, regions)

@@ -271,6 +271,10 @@ def decide(texts: list[str], region: str | None, words: Vocabulary) -> Decided:
             continue
         # read_valid drops a "(0)"; phonenumbers' parse() reads every digit of the text.
         parsed = text.translate(_DROP)
+        if len(parsed.lstrip("+")) < 3:
+            # parse()'s viability test treats one or two digits apart: leave them to the
+            # per-number path, which is exact by definition (they are rare and cheap).
+            continue
         compact = text.replace("(0)", "").translate(_DROP) if "(0)" in text else parsed
         if compact.startswith("+"):
             intl_rows.append(i)

@@ -1,0 +1,19 @@
+"""nbval checks a notebook cell by cell, and each cell needs the ones before it."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-randomly has shuffled the tests
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each notebook's cells together and in notebook order (pytest-randomly interleaves
+    them), where the first cell landed; the other tests and the notebooks' order stay random."""
+    cells = [item for item in items if hasattr(item, "cell_num")]  # nbval's cells
+    if not cells:
+        return
+    first = items.index(cells[0])
+    notebooks = list(dict.fromkeys(cell.parent for cell in cells))
+    ordered = sorted(cells, key=lambda c: (notebooks.index(c.parent), c.cell_num))  # type: ignore[attr-defined]
+    rest = [item for item in items if not hasattr(item, "cell_num")]
+    items[:] = [*rest[:first], *ordered, *rest[first:]]
