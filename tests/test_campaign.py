@@ -587,3 +587,35 @@ def test_changing_the_text_after_preflight_is_checked_again(client: smskit.Clien
     campaign.text = "Promo -20% ce week-end"
     with pytest.raises(smskit.ValidationError, match="STOP"):
         campaign.estimate(offline=True)
+
+
+def test_recipients_the_gateway_did_not_keep_are_reported(
+    client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """A blacklisted number removed by the gateway (auto_remove_blacklisted_numbers) makes the
+    chunk's number_of_contacts smaller than its size: the summary counts it, the chunk shows
+    what was kept and its recipients carry the gateway_dropped note; nothing is hidden."""
+    numbers = fr_mobiles(5)
+    fresh_sandbox.add_to_blacklist([numbers[2]])
+    result = Campaign(
+        client, numbers, text=TEXT, sender="Shop", auto_remove_blacklisted_numbers=True
+    ).send(progress=False, journal=tmp_path / "j.sqlite")
+    assert sorted(fresh_sandbox.sent()["phone_number"]) == sorted(numbers[:2] + numbers[3:])
+    assert result.summary().loc[0, "dropped_by_gateway"] == 1
+    assert result.chunks()["kept"].tolist() == [4]
+    notes = result.to_frame()["error"].tolist()
+    assert all(
+        n is not None and n.startswith("gateway_dropped: the gateway kept 4 of 5") for n in notes
+    )
+
+
+def test_a_chunk_kept_whole_has_no_dropped_note(
+    client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Without removals the gateway keeps every recipient: 0 dropped, no note."""
+    result = Campaign(client, fr_mobiles(3), text=TEXT, sender="Shop").send(
+        progress=False, journal=tmp_path / "j.sqlite"
+    )
+    assert result.summary().loc[0, "dropped_by_gateway"] == 0
+    assert result.chunks()["kept"].tolist() == [3]
+    assert result.to_frame()["error"].isna().all()

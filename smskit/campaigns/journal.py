@@ -149,6 +149,14 @@ class Chunk:
         """Number of recipients in the chunk."""
         return len(self.positions)
 
+    @property
+    def dropped(self) -> int:
+        """Recipients the gateway said it did not keep (``number_of_contacts`` below the
+        chunk's size, spec convention 3); the answer does not say which ones."""
+        if self.contacts is None or self.state not in ("sent", "already_accepted"):
+            return 0
+        return max(0, self.size - self.contacts)
+
 
 _CHUNK_COLUMNS: Final = (
     "idx, start, stop, keep, request_id, state, attempts, ticket, cost, cost_estimated, sms, "

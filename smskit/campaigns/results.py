@@ -98,7 +98,13 @@ class CampaignResult:
                 columns["cost"] += (np.asarray(chunk.segments) * (chunk.cost / total)).tolist()
             else:
                 columns["cost"] += [None] * size
-            columns["error"] += [chunk.error] * size
+            note = chunk.error
+            if chunk.dropped:
+                note = (
+                    f"gateway_dropped: the gateway kept {chunk.contacts} of {size} recipients"
+                    " of this chunk and did not say which"
+                )
+            columns["error"] += [note] * size
         tail = [
             (row, number, idx, None, None, "rejected", None, None, error)
             for row, idx, number, error in self.rejected
@@ -120,7 +126,8 @@ class CampaignResult:
 
         rows = [
             {"chunk": c.idx, "request_id": c.request_id, "state": c.state, "recipients": c.size,
-             "attempts": c.attempts, "ticket": c.ticket, "sms": c.sms, "cost": c.cost,
+             "attempts": c.attempts, "kept": c.contacts, "ticket": c.ticket, "sms": c.sms,
+             "cost": c.cost,
              "cost_estimated": c.cost_estimated, "error": c.error}
             for c in self.records
         ]  # fmt: skip
@@ -130,6 +137,7 @@ class CampaignResult:
             "state": pd.CategoricalDtype(["pending", "in_flight", *DONE_STATES, "failed"]),
             "recipients": "int64",
             "attempts": "int64",
+            "kept": "Int64",
             "ticket": "string",
             "sms": "Int64",
             "cost": "Float64",
@@ -144,7 +152,8 @@ class CampaignResult:
         return self._recipients_frame.copy()
 
     def chunks(self) -> pd.DataFrame:
-        """One row per chunk: request_id, state, recipients, attempts, ticket, sms, cost, error."""
+        """One row per chunk: request_id, state, recipients, attempts, kept (the gateway's
+        number_of_contacts), ticket, sms, cost, error."""
         return self._chunks_frame.copy()
 
     @property
@@ -171,6 +180,7 @@ class CampaignResult:
             **counts,
             "chunks": len(self.records),
             "chunks_failed": sum(c.state == "failed" for c in self.records),
+            "dropped_by_gateway": sum(c.dropped for c in self.records),
             "sms": sum(c.sms or 0 for c in self.records),
             "cost": round(sum(c.cost or 0.0 for c in self.records), 6),
             "cost_estimated": any(c.cost_estimated for c in self.records),
