@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[2]
 PAGES = REPO / "build" / "pages"
 SCREENSHOTS = REPO / "build" / "screenshots"
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
-WAIT_MS = 30_000
+WAIT_MS = 120_000  # a bound for a heavy page on a busy 2-core machine, not a timing check
 
 _RENDERED = """() => {
   const views = [...document.querySelectorAll(
@@ -101,7 +101,7 @@ def _open(chromium: Any, notebook: Path) -> tuple[Page, Any]:
     )
     page.tab.on("pageerror", lambda error: problems["errors"].append(str(error)))
     page.tab.goto((PAGES / f"{notebook.stem}.html").as_uri())
-    page.tab.wait_for_load_state("networkidle")
+    page.tab.wait_for_load_state("networkidle", timeout=WAIT_MS)
     page.tab.wait_for_function(_RENDERED, timeout=WAIT_MS, polling=250)
     page.tab.evaluate("document.fonts.ready")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -186,7 +186,9 @@ def test_page_tells_what_its_text_says(pages: Callable[[Path], Page], notebook: 
             "() => [...document.querySelectorAll('.js-plotly-plot')]"
             ".filter(plot => plot._fullLayout.geo).map(plot => plot._fullLayout.geo.scope)"
         )
-        assert scopes == ["europe"]
+        # The notebook maps the credits of every served country (244, all continents since
+        # the sandbox serves every dialling code), so the automatic scope is the world.
+        assert scopes == ["world"]
     if name.startswith("05-"):
         times = re.findall(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}([+-]\d{2}:\d{2})", text)
         assert times and set(times) <= {"+01:00", "+02:00"}
