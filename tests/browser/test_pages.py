@@ -101,7 +101,9 @@ def _open(chromium: Any, notebook: Path) -> tuple[Page, Any]:
     )
     page.tab.on("pageerror", lambda error: problems["errors"].append(str(error)))
     page.tab.goto((PAGES / f"{notebook.stem}.html").as_uri())
-    page.tab.wait_for_load_state("networkidle", timeout=WAIT_MS)
+    # "load", then the rendered check: a page whose widgets keep a connection open never
+    # reaches "networkidle"; failed requests are collected by the listener all along.
+    page.tab.wait_for_load_state("load", timeout=WAIT_MS)
     page.tab.wait_for_function(_RENDERED, timeout=WAIT_MS, polling=250)
     page.tab.evaluate("document.fonts.ready")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
