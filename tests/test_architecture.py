@@ -21,7 +21,6 @@ OVERSIZED_BEING_SPLIT: frozenset[str] = frozenset(
     {
         "smskit.client.core",
         "smskit.rules.text",
-        "smskit.views.widgets",
     }
 )
 

@@ -22,7 +22,9 @@ def block(monkeypatch: pytest.MonkeyPatch, *modules: str) -> None:
     """Make ``modules`` unimportable, and forget smskit's modules that imported them."""
     for name in modules:
         monkeypatch.setitem(sys.modules, name, None)
-    for name in ("smskit.plots", "smskit.views.plots", "smskit.views.widgets"):
+    widget_modules = ("widgets", "base", "composer", "hlr_explorer", "dashboard")
+    views = tuple(f"smskit.views.{name}" for name in ("plots", *widget_modules))
+    for name in ("smskit.plots", *views):
         monkeypatch.delitem(sys.modules, name, raising=False)
         parent, _, child = name.rpartition(".")
         monkeypatch.delattr(importlib.import_module(parent), child, raising=False)

@@ -1,0 +1,376 @@
+"""The campaign :class:`Composer`: a text area whose cost, encoding and checks follow every
+keystroke, with one-click fixes, a cost estimate and a confirmed send.
+
+The live panel's content is :func:`smskit.views.compose.compose_panel` (pure); this module
+only lays it out and wires the controls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+from smskit.campaigns.campaign import Campaign, CampaignResult, CostEstimate
+from smskit.campaigns.plan import check_options
+from smskit.campaigns.preflight import PreflightReport, PreflightSettings, preflight
+from smskit.client import AsyncClient, Client
+from smskit.errors import ValidationError
+from smskit.rules import spec as _spec
+from smskit.rules import text as engine
+from smskit.rules.recipients import Recipients
+from smskit.views.base import ProgressFile, View, escaped, widgets
+from smskit.views.compose import ComposerPanel, compose_panel, panel_html
+
+__all__ = ["Composer"]
+
+DEBOUNCE_S: Final = 0.15
+
+
+class Composer(View):
+    """Write a campaign's text with its cost, encoding and checks following every keystroke.
+
+    ``recipients``: what :class:`smskit.Campaign` takes (DataFrame, CSV path, list); the
+    preview and preflight use them. ``send_options`` are the send endpoint's (``type``,
+    ``purpose``, ``with_replies``, ``send_at``, ``auto_optimize_text`` ...). ``debounce``:
+    seconds of quiet typing before the panel refreshes (0 refreshes on every change, as
+    tests want). ``journal`` is where :meth:`send` journals (default: the campaign's).
+    """
+
+    def __init__(
+        self,
+        client: Client | AsyncClient | None = None,
+        recipients: Any = None,
+        *,
+        text: str = "",
+        sender: str = "",
+        name: str | None = None,
+        journal: str | Path | None = None,
+        default_region: str | None = "FR",
+        debounce: float = DEBOUNCE_S,
+        **send_options: Any,
+    ) -> None:
+        options = check_options(send_options)
+        self._client = client
+        self._source = recipients
+        self._recipients = Recipients(recipients) if recipients is not None else None
+        self._name = name
+        self._journal = journal
+        self._default_region = default_region
+        self._debounce = debounce
+        self._pending: asyncio.TimerHandle | None = None
+        self._extra = {k: v for k, v in options.items() if k not in _UI_OPTIONS}
+        self.result: CampaignResult | None = None
+        self.cost_estimate: CostEstimate | None = None
+        self._report: PreflightReport | None = None
+        self._shown_for: Any = None  # the values the estimate or result on show were made from
+        self._numbers_cache: dict[Any, Any] = {}  # the recipients never change: check them once
+        self._build(text, sender, options)
+        self.refresh()
+
+    # -- layout --------------------------------------------------------------------------------
+
+    def _build(self, text: str, sender: str, options: Mapping[str, Any]) -> None:
+        self.text_area = widgets.Textarea(
+            value=text,
+            placeholder="Hello {first_name}, ... STOP au 36173",
+            description="text",
+            continuous_update=True,
+            layout=widgets.Layout(width="100%", height="7em"),
+        )
+        self.sender_input = widgets.Text(value=sender, description="sender", placeholder="MyShop")
+        self.type_select = widgets.Dropdown(
+            options=[("gateway default", ""), *[(t, t) for t in _spec.SMS_TYPES]],
+            value=options.get("type", ""),
+            description="type",
+        )
+        self.purpose_select = widgets.Dropdown(
+            options=list(reversed(_spec.PURPOSES)),
+            value=options.get("purpose", "wholesale"),
+            description="purpose",
+        )
+        self.replies_box = widgets.Checkbox(
+            value=bool(options.get("with_replies", False)), description="with_replies"
+        )
+        self.send_at_input = widgets.Text(
+            value=options.get("send_at") or "",
+            description="send_at",
+            placeholder="now, or 2030-06-04T10:00:00+02:00",
+        )
+        self.live = widgets.HTML()
+        self.optimize_button = widgets.Button(description="optimise text", icon="magic")
+        self.stop_button = widgets.Button(
+            description="add STOP mention",
+            icon="hand-paper-o",
+            layout=widgets.Layout(width="auto"),  # the default width cuts the label
+        )
+        self.estimate_button = widgets.Button(description="estimate cost", icon="calculator")
+        self.send_button = widgets.Button(
+            description="send", button_style="primary", icon="paper-plane"
+        )
+        self.confirm_label = widgets.HTML()
+        self.confirm_button = widgets.Button(description="Confirm", button_style="danger")
+        self.cancel_button = widgets.Button(description="Cancel")
+        self.confirm_box = widgets.HBox(
+            [self.confirm_label, self.confirm_button, self.cancel_button],
+            layout=widgets.Layout(display="none"),
+        )
+        self.progress = widgets.IntProgress(
+            value=0, min=0, max=1, description="progress",
+            layout=widgets.Layout(visibility="hidden"),
+        )  # fmt: skip
+        self.progress_label = widgets.HTML()
+        self.message = widgets.HTML()
+        self.output = widgets.HTML()
+        for control in (self.sender_input, self.type_select, self.purpose_select,
+                        self.replies_box, self.send_at_input):  # fmt: skip
+            control.observe(self._changed, names="value")
+        self.text_area.observe(self._typed, names="value")
+        self.optimize_button.on_click(lambda _: self.optimize())
+        self.stop_button.on_click(lambda _: self.add_stop_mention())
+        self.estimate_button.on_click(lambda _: self._guarded(self.estimate))
+        self.send_button.on_click(lambda _: self.ask_confirmation())
+        self.confirm_button.on_click(lambda _: self._confirmed())
+        self.cancel_button.on_click(lambda _: self.cancel())
+        settings = widgets.HBox([self.sender_input, self.type_select, self.purpose_select])
+        schedule = widgets.HBox([self.send_at_input, self.replies_box])
+        buttons = widgets.HBox(
+            [self.optimize_button, self.stop_button, self.estimate_button, self.send_button]
+        )
+        self.widget = widgets.VBox(
+            [self.text_area, settings, schedule, self.live, buttons, self.confirm_box,
+             widgets.HBox([self.progress, self.progress_label]), self.message, self.output],
+            layout=widgets.Layout(width="100%"),
+        )  # fmt: skip
+        self.widget.add_class("smskit-composer")
+
+    # -- state ---------------------------------------------------------------------------------
+
+    @property
+    def text(self) -> str:
+        """The text as typed (a template with ``{first_name}`` ... fields)."""
+        return str(self.text_area.value)
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self.text_area.value = value
+
+    @property
+    def sender(self) -> str:
+        return str(self.sender_input.value)
+
+    @sender.setter
+    def sender(self, value: str) -> None:
+        self.sender_input.value = value
+
+    def options(self) -> dict[str, Any]:
+        """The send options the controls and the constructor set (None values left out)."""
+        chosen: dict[str, Any] = {
+            **self._extra,
+            "type": self.type_select.value or None,
+            "purpose": self.purpose_select.value,
+            "with_replies": bool(self.replies_box.value),
+            "send_at": self.send_at_input.value.strip() or None,
+        }
+        return {k: v for k, v in chosen.items() if v is not None}
+
+    def send_kwargs(self) -> dict[str, Any]:
+        """``text``, ``sender`` and the send options: the keyword arguments ``kw`` of
+        ``client.sms_campaign.send(recipients=..., **kw)`` and ``Campaign(client, rcpts, **kw)``."""
+        return {"text": self.text, "sender": self.sender, **self.options()}
+
+    @property
+    def panel(self) -> ComposerPanel:
+        """What the live panel shows now."""
+        return self._panel
+
+    @property
+    def stats(self) -> engine.TextStats | None:
+        """Encoding, units, segments of the text as typed (None when it cannot be analysed)."""
+        return self._panel.stats
+
+    @property
+    def preflight(self) -> PreflightReport | None:
+        """The campaign's preflight for the current text and options (None without recipients)."""
+        return self._report
+
+    @property
+    def ready(self) -> bool:
+        """Every check passes: "send" is enabled."""
+        return self._panel.ok
+
+    # -- refreshing ----------------------------------------------------------------------------
+
+    def _typed(self, _change: Mapping[str, Any]) -> None:
+        if self._debounce <= 0:
+            self.refresh()
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop to wait in (a plain script): refresh now
+            self.refresh()
+            return
+        if self._pending is not None:
+            self._pending.cancel()
+        self._pending = loop.call_later(self._debounce, self.refresh)
+
+    def _changed(self, _change: Mapping[str, Any]) -> None:
+        self.refresh()
+
+    def refresh(self) -> ComposerPanel:
+        """Recompute the live panel, the checks and the buttons from the current values."""
+        if self._pending is not None:
+            self._pending.cancel()  # this refresh covers the one a keystroke scheduled
+            self._pending = None
+        text, options = self.text, self.options()
+        if self._shown_for is not None and self._shown_for != self.send_kwargs():
+            self._show_result(None)  # an estimate or a result of other values would mislead
+        option_error = recipients_error = None
+        self._report = None
+        try:
+            options = check_options(options)
+        except ValidationError as exc:
+            option_error = str(exc)
+        else:
+            if self._recipients is not None:
+                settings = PreflightSettings(
+                    text=text,
+                    sender=self.sender,
+                    default_region=self._default_region,
+                    purpose=options.get("purpose"),
+                    with_replies=options.get("with_replies"),
+                    send_at=options.get("send_at"),
+                    auto_optimize_text=options.get("auto_optimize_text"),
+                    type=options.get("type"),
+                )
+                try:
+                    self._report = preflight(
+                        self._recipients, settings, numbers_cache=self._numbers_cache
+                    )
+                except Exception as exc:  # whatever broke, the panel must say so and block send
+                    recipients_error = f"preflight failed: {type(exc).__name__}: {exc}"
+        self._panel = compose_panel(
+            text, sender=self.sender, options=options, report=self._report,
+            option_error=option_error, recipients_error=recipients_error,
+        )  # fmt: skip
+        self.live.value = panel_html(self._panel)
+        self.optimize_button.disabled = not self._panel.can_optimize
+        self.stop_button.disabled = not self._panel.can_add_stop
+        self.estimate_button.disabled = not self._panel.ok
+        self.send_button.disabled = not self._panel.ok
+        if not self._panel.ok:
+            self.cancel()
+        return self._panel
+
+    # -- one-click fixes -----------------------------------------------------------------------
+
+    def optimize(self) -> engine.Optimization:
+        """Replace look-alike characters and useless spacing; say how many segments it saved."""
+        result = engine.optimize(self.text)
+        self.text = result.text
+        self.refresh()
+        changes = len(result.replacements)
+        self.message.value = escaped(
+            f"optimised: {changes} change(s), {result.segments_before} → "
+            f"{result.segments_after} segment(s) per message, {result.saved} saved"
+        )
+        return result
+
+    def add_stop_mention(self, mention: str = engine.DEFAULT_STOP_MENTION) -> str:
+        """Append a STOP mention on a new line (unless the text has one)."""
+        self.text = engine.add_stop_mention(self.text, mention)
+        self.refresh()
+        self.message.value = escaped(f"added {mention!r}")
+        return self.text
+
+    # -- estimate and send ---------------------------------------------------------------------
+
+    def campaign(self) -> Campaign:
+        """The :class:`smskit.Campaign` the current values describe; raises when a check fails."""
+        panel = self.refresh()
+        if not panel.ok:
+            failed = panel.failed[0]
+            raise ValidationError(failed.name, failed.message)
+        return Campaign(
+            self.client, self._source, name=self._name, default_region=self._default_region,
+            **self.send_kwargs(),
+        )  # fmt: skip
+
+    def _progress(self, unit: str, total: int) -> ProgressFile:
+        sink = ProgressFile(self.progress, self.progress_label, unit)
+        sink.start(total)
+        return sink.options()
+
+    def estimate(self) -> CostEstimate:
+        """The gateway's figures for the campaign (``simulation_mode``): cost, SMS, balance."""
+        campaign = self.campaign()
+        to_send = self._report.to_send if self._report is not None else 0
+        self.cost_estimate = campaign.estimate(progress=self._progress("recipients", to_send))
+        self._show_result(self.cost_estimate)
+        self.message.value = escaped(
+            f"estimate: {self.cost_estimate.sms} SMS, cost {self.cost_estimate.cost}"
+        )
+        return self.cost_estimate
+
+    def ask_confirmation(self) -> None:
+        """What "send" does: show Confirm / Cancel with what would be sent."""
+        if not self.refresh().ok:
+            return
+        report = self._report
+        assert report is not None
+        self.confirm_label.value = escaped(
+            f"Send {report.to_send} message(s), {report.segments} SMS, from {self.sender!r}?"
+        )
+        self.confirm_box.layout.display = "flex"
+        self.send_button.disabled = True
+
+    def cancel(self) -> None:
+        """Hide the confirmation without sending."""
+        self.confirm_box.layout.display = "none"
+        self.send_button.disabled = not self._panel.ok
+
+    def _confirmed(self) -> None:
+        self.confirm_box.layout.display = "none"
+        self._guarded(self.send)
+        self.send_button.disabled = not self._panel.ok
+
+    def send(self) -> CampaignResult:
+        """Send now, with progress (no confirmation: calling it from code is the confirmation)."""
+        campaign = self.campaign()
+        to_send = self._report.to_send if self._report is not None else 0
+        self.message.value = escaped(f"sending to {to_send} recipient(s)…")
+        self.result = campaign.send(
+            progress=self._progress("recipients", to_send), journal=self._journal
+        )
+        summary = self.result.summary().iloc[0]
+        self.message.value = escaped(
+            f"sent: {int(summary['sent'])}, already accepted: {int(summary['already_accepted'])}"
+            f", failed: {int(summary['failed'])}, rejected: {int(summary['rejected'])}, "
+            f"excluded: {int(summary['excluded'])}; {int(summary['sms'])} SMS, "
+            f"cost {summary['cost']}"
+        )
+        self._show_result(self.result)
+        return self.result
+
+    def _show_result(self, result: CostEstimate | CampaignResult | None) -> None:
+        """Show an estimate or a send result, remembering the values it belongs to."""
+        self.output.value = "" if result is None else result.to_html()
+        self._shown_for = None if result is None else self.send_kwargs()
+        if result is None:
+            self.message.value = ""
+            self.progress.value = 0
+            self.progress_label.value = ""
+
+    def __repr__(self) -> str:
+        panel = self._panel
+        shown = self.text if len(self.text) <= 30 else self.text[:29] + "…"
+        stats = panel.stats
+        figures = f"{stats.encoding}, {stats.segments} segment(s)" if stats else "not analysable"
+        recipients = "no recipients" if panel.to_send is None else f"{panel.to_send} to send"
+        failed = ", ".join(c.name for c in panel.failed)
+        state = "ready" if panel.ok else f"blocked by {failed}"
+        return f"Composer({shown!r}, {figures}, {recipients}, {state})"
+
+
+_UI_OPTIONS: Final = frozenset({"type", "purpose", "with_replies", "send_at"})
