@@ -26,7 +26,7 @@ import pandas as pd
 from _common import cpu_model
 
 from smskit.rules.batch import analyze_many
-from smskit.rules.text import render_all
+from smskit.rules.personalize import render_all
 
 SHORT = (
     "Bonjour {first_name}, -20% sur tout le magasin ce week-end avec le code {param1}. "

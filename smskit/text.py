@@ -1,10 +1,12 @@
 """The public name of the text engine: ``smskit.text.analyze(...)`` and friends.
 
-The rules live in :mod:`smskit.rules.text` (one text) and :mod:`smskit.rules.batch` (many
-texts); this module only names them for users.
+The rules live in :mod:`smskit.rules.text` (one text), :mod:`smskit.rules.personalize`
+(a template filled per recipient) and :mod:`smskit.rules.batch` (many texts); this module
+only names them for users.
 """
 
 from smskit.rules.batch import Estimate, analyze_many, estimate
+from smskit.rules.personalize import MissingFieldWarning, fields, render, render_all
 from smskit.rules.text import (
     DEFAULT_STOP_MENTION,
     DYNAMIC_FIELDS,
@@ -12,19 +14,15 @@ from smskit.rules.text import (
     MAX_TEXT_LENGTH,
     NATIONAL_LANGUAGES,
     OPTIMIZE_TABLE,
-    MissingFieldWarning,
     Optimization,
     Replacement,
     TextStats,
     add_stop_mention,
     analyze,
     field_texts,
-    fields,
     has_stop_mention,
     optimize,
     optimize_text,
-    render,
-    render_all,
     validate_text,
 )
 

@@ -713,7 +713,7 @@ def test_default_timeout_and_custom_timeout_reach_httpx() -> None:
 
 def test_retry_after_reads_seconds_and_http_dates() -> None:
     """Retry-After in seconds is used as is; a past HTTP date means 0 s; junk means unknown."""
-    from smskit.client.core import retry_after_seconds
+    from smskit.client.error_map import retry_after_seconds
 
     past = (datetime.now(UTC) - timedelta(minutes=5)).strftime("%a, %d %b %Y %H:%M:%S GMT")
     assert retry_after_seconds(past) == 0.0

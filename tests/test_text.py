@@ -11,23 +11,20 @@ import pytest
 from smskit.errors import ValidationError
 from smskit.rules import gsm as _gsm
 from smskit.rules.batch import analyze_many, estimate
+from smskit.rules.personalize import MissingFieldWarning, fields, render, render_all
 from smskit.rules.text import (
     DEFAULT_STOP_MENTION,
     DYNAMIC_FIELDS,
     MAX_FIELD_LENGTH,
     MAX_TEXT_LENGTH,
     OPTIMIZE_TABLE,
-    MissingFieldWarning,
     Replacement,
     add_stop_mention,
     analyze,
     field_texts,
-    fields,
     gsm_capacity,
     has_stop_mention,
     optimize,
-    render,
-    render_all,
     validate_text,
 )
 

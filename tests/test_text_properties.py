@@ -8,12 +8,12 @@ from hypothesis import strategies as st
 from smskit.rules import gsm as _gsm
 from smskit.rules import text as text_module
 from smskit.rules.batch import analyze_many
+from smskit.rules.personalize import render
 from smskit.rules.text import (
     OPTIMIZE_TABLE,
     analyze,
     optimize,
     optimize_text,
-    render,
     ucs2_layout,
 )
 

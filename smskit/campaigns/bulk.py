@@ -26,7 +26,7 @@ from smskit.campaigns.runner import (
     run_blocking,
 )
 from smskit.client import AsyncClient, Client
-from smskit.client import core as _core
+from smskit.client.checks import as_list
 from smskit.errors import SmskitError, ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.fields import DYNAMIC_FIELDS
@@ -228,7 +228,7 @@ def _normalised(values: Any, field: str, region: str | None) -> tuple[list[Any],
 
     from smskit.rules import phones
 
-    items = _core.as_list(values, field)
+    items = as_list(values, field)
     for position, item in enumerate(items):
         try:
             hash(item)

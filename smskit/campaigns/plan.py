@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.campaigns.journal import FIELD_PREFIX, canonical_json, plan_contacts
-from smskit.client import core as _core
+from smskit.client.checks import check_choice, check_flags, iso_datetime
 from smskit.errors import ValidationError
 from smskit.rules import fields as _fields
 from smskit.rules import spec as _spec
@@ -133,11 +133,11 @@ def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
         if name not in SEND_OPTIONS:
             raise ValidationError(name, f"unknown send option; use {', '.join(SEND_OPTIONS)}")
     checked = {name: value for name, value in options.items() if value is not None}
-    _core.check_choice("type", checked.get("type"), _spec.SMS_TYPES)
-    _core.check_choice("purpose", checked.get("purpose"), _spec.PURPOSES)
-    _core.check_flags({k: v for k, v in checked.items() if k not in ("type", "purpose", "send_at")})
+    check_choice("type", checked.get("type"), _spec.SMS_TYPES)
+    check_choice("purpose", checked.get("purpose"), _spec.PURPOSES)
+    check_flags({k: v for k, v in checked.items() if k not in ("type", "purpose", "send_at")})
     if "send_at" in checked:
-        checked["send_at"] = _core.iso_datetime(checked["send_at"], "send_at", strict=True)
+        checked["send_at"] = iso_datetime(checked["send_at"], "send_at", strict=True)
     return checked
 
 

@@ -382,6 +382,7 @@ def _render(
 
     from smskit.rules import batch
     from smskit.rules import text as engine
+    from smskit.rules.personalize import MissingFieldWarning, render_all
 
     if not isinstance(settings.text, str) or not n:
         empty = np.full(n, "", dtype=object)
@@ -396,8 +397,8 @@ def _render(
         used = ()
     if used:
         with _warnings.catch_warnings():
-            _warnings.simplefilter("ignore", engine.MissingFieldWarning)
-            texts = engine.render_all(settings.text, pd.DataFrame(columns)).tolist()
+            _warnings.simplefilter("ignore", MissingFieldWarning)
+            texts = render_all(settings.text, pd.DataFrame(columns)).tolist()
     else:
         texts = [settings.text] * n
     # Many recipients share a text: analyse each distinct text once, and share the strings.

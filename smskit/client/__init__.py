@@ -1,9 +1,11 @@
 """The gateway client: ``Client`` and ``AsyncClient`` over one request/response core.
 
-Owns: settings and credentials (``config``), request building and response parsing shared
-by both clients (``core``), the I/O chains (``clients``), typed results (``models``), their
-notebook HTML (``reprs``) and their DataFrames (``tables`` builds them from parsed results;
-``frames`` also takes raw JSON and parses it with the models first).
+Owns: settings and credentials (``config``), every endpoint declared once as request
+building and the parser of its answer (``core``), the input checks of those endpoints
+(``checks``), error answers mapped to exceptions (``error_map``), the I/O chains
+(``clients``), typed results (``models``), their notebook HTML (``reprs``) and their
+DataFrames (``tables`` builds them from parsed results; ``frames`` also takes raw JSON and
+parses it with the models first).
 
 May import: ``smskit.rules``, ``smskit.errors`` and the top-level infrastructure modules
 (``smskit._html`` ...). Never campaigns, views, replies or the sandbox: with no credentials

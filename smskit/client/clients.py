@@ -43,6 +43,7 @@ from smskit.client.core import (
     VoiceCampaign,
     Wallet,
 )
+from smskit.client.error_map import error_from_response
 from smskit.client.models import ResponseShapeError
 from smskit.errors import (
     APIError,
@@ -301,7 +302,7 @@ def _failure(
 ) -> TransportError | APIError:
     """The error an unsuccessful attempt raises (unless it is retried)."""
     if isinstance(outcome, httpx.Response):
-        return _core.error_from_response(_detached(outcome, request), request)
+        return error_from_response(_detached(outcome, request), request)
     if outcome is None:  # pragma: no cover - the drivers send a response or an error back
         raise TypeError("an attempt must end in a response or an httpx.TransportError")
     return _transport_error(outcome, call, request, attempt)

@@ -1,10 +1,11 @@
 """The rule book: every gateway rule, written once, as pure functions.
 
 Owns: the spec's closed value sets and limits (``spec``), the GSM-7/UCS-2 text engine
-(``text`` for one text, ``batch`` and its numpy path ``textvec`` for many, ``gsm``),
-phone-number reading and normalisation (``phones``), country names (``countries``), and the
-rules that the client, campaigns, views, CLI and sandbox all ask (recipients, sender, STOP,
-purpose, hours, destinations and prices as the gateway reports them, findings as codes).
+(``text`` for one text, ``personalize`` for a template filled per recipient, ``batch`` and
+its numpy path ``textvec`` for many, ``gsm``), phone-number reading and normalisation
+(``phones``), country names (``countries``), and the rules that the client, campaigns,
+views, CLI and sandbox all ask (recipients, sender, STOP, purpose, hours, destinations and
+prices as the gateway reports them, findings as codes).
 
 May import: the standard library, pandas/numpy/phonenumbers/regex, and ``smskit.errors``.
 Never the client, campaigns, views, replies or sandbox, and no I/O.

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from smskit.rules.text import _alphabets, _render_columns, optimize_text
+from smskit.rules.personalize import _render_columns
+from smskit.rules.text import _alphabets, optimize_text
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -21,6 +21,7 @@ from smskit.rules import spec as _spec
 from smskit.rules import text as textlib
 from smskit.rules.content import has_stop_mention, is_marketing, sender_allows_spaces
 from smskit.rules.fields import DYNAMIC_FIELDS, used_fields
+from smskit.rules.personalize import render
 from smskit.rules.sender import allowed_characters, clean_sender
 from smskit.sandbox._casting import (
     BLANK,
@@ -366,9 +367,7 @@ def prepare_send(request: SendRequest) -> tuple[list[Message], list[Dropped]]:
             reason = "phone_number: no country has this international dialling code"
             dropped.append(Dropped(person.index, person.phone_number, reason))
             continue
-        rendered = (
-            textlib.render(request.text, person.fields) if request.fields_used else request.text
-        )
+        rendered = render(request.text, person.fields) if request.fields_used else request.text
         final, segments = final_text(rendered, request.auto_optimize_text)
         if segments == 0:
             key = f"recipients[{person.index}]"

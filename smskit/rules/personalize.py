@@ -1,0 +1,184 @@
+"""Personalisation: a template's ``{field}`` placeholders filled from each recipient.
+
+Pure functions over ``str`` and pandas objects. :func:`render` fills one recipient (the
+sandbox renders each message with it), :func:`render_all` every recipient of a campaign, a
+column at a time; both refuse a value over 50 characters naming ``recipients[row].field``
+and render a missing value empty. The field names and a value's text are the rules of
+:mod:`smskit.rules.fields`; a text's cost once rendered is :mod:`smskit.rules.text`'s.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from itertools import repeat
+from typing import TYPE_CHECKING, Any, Final
+
+from smskit.errors import ValidationError
+from smskit.rules import spec as _spec
+from smskit.rules.fields import FIELD_RE, field_text, used_fields
+from smskit.rules.text import _check_str
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["MissingFieldWarning", "fields", "render", "render_all"]
+
+MAX_FIELD_LENGTH: Final = _spec.FIELD_MAX
+
+
+class MissingFieldWarning(UserWarning):
+    """Some recipients have no value for a field the template uses: it rendered empty."""
+
+
+def _parse(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Split ``template`` into literals and field names: lit0, f0, lit1, f1, ..., litN."""
+    # Checked before the cache: a list or dict template would fail there as "unhashable".
+    return _parse_str(_check_str(template))
+
+
+@lru_cache(maxsize=256)
+def _parse_str(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    used_fields(template)  # an unknown field is refused there, once
+    literals: list[str] = []
+    names: list[str] = []
+    last = 0
+    for match in FIELD_RE.finditer(template):
+        name = match.group(1)
+        literals.append(template[last : match.start()])
+        names.append(name)
+        last = match.end()
+    literals.append(template[last:])
+    return tuple(literals), tuple(names)
+
+
+def fields(template: str) -> tuple[str, ...]:
+    """Dynamic fields ``template`` uses, in order of first use.
+
+    A field is ``{name}`` with an identifier inside; any other brace is literal text.
+    An identifier that is not one of :data:`DYNAMIC_FIELDS` is a ``ValidationError``.
+    """
+    return tuple(dict.fromkeys(_parse(template)[1]))
+
+
+def _get(recipient: Any, name: str) -> Any:
+    if isinstance(recipient, Mapping):
+        return recipient.get(name)
+    return getattr(recipient, name, None)
+
+
+def _render_row(
+    literals: tuple[str, ...],
+    names: tuple[str, ...],
+    values: Sequence[Any],
+    row: int | None,
+    missing: list[tuple[int | None, str]] | None,
+) -> str:
+    out = [literals[0]]
+    for name, raw, literal in zip(names, values, literals[1:], strict=True):
+        value = field_text(raw, name if row is None else f"recipients.{name}", row)
+        if value is None:
+            value = ""
+            if missing is not None:
+                missing.append((row, name))
+        elif len(value) > MAX_FIELD_LENGTH:
+            where = name if row is None else f"recipients[{row}].{name}"
+            raise ValidationError(
+                where, f"must be at most {MAX_FIELD_LENGTH} characters", value=value
+            )
+        out.append(value)
+        out.append(literal)
+    return "".join(out)
+
+
+def render(template: str, recipient: Mapping[str, Any] | Any) -> str:
+    """``template`` with each ``{field}`` replaced by the recipient's value.
+
+    A missing or null value renders empty; a value over 50 characters is a
+    ``ValidationError`` naming the field.
+    """
+    literals, names = _parse(template)
+    return _render_row(literals, names, [_get(recipient, n) for n in names], None, None)
+
+
+def _columns(recipients: Any, names: Sequence[str]) -> tuple[dict[str, list[Any]], Any, int]:
+    """Values of each field for every recipient, positionally, plus the index to report;
+    recipients are read by THE reader (:mod:`smskit.rules.recipients`), numbers optional."""
+    from smskit.rules.recipients import Recipients
+
+    table = Recipients(recipients, need_number=False).table(names)
+    return {name: table[name].tolist() for name in names}, table.index, len(table)
+
+
+def _column_texts(values: list[Any], name: str) -> tuple[list[str], list[int]]:
+    """One field's text for every recipient, and the rows where it is missing."""
+    if all(map(isinstance, values, repeat(str))):
+        texts = values
+        missing: list[int] = []
+    else:
+        rendered = [field_text(v, f"recipients.{name}", row) for row, v in enumerate(values)]
+        missing = [row for row, value in enumerate(rendered) if value is None]
+        texts = ["" if value is None else value for value in rendered]
+    too_long = [row for row, size in enumerate(map(len, texts)) if size > MAX_FIELD_LENGTH]
+    if too_long:
+        row = too_long[0]
+        raise ValidationError(
+            f"recipients[{row}].{name}",
+            f"must be at most {MAX_FIELD_LENGTH} characters",
+            value=texts[row],
+        )
+    return texts, missing
+
+
+def _render_columns(
+    template: str, recipients: Any
+) -> tuple[list[str], Any, list[tuple[int | None, str]]]:
+    """Render for every recipient, a column at a time (a value over 50 characters raises for
+    the first such field of the template)."""
+    literals, names = _parse(template)
+    unique = tuple(dict.fromkeys(names))
+    cols, index, n = _columns(recipients, unique)
+    if not names:
+        return [template] * n, index, []
+    texts: list[list[str]] = []
+    missing: list[tuple[int | None, str]] = []
+    for name in unique:
+        column, absent = _column_texts(cols[name], name)
+        texts.append(column)
+        missing.extend((row, name) for row in absent)
+    missing.sort(key=lambda item: (item[0], unique.index(item[1])))
+    # str.format over whole columns: the template's own braces are escaped first
+    pattern = "".join(
+        literal.replace("{", "{{").replace("}", "}}") + (f"{{{unique.index(n)}}}" if n else "")
+        for literal, n in zip(literals, (*names, ""), strict=True)
+    )
+    return list(map(pattern.format, *texts)), index, missing
+
+
+def _warn_missing(missing: list[tuple[int | None, str]]) -> None:
+    if not missing:
+        return
+    counts: dict[str, list[int]] = {}
+    for row, name in missing:
+        counts.setdefault(name, []).append(row if row is not None else -1)
+    parts = []
+    for name, rows in counts.items():
+        shown = ", ".join(map(str, rows[:5])) + (", ..." if len(rows) > 5 else "")
+        parts.append(f"{{{name}}} missing for {len(rows)} recipient(s) (rows {shown})")
+    warnings.warn("; ".join(parts) + "; rendered empty", MissingFieldWarning, stacklevel=3)
+
+
+def render_all(template: str, recipients: Any) -> pd.Series:
+    """Render ``template`` for every recipient, read like ``send`` reads them (one dict or
+    number, a list of them, a DataFrame, a CSV ``Path``).
+
+    A value over 50 characters is a ``ValidationError`` naming ``recipients[row].field``
+    (row counted from 0); missing values render empty and raise one
+    :class:`MissingFieldWarning` that lists them.
+    """
+    import pandas as pd
+
+    texts, index, missing = _render_columns(template, recipients)
+    _warn_missing(missing)
+    return pd.Series(texts, index=index, name="text", dtype="str")
