@@ -13,7 +13,7 @@ import pytest
 
 import smskit
 from smskit.campaigns.journal import Journal, canonical_json
-from smskit.campaigns.runner import bounded, run_blocking
+from smskit.campaigns.runner import run_blocking, run_chunks
 
 META = {"campaign_id": "c1", "name": "t", "text": "x STOP", "sender": "Shop", "options": {}}
 # Three recipients to send, in two chunks: [0, 2) and [2, 3).
@@ -142,7 +142,7 @@ def test_hlr_cache_respects_max_age(tmp_path: Path) -> None:
         )
 
 
-def test_bounded_runs_at_most_n_at_once_and_nothing_after_stop() -> None:
+def test_the_runner_runs_at_most_n_at_once_and_nothing_after_stop() -> None:
     """With concurrency 2 no more than 2 workers overlap; once stop is set, none starts."""
     running = 0
     peak = 0
@@ -159,7 +159,12 @@ def test_bounded_runs_at_most_n_at_once_and_nothing_after_stop() -> None:
         if item == 5:
             stop.set()
 
-    asyncio.run(bounded(range(20), worker, 2, stop))
+    asyncio.run(
+        run_chunks(
+            range(20), worker, concurrency=2, stop=stop, progress=False, total=20, unit="x",
+            size=lambda _: 1,
+        )
+    )  # fmt: skip
     assert peak == 2
     assert 5 in started and len(started) <= 7  # item 5's partner may already be running
 

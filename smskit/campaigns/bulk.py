@@ -1,4 +1,5 @@
-"""Bulk HLR checks and bulk contact create/delete: normalise, chunk by 200, run concurrently.
+"""Bulk HLR checks and bulk contact create/delete: normalise, chunk by 200, run on the chunk
+runner (:func:`smskit.campaigns.runner.run_chunks`).
 
 ``client.contact.hlr_request`` stays one request of at most 200 numbers; :func:`hlr` takes
 any number of them, checks each distinct number once, and caches the answers in a journal
@@ -17,13 +18,12 @@ from typing import TYPE_CHECKING, Any, Final
 from smskit._paths import hlr_cache_path
 from smskit.campaigns.journal import Journal
 from smskit.campaigns.runner import (
-    Progress,
     ProgressOption,
     async_client,
-    bounded,
     check_chunk_size,
     check_concurrency,
     run_blocking,
+    run_chunks,
 )
 from smskit.client import AsyncClient, Client
 from smskit.client.checks import as_list
@@ -141,28 +141,35 @@ class _HLRJob:
             todo = [n for n in numbers if n not in cached]
             errors: dict[str, str] = {}
             chunks = [todo[i : i + self.chunk_size] for i in range(0, len(todo), self.chunk_size)]
-            async with async_client(client, share=share) as runner:
-                with Progress(progress, total=len(todo), initial=0, unit="number") as bar:
+            async with async_client(client, share=share) as gateway:
 
-                    async def one(chunk: list[str]) -> None:
-                        try:
-                            results = await runner.contact.hlr_request(
-                                chunk, simulation_mode=simulation_mode
-                            )
-                        except SmskitError as exc:
-                            errors.update(dict.fromkeys(chunk, f"{type(exc).__name__}: {exc}"))
-                        else:
-                            got = _by_number(chunk, results.raw)
-                            answers.update(got)
-                            errors.update(
-                                (n, "no answer for this number") for n in chunk if n not in got
-                            )
-                            # A simulated answer may be fake (spec): never cache one.
-                            if cache is not None and not simulation_mode:
-                                cache.hlr_store(got)
-                        bar.advance(len(chunk), failed=len(errors))
+                async def one(chunk: list[str]) -> dict[str, Any]:
+                    try:
+                        results = await gateway.contact.hlr_request(
+                            chunk, simulation_mode=simulation_mode
+                        )
+                    except SmskitError as exc:
+                        errors.update(dict.fromkeys(chunk, f"{type(exc).__name__}: {exc}"))
+                    else:
+                        got = _by_number(chunk, results.raw)
+                        answers.update(got)
+                        missing = [n for n in chunk if n not in got]
+                        errors.update(dict.fromkeys(missing, "no answer for this number"))
+                        # A simulated answer may be fake (spec): never cache one.
+                        if cache is not None and not simulation_mode:
+                            cache.hlr_store(got)
+                    return {"failed": len(errors)}
 
-                    await bounded(chunks, one, self.concurrency, stop)
+                await run_chunks(
+                    chunks,
+                    one,
+                    concurrency=self.concurrency,
+                    stop=stop,
+                    progress=progress,
+                    total=len(todo),
+                    unit="number",
+                    size=len,
+                )
             for number in todo:
                 if number not in answers and number not in errors:
                     errors[number] = "not checked: interrupted"
@@ -289,7 +296,7 @@ def create_contacts(
         statuses = [item.status for item in answer]
         return statuses if len(statuses) == size else [None] * size
 
-    outcomes, errors = _run_chunks(client, rows, call, read, chunk_size, concurrency, progress)
+    outcomes, errors = _by_chunks(client, rows, call, read, chunk_size, concurrency, progress)
     for position, reason in refused.items():
         errors[position] = reason
     from smskit.client.frames import CONTACT_ITEM_STATUS_DTYPE, categorical
@@ -330,7 +337,7 @@ def delete_contacts(
     def read(answer: Any, size: int) -> list[Any]:
         return [True] * size
 
-    outcomes, errors = _run_chunks(client, numbers, call, read, chunk_size, concurrency, progress)
+    outcomes, errors = _by_chunks(client, numbers, call, read, chunk_size, concurrency, progress)
     done = dict(zip(numbers, zip(outcomes, errors, strict=True), strict=True))
     per_input = [done.get(e164, (False, None)) for e164 in checks["e164"]]
     return pd.DataFrame(
@@ -343,7 +350,7 @@ def delete_contacts(
     )
 
 
-def _run_chunks(
+def _by_chunks(
     client: Client | AsyncClient,
     rows: list[Any],
     call: Callable[[AsyncClient, list[Any]], Any],
@@ -359,21 +366,28 @@ def _run_chunks(
     errors: list[str | None] = [None] * len(rows)
 
     async def work(stop: threading.Event) -> None:
-        async with async_client(client, share=False) as runner:
-            with Progress(progress, total=len(positions), initial=0, unit="contact") as bar:
+        async with async_client(client, share=False) as gateway:
 
-                async def one(chunk: list[int]) -> None:
-                    try:
-                        answer = await call(runner, [rows[i] for i in chunk])
-                    except SmskitError as exc:
-                        for i in chunk:
-                            errors[i] = f"{type(exc).__name__}: {exc}"
-                    else:
-                        for i, outcome in zip(chunk, read(answer, len(chunk)), strict=True):
-                            outcomes[i] = outcome
-                    bar.advance(len(chunk))
+            async def one(chunk: list[int]) -> None:
+                try:
+                    answer = await call(gateway, [rows[i] for i in chunk])
+                except SmskitError as exc:
+                    for i in chunk:
+                        errors[i] = f"{type(exc).__name__}: {exc}"
+                else:
+                    for i, outcome in zip(chunk, read(answer, len(chunk)), strict=True):
+                        outcomes[i] = outcome
 
-                await bounded(chunks, one, concurrency, stop)
+            await run_chunks(
+                chunks,
+                one,
+                concurrency=concurrency,
+                stop=stop,
+                progress=progress,
+                total=len(positions),
+                unit="contact",
+                size=len,
+            )
         for i in positions:
             if outcomes[i] is None and errors[i] is None:
                 errors[i] = "not sent: interrupted"

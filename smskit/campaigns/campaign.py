@@ -45,13 +45,12 @@ from smskit.campaigns.preflight import (
 from smskit.campaigns.reconnect import gateway_record, reconnect
 from smskit.campaigns.results import RECIPIENT_STATES, CampaignResult
 from smskit.campaigns.runner import (
-    Progress,
     ProgressOption,
     async_client,
-    bounded,
     check_chunk_size,
     check_concurrency,
     run_blocking,
+    run_chunks,
 )
 from smskit.campaigns.sending import execute
 from smskit.campaigns.served import destinations
@@ -218,16 +217,22 @@ class Campaign:
     ) -> CostEstimate:
         async with async_client(self.client, share=share) as client:
             simulator = Simulator(client, self.text, self.sender, self.options)
-            total = len(plan.columns["row"])
-            with Progress(progress, total=total, initial=0, unit="recipient") as bar:
 
-                async def one(index: int) -> None:
-                    start, stop_at = plan.bounds[index]
-                    rows = plan.columns["row"][start:stop_at]
-                    await simulator.chunk(index, rows, plan.contacts(start, stop_at))
-                    bar.advance(stop_at - start)
+            async def one(index: int) -> None:
+                start, stop_at = plan.bounds[index]
+                rows = plan.columns["row"][start:stop_at]
+                await simulator.chunk(index, rows, plan.contacts(start, stop_at))
 
-                await bounded(range(len(plan.bounds)), one, concurrency, stop)
+            await run_chunks(
+                range(len(plan.bounds)),
+                one,
+                concurrency=concurrency,
+                stop=stop,
+                progress=progress,
+                total=len(plan.columns["row"]),
+                unit="recipient",
+                size=lambda index: plan.bounds[index][1] - plan.bounds[index][0],
+            )
             balance = (await client.wallet.check_balance()).amount
         return simulator.estimate(balance)
 

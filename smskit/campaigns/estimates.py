@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from smskit.campaigns.plan import Plan
 from smskit.campaigns.results import shown_record
-from smskit.campaigns.sending import refused_recipients
-from smskit.errors import InsufficientCreditError, PayloadValidationError, SmskitError
+from smskit.campaigns.runner import without_refused
+from smskit.errors import InsufficientCreditError, SmskitError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,42 +33,39 @@ class Simulator:
 
     async def chunk(self, index: int, rows: list[int], payload: list[dict[str, str]]) -> None:
         """Simulate one chunk; refused recipients are listed and the rest simulated again."""
-        positions = list(range(len(payload)))
         error: str | None = None
-        figures: tuple[int, int | None, float | None] | None = None
-        while positions:
-            try:
-                result = await self.client.sms_campaign.send(
-                    text=self.text,
-                    recipients=[payload[i] for i in positions],
-                    sender=self.sender,
-                    simulation_mode=True,
-                    **self.options,
-                )
-            except PayloadValidationError as exc:
-                refused = refused_recipients(exc.errors, len(positions))
-                if refused is None:
-                    error = f"{type(exc).__name__}: {exc}"
-                    break
-                for pos, message in refused.items():
-                    original = positions[pos]
-                    self.problems.append(
-                        {"row": rows[original], "phone_number": payload[original]["phone_number"],
-                         "chunk": index, "error": message}
-                    )  # fmt: skip
-                positions = [p for k, p in enumerate(positions) if k not in refused]
-            except SmskitError as exc:
-                # The gateway checks the balance even when simulating: a chunk dearer than
-                # the balance gets no figures, only the verdict.
-                self.short = self.short or isinstance(exc, InsufficientCreditError)
-                error = f"{type(exc).__name__}: {exc}"
-                break
-            else:
-                figures = (len(positions), result.number_of_sms_needed, result.total_cost)
-                break
-        if not positions:  # every recipient refused: the chunk sends nothing, costs nothing
-            figures = (0, 0, 0.0)
-        recipients, sms, cost = figures if figures is not None else (len(rows), None, None)
+
+        async def attempt(positions: list[int]) -> tuple[int, int | None, float | None]:
+            result = await self.client.sms_campaign.send(
+                text=self.text,
+                recipients=[payload[i] for i in positions],
+                sender=self.sender,
+                simulation_mode=True,
+                **self.options,
+            )
+            return len(positions), result.number_of_sms_needed, result.total_cost
+
+        def drop(positions: list[int], refused: dict[int, str]) -> list[int] | None:
+            for pos, message in refused.items():
+                original = positions[pos]
+                self.problems.append(
+                    {"row": rows[original], "phone_number": payload[original]["phone_number"],
+                     "chunk": index, "error": message}
+                )  # fmt: skip
+            kept = [p for k, p in enumerate(positions) if k not in refused]
+            return kept or None
+
+        try:
+            figures = await without_refused(list(range(len(payload))), attempt, drop, len)
+            if figures is None:  # every recipient refused: the chunk sends nothing, costs nothing
+                figures = (0, 0, 0.0)
+        except SmskitError as exc:
+            # The gateway checks the balance even when simulating: a chunk dearer than
+            # the balance gets no figures, only the verdict.
+            self.short = self.short or isinstance(exc, InsufficientCreditError)
+            error = f"{type(exc).__name__}: {exc}"
+            figures = (len(rows), None, None)
+        recipients, sms, cost = figures
         self.rows[index] = {
             "chunk": index,
             "recipients": recipients,

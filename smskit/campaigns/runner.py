@@ -1,5 +1,6 @@
-"""Plumbing shared by bulk operations: run async work from sync code, bounded concurrency,
-an async twin of a client, and the progress bar.
+"""The chunk runner every bulk operation uses (:func:`run_chunks`), and its plumbing: run
+async work from sync code, an async twin of a client, progress as events, refusals taken
+out of a chunk.
 
 A notebook cell already runs inside an event loop, where ``asyncio.run`` fails: the blocking
 entry points then run their own loop in a worker thread. An interrupt (Ctrl-C, "interrupt
@@ -10,28 +11,35 @@ are recorded, so the journal never says less than what the gateway knows.
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Final, Protocol, TypeVar, runtime_checkable
 
 import httpx
 
 from smskit.client import AsyncClient, Client
-from smskit.errors import ConfigurationError, ValidationError
+from smskit.errors import ConfigurationError, PayloadValidationError, ValidationError
 
 __all__ = [
     "Progress",
     "ProgressEvents",
     "ProgressOption",
     "async_client",
-    "bounded",
+    "check_chunk_size",
     "check_concurrency",
+    "refused_recipients",
     "run_blocking",
+    "run_chunks",
+    "without_refused",
 ]
 
 T = TypeVar("T")
 ItemT = TypeVar("ItemT")
+PartT = TypeVar("PartT")
+
+_RECIPIENT_KEY_RE: Final = re.compile(r"recipients\[(\d+)\](?:\..+)?")
 
 
 def check_concurrency(concurrency: Any) -> int:
@@ -131,22 +139,134 @@ async def async_client(client: Client | AsyncClient, *, share: bool) -> AsyncIte
         await twin.aclose()
 
 
-async def bounded(
-    items: Iterable[ItemT],
-    worker: Callable[[ItemT], Awaitable[None]],
+async def run_chunks(
+    chunks: Iterable[ItemT],
+    work: Callable[[ItemT], Awaitable[Mapping[str, Any] | None]],
+    *,
     concurrency: int,
     stop: threading.Event,
+    progress: ProgressOption,
+    total: int,
+    unit: str,
+    size: Callable[[ItemT], int],
+    initial: int = 0,
 ) -> None:
-    """Run ``worker`` on every item, at most ``concurrency`` at once, none after ``stop``."""
+    """The one chunk runner: ``work(chunk)`` for every chunk, ``concurrency`` at a time.
+
+    Every bulk operation runs on it: campaign sends and resumes (a chunk's work frames its
+    request with two journal writes and re-sends it without refused recipients), estimates,
+    bulk HLR, contact create and delete. What a chunk is and what its work records is the
+    caller's; the runner owns the order of events:
+
+    - **Streaming input.** ``chunks`` is pulled lazily, one chunk at a time and only when a
+      slot is free, so at most ``concurrency`` chunks are taken and not finished: a generator
+      may read its chunks from a source larger than memory (Dask partitions, say). A list,
+      tuple or range is read in the loop; any other iterable (a generator) is advanced in a
+      worker thread, never two steps at once, because producing a chunk may block (computing
+      a partition) and the requests in flight must keep going meanwhile. The generator may
+      call the journal (it is thread-safe), for instance to add a chunk it meets first.
+    - **Progress.** ``progress`` (see :class:`Progress`) starts at ``initial`` of ``total``
+      ``unit``; each chunk whose work returned is reported once, ``size(chunk)`` units, with
+      the mapping the work returned as running figures (cost, failures). A chunk whose work
+      raised, or that never started, is not reported.
+    - **Stop.** Once ``stop`` is set (an interrupt, or a work that lost the journal's lease),
+      no chunk is pulled or started; the works already running finish and record. An
+      exception out of a work sets ``stop`` too, and is raised once the others finished, as
+      is one out of ``chunks``. Cancelling the run cancels the works in flight: their chunks
+      stay as their journal last recorded them (``in_flight``: a resume repeats them with
+      the same request_id).
+    """
     gate = asyncio.Semaphore(concurrency)
+    pull = _puller(chunks)
+    errors: list[BaseException] = []
+    with Progress(progress, total=total, initial=initial, unit=unit) as bar:
 
-    async def one(item: ItemT) -> None:
-        async with gate:
-            if stop.is_set():
-                return
-            await worker(item)
+        async def one(chunk: ItemT) -> None:
+            try:
+                figures = await work(chunk)
+            except Exception as exc:  # raised below, once the chunks in flight are recorded
+                errors.append(exc)
+                stop.set()
+            else:
+                bar.advance(size(chunk), **(figures or {}))
+            finally:
+                gate.release()
 
-    await asyncio.gather(*(one(item) for item in items))
+        async with asyncio.TaskGroup() as group:
+            while not stop.is_set():
+                await gate.acquire()
+                try:
+                    chunk = None if stop.is_set() else await pull()
+                except Exception as exc:
+                    errors.append(exc)
+                    stop.set()
+                    chunk = None
+                if chunk is None:
+                    gate.release()
+                    break
+                group.create_task(one(chunk[0]))
+    if errors:
+        raise errors[0]
+
+
+def _puller(chunks: Iterable[ItemT]) -> Callable[[], Awaitable[tuple[ItemT] | None]]:
+    """``await pull()``: the next chunk in a 1-tuple, or None at the end (see run_chunks)."""
+    iterator = iter(chunks)
+
+    def step() -> tuple[ItemT] | None:
+        for item in iterator:
+            return (item,)
+        return None
+
+    if isinstance(chunks, list | tuple | range):
+
+        async def inline() -> tuple[ItemT] | None:
+            return step()
+
+        return inline
+
+    async def threaded() -> tuple[ItemT] | None:
+        return await asyncio.to_thread(step)
+
+    return threaded
+
+
+async def without_refused(
+    part: PartT,
+    attempt: Callable[[PartT], Awaitable[T]],
+    drop: Callable[[PartT, dict[int, str]], PartT | None],
+    size: Callable[[PartT], int],
+) -> T | None:
+    """``attempt(part)``; when the gateway refuses only some of its recipients, the rest again.
+
+    The gateway answers a chunk with one bad recipient by refusing the whole request, its
+    field errors naming ``recipients[i]``. ``drop(part, {i: message})`` records those
+    refusals and gives the smaller part to attempt again (None: nothing left, the result is
+    None). Any other refusal is raised, as is every other error.
+    """
+    current: PartT | None = part
+    while current is not None:
+        try:
+            return await attempt(current)
+        except PayloadValidationError as exc:
+            refused = refused_recipients(exc.errors, size(current))
+            if refused is None:
+                raise
+            current = drop(current, refused)
+    return None
+
+
+def refused_recipients(errors: Mapping[str, Any], size: int) -> dict[int, str] | None:
+    """{position: message} when every field error names a recipient; else None."""
+    refused: dict[int, str] = {}
+    for key, detail in errors.items():
+        match = _RECIPIENT_KEY_RE.fullmatch(key)
+        if match is None or int(match.group(1)) >= size:
+            return None
+        message = detail.get("message") if isinstance(detail, Mapping) else detail
+        code = detail.get("code") if isinstance(detail, Mapping) else None
+        refused[int(match.group(1))] = f"{message} (code {code})" if code else str(message)
+    return refused or None
 
 
 @runtime_checkable

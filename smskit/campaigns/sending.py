@@ -1,25 +1,25 @@
-"""The send engine: every unfinished chunk of a journal, each request framed by two
-committed journal writes, refused recipients taken out and the rest re-sent re-keyed."""
+"""The send engine: every unfinished chunk of a journal on the chunk runner, each request
+framed by two committed journal writes, refused recipients taken out and the rest re-sent
+re-keyed."""
 
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit.campaigns.journal import Chunk, Journal
+from smskit.campaigns.journal import DONE_STATES, Chunk, Journal
 from smskit.campaigns.results import CampaignResult
-from smskit.campaigns.runner import Progress, ProgressOption, async_client, bounded
+from smskit.campaigns.runner import ProgressOption, async_client, run_chunks, without_refused
 from smskit.errors import (
     APIError,
     AuthenticationError,
     CampaignBusy,
+    ConfigurationError,
     DuplicateRequestError,
     InsufficientCreditError,
-    PayloadValidationError,
     RateLimitError,
     ServerError,
     SmskitError,
@@ -32,14 +32,13 @@ if TYPE_CHECKING:
     from smskit.client import AsyncClient, Client
     from smskit.client.models import SendResult
 
-__all__ = ["RESEND_WINDOW_S", "execute", "refused_recipients"]
+__all__ = ["RESEND_WINDOW_S", "execute"]
 
 logger = logging.getLogger("smskit.campaigns.campaign")
 
 # A chunk whose outcome is unknown is re-sent only while the gateway still remembers its
 # request_id (24 h, spec Limits); an hour of margin for clocks and slow resumes.
 RESEND_WINDOW_S: Final = (_spec.REQUEST_ID_TTL_HOURS - 1) * 3600.0
-_RECIPIENT_KEY_RE: Final = re.compile(r"recipients\[(\d+)\](?:\..+)?")
 
 
 async def execute(
@@ -50,12 +49,21 @@ async def execute(
     stop: threading.Event,
     *,
     share: bool,
+    chunks: Iterable[Chunk] | None = None,
+    total: int | None = None,
 ) -> CampaignResult:
-    """Send every unfinished chunk of ``book``, then read the result back from it."""
+    """Send every unfinished chunk of ``book`` (closed after), then read the result back.
+
+    ``chunks``: the journal's chunks to consider, as a stream (see
+    :func:`smskit.campaigns.runner.run_chunks`): each a :class:`Chunk` the journal returned,
+    typically from :meth:`Journal.add_chunk` for a plan too large to write in advance. Those
+    already accepted are skipped, the others sent. Default: every chunk the journal holds.
+    ``total``: recipients the whole campaign sends (progress), default the journal's count.
+    """
     try:
-        async with async_client(client, share=share) as runner:
-            sender = _Sender(book, runner, stop)
-            stopped = await sender.run(concurrency, progress)
+        async with async_client(client, share=share) as gateway:
+            sender = _Sender(book, gateway, stop)
+            stopped = await sender.run(concurrency, progress, chunks, total)
         return CampaignResult.from_journal(book, stopped=stopped)
     finally:
         book.close()
@@ -76,46 +84,59 @@ class _Sender:
         self.cost = 0.0
         self.failed = 0
 
-    def _todo(self, chunks: list[Chunk]) -> list[Chunk]:
-        """Chunks to (re)send: pending, in flight, or failed for a transient reason."""
-        now = time.time()
-        todo = []
-        for chunk in chunks:
-            if chunk.state == "pending":
-                todo.append(chunk)
-            elif chunk.state == "in_flight" or (chunk.state == "failed" and chunk.retryable):
-                started = chunk.first_attempt_at
-                if started is not None and now - started > RESEND_WINDOW_S:
-                    self.journal.fail_stale(
-                        chunk.idx,
-                        "outcome unknown and its request_id has expired at the gateway (24 h): "
-                        "check the gateway's records before sending these recipients again",
-                    )
-                else:
-                    todo.append(chunk)
-        return todo
+    def _wanted(self, chunk: Chunk) -> bool:
+        """Whether to (re)send: pending, in flight, or failed for a transient reason."""
+        if chunk.state == "pending":
+            return True
+        if chunk.state == "in_flight" or (chunk.state == "failed" and chunk.retryable):
+            started = chunk.first_attempt_at
+            if started is not None and time.time() - started > RESEND_WINDOW_S:
+                self.journal.fail_stale(
+                    chunk.idx,
+                    "outcome unknown and its request_id has expired at the gateway (24 h): "
+                    "check the gateway's records before sending these recipients again",
+                )
+                return False
+            return True
+        return False
 
-    async def run(self, concurrency: int, progress: ProgressOption) -> str | None:
+    async def run(
+        self,
+        concurrency: int,
+        progress: ProgressOption,
+        chunks: Iterable[Chunk] | None,
+        total: int | None,
+    ) -> str | None:
         """Send what is left; returns why it stopped early, if it did."""
-        chunks = self.journal.chunks()
-        todo = self._todo(chunks)
-        waiting = {chunk.idx for chunk in todo}
-        self.cost = sum(c.cost or 0.0 for c in chunks)
-        total = sum(c.size for c in chunks)
-        initial = sum(c.size for c in chunks if c.idx not in waiting)
-        with Progress(progress, total=total, initial=initial, unit="recipient") as bar:
-
-            async def one(chunk: Chunk) -> None:
-                size = chunk.size
-                final = await self._chunk(chunk)
-                # Recipients of a failed chunk, or refused from a re-keyed one, count as failures.
-                self.failed += size if final.state == "failed" else size - final.size
-                bar.advance(size, cost=f"{self.cost:.2f}", failed=self.failed)
-
-            await bounded(todo, one, concurrency, self.stop)
+        known = self.journal.chunks()
+        self.cost = sum(c.cost or 0.0 for c in known)
+        if chunks is None:
+            todo: Iterable[Chunk] = [chunk for chunk in known if self._wanted(chunk)]
+            waiting = {chunk.idx for chunk in todo}
+        else:
+            todo = (chunk for chunk in chunks if self._wanted(chunk))
+            waiting = {chunk.idx for chunk in known if chunk.state not in DONE_STATES}
+        initial = sum(c.size for c in known if c.idx not in waiting)
+        await run_chunks(
+            todo,
+            self._one,
+            concurrency=concurrency,
+            stop=self.stop,
+            progress=progress,
+            total=sum(c.size for c in known) if total is None else total,
+            initial=initial,
+            unit="recipient",
+            size=lambda chunk: chunk.size,
+        )
         if self.stop.is_set() and self.stopped is None:
             self.stopped = "interrupted: Campaign.resume(journal) sends the rest"
         return self.stopped
+
+    async def _one(self, chunk: Chunk) -> dict[str, Any]:
+        final = await self._chunk(chunk)
+        # Recipients of a failed chunk, or refused from a re-keyed one, count as failures.
+        self.failed += chunk.size if final.state == "failed" else chunk.size - final.size
+        return {"cost": f"{self.cost:.2f}", "failed": self.failed}
 
     def _halt(self, reason: str) -> None:
         if self.stopped is None:
@@ -123,20 +144,32 @@ class _Sender:
         self.stop.set()
 
     async def _chunk(self, chunk: Chunk) -> Chunk:
-        """Send one chunk until it is accepted or failed (re-keyed if recipients are refused)."""
-        while True:
-            smaller = await self._attempt(chunk)
-            if smaller is None:
-                return self.journal.chunk(chunk.idx)
-            chunk = smaller
-
-    async def _attempt(self, chunk: Chunk) -> Chunk | None:
-        """One request (the client retries network errors, 429 and 5xx inside it)."""
+        """Send one chunk until it is accepted or failed (re-keyed if recipients are refused);
+        the client retries network errors, 429 and 5xx inside each request."""
         try:
-            request_id, contacts = self.journal.mark_in_flight(chunk)
+            await without_refused(chunk, self._attempt, self._reject, lambda c: c.size)
         except CampaignBusy as exc:  # our lease was taken over: the other runner sends now
             self._halt(f"stopped: {exc}")
-            return None
+        except ConfigurationError:  # a journal opened without its lease: nothing was sent
+            raise
+        except InsufficientCreditError as exc:
+            self._fail(chunk, exc, retryable=True)
+            self._halt("insufficient credit: top up, then Campaign.resume(journal)")
+        except AuthenticationError as exc:
+            self._fail(chunk, exc, retryable=True)
+            self._halt("authentication failed: check the credentials, then resume")
+        except (TransportError, ServerError, RateLimitError) as exc:
+            self._fail(chunk, exc, retryable=True)  # after the client's own retries
+        except (APIError, ValidationError) as exc:  # a refusal not only of recipients, too
+            self._fail(chunk, exc, retryable=False)
+        except Exception as exc:  # a bug must not leave the other chunks unsent
+            logger.exception("chunk %d: unexpected error", chunk.idx)
+            self._fail(chunk, exc, retryable=True)
+        return self.journal.chunk(chunk.idx)
+
+    async def _attempt(self, chunk: Chunk) -> None:
+        """One request, put in flight in the journal first, its outcome recorded after."""
+        request_id, contacts = self.journal.mark_in_flight(chunk)
         try:
             result = await self.client.sms_campaign.send(
                 text=self.text,
@@ -150,27 +183,11 @@ class _Sender:
             # First attempt of this run, but the gateway accepted this request_id before (a
             # crash after sending, a re-run): the chunk went out once, and only once.
             await self._accepted(chunk, contacts, _ticket_of(exc))
-        except PayloadValidationError as exc:
-            return self._without_refused(chunk, contacts, exc)
-        except InsufficientCreditError as exc:
-            self._fail(chunk, exc, retryable=True)
-            self._halt("insufficient credit: top up, then Campaign.resume(journal)")
-        except AuthenticationError as exc:
-            self._fail(chunk, exc, retryable=True)
-            self._halt("authentication failed: check the credentials, then resume")
-        except (TransportError, ServerError, RateLimitError) as exc:
-            self._fail(chunk, exc, retryable=True)  # after the client's own retries
-        except (APIError, ValidationError) as exc:
-            self._fail(chunk, exc, retryable=False)
-        except Exception as exc:  # a bug must not leave the other chunks unsent
-            logger.exception("chunk %d: unexpected error", chunk.idx)
-            self._fail(chunk, exc, retryable=True)
-        else:
-            if result.duplicate and result.total_cost is None:
-                await self._accepted(chunk, contacts, result.sms_ticket)
-            else:  # a replayed first answer carries the figures the gateway billed
-                self._sent(chunk, result)
-        return None
+            return
+        if result.duplicate and result.total_cost is None:
+            await self._accepted(chunk, contacts, result.sms_ticket)
+        else:  # a replayed first answer carries the figures the gateway billed
+            self._sent(chunk, result)
 
     def _sent(self, chunk: Chunk, result: SendResult) -> None:
         self.journal.mark_done(
@@ -210,14 +227,8 @@ class _Sender:
             chunk.idx, "failed", error=f"{type(exc).__name__}: {exc}", retryable=retryable
         )
 
-    def _without_refused(
-        self, chunk: Chunk, contacts: list[dict[str, Any]], exc: PayloadValidationError
-    ) -> Chunk | None:
-        """The chunk minus the recipients the gateway refused, re-keyed; None if not that case."""
-        refused = refused_recipients(exc.errors, len(contacts))
-        if refused is None:
-            self._fail(chunk, exc, retryable=False)
-            return None
+    def _reject(self, chunk: Chunk, refused: dict[int, str]) -> Chunk | None:
+        """The chunk minus the recipients the gateway refused, re-keyed; None if none is left."""
         smaller = self.journal.reject(chunk, refused)
         if not smaller.size:
             self.journal.mark_done(
@@ -225,19 +236,6 @@ class _Sender:
             )
             return None
         return smaller
-
-
-def refused_recipients(errors: Mapping[str, Any], size: int) -> dict[int, str] | None:
-    """{position: message} when every field error names a recipient; else None."""
-    refused: dict[int, str] = {}
-    for key, detail in errors.items():
-        match = _RECIPIENT_KEY_RE.fullmatch(key)
-        if match is None or int(match.group(1)) >= size:
-            return None
-        message = detail.get("message") if isinstance(detail, Mapping) else detail
-        code = detail.get("code") if isinstance(detail, Mapping) else None
-        refused[int(match.group(1))] = f"{message} (code {code})" if code else str(message)
-    return refused or None
 
 
 def _ticket_of(exc: DuplicateRequestError) -> str | None:
