@@ -40,6 +40,7 @@ from typing import Any, Final, Literal
 from smskit import _sqlite
 from smskit.campaigns.lease import LEASE_SCHEMA, POLL_S, Lease, check_wait, lease_owner
 from smskit.errors import CampaignBusy, ConfigurationError
+from smskit.rules.missing import is_missing
 
 __all__ = [
     "CHUNK_STATES",
@@ -85,6 +86,7 @@ CREATE TABLE IF NOT EXISTS rejected (
 CREATE TABLE IF NOT EXISTS log (
     id INTEGER PRIMARY KEY, chunk INTEGER, at REAL NOT NULL, state TEXT NOT NULL,
     request_id TEXT, detail TEXT);
+CREATE TABLE IF NOT EXISTS streamed (idx INTEGER PRIMARY KEY, plan TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS hlr (
     phone_number TEXT PRIMARY KEY, result TEXT NOT NULL, checked_at REAL NOT NULL);
 """
@@ -160,7 +162,8 @@ class Chunk:
 
 _CHUNK_COLUMNS: Final = (
     "idx, start, stop, keep, request_id, state, attempts, ticket, cost, cost_estimated, sms, "
-    "contacts, error, retryable, first_attempt_at"
+    "contacts, error, retryable, first_attempt_at, streamed.plan "
+    "FROM chunks LEFT JOIN streamed USING (idx)"
 )
 
 
@@ -290,11 +293,7 @@ class Journal:
                 "VALUES (?, ?, ?, 'pending', ?)",
                 ((idx, start, stop, now) for idx, (start, stop) in enumerate(bounds)),
             )
-            db.executemany(
-                "INSERT INTO excluded VALUES (?, ?, ?, ?, ?)",
-                ((row, _text(raw), _text(number), issue, _text(detail))
-                 for row, raw, number, issue, detail in excluded),
-            )  # fmt: skip
+            _exclude(db, excluded)
             meta = {**meta, "format": FORMAT_VERSION, "created_at": now}
             db.executemany(
                 "INSERT INTO meta VALUES (?, ?)",
@@ -304,13 +303,35 @@ class Journal:
 
     # -- the plan ----------------------------------------------------------------------------
 
-    def plan(self) -> dict[str, list[Any]]:
-        """The plan's columns (read once, then kept: they never change)."""
+    def _base(self) -> dict[str, list[Any]]:
+        """The columns written by :meth:`initialise` (read once, then kept: they never change)."""
         if self._plan is None:
             self._plan = {
                 name: json.loads(value) for name, value in self._read("SELECT * FROM plan")
             }
         return self._plan
+
+    def _columns(self, idx: int) -> tuple[Mapping[str, Sequence[Any]], int]:
+        """The plan columns holding chunk ``idx``'s recipients, and the position of their first."""
+        found = self._read(
+            "SELECT plan, start FROM streamed JOIN chunks USING (idx) WHERE idx = ?", (idx,)
+        )
+        return (json.loads(found[0][0]), found[0][1]) if found else (self._base(), 0)
+
+    def plan(self) -> dict[str, list[Any]]:
+        """The plan's columns, those of chunks added by :meth:`add_chunk` after (in memory
+        at once: for results, not for sending)."""
+        parts = [
+            json.loads(text) for (text,) in self._read("SELECT plan FROM streamed ORDER BY idx")
+        ]
+        if not parts:
+            return self._base()
+        whole = [self._base(), *parts]
+        names = sorted({name for part in whole for name in part})
+        return {
+            name: [v for part in whole for v in part.get(name, [""] * len(part.get("row", ())))]
+            for name in names
+        }
 
     def fields(self) -> list[str]:
         """The dynamic fields the recipients carry, in sorted order."""
@@ -318,28 +339,68 @@ class Journal:
             name[len(FIELD_PREFIX) :] for name in self.plan() if name.startswith(FIELD_PREFIX)
         )
 
-    def contacts(self, positions: Iterable[int]) -> list[dict[str, str]]:
-        """The Contact objects of planned recipients: number and non-empty fields."""
-        return plan_contacts(self.plan(), positions)
-
     def payload(self, chunk: Chunk) -> list[dict[str, str]]:
         """What ``chunk`` sends."""
-        return self.contacts(chunk.positions)
+        columns, first = self._columns(chunk.idx)
+        return plan_contacts(columns, (p - first for p in chunk.positions))
+
+    def add_chunk(self, idx: int, columns: Mapping[str, Sequence[Any]]) -> Chunk:
+        """A chunk the plan did not hold, for plans too large to write before sending: its
+        recipients as ``columns`` (:meth:`initialise`'s plan format, JSON values) are kept
+        with it, so a resume needs nothing else. Chunks are added in order (``idx``: the
+        number of chunks so far); a chunk added again (a resume reading its source again)
+        must be the same, and comes back as recorded (the sender skips accepted ones).
+        """
+        value = json.dumps({name: list(columns[name]) for name in sorted(columns)},
+                           ensure_ascii=False)  # fmt: skip
+        with self._tx() as db:
+            found = db.execute("SELECT plan FROM streamed WHERE idx = ?", (idx,)).fetchone()
+            count, end = db.execute(
+                "SELECT COUNT(*), COALESCE(MAX(stop), 0) FROM chunks"
+            ).fetchone()
+            if found is None and idx == count:
+                size = len(columns["phone_number"])
+                db.execute("INSERT INTO streamed VALUES (?, ?)", (idx, value))
+                db.execute(
+                    "INSERT INTO chunks (idx, start, stop, state, updated_at) "
+                    "VALUES (?, ?, ?, 'pending', ?)",
+                    (idx, end, end + size, time.time()),
+                )
+            elif found is None or found[0] != value:
+                why = "is not the one it holds" if found else f"comes after chunk {count - 1}"
+                raise ConfigurationError(
+                    f"journal {str(self.path)!r}: chunk {idx} {why}: chunks are added in order, "
+                    "and the same again on a resume (has this campaign's source changed?)"
+                )
+        return self.chunk(idx)
+
+    def exclude(self, excluded: Iterable[tuple[int, Any, Any, str, Any]]) -> None:
+        """Record recipients kept out (each row once), as :meth:`initialise` does."""
+        with self._tx() as db:
+            _exclude(db, excluded)
+
+    def tally(self) -> tuple[int, int, float]:
+        """(recipients in chunks, those settled: accepted or failed for good, cost so far),
+        counted without reading the plan."""
+        size = "CASE WHEN keep IS NULL THEN stop - start ELSE json_array_length(keep) END"
+        settled = "state IN ('sent', 'already_accepted') OR (state = 'failed' AND NOT retryable)"
+        total, done, cost = self._read(
+            f"SELECT SUM({size}), SUM(CASE WHEN {settled} THEN {size} END), SUM(cost) FROM chunks"
+        )[0]
+        return int(total or 0), int(done or 0), float(cost or 0.0)
 
     # -- chunks ------------------------------------------------------------------------------
 
     def _chunk(self, record: Sequence[Any]) -> Chunk:
         (idx, start, stop, keep, rid, state, attempts, ticket, cost, estimated, sms, contacts,
-         error, retryable, first) = record  # fmt: skip
-        plan = self.plan()
-        if keep is None:
-            positions = tuple(range(start, stop))
-            rows = tuple(plan["row"][start:stop])
-            segments = tuple(plan["segments"][start:stop])
-        else:
-            positions = tuple(json.loads(keep))
-            rows = tuple(plan["row"][p] for p in positions)
-            segments = tuple(plan["segments"][p] for p in positions)
+         error, retryable, first, streamed) = record  # fmt: skip
+        plan, first_position = (
+            (self._base(), 0) if streamed is None else (json.loads(streamed), start)
+        )
+        positions = tuple(range(start, stop)) if keep is None else tuple(json.loads(keep))
+        at = [p - first_position for p in positions]
+        rows = tuple(plan["row"][i] for i in at)
+        segments = tuple(plan["segments"][i] for i in at)
         return Chunk(
             idx, rid, state, positions, rows, segments, attempts, ticket, cost, bool(estimated),
             sms, contacts, error, bool(retryable), first,
@@ -348,12 +409,12 @@ class Journal:
     def chunks(self, states: Iterable[str] | None = None) -> list[Chunk]:
         """Chunks in order, all or those in ``states``."""
         wanted = None if states is None else set(states)
-        records = self._read(f"SELECT {_CHUNK_COLUMNS} FROM chunks ORDER BY idx")
+        records = self._read(f"SELECT {_CHUNK_COLUMNS} ORDER BY idx")
         return [self._chunk(r) for r in records if wanted is None or r[5] in wanted]
 
     def chunk(self, idx: int) -> Chunk:
         """One chunk by index."""
-        records = self._read(f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE idx = ?", (idx,))
+        records = self._read(f"SELECT {_CHUNK_COLUMNS} WHERE idx = ?", (idx,))
         if not records:
             raise KeyError(idx)
         return self._chunk(records[0])
@@ -434,17 +495,18 @@ class Journal:
         facts are committed together, before the new request leaves.
         """
         kept = [p for i, p in enumerate(chunk.positions) if i not in refused]
-        numbers = self.plan()["phone_number"]
+        columns, first = self._columns(chunk.idx)
+        numbers = columns["phone_number"]
         rid = None
         if kept:
-            payload = canonical_json(self.contacts(kept))
+            payload = canonical_json(plan_contacts(columns, (p - first for p in kept)))
             rid = derive_request_id(self.campaign_id, chunk.idx, payload)
         now = time.time()
         with self._tx() as db:
             db.executemany(
                 "INSERT OR REPLACE INTO rejected VALUES (?, ?, ?, ?)",
                 [
-                    (chunk.rows[i], chunk.idx, numbers[chunk.positions[i]], message)
+                    (chunk.rows[i], chunk.idx, numbers[chunk.positions[i] - first], message)
                     for i, message in sorted(refused.items())
                 ],
             )
@@ -518,6 +580,14 @@ async def open_leased(
             await asyncio.sleep(min(POLL_S, left))
 
 
+def _exclude(db: sqlite3.Connection, excluded: Iterable[tuple[int, Any, Any, str, Any]]) -> None:
+    db.executemany(
+        "INSERT INTO excluded VALUES (?, ?, ?, ?, ?)",
+        ((row, _text(raw), _text(number), issue, _text(detail))
+         for row, raw, number, issue, detail in excluded),
+    )  # fmt: skip
+
+
 def _log(db: sqlite3.Connection, idx: int, state: str, detail: str | None, now: float) -> None:
     db.execute(
         "INSERT INTO log (chunk, at, state, request_id, detail) "
@@ -527,13 +597,4 @@ def _log(db: sqlite3.Connection, idx: int, state: str, detail: str | None, now: 
 
 
 def _text(value: Any) -> str | None:
-    if value is None:
-        return None
-    try:
-        import pandas as pd
-
-        if pd.isna(value):
-            return None
-    except (TypeError, ValueError):
-        pass
-    return str(value)
+    return None if is_missing(value) else str(value)

@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit.campaigns.journal import DONE_STATES, Chunk, Journal
+from smskit.campaigns.journal import Chunk, Journal
 from smskit.campaigns.results import CampaignResult
 from smskit.campaigns.runner import ProgressOption, async_client, run_chunks, without_refused
 from smskit.errors import (
@@ -108,23 +108,19 @@ class _Sender:
         total: int | None,
     ) -> str | None:
         """Send what is left; returns why it stopped early, if it did."""
-        known = self.journal.chunks()
-        self.cost = sum(c.cost or 0.0 for c in known)
         if chunks is None:
-            todo: Iterable[Chunk] = [chunk for chunk in known if self._wanted(chunk)]
-            waiting = {chunk.idx for chunk in todo}
-        else:
-            todo = (chunk for chunk in chunks if self._wanted(chunk))
-            waiting = {chunk.idx for chunk in known if chunk.state not in DONE_STATES}
-        initial = sum(c.size for c in known if c.idx not in waiting)
+            todo: Iterable[Chunk] = [c for c in self.journal.chunks() if self._wanted(c)]
+        else:  # a stream: filtered as it is read, never held whole
+            todo = (c for c in chunks if self._wanted(c))
+        known, settled, self.cost = self.journal.tally()
         await run_chunks(
             todo,
             self._one,
             concurrency=concurrency,
             stop=self.stop,
             progress=progress,
-            total=sum(c.size for c in known) if total is None else total,
-            initial=initial,
+            total=known if total is None else total,
+            initial=settled,
             unit="recipient",
             size=lambda chunk: chunk.size,
         )
