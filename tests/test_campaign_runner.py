@@ -15,7 +15,7 @@ import sqlite3
 import tempfile
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -158,16 +158,11 @@ def log_by_chunk(path: Path) -> dict[int, list[str]]:
 
 
 async def send(
-    path: Path,
-    gateway: ScriptedGateway,
-    count: int,
-    *,
-    streamed: bool,
-    concurrency: int,
-    recorder: Recorder,
-    first: bool,
+    run: tuple[Path, int, bool, int], gateway: ScriptedGateway, recorder: Recorder, *, first: bool
 ) -> smskit.CampaignResult:
-    """One run of the send engine over the scripted gateway (a resume when not ``first``)."""
+    """One run of the send engine over the scripted gateway (a resume when not ``first``);
+    ``run`` is (journal path, chunks, streamed, concurrency)."""
+    path, count, streamed, concurrency = run
     book = new_journal(path, count, streamed=streamed) if first else Journal(path, lease=0)
     client = smskit.AsyncClient(
         "login",
@@ -208,19 +203,10 @@ def test_every_chunk_is_reported_once_to_progress_and_journal(
     count = len(outcomes)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "j.sqlite"
+        run = (path, count, streamed, concurrency)
         gateway = ScriptedGateway(outcomes, threading.Event())
         first = Recorder()
-        result = asyncio.run(
-            send(
-                path,
-                gateway,
-                count,
-                streamed=streamed,
-                concurrency=concurrency,
-                recorder=first,
-                first=True,
-            )
-        )
+        result = asyncio.run(send(run, gateway, first, first=True))
         seen = set(gateway.attempts)
         logs = log_by_chunk(path)
         total = sum(size_of(i) for i in range(count))
@@ -238,17 +224,7 @@ def test_every_chunk_is_reported_once_to_progress_and_journal(
         gateway.second_run = True
         gateway.stop = threading.Event()
         second = Recorder()
-        asyncio.run(
-            send(
-                path,
-                gateway,
-                count,
-                streamed=streamed,
-                concurrency=concurrency,
-                recorder=second,
-                first=False,
-            )
-        )
+        asyncio.run(send(run, gateway, second, first=False))
         refused = {i for i in seen if outcomes[i] == "one_refused"}  # the rest: all ok now
         sizes = {i: size_of(i) - (i in refused) for i in range(count)}
         assert second.started == (total, sum(sizes[i] for i in settled), "recipient")
@@ -269,6 +245,28 @@ def test_every_chunk_is_reported_once_to_progress_and_journal(
             for number in chunk_columns(i)["phone_number"][i in refused :]
         }
         assert set(gateway.accepted_numbers) == expected_numbers
+
+
+async def units(
+    source: Iterable[int],
+    work: Callable[[int], Awaitable[Any]],
+    recorder: Recorder,
+    *,
+    concurrency: int,
+    stop: threading.Event,
+    total: int,
+) -> None:
+    """The runner on chunks of one unit each."""
+    await run_chunks(
+        source,
+        work,
+        concurrency=concurrency,
+        stop=stop,
+        progress=recorder,
+        total=total,
+        unit="x",
+        size=lambda _: 1,
+    )
 
 
 def test_a_generator_is_pulled_lazily_in_a_worker_thread() -> None:
@@ -296,16 +294,7 @@ def test_a_generator_is_pulled_lazily_in_a_worker_thread() -> None:
 
     async def main() -> str:
         recorder = Recorder()
-        await run_chunks(
-            source(),
-            work,
-            concurrency=3,
-            stop=threading.Event(),
-            progress=recorder,
-            total=50,
-            unit="x",
-            size=lambda _: 1,
-        )
+        await units(source(), work, recorder, concurrency=3, stop=threading.Event(), total=50)
         assert recorder.advances == [1] * 50
         return threading.current_thread().name
 
@@ -329,18 +318,7 @@ def test_an_error_in_a_work_stops_the_rest_and_is_raised_after_those_in_flight()
 
     stop = threading.Event()
     with pytest.raises(RuntimeError, match="boom"):
-        asyncio.run(
-            run_chunks(
-                list(range(10)),
-                work,
-                concurrency=2,
-                stop=stop,
-                progress=recorder,
-                total=10,
-                unit="x",
-                size=lambda _: 1,
-            )
-        )
+        asyncio.run(units(list(range(10)), work, recorder, concurrency=2, stop=stop, total=10))
     assert stop.is_set()
     assert started == [0, 1, 2, 3] or started == [0, 1, 2]
     assert len(recorder.advances) == len(started) - 1 and recorder.finished == 1
@@ -360,18 +338,7 @@ def test_an_error_in_the_source_is_raised_after_the_chunks_in_flight() -> None:
         await asyncio.sleep(0)
 
     with pytest.raises(ValueError, match="bad partition"):
-        asyncio.run(
-            run_chunks(
-                source(),
-                work,
-                concurrency=4,
-                stop=threading.Event(),
-                progress=recorder,
-                total=2,
-                unit="x",
-                size=lambda _: 1,
-            )
-        )
+        asyncio.run(units(source(), work, recorder, concurrency=4, stop=threading.Event(), total=2))
     assert recorder.advances == [1, 1]
 
 
