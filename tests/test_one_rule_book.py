@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pandas as pd
 import pytest
@@ -13,6 +15,8 @@ import smskit
 from smskit.campaigns import create_contacts
 from smskit.rules.findings import Finding
 from smskit.sandbox import Sandbox
+
+MONDAY_10H = datetime(2026, 3, 2, 10, 0, tzinfo=ZoneInfo("Europe/Paris"))
 
 STOP = "Promo {first_name} STOP au 36173"
 DATA = Path(__file__).parent.parent / "notebooks" / "data" / "contacts.csv"
@@ -176,7 +180,8 @@ def test_a_field_that_is_not_a_scalar_is_refused_never_sent_as_its_repr(
 def test_findings_are_codes_and_messages_are_rendered_from_them(client: smskit.Client) -> None:
     """A missing field is a finding with a code and a count; its message comes from the code."""
     rows = [{"phone_number": "+33612345678", "first_name": "Ada"}, "+33698765432"]
-    report = smskit.Campaign(client, rows, text=STOP, sender="Shop").preflight()
+    # Inside marketing hours, so the missing field is the row's only warning.
+    report = smskit.Campaign(client, rows, text=STOP, sender="Shop").preflight(now=MONDAY_10H)
     codes = {finding.code: finding for finding in report.findings}
     assert codes["fields_missing"].detail == "1"
     assert codes["fields_missing"].message() in report.warnings
