@@ -33,10 +33,12 @@ from smskit.campaigns.plan import Plan, build_plan, check_name, check_options, d
 from smskit.campaigns.preflight import (
     ISSUES,
     MARKETING_HOURS,
+    Audience,
     MarketingHours,
     PreflightReport,
     PreflightSettings,
     Recipients,
+    audience_for,
     preflight,
     priced,
     register_marketing_hours,
@@ -122,6 +124,8 @@ class Campaign:
         )
         self._clock = clock
         self._report: PreflightReport | None = None
+        # The recipients' half of preflight, kept while they (and default_region) do not change.
+        self._audience: Audience | None = None
         # What the report checked: the recipients' fingerprint and the settings (text, sender,
         # options are plain attributes a notebook may change between preflight and send).
         self._report_of: tuple[str, PreflightSettings] | None = None
@@ -164,7 +168,10 @@ class Campaign:
         """
         fingerprint = self.recipients.fingerprint()
         settings = self.settings
-        report = preflight(self.recipients, settings, now=now, clock=self._clock)
+        self._audience = audience_for(self.recipients, settings, self._audience)
+        report = preflight(
+            self.recipients, settings, now=now, clock=self._clock, audience=self._audience
+        )
         if not offline and report.ok:
             served = destinations(self.client, samples(report.frame), settings.product)
             priced(report.frame, served, settings.product)

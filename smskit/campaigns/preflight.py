@@ -1,31 +1,39 @@
 """Campaign preflight: every check that needs no request, per recipient and for the campaign.
 
-Recipients are read in blocks (a CSV file is streamed), so a million rows fit in a few
-hundred MB. Per recipient: the number normalised (:mod:`smskit.rules.phones`), duplicates, lines
-that cannot receive SMS, dynamic fields missing or too long, the rendered text as delivered
-(optimised like the gateway does) with its encoding and segments. For the campaign: text
-limits and unknown fields, the STOP rule for marketing, the sender rules, and the permitted
-hours for marketing per destination country.
+Two halves, one code path. The recipients' half (:class:`~smskit.campaigns.audience.Audience`:
+numbers normalised, line types, duplicates, each field's distinct values) is computed once
+per recipient set; the text's half runs per text and options, over the distinct combinations
+of the fields the text uses only: each is rendered (and optimised like the gateway does) and
+analysed once, then mapped back to the recipients with integer codes. The Composer keeps its
+audience as the text changes; :meth:`smskit.Campaign.preflight` keeps one per recipient set.
 
-A recipient with an *issue* is excluded from sending, and listed; a *warning* does not
-exclude. Campaign-level *errors* stop the send as a whole.
+Per recipient: the number, duplicates, lines that cannot receive SMS, dynamic fields missing
+or too long, the rendered text with its encoding and segments. For the campaign: text limits
+and unknown fields, the STOP rule for marketing, the sender rules, and the permitted hours
+for marketing per destination country. A recipient with an *issue* is excluded from sending,
+and listed; a *warning* does not exclude. Campaign-level *errors* stop the send as a whole.
 """
 
 from __future__ import annotations
 
 import warnings as _warnings
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit.campaigns.results import shown_value
+from smskit.campaigns.audience import (
+    DOUBTFUL_LINE_TYPES,
+    DOUBTFUL_ORDER,
+    NO_SMS_LINE_TYPES,
+    Audience,
+)
+from smskit.campaigns.report import PreflightReport
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.content import RULE_STOP_MISSING, has_stop_mention, sender_allows_spaces
 from smskit.rules.destinations import Destinations
-from smskit.rules.fields import field_texts, used_fields
+from smskit.rules.fields import used_fields
 from smskit.rules.findings import ISSUES, Finding
 from smskit.rules.hours import (
     MARKETING_HOURS,
@@ -33,10 +41,11 @@ from smskit.rules.hours import (
     hours_refusals,
     register_marketing_hours,
 )
-from smskit.rules.recipients import BLOCK_ROWS, REGION_COLUMN, Recipients, number_checks
+from smskit.rules.recipients import BLOCK_ROWS, Recipients
 from smskit.rules.sender import check_sender
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 __all__ = [
@@ -44,142 +53,18 @@ __all__ = [
     "ISSUES",
     "MARKETING_HOURS",
     "NO_SMS_LINE_TYPES",
+    "Audience",
     "MarketingHours",
     "PreflightReport",
     "PreflightSettings",
     "Recipients",
+    "audience_for",
     "preflight",
     "register_marketing_hours",
 ]
 
-# Line types that cannot receive an SMS: fixed lines, special-rate and service numbers,
-# pagers, voicemail, and the ranges reserved for fiction (they belong to nobody).
-NO_SMS_LINE_TYPES: Final = frozenset(
-    {
-        "landline",
-        "toll_free",
-        "premium",
-        "shared_cost",
-        "pager",
-        "universal_access_number",
-        "voicemail_only",
-        "stage_and_screen",
-    }
-)
-# Some receive SMS and some do not: sent, with a warning.
-DOUBTFUL_LINE_TYPES: Final = frozenset({"voip", "personal_number"})
-
-
-# -- the report -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PreflightReport:
-    """What preflight found: one row per recipient (``to_frame()``) and campaign-level findings.
-
-    ``errors`` stop the whole send (``ValidationError`` objects naming field and rule);
-    ``warnings`` are said, not enforced. Recipients with an ``issue`` are excluded.
-    """
-
-    frame: pd.DataFrame = field(repr=False)
-    errors: tuple[ValidationError, ...] = ()
-    findings: tuple[Finding, ...] = ()
-    text: str = ""
-    purpose: str = "wholesale"
-    evaluated_at: datetime | None = None
-
-    @property
-    def warnings(self) -> tuple[str, ...]:
-        """The campaign-level warnings in words (``findings`` holds them as data)."""
-        return tuple(finding.message() for finding in self.findings)
-
-    @property
-    def ok(self) -> bool:
-        """No campaign-level error: the recipients without an issue can be sent."""
-        return not self.errors
-
-    @property
-    def recipients(self) -> int:
-        """Rows read."""
-        return len(self.frame)
-
-    @property
-    def to_send(self) -> int:
-        """Recipients that pass every check."""
-        return int(self.frame["send"].sum())
-
-    @property
-    def segments(self) -> int:
-        """SMS segments of the recipients to send."""
-        return int(self.frame.loc[self.frame["send"], "segments"].sum())
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per recipient (a copy): number, line type, text, segments, issue, warning."""
-        return self.frame.copy()
-
-    @property
-    def excluded(self) -> pd.DataFrame:
-        """The recipients excluded from sending, with their issue and its detail."""
-        return self.frame.loc[~self.frame["send"]].copy()
-
-    def issues(self) -> pd.Series:
-        """Excluded recipients per issue (every issue listed, zeros included)."""
-        counts = self.frame["issue"].value_counts().reindex(list(ISSUES), fill_value=0)
-        counts.name = "recipients"
-        counts.index.name = "issue"
-        return counts
-
-    def summary(self) -> pd.DataFrame:
-        """One row: recipients, to send, excluded per issue, warnings, segments, UCS-2 texts."""
-        import pandas as pd
-
-        frame = self.frame
-        sending = frame["send"]
-        row: dict[str, Any] = {
-            "recipients": len(frame),
-            "to_send": int(sending.sum()),
-            "excluded": int((~sending).sum()),
-            **{str(issue): int(count) for issue, count in self.issues().items()},
-            "with_warning": int(frame["warning"].notna().sum()),
-            "segments": self.segments,
-            "ucs2": int(((frame["encoding"] == "UCS-2") & sending).sum()),
-            "errors": len(self.errors),
-            "ok": self.ok,
-        }
-        return pd.DataFrame([row])
-
-    def raise_for_errors(self) -> None:
-        """Raise the first campaign-level error (a ``ValidationError``), if any."""
-        if self.errors:
-            raise self.errors[0]
-
-    def __repr__(self) -> str:
-        return (
-            f"PreflightReport(recipients={self.recipients}, to_send={self.to_send}, "
-            f"excluded={self.recipients - self.to_send}, errors={len(self.errors)}, "
-            f"warnings={len(self.warnings)})"
-        )
-
-    def to_html(self) -> str:
-        """Summary, issues, campaign findings and the first excluded rows, as HTML."""
-        from smskit._html import render
-
-        excluded = self.frame.loc[~self.frame["send"]].head(10)
-        columns = ["row", "input", "phone_number", "line_type", "issue", "detail"]
-        rows = [[shown_value(v) for v in record] for record in excluded[columns].itertuples(False)]
-        return render(
-            "campaign_preflight.html",
-            summary=self.summary().iloc[0].to_dict(),
-            issues=list(self.issues().items()),
-            errors=[str(error) for error in self.errors],
-            warnings=list(self.warnings),
-            columns=columns,
-            rows=rows,
-            more=max(int((~self.frame["send"]).sum()) - len(rows), 0),
-        )
-
-    def _repr_html_(self) -> str:
-        return self.to_html()
+ENCODINGS: Final = ("GSM-7", "UCS-2")
+_ISSUE: Final = {name: code for code, name in enumerate(ISSUES)}
 
 
 @dataclass(frozen=True)
@@ -239,144 +124,78 @@ def send_instant(settings: PreflightSettings, now: datetime) -> datetime:
     return max(when, now)
 
 
-class _Notes:
-    """Per-recipient warnings of one block, as findings, rendered once at the end."""
-
-    def __init__(self, n: int) -> None:
-        self.rows: list[list[Finding]] = [[] for _ in range(n)]
-
-    def add(self, row: Any, finding: Finding) -> None:
-        self.rows[int(row)].append(finding)
-
-    def rendered(self) -> Any:
-        import numpy as np
-
-        return np.array(
-            ["; ".join(f.message() for f in said) if said else None for said in self.rows],
-            dtype=object,
-        )
+# -- the text's half: per distinct field combination ----------------------------------------
 
 
-def check_block(
-    block: pd.DataFrame,
-    settings: PreflightSettings,
-    used: tuple[str, ...],
-    when: datetime,
-    numbers_cache: dict[Any, Any] | None = None,
-    counts: Counter[str] | None = None,
-) -> tuple[pd.Index, dict[str, Any]]:
-    """The per-recipient report of one block, as its index and columns (duplicates are found
-    later, across blocks). ``counts`` gathers the warnings by code."""
+@dataclass(frozen=True)
+class Messages:
+    """The text's half over the distinct field combinations of an :class:`Audience`: per
+    combination its issue code (-1 for none), detail code, missing-field bits (bit i: the
+    text's i-th field) and rendered text code; per distinct text its encoding code,
+    characters and segments."""
+
+    issue: np.ndarray
+    detail: np.ndarray
+    details: list[str]
+    missing: np.ndarray
+    text: np.ndarray
+    texts: list[str]
+    encoding: np.ndarray
+    characters: np.ndarray
+    segments: np.ndarray
+
+
+def messages(settings: PreflightSettings, fields: list[Any], table: np.ndarray) -> Messages:
+    """Check and render each combination of ``table`` (a row per combination, a column per
+    field of ``fields``, the :class:`~smskit.campaigns.audience.FieldValues` the text uses)."""
     import numpy as np
     import pandas as pd
 
-    n = len(block)
-    index = block.index
-    # Numbers do not depend on the text: a caller re-checking as the text changes keeps them.
-    key = (int(block["row"].iloc[0]) if n else 0, n, settings.default_region)
-    checks = None if numbers_cache is None else numbers_cache.get(key)
-    if checks is None:
-        checks = number_checks(
-            block["phone_number"].tolist(), block[REGION_COLUMN].tolist(), settings.default_region
+    count = len(table)
+    issue = np.full(count, -1, dtype="int8")
+    detail = np.full(count, -1, dtype="int32")
+    details: list[str] = []
+    missing = np.zeros(count, dtype="int16")
+    columns: dict[str, Any] = {}
+
+    def flag(mask: np.ndarray, name: str, said: list[str]) -> None:
+        fresh = mask & (issue == -1)
+        issue[fresh] = _ISSUE[name]
+        codes, uniques = pd.factorize(np.array(said, dtype=object)[fresh[mask]])
+        detail[fresh] = codes + len(details)
+        details.extend(str(u) for u in uniques)
+
+    for i, values in enumerate(fields):
+        codes = table[:, i]
+        texts = np.array(values.texts, dtype=object)[codes]
+        refused = values.refused_mask[codes]
+        kinds = np.array(values.refused, dtype=object)[codes][refused]
+        said = [f"{values.name} is a {k}, not a text, number or date" for k in kinds]
+        flag(refused, "field_not_scalar", said)
+        missing[values.missing[codes] & ~refused] |= 1 << i
+        too_long = values.too_long[codes]
+        rule = f" characters (max {_spec.FIELD_MAX})"
+        flag(
+            too_long,
+            "field_too_long",
+            [f"{values.name} has {len(t)}{rule}" for t in texts[too_long]],
         )
-        checks.index = index
-        if numbers_cache is not None:
-            numbers_cache[key] = checks
-    raw = block["phone_number"].to_numpy(dtype=object)
-    e164 = _objects(checks["e164"])
-    # The number as given is often already E.164: share the string instead of a copy.
-    e164 = np.where(e164 == raw, raw, e164)
-    line_type = checks["type"].astype(str).to_numpy(dtype=object)
-    valid = checks["valid"].to_numpy(dtype=bool)
-    region = _objects(checks["region"])
-
-    issue = np.full(n, None, dtype=object)
-    detail = np.full(n, None, dtype=object)
-    notes = _Notes(n)
-
-    def flag(mask: np.ndarray, name: str, details: Any) -> None:
-        fresh = mask & pd.isna(issue)
-        issue[fresh] = name
-        detail[fresh] = details[fresh] if isinstance(details, np.ndarray) else details
-
-    flag(~valid, "invalid_number", checks["reason"].astype(str).to_numpy(dtype=object))
-    no_sms = np.isin(line_type, list(NO_SMS_LINE_TYPES))
-    flag(
-        no_sms, "cannot_receive_sms", np.array([f"line type {t}" for t in line_type], dtype=object)
-    )
-    for row in np.flatnonzero(np.isin(line_type, list(DOUBTFUL_LINE_TYPES))):
-        notes.add(row, Finding("doubtful_line", "phone_number", None, line_type[row]))
-    columns: dict[str, list[str]] = {}
-    for name in used:
-        texts, not_scalar = _field_texts(block[name].tolist(), name)
-        flag(not_scalar != "", "field_not_scalar", not_scalar)
-        missing = np.fromiter((not t.strip() for t in texts), dtype=bool, count=n)
-        for row in np.flatnonzero(missing & (not_scalar == "")):
-            notes.add(row, Finding("field_missing", name))
-        too_long = np.fromiter((len(t) > _spec.FIELD_MAX for t in texts), dtype=bool, count=n)
-        if too_long.any():
-            rule = f" characters (max {_spec.FIELD_MAX})"
-            details = np.array([f"{name} has {len(t)}{rule}" for t in texts], dtype=object)
-            flag(too_long, "field_too_long", details)
-            texts = [("" if long else t) for t, long in zip(texts, too_long, strict=True)]
-        columns[name] = texts
-
-    rendered, stats = _render(settings, columns, n)
-    flag(stats["characters"] == 0, "empty_text", "the text renders empty")
-    # The spec's limit is on the text sent; fields can push a rendered one past it.
-    for row in np.flatnonzero(stats["characters"] > _spec.TEXT_MAX):
-        over = (
-            f"{stats['characters'][row]} characters, over the {_spec.TEXT_MAX} of a text "
-            f"({stats['segments'][row]} SMS)"
-        )
-        notes.add(row, Finding("rendered_too_long", "text", None, over))
-
-    if settings.purpose != "alert":
-        present = sorted({r for r, ok in zip(region, valid, strict=True) if ok and r})
-        for country in hours_refusals(present, settings.purpose, when):
-            for row in np.flatnonzero((region == country) & valid):
-                notes.add(row, Finding("outside_hours", None, None, country))
-
-    if counts is not None:  # recipients per warning code, not warnings
-        counts.update(code for said in notes.rows for code in {f.code for f in said})
-    report: dict[str, Any] = {
-        "row": block["row"].to_numpy(),
-        "input": raw,
-        "phone_number": e164,
-        "region": region,
-        "line_type": pd.Categorical(line_type, categories=_spec.PHONE_NUMBER_TYPE),
-        "text": rendered,
-        "encoding": stats["encoding"],
-        "characters": stats["characters"],
-        "segments": stats["segments"],
-        "cost": np.full(n, np.nan),  # known once the gateway's prices are: see priced()
-        "issue": issue,
-        "detail": detail,
-        "warning": notes.rendered(),
-    }
-    return index, report
-
-
-def _field_texts(values: list[Any], name: str) -> tuple[list[str], Any]:
-    """A dynamic field's text for every recipient ("" when missing or refused), and for each
-    value that is not a scalar, its type's name ("" for the others)."""
-    import numpy as np
-
-    texts: list[str] = []
-    refused = np.full(len(values), "", dtype=object)
-    for row, value in enumerate(values):
-        try:
-            texts += field_texts([value], name)
-        except ValidationError:
-            refused[row] = f"{name} is a {type(value).__name__}, not a text, number or date"
-            texts.append("")
-    return texts, refused
+        texts[too_long] = ""
+        columns[values.name] = texts
+    text_codes, texts, stats = _render(settings, columns, count)
+    characters = stats["characters"][text_codes]
+    flag(characters == 0, "empty_text", ["the text renders empty"] * int((characters == 0).sum()))
+    return Messages(
+        issue, detail, details, missing, text_codes, texts,
+        stats["encoding"], stats["characters"], stats["segments"],
+    )  # fmt: skip
 
 
 def _render(
-    settings: PreflightSettings, columns: dict[str, list[str]], n: int
-) -> tuple[Any, dict[str, Any]]:
-    """Rendered (and optimised) texts, and their encoding, characters and segments."""
+    settings: PreflightSettings, columns: dict[str, Any], count: int
+) -> tuple[Any, list[str], dict[str, Any]]:
+    """Per combination a code into the distinct rendered (and optimised) texts; per distinct
+    text its encoding code, characters and segments."""
     import numpy as np
     import pandas as pd
 
@@ -384,82 +203,194 @@ def _render(
     from smskit.rules import text as engine
     from smskit.rules.personalize import MissingFieldWarning, render_all
 
-    if not isinstance(settings.text, str) or not n:
-        empty = np.full(n, "", dtype=object)
-        return empty, {
-            "encoding": pd.Categorical([None] * n, categories=["GSM-7", "UCS-2"]),
-            "characters": np.zeros(n, dtype="int32"),
-            "segments": np.zeros(n, dtype="int16"),
-        }
-    try:
-        used = used_fields(settings.text)
-    except ValidationError:
-        used = ()
-    if used:
+    if not isinstance(settings.text, str):
+        return (
+            np.zeros(count, dtype="int32"),
+            [""],
+            {
+                "encoding": np.full(1, -1, dtype="int8"),
+                "characters": np.zeros(1, dtype="int32"),
+                "segments": np.zeros(1, dtype="int16"),
+            },
+        )
+    if columns:
         with _warnings.catch_warnings():
             _warnings.simplefilter("ignore", MissingFieldWarning)
-            texts = render_all(settings.text, pd.DataFrame(columns)).tolist()
+            rendered = render_all(settings.text, pd.DataFrame(columns)).tolist()
     else:
-        texts = [settings.text] * n
-    # Many recipients share a text: analyse each distinct text once, and share the strings.
-    codes, uniques = pd.factorize(pd.Series(texts, dtype=object))
-    distinct: Any = [str(t) for t in uniques]
+        rendered = [settings.text] * count
+    # Combinations may render alike, and two texts may optimise to one ("C’est", "C'est").
+    codes, uniques = pd.factorize(np.array(rendered, dtype=object))
+    distinct = [str(t) for t in uniques]
     if settings.auto_optimize_text is not False:
-        # Two rendered texts may optimise to one ("C’est", "C'est"): count it once.
-        optimised, distinct = pd.factorize(pd.Series([engine.optimize_text(t) for t in distinct]))
+        optimised, uniques = pd.factorize(
+            np.array([engine.optimize_text(t) for t in distinct], dtype=object)
+        )
         codes = optimised[codes]
-        distinct = [str(t) for t in distinct]
+        distinct = [str(t) for t in uniques]
     stats = batch.analyze_many(pd.Series(distinct, dtype=object))
-    characters = stats["characters"].fillna(0).to_numpy(dtype="int32")
-    segments = stats["segments"].fillna(0).to_numpy(dtype="int16")
-    encoding = pd.Categorical(stats["encoding"], categories=["GSM-7", "UCS-2"])
-    # A categorical: recipients share a few texts, and 8-byte pointers would be most of it.
-    return pd.Categorical.from_codes(codes, categories=distinct), {
-        "encoding": pd.Categorical.from_codes(encoding.codes[codes], dtype=encoding.dtype),
-        "characters": characters[codes],
-        "segments": segments[codes],
+    encoding = pd.Categorical(stats["encoding"], categories=list(ENCODINGS))
+    return (
+        codes.astype("int32"),
+        distinct,
+        {
+            "encoding": encoding.codes.astype("int8"),
+            "characters": stats["characters"].fillna(0).to_numpy(dtype="int32"),
+            "segments": stats["segments"].fillna(0).to_numpy(dtype="int16"),
+        },
+    )
+
+
+def coded(codes: Any, categories: Any) -> Any:
+    """A categorical from integer ``codes`` (-1: missing) into distinct ``categories``."""
+    import pandas as pd
+
+    return pd.Categorical.from_codes(
+        codes, dtype=pd.CategoricalDtype(list(categories)), validate=False
+    )
+
+
+# -- back to the recipients --------------------------------------------------------------------
+
+
+def report_columns(
+    audience: Audience, settings: PreflightSettings, used: tuple[str, ...], when: datetime
+) -> tuple[dict[str, Any], int]:
+    """The report's columns for every recipient, and how many recipients miss a field."""
+    import numpy as np
+
+    codes, table = audience.combinations(used)
+    found = messages(settings, [audience.field(name) for name in used], table)
+    text = found.text[codes]
+    issue = audience.issue.copy()
+    by_text = found.issue[codes]
+    fresh = (issue == -1) & (by_text >= 0)
+    issue[fresh] = by_text[fresh]
+    # Unless the text excluded a recipient that has a number, the repeats are the audience's.
+    repeats = audience.duplicates((issue == -1) if fresh.any() else None)
+    issue[repeats[0]] = _ISSUE["duplicate"]
+    sizes = np.bincount(codes, minlength=len(table))
+    n = len(audience)
+    columns: dict[str, Any] = {
+        "row": audience.row,
+        "input": audience.input,
+        "phone_number": audience.phone_number,
+        "region": audience.region,
+        "line_type": audience.line_type,
+        "text": coded(text, found.texts),
+        "encoding": coded(found.encoding[text], ENCODINGS),
+        "characters": found.characters[text],
+        "segments": found.segments[text],
+        "cost": np.full(n, np.nan),  # known once the gateway's prices are: see priced()
+        "issue": coded(issue, ISSUES),
+        "detail": _details(audience, found, codes, fresh, repeats),
+        "warning": _warnings_of(audience, settings, used, when, found, codes),
+        "send": issue == -1,
     }
+    return columns, int(sizes[found.missing != 0].sum())
 
 
-def mark_duplicates(columns: dict[str, Any]) -> None:
-    """Flag, in place, every recipient whose number an earlier sendable row already has."""
+def _details(
+    audience: Audience,
+    found: Messages,
+    codes: np.ndarray,
+    by_text: np.ndarray,
+    repeats: tuple[np.ndarray, np.ndarray],
+) -> pd.Categorical:
+    """Each excluded recipient's detail, a code into the distinct details."""
     import numpy as np
     import pandas as pd
 
-    issue, numbers = columns["issue"], columns["phone_number"]
-    candidates = np.flatnonzero(pd.isna(issue) & ~pd.isna(numbers))
-    # Grouping 64-bit hashes, not the strings, keeps a million numbers in a few dozen MB.
-    hashes = np.fromiter(map(hash, numbers[candidates]), dtype="int64", count=len(candidates))
-    codes, _ = pd.factorize(hashes)
-    _, first = np.unique(codes, return_index=True)
-    firsts = candidates[first[codes]]
-    repeated = firsts != candidates
-    # Exact: a "repeat" whose number differs from its first is a hash collision, not a repeat.
-    repeated &= numbers[candidates] == numbers[firsts]
-    if not repeated.any():
-        return
-    first_rows = columns["row"][firsts[repeated]]
-    where = candidates[repeated]
-    issue[where] = "duplicate"
-    columns["detail"][where] = [f"same number as row {r}" for r in first_rows]
+    detail = audience.detail_codes.copy()
+    offset = len(audience.detail_categories)
+    detail[by_text] = found.detail[codes[by_text]] + offset
+    rows, firsts = repeats
+    first_codes, first_rows = pd.factorize(firsts)
+    detail[rows] = first_codes + offset + len(found.details)
+    said = [
+        *audience.detail_categories,
+        *found.details,
+        *(f"same number as row {r}" for r in first_rows),
+    ]
+    remap, categories = pd.factorize(np.array(said, dtype=object))
+    detail = np.where(detail >= 0, np.append(remap, -1)[detail], -1)
+    return coded(detail, categories)
 
 
-def _assemble(parts: list[tuple[Any, dict[str, Any]]]) -> tuple[Any, dict[str, Any]]:
-    """One index and one array per column from the blocks', each block's piece freed as soon
-    as its column is joined: the peak is the report plus one column, not twice the report."""
+def _warnings_of(
+    audience: Audience,
+    settings: PreflightSettings,
+    used: tuple[str, ...],
+    when: datetime,
+    found: Messages,
+    codes: np.ndarray,
+) -> pd.Categorical:
+    """Each recipient's warnings in words, a code into the distinct combinations of them.
+
+    A recipient's warnings are a key of four small numbers (the doubtful line kind, the
+    missing fields' bits, the too-long text, the region outside its hours): one message is
+    written per distinct key, never per recipient."""
     import numpy as np
     import pandas as pd
 
-    index = parts[0][0].append([p[0] for p in parts[1:]]) if len(parts) > 1 else parts[0][0]
-    joined: dict[str, Any] = {}
-    for name in list(parts[0][1]):
-        pieces = [columns.pop(name) for _, columns in parts]
-        if isinstance(pieces[0], pd.Categorical):
-            joined[name] = pd.api.types.union_categoricals(pieces)
-        else:
-            joined[name] = np.concatenate(pieces) if len(pieces) > 1 else pieces[0]
-        del pieces
-    return index, joined
+    texts = len(found.texts)
+    over = found.characters > _spec.TEXT_MAX
+    over_code = np.where(over, np.arange(texts) + 1, 0)[found.text]
+    per_combination = found.missing.astype("int64") * (texts + 1) + over_code
+    kinds = len(DOUBTFUL_ORDER) + 1
+    regions = audience.regions
+    key = per_combination[codes] * kinds + audience.doubtful
+    key *= len(regions) + 1
+    refused = hours_refusals(audience.valid_regions, settings.purpose, when)
+    if refused:
+        table = np.zeros(len(regions) + 1, dtype="int64")
+        for country in refused:
+            table[regions.index(country) + 1] = regions.index(country) + 1
+        key += np.where(audience.valid, table[audience.region.codes + 1], 0)
+    if not key.any():
+        return coded(np.full(len(key), -1, dtype="int8"), ())
+    keys, distinct = pd.factorize(key)
+    said = []
+    for value in distinct.tolist():
+        value, region = divmod(int(value), len(regions) + 1)
+        value, kind = divmod(value, kinds)
+        bits, text = divmod(value, texts + 1)
+        notes = []
+        if kind:
+            notes.append(Finding("doubtful_line", "phone_number", None, DOUBTFUL_ORDER[kind - 1]))
+        notes += [Finding("field_missing", name) for i, name in enumerate(used) if bits >> i & 1]
+        if text:
+            over_by = (
+                f"{found.characters[text - 1]} characters, over the {_spec.TEXT_MAX} of a "
+                f"text ({found.segments[text - 1]} SMS)"
+            )
+            notes.append(Finding("rendered_too_long", "text", None, over_by))
+        if region:
+            notes.append(Finding("outside_hours", None, None, regions[region - 1]))
+        said.append("; ".join(note.message() for note in notes) if notes else None)
+    remap, categories = pd.factorize(np.array(said, dtype=object))
+    return coded(remap[keys], categories)
+
+
+# -- the whole ---------------------------------------------------------------------------------
+
+
+def audience_for(
+    recipients: Recipients,
+    settings: PreflightSettings,
+    known: Audience | None = None,
+    *,
+    block_rows: int = BLOCK_ROWS,
+) -> Audience:
+    """``known`` if it is the audience of ``recipients`` in ``settings.default_region``, else
+    a new one (reading the fields the text uses in the same pass as the numbers)."""
+    if known is not None and known.fits(recipients, settings.default_region):
+        return known
+    try:
+        fields = used_fields(settings.text)
+    except ValidationError:
+        fields = ()
+    return Audience(recipients, settings.default_region, fields=fields, block_rows=block_rows)
 
 
 def preflight(
@@ -469,16 +400,16 @@ def preflight(
     now: datetime | None = None,
     clock: Callable[[], datetime] | None = None,
     block_rows: int = BLOCK_ROWS,
-    numbers_cache: dict[Any, Any] | None = None,
+    audience: Audience | None = None,
     destinations: Destinations | None = None,
 ) -> PreflightReport:
     """Check every recipient and the campaign; nothing is sent.
 
+    ``audience``: the recipients' half computed before (see :class:`Audience`), reused when
+    it is of these recipients and ``settings.default_region``, so only the text's half runs.
     ``destinations`` (what the gateway said it serves, see :mod:`smskit.campaigns.served`)
     excludes the recipients whose country is not served for the product and prices the
-    others (:func:`priced`); without it those two are not checked. ``numbers_cache`` (a
-    dict the caller keeps, for recipients that do not change) saves normalising every
-    number again when only the text or the options changed.
+    others (:func:`priced`); without it those two are not checked.
     """
     import numpy as np
     import pandas as pd
@@ -488,32 +419,20 @@ def preflight(
         raise ValidationError("now", "needs a timezone (an aware datetime)", value=instant)
     errors, found, used = campaign_findings(settings)
     when = send_instant(settings, instant)
-    counts: Counter[str] = Counter()
-    parts = [
-        check_block(block, settings, used, when, numbers_cache, counts)
-        for block in recipients.blocks(used, block_rows)
-    ]
-    index, columns = _assemble(parts)
-    del parts
-    mark_duplicates(columns)
-    issue = columns["issue"]
-    codes = np.full(len(issue), -1, dtype="int8")
-    for code, name in enumerate(ISSUES):
-        codes[issue == name] = code
-    columns["issue"] = pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(list(ISSUES)))
-    for name in ("region", "warning"):
-        columns[name] = pd.Categorical(columns[name])
-    columns["send"] = pd.isna(columns["issue"])
-    frame = pd.DataFrame(columns, index=index, copy=False)
+    audience = audience_for(recipients, settings, audience, block_rows=block_rows)
+    columns, missing = report_columns(audience, settings, used, when)
+    frame = pd.DataFrame(columns, index=audience.index)
+    sending = columns["send"]
     del columns
-    sending = frame["send"].to_numpy()
-    regions = sorted(set(frame.loc[sending, "region"].dropna().astype(str)))
-    for country, reason in hours_refusals(regions, settings.purpose, when).items():
-        count = int(((frame["region"] == country) & frame["send"]).sum())
+    regions = audience.regions
+    counts = np.bincount(audience.region.codes[sending] + 1, minlength=len(regions) + 1)[1:]
+    present = [regions[i] for i in np.flatnonzero(counts)]
+    for country, reason in hours_refusals(present, settings.purpose, when).items():
+        count = int(counts[regions.index(country)])
         said = f"{reason}: {count} recipient(s) would receive a marketing SMS"
         found.append(Finding("hours_refused", None, None, said))
-    if counts["field_missing"]:
-        found.append(Finding("fields_missing", None, None, str(counts["field_missing"])))
+    if missing:
+        found.append(Finding("fields_missing", None, None, str(missing)))
     if destinations is not None:
         priced(frame, destinations, settings.product)
     return PreflightReport(
@@ -524,11 +443,6 @@ def preflight(
         purpose=settings.purpose or "wholesale",
         evaluated_at=when,
     )
-
-
-def _objects(column: pd.Series) -> Any:
-    """A column as an object array, missing values as None."""
-    return column.astype(object).where(column.notna(), None).to_numpy(dtype=object)
 
 
 def samples(frame: pd.DataFrame) -> dict[str, str]:
@@ -543,25 +457,30 @@ def priced(frame: pd.DataFrame, destinations: Destinations, product: str) -> Non
     ``product`` (issue ``not_served`` with the gateway's reason); price the others."""
     import numpy as np
 
-    region = frame["region"].astype(object).to_numpy()
+    region = frame["region"].astype("category")
+    regions, codes = region.cat.categories, region.cat.codes.to_numpy()
     sending = frame["send"].to_numpy().copy()
     cost = frame["cost"].to_numpy(dtype=float).copy()
     segments = frame["segments"].to_numpy()
-    issue = frame["issue"].copy()
-    detail = frame["detail"].to_numpy(dtype=object).copy()
-    for country in sorted({r for r in region[sending] if isinstance(r, str)}):
-        verdict = destinations.verdict(country, product)
-        where = sending & (region == country)
+    issue = frame["issue"].cat.codes.to_numpy().copy()
+    detail = frame["detail"].astype("category")
+    details = list(detail.cat.categories)
+    detail_codes = detail.cat.codes.to_numpy().copy()
+    for code in np.unique(codes[sending & (codes >= 0)]):
+        verdict = destinations.verdict(str(regions[code]), product)
+        where = sending & (codes == code)
         if verdict is None:
             continue
         if not verdict.served:
-            issue[where] = "not_served"
-            detail[where] = verdict.reason
+            if verdict.reason is not None and verdict.reason not in details:
+                details.append(verdict.reason)
+            issue[where] = _ISSUE["not_served"]
+            detail_codes[where] = -1 if verdict.reason is None else details.index(verdict.reason)
             sending[where] = False
         elif verdict.unit_price is not None:
             cost[where] = np.round(segments[where] * verdict.unit_price, 6)
-    frame["issue"] = issue
-    frame["detail"] = detail
+    frame["issue"] = coded(issue, ISSUES)
+    frame["detail"] = coded(detail_codes, details)
     frame["send"] = sending
     frame["cost"] = cost
 

@@ -14,7 +14,13 @@ from typing import Any, Final
 
 from smskit.campaigns.campaign import Campaign, CampaignResult, CostEstimate
 from smskit.campaigns.plan import check_options
-from smskit.campaigns.preflight import PreflightReport, PreflightSettings, preflight
+from smskit.campaigns.preflight import (
+    Audience,
+    PreflightReport,
+    PreflightSettings,
+    audience_for,
+    preflight,
+)
 from smskit.client import AsyncClient, Client
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
@@ -65,7 +71,8 @@ class Composer(View):
         self.cost_estimate: CostEstimate | None = None
         self._report: PreflightReport | None = None
         self._shown_for: Any = None  # the values the estimate or result on show were made from
-        self._numbers_cache: dict[Any, Any] = {}  # the recipients never change: check them once
+        # The recipients never change: their half of preflight is computed once, on first use.
+        self.audience: Audience | None = None
         self._build(text, sender, options)
         self.refresh()
 
@@ -245,9 +252,8 @@ class Composer(View):
                     type=options.get("type"),
                 )
                 try:
-                    self._report = preflight(
-                        self._recipients, settings, numbers_cache=self._numbers_cache
-                    )
+                    self.audience = audience_for(self._recipients, settings, self.audience)
+                    self._report = preflight(self._recipients, settings, audience=self.audience)
                 except Exception as exc:  # whatever broke, the panel must say so and block send
                     recipients_error = f"preflight failed: {type(exc).__name__}: {exc}"
         self._panel = compose_panel(

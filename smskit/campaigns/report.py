@@ -1,0 +1,130 @@
+"""What a preflight found: :class:`PreflightReport`, one row per recipient and the campaign's
+findings, with its summary, the recipients it excludes and its HTML.
+
+Its columns are compact (categoricals and integers; a rendered text or a message is stored
+once per distinct value), so a million recipients' report stays small.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from smskit.campaigns.results import shown_value
+from smskit.errors import ValidationError
+from smskit.rules.findings import ISSUES, Finding
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["PreflightReport"]
+
+
+@dataclass(frozen=True)
+class PreflightReport:
+    """What preflight found: one row per recipient (``to_frame()``) and campaign-level findings.
+
+    ``errors`` stop the whole send (``ValidationError`` objects naming field and rule);
+    ``warnings`` are said, not enforced. Recipients with an ``issue`` are excluded.
+    """
+
+    frame: pd.DataFrame = field(repr=False)
+    errors: tuple[ValidationError, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    text: str = ""
+    purpose: str = "wholesale"
+    evaluated_at: datetime | None = None
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """The campaign-level warnings in words (``findings`` holds them as data)."""
+        return tuple(finding.message() for finding in self.findings)
+
+    @property
+    def ok(self) -> bool:
+        """No campaign-level error: the recipients without an issue can be sent."""
+        return not self.errors
+
+    @property
+    def recipients(self) -> int:
+        """Rows read."""
+        return len(self.frame)
+
+    @property
+    def to_send(self) -> int:
+        """Recipients that pass every check."""
+        return int(self.frame["send"].sum())
+
+    @property
+    def segments(self) -> int:
+        """SMS segments of the recipients to send."""
+        return int(self.frame.loc[self.frame["send"], "segments"].sum())
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per recipient (a copy): number, line type, text, segments, issue, warning."""
+        return self.frame.copy()
+
+    @property
+    def excluded(self) -> pd.DataFrame:
+        """The recipients excluded from sending, with their issue and its detail."""
+        return self.frame.loc[~self.frame["send"]].copy()
+
+    def issues(self) -> pd.Series:
+        """Excluded recipients per issue (every issue listed, zeros included)."""
+        counts = self.frame["issue"].value_counts().reindex(list(ISSUES), fill_value=0)
+        counts.name = "recipients"
+        counts.index.name = "issue"
+        return counts
+
+    def summary(self) -> pd.DataFrame:
+        """One row: recipients, to send, excluded per issue, warnings, segments, UCS-2 texts."""
+        import pandas as pd
+
+        frame = self.frame
+        sending = frame["send"]
+        row: dict[str, Any] = {
+            "recipients": len(frame),
+            "to_send": int(sending.sum()),
+            "excluded": int((~sending).sum()),
+            **{str(issue): int(count) for issue, count in self.issues().items()},
+            "with_warning": int(frame["warning"].notna().sum()),
+            "segments": self.segments,
+            "ucs2": int(((frame["encoding"] == "UCS-2") & sending).sum()),
+            "errors": len(self.errors),
+            "ok": self.ok,
+        }
+        return pd.DataFrame([row])
+
+    def raise_for_errors(self) -> None:
+        """Raise the first campaign-level error (a ``ValidationError``), if any."""
+        if self.errors:
+            raise self.errors[0]
+
+    def __repr__(self) -> str:
+        return (
+            f"PreflightReport(recipients={self.recipients}, to_send={self.to_send}, "
+            f"excluded={self.recipients - self.to_send}, errors={len(self.errors)}, "
+            f"warnings={len(self.warnings)})"
+        )
+
+    def to_html(self) -> str:
+        """Summary, issues, campaign findings and the first excluded rows, as HTML."""
+        from smskit._html import render
+
+        excluded = self.frame.loc[~self.frame["send"]].head(10)
+        columns = ["row", "input", "phone_number", "line_type", "issue", "detail"]
+        rows = [[shown_value(v) for v in record] for record in excluded[columns].itertuples(False)]
+        return render(
+            "campaign_preflight.html",
+            summary=self.summary().iloc[0].to_dict(),
+            issues=list(self.issues().items()),
+            errors=[str(error) for error in self.errors],
+            warnings=list(self.warnings),
+            columns=columns,
+            rows=rows,
+            more=max(int((~self.frame["send"]).sum()) - len(rows), 0),
+        )
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
