@@ -162,8 +162,7 @@ class Audience:
         del parts
         self.index = indexes[0].append(indexes[1:]) if len(indexes) > 1 else indexes[0]
         self.row: np.ndarray = joined["row"]
-        self.input: np.ndarray = joined["input"]
-        self.phone_number: np.ndarray = joined["e164"]
+        numbers = joined["e164"]
         self.valid: np.ndarray = joined["valid"]
         self.region = pd.Categorical(joined["region"])
         line_type = joined["type"]
@@ -172,8 +171,13 @@ class Audience:
         self.doubtful = np.zeros(len(line_type), dtype="int8")
         for kind, name in enumerate(DOUBTFUL_ORDER, start=1):
             self.doubtful[line_type == name] = kind
-        codes, _ = pd.factorize(self.phone_number)
+        codes, _ = pd.factorize(numbers)
         self.group = codes.astype("int32")
+        # Typed once as a report column would be (pandas' own inference, usually its compact
+        # string dtype), so no report re-infers a million strings.
+        self.input: Any = pd.Series(joined.pop("input"), copy=False).array
+        self.phone_number: Any = pd.Series(numbers, copy=False).array
+        del numbers
         # Rows with a number, by number then row: the first of each run is the one kept.
         order = np.argsort(self.group, kind="stable")
         self.group_order = order[self.group[order] >= 0].astype("int32")
@@ -245,15 +249,16 @@ class Audience:
         if not names:
             made = np.zeros(len(self), dtype="int32"), np.zeros((1, 0), dtype="int32")
         else:
-            first = self._fields[names[0]]
-            codes = first.codes
-            table = np.arange(len(first.texts), dtype="int64")[:, None]
+            # Only the combinations some recipient has (a field's missing slot may be unused).
+            codes, uniques = pd.factorize(self._fields[names[0]].codes)
+            table = uniques.astype("int64")[:, None]
             for name in names[1:]:
                 values = self._fields[name]
                 width = len(values.texts)
                 combined, uniques = pd.factorize(codes.astype("int64") * width + values.codes)
                 table = np.column_stack([table[uniques // width], uniques % width])
-                codes = combined.astype("int32")
+                codes = combined
+            codes = codes.astype("int32")
             made = codes, table.astype("int32")
         self._combinations[names] = made
         return made

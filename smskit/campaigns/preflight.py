@@ -17,9 +17,10 @@ and listed; a *warning* does not exclude. Campaign-level *errors* stop the send 
 from __future__ import annotations
 
 import warnings as _warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.campaigns.audience import (
@@ -245,9 +246,16 @@ def coded(codes: Any, categories: Any) -> Any:
     """A categorical from integer ``codes`` (-1: missing) into distinct ``categories``."""
     import pandas as pd
 
-    return pd.Categorical.from_codes(
-        codes, dtype=pd.CategoricalDtype(list(categories)), validate=False
-    )
+    dtype = _dtype(categories) if isinstance(categories, tuple) else pd.CategoricalDtype(categories)
+    return pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
+
+
+@lru_cache(maxsize=8)
+def _dtype(categories: tuple[str, ...]) -> Any:
+    """The dtype of a closed set of categories, made once (it checks them each time)."""
+    import pandas as pd
+
+    return pd.CategoricalDtype(list(categories))
 
 
 # -- back to the recipients --------------------------------------------------------------------
@@ -339,16 +347,16 @@ def _warnings_of(
     per_combination = found.missing.astype("int64") * (texts + 1) + over_code
     kinds = len(DOUBTFUL_ORDER) + 1
     regions = audience.regions
+    refused = hours_refusals(audience.valid_regions, settings.purpose, when)
+    if not (per_combination.any() or audience.doubtful.any() or refused):
+        return coded(np.full(len(audience), -1, dtype="int8"), ())
     key = per_combination[codes] * kinds + audience.doubtful
     key *= len(regions) + 1
-    refused = hours_refusals(audience.valid_regions, settings.purpose, when)
     if refused:
         table = np.zeros(len(regions) + 1, dtype="int64")
         for country in refused:
             table[regions.index(country) + 1] = regions.index(country) + 1
         key += np.where(audience.valid, table[audience.region.codes + 1], 0)
-    if not key.any():
-        return coded(np.full(len(key), -1, dtype="int8"), ())
     keys, distinct = pd.factorize(key)
     said = []
     for value in distinct.tolist():
@@ -380,16 +388,19 @@ def audience_for(
     settings: PreflightSettings,
     known: Audience | None = None,
     *,
+    fields: Sequence[str] | None = None,
     block_rows: int = BLOCK_ROWS,
 ) -> Audience:
     """``known`` if it is the audience of ``recipients`` in ``settings.default_region``, else
-    a new one (reading the fields the text uses in the same pass as the numbers)."""
+    a new one, reading ``fields`` (default: those the text uses) in the same pass as the
+    numbers."""
     if known is not None and known.fits(recipients, settings.default_region):
         return known
-    try:
-        fields = used_fields(settings.text)
-    except ValidationError:
-        fields = ()
+    if fields is None:
+        try:
+            fields = used_fields(settings.text)
+        except ValidationError:
+            fields = ()
     return Audience(recipients, settings.default_region, fields=fields, block_rows=block_rows)
 
 

@@ -125,8 +125,8 @@ def _recipient_checks(
 
 def _preview(report: PreflightReport, rows: int) -> tuple[pd.DataFrame, int | None]:
     frame = report.frame
-    head = frame.loc[:, list(_PREVIEW_COLUMNS)].head(rows).reset_index(drop=True)
-    sending = frame.loc[frame["send"], "segments"]
+    head = frame.head(rows).loc[:, list(_PREVIEW_COLUMNS)].reset_index(drop=True)
+    sending = frame["segments"].to_numpy()[frame["send"].to_numpy()]
     return head, (int(sending.max()) if len(sending) else None)
 
 

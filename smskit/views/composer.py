@@ -25,6 +25,7 @@ from smskit.client import AsyncClient, Client
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules import text as engine
+from smskit.rules.fields import DYNAMIC_FIELDS
 from smskit.rules.recipients import Recipients
 from smskit.views.base import ProgressFile, View, escaped, widgets
 from smskit.views.compose import ComposerPanel, compose_panel, panel_html
@@ -252,7 +253,10 @@ class Composer(View):
                     type=options.get("type"),
                 )
                 try:
-                    self.audience = audience_for(self._recipients, settings, self.audience)
+                    # Every field at once: the first {field} typed then costs no read.
+                    self.audience = audience_for(
+                        self._recipients, settings, self.audience, fields=DYNAMIC_FIELDS
+                    )
                     self._report = preflight(self._recipients, settings, audience=self.audience)
                 except Exception as exc:  # whatever broke, the panel must say so and block send
                     recipients_error = f"preflight failed: {type(exc).__name__}: {exc}"

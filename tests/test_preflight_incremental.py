@@ -1,0 +1,195 @@
+"""Incremental preflight: the recipients' half computed once, the text's half per keystroke.
+
+The Composer keeps one :class:`~smskit.campaigns.audience.Audience` while the text and the
+options change; each of its reports must equal a full preflight of the same text (computed
+from scratch) row by row. The audience counts its reads of the recipients (``passes``), so
+these tests see that a text change reads nothing again without timing anything.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pandas as pd
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from smskit import Composer
+from smskit.campaigns.preflight import PreflightSettings, audience_for, preflight
+from smskit.rules import text as engine
+from smskit.rules.fields import DYNAMIC_FIELDS
+from smskit.rules.recipients import Recipients
+
+NUMBERS = (
+    "+33612345678",  # mobile
+    "06 12 34 56 79",  # mobile, national form
+    "+33612345678",  # a repeat of the first
+    "+33140000000",  # landline: cannot receive SMS
+    "0612",  # too short
+    "+32470123456",  # Belgian mobile
+    "+447700900123",  # drama range
+    "+33949123456",  # voip: a doubtful line
+    None,
+)
+VALUES = ("Ann", "Léa", "", "  ", None, "B" * 51, 1234, 12.0, ["a list"], "É" * 30)
+TEMPLATES = (
+    "Bonjour {first_name}, -20% ce week-end. STOP au 36173",
+    "Hi {first_name} {param1} STOP au 36173",
+    "C’est parti {param1} STOP au 36173",
+    "{first_name}",
+    "A" * 1190 + " {first_name} STOP au 36173",
+    "Promo sans champ STOP au 36173",
+    "Pas de mention",
+    "Hi {prenom} STOP",
+)
+PARIS = ZoneInfo("Europe/Paris")
+SUNDAY = "2030-06-02T10:00:00+02:00"  # outside French marketing hours
+
+recipients = st.lists(
+    st.fixed_dictionaries(
+        {
+            "phone_number": st.sampled_from(NUMBERS),
+            "first_name": st.sampled_from(VALUES),
+            "param1": st.sampled_from(VALUES),
+        }
+    ),
+    min_size=0,
+    max_size=20,
+)
+states = st.lists(
+    st.tuples(
+        st.sampled_from(TEMPLATES),
+        st.sampled_from(["wholesale", "alert"]),
+        st.sampled_from(["", SUNDAY]),  # send_at
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+def _values(frame: pd.DataFrame, column: str) -> list[Any]:
+    return [None if pd.isna(v) else v for v in frame[column].astype(object)]
+
+
+def _field(value: Any) -> str:
+    """What a field value renders as, the oracle's way: text or number, else nothing."""
+    if isinstance(value, str):
+        return "" if len(value) > 50 else value
+    if isinstance(value, int | float):
+        return str(int(value))
+    return ""
+
+
+def _check_rows(rows: list[dict[str, Any]], text: str, optimise: bool, report: Any) -> None:
+    """Row by row against a per-recipient oracle: the rendered text and its segments, and
+    the first sendable row of each number kept, the later ones marked with its row."""
+    frame = report.frame
+    kept: dict[str, int] = {}
+    for i, row in enumerate(rows):
+        issue, number = frame["issue"].iloc[i], frame["phone_number"].iloc[i]
+        if pd.isna(issue):
+            assert number not in kept
+            kept[number] = i
+        elif issue == "duplicate":
+            assert frame["detail"].iloc[i] == f"same number as row {kept[number]}"
+        if "{prenom}" in text:
+            continue
+        expected = text.replace("{first_name}", _field(row["first_name"]))
+        expected = expected.replace("{param1}", _field(row["param1"]))
+        expected = engine.optimize_text(expected) if optimise else expected
+        assert frame["text"].iloc[i] == expected
+        if expected:
+            assert frame["segments"].iloc[i] == engine.analyze(expected).segments
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=recipients, sequence=states, optimise=st.booleans())
+def test_the_composer_panel_equals_a_full_preflight_for_each_text(
+    rows: list[dict[str, Any]], sequence: list[tuple[str, str, str]], optimise: bool
+) -> None:
+    """Texts and options typed in turn: each report equals a preflight from scratch, row by
+    row (verdict, issue, detail, text, segments, cost, warning), and the campaign's findings."""
+    frame = pd.DataFrame(rows, columns=["phone_number", "first_name", "param1"], dtype=object)
+    composer = Composer(None, frame, sender="Shop", debounce=0, auto_optimize_text=optimise)
+    audience = composer.audience
+    for text, purpose, send_at in sequence:
+        composer.purpose_select.value = purpose
+        composer.send_at_input.value = send_at
+        composer.text = text
+        shown = composer.preflight
+        assert shown is not None and composer.audience is audience
+        options = composer.options()
+        full = preflight(
+            Recipients(frame),
+            PreflightSettings(
+                text=text, sender="Shop", purpose=purpose, send_at=options.get("send_at"),
+                auto_optimize_text=optimise,
+            ),
+            now=shown.evaluated_at,
+        )  # fmt: skip
+        for column in ("row", "phone_number", "send", "issue", "detail", "text", "encoding",
+                       "segments", "characters", "cost", "warning"):  # fmt: skip
+            assert _values(shown.frame, column) == _values(full.frame, column), column
+        assert shown.warnings == full.warnings
+        _check_rows(rows, text, optimise, full)
+        assert [str(e) for e in shown.errors] == [str(e) for e in full.errors]
+    assert audience is not None
+    assert audience.passes == Counter({"numbers": 1, **dict.fromkeys(DYNAMIC_FIELDS, 1)})
+
+
+def test_text_changes_read_the_recipients_once() -> None:
+    """Five texts using different fields: the numbers and each field are read once, in the
+    composer's first pass; the audience is the same object throughout."""
+    frame = pd.DataFrame(
+        {"phone_number": ["+33612345678", "+33612345679"], "first_name": ["Ann", "Bo"],
+         "param2": ["x", None]}
+    )  # fmt: skip
+    composer = Composer(None, frame, sender="Shop", debounce=0)
+    first = composer.audience
+    for text in ("Hi STOP au 36173", "Hi {first_name} STOP au 36173", "{param2} STOP au 36173",
+                 "{first_name} {param2} STOP au 36173", "Bye STOP au 36173"):  # fmt: skip
+        composer.text = text
+    assert composer.audience is first and first is not None
+    assert first.passes == Counter({"numbers": 1, **dict.fromkeys(DYNAMIC_FIELDS, 1)})
+    assert composer.preflight is not None and composer.preflight.to_send == 2
+
+
+def test_a_campaign_keeps_its_audience_until_the_recipients_change() -> None:
+    """The preflight's audience is reused across texts (a field used later is read once,
+    alone); other recipients or another default region make a new one."""
+    rows = Recipients([{"phone_number": "+33612345678", "first_name": "Ann"}])
+    base = PreflightSettings(text="Promo STOP au 36173", sender="Shop")
+    audience = audience_for(rows, base)
+    assert audience.passes == Counter({"numbers": 1})
+    now = datetime(2025, 6, 16, 10, tzinfo=PARIS)
+    for text in ("Hi {first_name} STOP au 36173", "Yo {first_name} STOP au 36173"):
+        changed = PreflightSettings(text=text, sender="Shop")
+        assert audience_for(rows, changed, audience) is audience
+        report = preflight(rows, changed, now=now, audience=audience)
+        assert report.frame["text"].tolist() == [text.replace("{first_name}", "Ann")]
+    assert audience.passes == Counter({"numbers": 1, "first_name": 1})
+    other = Recipients(["+33612345679"])
+    assert audience_for(other, base, audience) is not audience
+    belgian = PreflightSettings(text="Promo STOP au 36173", sender="Shop", default_region="BE")
+    assert audience_for(rows, belgian, audience) is not audience
+
+
+def test_the_report_columns_are_compact() -> None:
+    """Texts, details and warnings are categoricals (one string per distinct value), and 200
+    recipients sharing two names and two repeated numbers keep two texts."""
+    numbers = [f"+336123456{i % 100:02d}" for i in range(200)]
+    frame = pd.DataFrame({"phone_number": numbers, "first_name": ["Ann", "Bo"] * 100})
+    report = preflight(
+        Recipients(frame),
+        PreflightSettings(text="Hi {first_name} STOP au 36173", sender="Shop"),
+        now=datetime(2025, 6, 16, 10, tzinfo=PARIS),
+    )
+    table = report.frame
+    for column in ("text", "detail", "warning", "issue", "region", "line_type", "encoding"):
+        assert isinstance(table[column].dtype, pd.CategoricalDtype), column
+    assert len(table["text"].cat.categories) == 2
+    assert report.to_send == 100
+    assert table["detail"].iloc[100] == "same number as row 0"
