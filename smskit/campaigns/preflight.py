@@ -16,7 +16,6 @@ and listed; a *warning* does not exclude. Campaign-level *errors* stop the send 
 
 from __future__ import annotations
 
-import warnings as _warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -202,7 +201,7 @@ def _render(
 
     from smskit.rules import batch
     from smskit.rules import text as engine
-    from smskit.rules.personalize import MissingFieldWarning, render_all
+    from smskit.rules.personalize import render
 
     if not isinstance(settings.text, str):
         return (
@@ -215,9 +214,12 @@ def _render(
             },
         )
     if columns:
-        with _warnings.catch_warnings():
-            _warnings.simplefilter("ignore", MissingFieldWarning)
-            rendered = render_all(settings.text, pd.DataFrame(columns)).tolist()
+        # Values are texts here, within 50 characters (longer ones were blanked and flagged).
+        names = list(columns)
+        rendered = [
+            render(settings.text, dict(zip(names, values, strict=True)))
+            for values in zip(*columns.values(), strict=True)
+        ]
     else:
         rendered = [settings.text] * count
     # Combinations may render alike, and two texts may optimise to one ("C’est", "C'est").

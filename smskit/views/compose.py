@@ -125,7 +125,8 @@ def _recipient_checks(
 
 def _preview(report: PreflightReport, rows: int) -> tuple[pd.DataFrame, int | None]:
     frame = report.frame
-    head = frame.head(rows).loc[:, list(_PREVIEW_COLUMNS)].reset_index(drop=True)
+    # Rows first: a column selection of the whole report would copy a million rows.
+    head = frame.iloc[:rows][list(_PREVIEW_COLUMNS)].reset_index(drop=True)
     sending = frame["segments"].to_numpy()[frame["send"].to_numpy()]
     return head, (int(sending.max()) if len(sending) else None)
 
