@@ -261,9 +261,7 @@ class Campaign:
         are not sent again. Raises ``ValidationError`` for a campaign-level preflight error,
         ``CampaignBusy`` when another runner sends this journal (after waiting ``wait`` s).
         """
-        check_concurrency(concurrency)
-        check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
-        path = Path(journal) if journal is not None else self.default_journal()
+        path = self._checked_path(concurrency, chunk_size, journal)
         book = self._open_journal(path, chunk_size, wait)
         return run_blocking(
             lambda stop: execute(book, self.client, concurrency, progress, stop, share=False)
@@ -279,9 +277,7 @@ class Campaign:
         wait: float = 0,
     ) -> CampaignResult:
         """:meth:`send`, awaited in the caller's event loop (``await campaign.asend()``)."""
-        check_concurrency(concurrency)
-        check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
-        path = Path(journal) if journal is not None else self.default_journal()
+        path = self._checked_path(concurrency, chunk_size, journal)
         book = await self._aopen_journal(path, chunk_size, wait)
         return await execute(
             book, self.client, concurrency, progress, threading.Event(), share=True
@@ -331,6 +327,12 @@ class Campaign:
         return await execute(book, runner, concurrency, progress, threading.Event(), share=True)
 
     # -- internals ---------------------------------------------------------------------------
+
+    def _checked_path(self, concurrency: int, chunk_size: int, journal: str | Path | None) -> Path:
+        """The journal to send with, once the sending options are checked."""
+        check_concurrency(concurrency)
+        check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
+        return Path(journal) if journal is not None else self.default_journal()
 
     def _open_journal(self, path: Path, chunk_size: int, wait: float = 0) -> Journal:
         """The journal for this campaign, its lease held: a new one, or a previous run's."""
