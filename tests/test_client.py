@@ -745,3 +745,19 @@ def test_phone_numbers_accept_a_series_or_a_dataframe_column() -> None:
     assert gateway.body(1)["phone_numbers"] == ["+33612345678"]
     with pytest.raises(errors.ValidationError, match="'phone_number' column"):
         client.contact.hlr_request(pd.DataFrame({"tel": ["+33612345678"]}))
+
+
+def test_a_client_built_from_settings_keeps_them_and_refuses_credentials_besides() -> None:
+    """settings= (what to_async passes) is taken as is; with credentials too it is refused."""
+    from smskit.client.config import Secret, Settings
+
+    settings = Settings("https://gw.example", "me", Secret("k-secret-1"))
+    with Client(settings=settings) as client:
+        assert (client.base_url, client.api_login, client.is_sandbox) == (
+            "https://gw.example",
+            "me",
+            False,
+        )
+        assert "k-secret-1" not in repr(client)
+    with pytest.raises(errors.ConfigurationError, match="settings="):
+        Client(api_login="other", settings=settings)

@@ -367,17 +367,21 @@ async def test_key_never_appears_in_notebook_outputs(
 async def test_to_async_twin_shares_gateway_credentials_and_policies(
     kind: ClientType, fresh_sandbox: Sandbox
 ) -> None:
-    """to_async() gives an independent AsyncClient on the same account, with the same policies."""
-    async with connect(kind, fresh_sandbox, max_retries=1, validate=False) as client:
+    """to_async() gives an independent AsyncClient on the same account, with the same policies,
+    built through AsyncClient's constructor (its checks run; the key stays out of its repr)."""
+    options = {"max_retries": 1, "validate": False, "timeout": 7.5, "auth": "basic"}
+    async with connect(kind, fresh_sandbox, **options) as client:
         twin = client.to_async()
         try:
-            assert isinstance(twin, AsyncClient) and twin is not client
+            assert type(twin) is AsyncClient and twin is not client
             assert (twin.base_url, twin.api_login, twin.is_sandbox) == (
                 client.base_url,
                 client.api_login,
                 True,
             )
             assert (twin.max_retries, twin.validate, twin.backoff) == (1, False, client.backoff)
+            assert (twin.timeout, twin.auth) == (7.5, "basic")
+            assert fresh_sandbox.api_key not in repr(twin)
             fresh_sandbox.set_balance(12.5)
             assert (await twin.wallet.check_balance()).amount == pytest.approx(12.5)
         finally:

@@ -108,6 +108,7 @@ class _BaseClient(Generic[M]):
         base_url: str | None = None,
         *,
         sandbox: SandboxLike | None = None,
+        settings: Settings | None = None,
         auth: AuthMode = "headers",
         timeout: float | httpx.Timeout = 10.0,
         max_retries: int = 3,
@@ -120,27 +121,20 @@ class _BaseClient(Generic[M]):
             raise ConfigurationError(f"auth must be 'headers' or 'basic', got {auth!r}")
         if not isinstance(max_retries, int) or max_retries < 0:
             raise ConfigurationError(f"max_retries must be an integer >= 0, got {max_retries!r}")
-        settings = resolve(
-            api_login, api_key, base_url, sandbox=sandbox, allow_insecure=allow_insecure
-        )
-        self._setup(settings, auth, timeout, max_retries, validate, backoff or Backoff(), transport)
-
-    def _setup(
-        self,
-        settings: Settings,
-        auth: AuthMode,
-        timeout: float | httpx.Timeout,
-        max_retries: int,
-        validate: bool,
-        backoff: Backoff,
-        transport: Any,
-    ) -> None:
+        if settings is None:
+            settings = resolve(
+                api_login, api_key, base_url, sandbox=sandbox, allow_insecure=allow_insecure
+            )
+        elif api_login or api_key or base_url or sandbox is not None:
+            raise ConfigurationError(
+                "give either settings= or api_login/api_key/base_url/sandbox, not both"
+            )
         self._settings: Settings = settings
         self.auth: AuthMode = auth
         self.timeout = timeout
         self.max_retries = max_retries
         self.validate = validate
-        self.backoff = backoff
+        self.backoff = backoff or Backoff()
         for name, resource in _core.RESOURCES.items():
             setattr(self, name, resource(self))
         self._http = self._open(transport, self._http_options())
@@ -150,17 +144,15 @@ class _BaseClient(Generic[M]):
 
         It has its own connections, so it may live in another event loop; close it after use.
         """
-        twin = AsyncClient.__new__(AsyncClient)
-        twin._setup(
-            self._settings,
-            self.auth,
-            self.timeout,
-            self.max_retries,
-            self.validate,
-            self.backoff,
-            transport,
+        return AsyncClient(
+            settings=self._settings,
+            auth=self.auth,
+            timeout=self.timeout,
+            max_retries=self.max_retries,
+            validate=self.validate,
+            backoff=self.backoff,
+            transport=transport,
         )
-        return twin
 
     def _open(self, transport: Any, options: dict[str, Any]) -> Any:
         raise NotImplementedError  # Client / AsyncClient: the httpx client of their kind
@@ -390,8 +382,9 @@ class Client(_BaseClient[Sync]):
     """Blocking client: ``with smskit.Client() as client: client.wallet.check_balance()``.
 
     With no credentials given or set in ``SMSKIT_API_LOGIN`` / ``SMSKIT_API_KEY`` /
-    ``SMSKIT_BASE_URL``, it uses the embedded sandbox (local only). ``transport`` is passed
-    to ``httpx.Client`` (tests use ``httpx.MockTransport``).
+    ``SMSKIT_BASE_URL``, it uses the embedded sandbox (local only). ``settings``, resolved
+    ones (another client's), replaces credentials and sandbox. ``transport`` is passed to
+    ``httpx.Client`` (tests use ``httpx.MockTransport``).
     """
 
     _http: httpx.Client

@@ -11,7 +11,7 @@ imports this one.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Self, overload
@@ -47,6 +47,8 @@ __all__ = [
 
 
 # -- lenient field readers -------------------------------------------------------------------
+# Each model's ``from_json`` names its fields and their readers in plain code: every field is
+# read from the body by name, so one with a default (``duplicate: bool = False``) is read too.
 
 
 def _object(data: Any, what: str) -> Mapping[str, Any]:
@@ -108,26 +110,6 @@ def _datetime(data: Mapping[str, Any], key: str) -> datetime | None:
         raise ResponseShapeError(f"{key}: expected 'YYYY-MM-DD HH:MM:SS', got {value!r}") from None
 
 
-# Readers by declared field type: a record's fields are read from the body by their type.
-_READERS: Mapping[str, Callable[[Mapping[str, Any], str], Any]] = {
-    "str | None": _str,
-    "int | None": _int,
-    "float | None": _float,
-    "bool | None": _bool,
-    "datetime | None": _datetime,
-}
-
-
-def _read(cls: type, body: Mapping[str, Any], **given: Any) -> dict[str, Any]:
-    """Constructor arguments of record ``cls``: ``given`` ones, the others read from ``body``."""
-    values = {
-        f.name: _READERS[str(f.type)](body, f.name)
-        for f in fields(cls)
-        if str(f.type) in _READERS and f.name not in given
-    }
-    return {**values, **given, "raw": dict(body)}
-
-
 # -- html ------------------------------------------------------------------------------------
 
 
@@ -141,15 +123,11 @@ def _shown(obj: Any, name: str) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class _Record:
-    """Base of single records: the raw body, parsing by field type, notebook display."""
+    """Base of single records: the raw body and notebook display."""
 
     _title: ClassVar[str]
 
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False, kw_only=True)
-
-    @classmethod
-    def _parse(cls, data: Any, **given: Any) -> Self:
-        return cls(**_read(cls, _object(data, cls._title), **given))
 
     def _rows(self) -> list[tuple[str, Any]]:
         return [(f.name, _shown(self, f.name)) for f in fields(self) if f.name != "raw"]
@@ -176,7 +154,7 @@ class SendResult(_Record):
 
     _title: ClassVar[str] = "SMS send result"
 
-    sms_ticket: str | None
+    sms_ticket: str | None = None
     number_of_contacts: int | None = None
     number_of_sms_needed: int | None = None
     total_cost: float | None = None
@@ -187,10 +165,29 @@ class SendResult(_Record):
 
     @classmethod
     def from_json(
-        cls, data: Any, *, request_id: str | None = None, submitted: int | None = None
+        cls,
+        data: Any,
+        *,
+        request_id: str | None = None,
+        submitted: int | None = None,
+        duplicate: bool = False,
     ) -> SendResult:
-        """Parse a 201 response body of ``sms-campaign/send`` (``submitted``: recipients sent)."""
-        return cls._parse(data, request_id=request_id, submitted=submitted)
+        """Parse a 201 response body of ``sms-campaign/send`` (``submitted``: recipients sent).
+
+        ``request_id`` and ``duplicate``, when the client knows them, win over the body's.
+        """
+        body = _object(data, cls._title)
+        return cls(
+            sms_ticket=_str(body, "sms_ticket"),
+            number_of_contacts=_int(body, "number_of_contacts"),
+            number_of_sms_needed=_int(body, "number_of_sms_needed"),
+            total_cost=_float(body, "total_cost"),
+            residual_credit=_float(body, "residual_credit"),
+            request_id=request_id or _str(body, "request_id"),
+            duplicate=duplicate or bool(_bool(body, "duplicate")),
+            submitted=submitted,
+            raw=dict(body),
+        )
 
     @property
     def dropped(self) -> int | None:
@@ -204,7 +201,7 @@ class SendResult(_Record):
         """An earlier request of this ``request_id`` went through: ``data`` is its replayed
         answer (with counts and cost) or the duplicate error's body (ticket at most)."""
         body = data if isinstance(data, Mapping) else {}
-        return cls._parse(body, request_id=request_id, duplicate=True)
+        return cls.from_json(body, request_id=request_id, duplicate=True)
 
     def to_frame(self) -> pd.DataFrame:
         """One row: ticket, counts, cost, request_id, duplicate."""
@@ -231,8 +228,24 @@ class Draft(_Record):
 
     @classmethod
     def from_json(cls, data: Any) -> Self:
-        """Parse a draft body."""
-        return cls._parse(data)
+        """Parse a draft body: the fields both drafts have, and this draft's own."""
+        body = _object(data, cls._title)
+        return cls(
+            ticket_number=_str(body, "ticket_number"),
+            status=_str(body, "status"),
+            code=_int(body, "code"),
+            message=_str(body, "message"),
+            number_of_contacts=_int(body, "number_of_contacts"),
+            total_cost=_float(body, "total_cost"),
+            residual_credit=_float(body, "residual_credit"),
+            **cls._own_fields(body),
+            raw=dict(body),
+        )
+
+    @classmethod
+    def _own_fields(cls, body: Mapping[str, Any]) -> dict[str, Any]:
+        """The fields of one kind of draft only (none for the base)."""
+        return {}
 
     def to_frame(self) -> pd.DataFrame:
         """One row (see :func:`smskit.client.frames.drafts_frame` for several drafts)."""
@@ -253,6 +266,10 @@ class SmsDraft(Draft):
 
     number_of_sms_needed: int | None = None
 
+    @classmethod
+    def _own_fields(cls, body: Mapping[str, Any]) -> dict[str, Any]:
+        return {"number_of_sms_needed": _int(body, "number_of_sms_needed")}
+
 
 @dataclass(frozen=True, slots=True)
 class VoiceDraft(Draft):
@@ -261,6 +278,10 @@ class VoiceDraft(Draft):
     _title: ClassVar[str] = "Voice campaign draft"
 
     estimated_duration: int | None = None
+
+    @classmethod
+    def _own_fields(cls, body: Mapping[str, Any]) -> dict[str, Any]:
+        return {"estimated_duration": _int(body, "estimated_duration")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,10 +296,11 @@ class TransferToken(_Record):
     @classmethod
     def from_json(cls, data: Any, *, email_to: str | None = None) -> TransferToken:
         """Parse a ``subaccount/credit-transfer/token`` body."""
-        token = _str(_object(data, cls._title), "token")
+        body = _object(data, cls._title)
+        token = _str(body, "token")
         if not token:
             raise ResponseShapeError("token: missing from the response")
-        return cls._parse(data, token=token, email_to=email_to)
+        return cls(token=token, email_to=email_to or _str(body, "email_to"), raw=dict(body))
 
     @property
     def masked(self) -> str:
@@ -298,14 +320,18 @@ class ListEmptied(_Record):
 
     _title: ClassVar[str] = "Contact list emptied"
 
-    list_name: str | None
+    list_name: str | None = None
     number_of_contacts_removed: int | None = None
 
     @classmethod
     def from_json(cls, data: Any, *, list_name: str | None = None) -> ListEmptied:
         """Parse the (possibly empty) body; the list name defaults to the one requested."""
         body = {} if data is None else _object(data, cls._title)
-        return cls._parse(body, list_name=_str(body, "list_name") or list_name)
+        return cls(
+            list_name=_str(body, "list_name") or list_name,
+            number_of_contacts_removed=_int(body, "number_of_contacts_removed"),
+            raw=dict(body),
+        )
 
 
 # -- contact items ---------------------------------------------------------------------------
@@ -317,14 +343,20 @@ class ContactItem(_Record):
 
     _title: ClassVar[str] = "Contact"
 
-    phone_number: str | None
-    status: str | None
+    phone_number: str | None = None
+    status: str | None = None
     email: str | None = None
 
     @classmethod
     def from_json(cls, data: Any) -> ContactItem:
         """Parse one item of the ``items`` array."""
-        return cls._parse(data)
+        body = _object(data, cls._title)
+        return cls(
+            phone_number=_str(body, "phone_number"),
+            status=_str(body, "status"),
+            email=_str(body, "email"),
+            raw=dict(body),
+        )
 
 
 class _Items(Sequence[Any]):
@@ -415,7 +447,15 @@ class CountryCredits(_Record):
     @classmethod
     def from_json(cls, country_code: str, data: Any) -> CountryCredits:
         """Parse the object the credits answer holds under ``country_code``."""
-        return cls._parse(data, country_code=country_code)
+        body = _object(data, cls._title)
+        return cls(
+            country_code=country_code,
+            premium_sms=_int(body, "premium_sms"),
+            vocal_sms=_int(body, "vocal_sms"),
+            low_cost_sms=_int(body, "low_cost_sms"),
+            hlr=_int(body, "hlr"),
+            raw=dict(body),
+        )
 
 
 class Credits(Mapping[str, CountryCredits]):
@@ -477,6 +517,20 @@ class _Network(_Record):
     country_prefix: str | None = None
 
 
+def _network_fields(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The network fields of an HLR result or of its original network."""
+    return {
+        "network_name": _str(body, "network_name"),
+        "mcc": _int(body, "mcc"),
+        "mnc": _int(body, "mnc"),
+        "country_name": _str(body, "country_name"),
+        "country_code_iso3": _str(body, "country_code_iso3"),
+        "country_code": _str(body, "country_code"),
+        "area": _str(body, "area"),
+        "country_prefix": _str(body, "country_prefix"),
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class NetworkDetails(_Network):
     """The network a ported number came from (``original_network_details``)."""
@@ -486,7 +540,10 @@ class NetworkDetails(_Network):
     @classmethod
     def from_json(cls, data: Any) -> NetworkDetails | None:
         """Parse the nested object; ``None`` when the number was not ported."""
-        return None if data is None else cls._parse(data)
+        if data is None:
+            return None
+        body = _object(data, cls._title)
+        return cls(**_network_fields(body), raw=dict(body))
 
 
 @dataclass(frozen=True, slots=True)
@@ -508,10 +565,16 @@ class HLRResult(_Network):
         """Parse one element of the ``hlr-request`` array."""
         body = _object(data, cls._title)
         line_status = _str(body, "line_status")
-        return cls._parse(
-            body,
+        return cls(
+            **_network_fields(body),
+            phone_number=_str(body, "phone_number"),
+            status=_str(body, "status"),
             line_status=LINE_STATUS_ALIASES.get(line_status or "", line_status),
+            phone_number_type=_str(body, "phone_number_type"),
+            is_ported=_bool(body, "is_ported"),
+            ported_date=_datetime(body, "ported_date"),
             original_network_details=NetworkDetails.from_json(body.get("original_network_details")),
+            raw=dict(body),
         )
 
     def __repr__(self) -> str:
