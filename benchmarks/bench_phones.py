@@ -5,7 +5,7 @@
 
 Prints normalize against its anchor, a bare phonenumbers parse+format loop over the same
 values, run alternately (min and median of ``--repeat`` rounds, ratio of medians), and the
-HLR throughput (``lookup_many`` cold and warm cache, ``country_of``). Inputs come from a
+HLR throughput (``lookup_many`` cold and warm cache, ``region_of``). Inputs come from a
 fixed seed.
 """
 
@@ -144,6 +144,7 @@ def _valid_mobiles(count: int, seed: int = 1) -> list[str]:
 
 
 def bench_hlr(count: int) -> None:
+    from smskit.rules.phones import region_of
     from smskit.sandbox import _hlr
 
     numbers = _valid_mobiles(count)
@@ -153,7 +154,7 @@ def bench_hlr(count: int) -> None:
     _timed(
         "lookup_many, warm cache, another seed", count, lambda: _hlr.lookup_many(numbers, seed=1)
     )
-    _timed("country_of", count, lambda: [_hlr.country_of(n) for n in numbers])
+    _timed("region_of", count, lambda: [region_of(n) for n in numbers])
 
 
 def main() -> None:

@@ -1,7 +1,8 @@
 """Typed results for every gateway response; each keeps the raw JSON in ``.raw``.
 
-Parsing is as lenient as the gateway (numbers sent as strings are cast, unknown fields are kept
-in ``.raw``, the spec's ``inconcusive`` becomes ``inconclusive``) but a body of the wrong shape
+Each ``from_json`` reads every field by name with the readers of :mod:`smskit.client.readers`,
+as lenient as the gateway (numbers sent as strings are cast, unknown fields are kept in
+``.raw``, the spec's ``inconcusive`` becomes ``inconclusive``) but a body of the wrong shape
 raises :class:`ResponseShapeError`, which the client reports as an :class:`~smskit.errors.APIError`.
 Collections have ``.to_frame()`` (pandas is imported only then, in
 :mod:`smskit.client.tables`) and ``.to_html()`` (:mod:`smskit.client.reprs`); neither module
@@ -17,6 +18,14 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Self, overload
 
 from smskit.client import reprs
+from smskit.client.readers import (
+    as_object,
+    read_bool,
+    read_datetime,
+    read_float,
+    read_int,
+    read_str,
+)
 from smskit.errors import ResponseShapeError
 from smskit.rules.spec import (
     CONTACT_ITEM_STATUS,
@@ -44,70 +53,6 @@ __all__ = [
     "TransferToken",
     "VoiceDraft",
 ]
-
-
-# -- lenient field readers -------------------------------------------------------------------
-# Each model's ``from_json`` names its fields and their readers in plain code: every field is
-# read from the body by name, so one with a default (``duplicate: bool = False``) is read too.
-
-
-def _object(data: Any, what: str) -> Mapping[str, Any]:
-    if not isinstance(data, Mapping):
-        raise ResponseShapeError(f"{what}: expected a JSON object, got {type(data).__name__}")
-    return data
-
-
-def _str(data: Mapping[str, Any], key: str) -> str | None:
-    value = data.get(key)
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return str(value)
-    raise ResponseShapeError(f"{key}: expected a string, got {value!r}")
-
-
-def _int(data: Mapping[str, Any], key: str) -> int | None:
-    value = data.get(key)
-    if value is None or value == "":
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = float("nan")
-    if isinstance(value, bool) or not number.is_integer():
-        raise ResponseShapeError(f"{key}: expected an integer, got {value!r}")
-    return int(number)
-
-
-def _float(data: Mapping[str, Any], key: str) -> float | None:
-    value = data.get(key)
-    if value is None or value == "":
-        return None
-    if isinstance(value, bool):
-        raise ResponseShapeError(f"{key}: expected a number, got {value!r}")
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise ResponseShapeError(f"{key}: expected a number, got {value!r}") from None
-
-
-def _bool(data: Mapping[str, Any], key: str) -> bool | None:
-    value = data.get(key)
-    if value is None or isinstance(value, bool):
-        return value
-    if value in (0, 1, "0", "1", "true", "false"):
-        return value in (1, "1", "true")
-    raise ResponseShapeError(f"{key}: expected a boolean, got {value!r}")
-
-
-def _datetime(data: Mapping[str, Any], key: str) -> datetime | None:
-    value = data.get(key)
-    if value is None or value == "":
-        return None
-    try:
-        return datetime.fromisoformat(str(value))
-    except ValueError:
-        raise ResponseShapeError(f"{key}: expected 'YYYY-MM-DD HH:MM:SS', got {value!r}") from None
 
 
 # -- html ------------------------------------------------------------------------------------
@@ -176,15 +121,15 @@ class SendResult(_Record):
 
         ``request_id`` and ``duplicate``, when the client knows them, win over the body's.
         """
-        body = _object(data, cls._title)
+        body = as_object(data, cls._title)
         return cls(
-            sms_ticket=_str(body, "sms_ticket"),
-            number_of_contacts=_int(body, "number_of_contacts"),
-            number_of_sms_needed=_int(body, "number_of_sms_needed"),
-            total_cost=_float(body, "total_cost"),
-            residual_credit=_float(body, "residual_credit"),
-            request_id=request_id or _str(body, "request_id"),
-            duplicate=duplicate or bool(_bool(body, "duplicate")),
+            sms_ticket=read_str(body, "sms_ticket"),
+            number_of_contacts=read_int(body, "number_of_contacts"),
+            number_of_sms_needed=read_int(body, "number_of_sms_needed"),
+            total_cost=read_float(body, "total_cost"),
+            residual_credit=read_float(body, "residual_credit"),
+            request_id=request_id or read_str(body, "request_id"),
+            duplicate=duplicate or bool(read_bool(body, "duplicate")),
             submitted=submitted,
             raw=dict(body),
         )
@@ -229,15 +174,15 @@ class Draft(_Record):
     @classmethod
     def from_json(cls, data: Any) -> Self:
         """Parse a draft body: the fields both drafts have, and this draft's own."""
-        body = _object(data, cls._title)
+        body = as_object(data, cls._title)
         return cls(
-            ticket_number=_str(body, "ticket_number"),
-            status=_str(body, "status"),
-            code=_int(body, "code"),
-            message=_str(body, "message"),
-            number_of_contacts=_int(body, "number_of_contacts"),
-            total_cost=_float(body, "total_cost"),
-            residual_credit=_float(body, "residual_credit"),
+            ticket_number=read_str(body, "ticket_number"),
+            status=read_str(body, "status"),
+            code=read_int(body, "code"),
+            message=read_str(body, "message"),
+            number_of_contacts=read_int(body, "number_of_contacts"),
+            total_cost=read_float(body, "total_cost"),
+            residual_credit=read_float(body, "residual_credit"),
             **cls._own_fields(body),
             raw=dict(body),
         )
@@ -268,7 +213,7 @@ class SmsDraft(Draft):
 
     @classmethod
     def _own_fields(cls, body: Mapping[str, Any]) -> dict[str, Any]:
-        return {"number_of_sms_needed": _int(body, "number_of_sms_needed")}
+        return {"number_of_sms_needed": read_int(body, "number_of_sms_needed")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,7 +226,7 @@ class VoiceDraft(Draft):
 
     @classmethod
     def _own_fields(cls, body: Mapping[str, Any]) -> dict[str, Any]:
-        return {"estimated_duration": _int(body, "estimated_duration")}
+        return {"estimated_duration": read_int(body, "estimated_duration")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,11 +241,11 @@ class TransferToken(_Record):
     @classmethod
     def from_json(cls, data: Any, *, email_to: str | None = None) -> TransferToken:
         """Parse a ``subaccount/credit-transfer/token`` body."""
-        body = _object(data, cls._title)
-        token = _str(body, "token")
+        body = as_object(data, cls._title)
+        token = read_str(body, "token")
         if not token:
             raise ResponseShapeError("token: missing from the response")
-        return cls(token=token, email_to=email_to or _str(body, "email_to"), raw=dict(body))
+        return cls(token=token, email_to=email_to or read_str(body, "email_to"), raw=dict(body))
 
     @property
     def masked(self) -> str:
@@ -326,10 +271,10 @@ class ListEmptied(_Record):
     @classmethod
     def from_json(cls, data: Any, *, list_name: str | None = None) -> ListEmptied:
         """Parse the (possibly empty) body; the list name defaults to the one requested."""
-        body = {} if data is None else _object(data, cls._title)
+        body = {} if data is None else as_object(data, cls._title)
         return cls(
-            list_name=_str(body, "list_name") or list_name,
-            number_of_contacts_removed=_int(body, "number_of_contacts_removed"),
+            list_name=read_str(body, "list_name") or list_name,
+            number_of_contacts_removed=read_int(body, "number_of_contacts_removed"),
             raw=dict(body),
         )
 
@@ -350,11 +295,11 @@ class ContactItem(_Record):
     @classmethod
     def from_json(cls, data: Any) -> ContactItem:
         """Parse one item of the ``items`` array."""
-        body = _object(data, cls._title)
+        body = as_object(data, cls._title)
         return cls(
-            phone_number=_str(body, "phone_number"),
-            status=_str(body, "status"),
-            email=_str(body, "email"),
+            phone_number=read_str(body, "phone_number"),
+            status=read_str(body, "status"),
+            email=read_str(body, "email"),
             raw=dict(body),
         )
 
@@ -406,7 +351,7 @@ class ContactItems(_Items):
     @classmethod
     def from_json(cls, data: Any) -> ContactItems:
         """Parse ``{"items": [...]}``."""
-        items = _object(data, "contact/create").get("items")
+        items = as_object(data, "contact/create").get("items")
         if not isinstance(items, list):
             raise ResponseShapeError("items: expected a JSON array")
         return cls([ContactItem.from_json(item) for item in items], raw=data)
@@ -447,13 +392,13 @@ class CountryCredits(_Record):
     @classmethod
     def from_json(cls, country_code: str, data: Any) -> CountryCredits:
         """Parse the object the credits answer holds under ``country_code``."""
-        body = _object(data, cls._title)
+        body = as_object(data, cls._title)
         return cls(
             country_code=country_code,
-            premium_sms=_int(body, "premium_sms"),
-            vocal_sms=_int(body, "vocal_sms"),
-            low_cost_sms=_int(body, "low_cost_sms"),
-            hlr=_int(body, "hlr"),
+            premium_sms=read_int(body, "premium_sms"),
+            vocal_sms=read_int(body, "vocal_sms"),
+            low_cost_sms=read_int(body, "low_cost_sms"),
+            hlr=read_int(body, "hlr"),
             raw=dict(body),
         )
 
@@ -470,7 +415,7 @@ class Credits(Mapping[str, CountryCredits]):
     @classmethod
     def from_json(cls, data: Any) -> Credits:
         """Parse ``{"FR": {"premium_sms": ..., ...}, ...}``."""
-        body = _object(data, "credits")
+        body = as_object(data, "credits")
         parsed = {code: CountryCredits.from_json(code, value) for code, value in body.items()}
         return cls(parsed, raw=data)
 
@@ -520,14 +465,14 @@ class _Network(_Record):
 def _network_fields(body: Mapping[str, Any]) -> dict[str, Any]:
     """The network fields of an HLR result or of its original network."""
     return {
-        "network_name": _str(body, "network_name"),
-        "mcc": _int(body, "mcc"),
-        "mnc": _int(body, "mnc"),
-        "country_name": _str(body, "country_name"),
-        "country_code_iso3": _str(body, "country_code_iso3"),
-        "country_code": _str(body, "country_code"),
-        "area": _str(body, "area"),
-        "country_prefix": _str(body, "country_prefix"),
+        "network_name": read_str(body, "network_name"),
+        "mcc": read_int(body, "mcc"),
+        "mnc": read_int(body, "mnc"),
+        "country_name": read_str(body, "country_name"),
+        "country_code_iso3": read_str(body, "country_code_iso3"),
+        "country_code": read_str(body, "country_code"),
+        "area": read_str(body, "area"),
+        "country_prefix": read_str(body, "country_prefix"),
     }
 
 
@@ -542,7 +487,7 @@ class NetworkDetails(_Network):
         """Parse the nested object; ``None`` when the number was not ported."""
         if data is None:
             return None
-        body = _object(data, cls._title)
+        body = as_object(data, cls._title)
         return cls(**_network_fields(body), raw=dict(body))
 
 
@@ -563,16 +508,16 @@ class HLRResult(_Network):
     @classmethod
     def from_json(cls, data: Any) -> HLRResult:
         """Parse one element of the ``hlr-request`` array."""
-        body = _object(data, cls._title)
-        line_status = _str(body, "line_status")
+        body = as_object(data, cls._title)
+        line_status = read_str(body, "line_status")
         return cls(
             **_network_fields(body),
-            phone_number=_str(body, "phone_number"),
-            status=_str(body, "status"),
+            phone_number=read_str(body, "phone_number"),
+            status=read_str(body, "status"),
             line_status=LINE_STATUS_ALIASES.get(line_status or "", line_status),
-            phone_number_type=_str(body, "phone_number_type"),
-            is_ported=_bool(body, "is_ported"),
-            ported_date=_datetime(body, "ported_date"),
+            phone_number_type=read_str(body, "phone_number_type"),
+            is_ported=read_bool(body, "is_ported"),
+            ported_date=read_datetime(body, "ported_date"),
             original_network_details=NetworkDetails.from_json(body.get("original_network_details")),
             raw=dict(body),
         )

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from zoneinfo import ZoneInfo
 
 from smskit.client import reprs
-from smskit.client.models import ResponseShapeError, _float, _object, _Record, _str
+from smskit.client.models import ResponseShapeError, _Record
+from smskit.client.readers import as_object, read_datetime, read_float, read_str
 from smskit.rules.spec import PRODUCTS
 
 if TYPE_CHECKING:
@@ -30,14 +31,10 @@ EXPIRING_SOON_DAYS = 60  # what views call "expires soon"
 
 def _vendor_datetime(data: Mapping[str, Any], key: str) -> datetime | None:
     """ISO 8601 or ``YYYY-MM-DD HH:MM:SS``; without an offset, Paris time."""
-    value = data.get(key)
-    if value is None or value == "":
-        return None
-    try:
-        moment = datetime.fromisoformat(str(value))
-    except ValueError:
-        raise ResponseShapeError(f"{key}: expected 'YYYY-MM-DD HH:MM:SS', got {value!r}") from None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=VENDOR_TZ)
+    moment = read_datetime(data, key)
+    if moment is None or moment.tzinfo is not None:
+        return moment
+    return moment.replace(tzinfo=VENDOR_TZ)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,10 +54,10 @@ class WalletPack(_Record):
     @classmethod
     def from_json(cls, data: Any) -> WalletPack:
         """Parse one item of ``wallet_packs``."""
-        body = _object(data, "wallet_packs item")
+        body = as_object(data, "wallet_packs item")
         return cls(
-            _str(body, "id"),
-            _float(body, "credit"),
+            read_str(body, "id"),
+            read_float(body, "credit"),
             _vendor_datetime(body, "expiration_date"),
             raw=dict(body),
         )
@@ -82,13 +79,13 @@ class Balance(_Record):
     @classmethod
     def from_json(cls, data: Any) -> Balance:
         """Parse any ``wallet/check-balance`` body; fields beyond these stay in ``.raw``."""
-        body = _object(data, "Balance")
+        body = as_object(data, "Balance")
         packs = body.get("wallet_packs")
         if packs is not None and not isinstance(packs, list):
             raise ResponseShapeError(f"wallet_packs: expected a list, got {packs!r}")
         return cls(
-            _float(body, "amount"),
-            _str(body, "unit"),
+            read_float(body, "amount"),
+            read_str(body, "unit"),
             tuple(WalletPack.from_json(item) for item in packs or ()),
             raw=dict(body),
         )

@@ -55,12 +55,14 @@ __all__ = [
     "TYPE_DTYPE",
     "PhoneCheck",
     "classify",
+    "gateway_number",
     "is_e164",
     "is_stage_and_screen",
     "main_region",
     "normalize",
     "read_valid",
     "refusal",
+    "region_of",
     "spec_type",
     "to_e164",
 ]
@@ -125,6 +127,9 @@ _HEAD_RE: Final = re.compile(r"[^\d+\-]*(?:\+[^\d+\-]*)?")
 _DIGIT_RE: Final = re.compile(r"\d")
 _TAIL_RE: Final = re.compile(r"\D*\Z")
 _SEPARATORS_RE: Final = re.compile(r"[\s.\-()/]+")
+_REGIONS_OF_CODE: Final = {
+    str(code): regions for code, regions in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.items()
+}
 _FLOAT_TEXT_RE: Final = re.compile(r"\+?[0-9]+\.0+")
 
 # Ofcom's numbers for drama: 7 national digits then any 3 (10-digit national numbers).
@@ -263,6 +268,50 @@ def main_region(country_code: int | None) -> str | None:
         return region if len(region) == 2 and region != "ZZ" else None
     except (TypeError, AttributeError) as exc:  # zero cost on the valid path
         raise ValidationError("country_code", "must be an integer country calling code") from exc
+
+
+def region_of(e164: str) -> str | None:
+    """ISO 3166 alpha-2 region of a ``+E.164`` number, valid or not (the country it is priced
+    and served in); None when the text is not ``+`` and digits or its code is unknown or
+    non-geographic.
+
+    A code shared by several regions (+1, +7, +44...) is resolved from the whole number; a
+    number of such a code that matches no region gets the code's main region.
+    """
+    if not (e164.startswith("+") and e164[1:].isdigit()):
+        return None
+    for length in (1, 2, 3):
+        regions = _REGIONS_OF_CODE.get(e164[1 : 1 + length])
+        if regions is not None:
+            if len(regions) == 1:
+                return regions[0] if regions[0] != "001" else None
+            return _shared_code_region(e164, length)
+    return None
+
+
+@lru_cache(maxsize=65_536)
+def _shared_code_region(e164: str, code_length: int) -> str | None:
+    national = e164[1 + code_length :]
+    if national[:1] in ("", "0"):  # leading zeros: parse() records them
+        try:
+            number = phonenumbers.parse(e164, None)
+        except NumberParseException:
+            return None
+    else:
+        number = PhoneNumber(
+            country_code=int(e164[1 : 1 + code_length]), national_number=int(national)
+        )
+    return phonenumbers.region_code_for_number(number) or main_region(number.country_code)
+
+
+def gateway_number(text: str) -> str | None:
+    """A number as the gateway reads one it is sent: separators (blanks, ``.-()/``) dropped, a
+    leading ``00`` read as ``+``, then E.164 (:func:`is_e164`) or None. The gateway never
+    guesses a country; the client sends E.164 only and never relies on this cleaning."""
+    compact = _SEPARATORS_RE.sub("", text)
+    if compact.startswith("00"):
+        compact = "+" + compact[2:]
+    return compact if is_e164(compact) else None
 
 
 def classify(value: Any, default_region: str | None = "FR") -> PhoneCheck:

@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from smskit.rules.phones import gateway_number
+
 # Field error codes: the spec shows 410 for blank; the rest are the sandbox's documented choice.
 BLANK = 410
 LENGTH = 411
@@ -24,8 +26,6 @@ REUSED = 421  # a request_id already used for a different payload
 
 _TRUE = frozenset({"true", "1", "yes", "on", "y", "t"})
 _FALSE = frozenset({"false", "0", "no", "off", "n", "f"})
-_PHONE_SEPARATORS = re.compile(r"[\s\-.()/\u00a0]")
-_E164 = re.compile(r"\+[1-9][0-9]{6,14}")
 _EMAIL = re.compile(r"[^@\s]+@[^@\s.]+(\.[^@\s.]+)+")
 _NOT_SET = object()
 # The vendor documents send_at "2021-01-01 00:01:00" as Central European Time by default.
@@ -129,14 +129,10 @@ def optional_name(
 
 
 def normalize_phone(value: Any) -> str | None:
-    """``+`` and 7 to 15 digits after removing separators and turning ``00`` into ``+``."""
+    """The number as the gateway reads it (the rule book's :func:`gateway_number`): ``+`` and
+    7 to 15 digits after removing separators and turning ``00`` into ``+``; else None."""
     text = as_text(value)
-    if text is None:
-        return None
-    text = _PHONE_SEPARATORS.sub("", text)
-    if text.startswith("00"):
-        text = "+" + text[2:]
-    return text if _E164.fullmatch(text) else None
+    return None if text is None else gateway_number(text)
 
 
 PHONE_RULE = "must be in international format: '+' then 7 to 15 digits (e.g. +33612345678)."

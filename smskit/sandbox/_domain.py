@@ -22,6 +22,7 @@ from smskit.rules import text as textlib
 from smskit.rules.content import has_stop_mention, is_marketing, sender_allows_spaces
 from smskit.rules.fields import DYNAMIC_FIELDS, used_fields
 from smskit.rules.personalize import render
+from smskit.rules.phones import region_of
 from smskit.rules.sender import allowed_characters, clean_sender
 from smskit.sandbox._casting import (
     BLANK,
@@ -344,14 +345,6 @@ def final_text(text: str, optimize: bool) -> tuple[str, int]:
     return text, textlib.analyze(text).segments
 
 
-@functools.lru_cache(maxsize=65536)
-def country_of(number: str) -> str | None:
-    """ISO country of a number, for pricing (the HLR module's rule, cached)."""
-    from smskit.sandbox import _hlr
-
-    return _hlr.country_of(number)
-
-
 def prepare_send(request: SendRequest) -> tuple[list[Message], list[Dropped]]:
     """Personalise, optimise and count segments per recipient (no state involved).
 
@@ -362,7 +355,7 @@ def prepare_send(request: SendRequest) -> tuple[list[Message], list[Dropped]]:
     dropped = list(request.dropped)
     errors = FieldErrors()
     for person in request.recipients:
-        country = country_of(person.phone_number)
+        country = region_of(person.phone_number)
         if country is None:
             reason = "phone_number: no country has this international dialling code"
             dropped.append(Dropped(person.index, person.phone_number, reason))

@@ -15,6 +15,7 @@ from typing import Any
 
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
+from smskit.rules.phones import region_of
 from smskit.sandbox import _domain
 from smskit.sandbox._callbacks import Deliveries, check_callback_url, script_campaign_replies
 from smskit.sandbox._casting import PHONE_RULE, normalize_phone
@@ -88,8 +89,7 @@ class Gateway:
 
         request = _domain.parse_hlr(payload)
         countries = [
-            _domain.country_of(n) if (n := normalize_phone(raw)) else None
-            for raw in request.phone_numbers
+            region_of(n) if (n := normalize_phone(raw)) else None for raw in request.phone_numbers
         ]
         self.store.charge_hlr(countries, self.clock.timestamp(), simulation=request.simulation_mode)
         options: dict[str, Any] = {"seed": self.seed}

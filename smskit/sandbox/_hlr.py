@@ -58,11 +58,11 @@ import phonenumbers
 from phonenumbers import NumberParseException
 
 from smskit.rules.countries import country_info
-from smskit.rules.phones import main_region, read_valid, refusal, spec_type
+from smskit.rules.phones import main_region, read_valid, refusal, region_of, spec_type
 from smskit.rules.spec import LINE_STATUS
 from smskit.sandbox._prefixdata import CARRIER, GEOCODE
 
-__all__ = ["DEFAULT", "HLRDistribution", "country_of", "lookup", "lookup_many"]
+__all__ = ["DEFAULT", "HLRDistribution", "lookup", "lookup_many"]
 
 _DATA: Final = Path(__file__).with_name("data")
 
@@ -160,9 +160,6 @@ class _Line(NamedTuple):
 
 
 _NO_OPERATOR: Final = Operator(None, None, None)
-_REGIONS_OF_CODE: Final = {
-    str(code): regions for code, regions in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.items()
-}
 
 
 class _Tables(NamedTuple):
@@ -238,9 +235,7 @@ def _line(raw: str) -> _Line:
         country = _country(main_region(number.country_code))
         area = country.name if country else None
         return _Line(e164, kind, country, prefix, area, _NO_OPERATOR, ())
-    regions = _REGIONS_OF_CODE.get(prefix[1:], ())
-    region = regions[0] if len(regions) == 1 else phonenumbers.region_code_for_number(number)
-    country = _country(region or main_region(number.country_code))
+    country = _country(region_of(e164))
     area = GEOCODE.english(e164)
     area = area or (country.name if country else None)
     iso2 = country.iso2 if country else None
@@ -315,36 +310,3 @@ def _network_details(line: _Line, network: Operator) -> dict[str, Any]:
         "area": line.area,
         "country_prefix": line.prefix,
     }
-
-
-def country_of(number: str) -> str | None:
-    """ISO 3166 alpha-2 region of a ``+E.164`` number, for pricing (None if unknown).
-
-    A country code shared by several regions (+1, +7, +44...) is resolved from the whole
-    number; a number of such a code that matches no region gets the code's main region.
-    """
-    if not (number.startswith("+") and number[1:].isdigit()):
-        return None
-    for length in (1, 2, 3):
-        regions = _REGIONS_OF_CODE.get(number[1 : 1 + length])
-        if regions is not None:
-            if len(regions) == 1:
-                return regions[0] if regions[0] != "001" else None
-            return _shared_code_region(number)
-    return None
-
-
-@lru_cache(maxsize=65_536)
-def _shared_code_region(number: str) -> str | None:
-    code_length = next(n for n in (1, 2, 3) if number[1 : 1 + n] in _REGIONS_OF_CODE)
-    national = number[1 + code_length :]
-    if national[:1] in ("", "0"):  # leading zeros: let parse() set them up
-        try:
-            parsed = phonenumbers.parse(number, None)
-        except NumberParseException:
-            return None
-    else:
-        parsed = phonenumbers.PhoneNumber(
-            country_code=int(number[1 : 1 + code_length]), national_number=int(national)
-        )
-    return phonenumbers.region_code_for_number(parsed) or main_region(parsed.country_code)

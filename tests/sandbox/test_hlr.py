@@ -16,7 +16,7 @@ from phonenumbers import PhoneNumberType
 
 from smskit.rules import spec as _spec
 from smskit.sandbox import _hlr
-from smskit.sandbox._hlr import HLRDistribution, country_of, lookup, lookup_many
+from smskit.sandbox._hlr import HLRDistribution, lookup, lookup_many
 
 SPEC_FIELDS = [
     "network_name",
@@ -390,25 +390,6 @@ def test_fast_path_reads_numbers_like_phonenumbers_parse() -> None:
         number, e164, _ = _hlr._parse(raw)
         assert e164 == expected, raw
         assert phonenumbers.is_valid_number(number) == phonenumbers.is_valid_number(reference)
-
-
-@pytest.mark.parametrize(
-    ("number", "region"),
-    [
-        ("+33612345678", "FR"),
-        ("+12127363100", "US"),  # 212: New York
-        ("+14165551234", "CA"),  # 416: Toronto, same +1 code
-        ("+441534123456", "JE"),  # 01534: Jersey, same +44 code
-        ("+79161234567", "RU"),
-        ("+77012345678", "KZ"),  # 70x: Kazakh mobiles, same +7 code
-        ("+80012345678", None),  # international freephone: no country
-        ("33612345678", None),  # no '+'
-        ("+999123", None),  # no such country code
-    ],
-)
-def test_country_of(number: str, region: str | None) -> None:
-    """country_of resolves shared country codes from the whole number; None when no country."""
-    assert country_of(number) == region
 
 
 def test_distribution_is_a_comparable_hashable_value() -> None:

@@ -1,0 +1,82 @@
+"""Lenient readers of one field of a gateway answer, as lenient as the gateway itself.
+
+Each model of :mod:`smskit.client.models` (and :mod:`smskit.client.wallet`) names its fields
+and their readers in plain code, ``read_int(body, "mcc")``: every field is read from the body
+by name, whatever its default. Numbers sent as strings are cast; a value of the wrong kind
+raises :class:`~smskit.errors.ResponseShapeError`; an absent or null field reads as None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from smskit.errors import ResponseShapeError
+
+__all__ = ["as_object", "read_bool", "read_datetime", "read_float", "read_int", "read_str"]
+
+
+def as_object(data: Any, what: str) -> Mapping[str, Any]:
+    """``data`` if it is a JSON object; ``what`` names it in the error otherwise."""
+    if not isinstance(data, Mapping):
+        raise ResponseShapeError(f"{what}: expected a JSON object, got {type(data).__name__}")
+    return data
+
+
+def read_str(data: Mapping[str, Any], key: str) -> str | None:
+    """A string (a number is turned into its text)."""
+    value = data.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    raise ResponseShapeError(f"{key}: expected a string, got {value!r}")
+
+
+def read_int(data: Mapping[str, Any], key: str) -> int | None:
+    """An integer, from a number or its text (``""`` reads as None)."""
+    value = data.get(key)
+    if value is None or value == "":
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if isinstance(value, bool) or not number.is_integer():
+        raise ResponseShapeError(f"{key}: expected an integer, got {value!r}")
+    return int(number)
+
+
+def read_float(data: Mapping[str, Any], key: str) -> float | None:
+    """A number, from a number or its text (``""`` reads as None)."""
+    value = data.get(key)
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise ResponseShapeError(f"{key}: expected a number, got {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ResponseShapeError(f"{key}: expected a number, got {value!r}") from None
+
+
+def read_bool(data: Mapping[str, Any], key: str) -> bool | None:
+    """A boolean, from ``true``/``false`` or 0/1 (as numbers or text)."""
+    value = data.get(key)
+    if value is None or isinstance(value, bool):
+        return value
+    if value in (0, 1, "0", "1", "true", "false"):
+        return value in (1, "1", "true")
+    raise ResponseShapeError(f"{key}: expected a boolean, got {value!r}")
+
+
+def read_datetime(data: Mapping[str, Any], key: str) -> datetime | None:
+    """A date-time, from ISO 8601 or ``YYYY-MM-DD HH:MM:SS`` (``""`` reads as None)."""
+    value = data.get(key)
+    if value is None or value == "":
+        return None
+    try:
+        return datetime.fromisoformat(str(value))
+    except ValueError:
+        raise ResponseShapeError(f"{key}: expected 'YYYY-MM-DD HH:MM:SS', got {value!r}") from None
