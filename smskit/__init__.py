@@ -8,6 +8,7 @@ widgets, pandas) are imported only when first used, so ``import smskit`` stays q
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from smskit import errors
@@ -50,7 +51,7 @@ from smskit.errors import (
 )
 
 if TYPE_CHECKING:
-    from smskit.campaigns.campaign import Campaign, hlr
+    from smskit.campaigns.campaign import Campaign, bulk_hlr
     from smskit.client.config import SandboxLike
     from smskit.replies.inbox import Inbox
     from smskit.sandbox import Sandbox
@@ -99,8 +100,8 @@ __all__ = [
     "VoiceDraft",
     "WalletPack",
     "__version__",
+    "bulk_hlr",
     "errors",
-    "hlr",
 ]
 
 # Submodules reachable as attributes (smskit.text ...) but imported only on first access.
@@ -128,10 +129,20 @@ def __getattr__(name: str) -> Any:
         from smskit.sandbox import Sandbox
 
         return Sandbox
-    if name in ("Campaign", "hlr"):  # the bulk machinery loads on first use, like submodules
+    if name in ("Campaign", "bulk_hlr"):  # the bulk machinery loads on first use
         from smskit.campaigns import campaign
 
         return getattr(campaign, name)
+    if name == "hlr":  # its former name, too close to client.contact.hlr_request
+        warnings.warn(
+            "smskit.hlr is renamed smskit.bulk_hlr (one request of up to 200 numbers is "
+            "client.contact.hlr_request)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        from smskit.campaigns.campaign import bulk_hlr
+
+        return bulk_hlr
     if name == "Inbox":  # the replies receiver: Starlette/uvicorn only once it starts
         from smskit.replies.inbox import Inbox
 

@@ -5,7 +5,7 @@ The rules live in :mod:`smskit.rules.text` (one text), :mod:`smskit.rules.person
 only names them for users.
 """
 
-from smskit.rules.batch import Estimate, analyze_many, estimate
+from smskit.rules.batch import SegmentEstimate, analyze_many, estimate
 from smskit.rules.personalize import MissingFieldWarning, fields, render, render_all
 from smskit.rules.text import (
     DEFAULT_STOP_MENTION,
@@ -33,10 +33,10 @@ __all__ = [
     "MAX_TEXT_LENGTH",
     "NATIONAL_LANGUAGES",
     "OPTIMIZE_TABLE",
-    "Estimate",
     "MissingFieldWarning",
     "Optimization",
     "Replacement",
+    "SegmentEstimate",
     "TextStats",
     "add_stop_mention",
     "analyze",

@@ -170,7 +170,7 @@ def client_entry_points(client: smskit.Client) -> list[Entry]:
         Entry(campaign_entry.name, campaign, campaign_entry.required, campaign_entry.optional)
     )
     quiet = {"progress": False}
-    for name, fn in (("hlr", smskit.hlr), ("create_contacts", create_contacts),
+    for name, fn in (("bulk_hlr", smskit.bulk_hlr), ("create_contacts", create_contacts),
                      ("delete_contacts", delete_contacts)):  # fmt: skip
         entry = _entry(name, fn, skip=("client", "progress", "journal"))
         extra = {"journal": False} if name == "hlr" else {}

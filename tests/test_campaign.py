@@ -570,11 +570,11 @@ def test_sending_parameters_are_checked(client: smskit.Client, tmp_path: Path) -
 
 
 def test_campaign_is_reachable_from_the_package(client: smskit.Client) -> None:
-    """smskit.Campaign and smskit.hlr are the campaign module's."""
+    """smskit.Campaign and smskit.bulk_hlr are the campaign module's."""
     from smskit.campaigns import campaign
 
     assert smskit.Campaign is campaign.Campaign
-    assert smskit.hlr is campaign.hlr
+    assert smskit.bulk_hlr is campaign.bulk_hlr
 
 
 def test_changing_the_text_after_preflight_is_checked_again(client: smskit.Client) -> None:
@@ -619,3 +619,10 @@ def test_a_chunk_kept_whole_has_no_dropped_note(
     assert result.summary().loc[0, "dropped_by_gateway"] == 0
     assert result.chunks()["kept"].tolist() == [3]
     assert result.to_frame()["error"].isna().all()
+
+
+def test_the_former_name_hlr_warns_and_is_bulk_hlr() -> None:
+    """smskit.hlr (before the rename) still works, with a DeprecationWarning naming bulk_hlr."""
+    with pytest.warns(DeprecationWarning, match="bulk_hlr"):
+        former = smskit.hlr
+    assert former is smskit.bulk_hlr

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import smskit
-from smskit.campaigns.campaign import create_contacts, delete_contacts, hlr
+from smskit.campaigns.campaign import bulk_hlr, create_contacts, delete_contacts
 from smskit.sandbox import Sandbox
 
 HLR_FR = 0.008  # EUR per French number checked (docs/sandbox.md)
@@ -43,7 +43,7 @@ def test_hlr_checks_each_distinct_number_once(
     sent and read bad_format."""
     numbers = fr_mobiles(450)
     given = [*numbers, *[national(n) for n in numbers[:10]], numbers[0], "12", "hello"]
-    frame = hlr(client, given, journal=tmp_path / "hlr.sqlite", progress=False).to_frame()
+    frame = bulk_hlr(client, given, journal=tmp_path / "hlr.sqlite", progress=False).to_frame()
     assert len(frame) == 450 + 10 + 2
     assert frame["input"].tolist() == [
         *numbers,
@@ -71,14 +71,14 @@ def test_hlr_answers_are_cached_in_the_journal(
     """A second run reuses every answer (nothing billed); max_age=0 checks again (billed)."""
     path = tmp_path / "hlr.sqlite"
     numbers = fr_mobiles(30)
-    first = hlr(client, numbers, journal=path, progress=False).to_frame()
+    first = bulk_hlr(client, numbers, journal=path, progress=False).to_frame()
     after_first = fresh_sandbox.balance()
-    second = hlr(client, numbers, journal=path, progress=False).to_frame()
+    second = bulk_hlr(client, numbers, journal=path, progress=False).to_frame()
     assert fresh_sandbox.balance() == pytest.approx(after_first)
     assert second["cached"].all() and not first["cached"].any()
     columns = ["phone_number", "status", "line_status", "network_name"]
     pd.testing.assert_frame_equal(first[columns], second[columns])
-    hlr(client, numbers, journal=path, max_age=0, progress=False)
+    bulk_hlr(client, numbers, journal=path, max_age=0, progress=False)
     assert fresh_sandbox.balance() == pytest.approx(after_first - 30 * HLR_FR)
 
 
@@ -89,12 +89,12 @@ def test_hlr_without_journal_and_simulated_answers_are_not_cached(
     cached: the real check after it is billed."""
     numbers = fr_mobiles(5)
     path = tmp_path / "hlr.sqlite"
-    hlr(client, numbers, journal=path, simulation_mode=True, progress=False)
+    bulk_hlr(client, numbers, journal=path, simulation_mode=True, progress=False)
     assert fresh_sandbox.balance() == pytest.approx(1000.0)
-    real = hlr(client, numbers, journal=path, progress=False).to_frame()
+    real = bulk_hlr(client, numbers, journal=path, progress=False).to_frame()
     assert not real["cached"].any()
     assert fresh_sandbox.balance() == pytest.approx(1000.0 - 5 * HLR_FR)
-    hlr(client, numbers, journal=False, progress=False)
+    bulk_hlr(client, numbers, journal=False, progress=False)
     assert fresh_sandbox.balance() == pytest.approx(1000.0 - 10 * HLR_FR)
 
 
@@ -115,14 +115,14 @@ class CountingTransport(httpx.AsyncBaseTransport):
 
 
 def test_hlr_requests_hold_at_most_200_numbers(fresh_sandbox: Sandbox, tmp_path: Path) -> None:
-    """450 numbers take ceil(450 / 200) = 3 requests: 200, 200 and 50 (ahlr, awaited)."""
-    from smskit.campaigns.bulk import ahlr
+    """450 numbers take ceil(450 / 200) = 3 requests: 200, 200 and 50 (abulk_hlr, awaited)."""
+    from smskit.campaigns.bulk import abulk_hlr
 
     transport = CountingTransport()
 
     async def main() -> pd.DataFrame:
         async with smskit.AsyncClient(sandbox=fresh_sandbox, transport=transport) as client:
-            results = await ahlr(client, fr_mobiles(450), journal=False, progress=False)
+            results = await abulk_hlr(client, fr_mobiles(450), journal=False, progress=False)
             return results.to_frame()
 
     frame = asyncio.run(main())
@@ -131,7 +131,7 @@ def test_hlr_requests_hold_at_most_200_numbers(fresh_sandbox: Sandbox, tmp_path:
     with pytest.raises(
         smskit.ValidationError, match="chunk_size: must be an integer from 1 to 200"
     ):
-        hlr(smskit.Client(sandbox=fresh_sandbox), ["+33612345678"], chunk_size=201)
+        bulk_hlr(smskit.Client(sandbox=fresh_sandbox), ["+33612345678"], chunk_size=201)
 
 
 def test_create_contacts_in_chunks_then_update(
@@ -169,11 +169,11 @@ def test_delete_contacts_in_chunks(client: smskit.Client, fresh_sandbox: Sandbox
 def test_bulk_hlr_and_the_endpoint_return_one_shape(
     client: smskit.Client, user_dirs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """smskit.hlr and client.contact.hlr_request both give HLRResults with the same answers,
+    """smskit.bulk_hlr and client.contact.hlr_request both give HLRResults with the same answers,
     frame columns and breakdown; the bulk one caches in the per-user cache, not the cwd."""
     monkeypatch.chdir(tmp_path)
     numbers = fr_mobiles(3)
-    bulk = smskit.hlr(client, numbers, progress=False, simulation_mode=True)
+    bulk = smskit.bulk_hlr(client, numbers, progress=False, simulation_mode=True)
     single = client.contact.hlr_request(numbers, simulation_mode=True)
     assert type(bulk) is type(single) is smskit.HLRResults
     assert list(bulk) == list(single)
@@ -181,6 +181,6 @@ def test_bulk_hlr_and_the_endpoint_return_one_shape(
     assert list(frame.columns) == ["input", *single.to_frame().columns, "cached", "error"]
     assert frame["input"].tolist() == numbers
     pd.testing.assert_frame_equal(bulk.breakdown("line_status"), single.breakdown("line_status"))
-    smskit.hlr(client, numbers[:1], progress=False)
+    smskit.bulk_hlr(client, numbers[:1], progress=False)
     assert (user_dirs / "cache" / "smskit" / "hlr.sqlite").is_file()
     assert list(tmp_path.iterdir()) == []

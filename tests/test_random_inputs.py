@@ -65,7 +65,7 @@ CLIENT_ENTRIES = [
     "client.sms_campaign.send", "client.sms_campaign.draft", "client.voice_campaign.draft",
     "client.contact.create", "client.contact.delete", "client.contact.hlr_request",
     "client.contact_list.empty", "client.wallet.check_balance", "client.wallet.check_credits",
-    "client.subaccount.credit_transfer_token", "Campaign+preflight+estimate", "hlr",
+    "client.subaccount.credit_transfer_token", "Campaign+preflight+estimate", "bulk_hlr",
     "create_contacts", "delete_contacts",
 ]  # fmt: skip
 
@@ -75,7 +75,7 @@ CLIENT_ENTRIES = [
 def test_client_entry_points_raise_only_smskit_errors(
     sweep_sandbox: Sandbox, name: str, validate: bool
 ) -> None:
-    """Endpoints, Campaign (construction, preflight, estimate), hlr and contact helpers."""
+    """Endpoints, Campaign (construction, preflight, estimate), bulk_hlr and contact helpers."""
     with smskit.Client(sandbox=sweep_sandbox, max_retries=0, validate=validate) as client:
         entry = {e.name: e for e in client_entry_points(client)}[name]
 

@@ -17,11 +17,11 @@ from smskit.campaigns.campaign import (
     CostEstimate,
     MarketingHours,
     PreflightReport,
-    ahlr,
+    abulk_hlr,
+    bulk_hlr,
     create_contacts,
     delete_contacts,
     derive_request_id,
-    hlr,
     register_marketing_hours,
 )
 
@@ -34,10 +34,10 @@ __all__ = [
     "CostEstimate",
     "MarketingHours",
     "PreflightReport",
-    "ahlr",
+    "abulk_hlr",
+    "bulk_hlr",
     "create_contacts",
     "delete_contacts",
     "derive_request_id",
-    "hlr",
     "register_marketing_hours",
 ]

@@ -1,7 +1,7 @@
 """Bulk HLR checks and bulk contact create/delete: normalise, chunk by 200, run on the chunk
 runner (:func:`smskit.campaigns.runner.run_chunks`).
 
-``client.contact.hlr_request`` stays one request of at most 200 numbers; :func:`hlr` takes
+``client.contact.hlr_request`` stays one request of at most 200 numbers; :func:`bulk_hlr` takes
 any number of them, checks each distinct number once, and caches the answers in a journal
 (an HLR check is billed, and has no request_id: a cached answer is never paid twice).
 Contact create and delete are idempotent on the gateway, so they need no journal: running
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
     from smskit.client.models import HLRResults
 
-__all__ = ["ahlr", "create_contacts", "delete_contacts", "hlr"]
+__all__ = ["abulk_hlr", "bulk_hlr", "create_contacts", "delete_contacts"]
 
 DEFAULT_MAX_AGE_S: Final = 24 * 3600.0
 CONTACTS_CHUNK_MAX: Final = 500  # "not shown" in the spec; the sandbox's documented limit
@@ -53,7 +53,7 @@ CONTACTS_CHUNK_MAX: Final = 500  # "not shown" in the spec; the sandbox's docume
 # -- HLR -------------------------------------------------------------------------------------
 
 
-def hlr(
+def bulk_hlr(
     client: Client | AsyncClient,
     numbers: Any,
     *,
@@ -80,7 +80,7 @@ def hlr(
     return run_blocking(lambda stop: job.run(client, simulation_mode, progress, stop, share=False))
 
 
-async def ahlr(
+async def abulk_hlr(
     client: Client | AsyncClient,
     numbers: Any,
     *,
@@ -92,7 +92,7 @@ async def ahlr(
     default_region: str | None = "FR",
     simulation_mode: bool | None = None,
 ) -> HLRResults:
-    """:func:`hlr`, awaited in the caller's event loop."""
+    """:func:`bulk_hlr`, awaited in the caller's event loop."""
     job = _HLRJob(numbers, chunk_size, concurrency, journal, max_age, default_region)
     return await job.run(client, simulation_mode, progress, threading.Event(), share=True)
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from smskit._paths import campaigns_dir
-from smskit.campaigns.bulk import ahlr, create_contacts, delete_contacts, hlr
+from smskit.campaigns.bulk import abulk_hlr, bulk_hlr, create_contacts, delete_contacts
 from smskit.campaigns.estimates import CostEstimate, Simulator, offline_estimate
 from smskit.campaigns.journal import Journal, derive_request_id, open_leased
 from smskit.campaigns.plan import Plan, build_plan, check_name, check_options, default_name
@@ -70,11 +70,11 @@ __all__ = [
     "CostEstimate",
     "MarketingHours",
     "PreflightReport",
-    "ahlr",
+    "abulk_hlr",
+    "bulk_hlr",
     "create_contacts",
     "delete_contacts",
     "derive_request_id",
-    "hlr",
     "register_marketing_hours",
 ]
 

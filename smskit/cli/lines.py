@@ -74,7 +74,7 @@ def hlr(
     table = pd.read_csv(source, dtype=str, keep_default_na=False)
     numbers = table if column is None else _column(table, column)
     with connect() as client:
-        results = smskit.hlr(
+        results = smskit.bulk_hlr(
             client,
             numbers,
             journal=False if no_cache else cache,

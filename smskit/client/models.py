@@ -531,7 +531,8 @@ class HLRResult(_Network):
 
 
 class HLRResults(_Items):
-    """HLR answers in order: ``contact.hlr_request``'s, or :func:`smskit.hlr`'s with ``extra``."""
+    """HLR answers in order: ``contact.hlr_request``'s, or :func:`smskit.bulk_hlr`'s (with
+    ``extra``)."""
 
     __slots__ = ("extra",)
 

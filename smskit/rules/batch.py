@@ -16,7 +16,7 @@ from smskit.rules.text import _alphabets, optimize_text
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Estimate", "analyze_many", "estimate"]
+__all__ = ["SegmentEstimate", "analyze_many", "estimate"]
 
 
 def analyze_many(texts: Any, *, national: str | None = None) -> pd.DataFrame:
@@ -34,8 +34,9 @@ def analyze_many(texts: Any, *, national: str | None = None) -> pd.DataFrame:
 
 
 @dataclass(frozen=True)
-class Estimate:
-    """Cost of a personalised campaign: one row per recipient plus the totals.
+class SegmentEstimate:
+    """Segments of a personalised campaign, per recipient and in total (no prices: the
+    money is :class:`~smskit.campaigns.CostEstimate`, from ``Campaign.estimate``).
 
     ``messages`` has ``text``, ``encoding``, ``characters``, ``units``, ``segments`` and
     ``error`` per recipient; ``by_segments`` counts recipients by segment count;
@@ -55,7 +56,7 @@ class Estimate:
 
     def __repr__(self) -> str:
         return (
-            f"Estimate(recipients={self.recipients}, total_segments={self.total_segments}, "
+            f"SegmentEstimate(recipients={self.recipients}, total_segments={self.total_segments}, "
             f"worst_case={self.worst_case}, missing={len(self.missing)})"
         )
 
@@ -66,7 +67,7 @@ def estimate(
     *,
     auto_optimize_text: bool = True,
     national: str | None = None,
-) -> Estimate:
+) -> SegmentEstimate:
     """Per-recipient rendered text and segments, and the campaign totals.
 
     Follows the gateway: render, then (by default) :func:`optimize`, then count.
@@ -82,7 +83,7 @@ def estimate(
     by_segments = segments.value_counts().sort_index()
     by_segments.index.name = "segments"
     by_segments.name = "recipients"
-    return Estimate(
+    return SegmentEstimate(
         messages=messages,
         total_segments=int(segments.sum()),
         worst_case=int(segments.max()) if len(segments) else 0,

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit.campaigns.campaign import hlr
+from smskit.campaigns.campaign import bulk_hlr
 from smskit.client import AsyncClient, Client, frames
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
@@ -29,7 +29,7 @@ class HLRExplorer(View):
     and ``line_status``, exported to CSV.
 
     ``numbers``: a list or Series (a DataFrame column) to check, else paste them in the box.
-    ``journal`` is the HLR cache :func:`smskit.hlr` keeps (False: none).
+    ``journal`` is the HLR cache :func:`smskit.bulk_hlr` keeps (False: none).
     """
 
     def __init__(
@@ -91,7 +91,7 @@ class HLRExplorer(View):
             raise ValidationError("numbers", "paste at least one phone number")
         sink = ProgressFile(self.progress, self.progress_label, "numbers")
         sink.start(len(numbers))
-        self.frame = hlr(
+        self.frame = bulk_hlr(
             self.client, numbers, progress=sink.options(), journal=self._journal,
             default_region=self._default_region,
         ).to_frame()  # fmt: skip
