@@ -133,8 +133,10 @@ class Audience:
         import numpy as np
         import pandas as pd
 
+        # Each block leaves compact pieces only (codes, pandas' string arrays): a million
+        # rows' numbers, regions and types as Python strings would be most of the peak.
         parts: dict[str, list[Any]] = {
-            k: [] for k in ("row", "input", "e164", "region", "type", "valid", "reason")
+            k: [] for k in ("row", "input", "e164", "region", "type", "valid", "issue", "detail")
         }
         indexes: list[pd.Index] = []
         values: dict[str, list[tuple[np.ndarray, list[Any]]]] = {name: [] for name in fields}
@@ -145,67 +147,44 @@ class Audience:
             checks = number_checks(
                 block["phone_number"].tolist(), block[REGION_COLUMN].tolist(), self.default_region
             )
-            raw = block["phone_number"].to_numpy(dtype=object)
-            e164 = _objects(checks["e164"])
-            # The number as given is often already E.164: share the string instead of a copy.
-            parts["e164"].append(np.where(e164 == raw, raw, e164))
-            parts["input"].append(raw)
+            # Typed once as a report column would be (pandas' own inference, usually its
+            # compact string dtype), so no report re-infers a million strings.
+            parts["input"].append(pd.Series(block["phone_number"].to_numpy(dtype=object)))
+            parts["e164"].append(checks["e164"].astype("str"))
+            parts["region"].append(checks["region"].astype("str"))
             parts["row"].append(block["row"].to_numpy())
-            parts["region"].append(_objects(checks["region"]))
-            parts["type"].append(checks["type"].astype(str).to_numpy(dtype=object))
             parts["valid"].append(checks["valid"].to_numpy(dtype=bool))
-            parts["reason"].append(checks["reason"].astype(str).to_numpy(dtype=object))
+            issue, detail = _number_issues(checks)
+            parts["issue"].append(issue)
+            parts["detail"].append(detail)
+            parts["type"].append(pd.Categorical(checks["type"], categories=_spec.PHONE_NUMBER_TYPE))
             indexes.append(block.index)
             for name in fields:
                 values[name].append(_distinct(block[name].to_numpy(dtype=object), name))
-        joined = {k: np.concatenate(v) for k, v in parts.items()}
-        del parts
         self.index = indexes[0].append(indexes[1:]) if len(indexes) > 1 else indexes[0]
-        self.row: np.ndarray = joined["row"]
-        numbers = joined["e164"]
-        self.valid: np.ndarray = joined["valid"]
-        self.region = pd.Categorical(joined["region"])
-        line_type = joined["type"]
-        self.line_type = pd.Categorical(line_type, categories=_spec.PHONE_NUMBER_TYPE)
-        self._number_issues(line_type, joined["reason"])
-        self.doubtful = np.zeros(len(line_type), dtype="int8")
+        self.row: np.ndarray = np.concatenate(parts.pop("row"))
+        self.valid: np.ndarray = np.concatenate(parts.pop("valid"))
+        self.issue: np.ndarray = np.concatenate(parts.pop("issue"))
+        self.input: Any = pd.concat(parts.pop("input"), ignore_index=True).array
+        self.phone_number: Any = pd.concat(parts.pop("e164"), ignore_index=True).array
+        self.region = pd.Categorical(pd.concat(parts.pop("region"), ignore_index=True))
+        self.line_type = pd.api.types.union_categoricals(parts.pop("type"))
+        detail = pd.api.types.union_categoricals(parts.pop("detail"))
+        self.detail_codes = detail.codes.astype("int32")
+        self.detail_categories = [str(c) for c in detail.categories]
+        self.doubtful = np.zeros(len(self.row), dtype="int8")
         for kind, name in enumerate(DOUBTFUL_ORDER, start=1):
-            self.doubtful[line_type == name] = kind
-        codes, _ = pd.factorize(numbers)
+            self.doubtful[self.line_type == name] = kind
+        codes, _ = pd.factorize(self.phone_number)
         self.group = codes.astype("int32")
-        # Typed once as a report column would be (pandas' own inference, usually its compact
-        # string dtype), so no report re-infers a million strings.
-        self.input: Any = pd.Series(joined.pop("input"), copy=False).array
-        self.phone_number: Any = pd.Series(numbers, copy=False).array
-        del numbers
         # Rows with a number, by number then row: the first of each run is the one kept.
         order = np.argsort(self.group, kind="stable")
         self.group_order = order[self.group[order] >= 0].astype("int32")
         self.regions: list[str] = [str(r) for r in self.region.categories]
-        region_codes = self.region.codes
-        self.valid_regions = [
-            self.regions[c] for c in np.unique(region_codes[self.valid]) if c >= 0
-        ]
+        valid_codes = np.unique(self.region.codes[self.valid])
+        self.valid_regions = [self.regions[c] for c in valid_codes if c >= 0]
         for name in fields:
             self._fields[name] = _joined(name, values.pop(name))
-
-    def _number_issues(self, line_type: np.ndarray, reason: np.ndarray) -> None:
-        """Per row: the number's issue (an ISSUES code, -1 for none) and its detail."""
-        import numpy as np
-        import pandas as pd
-
-        issue = np.full(len(line_type), -1, dtype="int8")
-        detail = np.full(len(line_type), None, dtype=object)
-        invalid = ~self.valid
-        issue[invalid] = ISSUES.index("invalid_number")
-        detail[invalid] = reason[invalid]
-        no_sms = np.isin(line_type, list(NO_SMS_LINE_TYPES)) & ~invalid
-        issue[no_sms] = ISSUES.index("cannot_receive_sms")
-        detail[no_sms] = [f"line type {t}" for t in line_type[no_sms]]
-        self.issue = issue
-        codes, categories = pd.factorize(detail)
-        self.detail_codes = codes.astype("int32")
-        self.detail_categories = [str(c) for c in categories]
 
     # -- fields --------------------------------------------------------------------------------
 
@@ -291,9 +270,23 @@ class Audience:
         return kept[repeat].astype("int64"), self.row[firsts[repeat]]
 
 
-def _objects(column: pd.Series) -> Any:
-    """A column as an object array, missing values as None."""
-    return column.astype(object).where(column.notna(), None).to_numpy(dtype=object)
+def _number_issues(checks: pd.DataFrame) -> tuple[np.ndarray, pd.Categorical]:
+    """Per row of a block's number checks: the number's issue (an ISSUES code, -1 for
+    none) and its detail."""
+    import numpy as np
+    import pandas as pd
+
+    count = len(checks)
+    issue = np.full(count, -1, dtype="int8")
+    detail = np.full(count, None, dtype=object)
+    invalid = ~checks["valid"].to_numpy(dtype=bool)
+    issue[invalid] = ISSUES.index("invalid_number")
+    detail[invalid] = checks["reason"].to_numpy(dtype=object)[invalid]
+    line_type = checks["type"]
+    no_sms = line_type.isin(list(NO_SMS_LINE_TYPES)).to_numpy() & ~invalid
+    issue[no_sms] = ISSUES.index("cannot_receive_sms")
+    detail[no_sms] = [f"line type {t}" for t in line_type.to_numpy(dtype=object)[no_sms]]
+    return issue, pd.Categorical(detail)
 
 
 def _distinct(values: np.ndarray, name: str) -> tuple[np.ndarray, list[Any]]:

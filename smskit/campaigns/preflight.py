@@ -352,19 +352,29 @@ def _warnings_of(
     refused = hours_refusals(audience.valid_regions, settings.purpose, when)
     if not (per_combination.any() or audience.doubtful.any() or refused):
         return coded(np.full(len(audience), -1, dtype="int8"), ())
-    key = per_combination[codes] * kinds + audience.doubtful
+    # Dense keys: the combinations' warnings are few, so the recipients' keys index a small
+    # table (no hash of a million keys).
+    combined, per_values = pd.factorize(per_combination)
+    space = len(per_values) * kinds * (len(regions) + 1)
+    key = combined.astype("int64")[codes] * kinds + audience.doubtful
     key *= len(regions) + 1
     if refused:
         table = np.zeros(len(regions) + 1, dtype="int64")
         for country in refused:
             table[regions.index(country) + 1] = regions.index(country) + 1
         key += np.where(audience.valid, table[audience.region.codes + 1], 0)
-    keys, distinct = pd.factorize(key)
+    if space <= 4 * len(key) + 4096:
+        distinct = np.flatnonzero(np.bincount(key, minlength=space))
+        lookup = np.full(space, -1, dtype="int32")
+        lookup[distinct] = np.arange(len(distinct), dtype="int32")
+        keys = lookup[key]
+    else:
+        keys, distinct = pd.factorize(key)
     said = []
     for value in distinct.tolist():
         value, region = divmod(int(value), len(regions) + 1)
         value, kind = divmod(value, kinds)
-        bits, text = divmod(value, texts + 1)
+        bits, text = divmod(int(per_values[value]), texts + 1)
         notes = []
         if kind:
             notes.append(Finding("doubtful_line", "phone_number", None, DOUBTFUL_ORDER[kind - 1]))
