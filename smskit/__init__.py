@@ -106,7 +106,7 @@ __all__ = [
 
 # Submodules reachable as attributes (smskit.text ...) but imported only on first access.
 _LAZY_MODULES = frozenset(
-    {"campaigns", "frames", "phones", "plots", "replies", "sandbox", "text", "views"}
+    {"campaigns", "dask", "frames", "phones", "plots", "replies", "sandbox", "text", "views"}
 )
 
 

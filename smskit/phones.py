@@ -1,8 +1,15 @@
 """The public name of phone-number reading: ``smskit.phones.normalize(...)`` and friends.
 
-The rules live in :mod:`smskit.rules.phones`; this module only names them for users.
+The rules live in :mod:`smskit.rules.phones`; this module names them for users, and sends
+a Dask Series to its partition-wise path (:mod:`smskit.dask.rules`, the ``[dask]`` extra).
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from smskit._dask import is_dask_collection
 from smskit.rules.phones import (
     REASON_DTYPE,
     REASONS,
@@ -12,12 +19,15 @@ from smskit.rules.phones import (
     is_e164,
     is_stage_and_screen,
     main_region,
-    normalize,
     read_valid,
     refusal,
     spec_type,
     to_e164,
 )
+from smskit.rules.phones import normalize as _normalize
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "REASONS",
@@ -34,3 +44,22 @@ __all__ = [
     "spec_type",
     "to_e164",
 ]
+
+
+def normalize(
+    values: Iterable[Any] | pd.Series,
+    default_region: str | None = "FR",
+    *,
+    region: Iterable[Any] | pd.Series | None = None,
+) -> Any:
+    """One row per value: ``input``, ``e164``, ``valid``, ``reason``, ``region``, ``type``.
+
+    A Dask Series gives a Dask DataFrame, lazily, with the same columns and dtypes
+    (:func:`smskit.dask.rules.normalize`); anything else is read as
+    :func:`smskit.rules.phones.normalize` reads it.
+    """
+    if is_dask_collection(values):
+        from smskit.dask import rules
+
+        return rules.normalize(values, default_region, region=region)  # type: ignore[arg-type]
+    return _normalize(values, default_region, region=region)

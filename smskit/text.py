@@ -2,11 +2,19 @@
 
 The rules live in :mod:`smskit.rules.text` (one text), :mod:`smskit.rules.personalize`
 (a template filled per recipient) and :mod:`smskit.rules.batch` (many texts); this module
-only names them for users.
+names them for users, and sends Dask collections to their partition-wise path
+(:mod:`smskit.dask.rules`, the ``[dask]`` extra).
 """
 
-from smskit.rules.batch import SegmentEstimate, analyze_many, estimate
-from smskit.rules.personalize import MissingFieldWarning, fields, render, render_all
+from __future__ import annotations
+
+from typing import Any
+
+from smskit._dask import is_dask_collection
+from smskit.rules.batch import SegmentEstimate, estimate
+from smskit.rules.batch import analyze_many as _analyze_many
+from smskit.rules.personalize import MissingFieldWarning, fields, render
+from smskit.rules.personalize import render_all as _render_all
 from smskit.rules.text import (
     DEFAULT_STOP_MENTION,
     DYNAMIC_FIELDS,
@@ -51,3 +59,24 @@ __all__ = [
     "render_all",
     "validate_text",
 ]
+
+
+def analyze_many(texts: Any, *, national: str | None = None) -> Any:
+    """One row per text: ``encoding``, ``characters``, ``units``, ``segments``, ``remaining``
+    and ``error`` (:func:`smskit.rules.batch.analyze_many`); a Dask Series gives a Dask
+    DataFrame, lazily, with the same columns and dtypes."""
+    if is_dask_collection(texts):
+        from smskit.dask import rules
+
+        return rules.analyze_many(texts, national=national)
+    return _analyze_many(texts, national=national)
+
+
+def render_all(template: str, recipients: Any) -> Any:
+    """``template`` rendered for every recipient (:func:`smskit.rules.personalize.render_all`);
+    a Dask DataFrame gives a Dask Series, lazily, with the same name and dtype."""
+    if is_dask_collection(recipients):
+        from smskit.dask import rules
+
+        return rules.render_all(template, recipients)
+    return _render_all(template, recipients)

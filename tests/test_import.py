@@ -34,6 +34,13 @@ def test_import_defers_pandas_and_jinja2() -> None:
     assert "pandas" in _modules_after("import smskit; smskit.HLRResults([]).to_frame()")
 
 
+def test_import_does_not_load_dask() -> None:
+    """dask and distributed load only with smskit.dask; the facades that dispatch to it too."""
+    loaded = _modules_after("import smskit, smskit.text, smskit.phones")
+    assert loaded.isdisjoint({"dask", "distributed"})
+    assert "dask" in _modules_after("import smskit.dask")
+
+
 def test_public_names_resolve() -> None:
     """Every name in smskit.__all__ is an attribute (the lazy ones included)."""
     for name in smskit.__all__:

@@ -29,7 +29,15 @@ from smskit._paths import campaigns_dir
 from smskit.campaigns.bulk import abulk_hlr, bulk_hlr, create_contacts, delete_contacts
 from smskit.campaigns.estimates import CostEstimate, Simulator, offline_estimate
 from smskit.campaigns.journal import Journal, derive_request_id, open_leased
-from smskit.campaigns.plan import Plan, build_plan, check_name, check_options, default_name
+from smskit.campaigns.plan import (
+    Plan,
+    build_plan,
+    campaign_settings,
+    check_campaign,
+    check_name,
+    check_options,
+    default_name,
+)
 from smskit.campaigns.preflight import (
     ISSUES,
     MARKETING_HOURS,
@@ -57,7 +65,7 @@ from smskit.campaigns.runner import (
 from smskit.campaigns.sending import execute
 from smskit.campaigns.served import destinations
 from smskit.client import AsyncClient, Client
-from smskit.errors import ConfigurationError, ValidationError
+from smskit.errors import ConfigurationError
 from smskit.rules import spec as _spec
 from smskit.rules.recipients import DEFAULT_REGION
 
@@ -105,14 +113,7 @@ class Campaign:
         clock: Callable[[], datetime] | None = None,
         **send_options: Any,
     ) -> None:
-        if not isinstance(client, Client | AsyncClient):
-            raise ConfigurationError(
-                f"client must be a smskit.Client or smskit.AsyncClient, got {type(client).__name__}"
-            )
-        if not isinstance(text, str):
-            raise ValidationError("text", "must be a string", value=text)
-        if not isinstance(sender, str):
-            raise ValidationError("sender", "must be a string", value=sender)
+        check_campaign(client, text, sender)
         self.client = client
         self.text = text
         self.sender = sender
@@ -140,16 +141,7 @@ class Campaign:
     @property
     def settings(self) -> PreflightSettings:
         """What preflight checks the campaign against."""
-        return PreflightSettings(
-            text=self.text,
-            sender=self.sender,
-            default_region=self.default_region,
-            purpose=self.options.get("purpose"),
-            with_replies=self.options.get("with_replies"),
-            send_at=self.options.get("send_at"),
-            auto_optimize_text=self.options.get("auto_optimize_text"),
-            type=self.options.get("type"),
-        )
+        return campaign_settings(self.text, self.sender, self.default_region, self.options)
 
     def default_journal(self) -> Path:
         """``<campaigns dir>/<name>.journal.sqlite``: a per-user directory (see smskit._paths)."""

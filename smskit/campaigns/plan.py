@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.campaigns.journal import FIELD_PREFIX, canonical_json, plan_contacts
+from smskit.client import AsyncClient, Client
 from smskit.client.checks import check_choice, check_flags, iso_datetime
-from smskit.errors import ValidationError
+from smskit.errors import ConfigurationError, ValidationError
 from smskit.rules import fields as _fields
 from smskit.rules import spec as _spec
 
 if TYPE_CHECKING:
-    from smskit.campaigns.preflight import PreflightReport
+    from smskit.campaigns.preflight import PreflightReport, PreflightSettings
     from smskit.rules.recipients import Recipients
 
 __all__ = [
@@ -28,6 +29,8 @@ __all__ = [
     "SEND_OPTIONS",
     "Plan",
     "build_plan",
+    "campaign_settings",
+    "check_campaign",
     "check_name",
     "check_options",
     "default_name",
@@ -157,3 +160,33 @@ def default_name(text: str, sender: str, options: Mapping[str, Any]) -> str:
     """``campaign-<hash>`` of the text, sender and options."""
     body = canonical_json({"text": text, "sender": sender, "options": options})
     return "campaign-" + hashlib.blake2b(body.encode(), digest_size=5).hexdigest()
+
+
+def check_campaign(client: Any, text: Any, sender: Any) -> None:
+    """What every campaign needs, whatever holds its recipients: a client, a text, a sender."""
+    if not isinstance(client, Client | AsyncClient):
+        raise ConfigurationError(
+            f"client must be a smskit.Client or smskit.AsyncClient, got {type(client).__name__}"
+        )
+    if not isinstance(text, str):
+        raise ValidationError("text", "must be a string", value=text)
+    if not isinstance(sender, str):
+        raise ValidationError("sender", "must be a string", value=sender)
+
+
+def campaign_settings(
+    text: str, sender: str, default_region: str | None, options: Mapping[str, Any]
+) -> PreflightSettings:
+    """What preflight checks a campaign against: its text, sender, region and send options."""
+    from smskit.campaigns.preflight import PreflightSettings
+
+    return PreflightSettings(
+        text=text,
+        sender=sender,
+        default_region=default_region,
+        purpose=options.get("purpose"),
+        with_replies=options.get("with_replies"),
+        send_at=options.get("send_at"),
+        auto_optimize_text=options.get("auto_optimize_text"),
+        type=options.get("type"),
+    )

@@ -1,0 +1,36 @@
+"""The ``[dask]`` extra: the rule book partition-wise on ``dask.dataframe``, and campaigns over
+contact bases too large for one process.
+
+Owns: the cluster connection (:func:`connect`), the Dask paths of the pure functions that
+accept a Dask collection (:mod:`.rules`: ``normalize``, ``render_all``, ``analyze_many``,
+reached through ``smskit.phones`` and ``smskit.text``), and the Dask-backed :class:`Campaign`
+whose preflight runs per partition (:mod:`.campaign`, report in :mod:`.report`).
+
+May import campaigns, client, rules, errors and infra; nothing of smskit imports it but the
+facades, lazily (``import smskit`` never loads dask). Every rule is the pandas one, called on
+each partition: this part adds partitioning, shuffles and reductions, never a rule.
+"""
+
+from __future__ import annotations
+
+try:
+    import dask.dataframe  # noqa: F401  (the extra's presence, checked once)
+    import distributed  # noqa: F401
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    from smskit.errors import MissingExtraError
+
+    raise MissingExtraError("smskit.dask", exc.name or "dask", "dask") from exc
+
+from smskit.dask.campaign import Campaign
+from smskit.dask.cluster import connect
+from smskit.dask.report import DaskPreflightReport
+from smskit.dask.rules import analyze_many, normalize, render_all
+
+__all__ = [
+    "Campaign",
+    "DaskPreflightReport",
+    "analyze_many",
+    "connect",
+    "normalize",
+    "render_all",
+]

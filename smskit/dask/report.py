@@ -1,0 +1,146 @@
+"""A Dask campaign's preflight report: the per-recipient frame stays lazy on the cluster
+(written with :meth:`DaskPreflightReport.to_parquet`); the summary, issue counts and the
+breakdown per country and encoding are reduced on the cluster when the report is made."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from smskit.campaigns.preflight import ISSUES
+from smskit.errors import ValidationError
+from smskit.rules.findings import Finding
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+
+__all__ = ["BREAKDOWN_COLUMNS", "DaskPreflightReport", "breakdown", "issue_counts", "summary_row"]
+
+BREAKDOWN_COLUMNS = ("region", "encoding", "recipients", "segments", "cost", "priced")
+
+
+def breakdown(frame: pd.DataFrame) -> pd.DataFrame:
+    """Recipients to send, their segments and cost per destination country and encoding
+    (``priced`` counts the recipients whose cost is known; cost is NaN when none is)."""
+    sending = frame.loc[frame["send"], ["region", "encoding", "segments", "cost"]]
+    keys = [sending["region"].astype(object), sending["encoding"].astype(object)]
+    grouped = sending.assign(
+        recipients=1,
+        segments=sending["segments"].astype("int64"),
+        priced=sending["cost"].notna().astype("int64"),
+    ).groupby(keys, dropna=False, sort=True)
+    sums = grouped[["recipients", "segments", "cost", "priced"]].sum()
+    sums.index.names = ["region", "encoding"]
+    sums["cost"] = sums["cost"].where(sums["priced"] > 0)
+    return sums.reset_index()[list(BREAKDOWN_COLUMNS)]
+
+
+def issue_counts(counts: pd.Series) -> pd.Series:
+    """Excluded recipients per issue, every issue listed (zeros included), as pandas has it."""
+    counts = counts.reindex(list(ISSUES), fill_value=0).astype("int64")
+    counts.name = "recipients"
+    counts.index.name = "issue"
+    return counts
+
+
+def summary_row(totals: dict[str, int], issues: pd.Series, errors: int) -> pd.DataFrame:
+    """The one-row summary, with ``PreflightReport.summary()``'s columns."""
+    row: dict[str, Any] = {
+        "recipients": totals["recipients"],
+        "to_send": totals["to_send"],
+        "excluded": totals["recipients"] - totals["to_send"],
+        **{str(issue): int(count) for issue, count in issues.items()},
+        "with_warning": totals["with_warning"],
+        "segments": totals["segments"],
+        "ucs2": totals["ucs2"],
+        "errors": errors,
+        "ok": not errors,
+    }
+    return pd.DataFrame([row])
+
+
+@dataclass(frozen=True)
+class DaskPreflightReport:
+    """What preflight found over a Dask DataFrame of recipients.
+
+    ``frame`` is the per-recipient report, lazily (same columns and dtypes as
+    ``PreflightReport.frame``; computing it runs the preflight again on the cluster). The
+    summary, the issue counts and the breakdown were reduced on the cluster when the report
+    was made, and are plain pandas objects.
+    """
+
+    frame: dd.DataFrame = field(repr=False)
+    kept_frame: dd.DataFrame = field(repr=False)
+    totals: pd.DataFrame = field(repr=False)
+    issue_totals: pd.Series = field(repr=False)
+    by_country: pd.DataFrame = field(repr=False)
+    errors: tuple[ValidationError, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    text: str = ""
+    purpose: str = "wholesale"
+    evaluated_at: datetime | None = None
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """The campaign-level warnings in words (``findings`` holds them as data)."""
+        return tuple(finding.message() for finding in self.findings)
+
+    @property
+    def ok(self) -> bool:
+        """No campaign-level error: the recipients without an issue can be sent."""
+        return not self.errors
+
+    @property
+    def recipients(self) -> int:
+        """Rows read."""
+        return int(self.totals["recipients"].to_numpy()[0])
+
+    @property
+    def to_send(self) -> int:
+        """Recipients that pass every check."""
+        return int(self.totals["to_send"].to_numpy()[0])
+
+    @property
+    def segments(self) -> int:
+        """SMS segments of the recipients to send."""
+        return int(self.totals["segments"].to_numpy()[0])
+
+    def summary(self) -> pd.DataFrame:
+        """One row: recipients, to send, excluded per issue, warnings, segments, UCS-2 texts."""
+        return self.totals.copy()
+
+    def issues(self) -> pd.Series:
+        """Excluded recipients per issue (every issue listed, zeros included)."""
+        return self.issue_totals.copy()
+
+    def breakdown(self) -> pd.DataFrame:
+        """Per destination country and encoding: recipients to send, segments, cost (EUR,
+        from the gateway's unit prices; NaN offline) and how many of them are priced."""
+        return self.by_country.copy()
+
+    def kept(self) -> dd.DataFrame:
+        """The recipients to send, lazily, in input order and partitioned like the input:
+        ``row``, ``phone_number`` (E.164), ``region``, ``segments``, ``cost`` and a
+        ``field:<name>`` text column per dynamic field of the text."""
+        return self.kept_frame
+
+    def to_parquet(self, path: str | Path, **options: Any) -> None:
+        """Write the per-recipient report to the directory ``path``, one file per partition
+        (``options`` go to ``dask.dataframe.to_parquet``)."""
+        self.frame.to_parquet(str(path), **options)
+
+    def raise_for_errors(self) -> None:
+        """Raise the first campaign-level error (a ``ValidationError``), if any."""
+        if self.errors:
+            raise self.errors[0]
+
+    def __repr__(self) -> str:
+        return (
+            f"DaskPreflightReport(recipients={self.recipients}, to_send={self.to_send}, "
+            f"excluded={self.recipients - self.to_send}, errors={len(self.errors)}, "
+            f"warnings={len(self.warnings)}, partitions={self.frame.npartitions})"
+        )

@@ -1,0 +1,259 @@
+"""The [dask] extra: every Dask path equals the pandas path on the same data, on a real
+two-process LocalCluster."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import dask.dataframe as dd
+import distributed
+import numpy as np
+import pandas as pd
+import pytest
+
+import smskit
+import smskit.phones
+import smskit.text
+from smskit.campaigns.campaign import Campaign as PandasCampaign
+from smskit.campaigns.plan import build_plan
+from smskit.dask import Campaign, connect
+from smskit.dask.report import breakdown
+from smskit.rules.personalize import MissingFieldWarning
+
+NOW = datetime(2026, 1, 5, 10, tzinfo=UTC)  # a Monday morning: marketing hours open in FR
+TEXT = "Bonjour {first_name}, -20% chez {last_name} STOP au 36173"
+NUMBERS = np.array(
+    [
+        "+33612345678",
+        "0612345678",
+        "06 12 34 56 78",
+        "+33 6 98 76 54 32",
+        "+3361",
+        "+33123456789",
+        "+447700900123",
+        "07700 900456",
+        "+8613800138000",
+        "+14155550123",
+        "hello",
+        "",
+        None,
+        "+33612345679",
+        "0033612345680",
+    ],
+    dtype=object,
+)
+NAMES = np.array(["Ann", "Zoé", None, "Bob", "", "Ωmega", "x" * 51], dtype=object)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[distributed.LocalCluster]:
+    """Two worker processes, one thread each: partitions really travel between processes."""
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as local:
+        yield local
+
+
+@pytest.fixture(scope="module")
+def dask_client(cluster: distributed.LocalCluster) -> Iterator[distributed.Client]:
+    """The cluster as dask's default scheduler for the module."""
+    with connect(cluster.scheduler_address) as client:
+        yield client
+
+
+def base(seed: int, rows: int = 400) -> pd.DataFrame:
+    """A random contact base: numbers of several countries and shapes, many repeated, and
+    names missing, empty, UCS-2 or over 50 characters."""
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "phone_number": rng.choice(NUMBERS, rows),
+            "first_name": rng.choice(NAMES, rows),
+            "last_name": rng.choice(np.array(["Shop", "Café", None], dtype=object), rows),
+            "country": rng.choice(np.array([None, "GB", "FR"], dtype=object), rows),
+        }
+    )
+
+
+def pandas_report(frame: pd.DataFrame, gateway: smskit.Client, offline: bool = True) -> object:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingFieldWarning)
+        campaign = PandasCampaign(gateway, frame, text=TEXT, sender="Shop")
+        return campaign.preflight(now=NOW, offline=offline)
+
+
+@pytest.fixture(scope="module")
+def gateway() -> Iterator[smskit.Client]:
+    """A client of a real sandbox on loopback (destinations and prices come from it)."""
+    with smskit.Sandbox(seed=0) as sb, smskit.Client(sandbox=sb) as client:
+        yield client
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_normalize_on_dask_equals_pandas(dask_client: distributed.Client, seed: int) -> None:
+    """phones.normalize of a Dask Series: lazily, the pandas rows and dtypes, with regions."""
+    ddf = dd.from_pandas(base(seed), npartitions=3)
+    lazy = smskit.phones.normalize(ddf["phone_number"], "FR", region=ddf["country"])
+    assert isinstance(lazy, dd.DataFrame)
+    same = ddf.compute()  # the data as the partitions hold it
+    expected = smskit.phones.normalize(same["phone_number"], "FR", region=same["country"])
+    got = lazy.compute()
+    pd.testing.assert_frame_equal(got, expected)
+    assert dict(lazy.dtypes) == dict(expected.dtypes)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_render_and_analyze_on_dask_equal_pandas(
+    dask_client: distributed.Client, seed: int
+) -> None:
+    """text.render_all and text.analyze_many on Dask: the pandas Series and frame, same dtypes."""
+    frame = base(seed)
+    frame["first_name"] = frame["first_name"].where(frame["first_name"] != "x" * 51, "Max")
+    ddf = dd.from_pandas(frame, npartitions=4)
+    same = ddf.compute()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingFieldWarning)
+        texts = smskit.text.render_all(TEXT, ddf)
+        expected_texts = smskit.text.render_all(TEXT, same)
+    assert isinstance(texts, dd.Series) and texts.dtype == expected_texts.dtype
+    pd.testing.assert_series_equal(texts.compute(), expected_texts)
+    stats = smskit.text.analyze_many(texts)
+    expected = smskit.text.analyze_many(expected_texts)
+    assert dict(stats.dtypes) == dict(expected.dtypes)
+    pd.testing.assert_frame_equal(stats.compute(), expected)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_campaign_preflight_equals_pandas(
+    dask_client: distributed.Client, gateway: smskit.Client, seed: int
+) -> None:
+    """Per-recipient report, summary, issues and breakdown equal the pandas Campaign's."""
+    frame = base(seed)
+    ddf = dd.from_pandas(frame, npartitions=5)
+    same = ddf.compute()
+    expected = pandas_report(same, gateway, offline=False)
+    report = Campaign(gateway, ddf, text=TEXT, sender="Shop").preflight(now=NOW)
+    got = report.frame.compute()
+    pd.testing.assert_frame_equal(got, expected.frame)
+    pd.testing.assert_frame_equal(report.summary(), expected.summary())
+    pd.testing.assert_series_equal(report.issues(), expected.issues())
+    assert report.warnings == expected.warnings
+    pd.testing.assert_frame_equal(report.breakdown(), breakdown(expected.frame))
+    assert report.breakdown()["cost"].notna().all()
+
+
+def test_breakdown_counts_the_recipients_to_send(gateway: smskit.Client) -> None:
+    """breakdown(): per country and encoding, the recipients to send and their segments."""
+    report = pandas_report(base(5), gateway, offline=False)
+    table = breakdown(report.frame).set_index(["region", "encoding"])
+    sending = report.frame[report.frame["send"]]
+    for (region, encoding), row in table.iterrows():
+        mine = sending[(sending["region"] == region) & (sending["encoding"] == encoding)]
+        assert row["recipients"] == len(mine)
+        assert row["segments"] == mine["segments"].sum()
+        assert row["cost"] == pytest.approx(mine["cost"].sum())
+    assert table["recipients"].sum() == report.to_send
+
+
+def test_duplicates_across_partitions_keep_the_first_in_input_order(
+    dask_client: distributed.Client, gateway: smskit.Client
+) -> None:
+    """One number in three partitions, written three ways: only its first row is kept."""
+    frame = pd.DataFrame(
+        {
+            "phone_number": [
+                "+33600000001",
+                "+33612345678",
+                "+33600000002",
+                "06 12 34 56 78",
+                "+33600000003",
+                "0033612345678",
+            ],
+            "first_name": ["A", "B", "C", "D", "E", "F"],
+        }
+    )
+    ddf = dd.from_pandas(frame, npartitions=3)
+    assert ddf.npartitions == 3
+    report = Campaign(gateway, ddf, text=TEXT, sender="Shop").preflight(now=NOW, offline=True)
+    got = report.frame.compute()
+    assert got["issue"].isna().tolist() == [True, True, True, False, True, False]
+    assert got["issue"].astype(object).tolist()[3::2] == ["duplicate", "duplicate"]
+    assert got["detail"].tolist()[3] == "same number as row 1"
+    assert got["detail"].tolist()[5] == "same number as row 1"
+    assert report.summary()["duplicate"].iat[0] == 2
+    pd.testing.assert_frame_equal(got, pandas_report(frame, gateway).frame)
+
+
+def test_from_csv_files_equals_pandas_on_one_file(
+    dask_client: distributed.Client, gateway: smskit.Client, tmp_path: Path
+) -> None:
+    """Several CSV files read as one base: rows, index and summary of the pandas CSV path."""
+    frame = base(6, rows=300)
+    for n, start in enumerate(range(0, 300, 100)):
+        frame.iloc[start : start + 100].to_csv(tmp_path / f"part-{n}.csv", index=False)
+    frame.to_csv(tmp_path / "whole.csv", index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MissingFieldWarning)
+        whole = PandasCampaign(gateway, tmp_path / "whole.csv", text=TEXT, sender="Shop")
+        expected = whole.preflight(now=NOW, offline=True)
+    campaign = Campaign.from_csv(gateway, str(tmp_path / "part-*.csv"), text=TEXT, sender="Shop")
+    assert campaign.recipients.npartitions == 3
+    report = campaign.preflight(now=NOW, offline=True)
+    pd.testing.assert_frame_equal(report.frame.compute(), expected.frame)
+    pd.testing.assert_frame_equal(report.summary(), expected.summary())
+
+
+def test_report_to_parquet_reads_back_the_report(
+    dask_client: distributed.Client, gateway: smskit.Client, tmp_path: Path
+) -> None:
+    """from_parquet in, to_parquet out: the files hold the per-recipient report, row for row."""
+    base(7).to_parquet(tmp_path / "base.parquet")
+    campaign = Campaign.from_parquet(gateway, tmp_path / "base.parquet", text=TEXT, sender="Sh")
+    report = campaign.preflight(now=NOW, offline=True)
+    report.to_parquet(tmp_path / "report")
+    written = pd.read_parquet(tmp_path / "report").sort_values("row")
+    expected = report.frame.compute()
+    assert list(written.columns) == list(expected.columns)
+    assert written["row"].tolist() == expected["row"].tolist()
+    assert written["issue"].astype(object).tolist() == expected["issue"].astype(object).tolist()
+    assert not report.ok  # "Sh" is too short a sender: a campaign-level error, as in pandas
+    assert report.summary()["errors"].iat[0] == 1
+
+
+def test_kept_partitions_hold_what_the_pandas_plan_sends(
+    dask_client: distributed.Client, gateway: smskit.Client
+) -> None:
+    """kept(): numbers, rows, segments and field texts of the pandas plan, in its order."""
+    frame = base(8)
+    ddf = dd.from_pandas(frame, npartitions=4)
+    same = ddf.compute()
+    report = Campaign(gateway, ddf, text=TEXT, sender="Shop").preflight(now=NOW, offline=True)
+    kept = report.kept()
+    assert kept.npartitions == 4
+    got = kept.compute()
+    pandas = PandasCampaign(gateway, same, text=TEXT, sender="Shop")
+    expected = pandas_report(same, gateway)
+    header = {"name": "n", "text": TEXT, "sender": "Shop", "options": {}}
+    plan = build_plan(expected, pandas.recipients, header, "FR", 500)  # type: ignore[arg-type]
+    assert got["row"].tolist() == plan.columns["row"]
+    assert got["phone_number"].tolist() == plan.columns["phone_number"]
+    assert got["segments"].tolist() == plan.columns["segments"]
+    for name in ("last_name", "first_name"):
+        assert got[f"field:{name}"].tolist() == plan.columns[f"field:{name}"]
+
+
+def test_connect_joins_a_running_scheduler(cluster: distributed.LocalCluster) -> None:
+    """connect(address) joins that cluster's workers and starts none."""
+    with connect(cluster.scheduler_address) as client:
+        assert len(client.scheduler_info()["workers"]) == 2
+    with pytest.raises(smskit.ValidationError, match="address"):
+        connect(cluster.scheduler_address, workers=4)
+
+
+def test_dask_campaign_refuses_a_pandas_frame(gateway: smskit.Client) -> None:
+    """The Dask campaign takes a Dask DataFrame; a pandas one belongs to smskit.Campaign."""
+    with pytest.raises(smskit.ValidationError, match="Dask DataFrame"):
+        Campaign(gateway, base(0), text=TEXT, sender="Shop")  # type: ignore[arg-type]
