@@ -52,7 +52,11 @@ NAMES = np.array(["Ann", "Zoé", None, "Bob", "", "Ωmega", "x" * 51], dtype=obj
 def cluster() -> Iterator[distributed.LocalCluster]:
     """Two worker processes, one thread each: partitions really travel between processes."""
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address="127.0.0.1:0",
     ) as local:
         yield local
 
