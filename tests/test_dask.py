@@ -89,6 +89,13 @@ def pandas_report(frame: pd.DataFrame, gateway: smskit.Client, offline: bool = T
         return campaign.preflight(now=NOW, offline=offline)
 
 
+def assert_same_report(got: pd.DataFrame, expected: pd.DataFrame) -> None:
+    """Same rows, values and dtypes; a data-dependent categorical (region, text, detail,
+    warning) may list its categories in another order, as pandas concatenation does."""
+    assert dict(got.dtypes) == dict(expected.dtypes)  # categories compared as sets
+    pd.testing.assert_frame_equal(got, expected, check_categorical=False)
+
+
 @pytest.fixture(scope="module")
 def gateway() -> Iterator[smskit.Client]:
     """A client of a real sandbox on loopback (destinations and prices come from it)."""
@@ -141,7 +148,7 @@ def test_campaign_preflight_equals_pandas(
     expected = pandas_report(same, gateway, offline=False)
     report = Campaign(gateway, ddf, text=TEXT, sender="Shop").preflight(now=NOW)
     got = report.frame.compute()
-    pd.testing.assert_frame_equal(got, expected.frame)
+    assert_same_report(got, expected.frame)
     pd.testing.assert_frame_equal(report.summary(), expected.summary())
     pd.testing.assert_series_equal(report.issues(), expected.issues())
     assert report.warnings == expected.warnings
@@ -188,7 +195,7 @@ def test_duplicates_across_partitions_keep_the_first_in_input_order(
     assert got["detail"].tolist()[3] == "same number as row 1"
     assert got["detail"].tolist()[5] == "same number as row 1"
     assert report.summary()["duplicate"].iat[0] == 2
-    pd.testing.assert_frame_equal(got, pandas_report(frame, gateway).frame)
+    assert_same_report(got, pandas_report(frame, gateway).frame)
 
 
 def test_from_csv_files_equals_pandas_on_one_file(
@@ -206,7 +213,7 @@ def test_from_csv_files_equals_pandas_on_one_file(
     campaign = Campaign.from_csv(gateway, str(tmp_path / "part-*.csv"), text=TEXT, sender="Shop")
     assert campaign.recipients.npartitions == 3
     report = campaign.preflight(now=NOW, offline=True)
-    pd.testing.assert_frame_equal(report.frame.compute(), expected.frame)
+    assert_same_report(report.frame.compute(), expected.frame)
     pd.testing.assert_frame_equal(report.summary(), expected.summary())
 
 

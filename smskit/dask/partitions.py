@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 # Categories that depend on the data (regions, texts, warnings) are left unknown in the meta.
-_DATA_CATEGORIES: Final = ("region", "text", "warning")
+_DATA_CATEGORIES: Final = ("region", "text", "detail", "warning")
 _TEXT: Final = "str"
 REPEATS_META: Final = pd.DataFrame(
     {"row": pd.Series(dtype="int64"), "first": pd.Series(dtype="int64")}
@@ -55,7 +55,7 @@ def report_meta(index: pd.Index) -> pd.DataFrame:
             "segments": pd.Series(dtype="int16"),
             "cost": pd.Series(dtype="float64"),
             "issue": pd.Categorical([], categories=list(ISSUES)),
-            "detail": pd.Series(dtype=_TEXT),
+            "detail": empty,
             "warning": empty,
             "send": pd.Series(dtype=bool),
         },
@@ -85,10 +85,19 @@ def check_partition(
 
 
 def _conform(frame: pd.DataFrame) -> pd.DataFrame:
-    """Text columns as text even where a partition has none (pandas infers object there)."""
-    for name in ("input", "phone_number", "detail"):
+    """Text columns as text, and the data's categoricals with text categories, even where a
+    partition has no value (pandas infers object there)."""
+    for name in ("input", "phone_number"):
         if frame[name].dtype != _TEXT:
             frame[name] = frame[name].astype(_TEXT)
+    for name in _DATA_CATEGORIES:
+        column = frame[name]
+        if not isinstance(column.dtype, pd.CategoricalDtype):
+            column = column.astype("category")
+        # A partition without any value has object categories: partitions must agree to join.
+        if column.cat.categories.dtype != _TEXT:
+            column = column.cat.rename_categories(column.cat.categories.astype(_TEXT))
+        frame[name] = column
     return frame
 
 
@@ -123,15 +132,16 @@ def settle_partition(
         if len(hits):
             at = hits["row"].to_numpy() - rows[0]
             issue = frame["issue"].copy()
-            detail = frame["detail"].copy()
+            detail = frame["detail"].astype(object)
             issue.iloc[at] = "duplicate"
             detail.iloc[at] = [f"same number as row {r}" for r in hits["first"].tolist()]
-            frame = frame.assign(issue=issue, detail=detail, send=issue.isna().to_numpy())
+            frame = frame.assign(
+                issue=issue, detail=detail.astype("category"), send=issue.isna().to_numpy()
+            )
     if destinations is not None:
         frame = frame.copy()
         priced(frame, destinations, product)
-        frame = _conform(frame)
-    return frame
+    return _conform(frame)
 
 
 def kept_meta(index: pd.Index, used: tuple[str, ...]) -> pd.DataFrame:
