@@ -96,7 +96,10 @@ def _conform(frame: pd.DataFrame) -> pd.DataFrame:
             column = column.astype("category")
         # A partition without any value has object categories: partitions must agree to join.
         if column.cat.categories.dtype != _TEXT:
-            column = column.cat.rename_categories(column.cat.categories.astype(_TEXT))
+            text = pd.CategoricalDtype(column.cat.categories.astype(_TEXT))
+            column = pd.Series(
+                pd.Categorical.from_codes(column.cat.codes, dtype=text), index=column.index
+            )
         frame[name] = column
     return frame
 
