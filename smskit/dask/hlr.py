@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from smskit.campaigns import hlr as bulk_hlr
 from smskit.campaigns.runner import Progress, ProgressOption
-from smskit.dask.stream import Materialised, parts_of, stage, stream
+from smskit.dask.stream import Materialised, parts_of, rows_of, stage, stream
 from smskit.errors import ConfigurationError, ValidationError
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def hlr(
     shutil.rmtree(staging, ignore_errors=True)  # ours: what an interrupted run left
     try:
         paths = stage(distinct, staging)
-        total = sum(_rows(path) for path in paths)
+        total = sum(rows_of(path) for path in paths)
         with Progress(progress, total=total, initial=0, unit="number") as bar:
             for index, part in stream(paths, counter=counter):
                 values = part["key"].tolist()
@@ -114,7 +114,7 @@ class HLRParquet:
         return dd.read_parquet(str(self.path)).map_partitions(_typed, meta=_empty())
 
     def __len__(self) -> int:
-        return sum(_rows(path) for path in parts_of(self.path))
+        return sum(rows_of(path) for path in parts_of(self.path))
 
     def crosstab(
         self, rows: str = "line_status", columns: str = "phone_number_type"
@@ -224,12 +224,6 @@ def _write(frame: pd.DataFrame, path: Path) -> None:
     partial = path.with_name(path.name + ".partial")
     frame.to_parquet(partial, index=False)
     os.replace(partial, path)
-
-
-def _rows(path: Path) -> int:
-    import pyarrow.parquet as pq
-
-    return int(pq.ParquetFile(path).metadata.num_rows)
 
 
 def _empty() -> pd.DataFrame:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import dask.dataframe as dd
     import pandas as pd
 
-__all__ = ["Materialised", "parts_of", "stage", "stream"]
+__all__ = ["Materialised", "parts_of", "rows_of", "stage", "stream"]
 
 
 @dataclass
@@ -60,6 +60,13 @@ def stage(frame: dd.DataFrame, directory: Path) -> list[Path]:
 def parts_of(directory: Path) -> list[Path]:
     """The staged partition files of ``directory``, in partition order."""
     return sorted(directory.glob("part-*.parquet"))
+
+
+def rows_of(path: Path) -> int:
+    """Rows in a staged file, from its footer (nothing else is read)."""
+    import pyarrow.parquet as pq
+
+    return int(pq.ParquetFile(path).metadata.num_rows)
 
 
 def stream(

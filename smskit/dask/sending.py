@@ -1,0 +1,272 @@
+"""Sending a Dask-backed campaign: its recipients streamed from the partitions, in chunks,
+into the journaled sender every campaign uses.
+
+The recipients to send (the preflight's ``kept()`` frame) are first written by the cluster to
+Parquet next to the journal (``<journal>.parts/kept``, one file per partition, and the
+recipients kept out to ``.../excluded``). The campaign id covers the header and a digest of
+each file (computed on the cluster), so every chunk's request_id is fixed before anything is
+sent. Then the client reads the files one at a time (at most one read ahead) and adds each
+chunk to the journal (:meth:`~smskit.campaigns.journal.Journal.add_chunk`) as the sender asks
+for it: the journal stays the single source of truth, one lease means one sender, and the
+client never holds more than two partitions. A resume needs only the journal and its parts:
+chunks it holds are sent or skipped as it records them, the files give the rest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from collections.abc import Generator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from smskit.campaigns.journal import FIELD_PREFIX, Chunk, Journal, canonical_json
+from smskit.campaigns.reconnect import gateway_record, reconnect
+from smskit.campaigns.runner import (
+    ProgressOption,
+    check_chunk_size,
+    check_concurrency,
+    run_blocking,
+)
+from smskit.campaigns.sending import execute
+from smskit.client import Client
+from smskit.dask.stream import Materialised, parts_of, rows_of, stage, stream
+from smskit.errors import ConfigurationError
+from smskit.rules import spec as _spec
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+    import pandas as pd
+
+    from smskit.campaigns.results import CampaignResult
+    from smskit.client import AsyncClient
+
+__all__ = ["EXCLUDED_COLUMNS", "parts_dir", "resume", "send_kept"]
+
+EXCLUDED_COLUMNS = ("row", "input", "phone_number", "issue", "detail")
+
+
+def parts_dir(journal: Path) -> Path:
+    """Where a streamed campaign's recipients are staged: beside its journal."""
+    return journal.with_name(journal.name + ".parts")
+
+
+def send_kept(
+    client: Client | AsyncClient,
+    kept: dd.DataFrame,
+    excluded: dd.DataFrame | None,
+    header: Mapping[str, Any],
+    *,
+    journal: Path,
+    recipients: int,
+    default_region: str | None,
+    source: str,
+    chunk_size: int = 500,
+    concurrency: int = 4,
+    progress: ProgressOption = True,
+    wait: float = 0,
+    ahead: int = 1,
+    counter: Materialised | None = None,
+) -> CampaignResult:
+    """Send the recipients of ``kept`` (``row``, ``phone_number``, ``segments`` and
+    ``field:<name>`` columns, in sending order) under ``header`` (``name``, ``text``,
+    ``sender``, ``options``); ``excluded`` (:data:`EXCLUDED_COLUMNS`) is recorded as kept out.
+
+    A journal that already holds this campaign is continued (its staged files are used, once
+    the source is checked to be the same); one that holds another is refused.
+    """
+    check_concurrency(concurrency)
+    check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
+    names = ["phone_number", "row", "segments", *_field_columns(kept)]
+    kept = kept[names]
+    book = Journal(journal, mode="any", lease=wait)
+    try:
+        meta = book.meta()
+        if not meta:
+            about = {
+                "recipients": recipients,
+                "default_region": default_region,
+                "source": source,
+                "gateway": gateway_record(client),
+            }
+            meta = _initialise(book, kept, excluded, header, about, chunk_size, counter)
+        else:
+            _check_same(book, meta, kept, header)
+    except BaseException:
+        book.close()
+        raise
+    return _run(book, client, meta, concurrency, progress, ahead, counter)
+
+
+def resume(
+    journal_path: str | Path,
+    client: Client | AsyncClient | None = None,
+    *,
+    concurrency: int = 4,
+    progress: ProgressOption = True,
+    wait: float = 0,
+    ahead: int = 1,
+    counter: Materialised | None = None,
+) -> CampaignResult:
+    """Continue a streamed campaign from its journal and staged files alone (after a crash,
+    an interrupt, a kernel restart): exactly the recipients not yet accepted are sent.
+    Without ``client``, the gateway the journal records (see ``smskit.Campaign.resume``)."""
+    check_concurrency(concurrency)
+    runner = client if client is not None else reconnect(journal_path, Client)
+    book = Journal(journal_path, lease=wait)
+    try:
+        meta = book.meta()
+        if "digests" not in meta:
+            raise ConfigurationError(
+                f"journal {str(journal_path)!r} is not a streamed campaign's: "
+                "smskit.Campaign.resume continues it"
+            )
+    except BaseException:
+        book.close()
+        raise
+    return _run(book, runner, meta, concurrency, progress, ahead, counter)
+
+
+def _run(
+    book: Journal,
+    client: Client | AsyncClient,
+    meta: Mapping[str, Any],
+    concurrency: int,
+    progress: ProgressOption,
+    ahead: int,
+    counter: Materialised | None,
+) -> CampaignResult:
+    chunks = _chunks(book, meta, ahead, counter)
+    try:
+        return run_blocking(
+            lambda stop: execute(
+                book,
+                client,
+                concurrency,
+                progress,
+                stop,
+                share=False,
+                chunks=chunks,
+                total=int(meta["to_send"]),
+            )
+        )
+    finally:
+        chunks.close()  # the files read ahead are let go
+
+
+def _chunks(
+    book: Journal, meta: Mapping[str, Any], ahead: int, counter: Materialised | None
+) -> Generator[Chunk, None, None]:
+    """Every chunk of the campaign, in order: those the journal holds as it holds them, the
+    others added to it from the staged files as they are read."""
+    paths = parts_of(Path(meta["parts"]) / "kept")
+    digests = list(meta["digests"])
+    if len(paths) != len(digests):
+        raise ConfigurationError(
+            f"{meta['parts']!r} holds {len(paths)} files, the journal {len(digests)}: "
+            "the staged recipients were changed"
+        )
+    size = int(meta["chunk_size"])
+    idx = 0
+    for index, part in stream(paths, ahead=ahead, counter=counter):
+        if _digest(part) != digests[index]:
+            raise ConfigurationError(f"{str(paths[index])!r} is not the file the journal staged")
+        columns = _columns(part)
+        for start in range(0, len(part), size):
+            yield book.add_chunk(idx, {k: v[start : start + size] for k, v in columns.items()})
+            idx += 1
+
+
+def _initialise(
+    book: Journal,
+    kept: dd.DataFrame,
+    excluded: dd.DataFrame | None,
+    header: Mapping[str, Any],
+    about: Mapping[str, Any],
+    chunk_size: int,
+    counter: Materialised | None,
+) -> dict[str, Any]:
+    """Stage the recipients, derive the campaign id, write the journal's empty plan."""
+    staging = parts_dir(book.path)
+    # No journal refers to it yet and we hold the lease: what is there is an unfinished staging.
+    shutil.rmtree(staging, ignore_errors=True)
+    paths = stage(kept, staging / "kept")
+    digests = _cluster_digests(paths)
+    meta: dict[str, Any] = {
+        **header,
+        **about,
+        "campaign_id": _campaign_id(header, digests),
+        "chunk_size": chunk_size,
+        "to_send": sum(rows_of(path) for path in paths),
+        "parts": str(staging),
+        "digests": digests,
+    }
+    empty: dict[str, list[Any]] = {name: [] for name in kept.columns}
+    book.initialise(meta, empty, [], [])
+    if excluded is not None:
+        out = stage(excluded[list(EXCLUDED_COLUMNS)], staging / "excluded")
+        for _, part in stream(out, counter=counter):
+            book.exclude(part.astype(object).itertuples(index=False, name=None))
+    return meta
+
+
+def _check_same(
+    book: Journal, meta: Mapping[str, Any], kept: dd.DataFrame, header: Mapping[str, Any]
+) -> None:
+    """The journal holds this very campaign: same header, same recipients partition by
+    partition (digests computed on the cluster, nothing collected)."""
+    import dask
+
+    parts = kept.to_delayed()
+    digests = list(dask.compute(*(dask.delayed(_digest)(part) for part in parts)))
+    if meta.get("campaign_id") != _campaign_id(header, digests):
+        raise ConfigurationError(
+            f"journal {str(book.path)!r} holds another campaign ({meta.get('name')!r}, other "
+            "text, sender, options or recipients); pass journal= or name= for this one, or "
+            "delete the journal and its .parts directory to start over"
+        )
+
+
+def _field_columns(kept: dd.DataFrame) -> list[str]:
+    return sorted(name for name in kept.columns if str(name).startswith(FIELD_PREFIX))
+
+
+def _columns(part: pd.DataFrame) -> dict[str, list[Any]]:
+    """A partition as the journal's plan columns: JSON values (ints, texts; "" when empty)."""
+    columns: dict[str, list[Any]] = {
+        "phone_number": part["phone_number"].astype(object).tolist(),
+        "row": part["row"].astype("int64").tolist(),
+        "segments": part["segments"].astype("int64").tolist(),
+    }
+    for name in _field_columns(part):  # type: ignore[arg-type]
+        columns[name] = part[name].astype(object).where(part[name].notna(), "").tolist()
+    return columns
+
+
+def _digest(part: pd.DataFrame) -> str:
+    """What one partition sends to whom: numbers and field texts (not rows or segments)."""
+    columns = _columns(part)
+    digest = hashlib.blake2b(digest_size=16)
+    for name in ("phone_number", *_field_columns(part)):  # type: ignore[arg-type]
+        digest.update(b"\n" + canonical_json(columns[name]).encode())
+    return digest.hexdigest()
+
+
+def _cluster_digests(paths: list[Path]) -> list[str]:
+    import dask
+
+    return list(dask.compute(*(dask.delayed(_file_digest)(path) for path in paths)))
+
+
+def _file_digest(path: Path) -> str:
+    import pandas as pd
+
+    return _digest(pd.read_parquet(path))
+
+
+def _campaign_id(header: Mapping[str, Any], digests: list[str]) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(canonical_json(dict(header)).encode())
+    for part in digests:
+        digest.update(b"\n" + part.encode())
+    return digest.hexdigest()
