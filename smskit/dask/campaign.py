@@ -22,6 +22,7 @@ import dask.dataframe as dd
 import pandas as pd
 from dask.delayed import Delayed, delayed
 
+from smskit._paths import campaigns_dir
 from smskit.campaigns.plan import (
     campaign_settings,
     check_campaign,
@@ -30,9 +31,12 @@ from smskit.campaigns.plan import (
     default_name,
 )
 from smskit.campaigns.preflight import PreflightSettings, campaign_findings, send_instant
+from smskit.campaigns.results import CampaignResult
+from smskit.campaigns.runner import ProgressOption
 from smskit.campaigns.served import destinations
 from smskit.client import AsyncClient, Client
 from smskit.dask import partitions as parts
+from smskit.dask import sending
 from smskit.dask.report import (
     BREAKDOWN_COLUMNS,
     DaskPreflightReport,
@@ -173,6 +177,57 @@ class Campaign:
             purpose=settings.purpose or "wholesale",
             evaluated_at=when,
         )
+
+    # -- sending -----------------------------------------------------------------------------
+
+    def send(
+        self,
+        report: DaskPreflightReport | None = None,
+        *,
+        concurrency: int = 4,
+        chunk_size: int = 500,
+        progress: ProgressOption = True,
+        journal: str | Path | None = None,
+        wait: float = 0,
+    ) -> CampaignResult:
+        """Send every recipient ``report`` (default: a new preflight) lets through, streamed
+        from the partitions in chunks into the journaled sender (:mod:`smskit.dask.sending`).
+
+        As :meth:`smskit.Campaign.send`: a journal that holds this campaign is continued, a
+        campaign-level preflight error raises ``ValidationError``, another runner sending it
+        ``CampaignBusy``. The recipients are staged as Parquet beside the journal
+        (``<journal>.parts``), which a resume reads again.
+        """
+        report = report if report is not None else self.preflight()
+        report.raise_for_errors()
+        path = (
+            Path(journal)
+            if journal is not None
+            else campaigns_dir() / f"{self.name}.journal.sqlite"
+        )
+        frame = report.frame
+        header = {
+            "name": self.name,
+            "text": self.text,
+            "sender": self.sender,
+            "options": self.options,
+        }
+        return sending.send_kept(
+            self.client,
+            report.kept(),
+            frame.loc[~frame["send"], list(sending.EXCLUDED_COLUMNS)],
+            header,
+            journal=path,
+            recipients=int(report.summary()["recipients"].iloc[0]),
+            default_region=self.default_region,
+            source=repr(self),
+            chunk_size=chunk_size,
+            concurrency=concurrency,
+            progress=progress,
+            wait=wait,
+        )
+
+    resume = staticmethod(sending.resume)
 
     # -- internals ---------------------------------------------------------------------------
 
