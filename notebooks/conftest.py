@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# Notebook 06 walks a base of 5M rows; checked here on 200,000 (the kernel inherits this).
+os.environ.setdefault("SMSKIT_BASE_ROWS", "200000")
 
 
 @pytest.hookimpl(trylast=True)  # after pytest-randomly has shuffled the tests

@@ -14,7 +14,7 @@ from distributed import Client as DaskClient
 from distributed import LocalCluster
 
 import smskit
-from smskit.dask.hlr import hlr as dask_hlr
+from smskit.dask import hlr as dask_hlr
 from smskit.dask.stream import Materialised
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.frames import breakdown, crosstab

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import os
 import shutil
 import sys
 import time
@@ -26,6 +27,8 @@ from typing import Any
 import nbformat
 
 HERE = Path(__file__).resolve().parent
+# Notebook 06 walks a base of 5M rows; exported on 200,000 (the kernels inherit this).
+os.environ.setdefault("SMSKIT_BASE_ROWS", "200000")
 ROOT = HERE.parents[1]
 LOCKFILE = HERE / "package-lock.json"
 NODE_MODULES = HERE / "node_modules"

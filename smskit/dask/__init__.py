@@ -4,7 +4,9 @@ contact bases too large for one process.
 Owns: the cluster connection (:func:`connect`), the Dask paths of the pure functions that
 accept a Dask collection (:mod:`.rules`: ``normalize``, ``render_all``, ``analyze_many``,
 reached through ``smskit.phones`` and ``smskit.text``), and the Dask-backed :class:`Campaign`
-whose preflight runs per partition (:mod:`.campaign`, report in :mod:`.report`).
+whose preflight runs per partition (:mod:`.campaign`, report in :mod:`.report`) and whose
+send streams the partitions into the journaled sender (:mod:`.sending`, over :mod:`.stream`),
+bulk HLR over a Dask series (:mod:`.bulk`), and a generated base for demos (:mod:`.generate`).
 
 May import campaigns, client, rules, errors and infra; nothing of smskit imports it but the
 facades, lazily (``import smskit`` never loads dask). Every rule is the pandas one, called on
@@ -21,16 +23,21 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
     raise MissingExtraError("smskit.dask", exc.name or "dask", "dask") from exc
 
+from smskit.dask.bulk import HLRParquet, hlr
 from smskit.dask.campaign import Campaign
 from smskit.dask.cluster import connect
+from smskit.dask.generate import contact_base
 from smskit.dask.report import DaskPreflightReport
 from smskit.dask.rules import analyze_many, normalize, render_all
 
 __all__ = [
     "Campaign",
     "DaskPreflightReport",
+    "HLRParquet",
     "analyze_many",
     "connect",
+    "contact_base",
+    "hlr",
     "normalize",
     "render_all",
 ]
