@@ -11,7 +11,6 @@ import dask.dataframe as dd
 import pandas as pd
 import pytest
 from distributed import Client as DaskClient
-from distributed import LocalCluster
 
 import smskit
 from smskit.dask import hlr as dask_hlr
@@ -21,18 +20,6 @@ from smskit.frames import breakdown, crosstab
 from smskit.sandbox import Sandbox
 
 HLR_FR = 0.008  # EUR per French number checked (docs/sandbox.md)
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[DaskClient]:
-    """Two worker processes, one thread each: partitions really travel between processes."""
-    with (
-        LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as local,
-        DaskClient(local) as client,
-    ):
-        yield client
 
 
 @pytest.fixture
@@ -72,7 +59,11 @@ def by_number(frame: pd.DataFrame) -> pd.DataFrame:
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_dask_hlr_equals_pandas_hlr(
-    seed: int, cluster: DaskClient, client: smskit.Client, tmp_path: Path, fresh_sandbox: Sandbox
+    seed: int,
+    dask_cluster: DaskClient,
+    client: smskit.Client,
+    tmp_path: Path,
+    fresh_sandbox: Sandbox,
 ) -> None:
     """Same rows, dtypes, breakdowns and crosstab as the pandas bulk HLR; each distinct valid
     number billed once; the client never holds more than two partitions."""
@@ -101,7 +92,7 @@ def test_dask_hlr_equals_pandas_hlr(
 
 
 def test_dask_hlr_rerun_pays_nothing_for_cached_numbers(
-    cluster: DaskClient, client: smskit.Client, tmp_path: Path, fresh_sandbox: Sandbox
+    dask_cluster: DaskClient, client: smskit.Client, tmp_path: Path, fresh_sandbox: Sandbox
 ) -> None:
     """A second run on the same journal (after an interrupt, say) reads every answer from the
     cache: nothing more is billed, the answers are the same and marked cached."""
@@ -121,7 +112,7 @@ def test_dask_hlr_rerun_pays_nothing_for_cached_numbers(
 
 
 def test_dask_hlr_never_writes_over_a_directory_with_files(
-    cluster: DaskClient, client: smskit.Client, tmp_path: Path
+    dask_cluster: DaskClient, client: smskit.Client, tmp_path: Path
 ) -> None:
     """An output directory holding anything is refused before any number is checked."""
     (tmp_path / "out").mkdir()

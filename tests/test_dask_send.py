@@ -14,7 +14,6 @@ import dask.dataframe as dd
 import pandas as pd
 import pytest
 from distributed import Client as DaskClient
-from distributed import LocalCluster
 
 import smskit
 from smskit.dask import Campaign as DaskCampaign
@@ -27,18 +26,6 @@ from smskit.sandbox import Sandbox
 TEXT = "Bonjour {first_name} STOP au 36173"
 HEADER = {"name": "streamed", "text": TEXT, "sender": "Shop", "options": {}}
 FR_PREMIUM = 0.065  # EUR per segment (docs/sandbox.md)
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[DaskClient]:
-    """Two worker processes, one thread each."""
-    with (
-        LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as local,
-        DaskClient(local) as client,
-    ):
-        yield client
 
 
 @pytest.fixture
@@ -88,7 +75,7 @@ class InterruptAfter:
 
 
 def test_streamed_send_sends_every_recipient_once_holding_two_partitions(
-    cluster: DaskClient, client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
+    dask_cluster: DaskClient, client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
 ) -> None:
     """7 partitions, chunks of 500: every recipient sent once with its own text, the cost
     billed is the cost recorded, and the client never held more than two partitions."""
@@ -108,7 +95,7 @@ def test_streamed_send_sends_every_recipient_once_holding_two_partitions(
 
 
 def test_resume_after_an_interrupt_sends_exactly_the_remainder(
-    cluster: DaskClient, client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
+    dask_cluster: DaskClient, client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
 ) -> None:
     """Ctrl-C after the third chunk, then a resume from the journal and its staged files
     alone: each recipient accepted exactly once, the chunks in flight replayed, not re-sent."""
@@ -129,7 +116,7 @@ def test_resume_after_an_interrupt_sends_exactly_the_remainder(
 
 
 def test_resume_after_credit_ran_out_sends_the_remainder(
-    cluster: DaskClient, client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
+    dask_cluster: DaskClient, client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
 ) -> None:
     """Credit for 2,100 of 5,200: the send stops saying so; after a top-up the resume sends
     the 3,100 others and nothing twice."""
@@ -146,7 +133,7 @@ def test_resume_after_credit_ran_out_sends_the_remainder(
 
 
 def test_a_journal_of_another_campaign_is_refused(
-    cluster: DaskClient, client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
+    dask_cluster: DaskClient, client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
 ) -> None:
     """Same journal, other recipients (one name changed): refused before anything is sent."""
     journal = tmp_path / "j.sqlite"
@@ -157,7 +144,7 @@ def test_a_journal_of_another_campaign_is_refused(
 
 
 def test_a_changed_staged_file_stops_the_resume(
-    cluster: DaskClient, client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
+    dask_cluster: DaskClient, client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
 ) -> None:
     """A staged file edited after the campaign began is not what the campaign id covers: the
     resume refuses to send from it."""
@@ -175,7 +162,7 @@ def test_a_changed_staged_file_stops_the_resume(
 
 
 def test_dask_campaign_sends_what_the_pandas_campaign_sends(
-    cluster: DaskClient, client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
+    dask_cluster: DaskClient, client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
 ) -> None:
     """A generated base with repeats across partitions and unreadable numbers: the Dask
     campaign's send and the pandas campaign's (each on its own sandbox) deliver the same texts
