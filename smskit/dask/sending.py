@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-from collections.abc import Generator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -186,11 +186,13 @@ def _initialise(
     chunk_size: int,
     counter: Materialised | None,
 ) -> dict[str, Any]:
-    """Stage the recipients, derive the campaign id, write the journal's empty plan."""
+    """Stage the recipients, derive the campaign id, write the journal's empty plan and the
+    recipients kept out (streamed from their files, in the same transaction)."""
     staging = parts_dir(book.path)
     # No journal refers to it yet and we hold the lease: what is there is an unfinished staging.
     shutil.rmtree(staging, ignore_errors=True)
     paths = stage(kept, staging / "kept")
+    out = [] if excluded is None else stage(excluded[list(EXCLUDED_COLUMNS)], staging / "excluded")
     digests = _cluster_digests(paths)
     meta: dict[str, Any] = {
         **header,
@@ -202,12 +204,14 @@ def _initialise(
         "digests": digests,
     }
     empty: dict[str, list[Any]] = {name: [] for name in kept.columns}
-    book.initialise(meta, empty, [], [])
-    if excluded is not None:
-        out = stage(excluded[list(EXCLUDED_COLUMNS)], staging / "excluded")
-        for _, part in stream(out, counter=counter):
-            book.exclude(part.astype(object).itertuples(index=False, name=None))
+    book.initialise(meta, empty, [], _excluded_rows(out, counter))
     return meta
+
+
+def _excluded_rows(paths: list[Path], counter: Materialised | None) -> Iterator[tuple[Any, ...]]:
+    for _, part in stream(paths, counter=counter):
+        part = part.astype(object).where(part.notna(), None)
+        yield from part.itertuples(index=False, name=None)
 
 
 def _check_same(
