@@ -58,7 +58,7 @@ print(json.dumps({
 """
 
 
-def generate(rows: int, directory: Path, workers: int) -> None:
+def generate(rows: int, directory: Path, workers: int, per_partition: int) -> None:
     """Write the generated base of ``rows`` contacts to ``directory`` (one file a partition)."""
     from distributed import Client, LocalCluster
 
@@ -68,7 +68,10 @@ def generate(rows: int, directory: Path, workers: int) -> None:
         LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None) as cluster,
         Client(cluster),
     ):
-        contact_base(rows).to_parquet(str(directory), write_index=False)
+        # Zero-padded names: pandas reads a directory's files in name order, as dask does.
+        contact_base(rows, rows_per_partition=per_partition).to_parquet(
+            str(directory), write_index=False, name_function=lambda k: f"part-{k:05d}.parquet"
+        )
 
 
 def worker_peak_mb() -> float:
@@ -119,6 +122,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000_000, 5_000_000, 20_000_000])
     parser.add_argument("--pandas-max", type=int, default=5_000_000)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--rows-per-partition", type=int, default=250_000)
     args = parser.parse_args()
     print(
         f"machine: {cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
@@ -129,16 +133,17 @@ def main() -> None:
     for rows in args.sizes:
         scratch = Path(tempfile.mkdtemp(prefix="bench-dask-"))
         try:
-            generate(rows, scratch / "base", args.workers)
+            generate(rows, scratch / "base", args.workers, args.rows_per_partition)
             dask = side_dask(scratch / "base", scratch / "report", args.workers)
             pandas = side_pandas(scratch / "base") if rows <= args.pandas_max else None
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-        same = (
-            "-"
-            if pandas is None
-            else str(all(dask["summary"][k] == pandas["summary"][k] for k in COMPARED))
-        )
+        differ = [
+            f"{k}: {dask['summary'][k]} vs {pandas['summary'][k]}"
+            for k in COMPARED
+            if pandas is not None and dask["summary"][k] != pandas["summary"][k]
+        ]
+        same = "-" if pandas is None else "yes" if not differ else "NO: " + "; ".join(differ)
         per_million = dask["seconds"] / rows * 1e6
         workers = " / ".join(f"{mb:.0f}" for mb in dask["workers_peak_mb"])
         print(
