@@ -13,7 +13,7 @@ import pytest
 from distributed import Client as DaskClient
 
 import smskit
-from smskit.dask import hlr as dask_hlr
+from smskit.dask import bulk_hlr as dask_hlr
 from smskit.dask.stream import Materialised
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.frames import breakdown, crosstab
@@ -49,7 +49,7 @@ def random_numbers(seed: int, count: int) -> list[str]:
 
 def pandas_answers(client: smskit.Client, values: list[str], journal: Path) -> pd.DataFrame:
     """The pandas bulk HLR on the same values, one row per distinct number (its first)."""
-    frame = smskit.hlr(client, values, journal=journal, progress=False).to_frame()
+    frame = smskit.bulk_hlr(client, values, journal=journal, progress=False).to_frame()
     return frame.drop(columns="input").drop_duplicates("phone_number", ignore_index=True)
 
 
@@ -124,6 +124,6 @@ def test_dask_hlr_never_writes_over_a_directory_with_files(
 
 
 def test_dask_hlr_refuses_a_pandas_series(client: smskit.Client, tmp_path: Path) -> None:
-    """A pandas Series belongs to smskit.hlr: the Dask path says so instead of guessing."""
+    """A pandas Series belongs to smskit.bulk_hlr: the Dask path says so instead of guessing."""
     with pytest.raises(ValidationError, match="must be a dask Series"):
         dask_hlr(client, pd.Series(["+33612345678"]), tmp_path / "out", progress=False)

@@ -23,7 +23,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
     raise MissingExtraError("smskit.dask", exc.name or "dask", "dask") from exc
 
-from smskit.dask.bulk import HLRParquet, hlr
+from smskit.dask.bulk import HLRParquet, bulk_hlr
 from smskit.dask.campaign import Campaign
 from smskit.dask.cluster import connect
 from smskit.dask.generate import contact_base
@@ -35,9 +35,9 @@ __all__ = [
     "DaskPreflightReport",
     "HLRParquet",
     "analyze_many",
+    "bulk_hlr",
     "connect",
     "contact_base",
-    "hlr",
     "normalize",
     "render_all",
 ]

@@ -3,7 +3,7 @@ journaled bulk path, answers appended to Parquet, breakdowns reduced on the clus
 
 The cluster normalises every value and keeps one row per distinct number (a shuffle on the
 normalised number, never a collection on the client), writing them to Parquet. The client
-then reads those files one at a time and checks each through :func:`smskit.hlr` (chunks of
+then reads those files one at a time and checks each through :func:`smskit.bulk_hlr` (chunks of
 200, the HLR cache journal: a number answered before is never paid twice, so a re-run after
 an interrupt pays only for the remainder), appending one Parquet file of answers per
 partition. Breakdowns are counted per file on the cluster and summed there.
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from smskit.campaigns import hlr as bulk_hlr
+from smskit.campaigns import bulk_hlr as checked
 from smskit.campaigns.runner import Progress, ProgressOption
 from smskit.dask.stream import Materialised, parts_of, rows_of, stage, stream
 from smskit.errors import ConfigurationError, ValidationError
@@ -28,14 +28,14 @@ if TYPE_CHECKING:
 
     from smskit.client import AsyncClient, Client
 
-__all__ = ["HLRParquet", "hlr"]
+__all__ = ["HLRParquet", "bulk_hlr"]
 
 # Breakdown keys whose labels are the spec's closed value sets: per-file counts add up.
 CLOSED_KEYS = ("status", "line_status", "phone_number_type")
 DEFAULT_MAX_AGE_S = 24 * 3600.0
 
 
-def hlr(
+def bulk_hlr(
     client: Client | AsyncClient,
     numbers: dd.Series,
     output: str | Path,
@@ -53,16 +53,16 @@ def hlr(
 
     One row per distinct normalised number (values that do not parse: one per distinct text,
     ``phone_number_type`` bad_format, not sent), with the columns of
-    ``smskit.hlr(...).to_frame()`` but ``input``. ``output`` must be new or empty: answers are
+    ``smskit.bulk_hlr(...).to_frame()`` but ``input``. ``output`` must be new or empty: answers are
     appended to it, never written over a user's files. ``journal``, ``max_age``,
-    ``chunk_size``, ``concurrency``, ``simulation_mode`` are :func:`smskit.hlr`'s.
+    ``chunk_size``, ``concurrency``, ``simulation_mode`` are :func:`smskit.bulk_hlr`'s.
     ``counter`` counts the partitions the client holds (one plus one read ahead).
     """
     import dask.dataframe as dd
     import pandas as pd
 
     if not isinstance(numbers, dd.Series):
-        raise ValidationError("numbers", "must be a dask Series (smskit.hlr takes the others)")
+        raise ValidationError("numbers", "must be a dask Series (smskit.bulk_hlr takes the others)")
     out = Path(output)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ConfigurationError(f"{str(out)!r} exists and is not an empty directory")
@@ -79,7 +79,7 @@ def hlr(
             for index, part in stream(paths, counter=counter):
                 values = part["key"].tolist()
                 forward = _Forward(bar)
-                answers = bulk_hlr(
+                answers = checked(
                     client,
                     values,
                     chunk_size=chunk_size,
@@ -108,7 +108,7 @@ class HLRParquet:
         return f"HLRParquet({str(self.path)!r}, {len(parts_of(self.path))} files)"
 
     def frame(self) -> dd.DataFrame:
-        """The answers as a lazy Dask frame, with the dtypes of ``smskit.hlr(...).to_frame()``."""
+        """The answers as a lazy Dask frame, dtypes as ``smskit.bulk_hlr(...).to_frame()``."""
         import dask.dataframe as dd
 
         return dd.read_parquet(str(self.path)).map_partitions(_typed, meta=_empty())
