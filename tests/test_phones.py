@@ -194,13 +194,13 @@ def test_empty_input_gives_empty_typed_frame() -> None:
 def test_duplicates_are_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Equal values, and floats equal to a text, are read once per distinct text."""
     seen: list[str] = []
-    original = phones._fastphones.decide
+    original = phones._phonematrix.express
 
     def counting(texts: list[str], region: str | None, words: object) -> object:
         seen.extend(texts)
         return original(texts, region, words)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(phones._fastphones, "decide", counting)
+    monkeypatch.setattr(phones._phonematrix, "express", counting)
     values = ["06 12 34 56 78"] * 3 + [33612345678.0, 33612345678.0, "33612345678", None]
     frame = normalize(values)
     assert sorted(seen) == ["06 12 34 56 78", "33612345678"]

@@ -46,7 +46,7 @@ from phonenumbers import (
 )
 
 from smskit.errors import ValidationError, guard_input
-from smskit.rules import _fastphones
+from smskit.rules import _fastphones, _phonematrix
 from smskit.rules.spec import PHONE_NUMBER_TYPE
 
 __all__ = [
@@ -351,7 +351,7 @@ def normalize(
     region_codes, regions = _row_regions(region, series, default)
 
     # Distinct raw values often clean to one text ("06 12 34 56 78", "0612345678", 612345678.0).
-    raw_texts = [_to_text(raw) for raw in raw_uniques]
+    raw_texts = _to_texts(raw_uniques)
     raw_texts.append(None)  # code -1: a missing value
     pair_codes, pairs = pd.factorize(raw_codes * len(regions) + region_codes)
     pair_texts = np.array(raw_texts, dtype=object)[pairs // len(regions)]
@@ -389,7 +389,10 @@ class _Answers:
 
     def read(self, at: np.ndarray, codes: np.ndarray, texts: list[str], region: str | None) -> None:
         """Read distinct ``texts`` in ``region``; ``at[i]`` holds ``texts[codes[i]]``."""
-        fast = _fastphones.decide(texts, region, _WORDS)
+        fast = _phonematrix.express(texts, region, _WORDS)
+        rest = np.flatnonzero(~fast.done)
+        if len(rest):
+            fast.put(rest, _fastphones.decide([texts[i] for i in rest.tolist()], region, _WORDS))
         e164, where, reason, kind = fast.e164, fast.region, fast.reason, fast.kind
         for i in np.flatnonzero(~fast.done).tolist():
             check = _classify_text(texts[i], region)
@@ -500,6 +503,21 @@ def _to_text(value: Any) -> str | None:
     if _FLOAT_TEXT_RE.fullmatch(text):
         text = text.split(".", 1)[0]
     return text
+
+
+def _to_texts(values: np.ndarray) -> list[str | None]:
+    """_to_text of each value; strings, the common case, without a call each."""
+    texts: list[str | None] = []
+    append = texts.append
+    for value in values.tolist():
+        if type(value) is str:
+            text = value.strip()
+            if text[-1:] == "0" and "." in text and _FLOAT_TEXT_RE.fullmatch(text):
+                text = text.split(".", 1)[0]
+            append(text or None)
+        else:
+            append(_to_text(value))
+    return texts
 
 
 @lru_cache(maxsize=512)
