@@ -7,8 +7,12 @@
    side runs in a fresh child process (so its peak RSS is its own), alternately,
    ``--rounds`` times, each on its own numbers, after one warm-up run; the sandbox's
    balance must drop by exactly the expected cost each time.
+   Each side also reports its process's CPU time over the timed part, so the share of the
+   send's wall time that is the client's own work shows (the rest is waiting on the sandbox).
 2. Preflight of 1,000,000 recipients read from a CSV file (streamed in blocks): time and
-   peak RSS of the process (and of any child process; ``phones.normalize`` starts none now).
+   peak RSS of the process (and of any child process; ``phones.normalize`` starts none now),
+   against its anchor, ``pd.read_csv`` of the same file, each in a fresh process,
+   alternately, ``--preflight-rounds`` times (min, median, ratio of medians).
 
     .venv/bin/python benchmarks/bench_campaign.py                    # 100,000 x 2 rounds, 1,000,000
     .venv/bin/python benchmarks/bench_campaign.py -n 20000 --preflight 200000 --rounds 1
@@ -23,6 +27,7 @@ import os
 import platform
 import resource
 import secrets
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -51,6 +56,12 @@ def recipients(start: int, count: int) -> list[dict[str, str]]:
     ]
 
 
+def cpu_seconds() -> float:
+    """User + system CPU time of this process so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def peak_rss_mb() -> float:
     """Peak resident set size of this process in MB (Linux reports KiB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -72,6 +83,7 @@ def side_plain(url: str, key: str, start: int, count: int) -> dict[str, Any]:
     chunks = [rows[i : i + 500] for i in range(0, len(rows), 500)]
     headers = {"api-login": "sandbox", "api-key": key}
     started = time.perf_counter()
+    cpu = cpu_seconds()
     cost = 0.0
     with httpx.Client(base_url=url, headers=headers, timeout=120, trust_env=False) as http:
         for chunk in chunks:
@@ -86,7 +98,12 @@ def side_plain(url: str, key: str, start: int, count: int) -> dict[str, Any]:
             )
             answer.raise_for_status()
             cost += answer.json()["total_cost"]
-    return {"seconds": time.perf_counter() - started, "cost": cost, "rss_mb": peak_rss_mb()}
+    return {
+        "seconds": time.perf_counter() - started,
+        "cpu_seconds": cpu_seconds() - cpu,
+        "cost": cost,
+        "rss_mb": peak_rss_mb(),
+    }
 
 
 def side_smskit(url: str, key: str, start: int, count: int, concurrency: int) -> dict[str, Any]:
@@ -104,17 +121,20 @@ def side_smskit(url: str, key: str, start: int, count: int, concurrency: int) ->
         campaign = smskit.Campaign(client, frame, text=TEXT, sender="Shop", name=f"bench-{start}")
         report = campaign.preflight()
         checked = time.perf_counter()
+        cpu = cpu_seconds()
         result = campaign.send(
             concurrency=concurrency, chunk_size=500, progress=False, journal=journal
         )
         complete = result.complete
         ended = time.perf_counter()
+        send_cpu = cpu_seconds() - cpu
         summary = result.summary().iloc[0]
         journal_kb = journal.stat().st_size / 1024
     if not complete or int(summary["sent"]) != count or report.to_send != count:
         raise SystemExit(f"smskit side incomplete: {summary.to_dict()}")
     return {
         "seconds": ended - checked,
+        "cpu_seconds": send_cpu,
         "preflight_seconds": checked - started,
         "total_seconds": ended - started,
         "cost": float(summary["cost"]),
@@ -145,6 +165,20 @@ def side_preflight(path: str) -> dict[str, Any]:
         "to_send": int(summary["to_send"]),
         "excluded": int(summary["excluded"]),
     }
+
+
+def side_read_csv(path: str) -> dict[str, Any]:
+    """The anchor of the preflight: pandas reading the same file, nothing else."""
+    import pandas as pd
+
+    started = time.perf_counter()
+    frame = pd.read_csv(path)
+    seconds = time.perf_counter() - started
+    return {"seconds": seconds, "rows": len(frame), "rss_mb": peak_rss_mb()}
+
+
+def _spread(values: list[float]) -> str:
+    return f"min {min(values):.2f} s, median {statistics.median(values):.2f} s"
 
 
 # -- orchestration -----------------------------------------------------------------------------
@@ -208,6 +242,7 @@ def main() -> int:
     parser.add_argument("-n", "--recipients", type=int, default=100_000)
     parser.add_argument("--preflight", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--preflight-rounds", type=int, default=3)
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--side", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -218,6 +253,8 @@ def main() -> int:
             result = side_plain(rest[0], key, int(rest[1]), int(rest[2]))
         elif kind == "smskit":
             result = side_smskit(rest[0], key, int(rest[1]), int(rest[2]), int(rest[3]))
+        elif kind == "read_csv":
+            result = side_read_csv(rest[0])
         else:
             result = side_preflight(rest[0])
         print(json.dumps(result))
@@ -229,6 +266,7 @@ def main() -> int:
     count = args.recipients
     expected = round(count * FR_PREMIUM, 6)
     ok = True
+    seen: dict[str, list[dict[str, Any]]] = {"plain": [], "smskit": []}
     with standalone_sandbox(key) as url:
         set_balance(url, key, 10_000_000.0)
         child("plain", url, str(90_000_000), "5000")  # warm the sandbox up (caches, pages)
@@ -239,6 +277,7 @@ def main() -> int:
                 extra = [str(args.concurrency)] if side == "smskit" else []
                 result = child(side, url, str(start), str(count), *extra)
                 charged = round(before - balance(url, key), 6)
+                seen[side].append(result)
                 start += count
                 ok &= abs(charged - expected) < 1e-6
                 line = (
@@ -252,26 +291,56 @@ def main() -> int:
                         f"{result['total_seconds']:.2f} s; journal {result['journal_kb']:,.0f} KiB"
                     )
                 line += (
+                    f"; client CPU {result['cpu_seconds']:.2f} s "
+                    f"({result['cpu_seconds'] / result['seconds']:.0%} of the wall time)"
                     f"; peak RSS {result['rss_mb']:.0f} MB; charged {charged:.2f} EUR "
                     f"(expected {expected:.2f})"
                 )
                 print(line, flush=True)
-    if args.preflight:
-        with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "recipients.csv"
-            write_csv(path, args.preflight)
-            size = path.stat().st_size / 1e6
-            result = child("preflight", str(path))
+    if seen["smskit"]:
+        plain = [r["seconds"] for r in seen["plain"]]
+        ours = [r["total_seconds"] for r in seen["smskit"]]
+        sends = [r["seconds"] for r in seen["smskit"]]
         print(
-            f"preflight: {result['recipients']:,} rows ({size:.0f} MB CSV) in "
-            f"{result['seconds']:.1f} s; to send {result['to_send']:,}, excluded "
-            f"{result['excluded']:,}; peak RSS {result['rss_mb']:.0f} MB (before: "
-            f"{result['rss_before_mb']:.0f} MB; helper processes peak "
-            f"{result['helpers_rss_mb']:.0f} MB)",
+            f"plain loop: {_spread(plain)}; smskit preflight + send: {_spread(ours)}; "
+            f"send() alone: {_spread(sends)}; end to end vs plain (ratio of medians, higher "
+            f"is faster): {statistics.median(plain) / statistics.median(ours):.2f}x",
             flush=True,
         )
-        ok &= result["rss_mb"] < 500
+    if args.preflight:
+        ok &= preflight_rounds(args.preflight, args.preflight_rounds)
     return 0 if ok else 1
+
+
+def preflight_rounds(size: int, rounds: int) -> bool:
+    """Preflight of a ``size``-row CSV against ``pd.read_csv`` of it, alternately."""
+    anchor: list[float] = []
+    ours: list[float] = []
+    peaks: list[float] = []
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "recipients.csv"
+        write_csv(path, size)
+        megabytes = path.stat().st_size / 1e6
+        for _ in range(rounds):
+            anchor.append(child("read_csv", str(path))["seconds"])
+            result = child("preflight", str(path))
+            ours.append(result["seconds"])
+            peaks.append(result["rss_mb"])
+            print(
+                f"preflight: {result['recipients']:,} rows ({megabytes:.0f} MB CSV) in "
+                f"{result['seconds']:.2f} s (read_csv {anchor[-1]:.2f} s); to send "
+                f"{result['to_send']:,}, excluded {result['excluded']:,}; peak RSS "
+                f"{result['rss_mb']:.0f} MB (before: {result['rss_before_mb']:.0f} MB; helper "
+                f"processes peak {result['helpers_rss_mb']:.0f} MB)",
+                flush=True,
+            )
+    print(
+        f"preflight {_spread(ours)}; pd.read_csv {_spread(anchor)}; ratio of medians "
+        f"{statistics.median(ours) / statistics.median(anchor):.1f}x (goal <= 10x); peak RSS "
+        f"{min(peaks):.0f}-{max(peaks):.0f} MB (goal <= 250 MB)",
+        flush=True,
+    )
+    return max(peaks) < 500
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from phonenumbers import PhoneNumberFormat, PhoneNumberType
 
-from smskit.rules import _fastphones, phones
+from smskit.rules import _fastphones, _phonematrix, phones
 from smskit.rules._digitdfa import DigitAutomaton
 
 REGIONS = sorted(phonenumbers.SUPPORTED_REGIONS)
@@ -77,6 +77,23 @@ def test_array_path_equals_per_number_path_over_many_countries() -> None:
         subset = [t for t, r in drawn if r == region]
         decided += int(_fastphones.decide(subset, region, phones._WORDS).done.sum())
     assert decided > 0.8 * len(drawn)
+
+
+def test_matrix_lane_answers_as_the_per_number_path() -> None:
+    """What the whole-array lane decides on its own (6,000 random numbers of every region, no
+    fallback behind it) is the per-number path's answer, and it decides most of them."""
+    rng = random.Random(2026)
+    drawn = [_spelling(rng) for _ in range(6_000)]
+    decided = 0
+    for region in {r for _, r in drawn}:
+        texts = sorted({t for t, r in drawn if r == region})
+        lane = _phonematrix.express(texts, region, phones._WORDS)
+        at = np.flatnonzero(lane.done).tolist()
+        answers = [(lane.e164[i], lane.reason[i], lane.region[i], lane.kind[i]) for i in at]
+        expected = [phones._classify_uncached(texts[i], region) for i in at]
+        assert answers == [(c.e164, c.reason, c.region, c.type) for c in expected]
+        decided += len(at)
+    assert decided > 0.6 * len(drawn)
 
 
 @settings(max_examples=60, deadline=None)
