@@ -111,11 +111,11 @@ def _compact_digits(
     kept = is_digit.copy()
     kept[:, 1:-1] &= ~trunk_zero
     # Each kept digit moves to its rank among its row's kept digits.
-    row, column = np.nonzero(kept)
-    rank = np.cumsum(kept, axis=1)[row, column] - 1
+    row, column = np.nonzero(kept)  # row-major: each row's digits in order
+    count = kept.sum(axis=1)
+    rank = np.arange(len(row)) - np.repeat(np.cumsum(count) - count, count)
     digits = np.full(chars.shape, PAD, dtype=np.uint8)
     digits[row, rank] = chars[row, column] - 48
-    count = kept.sum(axis=1)
     return shaped, plus, ~trunk_zero.any(axis=1), digits, count
 
 

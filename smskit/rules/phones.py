@@ -29,9 +29,11 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 import re
 from collections.abc import Iterable
 from functools import lru_cache
+from itertools import repeat
 from typing import Any, Final, NamedTuple
 
 import numpy as np
@@ -505,19 +507,37 @@ def _to_text(value: Any) -> str | None:
     return text
 
 
+_KINDS: Final[dict[type, int]] = {str: 1, float: 2}
+
+
 def _to_texts(values: np.ndarray) -> list[str | None]:
-    """_to_text of each value; strings, the common case, without a call each."""
-    texts: list[str | None] = []
-    append = texts.append
-    for value in values.tolist():
-        if type(value) is str:
-            text = value.strip()
-            if text[-1:] == "0" and "." in text and _FLOAT_TEXT_RE.fullmatch(text):
-                text = text.split(".", 1)[0]
-            append(text or None)
-        else:
-            append(_to_text(value))
-    return texts
+    """_to_text of each value; strings and floats, the common cases, a whole array at a time."""
+    items = values.tolist()
+    kinds = np.fromiter(map(_KINDS.get, map(type, items), repeat(0)), np.int8, len(items))
+    texts = np.full(len(items), None, dtype=object)
+    strings = np.flatnonzero(kinds == 1)
+    stripped = list(map(str.strip, _pick(items, strings)))
+    for i in np.flatnonzero(
+        np.fromiter(map(operator.contains, stripped, repeat(".")), dtype=bool, count=len(strings))
+    ).tolist():
+        text = stripped[i]
+        if text[-1:] == "0" and _FLOAT_TEXT_RE.fullmatch(text):
+            stripped[i] = text.split(".", 1)[0]
+    texts[strings] = stripped
+    texts[strings[np.fromiter(map(len, stripped), dtype=np.int64, count=len(strings)) == 0]] = None
+    floats = np.flatnonzero(kinds == 2)
+    number = np.array(_pick(items, floats), dtype=np.float64)
+    # Integral floats below 2**53 convert exactly through int64; the rest one by one.
+    plain = (np.abs(number) < 2.0**53) & (number == np.floor(number))
+    texts[floats[plain]] = number[plain].astype(np.int64).astype(str).astype(object)
+    for i in np.concatenate([floats[~plain], np.flatnonzero(kinds == 0)]):
+        texts[i] = _to_text(items[i])
+    return texts.tolist()  # type: ignore[no-any-return]
+
+
+def _pick(items: list[Any], at: np.ndarray) -> list[Any]:
+    """``items`` at positions ``at``, as a list."""
+    return [items[i] for i in at.tolist()]
 
 
 @lru_cache(maxsize=512)
