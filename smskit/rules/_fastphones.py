@@ -25,7 +25,7 @@ from phonenumbers import PhoneMetadata, PhoneNumber, PhoneNumberType, Validation
 
 from smskit.rules._digitdfa import DigitAutomaton, Unsupported, digit_matrix
 
-__all__ = ["Decided", "Vocabulary", "decide"]
+__all__ = ["Decided", "Vocabulary", "decide", "region_types"]
 
 # Bits of a region's automaton: its descriptions in phonenumbers' number_type() order, then
 # the prefix patterns that decide the region of a shared code and an international prefix.
@@ -463,6 +463,33 @@ def _national_in(digits: list[str], parsed: list[str], plan: _Plan, words: Vocab
     return out
 
 
+def region_types(
+    plans: list[_Plan], digits: np.ndarray, lengths: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Region (None when no region's pattern claims it) and PhoneNumberType of national
+    numbers of one country code (digit matrix and lengths), as phonenumbers decides them:
+    the first of the code's regions whose leading digits (or, without those, any pattern)
+    match."""
+    found = np.full(len(digits), None, dtype=object)
+    types = np.full(len(digits), _UNKNOWN, dtype=np.int64)
+    waiting = np.arange(len(digits))
+    for plan in plans:
+        if not len(waiting):
+            break
+        masks = plan.automaton.masks(digits[waiting])
+        plan_types = plan.types(masks, lengths[waiting])
+        if len(plans) == 1:
+            hit = np.ones(len(waiting), dtype=bool)
+        elif plan.has_leading_digits:
+            hit = (masks >> _LEADING) & 1 == 1
+        else:
+            hit = plan_types != _UNKNOWN
+        found[waiting[hit]] = plan.region
+        types[waiting[hit]] = plan_types[hit]
+        waiting = waiting[~hit]
+    return found, types
+
+
 def _judge(codes: np.ndarray, nsns: list[str], words: Vocabulary) -> Decided:
     """phonenumbers' verdict on numbers (country code, national significant number): spec type
     (stage_and_screen first), region_code_for_number, is_possible reason when invalid."""
@@ -475,24 +502,7 @@ def _judge(codes: np.ndarray, nsns: list[str], words: Vocabulary) -> Decided:
         if not plans or any(p is None for p in plans):
             continue
         group = [nsns[i] for i in rows.tolist()]
-        found = np.full(len(rows), None, dtype=object)
-        types = np.full(len(rows), _UNKNOWN, dtype=np.int64)
-        waiting = np.arange(len(rows))
-        for plan in plans:
-            assert plan is not None
-            if not len(waiting):
-                break
-            masks, lengths = plan.masks([group[i] for i in waiting.tolist()])
-            plan_types = plan.types(masks, lengths)
-            if len(plans) == 1:
-                hit = np.ones(len(waiting), dtype=bool)
-            elif plan.has_leading_digits:
-                hit = (masks >> _LEADING) & 1 == 1
-            else:
-                hit = plan_types != _UNKNOWN
-            found[waiting[hit]] = plan.region
-            types[waiting[hit]] = plan_types[hit]
-            waiting = waiting[~hit]
+        found, types = region_types(plans, *digit_matrix(group))  # type: ignore[arg-type]
         e164 = np.array([f"+{code}{nsn}" for nsn in group], dtype=object)
         stage = (
             np.array([words.is_stage(e) for e in e164.tolist()], dtype=bool)

@@ -27,7 +27,6 @@ from smskit.rules._fastphones import (
     _DIGIT_ALTERNATIVES,
     _GENERAL,
     _IDD,
-    _LEADING,
     _MAX_NSN,
     _NO_STRIP_LENGTH,
     _UNKNOWN,
@@ -38,6 +37,7 @@ from smskit.rules._fastphones import (
     _Plan,
     _plan,
     _possible_reason,
+    region_types,
 )
 
 __all__ = ["express"]
@@ -314,25 +314,7 @@ def _verdict(codes: np.ndarray, nsn: np.ndarray, size: np.ndarray, words: Vocabu
         plans = [_plan(r) for r in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(code, ())]
         if not plans or any(p is None for p in plans):
             continue
-        found = np.full(len(group), _main_region(code), dtype=object)
-        types = np.full(len(group), _UNKNOWN, dtype=np.int64)
-        waiting = np.arange(len(group))
-        for plan in plans:
-            assert plan is not None
-            if not len(waiting):
-                break
-            at = group[waiting]
-            masks = plan.automaton.masks(nsn[at])
-            plan_types = plan.types(masks, size[at])
-            if len(plans) == 1:
-                hit = np.ones(len(waiting), dtype=bool)
-            elif plan.has_leading_digits:
-                hit = (masks >> _LEADING) & 1 == 1
-            else:
-                hit = plan_types != _UNKNOWN
-            found[waiting[hit]] = plan.region
-            types[waiting[hit]] = plan_types[hit]
-            waiting = waiting[~hit]
+        found, types = region_types(plans, nsn[group], size[group])  # type: ignore[arg-type]
         e164 = _e164(code, nsn[group])
         kinds = names[types]
         if code in (1, 44):  # the only codes with regulator drama ranges
@@ -343,7 +325,8 @@ def _verdict(codes: np.ndarray, nsn: np.ndarray, size: np.ndarray, words: Vocabu
         out.kind[group] = kinds
         out.e164[group[valid]] = e164[valid]
         out.region[group] = _main_region(code)
-        out.region[group[valid]] = found[valid]
+        own = valid & (found != None)  # noqa: E711  (elementwise)
+        out.region[group[own]] = found[own]
         out.reason[group[valid]] = "ok"
         bad = group[~valid]
         for length in np.unique(size[bad]).tolist():

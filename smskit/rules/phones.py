@@ -532,7 +532,7 @@ def _to_texts(values: np.ndarray) -> list[str | None]:
     texts[floats[plain]] = number[plain].astype(np.int64).astype(str).astype(object)
     for i in np.concatenate([floats[~plain], np.flatnonzero(kinds == 0)]):
         texts[i] = _to_text(items[i])
-    return texts.tolist()  # type: ignore[no-any-return]
+    return texts.tolist()
 
 
 def _pick(items: list[Any], at: np.ndarray) -> list[Any]:
