@@ -72,7 +72,10 @@ def express(texts: list[str], region: str | None, words: Vocabulary) -> Decided:
     intl = np.flatnonzero(plus | two_zeros)
     offset = np.where(two_zeros[intl], 2, 0)
     moved = _gather(digits[intl], offset, count[intl] - offset)
-    out.put(rows[intl], _international(moved, count[intl] - offset, plain[intl], region, words))
+    out.put(
+        rows[intl],
+        _international(moved, count[intl] - offset, plain[intl], region, words),
+    )
     if region is not None:
         home = np.flatnonzero(~(plus | two_zeros))
         out.put(rows[home], _national(digits[home], count[home], plain[home], region, words))
@@ -176,10 +179,10 @@ def _international(
         at = np.flatnonzero(unknown)
         _refuse_code(out, at[(reader.automaton.masks(digits[at]) >> _IDD) & 1 == 0])
     parse = np.flatnonzero(~out.done & plain & (code != 0) & (rest >= 2) & (total > 2))
-    for one in np.unique(code[parse]).tolist():
+    for one, where in _groups(code[parse]):
         main = phonenumbers.region_code_for_country_code(one)
         plan = _plan(main) if len(main) == 2 else None
-        at = parse[code[parse] == one]
+        at = parse[where]
         numbers = _gather(digits[at], size[at], rest[at])
         stripped = _strip(plan, numbers, rest[at], check_length=True)
         if stripped is None:
@@ -197,7 +200,11 @@ def _refuse_code(out: Decided, rows: np.ndarray) -> None:
 
 
 def _national(
-    digits: np.ndarray, count: np.ndarray, plain: np.ndarray, region: str, words: Vocabulary
+    digits: np.ndarray,
+    count: np.ndarray,
+    plain: np.ndarray,
+    region: str,
+    words: Vocabulary,
 ) -> Decided:
     """National digits: _fastphones._national where the trunk rule is plain digits and the
     digits do not start with the country code (those are left undecided)."""
@@ -309,8 +316,7 @@ def _verdict(codes: np.ndarray, nsn: np.ndarray, size: np.ndarray, words: Vocabu
     is_possible reason when invalid; not done for a code whose metadata needs parse()."""
     out = Decided.empty(len(codes))
     names = _names(words)
-    for code in np.unique(codes).tolist():
-        group = np.flatnonzero(codes == code)
+    for code, group in _groups(codes):
         plans = [_plan(r) for r in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(code, ())]
         if not plans or any(p is None for p in plans):
             continue
@@ -329,10 +335,18 @@ def _verdict(codes: np.ndarray, nsn: np.ndarray, size: np.ndarray, words: Vocabu
         out.region[group[own]] = found[own]
         out.reason[group[valid]] = "ok"
         bad = group[~valid]
-        for length in np.unique(size[bad]).tolist():
-            reason = words.possible_reasons[_possible_reason(code, length)]
-            out.reason[bad[size[bad] == length]] = reason
+        for length, at in _groups(size[bad]):
+            out.reason[bad[at]] = words.possible_reasons[_possible_reason(code, length)]
     return out
+
+
+def _groups(keys: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """Each distinct key with the positions holding it (one sort, not one scan per key)."""
+    if not len(keys):
+        return []
+    order = np.argsort(keys, kind="stable")
+    distinct, starts = np.unique(keys[order], return_index=True)
+    return list(zip(distinct.tolist(), np.split(order, starts[1:]), strict=True))
 
 
 def _names(words: Vocabulary) -> np.ndarray:

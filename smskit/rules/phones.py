@@ -394,7 +394,10 @@ class _Answers:
         fast = _phonematrix.express(texts, region, _WORDS)
         rest = np.flatnonzero(~fast.done)
         if len(rest):
-            fast.put(rest, _fastphones.decide([texts[i] for i in rest.tolist()], region, _WORDS))
+            fast.put(
+                rest,
+                _fastphones.decide([texts[i] for i in rest.tolist()], region, _WORDS),
+            )
         e164, where, reason, kind = fast.e164, fast.region, fast.reason, fast.kind
         for i in np.flatnonzero(~fast.done).tolist():
             check = _classify_text(texts[i], region)
@@ -426,7 +429,9 @@ class _Answers:
 
 
 def _row_regions(
-    region: Iterable[Any] | pd.Series | np.ndarray | None, series: pd.Series, default: str | None
+    region: Iterable[Any] | pd.Series | np.ndarray | None,
+    series: pd.Series,
+    default: str | None,
 ) -> tuple[np.ndarray, list[str | None]]:
     """Per row, a code into the list of distinct regions (code 0 is the default region)."""
     if region is None:
@@ -438,7 +443,9 @@ def _row_regions(
     given = pd.Series(region.to_numpy() if isinstance(region, pd.Series) else list(region))
     if len(given) != len(series):
         raise ValidationError(
-            "region", f"must have one region per value: {len(series)} values", value=len(given)
+            "region",
+            f"must have one region per value: {len(series)} values",
+            value=len(given),
         )
     codes, uniques = pd.factorize(given.to_numpy(dtype=object), use_na_sentinel=True)
     regions: list[str | None] = [default]
@@ -516,9 +523,13 @@ def _to_texts(values: np.ndarray) -> list[str | None]:
     kinds = np.fromiter(map(_KINDS.get, map(type, items), repeat(0)), np.int8, len(items))
     texts = np.full(len(items), None, dtype=object)
     strings = np.flatnonzero(kinds == 1)
-    stripped = list(map(str.strip, _pick(items, strings)))
+    stripped = list(map(str.strip, values[strings].tolist()))
     for i in np.flatnonzero(
-        np.fromiter(map(operator.contains, stripped, repeat(".")), dtype=bool, count=len(strings))
+        np.fromiter(
+            map(operator.contains, stripped, repeat(".")),
+            dtype=bool,
+            count=len(strings),
+        )
     ).tolist():
         text = stripped[i]
         if text[-1:] == "0" and _FLOAT_TEXT_RE.fullmatch(text):
@@ -526,18 +537,13 @@ def _to_texts(values: np.ndarray) -> list[str | None]:
     texts[strings] = stripped
     texts[strings[np.fromiter(map(len, stripped), dtype=np.int64, count=len(strings)) == 0]] = None
     floats = np.flatnonzero(kinds == 2)
-    number = np.array(_pick(items, floats), dtype=np.float64)
+    number = values[floats].astype(np.float64)
     # Integral floats below 2**53 convert exactly through int64; the rest one by one.
     plain = (np.abs(number) < 2.0**53) & (number == np.floor(number))
     texts[floats[plain]] = number[plain].astype(np.int64).astype(str).astype(object)
     for i in np.concatenate([floats[~plain], np.flatnonzero(kinds == 0)]):
         texts[i] = _to_text(items[i])
     return texts.tolist()
-
-
-def _pick(items: list[Any], at: np.ndarray) -> list[Any]:
-    """``items`` at positions ``at``, as a list."""
-    return [items[i] for i in at.tolist()]
 
 
 @lru_cache(maxsize=512)
@@ -593,7 +599,11 @@ def _check_parsed(text: str, region: str | None) -> PhoneCheck:
         number = phonenumbers.parse(text, region)
     except NumberParseException as exc:
         return PhoneCheck(
-            None, False, _PARSE_REASON.get(exc.error_type, "not_a_number"), None, "bad_format"
+            None,
+            False,
+            _PARSE_REASON.get(exc.error_type, "not_a_number"),
+            None,
+            "bad_format",
         )
     e164 = f"+{number.country_code}{phonenumbers.national_significant_number(number)}"
     kind = spec_type(number, e164)
