@@ -27,13 +27,9 @@ Decisions:
 
 from __future__ import annotations
 
-import math
-import numbers
-import operator
 import re
 from collections.abc import Iterable
 from functools import lru_cache
-from itertools import repeat
 from typing import Any, Final, NamedTuple
 
 import numpy as np
@@ -49,6 +45,9 @@ from phonenumbers import (
 
 from smskit.errors import ValidationError, guard_input
 from smskit.rules import _fastphones, _phonematrix
+from smskit.rules._phonetexts import NOT_A_NUMBER_TEXT as _NOT_A_NUMBER_TEXT
+from smskit.rules._phonetexts import to_text as _to_text
+from smskit.rules._phonetexts import to_texts as _to_texts
 from smskit.rules.spec import PHONE_NUMBER_TYPE
 
 __all__ = [
@@ -132,7 +131,6 @@ _SEPARATORS_RE: Final = re.compile(r"[\s.\-()/]+")
 _REGIONS_OF_CODE: Final = {
     str(code): regions for code, regions in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.items()
 }
-_FLOAT_TEXT_RE: Final = re.compile(r"\+?[0-9]+\.0+")
 
 # Ofcom's numbers for drama: 7 national digits then any 3 (10-digit national numbers).
 _UK_DRAMA_PREFIXES: Final = frozenset(
@@ -470,8 +468,6 @@ def _row_regions(
 
 # -- internals ---------------------------------------------------------------------------
 
-_NOT_A_NUMBER_TEXT: Final = "\x00not-a-number"
-
 
 def _region(default_region: str | None) -> str | None:
     if default_region is None:
@@ -484,66 +480,6 @@ def _region(default_region: str | None) -> str | None:
             value=default_region,
         )
     return region
-
-
-def _to_text(value: Any) -> str | None:
-    """Canonical text of a raw value: None for empty, the sentinel for non-numbers."""
-    if type(value) is str:  # the common case first
-        text = value.strip()
-        if text and text[-1] == "0" and _FLOAT_TEXT_RE.fullmatch(text):
-            return text.split(".", 1)[0]
-        return text or None
-    if value is None or value is pd.NA or value is pd.NaT:
-        return None
-    if isinstance(value, bool | np.bool_):
-        return _NOT_A_NUMBER_TEXT
-    if isinstance(value, numbers.Integral):
-        return str(int(value))
-    if isinstance(value, numbers.Real):
-        number = float(value)
-        if math.isnan(number):
-            return None
-        if not math.isfinite(number) or not number.is_integer():
-            return _NOT_A_NUMBER_TEXT
-        return str(int(number))
-    text = str(value).strip()
-    if not text:
-        return None
-    if _FLOAT_TEXT_RE.fullmatch(text):
-        text = text.split(".", 1)[0]
-    return text
-
-
-_KINDS: Final[dict[type, int]] = {str: 1, float: 2}
-
-
-def _to_texts(values: np.ndarray) -> list[str | None]:
-    """_to_text of each value; strings and floats, the common cases, a whole array at a time."""
-    items = values.tolist()
-    kinds = np.fromiter(map(_KINDS.get, map(type, items), repeat(0)), np.int8, len(items))
-    texts = np.full(len(items), None, dtype=object)
-    strings = np.flatnonzero(kinds == 1)
-    stripped = list(map(str.strip, values[strings].tolist()))
-    for i in np.flatnonzero(
-        np.fromiter(
-            map(operator.contains, stripped, repeat(".")),
-            dtype=bool,
-            count=len(strings),
-        )
-    ).tolist():
-        text = stripped[i]
-        if text[-1:] == "0" and _FLOAT_TEXT_RE.fullmatch(text):
-            stripped[i] = text.split(".", 1)[0]
-    texts[strings] = stripped
-    texts[strings[np.fromiter(map(len, stripped), dtype=np.int64, count=len(strings)) == 0]] = None
-    floats = np.flatnonzero(kinds == 2)
-    number = values[floats].astype(np.float64)
-    # Integral floats below 2**53 convert exactly through int64; the rest one by one.
-    plain = (np.abs(number) < 2.0**53) & (number == np.floor(number))
-    texts[floats[plain]] = number[plain].astype(np.int64).astype(str).astype(object)
-    for i in np.concatenate([floats[~plain], np.flatnonzero(kinds == 0)]):
-        texts[i] = _to_text(items[i])
-    return texts.tolist()
 
 
 @lru_cache(maxsize=512)

@@ -1,0 +1,83 @@
+"""Raw spreadsheet values to the canonical texts :func:`smskit.rules.phones.normalize` reads.
+
+Strings are stripped, integral floats (a CSV column read as numbers, ``33612345678.0``) and
+integers become their digits, missing values None, other values a not-a-number sentinel.
+:func:`to_texts` does the same for a whole array, strings and floats without a call each.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import operator
+import re
+from itertools import repeat
+from typing import Any, Final
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["NOT_A_NUMBER_TEXT", "to_text", "to_texts"]
+
+NOT_A_NUMBER_TEXT: Final = "\x00not-a-number"
+_FLOAT_TEXT_RE: Final = re.compile(r"\+?[0-9]+\.0+")
+
+
+def to_text(value: Any) -> str | None:
+    """Canonical text of a raw value: None for empty, the sentinel for non-numbers."""
+    if type(value) is str:  # the common case first
+        text = value.strip()
+        if text and text[-1] == "0" and _FLOAT_TEXT_RE.fullmatch(text):
+            return text.split(".", 1)[0]
+        return text or None
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, bool | np.bool_):
+        return NOT_A_NUMBER_TEXT
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        if math.isnan(number):
+            return None
+        if not math.isfinite(number) or not number.is_integer():
+            return NOT_A_NUMBER_TEXT
+        return str(int(number))
+    text = str(value).strip()
+    if not text:
+        return None
+    if _FLOAT_TEXT_RE.fullmatch(text):
+        text = text.split(".", 1)[0]
+    return text
+
+
+_KINDS: Final[dict[type, int]] = {str: 1, float: 2}
+
+
+def to_texts(values: np.ndarray) -> list[str | None]:
+    """to_text of each value; strings and floats, the common cases, a whole array at a time."""
+    items = values.tolist()
+    kinds = np.fromiter(map(_KINDS.get, map(type, items), repeat(0)), np.int8, len(items))
+    texts = np.full(len(items), None, dtype=object)
+    strings = np.flatnonzero(kinds == 1)
+    stripped = list(map(str.strip, values[strings].tolist()))
+    for i in np.flatnonzero(
+        np.fromiter(
+            map(operator.contains, stripped, repeat(".")),
+            dtype=bool,
+            count=len(strings),
+        )
+    ).tolist():
+        text = stripped[i]
+        if text[-1:] == "0" and _FLOAT_TEXT_RE.fullmatch(text):
+            stripped[i] = text.split(".", 1)[0]
+    texts[strings] = stripped
+    texts[strings[np.fromiter(map(len, stripped), dtype=np.int64, count=len(strings)) == 0]] = None
+    floats = np.flatnonzero(kinds == 2)
+    number = values[floats].astype(np.float64)
+    # Integral floats below 2**53 convert exactly through int64; the rest one by one.
+    plain = (np.abs(number) < 2.0**53) & (number == np.floor(number))
+    texts[floats[plain]] = number[plain].astype(np.int64).astype(str).astype(object)
+    for i in np.concatenate([floats[~plain], np.flatnonzero(kinds == 0)]):
+        texts[i] = to_text(items[i])
+    return texts.tolist()
