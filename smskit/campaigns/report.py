@@ -18,11 +18,29 @@ from smskit.rules.findings import ISSUES, Finding
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["PreflightReport"]
+__all__ = ["CampaignFindings", "PreflightReport"]
+
+
+class CampaignFindings:
+    """The campaign-level half of a preflight report, shared by the pandas and Dask reports:
+    ``errors`` stop the send, ``findings`` are warnings kept as data."""
+
+    errors: tuple[ValidationError, ...]
+    findings: tuple[Finding, ...]
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """The campaign-level warnings in words (``findings`` holds them as data)."""
+        return tuple(finding.message() for finding in self.findings)
+
+    @property
+    def ok(self) -> bool:
+        """No campaign-level error: the recipients without an issue can be sent."""
+        return not self.errors
 
 
 @dataclass(frozen=True)
-class PreflightReport:
+class PreflightReport(CampaignFindings):
     """What preflight found: one row per recipient (``to_frame()``) and campaign-level findings.
 
     ``errors`` stop the whole send (``ValidationError`` objects naming field and rule);
@@ -35,16 +53,6 @@ class PreflightReport:
     text: str = ""
     purpose: str = "wholesale"
     evaluated_at: datetime | None = None
-
-    @property
-    def warnings(self) -> tuple[str, ...]:
-        """The campaign-level warnings in words (``findings`` holds them as data)."""
-        return tuple(finding.message() for finding in self.findings)
-
-    @property
-    def ok(self) -> bool:
-        """No campaign-level error: the recipients without an issue can be sent."""
-        return not self.errors
 
     @property
     def recipients(self) -> int:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from smskit.campaigns.preflight import ISSUES
+from smskit.campaigns.report import CampaignFindings
 from smskit.errors import ValidationError
 from smskit.rules.findings import Finding
 
@@ -64,7 +65,7 @@ def summary_row(totals: dict[str, int], issues: pd.Series, errors: int) -> pd.Da
 
 
 @dataclass(frozen=True)
-class DaskPreflightReport:
+class DaskPreflightReport(CampaignFindings):
     """What preflight found over a Dask DataFrame of recipients.
 
     ``frame`` is the per-recipient report, lazily (same columns and dtypes as
@@ -83,16 +84,6 @@ class DaskPreflightReport:
     text: str = ""
     purpose: str = "wholesale"
     evaluated_at: datetime | None = None
-
-    @property
-    def warnings(self) -> tuple[str, ...]:
-        """The campaign-level warnings in words (``findings`` holds them as data)."""
-        return tuple(finding.message() for finding in self.findings)
-
-    @property
-    def ok(self) -> bool:
-        """No campaign-level error: the recipients without an issue can be sent."""
-        return not self.errors
 
     @property
     def recipients(self) -> int:
