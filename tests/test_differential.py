@@ -28,7 +28,7 @@ import smskit
 from smskit.sandbox import Sandbox
 
 FIXED_SEED = 20251123
-CAMPAIGNS_PER_SEED = 8
+CAMPAIGNS_PER_SEED = 10
 RECIPIENTS_PER_CAMPAIGN = 200
 # Served by the sandbox's account for both products, and not served at all.
 SERVED = ("FR", "BE", "DE", "GB", "ES", "IT", "CH", "US", "PT", "NL")
