@@ -222,16 +222,22 @@ def test_sandbox_port_out_of_range_is_one_line() -> None:
     assert "Usage: smskit sandbox" in CliRunner().invoke(cli, ["sandbox", "--help"]).stdout
 
 
+def as_background_job() -> None:
+    """Start a child as a script's background job: SIGINT ignored (the shell does that)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def test_sandbox_as_a_real_process_prints_what_a_client_needs(tmp_path: Path) -> None:
     """`python -m smskit sandbox` in a subprocess: the export lines and a 0600 env file hold
     URL, login and key (key not on a non-terminal stdout); a second process uses them; Ctrl-C
-    ends it with exit 0."""
+    ends it with exit 0, even started as a background job (SIGINT inherited ignored)."""
     env_file = tmp_path / "sandbox.env"
     environ = {k: v for k, v in os.environ.items() if not k.startswith("SMSKIT_")}
     environ["PYTHONPATH"] = os.pathsep.join([str(REPO), environ.get("PYTHONPATH", "")])
     server = subprocess.Popen(
         [sys.executable, "-m", "smskit", "sandbox", "--port", "0", "--env-file", str(env_file)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environ,
+        preexec_fn=as_background_job,
     )  # fmt: skip
     try:
         assert server.stdout is not None
@@ -271,12 +277,14 @@ REPLY = {
 
 
 def serve_replies(store: Path, **env: str) -> tuple[subprocess.Popen[str], dict[str, object]]:
-    """`python -m smskit replies serve --json` in a subprocess, and the document it printed."""
+    """`python -m smskit replies serve --json` in a subprocess started as a background job,
+    and the document it printed."""
     environ = {**os.environ, **env}
     environ["PYTHONPATH"] = os.pathsep.join([str(REPO), environ.get("PYTHONPATH", "")])
     server = subprocess.Popen(
         [sys.executable, "-m", "smskit", "replies", "serve", "--path", str(store), "--json"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environ,
+        preexec_fn=as_background_job,
     )  # fmt: skip
     assert server.stdout is not None
     printed = ""
@@ -305,13 +313,14 @@ def test_replies_serve_as_a_real_process_stores_what_the_gateway_posts(tmp_path:
 
 
 def test_replies_serve_with_a_signing_secret_refuses_unsigned_callbacks(tmp_path: Path) -> None:
-    """SMSKIT_SIGNING_SECRET set: an unsigned callback is answered 401 and stored nowhere."""
+    """SMSKIT_SIGNING_SECRET set: an unsigned callback is answered 401 and stored nowhere;
+    `kill` (SIGTERM) stops the server cleanly (exit 0)."""
     store = tmp_path / "replies.sqlite"
     server, started = serve_replies(store, SMSKIT_SIGNING_SECRET="s" * 32)
     try:
         assert httpx.post(str(started["url"]), json=REPLY, timeout=10).status_code == 401
     finally:
-        server.send_signal(signal.SIGINT)
+        server.send_signal(signal.SIGTERM)
         code = server.wait(timeout=30)
     assert code == 0
     with smskit.Inbox(store) as inbox:

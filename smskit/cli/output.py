@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import signal
 import sys
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import click
@@ -111,3 +113,25 @@ def print_row(title: str, values: Mapping[str, Any]) -> None:
 
 def print_table(frame: pd.DataFrame) -> None:
     click.echo(frame.to_string())
+
+
+@contextlib.contextmanager
+def stopped_by_signals() -> Iterator[None]:
+    """Ctrl-C (SIGINT) and ``kill`` (SIGTERM) raise ``KeyboardInterrupt`` while a server
+    command runs: also where its shell started it with SIGINT ignored (a background job of a
+    script inherits that), so "Ctrl-C stops it" holds however it was launched."""
+    if threading.current_thread() is not threading.main_thread():  # CliRunner in a thread
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    for number in previous:
+        signal.signal(number, stop)
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, signal.SIG_DFL if handler is None else handler)

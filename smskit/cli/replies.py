@@ -1,4 +1,4 @@
-"""``smskit replies serve``: the inbound-SMS receiver, until Ctrl-C."""
+"""``smskit replies serve``: the inbound-SMS receiver, until Ctrl-C (or SIGTERM)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from smskit.cli.output import EXIT_CONFIG, print_json
+from smskit.cli.output import EXIT_CONFIG, print_json, stopped_by_signals
 
 
 @click.group()
@@ -53,18 +53,19 @@ def serve(
                    f"{exc.strerror or exc}", err=True)  # fmt: skip
         return EXIT_CONFIG
     try:
-        if as_json:
-            print_json({"url": inbox.url, "path": str(where), "stored": len(inbox)})
-        else:
-            click.echo(f"Inbox callback URL: {inbox.url}")
-            click.echo(f"Replies stored in {where} ({len(inbox)} so far). Ctrl-C stops it.")
-        seen = len(inbox)
-        while True:
-            try:
-                seen = inbox.wait(seen + 1, timeout=1.0)
-            except TimeoutError:  # the built-in: nothing new this second
-                continue
-            click.echo(f"{seen} replies stored", err=True)
+        with stopped_by_signals():
+            if as_json:
+                print_json({"url": inbox.url, "path": str(where), "stored": len(inbox)})
+            else:
+                click.echo(f"Inbox callback URL: {inbox.url}")
+                click.echo(f"Replies stored in {where} ({len(inbox)} so far). Ctrl-C stops it.")
+            seen = len(inbox)
+            while True:
+                try:
+                    seen = inbox.wait(seen + 1, timeout=1.0)
+                except TimeoutError:  # the built-in: nothing new this second
+                    continue
+                click.echo(f"{seen} replies stored", err=True)
     except KeyboardInterrupt:
         return 0
     finally:

@@ -1,4 +1,4 @@
-"""``smskit sandbox``: the embedded gateway, standalone, until Ctrl-C.
+"""``smskit sandbox``: the embedded gateway, standalone, until Ctrl-C (or SIGTERM).
 
 The key: ``--api-key`` or ``SMSKIT_API_KEY`` (one exported variable then serves the server
 and its clients), else a random one. The user needs it at once, without a restart, but a key
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from smskit.cli.output import EXIT_CONFIG
+from smskit.cli.output import EXIT_CONFIG, stopped_by_signals
 
 # Set by tests that run the command in-process, to stop it as Ctrl-C would.
 STOP = threading.Event()
@@ -87,24 +87,25 @@ def sandbox(
         )
         return EXIT_CONFIG
     try:
-        exports = {
-            "SMSKIT_BASE_URL": box.url,
-            "SMSKIT_API_LOGIN": box.login,
-            "SMSKIT_API_KEY": box.api_key,
-        }
-        target = env_file if env_file is not None else data_dir() / "sandbox.env"
-        _write_private(target, "".join(f"export {k}={v}\n" for k, v in exports.items()))
-        shown = sys.stdout.isatty() if show_key is None else show_key
-        click.echo(f"smskit sandbox gateway on {box.url} (OpenAPI: {box.url}/openapi.json)")
-        click.echo(f"  export SMSKIT_BASE_URL={box.url}")
-        click.echo(f"  export SMSKIT_API_LOGIN={box.login}")
-        if shown:
-            click.echo(f"  export SMSKIT_API_KEY={box.api_key}")
-        click.echo(f"  source {target}   # all three, the key included (file mode 0600)")
-        click.echo("Ctrl-C stops it.")
-        sys.stdout.flush()
-        while not STOP.wait(0.5):
-            pass
+        with stopped_by_signals():
+            exports = {
+                "SMSKIT_BASE_URL": box.url,
+                "SMSKIT_API_LOGIN": box.login,
+                "SMSKIT_API_KEY": box.api_key,
+            }
+            target = env_file if env_file is not None else data_dir() / "sandbox.env"
+            _write_private(target, "".join(f"export {k}={v}\n" for k, v in exports.items()))
+            shown = sys.stdout.isatty() if show_key is None else show_key
+            click.echo(f"smskit sandbox gateway on {box.url} (OpenAPI: {box.url}/openapi.json)")
+            click.echo(f"  export SMSKIT_BASE_URL={box.url}")
+            click.echo(f"  export SMSKIT_API_LOGIN={box.login}")
+            if shown:
+                click.echo(f"  export SMSKIT_API_KEY={box.api_key}")
+            click.echo(f"  source {target}   # all three, the key included (file mode 0600)")
+            click.echo("Ctrl-C stops it.")
+            sys.stdout.flush()
+            while not STOP.wait(0.5):
+                pass
     except KeyboardInterrupt:
         pass
     finally:
