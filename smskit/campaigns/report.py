@@ -38,6 +38,11 @@ class CampaignFindings:
         """No campaign-level error: the recipients without an issue can be sent."""
         return not self.errors
 
+    def raise_for_errors(self) -> None:
+        """Raise the first campaign-level error (a ``ValidationError``), if any."""
+        if self.errors:
+            raise self.errors[0]
+
 
 @dataclass(frozen=True)
 class PreflightReport(CampaignFindings):
@@ -103,11 +108,6 @@ class PreflightReport(CampaignFindings):
             "ok": self.ok,
         }
         return pd.DataFrame([row])
-
-    def raise_for_errors(self) -> None:
-        """Raise the first campaign-level error (a ``ValidationError``), if any."""
-        if self.errors:
-            raise self.errors[0]
 
     def __repr__(self) -> str:
         return (

@@ -124,11 +124,6 @@ class DaskPreflightReport(CampaignFindings):
         (``options`` go to ``dask.dataframe.to_parquet``)."""
         self.frame.to_parquet(str(path), **options)
 
-    def raise_for_errors(self) -> None:
-        """Raise the first campaign-level error (a ``ValidationError``), if any."""
-        if self.errors:
-            raise self.errors[0]
-
     def __repr__(self) -> str:
         return (
             f"DaskPreflightReport(recipients={self.recipients}, to_send={self.to_send}, "
