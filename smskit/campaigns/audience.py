@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
@@ -133,58 +134,48 @@ class Audience:
         import numpy as np
         import pandas as pd
 
-        # Each block leaves compact pieces only (codes, pandas' string arrays): a million
-        # rows' numbers, regions and types as Python strings would be most of the peak.
-        parts: dict[str, list[Any]] = {
-            k: [] for k in ("row", "input", "e164", "region", "type", "valid", "issue", "detail")
-        }
-        indexes: list[pd.Index] = []
-        values: dict[str, list[tuple[np.ndarray, list[Any]]]] = {name: [] for name in fields}
         self.passes["numbers"] += 1
         for name in fields:
             self.passes[name] += 1
-        for block in self.recipients.blocks(fields, self.block_rows):
-            checks = number_checks(
-                block["phone_number"].tolist(), block[REGION_COLUMN].tolist(), self.default_region
-            )
-            # Typed once as a report column would be (pandas' own inference, usually its
-            # compact string dtype), so no report re-infers a million strings.
-            parts["input"].append(pd.Series(block["phone_number"].to_numpy(dtype=object)))
-            parts["e164"].append(checks["e164"].astype("str"))
-            parts["region"].append(checks["region"].astype("str"))
-            parts["row"].append(block["row"].to_numpy())
-            parts["valid"].append(checks["valid"].to_numpy(dtype=bool))
-            issue, detail = _number_issues(checks)
-            parts["issue"].append(issue)
-            parts["detail"].append(detail)
-            parts["type"].append(pd.Categorical(checks["type"], categories=_spec.PHONE_NUMBER_TYPE))
-            indexes.append(block.index)
-            for name in fields:
-                values[name].append(_distinct(block[name].to_numpy(dtype=object), name))
-        self.index = indexes[0].append(indexes[1:]) if len(indexes) > 1 else indexes[0]
-        self.row: np.ndarray = np.concatenate(parts.pop("row"))
-        self.valid: np.ndarray = np.concatenate(parts.pop("valid"))
-        self.issue: np.ndarray = np.concatenate(parts.pop("issue"))
-        self.input: Any = pd.concat(parts.pop("input"), ignore_index=True).array
-        self.phone_number: Any = pd.concat(parts.pop("e164"), ignore_index=True).array
-        self.region = pd.Categorical(pd.concat(parts.pop("region"), ignore_index=True))
-        self.line_type = pd.api.types.union_categoricals(parts.pop("type"))
-        detail = pd.api.types.union_categoricals(parts.pop("detail"))
-        self.detail_codes = detail.codes.astype("int32")
-        self.detail_categories = [str(c) for c in detail.categories]
+        table = self.recipients.columns(fields)
+        self.index = table.index
+        self.row: np.ndarray = np.arange(len(table), dtype="int64")
+        given = table["phone_number"]
+        # A CSV's numbers stay pandas' compact strings; other inputs are typed as a report
+        # column would be (pandas' own inference), so no report re-infers a million values.
+        self.input: Any = (
+            given.array
+            if isinstance(given.dtype, pd.StringDtype)
+            else pd.Series(given.to_numpy(dtype=object)).array
+        )
+        numbers = _Numbers(len(table))
+        regions = table[REGION_COLUMN].array
+        # Only a block of numbers at a time becomes Python objects (phones.normalize reads
+        # them so); what each block leaves is compact: codes, pandas' strings, integers.
+        for start in range(0, len(table), self.block_rows):
+            end = start + self.block_rows
+            checks = number_checks(given.array[start:end], regions[start:end], self.default_region)
+            numbers.add(start, checks)
+        self.valid: np.ndarray = numbers.valid
+        self.issue: np.ndarray = numbers.issue
+        self.phone_number: Any = numbers.e164()
+        codes, categories = numbers.regions.joined()
+        self.region = pd.Categorical.from_codes(codes, categories=categories)
+        self.line_type = pd.Categorical.from_codes(numbers.type, dtype=_type_dtype())
+        self.detail_codes, self.detail_categories = numbers.details.joined()
         self.doubtful = np.zeros(len(self.row), dtype="int8")
         for kind, name in enumerate(DOUBTFUL_ORDER, start=1):
             self.doubtful[self.line_type == name] = kind
-        codes, _ = pd.factorize(self.phone_number)
-        self.group = codes.astype("int32")
-        # Rows with a number, by number then row: the first of each run is the one kept.
+        # Equal numbers have equal keys (E.164's digits); rows with one, by number then row:
+        # the first of each run is the one kept.
+        self.group: np.ndarray = numbers.key
         order = np.argsort(self.group, kind="stable")
         self.group_order = order[self.group[order] >= 0].astype("int32")
         self.regions: list[str] = [str(r) for r in self.region.categories]
         valid_codes = np.unique(self.region.codes[self.valid])
         self.valid_regions = [self.regions[c] for c in valid_codes if c >= 0]
         for name in fields:
-            self._fields[name] = _joined(name, values.pop(name))
+            self._fields[name] = _field_values(name, table[name])
 
     # -- fields --------------------------------------------------------------------------------
 
@@ -199,21 +190,16 @@ class Audience:
         wanted = [n for n in dict.fromkeys(names) if n not in self._fields]
         if not wanted:
             return
-        values: dict[str, list[tuple[np.ndarray, list[Any]]]] = {name: [] for name in wanted}
-        count = 0
         for name in wanted:
             self.passes[name] += 1
-        for block in self.recipients.blocks(wanted, self.block_rows):
-            count += len(block)
-            for name in wanted:
-                values[name].append(_distinct(block[name].to_numpy(dtype=object), name))
-        if count != len(self):
+        table = self.recipients.columns(wanted)
+        if len(table) != len(self):
             raise ValidationError(
                 self.recipients.field,
-                f"changed while being read: {count} rows now, {len(self)} before",
+                f"changed while being read: {len(table)} rows now, {len(self)} before",
             )
         for name in wanted:
-            self._fields[name] = _joined(name, values.pop(name))
+            self._fields[name] = _field_values(name, table[name])
 
     def combinations(self, names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
         """The distinct combinations of the fields ``names`` among the recipients: a code per
@@ -270,30 +256,107 @@ class Audience:
         return kept[repeat].astype("int64"), self.row[firsts[repeat]]
 
 
-def _number_issues(checks: pd.DataFrame) -> tuple[np.ndarray, pd.Categorical]:
-    """Per row of a block's number checks: the number's issue (an ISSUES code, -1 for
-    none) and its detail."""
+class _Texts:
+    """Codes into distinct texts, gathered block by block; joined, the texts are sorted."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.parts: list[np.ndarray] = []
+
+    def add(self, codes: np.ndarray, texts: Sequence[str]) -> None:
+        """A block's ``codes`` (-1: none) into its own distinct ``texts``."""
+        import numpy as np
+
+        ids = [self.ids.setdefault(text, len(self.ids)) for text in texts]
+        self.parts.append(np.array([*ids, -1], dtype="int32")[codes])
+
+    def joined(self) -> tuple[np.ndarray, list[str]]:
+        """Every block's codes into the sorted distinct texts."""
+        import numpy as np
+
+        texts = sorted(self.ids)
+        remap = np.full(len(texts) + 1, -1, dtype="int32")
+        remap[[self.ids[t] for t in texts]] = np.arange(len(texts), dtype="int32")
+        codes = np.concatenate(self.parts) if self.parts else np.zeros(0, dtype="int32")
+        return remap[codes], texts
+
+
+class _Numbers:
+    """The number checks of every row, filled block by block as compact columns."""
+
+    def __init__(self, size: int) -> None:
+        import numpy as np
+
+        self.valid = np.zeros(size, dtype=bool)
+        self.issue = np.full(size, -1, dtype="int8")
+        self.type = np.zeros(size, dtype="int8")
+        self.key = np.full(size, -1, dtype="int64")
+        self.e164s: list[Any] = []
+        self.regions = _Texts()
+        self.details = _Texts()
+
+    def add(self, start: int, checks: pd.DataFrame) -> None:
+        """The checks of the rows from ``start`` on (a frame of phones.normalize)."""
+        import numpy as np
+        import pandas as pd
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        at = slice(start, start + len(checks))
+        valid = checks["valid"].to_numpy(dtype=bool)
+        self.valid[at] = valid
+        kind = pd.Categorical(checks["type"], dtype=_type_dtype())
+        self.type[at] = kind.codes
+        # The issue's detail: the reason a number is invalid, or the line type that cannot
+        # receive an SMS, said once per distinct value (never a string per row).
+        reason = pd.Categorical(checks["reason"])
+        no_sms = np.isin(kind.codes, _no_sms_codes()) & valid
+        issue = np.full(len(checks), -1, dtype="int8")
+        issue[~valid] = ISSUES.index("invalid_number")
+        issue[no_sms] = ISSUES.index("cannot_receive_sms")
+        self.issue[at] = issue
+        reasons = [str(r) for r in reason.categories]
+        detail = np.where(~valid, reason.codes, -1)
+        detail = np.where(no_sms, len(reasons) + kind.codes, detail)
+        self.details.add(detail, [*reasons, *(f"line type {t}" for t in _spec.PHONE_NUMBER_TYPE)])
+        codes, uniques = pd.factorize(checks["region"].array)
+        self.regions.add(codes, [str(u) for u in uniques])
+        e164 = checks["e164"].astype("str")
+        self.e164s.append(e164)
+        # E.164 has at most 15 digits: its digits are an int64 key, so finding repeats is a
+        # sort of integers, never a hash of a million strings.
+        digits = pc.utf8_slice_codeunits(pa.array(e164.array, type=pa.large_string()), 1)
+        key = pc.fill_null(pc.cast(digits, pa.int64()), -1)
+        self.key[at] = key.to_numpy(zero_copy_only=False)
+
+    def e164(self) -> Any:
+        """The E.164 numbers of every row (pandas' compact strings)."""
+        import pandas as pd
+
+        if not self.e164s:
+            return pd.Series([], dtype=object).astype("str").array
+        return pd.concat(self.e164s, ignore_index=True).array
+
+
+@lru_cache(maxsize=1)
+def _type_dtype() -> Any:
+    import pandas as pd
+
+    return pd.CategoricalDtype(list(_spec.PHONE_NUMBER_TYPE))
+
+
+@lru_cache(maxsize=1)
+def _no_sms_codes() -> list[int]:
+    return [_spec.PHONE_NUMBER_TYPE.index(t) for t in sorted(NO_SMS_LINE_TYPES)]
+
+
+def _field_values(name: str, column: pd.Series) -> FieldValues:
+    """One dynamic field over every row: a key a distinct value (its text, a
+    :class:`_Refused` for a value that is not a scalar), missing values last."""
     import numpy as np
     import pandas as pd
 
-    count = len(checks)
-    issue = np.full(count, -1, dtype="int8")
-    detail = np.full(count, None, dtype=object)
-    invalid = ~checks["valid"].to_numpy(dtype=bool)
-    issue[invalid] = ISSUES.index("invalid_number")
-    detail[invalid] = checks["reason"].to_numpy(dtype=object)[invalid]
-    line_type = checks["type"]
-    no_sms = line_type.isin(list(NO_SMS_LINE_TYPES)).to_numpy() & ~invalid
-    issue[no_sms] = ISSUES.index("cannot_receive_sms")
-    detail[no_sms] = [f"line type {t}" for t in line_type.to_numpy(dtype=object)[no_sms]]
-    return issue, pd.Categorical(detail)
-
-
-def _distinct(values: np.ndarray, name: str) -> tuple[np.ndarray, list[Any]]:
-    """A block's values of one field as codes into its distinct keys: a key is the value's
-    text, a :class:`_Refused` for a value that is not a scalar; missing values get code -1."""
-    import pandas as pd
-
+    values: Any = column.array
     if pd.api.types.infer_dtype(values, skipna=True) not in ("string", "empty"):
         keys: list[str | _Refused | None] = []
         for value in values:
@@ -301,38 +364,16 @@ def _distinct(values: np.ndarray, name: str) -> tuple[np.ndarray, list[Any]]:
                 keys.append(field_text(value, name))
             except ValidationError:
                 keys.append(_Refused(type(value).__name__))
-        values = _object_array(keys)
+        values = np.empty(len(keys), dtype=object)
+        values[:] = keys
     codes, uniques = pd.factorize(values)
-    return codes, [u if isinstance(u, _Refused) else str(u) for u in uniques]
-
-
-def _object_array(items: list[Any]) -> np.ndarray:
-    import numpy as np
-
-    array = np.empty(len(items), dtype=object)
-    array[:] = items
-    return array
-
-
-def _joined(name: str, blocks: list[tuple[np.ndarray, list[Any]]]) -> FieldValues:
-    """One :class:`FieldValues` from each block's codes and distinct keys (missing last)."""
-    import numpy as np
-    import pandas as pd
-
-    keys = [key for _, block_keys in blocks for key in block_keys]
-    merged, uniques = pd.factorize(_object_array(keys))
-    missing = len(uniques)
-    parts = []
-    offset = 0
-    for codes, block_keys in blocks:
-        lookup = np.append(merged[offset : offset + len(block_keys)], missing).astype("int32")
-        parts.append(lookup[codes])  # code -1 (missing) picks the last entry
-        offset += len(block_keys)
-    texts = ["" if isinstance(u, _Refused) else str(u) for u in uniques]
-    refused = [u.type_name if isinstance(u, _Refused) else None for u in uniques]
+    found = [u if isinstance(u, _Refused) else str(u) for u in uniques]
+    texts = ["" if isinstance(u, _Refused) else u for u in found]
+    refused = [u.type_name if isinstance(u, _Refused) else None for u in found]
+    missing = len(found)
     return FieldValues(
         name,
-        np.concatenate(parts) if parts else np.zeros(0, dtype="int32"),
+        np.where(codes < 0, missing, codes).astype("int32"),
         (*texts, ""),
         (*refused, None),
     )

@@ -39,6 +39,7 @@ __all__ = [
     "contact",
     "contact_rows",
     "number_checks",
+    "read_csv_text",
     "records_of",
 ]
 
@@ -134,37 +135,113 @@ class Recipients:
     def blocks(self, columns: Sequence[str], size: int = BLOCK_ROWS) -> Iterator[pd.DataFrame]:
         """Blocks of ``phone_number``, ``country`` and ``columns`` (absent ones as nulls), with
         a ``row`` position column; the index is the input's own (positions for CSV, lists)."""
+        wanted = list(dict.fromkeys(["phone_number", REGION_COLUMN, *columns]))
+        # A CSV is read whole, as compact text columns; only a block becomes Python objects.
+        frame = self.frame if self.frame is not None else self._read_csv(wanted)
+        for start in range(0, max(len(frame), 1), size):
+            yield _with_columns(frame.iloc[start : start + size], wanted, start)
+
+    def columns(self, columns: Sequence[str]) -> pd.DataFrame:
+        """Every row at once, as read: ``phone_number``, ``country`` and ``columns`` (absent
+        ones as nulls). A CSV's columns stay pandas' compact strings (never a Python object a
+        cell); a snapshot's are its own values. The index is the input's own."""
+        import numpy as np
         import pandas as pd
 
         wanted = list(dict.fromkeys(["phone_number", REGION_COLUMN, *columns]))
-        if self.frame is not None:
-            for start in range(0, max(len(self.frame), 1), size):
-                yield _with_columns(self.frame.iloc[start : start + size], wanted, start)
-            return
+        frame = self.frame if self.frame is not None else self._read_csv(wanted)
+        return pd.DataFrame(
+            {
+                name: frame[name].array
+                if name in frame.columns
+                else np.full(len(frame), None, dtype=object)
+                for name in wanted
+            },
+            index=frame.index,
+        )
+
+    def _read_csv(self, wanted: Sequence[str]) -> pd.DataFrame:
         assert self.path is not None
-        start = 0
-        try:
-            reader = pd.read_csv(
-                self.path,
-                dtype=str,
-                keep_default_na=False,
-                na_values=[""],
-                usecols=lambda name: name in wanted,
-                chunksize=size,
-            )
-            with reader:
-                for part in reader:
-                    if self.need_number and "phone_number" not in part.columns:
-                        raise ValidationError(
-                            self.field, "the CSV file needs a 'phone_number' column"
-                        )
-                    yield _with_columns(part, wanted, start)
-                    start += len(part)
-            if start == 0:  # a header and no rows
-                header = pd.DataFrame({name: pd.Series(dtype=object) for name in wanted})
-                yield _with_columns(header, wanted, 0)
-        except pd.errors.EmptyDataError:
-            raise ValidationError(self.field, "the CSV file is empty") from None
+        frame = read_csv_text(self.path, wanted, self.field)
+        if self.need_number and "phone_number" not in frame.columns:
+            raise ValidationError(self.field, "the CSV file needs a 'phone_number' column")
+        return frame
+
+
+def read_csv_text(path: Path, wanted: Sequence[str], field: str = "recipients") -> pd.DataFrame:
+    """The columns of ``wanted`` that the CSV file at ``path`` has, every cell as the text it
+    holds: an empty cell is missing, nothing else is ("NA", "null", "00123" and blanks stay
+    as written). Read by Arrow into pandas' compact strings; what Arrow reads differently
+    from pandas (ragged rows, repeated or missing header names, lines of blanks) is read by
+    pandas, which defines the meaning."""
+    import pandas as pd
+
+    names = _header(path)
+    if names is None:
+        raise ValidationError(field, "the CSV file is empty")
+    present = [name for name in wanted if name in names]
+    fast = names is not _UNSURE and all(names.count(name) == 1 for name in present)
+    if fast:
+        frame = _arrow_csv(path, present)
+        if frame is not None:
+            return frame
+    try:
+        return pd.read_csv(
+            path,
+            dtype=str,
+            keep_default_na=False,
+            na_values=[""],
+            usecols=lambda name: name in wanted,
+        )
+    except pd.errors.EmptyDataError:
+        raise ValidationError(field, "the CSV file is empty") from None
+
+
+_UNSURE: Final[list[str]] = []
+
+
+def _header(path: Path) -> list[str] | None:
+    """The header row's names; None for a file without one, ``_UNSURE`` when pandas might
+    read it otherwise (leading blank lines, bytes that are not UTF-8)."""
+    import csv
+
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            first = next(csv.reader(handle), None)
+    except (UnicodeDecodeError, csv.Error):
+        return _UNSURE
+    if first is None:
+        return None
+    return first if any(name.strip() for name in first) else _UNSURE
+
+
+def _arrow_csv(path: Path, present: Sequence[str]) -> pd.DataFrame | None:
+    """``present`` columns read by Arrow as text, or None where pandas must decide."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pcsv
+
+    if not present:
+        return None
+    try:
+        table = pcsv.read_csv(
+            path,
+            parse_options=pcsv.ParseOptions(newlines_in_values=True),
+            convert_options=pcsv.ConvertOptions(
+                include_columns=list(present),
+                column_types=dict.fromkeys(present, pa.large_string()),
+                strings_can_be_null=True,
+                null_values=[""],
+            ),
+        )
+    except (pa.ArrowInvalid, KeyError):
+        return None
+    if table.num_columns == 1 and table.num_rows:
+        # pandas skips a line of blanks; in a one-column file Arrow reads it as a value.
+        blank = pc.match_substring_regex(table.column(0), r"^\s+$")
+        if pc.any(blank).as_py():
+            return None
+    return table.to_pandas()
 
 
 def _frame_of_items(items: list[Any], field: str, need_number: bool) -> pd.DataFrame:
