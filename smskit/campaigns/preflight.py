@@ -26,6 +26,7 @@ from smskit.campaigns.audience import (
     DOUBTFUL_LINE_TYPES,
     DOUBTFUL_ORDER,
     NO_SMS_LINE_TYPES,
+    NUMBER_BLOCK_ROWS,
     Audience,
 )
 from smskit.campaigns.report import PreflightReport
@@ -41,7 +42,7 @@ from smskit.rules.hours import (
     hours_refusals,
     register_marketing_hours,
 )
-from smskit.rules.recipients import BLOCK_ROWS, Recipients
+from smskit.rules.recipients import Recipients
 from smskit.rules.sender import check_sender
 
 if TYPE_CHECKING:
@@ -401,7 +402,7 @@ def audience_for(
     known: Audience | None = None,
     *,
     fields: Sequence[str] | None = None,
-    block_rows: int = BLOCK_ROWS,
+    block_rows: int = NUMBER_BLOCK_ROWS,
 ) -> Audience:
     """``known`` if it is the audience of ``recipients`` in ``settings.default_region``, else
     a new one, reading ``fields`` (default: those the text uses) in the same pass as the
@@ -422,7 +423,7 @@ def preflight(
     *,
     now: datetime | None = None,
     clock: Callable[[], datetime] | None = None,
-    block_rows: int = BLOCK_ROWS,
+    block_rows: int = NUMBER_BLOCK_ROWS,
     audience: Audience | None = None,
     destinations: Destinations | None = None,
 ) -> PreflightReport:
@@ -444,7 +445,9 @@ def preflight(
     when = send_instant(settings, instant)
     audience = audience_for(recipients, settings, audience, block_rows=block_rows)
     columns, missing = report_columns(audience, settings, used, when)
-    frame = pd.DataFrame(columns, index=audience.index)
+    # The columns are made for the frame (or shared with the audience, which never edits
+    # them): no copy, so the peak is one report, not two.
+    frame = pd.DataFrame(columns, index=audience.index, copy=False)
     sending = columns["send"]
     del columns
     regions = audience.regions

@@ -29,6 +29,7 @@ from smskit.rules.fields import CONTACT_FIELDS, DYNAMIC_FIELDS, field_text
 from smskit.rules.spec import FIELD_MAX
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 __all__ = [
@@ -226,6 +227,8 @@ def _arrow_csv(path: Path, present: Sequence[str]) -> pd.DataFrame | None:
     try:
         table = pcsv.read_csv(
             path,
+            # One thread and the system's allocator: the peak stays the columns' own size.
+            read_options=pcsv.ReadOptions(use_threads=False),
             parse_options=pcsv.ParseOptions(newlines_in_values=True),
             convert_options=pcsv.ConvertOptions(
                 include_columns=list(present),
@@ -233,6 +236,7 @@ def _arrow_csv(path: Path, present: Sequence[str]) -> pd.DataFrame | None:
                 strings_can_be_null=True,
                 null_values=[""],
             ),
+            memory_pool=pa.system_memory_pool(),
         )
     except (pa.ArrowInvalid, KeyError):
         return None
@@ -289,7 +293,9 @@ def _with_columns(part: pd.DataFrame, wanted: Sequence[str], start: int) -> pd.D
 
 
 def number_checks(
-    values: Sequence[Any], regions: Sequence[Any], default_region: str | None
+    values: Sequence[Any] | np.ndarray,
+    regions: Sequence[Any] | np.ndarray,
+    default_region: str | None,
 ) -> pd.DataFrame:
     """:func:`smskit.rules.phones.normalize` of ``values``, each read in its row's region
     (``regions``, the ``country`` column; a missing one means ``default_region``)."""
