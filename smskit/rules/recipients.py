@@ -180,7 +180,7 @@ def read_csv_text(path: Path, wanted: Sequence[str], field: str = "recipients") 
     names = _header(path)
     if names is None:
         raise ValidationError(field, "the CSV file is empty")
-    present = [name for name in wanted if name in names]
+    present = [name for name in dict.fromkeys(names) if name in wanted]  # the file's order
     fast = names is not _UNSURE and all(names.count(name) == 1 for name in present)
     if fast:
         frame = _arrow_csv(path, present)

@@ -1,0 +1,132 @@
+"""The recipients' CSV reader (Arrow) against the reference reading (pandas, as text).
+
+Every cell is the text it holds: an empty cell is missing and nothing else is ("NA", "null",
+"00123", blanks). Arrow reads a well-formed file; what it would read otherwise goes to
+pandas, so both readings are one table whatever the file holds.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from smskit.errors import ValidationError
+from smskit.rules.recipients import Recipients, read_csv_text
+
+WANTED = ["phone_number", "country", "first_name"]
+CELLS = st.one_of(
+    st.sampled_from(
+        ["", " ", "  ", "NA", "null", "NaN", "None", "n/a", "00123", "+33612345678", "0"]
+    ),
+    st.sampled_from(['"', '""', ",", "a,b", "x\ny", "\r\n", "Zoë", "東京", "😀", "\t"]),
+    st.text(alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="\x00")),
+)
+HEADERS = st.lists(
+    st.sampled_from([*WANTED, "email", "NA", "", " first_name"]), min_size=1, max_size=5
+)
+
+
+def reference(path: Path, wanted: list[str]) -> pd.DataFrame:
+    """pandas reading every cell as text, an empty cell as missing (the house rule)."""
+    return pd.read_csv(
+        path, dtype=str, keep_default_na=False, na_values=[""], usecols=lambda n: n in wanted
+    )
+
+
+@st.composite
+def csv_files(draw: st.DrawFn) -> bytes:
+    """A CSV file as a spreadsheet or a hand may write it: quoted or not, BOM or not, CRLF or
+    LF, sometimes a short row or a blank line."""
+    header = draw(HEADERS)
+    rows = draw(st.lists(st.lists(CELLS, min_size=len(header), max_size=len(header)), max_size=8))
+    quoting = draw(st.sampled_from([csv.QUOTE_MINIMAL, csv.QUOTE_ALL]))
+    ending = draw(st.sampled_from(["\n", "\r\n"]))
+    ragged = draw(st.integers(0, 3)) == 0
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, quoting=quoting, lineterminator=ending)
+    writer.writerow(header)
+    for row in rows:
+        if ragged and draw(st.booleans()) and len(row) > 1:
+            row = row[: draw(st.integers(1, len(row) - 1))]  # a ragged row
+        writer.writerow(row)
+        if ragged and draw(st.booleans()):
+            buffer.write(draw(st.sampled_from(["\n", " \n", "\r\n"])))
+    bom = draw(st.sampled_from(["", "\ufeff"]))
+    return (bom + buffer.getvalue()).encode("utf-8")
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=csv_files())
+def test_reader_equals_pandas_reading(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
+    """Any CSV file reads as the same table as pandas reading it as text (values, missing
+    cells, row count, column names)."""
+    path = tmp_path_factory.mktemp("csv") / "recipients.csv"
+    path.write_bytes(data)
+    try:
+        expected = reference(path, WANTED)
+    except pd.errors.EmptyDataError:
+        with pytest.raises(ValidationError, match="empty"):
+            read_csv_text(path, WANTED)
+        return
+    except (pd.errors.ParserError, ValueError) as exc:
+        with pytest.raises(type(exc)):
+            read_csv_text(path, WANTED)
+        return
+    got = read_csv_text(path, WANTED)
+    pd.testing.assert_frame_equal(
+        got.reset_index(drop=True).astype(object),
+        expected.reset_index(drop=True).astype(object),
+        check_index_type=False,
+        check_column_type=False,
+    )
+
+
+def test_text_stays_as_written(tmp_path: Path) -> None:
+    """Leading zeros, "NA", "null" and blanks stay as written; an empty cell (quoted or not)
+    is missing."""
+    path = tmp_path / "people.csv"
+    path.write_text('phone_number,first_name\n00123,NA\n"",null\n  +33 6, \n0612,""\n')
+    frame = read_csv_text(path, ["phone_number", "first_name"])
+    assert frame["phone_number"].tolist()[0] == "00123"
+    assert frame["phone_number"].isna().tolist() == [False, True, False, False]
+    assert frame["first_name"].tolist()[:3] == ["NA", "null", " "]
+    assert frame["first_name"].isna().tolist() == [False, False, False, True]
+    assert frame["phone_number"].tolist()[2] == "  +33 6"
+
+
+def test_well_formed_file_is_read_without_pandas_parser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rectangular UTF-8 file is read by Arrow: pandas' parser (one Python string per cell)
+    is not called."""
+    path = tmp_path / "people.csv"
+    path.write_text("phone_number,first_name\n+33612345678,Anne\n0612345679,\n")
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("pandas.read_csv was called")
+
+    monkeypatch.setattr(pd, "read_csv", refuse)
+    frame = read_csv_text(path, ["phone_number", "first_name"])
+    assert frame["phone_number"].tolist() == ["+33612345678", "0612345679"]
+    assert frame["first_name"].isna().tolist() == [False, True]
+
+
+def test_blocks_and_columns_agree(tmp_path: Path) -> None:
+    """The blocks of a CSV (Python values, for sends) hold what its whole columns hold."""
+    path = tmp_path / "people.csv"
+    rows = [f"+3361234{i:04d},{'' if i % 3 else 'Ann'}" for i in range(25)]
+    path.write_text("phone_number,first_name\n" + "\n".join(rows) + "\n")
+    recipients = Recipients(path)
+    whole = recipients.columns(["first_name"])
+    parts = pd.concat(list(recipients.blocks(["first_name"], size=10)))
+    assert len(parts) == len(whole) == 25
+    assert parts["row"].tolist() == list(range(25))
+    for name in ("phone_number", "first_name", "country"):
+        assert whole[name].isna().tolist() == parts[name].isna().tolist()
+        assert whole[name].dropna().tolist() == parts[name].dropna().tolist()
