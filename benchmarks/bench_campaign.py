@@ -9,13 +9,15 @@
    balance must drop by exactly the expected cost each time.
    Each side also reports its process's CPU time over the timed part, so the share of the
    send's wall time that is the client's own work shows (the rest is waiting on the sandbox).
-2. Preflight of 1,000,000 recipients read from a CSV file (streamed in blocks): time and
+2. Preflight of 1,000,000 recipients read from a CSV file (whole, as compact text columns;
+   the numbers checked in blocks), and how much of it is ``phones.normalize``: time and
    peak RSS of the process (and of any child process; ``phones.normalize`` starts none now),
    against its anchor, ``pd.read_csv`` of the same file, each in a fresh process,
    alternately, ``--preflight-rounds`` times (min, median, ratio of medians).
 
     .venv/bin/python benchmarks/bench_campaign.py                    # 100,000 x 2 rounds, 1,000,000
     .venv/bin/python benchmarks/bench_campaign.py -n 20000 --preflight 200000 --rounds 1
+    .venv/bin/python benchmarks/bench_campaign.py --rounds 0         # the preflight alone
 """
 
 from __future__ import annotations
@@ -144,10 +146,23 @@ def side_smskit(url: str, key: str, start: int, count: int, concurrency: int) ->
 
 
 def side_preflight(path: str) -> dict[str, Any]:
-    """Preflight a CSV of recipients (streamed in blocks)."""
+    """Preflight a CSV of recipients."""
     import smskit
+    from smskit.campaigns import audience
     from smskit.sandbox import Sandbox
 
+    # The share of phones.normalize (the numbers' checks), timed where the audience calls it.
+    checking = [0.0]
+    number_checks = audience.number_checks
+
+    def timed_checks(*args: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return number_checks(*args)
+        finally:
+            checking[0] += time.perf_counter() - started
+
+    audience.number_checks = timed_checks  # type: ignore[assignment]
     with Sandbox() as sandbox:  # a client needs a gateway; preflight makes no request
         client = smskit.Client(sandbox=sandbox)
         baseline = peak_rss_mb()
@@ -158,6 +173,7 @@ def side_preflight(path: str) -> dict[str, Any]:
     summary = report.summary().iloc[0]
     return {
         "seconds": seconds,
+        "normalize_seconds": checking[0],
         "rss_mb": peak_rss_mb(),
         "rss_before_mb": baseline,
         "helpers_rss_mb": children_peak_rss_mb(),
@@ -267,6 +283,8 @@ def main() -> int:
     expected = round(count * FR_PREMIUM, 6)
     ok = True
     seen: dict[str, list[dict[str, Any]]] = {"plain": [], "smskit": []}
+    if not args.rounds:  # the preflight alone
+        return 0 if preflight_rounds(args.preflight, args.preflight_rounds) else 1
     with standalone_sandbox(key) as url:
         set_balance(url, key, 10_000_000.0)
         child("plain", url, str(90_000_000), "5000")  # warm the sandbox up (caches, pages)
@@ -328,7 +346,8 @@ def preflight_rounds(size: int, rounds: int) -> bool:
             peaks.append(result["rss_mb"])
             print(
                 f"preflight: {result['recipients']:,} rows ({megabytes:.0f} MB CSV) in "
-                f"{result['seconds']:.2f} s (read_csv {anchor[-1]:.2f} s); to send "
+                f"{result['seconds']:.2f} s, of which phones.normalize "
+                f"{result['normalize_seconds']:.2f} s (read_csv {anchor[-1]:.2f} s); to send "
                 f"{result['to_send']:,}, excluded {result['excluded']:,}; peak RSS "
                 f"{result['rss_mb']:.0f} MB (before: {result['rss_before_mb']:.0f} MB; helper "
                 f"processes peak {result['helpers_rss_mb']:.0f} MB)",
