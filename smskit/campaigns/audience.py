@@ -159,7 +159,7 @@ class Audience:
         # column would be (pandas' own inference), so no report re-infers a million values.
         self.input: Any = (
             given.array
-            if isinstance(given.dtype, pd.StringDtype)
+            if self.recipients.path is not None
             else pd.Series(given.to_numpy(dtype=object)).array
         )
         numbers = _Numbers(len(self.row))
@@ -296,8 +296,10 @@ class _Texts:
         """The rows ``at``: ``codes`` (-1: none) into the block's own distinct ``texts``."""
         import numpy as np
 
-        ids = [self.ids.setdefault(text, len(self.ids)) for text in texts]
-        self.codes[at] = np.array([*ids, -1], dtype="int32")[codes]
+        ids = np.full(len(texts) + 1, -1, dtype="int32")
+        for used in np.unique(codes[codes >= 0]).tolist():  # a text no row has is no category
+            ids[used] = self.ids.setdefault(texts[used], len(self.ids))
+        self.codes[at] = ids[codes]
 
     def joined(self) -> tuple[np.ndarray, list[str]]:
         """Every row's code into the sorted distinct texts."""
