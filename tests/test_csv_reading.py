@@ -63,7 +63,9 @@ def csv_files(draw: st.DrawFn) -> bytes:
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=csv_files())
-def test_reader_equals_pandas_reading(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
+def test_reader_equals_pandas_reading(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes
+) -> None:
     """Any CSV file reads as the same table as pandas reading it as text (values, missing
     cells, row count, column names)."""
     path = tmp_path_factory.mktemp("csv") / "recipients.csv"
