@@ -46,7 +46,7 @@ def test_a_campaign_is_written_whole_and_read_back(tmp_path: Path) -> None:
         assert [c.request_id for c in chunks] == [None, None]  # derived at the first attempt
         assert chunks[0].rows == (0, 1) and chunks[0].segments == (1, 2)
         assert chunks[1].rows == (4,)
-        assert journal.payload(chunks[0]) == [
+        assert list(journal.payload(chunks[0])) == [
             {"phone_number": "+33611", "first_name": "Ann"},
             {"phone_number": "+33612"},
         ]
@@ -79,7 +79,7 @@ def test_in_flight_derives_the_request_id_and_every_change_is_logged(tmp_path: P
         payload = '[{"first_name":"Ann","phone_number":"+33611"},{"phone_number":"+33612"}]'
         expected = hashlib.blake2b(f"c1:0:{payload}".encode(), digest_size=16).hexdigest()
         assert rid == expected
-        assert contacts == json.loads(payload)
+        assert list(contacts) == json.loads(payload)
         chunk = journal.chunk(0)
         assert (chunk.state, chunk.attempts, chunk.request_id) == ("in_flight", 1, expected)
         assert journal.mark_in_flight(chunk)[0] == expected  # a retry repeats it
@@ -111,7 +111,7 @@ def test_reject_drops_recipients_and_rekeys_the_chunk(tmp_path: Path) -> None:
         assert smaller.request_id != first
         assert smaller.state == "pending"
         assert smaller.rows == (1,) and smaller.segments == (2,)
-        assert journal.payload(smaller) == [{"phone_number": "+33612"}]
+        assert list(journal.payload(smaller)) == [{"phone_number": "+33612"}]
         assert journal.rejected() == [(0, 0, "+33611", "not served (code 413)")]
 
 

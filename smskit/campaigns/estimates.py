@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from smskit.client import AsyncClient
+    from smskit.rules.contacts import ContactChunk
 
 __all__ = ["CostEstimate", "Simulator", "offline_estimate"]
 
@@ -31,16 +32,17 @@ class Simulator:
         self.problems: list[dict[str, Any]] = []
         self.short = False
 
-    async def chunk(self, index: int, rows: list[int], payload: list[dict[str, str]]) -> None:
+    async def chunk(self, index: int, rows: list[int], payload: ContactChunk) -> None:
         """Simulate one chunk; refused recipients are listed and the rest simulated again."""
         error: str | None = None
 
         async def attempt(positions: list[int]) -> tuple[int, int | None, float | None]:
             result = await self.client.sms_campaign.send(
                 text=self.text,
-                recipients=[payload[i] for i in positions],
+                recipients=payload.pick(positions),
                 sender=self.sender,
                 simulation_mode=True,
+                validate=False,  # a plan's chunk: preflight checked it (build_plan insists)
                 **self.options,
             )
             return len(positions), result.number_of_sms_needed, result.total_cost

@@ -40,6 +40,7 @@ from typing import Any, Final, Literal
 from smskit import _sqlite
 from smskit.campaigns.lease import LEASE_SCHEMA, POLL_S, Lease, check_wait, lease_owner
 from smskit.errors import CampaignBusy, ConfigurationError
+from smskit.rules.contacts import ContactChunk, chunk_contacts
 from smskit.rules.missing import is_missing
 
 __all__ = [
@@ -97,22 +98,12 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def plan_contacts(
-    columns: Mapping[str, Sequence[Any]], positions: Iterable[int]
-) -> list[dict[str, str]]:
+def plan_contacts(columns: Mapping[str, Sequence[Any]], positions: Iterable[int]) -> ContactChunk:
     """The Contact objects at ``positions`` of plan ``columns`` (``phone_number`` and
     ``field:<name>`` lists): the number and each non-empty field."""
-    numbers = columns["phone_number"]
-    fields = [(name[len(FIELD_PREFIX) :], column) for name, column in sorted(columns.items())
-              if name.startswith(FIELD_PREFIX)]  # fmt: skip
-    out = []
-    for position in positions:
-        contact = {"phone_number": numbers[position]}
-        for name, column in fields:
-            if value := column[position]:
-                contact[name] = value
-        out.append(contact)
-    return out
+    fields = {name[len(FIELD_PREFIX) :]: column for name, column in columns.items()
+              if name.startswith(FIELD_PREFIX)}  # fmt: skip
+    return chunk_contacts(columns["phone_number"], fields, positions)
 
 
 def derive_request_id(campaign_id: str, index: int, payload_json: str) -> str:
@@ -339,7 +330,7 @@ class Journal:
             name[len(FIELD_PREFIX) :] for name in self.plan() if name.startswith(FIELD_PREFIX)
         )
 
-    def payload(self, chunk: Chunk) -> list[dict[str, str]]:
+    def payload(self, chunk: Chunk) -> ContactChunk:
         """What ``chunk`` sends."""
         columns, first = self._columns(chunk.idx)
         return plan_contacts(columns, (p - first for p in chunk.positions))
@@ -424,7 +415,7 @@ class Journal:
         found = dict(self._read("SELECT state, COUNT(*) FROM chunks GROUP BY state"))
         return {state: int(found.get(state, 0)) for state in CHUNK_STATES}
 
-    def mark_in_flight(self, chunk: Chunk) -> tuple[str, list[dict[str, str]]]:
+    def mark_in_flight(self, chunk: Chunk) -> tuple[str, ContactChunk]:
         """Before a request leaves: the chunk may be accepted from now on.
 
         Returns the request_id (derived and stored on the first attempt) and the payload.

@@ -22,6 +22,7 @@ from smskit.rules import spec as _spec
 
 if TYPE_CHECKING:
     from smskit.campaigns.preflight import PreflightReport, PreflightSettings
+    from smskit.rules.contacts import ContactChunk
     from smskit.rules.recipients import Recipients
 
 __all__ = [
@@ -64,7 +65,7 @@ class Plan:
     regions: list[str | None]
     excluded: list[tuple[int, Any, Any, str, Any]]
 
-    def contacts(self, start: int, stop: int) -> list[dict[str, str]]:
+    def contacts(self, start: int, stop: int) -> ContactChunk:
         """The Contact objects of planned recipients ``start:stop``."""
         return plan_contacts(self.columns, range(start, stop))
 

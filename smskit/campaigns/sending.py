@@ -31,6 +31,7 @@ from smskit.rules import spec as _spec
 if TYPE_CHECKING:
     from smskit.client import AsyncClient, Client
     from smskit.client.models import SendResult
+    from smskit.rules.contacts import ContactChunk
 
 __all__ = ["RESEND_WINDOW_S", "execute"]
 
@@ -196,9 +197,7 @@ class _Sender:
         )
         self.cost += result.total_cost or 0.0
 
-    async def _accepted(
-        self, chunk: Chunk, contacts: list[dict[str, Any]], ticket: str | None
-    ) -> None:
+    async def _accepted(self, chunk: Chunk, contacts: ContactChunk, ticket: str | None) -> None:
         """Record "already accepted", then learn its cost from a simulation of the same payload."""
         self.journal.mark_done(chunk.idx, "already_accepted", ticket=ticket)
         try:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -29,12 +29,18 @@ from smskit.rules.hours import check_country
 from smskit.rules.sender import check_sender
 
 
-def to_contacts(value: Any, field: str, *, strict: bool) -> list[dict[str, Any]]:
+def to_contacts(value: Any, field: str, *, strict: bool) -> Sequence[dict[str, Any]]:
     """Recipients as the list of Contact objects the gateway takes, read by THE reader
     (:mod:`smskit.rules.recipients`): numbers in E.164 (national ones read in the row's
-    ``country``, else France), dynamic fields as text, missing values left out."""
+    ``country``, else France), dynamic fields as text, missing values left out.
+
+    A :class:`~smskit.rules.contacts.ContactChunk` (a campaign plan's chunk) is taken as it
+    is unless ``strict``: reading it again would only redo preflight's work."""
+    from smskit.rules.contacts import ContactChunk
     from smskit.rules.recipients import DEFAULT_REGION, Recipients, contact_rows
 
+    if isinstance(value, ContactChunk) and not strict:
+        return value  # a plan's chunk: built from what preflight checked, already in form
     return contact_rows(
         Recipients(value, field=field), default_region=DEFAULT_REGION, strict=strict
     )
@@ -92,7 +98,7 @@ _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
 def check_send(
     text: Any,
-    rows: list[dict[str, Any]],
+    rows: Sequence[dict[str, Any]],
     sender: Any,
     sms_type: Any,
     purpose: Any,
@@ -137,7 +143,7 @@ def check_numbers(field: str, numbers: list[Any], maximum: int) -> None:
         check_number(field, number, position)
 
 
-def check_count(field: str, items: list[Any], low: int, high: int | None) -> None:
+def check_count(field: str, items: Sequence[Any], low: int, high: int | None) -> None:
     """Between ``low`` and ``high`` items (no upper bound when ``high`` is None)."""
     if len(items) < low or (high is not None and len(items) > high):
         bound = f"{low} to {high}" if high is not None else f"at least {low}"

@@ -1,0 +1,76 @@
+"""Contact objects built from columns: the one chunk builder of every campaign send.
+
+A campaign's plan holds its recipients column by column (E.164 numbers from preflight, each
+dynamic field as text, ``""`` when missing). :func:`chunk_contacts` turns the positions of one
+chunk into the Contact objects the gateway takes, in one pass per column, and returns them as
+a :class:`ContactChunk`: a tuple the client posts as it is, without reading it again through
+the recipients reader (which would re-normalise every number and re-check every field that
+preflight already checked).
+
+The objects are exactly those :func:`smskit.rules.recipients.contact` gives for the same
+recipient: ``phone_number`` first, then the non-empty fields in :data:`DYNAMIC_FIELDS` order,
+so the request body is byte for byte the same whichever path built it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from smskit.errors import ValidationError
+from smskit.rules.fields import DYNAMIC_FIELDS
+
+__all__ = ["ContactChunk", "chunk_contacts"]
+
+_ORDER = {name: i for i, name in enumerate(DYNAMIC_FIELDS)}
+
+
+class ContactChunk(tuple[dict[str, str], ...]):
+    """Contact objects ready to post: every value a ``str``, empty fields left out, numbers
+    as preflight normalised them. A tuple, so what was checked cannot change before it leaves.
+
+    Only :func:`chunk_contacts` builds one (and :meth:`pick`, from one); the client sends it
+    without reading it again unless the call asks to validate (``validate=True``), which
+    reads it like any list.
+    """
+
+    __slots__ = ()
+
+    def pick(self, positions: Iterable[int]) -> ContactChunk:
+        """The contacts at ``positions`` of this chunk (what is left once some are refused)."""
+        return ContactChunk(self[i] for i in positions)
+
+
+def chunk_contacts(
+    numbers: Sequence[str], fields: Mapping[str, Sequence[str]], positions: Iterable[int]
+) -> ContactChunk:
+    """The Contact objects at ``positions`` of the columns ``numbers`` and ``fields``
+    (dynamic field name -> texts, ``""`` when missing): the number, then each non-empty field.
+
+    Raises ``ValidationError`` for a field the gateway does not know or a value that is not
+    text (plan columns hold texts only: anything else is a bug upstream, never sent as is).
+    """
+    for name in fields:
+        if name not in _ORDER:
+            raise ValidationError(name, "not a dynamic field of a Contact")
+    picked = positions if isinstance(positions, range | list | tuple) else list(positions)
+    contacts = [{"phone_number": numbers[p]} for p in picked]
+    for name in sorted(fields, key=_ORDER.__getitem__):
+        column = fields[name]
+        for contact, p in zip(contacts, picked, strict=True):
+            if value := column[p]:
+                contact[name] = value
+    _check_texts(contacts)
+    return ContactChunk(contacts)
+
+
+def _check_texts(contacts: list[dict[str, Any]]) -> None:
+    # One C-level pass (set of value types) instead of an isinstance call per value.
+    kinds = {type(v) for contact in contacts for v in contact.values()}
+    if kinds - {str}:
+        for position, contact in enumerate(contacts):
+            for name, value in contact.items():
+                if type(value) is not str:
+                    raise ValidationError(
+                        name, "a planned value must be text", position=position, value=value
+                    )
