@@ -333,7 +333,10 @@ class Journal:
     def payload(self, chunk: Chunk) -> ContactChunk:
         """What ``chunk`` sends."""
         columns, first = self._columns(chunk.idx)
-        return plan_contacts(columns, (p - first for p in chunk.positions))
+        positions = chunk.positions
+        if positions and positions[-1] - positions[0] == len(positions) - 1:  # a whole range
+            return plan_contacts(columns, range(positions[0] - first, positions[-1] - first + 1))
+        return plan_contacts(columns, [p - first for p in positions])
 
     def add_chunk(self, idx: int, columns: Mapping[str, Sequence[Any]]) -> Chunk:
         """A chunk the plan did not hold, for plans too large to write before sending: its
@@ -388,10 +391,16 @@ class Journal:
         plan, first_position = (
             (self._base(), 0) if streamed is None else (json.loads(streamed), start)
         )
-        positions = tuple(range(start, stop)) if keep is None else tuple(json.loads(keep))
-        at = [p - first_position for p in positions]
-        rows = tuple(plan["row"][i] for i in at)
-        segments = tuple(plan["segments"][i] for i in at)
+        if keep is None:  # the whole range: slices, not a lookup per recipient
+            positions: tuple[int, ...] = tuple(range(start, stop))
+            begin, end = start - first_position, stop - first_position
+            rows = tuple(plan["row"][begin:end])
+            segments = tuple(plan["segments"][begin:end])
+        else:
+            positions = tuple(json.loads(keep))
+            at = [p - first_position for p in positions]
+            rows = tuple(plan["row"][i] for i in at)
+            segments = tuple(plan["segments"][i] for i in at)
         return Chunk(
             idx, rid, state, positions, rows, segments, attempts, ticket, cost, bool(estimated),
             sms, contacts, error, bool(retryable), first,

@@ -54,23 +54,29 @@ def chunk_contacts(
         if name not in _ORDER:
             raise ValidationError(name, "not a dynamic field of a Contact")
     picked = positions if isinstance(positions, range | list | tuple) else list(positions)
-    contacts = [{"phone_number": numbers[p]} for p in picked]
+    given = _take(numbers, picked)
+    _check_texts("phone_number", given)
+    contacts = [{"phone_number": number} for number in given]
     for name in sorted(fields, key=_ORDER.__getitem__):
         column = fields[name]
-        for contact, p in zip(contacts, picked, strict=True):
-            if value := column[p]:
+        values = _take(column, picked)
+        _check_texts(name, values)
+        for contact, value in zip(contacts, values, strict=True):
+            if value:
                 contact[name] = value
-    _check_texts(contacts)
     return ContactChunk(contacts)
 
 
-def _check_texts(contacts: list[dict[str, Any]]) -> None:
-    # One C-level pass (set of value types) instead of an isinstance call per value.
-    kinds = {type(v) for contact in contacts for v in contact.values()}
-    if kinds - {str}:
-        for position, contact in enumerate(contacts):
-            for name, value in contact.items():
-                if type(value) is not str:
-                    raise ValidationError(
-                        name, "a planned value must be text", position=position, value=value
-                    )
+def _take(column: Sequence[str], picked: Iterable[int]) -> list[Any]:
+    if isinstance(picked, range) and picked.step == 1:
+        return list(column[picked.start : picked.stop])  # a slice: no lookup per value
+    return [column[p] for p in picked]
+
+
+def _check_texts(name: str, values: list[Any]) -> None:
+    # One C-level pass over the types instead of an isinstance call per value.
+    if set(map(type, values)) - {str}:
+        position = next(i for i, v in enumerate(values) if type(v) is not str)
+        raise ValidationError(
+            name, "a planned value must be text", position=position, value=values[position]
+        )
