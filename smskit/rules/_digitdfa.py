@@ -147,6 +147,7 @@ class DigitAutomaton:
             end = nfa.build(list(parsed), nfa._fork(root))
             accepts[end] = accepts.get(end, 0) | (1 << bit)
         self.table, self.accept = _determinise(nfa, root, accepts)
+        self._flat = self.table.ravel()  # one 1-D gather per column, not a 2-D one
 
     @property
     def size(self) -> int:
@@ -159,8 +160,12 @@ class DigitAutomaton:
         Digits are 0-9; the value :data:`PAD` after a row's last digit pads it to ``width``.
         """
         state = np.ones(len(digits), dtype=np.int32)  # state 1 is the start, 0 the dead state
-        for column in range(digits.shape[1]):
-            state = self.table[state, digits[:, column]]
+        # PAD keeps every state: the columns after the longest row's last digit change nothing.
+        used = np.flatnonzero((digits != PAD).any(axis=0))
+        width = int(used[-1]) + 1 if len(used) else 0
+        symbols = self.table.shape[1]
+        for column in range(width):
+            state = self._flat[state * symbols + digits[:, column]]
         return self.accept[state]
 
 

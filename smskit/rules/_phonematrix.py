@@ -44,7 +44,9 @@ __all__ = ["express"]
 
 WIDTH: Final = 24  # longer texts take the other paths (a plain number is never this long)
 _PLUS, _OPEN, _CLOSE = ord("+"), ord("("), ord(")")
-_SEPARATORS: Final = np.array([ord(c) for c in " .-/()"], dtype=np.uint32)
+# Per byte: a digit or one of the separators a plain spelling may hold.
+_ALLOWED: Final = np.zeros(256, dtype=bool)
+_ALLOWED[[ord(c) for c in "0123456789 .-/()"]] = True
 # Which 1-, 2- and 3-digit prefixes are country calling codes (phonenumbers' table).
 _IS_CODE: Final = [np.zeros(10**k, dtype=bool) for k in (1, 2, 3)]
 for _code in phonenumbers.COUNTRY_CODE_TO_REGION_CODE:
@@ -93,9 +95,11 @@ def _compact_digits(
     and a trailing ``)``; at least 3 digits. Anything else is for the other paths.
     """
     inside = np.arange(WIDTH) < lengths[:, None]
+    # One byte per character: any code point past 255 is "other" (never a digit or separator).
+    chars = np.minimum(chars, 255).astype(np.uint8)
     is_digit = (chars >= 48) & (chars <= 57)
     plus = chars[:, 0] == _PLUS
-    allowed = is_digit | np.isin(chars, _SEPARATORS)
+    allowed = _ALLOWED[chars]
     allowed[:, 0] |= plus
     first = np.argmax(is_digit, axis=1)
     last = lengths - 1
@@ -113,22 +117,25 @@ def _compact_digits(
     trunk_zero = (chars[:, :-2] == _OPEN) & (chars[:, 1:-1] == 48) & (chars[:, 2:] == _CLOSE)
     kept = is_digit.copy()
     kept[:, 1:-1] &= ~trunk_zero
-    # Each kept digit moves to its rank among its row's kept digits.
-    row, column = np.nonzero(kept)  # row-major: each row's digits in order
+    # Each kept digit moves to its rank among its row's kept digits; the others to a spare
+    # last column, dropped after.
+    rank = np.where(kept, np.cumsum(kept, axis=1, dtype=np.int8) - 1, WIDTH)
     count = kept.sum(axis=1)
-    rank = np.arange(len(row)) - np.repeat(np.cumsum(count) - count, count)
-    digits = np.full(chars.shape, PAD, dtype=np.uint8)
-    digits[row, rank] = chars[row, column] - 48
+    digits = np.full((len(chars), WIDTH + 1), PAD, dtype=np.uint8)
+    np.put_along_axis(digits, rank.astype(np.intp), chars - 48, axis=1)
+    digits = np.ascontiguousarray(digits[:, :WIDTH])
     return shaped, plus, ~trunk_zero.any(axis=1), digits, count
 
 
 def _gather(digits: np.ndarray, start: np.ndarray, size: np.ndarray) -> np.ndarray:
     """Per row, ``size`` digits from ``start`` on, left-aligned and padded with PAD."""
     width = digits.shape[1]
-    positions = np.arange(width)
-    out = np.take_along_axis(digits, np.minimum(start[:, None] + positions, width - 1), axis=1)
-    out[positions >= size[:, None]] = PAD
-    return out
+    out = np.full_like(digits, PAD)
+    # A few distinct starts (the length of a code or prefix): one slice copy each.
+    for shift in np.unique(start).tolist():
+        rows = start == shift
+        out[rows, : width - shift] = digits[rows, shift:]
+    return np.where(np.arange(width) < size[:, None], out, np.uint8(PAD))
 
 
 def _starts_with(digits: np.ndarray, count: np.ndarray, prefix: str) -> np.ndarray:

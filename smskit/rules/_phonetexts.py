@@ -1,8 +1,10 @@
 """Raw spreadsheet values to the canonical texts :func:`smskit.rules.phones.normalize` reads.
 
-Strings are stripped, integral floats (a CSV column read as numbers, ``33612345678.0``) and
-integers become their digits, missing values None, other values a not-a-number sentinel.
-:func:`to_texts` does the same for a whole array, strings and floats without a call each.
+Values are deduplicated first (:func:`factorize`: Arrow strings in Arrow, so only distinct
+ones become Python strings). Strings are stripped, integral floats (a CSV column read as
+numbers, ``33612345678.0``) and integers become their digits, missing values None, other
+values a not-a-number sentinel. :func:`to_texts` does the same for a whole array, strings
+and floats without a call each.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any, Final
 import numpy as np
 import pandas as pd
 
-__all__ = ["NOT_A_NUMBER_TEXT", "to_text", "to_texts"]
+__all__ = ["NOT_A_NUMBER_TEXT", "as_series", "factorize", "to_text", "to_texts"]
 
 NOT_A_NUMBER_TEXT: Final = "\x00not-a-number"
 _FLOAT_TEXT_RE: Final = re.compile(r"\+?[0-9]+\.0+")
@@ -32,6 +34,8 @@ def to_text(value: Any) -> str | None:
         return text or None
     if value is None or value is pd.NA or value is pd.NaT:
         return None
+    if isinstance(value, np.datetime64 | np.timedelta64) and np.isnat(value):
+        return None  # numpy's missing time, as pandas' factorize reads it in normalize
     if isinstance(value, bool | np.bool_):
         return NOT_A_NUMBER_TEXT
     if isinstance(value, numbers.Integral):
@@ -81,3 +85,32 @@ def to_texts(values: np.ndarray) -> list[str | None]:
     for i in np.concatenate([floats[~plain], np.flatnonzero(kinds == 0)]):
         texts[i] = to_text(items[i])
     return texts.tolist()
+
+
+def as_series(values: Any) -> pd.Series:
+    """The values as a Series (a copy): a pyarrow or 1-D numpy array keeps its type."""
+    if isinstance(values, pd.Series):
+        return values.copy()
+    if type(values).__module__.startswith("pyarrow"):
+        return pd.Series(values)
+    if isinstance(values, np.ndarray) and values.ndim == 1:
+        return pd.Series(values.copy())
+    return pd.Series(list(values))
+
+
+def factorize(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Codes (-1 for a missing value) and distinct values; Arrow strings deduplicated in
+    Arrow, so only the distinct ones become Python strings."""
+    dtype = series.dtype
+    arrow = getattr(dtype, "storage", None) == "pyarrow" or isinstance(dtype, pd.ArrowDtype)
+    if arrow and pd.api.types.is_string_dtype(dtype):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        encoded = pc.dictionary_encode(pa.chunked_array(pa.array(series.array))).combine_chunks()
+        codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+        uniques = np.array(encoded.dictionary.to_pylist(), dtype=object)
+        return codes.astype(np.int64), uniques
+    # factorize() merges True with 1 and False with 0: harmless, all are not_a_number.
+    codes, uniques = pd.factorize(np.asarray(series.array, dtype=object))
+    return codes.astype(np.int64), uniques

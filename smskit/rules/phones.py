@@ -46,6 +46,8 @@ from phonenumbers import (
 from smskit.errors import ValidationError, guard_input
 from smskit.rules import _fastphones, _phonematrix
 from smskit.rules._phonetexts import NOT_A_NUMBER_TEXT as _NOT_A_NUMBER_TEXT
+from smskit.rules._phonetexts import as_series as _as_series
+from smskit.rules._phonetexts import factorize as _factorize
 from smskit.rules._phonetexts import to_text as _to_text
 from smskit.rules._phonetexts import to_texts as _to_texts
 from smskit.rules.spec import PHONE_NUMBER_TYPE
@@ -54,6 +56,7 @@ __all__ = [
     "REASONS",
     "REASON_DTYPE",
     "TYPE_DTYPE",
+    "Distinct",
     "PhoneCheck",
     "classify",
     "gateway_number",
@@ -61,6 +64,7 @@ __all__ = [
     "is_stage_and_screen",
     "main_region",
     "normalize",
+    "normalize_distinct",
     "read_valid",
     "refusal",
     "region_of",
@@ -330,6 +334,16 @@ def to_e164(value: Any, default_region: str | None = "FR") -> str | None:
 _WORDS: Final = _fastphones.Vocabulary(TYPE_MAP, _POSSIBLE_REASON, is_stage_and_screen)
 
 
+class Distinct(NamedTuple):
+    """:func:`normalize`'s answers once per distinct (value, region): ``table`` has the
+    ``e164, valid, reason, region, type`` columns of :func:`normalize`, ``codes`` (int32, one
+    per value) the row of ``table`` answering each value. A table row no code names may exist.
+    """
+
+    codes: np.ndarray
+    table: pd.DataFrame
+
+
 @guard_input("values", "must be an iterable of numbers (str, int, float or missing)")
 def normalize(
     values: Iterable[Any] | pd.Series,
@@ -341,35 +355,58 @@ def normalize(
 
     ``region``, when given, is the region of each row's national number (ISO 3166 alpha-2
     codes, one per value, matched by position; a missing one means ``default_region``).
-    Equal values are read once per region, whole arrays at a time (:mod:`._fastphones`); what
-    that path cannot follow exactly is read one by one, with the same answers.
+    ``values`` may be any iterable, a Series (Arrow-backed strings are read without a Python
+    string per row), a numpy array or a pyarrow array. Equal values are read once per region,
+    whole arrays at a time (:mod:`._phonematrix`, :mod:`._fastphones`); what those paths
+    cannot follow exactly is read one by one, with the same answers.
     """
-    default = _region(default_region)
-    series = values.copy() if isinstance(values, pd.Series) else pd.Series(list(values))
-    # factorize() merges True with 1 and False with 0: harmless, all are not_a_number.
-    raw_codes, raw_uniques = pd.factorize(np.asarray(series.array, dtype=object))
-    region_codes, regions = _row_regions(region, series, default)
+    series = _as_series(values)
+    codes, table = _distinct(series, _region(default_region), region)
+    columns: dict[str, Any] = {"input": series}
+    for name in table.columns:
+        columns[name] = pd.Series(table[name].array.take(codes), index=series.index)
+    return pd.DataFrame(columns, index=series.index)
 
-    # Distinct raw values often clean to one text ("06 12 34 56 78", "0612345678", 612345678.0).
-    raw_texts = _to_texts(raw_uniques)
-    raw_texts.append(None)  # code -1: a missing value
-    pair_codes, pairs = pd.factorize(raw_codes * len(regions) + region_codes)
-    pair_texts = np.array(raw_texts, dtype=object)[pairs // len(regions)]
-    pair_regions = pairs % len(regions)
-    answers = _Answers(len(pairs))
-    answers.put(np.flatnonzero(pair_texts == _NOT_A_NUMBER_TEXT), [_NOT_A_NUMBER])
-    readable = (pair_texts != None) & (pair_texts != _NOT_A_NUMBER_TEXT)  # noqa: E711
+
+@guard_input("values", "must be an iterable of numbers (str, int, float or missing)")
+def normalize_distinct(
+    values: Iterable[Any] | pd.Series,
+    default_region: str | None = "FR",
+    *,
+    region: Iterable[Any] | pd.Series | np.ndarray | None = None,
+) -> Distinct:
+    """:func:`normalize` without a row per value: its answers once per distinct (value,
+    region) and each value's code into them (``normalize`` is ``table.take(codes)`` plus
+    ``input``)."""
+    return _distinct(_as_series(values), _region(default_region), region)
+
+
+def _distinct(series: pd.Series, default: str | None, region: Any) -> Distinct:
+    raw_codes, raw_uniques = _factorize(series)
+    region_codes, regions = _row_regions(region, series, default)
+    # Distinct raw values often clean to one text ("0612345678", 612345678.0): read twice,
+    # that is cheaper than a second pass of hashing every text.
+    raw_texts = np.array([*_to_texts(raw_uniques), None], dtype=object)  # last: missing
+    raw_codes[raw_codes < 0] = len(raw_uniques)
+    if len(regions) == 1:
+        codes, pair_texts = raw_codes, raw_texts
+        pair_regions = np.zeros(len(raw_texts), dtype=np.int64)
+    else:
+        codes, pairs = pd.factorize(raw_codes * len(regions) + region_codes)
+        pair_texts, pair_regions = raw_texts[pairs // len(regions)], pairs % len(regions)
+    answers = _Answers(len(pair_texts))
+    not_number = pair_texts == _NOT_A_NUMBER_TEXT
+    answers.put(np.flatnonzero(not_number), [_NOT_A_NUMBER])
+    readable = (pair_texts != None) & ~not_number  # noqa: E711
     for code, row_region in enumerate(regions):
         at = np.flatnonzero(readable & (pair_regions == code))
-        if not len(at):
-            continue
-        text_codes, texts = pd.factorize(pair_texts[at])
-        answers.read(at, text_codes, list(texts), row_region)
-    return answers.frame(series, pair_codes)
+        if len(at):
+            answers.read(at, pair_texts[at].tolist(), row_region)
+    return Distinct(codes.astype(np.int32), answers.table())
 
 
 class _Answers:
-    """One answer per distinct (value, region), as columns, then taken for every row."""
+    """One answer per distinct (value, region), as columns."""
 
     def __init__(self, size: int) -> None:
         self.e164 = np.full(size, None, dtype=object)
@@ -387,8 +424,8 @@ class _Answers:
         self.reason[at] = [_REASON_CODE[r] for r in columns[2]]
         self.type[at] = [_TYPE_CODE[t] for t in columns[4]]
 
-    def read(self, at: np.ndarray, codes: np.ndarray, texts: list[str], region: str | None) -> None:
-        """Read distinct ``texts`` in ``region``; ``at[i]`` holds ``texts[codes[i]]``."""
+    def read(self, at: np.ndarray, texts: list[str], region: str | None) -> None:
+        """Read ``texts`` (canonical, not empty) in ``region`` into positions ``at``."""
         fast = _phonematrix.express(texts, region, _WORDS)
         rest = np.flatnonzero(~fast.done)
         if len(rest):
@@ -405,24 +442,20 @@ class _Answers:
                 check.reason,
                 check.type,
             )
-        self.e164[at] = e164[codes]
-        self.region[at] = where[codes]
-        self.reason[at] = pd.Categorical(reason, categories=REASONS).codes[codes]
-        self.type[at] = pd.Categorical(kind, categories=PHONE_NUMBER_TYPE).codes[codes]
+        self.e164[at] = e164
+        self.region[at] = where
+        self.reason[at] = pd.Categorical(reason, categories=REASONS).codes
+        self.type[at] = pd.Categorical(kind, categories=PHONE_NUMBER_TYPE).codes
 
-    def frame(self, series: pd.Series, codes: np.ndarray) -> pd.DataFrame:
-        index = series.index
-        reason = self.reason[codes]
+    def table(self) -> pd.DataFrame:
         return pd.DataFrame(
             {
-                "input": series,
-                "e164": pd.Series(pd.array(self.e164[codes], dtype="string"), index=index),
-                "valid": pd.Series(reason == _REASON_CODE["ok"], index=index),
-                "reason": pd.Categorical.from_codes(reason, dtype=REASON_DTYPE),
-                "region": pd.Series(pd.array(self.region[codes], dtype="string"), index=index),
-                "type": pd.Categorical.from_codes(self.type[codes], dtype=TYPE_DTYPE),
-            },
-            index=index,
+                "e164": pd.array(self.e164, dtype="string"),
+                "valid": self.reason == _REASON_CODE["ok"],
+                "reason": pd.Categorical.from_codes(self.reason, dtype=REASON_DTYPE),
+                "region": pd.array(self.region, dtype="string"),
+                "type": pd.Categorical.from_codes(self.type, dtype=TYPE_DTYPE),
+            }
         )
 
 
@@ -438,14 +471,14 @@ def _row_regions(
     labelled = not series.index.equals(pd.RangeIndex(len(series)))
     if isinstance(region, pd.Series) and labelled and not region.index.equals(series.index):
         raise ValidationError("region", "must have the same index as the values")
-    given = pd.Series(region.to_numpy() if isinstance(region, pd.Series) else list(region))
+    given = _as_series(region).reset_index(drop=True)
     if len(given) != len(series):
         raise ValidationError(
             "region",
             f"must have one region per value: {len(series)} values",
             value=len(given),
         )
-    codes, uniques = pd.factorize(given.to_numpy(dtype=object), use_na_sentinel=True)
+    codes, uniques = _factorize(given)
     regions: list[str | None] = [default]
     for unique in uniques.tolist():
         text = unique.strip() if isinstance(unique, str) else None
@@ -463,7 +496,7 @@ def _row_regions(
                 position=row,
                 value=unique,
             ) from exc
-    return codes.astype(np.int64) + 1, regions
+    return codes + 1, regions
 
 
 # -- internals ---------------------------------------------------------------------------

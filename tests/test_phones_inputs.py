@@ -1,0 +1,155 @@
+"""phones.normalize reads every kind of input the same way (issue #15 item 2): Arrow-backed
+strings, pyarrow and numpy arrays, object arrays mixing strings, numbers and every kind of
+missing value; its answers are the per-number path's (phones.classify), value by value."""
+
+from __future__ import annotations
+
+import decimal
+import math
+import random
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_phones_fastpath import _spelling
+
+from smskit.rules import phones
+
+COLUMNS = ["e164", "valid", "reason", "region", "type"]
+MISSING = [None, float("nan"), np.nan, pd.NA, pd.NaT, np.float32("nan"), np.datetime64("NaT")]
+# Values that are not text: read exactly (integers, integral floats) or refused with a reason.
+NON_TEXT = [
+    33612345678,
+    np.int64(33612345678),
+    np.uint64(447700900123),
+    33612345678.0,
+    np.float64(612345678.0),
+    np.float32(1.5),
+    1.5,
+    float("inf"),
+    -33612345678,
+    True,
+    np.bool_(False),
+    decimal.Decimal("33612345678"),
+    b"0612345678",
+    ("06", "12"),
+]
+
+
+def _rows(frame: pd.DataFrame) -> list[tuple[object, ...]]:
+    part = frame[COLUMNS].astype(object)
+    return [tuple(row) for row in part.where(part.notna(), None).itertuples(index=False)]
+
+
+def _per_value(values: list[object], region: str | None = "FR") -> list[tuple[object, ...]]:
+    return [tuple(phones.classify(v, region))[:5] for v in values]
+
+
+def _texts(seed: int, size: int) -> list[str | None]:
+    rng = random.Random(seed)
+    texts: list[str | None] = []
+    for _ in range(size):
+        roll = rng.random()
+        if roll < 0.1:
+            texts.append(None)
+        elif roll < 0.2:
+            texts.append(rng.choice(["", "  ", " 06 12 34 56 78 ", "n/a", "+33 6 12", "0033612"]))
+        else:
+            texts.append(_spelling(rng)[0])
+    texts += texts[: size // 3]  # repeats
+    return texts
+
+
+def _arrow_kinds(texts: list[str | None]) -> list[object]:
+    return [
+        pd.Series(texts, dtype="string"),
+        pd.Series(texts, dtype="str"),
+        pd.Series(texts, dtype=pd.ArrowDtype(pa.large_string())),
+        pa.array(texts, type=pa.string()),
+        pa.chunked_array([texts[:5], texts[5:]], type=pa.string()),
+    ]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(6, 60))
+def test_arrow_strings_read_as_the_per_number_path(seed: int, size: int) -> None:
+    """Arrow-backed Series and pyarrow arrays of random spellings: each value's answer is
+    phones.classify's, and the dtypes are those of an object input."""
+    texts = _texts(seed, size)
+    expected = _per_value(texts)
+    reference = phones.normalize(pd.Series(texts, dtype=object))
+    assert _rows(reference) == expected
+    for values in _arrow_kinds(texts):
+        frame = phones.normalize(values)
+        assert _rows(frame) == expected, type(values)
+        assert frame[COLUMNS].dtypes.tolist() == reference[COLUMNS].dtypes.tolist()
+        assert frame["input"].tolist() == pd.Series(values).tolist()
+
+
+def test_numpy_arrays_read_as_their_values() -> None:
+    """A numpy array of texts, of integers or of floats reads as the list of its values."""
+    for values in (
+        np.array(["0612345678", " +44 7700 900123", "06 12"]),
+        np.array([33612345678, 447700900123, 12]),
+        np.array([33612345678.0, np.nan, 1.5]),
+    ):
+        assert _rows(phones.normalize(values)) == _per_value(values.tolist())
+
+
+def test_objects_of_every_kind_read_or_refused_as_one_by_one() -> None:
+    """Strings, integers, integral and other floats, booleans, decimals, bytes, tuples and
+    every kind of missing value in one object array: each answer is phones.classify's."""
+    values: list[object] = ["06 12 34 56 78", *MISSING, *NON_TEXT, "+33612345678"]
+    frame = phones.normalize(pd.Series(values, dtype=object))
+    assert _rows(frame) == _per_value(values)
+    reasons = frame["reason"].tolist()
+    assert reasons[1 : 1 + len(MISSING)] == ["empty"] * len(MISSING)
+    refused = {repr(v): r for v, r in zip(values, reasons, strict=True) if r != "ok"}
+    assert refused["1.5"] == refused["inf"] == refused["True"] == "not_a_number"
+    assert refused["-33612345678"] == "misplaced_sign"
+
+
+def test_missing_values_in_arrow_input_are_empty() -> None:
+    """A null in Arrow strings, a blank and a missing region are empty or read in the default."""
+    values = pa.array([None, " ", "0612345678"], type=pa.string())
+    regions = pd.Series([None, "GB", None], dtype="string")
+    frame = phones.normalize(values, region=regions)
+    assert frame["reason"].tolist() == ["empty", "empty", "ok"]
+    assert frame["e164"].tolist()[2] == "+33612345678"
+
+
+def test_normalize_distinct_is_normalize_by_codes() -> None:
+    """normalize_distinct's table taken by its codes is normalize's frame, with one table row
+    per distinct value; so for Arrow input and with per-row regions."""
+    texts = _texts(7, 300)
+    regions = [random.Random(i).choice([None, "FR", "GB", "US"]) for i in range(len(texts))]
+    for values in (texts, pd.Series(texts, dtype="str")):
+        for region in (None, regions):
+            frame = phones.normalize(values, region=region)
+            codes, table = phones.normalize_distinct(values, region=region)
+            assert codes.dtype == np.int32 and len(codes) == len(texts)
+            taken = table.take(codes).reset_index(drop=True)
+            pd.testing.assert_frame_equal(taken, frame[COLUMNS])
+            pairs = {(t, r if region else None) for t, r in zip(texts, regions, strict=True)}
+            assert len(set(codes.tolist())) == len(pairs)
+
+
+def test_arrow_strings_become_python_strings_once_per_distinct_value(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Arrow input: only distinct values reach the per-value cleaning, never one per row."""
+    seen: list[int] = []
+    original = phones._to_texts
+
+    def counting(values: np.ndarray) -> list[str | None]:
+        seen.append(len(values))
+        return original(values)
+
+    monkeypatch.setattr(phones, "_to_texts", counting)
+    values = pd.Series(["06 12 34 56 78", "+33612345678", None] * 1000, dtype="str")
+    frame = phones.normalize(values)
+    assert seen == [2]
+    assert frame["valid"].sum() == 2000 and not math.isnan(len(frame))
