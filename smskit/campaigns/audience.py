@@ -167,11 +167,7 @@ class Audience:
         # them so); what each block leaves is compact: codes, pandas' strings, integers.
         for start in range(0, len(self.row), self.block_rows):
             end = start + self.block_rows
-            checks = number_checks(
-                np.asarray(given.array[start:end], dtype=object),
-                np.asarray(regions[start:end], dtype=object),
-                self.default_region,
-            )
+            checks = number_checks(given.array[start:end], regions[start:end], self.default_region)
             numbers.add(start, checks)
             del checks
         self.valid: np.ndarray = numbers.valid

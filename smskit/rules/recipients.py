@@ -31,6 +31,7 @@ from smskit.rules.spec import FIELD_MAX
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+    from pandas.api.extensions import ExtensionArray
 
 __all__ = [
     "BLOCK_ROWS",
@@ -293,26 +294,34 @@ def _with_columns(part: pd.DataFrame, wanted: Sequence[str], start: int) -> pd.D
 
 
 def number_checks(
-    values: Sequence[Any] | np.ndarray,
-    regions: Sequence[Any] | np.ndarray,
+    values: Sequence[Any] | np.ndarray | ExtensionArray,
+    regions: Sequence[Any] | np.ndarray | ExtensionArray,
     default_region: str | None,
 ) -> pd.DataFrame:
     """:func:`smskit.rules.phones.normalize` of ``values``, each read in its row's region
-    (``regions``, the ``country`` column; a missing one means ``default_region``)."""
-    import pandas as pd
+    (``regions``, the ``country`` column; a missing one means ``default_region``). Arrays
+    (numpy, or pandas' Arrow strings of a CSV) go as they are: no Python list a row."""
 
     from smskit.rules import phones
 
     try:
-        return phones.normalize(
-            pd.Series(list(values), dtype=object), default_region, region=list(regions)
-        )
+        return phones.normalize(_series(values), default_region, region=_series(regions))
     except ValidationError as exc:
         if exc.field != "region":
             raise
         raise ValidationError(
             REGION_COLUMN, exc.rule, position=exc.position, value=exc.value
         ) from exc
+
+
+def _series(values: Sequence[Any] | np.ndarray | ExtensionArray) -> pd.Series:
+    import numpy as np
+    import pandas as pd
+
+    if isinstance(values, pd.api.extensions.ExtensionArray):
+        return pd.Series(values)
+    # An object array stays one: no inference over the values.
+    return pd.Series(values if isinstance(values, np.ndarray) else list(values), dtype=object)
 
 
 def records_of(frame: pd.DataFrame) -> list[dict[str, Any]]:
