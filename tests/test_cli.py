@@ -20,6 +20,7 @@ from click.testing import CliRunner, Result
 import smskit
 from smskit.campaigns.journal import Journal
 from smskit.cli import cli
+from smskit.cli.output import EXIT_INPUT
 from smskit.sandbox import Sandbox
 
 HLR_FR = 0.008  # EUR per French number checked (docs/sandbox.md)
@@ -348,3 +349,16 @@ def test_resume_of_a_campaign_another_runner_holds_exits_8(
     assert fresh_sandbox.sent().empty
     assert run("campaign", "resume", str(journal)).exit_code == 0
     assert sorted(fresh_sandbox.sent()["phone_number"]) == fr_mobiles(3)
+
+
+def test_hlr_row_longer_than_header_is_refused_naming_the_row(run: Run, tmp_path: Path) -> None:
+    """A row with one value too many (pandas would read the number as an index and check
+    the first name instead): the input error exit, one line naming the file and the row,
+    nothing checked."""
+    numbers = fr_mobiles(2)
+    source = tmp_path / "in.csv"
+    source.write_text(f"phone_number,first_name\n{numbers[0]},Ann,x\n{numbers[1]},Bob\n")
+    result = run("hlr", str(source))
+    assert result.exit_code == EXIT_INPUT
+    line = one_error_line(result)
+    assert "IN[0]" in line and "3 values" in line and "2 columns" in line

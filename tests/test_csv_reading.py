@@ -132,3 +132,55 @@ def test_blocks_and_columns_agree(tmp_path: Path) -> None:
     for name in ("phone_number", "first_name", "country"):
         assert whole[name].isna().tolist() == parts[name].isna().tolist()
         assert whole[name].dropna().tolist() == parts[name].dropna().tolist()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    header=HEADERS,
+    cells=st.lists(st.lists(CELLS, min_size=5, max_size=5), min_size=1, max_size=8),
+    extra=st.lists(CELLS, min_size=1, max_size=3),
+    data=st.data(),
+)
+def test_row_longer_than_header_is_refused_with_its_position(
+    tmp_path_factory: pytest.TempPathFactory,
+    header: list[str],
+    cells: list[list[str]],
+    extra: list[str],
+    data: st.DataObject,
+) -> None:
+    """A row with more values than the header names is refused, naming that row: pandas
+    would drop its extra values, or (on the first row) read its first value as an index and
+    move every other value one column left."""
+    rows = [row[: len(header)] for row in cells]
+    long = data.draw(st.integers(0, len(rows) - 1))
+    rows[long] = rows[long] + extra
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    path = tmp_path_factory.mktemp("csv") / "recipients.csv"
+    path.write_text(buffer.getvalue(), encoding="utf-8")
+    with pytest.raises(ValidationError) as caught:
+        read_csv_text(path, WANTED)
+    assert caught.value.position == long
+    assert caught.value.field == "recipients"
+    assert f"has {len(header) + len(extra)} values" in caught.value.rule
+
+
+def test_extra_value_on_the_first_row_is_refused_not_shifted(tmp_path: Path) -> None:
+    """The case pandas reads silently wrong: one value too many on the first row made the
+    number an index and the first name the phone number."""
+    path = tmp_path / "people.csv"
+    path.write_text("phone_number,first_name\n+33612345678,Ann,x\n+33612345679,Bob,y\n")
+    with pytest.raises(ValidationError, match=r"recipients\[0\].*3 values.*names 2 columns"):
+        Recipients(path).columns(["first_name"])
+
+
+def test_short_row_reads_its_absent_values_as_missing(tmp_path: Path) -> None:
+    """A row with fewer values than the header is read: the values it does not have are
+    missing (nothing the file says is changed)."""
+    path = tmp_path / "people.csv"
+    path.write_text("phone_number,first_name\n+33612345678\n+33612345679,Bob\n")
+    frame = read_csv_text(path, ["phone_number", "first_name"])
+    assert frame["phone_number"].tolist() == ["+33612345678", "+33612345679"]
+    assert frame["first_name"].isna().tolist() == [True, False]

@@ -69,10 +69,13 @@ def hlr(
 
     Prints the breakdown; exits 7 when some valid numbers got no answer.
     """
-    import pandas as pd
 
-    table = pd.read_csv(source, dtype=str, keep_default_na=False)
-    numbers = table if column is None else _column(table, column)
+    from smskit.rules.recipients import read_csv_text
+
+    # The recipients' one CSV reader: every cell as written, a too-long row refused.
+    wanted = column or "phone_number"
+    table = read_csv_text(source, [wanted], field="IN")
+    numbers = table if column is None else _column(table, column, source)
     with connect() as client:
         results = smskit.bulk_hlr(
             client,
@@ -106,10 +109,13 @@ def hlr(
     return EXIT_INCOMPLETE if counts["without_answer"] else 0
 
 
-def _column(table: pd.DataFrame, name: str) -> pd.Series:
+def _column(table: pd.DataFrame, name: str, source: Path) -> pd.Series:
     if name not in table.columns:
+        import pandas as pd
+
+        names = pd.read_csv(source, dtype=str, nrows=0).columns
         raise click.BadParameter(
-            f"no column {name!r} in the file (columns: {', '.join(map(str, table.columns))})",
+            f"no column {name!r} in the file (columns: {', '.join(map(str, names))})",
             param_hint="'--column'",
         )
     return table[name]

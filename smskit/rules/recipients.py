@@ -174,8 +174,9 @@ def read_csv_text(path: Path, wanted: Sequence[str], field: str = "recipients") 
     """The columns of ``wanted`` that the CSV file at ``path`` has, every cell as the text it
     holds: an empty cell is missing, nothing else is ("NA", "null", "00123" and blanks stay
     as written). Read by Arrow into pandas' compact strings; what Arrow reads differently
-    from pandas (ragged rows, repeated or missing header names, lines of blanks) is read by
-    pandas, which defines the meaning."""
+    from pandas (short rows, repeated or missing header names, lines of blanks) is read by
+    pandas, which defines the meaning. A row with more values than the header is refused,
+    naming its position: pandas would drop or shift its values."""
     import pandas as pd
 
     names = _header(path)
@@ -187,6 +188,15 @@ def read_csv_text(path: Path, wanted: Sequence[str], field: str = "recipients") 
         frame = _arrow_csv(path, present)
         if frame is not None:
             return frame
+    long_row = _first_long_row(path)
+    if long_row is not None:
+        position, count, columns = long_row
+        raise ValidationError(
+            field,
+            f"this row of the CSV file has {count} values where the header names {columns}"
+            " columns; a value would be dropped or moved into another column",
+            position=position,
+        )
     try:
         return pd.read_csv(
             path,
@@ -215,6 +225,28 @@ def _header(path: Path) -> list[str] | None:
     if first is None:
         return None
     return first if any(name.strip() for name in first) else _UNSURE
+
+
+def _first_long_row(path: Path) -> tuple[int, int, int] | None:
+    """The first row holding more values than the header names (its position among the
+    rows, its count, the header's), or None. pandas would read such a row by dropping the
+    extra values (or, on the first row, by taking the first value as an index and moving the
+    others one column left): never what the file says."""
+    import csv
+
+    # Only delimiters and quotes matter for counting, and both are ASCII.
+    with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
+        rows = (row for row in csv.reader(handle) if row)  # pandas skips blank lines
+        try:
+            header = next(rows, None)
+            if header is None:
+                return None
+            for position, row in enumerate(rows):
+                if len(row) > len(header):
+                    return position, len(row), len(header)
+        except csv.Error:  # e.g. a NUL byte: pandas decides, as for any file it reads
+            return None
+    return None
 
 
 def _arrow_csv(path: Path, present: Sequence[str]) -> pd.DataFrame | None:
