@@ -48,6 +48,20 @@ def user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     return home
 
 
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt in this test, as in a terminal or a Jupyter kernel,
+    even when pytest was started as a background job (the shell then leaves SIGINT ignored
+    and a signal the test sends itself would do nothing)."""
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 @pytest.fixture(scope="module")
 def dask_cluster() -> Iterator[Any]:
     """A dask.distributed LocalCluster of two worker processes (one thread each) as dask's

@@ -169,7 +169,7 @@ def test_the_runner_runs_at_most_n_at_once_and_nothing_after_stop() -> None:
     assert 5 in started and len(started) <= 7  # item 5's partner may already be running
 
 
-def test_an_interrupt_in_a_notebook_lets_requests_in_flight_finish() -> None:
+def test_an_interrupt_in_a_notebook_lets_requests_in_flight_finish(ctrl_c: None) -> None:
     """Inside a running loop (a notebook), "interrupt kernel" raises KeyboardInterrupt in the
     main thread: the work is told to stop, is waited for, then the interrupt propagates."""
     import os

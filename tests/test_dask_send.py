@@ -95,7 +95,11 @@ def test_streamed_send_sends_every_recipient_once_holding_two_partitions(
 
 
 def test_resume_after_an_interrupt_sends_exactly_the_remainder(
-    dask_cluster: DaskClient, client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
+    dask_cluster: DaskClient,
+    client: smskit.Client,
+    fresh_sandbox: Sandbox,
+    tmp_path: Path,
+    ctrl_c: None,
 ) -> None:
     """Ctrl-C after the third chunk, then a resume from the journal and its staged files
     alone: each recipient accepted exactly once, the chunks in flight replayed, not re-sent."""
