@@ -11,7 +11,7 @@ report.to_parquet("preflight/")                     # the per-recipient report, 
 
 from __future__ import annotations
 
-import operator
+import itertools
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -20,7 +20,7 @@ from typing import Any
 import dask
 import dask.dataframe as dd
 import pandas as pd
-from dask.delayed import Delayed, delayed
+from dask.delayed import delayed
 
 from smskit._paths import campaigns_dir
 from smskit.campaigns.plan import (
@@ -40,12 +40,11 @@ from smskit.dask import sending
 from smskit.dask.report import (
     BREAKDOWN_COLUMNS,
     DaskPreflightReport,
-    breakdown,
     issue_counts,
     summary_row,
 )
+from smskit.dask.spill import Spill
 from smskit.errors import ValidationError
-from smskit.rules.destinations import Destinations
 from smskit.rules.findings import Finding
 from smskit.rules.hours import hours_refusals
 from smskit.rules.recipients import DEFAULT_REGION
@@ -94,7 +93,6 @@ class Campaign:
             check_name(name) if name is not None else default_name(text, sender, self.options)
         )
         self._clock = clock
-        self._offsets: list[int] | None = None
         # A CSV's rows are indexed by position, as smskit.Campaign indexes a CSV file.
         self._positions_as_index = False
 
@@ -129,44 +127,66 @@ class Campaign:
         """What preflight checks the campaign against (as :class:`smskit.Campaign`)."""
         return campaign_settings(self.text, self.sender, self.default_region, self.options)
 
-    def offsets(self) -> list[int]:
-        """The row number of each partition's first row (one pass counting rows; kept)."""
-        if self._offsets is None:
-            sizes = self.recipients.map_partitions(len).compute()
-            self._offsets = [0, *pd.Series(list(sizes)).cumsum().tolist()[:-1]]
-        return self._offsets
-
     def preflight(
-        self, *, now: datetime | None = None, offline: bool = False
+        self,
+        *,
+        now: datetime | None = None,
+        offline: bool = False,
+        spill: str | Path | None = None,
     ) -> DaskPreflightReport:
         """Check every recipient and the campaign on the cluster; nothing is sent.
 
         As :meth:`smskit.Campaign.preflight`: without ``offline`` the gateway is asked
         which destination countries it serves for the product, and at what price.
+
+        The input is read once. Each partition's checked report goes to ``spill`` (a
+        directory every worker can write and read; default: a temporary one, removed with
+        the report) and the second pass settles duplicates and prices from there; the
+        report's ``frame``, ``kept()`` and ``to_parquet()`` read the settled files.
         """
         settings = self.settings
         instant = now or (self._clock or _utcnow)()
         if instant.utcoffset() is None:
             raise ValidationError("now", "needs a timezone (an aware datetime)", value=instant)
         errors, found, used = campaign_findings(settings)
-        checked = self._checked(settings, instant)
-        meta = parts.report_meta(self.recipients._meta.index)
-        base = dd.from_delayed(
-            [delayed(operator.getitem)(c, 0) for c in checked], meta=meta, verify_meta=False
-        )
-        repeats = _repeats(base)
-        sendable = base.loc[base["send"] & base["region"].notnull(), ["region", "phone_number"]]
-        firsts = sendable.assign(region=sendable["region"].astype(str))
-        firsts = firsts.drop_duplicates(subset="region", split_out=1)
-        repeats, firsts = dask.persist(repeats, firsts)
+        store = Spill(spill)
+        infos = self._check(store, settings, instant, used)
+        offsets = [0, *itertools.accumulate(int(info["rows"]) for info in infos)][:-1]
         served = None
         if not offline and not errors:
-            samples = dict(firsts.compute().itertuples(index=False))
+            samples: dict[str, str] = {}
+            for info in infos:
+                samples = {**info["samples"], **samples}  # the first partition's number wins
             served = destinations(self.client, samples, settings.product)
-        frame = self._settled(base, repeats, served, settings.product, meta)
+        shares = [
+            delayed(parts.settle_partition)(
+                store.file("checked", n),
+                store.file("repeats", n),
+                offsets,
+                n,
+                self._positions_as_index,
+                served,
+                settings.product,
+                store.file("report", n),
+            )
+            for n in range(len(infos))
+        ]
+        (shares,) = dask.compute(shares)
+        store.drop("checked", "repeats")
         when = send_instant(settings, instant)
-        report = _reduce(frame, checked, settings, when, errors, found)
-        kept = self._kept(frame, used)
+        missing = sum(int(info["missing"]) for info in infos)
+        report = _reduce(shares, settings, when, errors, found, missing)
+        index = self.recipients._meta.index
+        frame = dd.from_delayed(
+            [delayed(parts.load_report)(store.file("report", n)) for n in range(len(infos))],
+            meta=parts.report_meta(index),
+            verify_meta=False,
+        )
+        kept = dd.from_delayed(
+            [delayed(parts.load_kept)(store.file("report", n), used) for n in range(len(infos))],
+            meta=parts.kept_meta(index, used),
+            verify_meta=False,
+        )
         return DaskPreflightReport(
             frame,
             kept,
@@ -176,6 +196,7 @@ class Campaign:
             text=settings.text,
             purpose=settings.purpose or "wholesale",
             evaluated_at=when,
+            spill=store,
         )
 
     # -- sending -----------------------------------------------------------------------------
@@ -231,114 +252,76 @@ class Campaign:
 
     # -- internals ---------------------------------------------------------------------------
 
-    def _checked(self, settings: PreflightSettings, instant: datetime) -> list[Delayed]:
-        """Per partition, lazily: its pandas preflight and its count of missing fields."""
-        return [
+    def _check(
+        self, store: Spill, settings: PreflightSettings, instant: datetime, used: tuple[str, ...]
+    ) -> list[dict[str, Any]]:
+        """The first pass, reading the input once: each partition's preflight spilled, and
+        its duplicates of earlier rows found by a shuffle on the number and written back to
+        that partition's own file."""
+        checked = [
             delayed(parts.check_partition, nout=2)(
-                part, offset, settings, instant, self._positions_as_index
+                part,
+                n,
+                settings,
+                instant,
+                self._positions_as_index,
+                used,
+                store.file("checked", n),
             )
-            for part, offset in zip(self.recipients.to_delayed(), self.offsets(), strict=True)
+            for n, part in enumerate(self.recipients.to_delayed())
         ]
-
-    def _settled(
-        self,
-        base: dd.DataFrame,
-        repeats: dd.DataFrame,
-        served: Destinations | None,
-        product: str,
-        meta: pd.DataFrame,
-    ) -> dd.DataFrame:
-        (whole,) = repeats.to_delayed()
-        settled = [
-            delayed(parts.settle_partition)(frame, whole, served, product)
-            for frame in base.to_delayed()
+        candidates = dd.from_delayed(
+            [c[0] for c in checked], meta=parts.CANDIDATES_META, verify_meta=False
+        )
+        written = [
+            delayed(parts.write_repeats)(own, store.file("repeats", n))
+            for n, own in enumerate(_repeats(candidates, len(checked)).to_delayed())
         ]
-        return dd.from_delayed(settled, meta=meta, verify_meta=False)
-
-    def _kept(self, frame: dd.DataFrame, used: tuple[str, ...]) -> dd.DataFrame:
-        kept = [
-            delayed(parts.kept_partition)(part, settled, used, offset, self._positions_as_index)
-            for part, settled, offset in zip(
-                self.recipients.to_delayed(), frame.to_delayed(), self.offsets(), strict=True
-            )
-        ]
-        meta = parts.kept_meta(self.recipients._meta.index, used)
-        return dd.from_delayed(kept, meta=meta, verify_meta=False)
+        infos, _ = dask.compute([c[1] for c in checked], written)
+        return list(infos)
 
 
-def _repeats(base: dd.DataFrame) -> dd.DataFrame:
-    """Rows whose number an earlier sendable row has, with that first row: one partition,
-    sorted by row. Every row of a number meets in one partition after the shuffle; only the
-    repeats leave it."""
-    candidates = base.loc[
-        (base["issue"].isna() | (base["issue"] == "duplicate")) & base["phone_number"].notnull(),
-        ["row", "phone_number"],
-    ]
+def _repeats(candidates: dd.DataFrame, partitions: int) -> dd.DataFrame:
+    """Keys whose number an earlier sendable key has, with that first key, partitioned like
+    the input: partition ``n`` holds the repeats of its own rows only. Every candidate of a
+    number meets in one partition after the shuffle; only the repeats leave it."""
     shuffled = candidates.shuffle(on="phone_number")
     found = shuffled.map_partitions(parts.first_seen, meta=parts.REPEATS_META)
-    return found.repartition(npartitions=1).map_partitions(
-        lambda frame: frame.sort_values("row", ignore_index=True), meta=parts.REPEATS_META
-    )
+    owned = found.assign(part=found["row"] // (1 << parts.SHIFT))
+    # Divisions 0, 1, ..., n: partition n receives exactly the keys of input partition n.
+    return owned.set_index("part", divisions=list(range(partitions + 1)), sorted=False)
 
 
 def _reduce(
-    frame: dd.DataFrame,
-    checked: list[Delayed],
+    shares: list[dict[str, Any]],
     settings: PreflightSettings,
     when: datetime,
     errors: list[ValidationError],
     found: list[Finding],
+    missing: int,
 ) -> tuple[pd.DataFrame, pd.Series, pd.DataFrame]:
-    """Summary, issue counts and breakdown, reduced on the cluster in one pass; the hours and
-    missing-field findings appended to ``found`` as the pandas preflight says them."""
-    sending = frame["send"]
-    # Sendable before prices: what the pandas preflight counts for the hours refusals.
-    before_prices = sending | (frame["issue"] == "not_served")
-    regions = frame.loc[before_prices & frame["region"].notnull(), "region"].astype(str)
-    regions = regions.value_counts()
-    partial = frame.map_partitions(breakdown, meta=_breakdown_meta())
-    by_country = partial.groupby(["region", "encoding"], dropna=False).sum(split_out=1)
-    totals, issues, per_region, table, missing = dask.compute(
-        {
-            "recipients": frame.map_partitions(len).sum(),
-            "to_send": sending.sum(),
-            "with_warning": frame["warning"].notnull().sum(),
-            "segments": frame["segments"].where(sending, 0).astype("int64").sum(),
-            "ucs2": ((frame["encoding"] == "UCS-2") & sending).sum(),
-        },
-        frame["issue"].astype(str).value_counts(),
-        regions,
-        by_country,
-        dd.from_delayed([delayed(_missing)(c) for c in checked], meta=_MISSING)["missing"].sum(),
-    )
-    totals = {name: int(value) for name, value in totals.items()}
+    """Summary, issue counts and breakdown from the partitions' shares (small: a few numbers
+    and a row per country each); the hours and missing-field findings appended to ``found``
+    as the pandas preflight says them."""
+    names = ("recipients", "to_send", "with_warning", "segments", "ucs2")
+    totals = {name: sum(int(s["totals"][name]) for s in shares) for name in names}
+    issues = _summed([s["issues"] for s in shares])
+    per_region = _summed([s["regions"] for s in shares])
     for country, reason in hours_refusals(sorted(per_region.index), settings.purpose, when).items():
         said = f"{reason}: {int(per_region[country])} recipient(s) would receive a marketing SMS"
         found.append(Finding("hours_refused", None, None, said))
     if missing:
         found.append(Finding("fields_missing", None, None, str(missing)))
     counted = issue_counts(issues)
+    table = pd.concat([s["breakdown"] for s in shares], ignore_index=True)
+    table = table.groupby(["region", "encoding"], dropna=False).sum()
     return summary_row(totals, counted, len(errors)), counted, _tidy(table)
 
 
-_MISSING = pd.DataFrame({"missing": pd.Series(dtype="int64")})
-
-
-def _missing(checked: tuple[pd.DataFrame, int]) -> pd.DataFrame:
-    return pd.DataFrame({"missing": [checked[1]]})
-
-
-def _breakdown_meta() -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            "region": pd.Series(dtype=object),
-            "encoding": pd.Series(dtype=object),
-            "recipients": pd.Series(dtype="int64"),
-            "segments": pd.Series(dtype="int64"),
-            "cost": pd.Series(dtype="float64"),
-            "priced": pd.Series(dtype="int64"),
-        }
-    )
+def _summed(counts: list[pd.Series]) -> pd.Series:
+    if not counts:
+        return pd.Series(dtype="int64")
+    return pd.concat(counts).groupby(level=0).sum()
 
 
 def _tidy(table: pd.DataFrame) -> pd.DataFrame:

@@ -1,6 +1,7 @@
-"""A Dask campaign's preflight report: the per-recipient frame stays lazy on the cluster
-(written with :meth:`DaskPreflightReport.to_parquet`); the summary, issue counts and the
-breakdown per country and encoding are reduced on the cluster when the report is made."""
+"""A Dask campaign's preflight report: the per-recipient frame is the settled files of the
+spill, read lazily (written out with :meth:`DaskPreflightReport.to_parquet`); the summary,
+issue counts and the breakdown per country and encoding were reduced when the report was
+made."""
 
 from __future__ import annotations
 
@@ -69,9 +70,9 @@ class DaskPreflightReport(CampaignFindings):
     """What preflight found over a Dask DataFrame of recipients.
 
     ``frame`` is the per-recipient report, lazily (same columns and dtypes as
-    ``PreflightReport.frame``; computing it runs the preflight again on the cluster). The
-    summary, the issue counts and the breakdown were reduced on the cluster when the report
-    was made, and are plain pandas objects.
+    ``PreflightReport.frame``; computing it reads the settled files of the spill, never the
+    input again). The summary, the issue counts and the breakdown were reduced when the
+    report was made, and are plain pandas objects. The spill lives as long as the report.
     """
 
     frame: dd.DataFrame = field(repr=False)
@@ -84,6 +85,7 @@ class DaskPreflightReport(CampaignFindings):
     text: str = ""
     purpose: str = "wholesale"
     evaluated_at: datetime | None = None
+    spill: object = field(default=None, repr=False, compare=False)
 
     @property
     def recipients(self) -> int:

@@ -1,0 +1,42 @@
+"""Where a Dask campaign's preflight keeps its partitions between passes: a directory the
+workers write and read (one Parquet file per partition and stage), removed with the report
+that reads it unless the caller named it."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import weakref
+from pathlib import Path
+
+__all__ = ["Spill"]
+
+
+class Spill:
+    """A spill directory: ``checked`` (each partition's own preflight), ``repeats`` (its
+    duplicates of earlier rows) and ``report`` (the settled per-recipient report)."""
+
+    def __init__(self, directory: str | Path | None = None) -> None:
+        if directory is None:
+            self.path = Path(tempfile.mkdtemp(prefix="smskit-dask-"))
+            # Ours alone: gone when the last report reading it is.
+            self._finalizer: weakref.finalize | None = weakref.finalize(
+                self, shutil.rmtree, self.path, True
+            )
+        else:
+            self.path = Path(directory)
+            self._finalizer = None
+        for stage in ("checked", "repeats", "report"):
+            (self.path / stage).mkdir(parents=True, exist_ok=True)
+
+    def file(self, stage: str, number: int) -> str:
+        """The file of partition ``number`` at ``stage``."""
+        return str(self.path / stage / f"part-{number:05d}.parquet")
+
+    def drop(self, *stages: str) -> None:
+        """Remove the files of ``stages`` (once the next pass has read them)."""
+        for stage in stages:
+            shutil.rmtree(self.path / stage, ignore_errors=True)
+
+    def __repr__(self) -> str:
+        return f"Spill({str(self.path)!r})"
