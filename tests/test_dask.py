@@ -20,6 +20,8 @@ import smskit.text
 from smskit.campaigns.campaign import Campaign as PandasCampaign
 from smskit.campaigns.plan import build_plan
 from smskit.dask import Campaign, connect
+from smskit.dask.campaign import repeats_by_owner
+from smskit.dask.partitions import SHIFT
 from smskit.dask.report import breakdown
 from smskit.rules.personalize import MissingFieldWarning
 
@@ -268,3 +270,66 @@ def test_dask_campaign_refuses_a_pandas_frame(gateway: smskit.Client) -> None:
     """The Dask campaign takes a Dask DataFrame; a pandas one belongs to smskit.Campaign."""
     with pytest.raises(smskit.ValidationError, match="Dask DataFrame"):
         Campaign(gateway, base(0), text=TEXT, sender="Shop")  # type: ignore[arg-type]
+
+
+def counted_read(path: str, log: str) -> pd.DataFrame:
+    """One input file, its reading written down in ``log`` (workers are other processes)."""
+    with open(log, "a", encoding="utf-8") as out:
+        out.write(path + "\n")
+    return pd.read_parquet(path)
+
+
+def test_preflight_summary_to_parquet_and_kept_read_the_input_once(
+    dask_client: distributed.Client, gateway: smskit.Client, tmp_path: Path
+) -> None:
+    """One pass over the input: the report, its files and kept() read the spill, not the input."""
+    frame = base(9)
+    paths = []
+    for n, start in enumerate(range(0, 400, 100)):
+        path = tmp_path / f"in-{n}.parquet"
+        frame.iloc[start : start + 100].to_parquet(path)
+        paths.append(str(path))
+    log = tmp_path / "reads.log"
+    meta = pd.read_parquet(paths[0]).iloc[:0]
+    ddf = dd.from_map(counted_read, paths, log=str(log), meta=meta, enforce_metadata=False)
+    report = Campaign(gateway, ddf, text=TEXT, sender="Shop").preflight(now=NOW)
+    report.summary()
+    report.to_parquet(tmp_path / "report")
+    kept = report.kept().compute()
+    got = report.frame.compute()
+    assert sorted(log.read_text(encoding="utf-8").splitlines()) == paths
+    expected = pandas_report(pd.concat([pd.read_parquet(p) for p in paths]), gateway, False)
+    pd.testing.assert_frame_equal(report.summary(), expected.summary())
+    assert_same_report(got, expected.frame)
+    assert kept["row"].tolist() == got.loc[got["send"], "row"].tolist()
+    assert len(pd.read_parquet(tmp_path / "report")) == len(frame)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_repeats_go_back_to_their_own_partition_only(
+    dask_client: distributed.Client, seed: int
+) -> None:
+    """Partition n of the routed repeats holds n's rows only, each paired with the first
+    key of its number in input order."""
+    rng = np.random.default_rng(seed)
+    keys = sorted({(int(p) << SHIFT) + int(r) for p, r in rng.integers(0, [4, 50], (150, 2))})
+    numbers = rng.choice([f"+3361234{i:04d}" for i in range(20)], len(keys))
+    shuffled = rng.permutation(len(keys))
+    candidates = pd.DataFrame(
+        {"row": np.array(keys)[shuffled], "phone_number": numbers[shuffled]}
+    ).astype({"phone_number": "str"})
+    routed = repeats_by_owner(dd.from_pandas(candidates, npartitions=3), 4)
+    assert routed.npartitions == 4
+    first: dict[str, int] = {}
+    expected = {}
+    for key, number in zip(keys, numbers, strict=True):  # keys are in input order
+        if number in first:
+            expected[key] = first[number]
+        else:
+            first[number] = key
+    got = {}
+    for n, part in enumerate(routed.to_delayed()):
+        own = part.compute()
+        assert ((own["row"].to_numpy() >> SHIFT) == n).all()
+        got.update(zip(own["row"].tolist(), own["first"].tolist(), strict=True))
+    assert got == expected

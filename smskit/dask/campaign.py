@@ -49,7 +49,7 @@ from smskit.rules.findings import Finding
 from smskit.rules.hours import hours_refusals
 from smskit.rules.recipients import DEFAULT_REGION
 
-__all__ = ["Campaign"]
+__all__ = ["Campaign", "repeats_by_owner"]
 
 Paths = str | Path | Sequence[str | Path]
 
@@ -275,13 +275,13 @@ class Campaign:
         )
         written = [
             delayed(parts.write_repeats)(own, store.file("repeats", n))
-            for n, own in enumerate(_repeats(candidates, len(checked)).to_delayed())
+            for n, own in enumerate(repeats_by_owner(candidates, len(checked)).to_delayed())
         ]
         infos, _ = dask.compute([c[1] for c in checked], written)
         return list(infos)
 
 
-def _repeats(candidates: dd.DataFrame, partitions: int) -> dd.DataFrame:
+def repeats_by_owner(candidates: dd.DataFrame, partitions: int) -> dd.DataFrame:
     """Keys whose number an earlier sendable key has, with that first key, partitioned like
     the input: partition ``n`` holds the repeats of its own rows only. Every candidate of a
     number meets in one partition after the shuffle; only the repeats leave it."""

@@ -124,6 +124,18 @@ class DaskPreflightReport(CampaignFindings):
     def to_parquet(self, path: str | Path, **options: Any) -> None:
         """Write the per-recipient report to the directory ``path``, one file per partition
         (``options`` go to ``dask.dataframe.to_parquet``)."""
+        import pyarrow as pa
+
+        # Partitions' categoricals differ in size (details, texts), so their dictionary index
+        # width does too; one width for all keeps the files one dataset.
+        wide = pa.dictionary(pa.int32(), pa.large_string())
+        meta = self.frame._meta
+        schema = {
+            str(name): wide
+            for name in meta.columns
+            if isinstance(meta[name].dtype, pd.CategoricalDtype)
+        }
+        options.setdefault("schema", schema)
         self.frame.to_parquet(str(path), **options)
 
     def __repr__(self) -> str:
