@@ -1,5 +1,7 @@
 """A campaign over a Dask DataFrame of recipients: the pandas preflight on every partition,
-duplicates found across partitions by a shuffle on the number, totals reduced on the cluster.
+reading the input once into a spill; duplicates found across partitions by a shuffle on the
+number and sent back to their own partition; each partition's share of the totals computed
+where it is settled.
 
 ```
 client = smskit.dask.connect()                      # a local cluster (or connect("tcp://..."))
