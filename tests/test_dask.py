@@ -3,6 +3,7 @@ two-process LocalCluster."""
 
 from __future__ import annotations
 
+import gc
 import warnings
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -333,3 +334,23 @@ def test_repeats_go_back_to_their_own_partition_only(
         assert ((own["row"].to_numpy() >> SHIFT) == n).all()
         got.update(zip(own["row"].tolist(), own["first"].tolist(), strict=True))
     assert got == expected
+
+
+def test_the_spill_lives_as_long_as_a_frame_reads_it(
+    dask_client: distributed.Client, gateway: smskit.Client
+) -> None:
+    """kept() outlives its report; a report dropped with its frames takes its spill along."""
+    ddf = dd.from_pandas(base(10), npartitions=3)
+    campaign = Campaign(gateway, ddf, text=TEXT, sender="Shop")
+    report = campaign.preflight(now=NOW, offline=True)
+    expected = report.to_send
+    kept = report.kept()
+    del report
+    gc.collect()
+    assert len(kept.compute()) == expected
+    report = campaign.preflight(now=NOW, offline=True)
+    where = report.spill.path  # type: ignore[attr-defined]
+    assert (where / "report").is_dir()
+    del report
+    gc.collect()
+    assert not where.exists()

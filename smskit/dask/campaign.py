@@ -180,12 +180,12 @@ class Campaign:
         report = _reduce(shares, settings, when, errors, found, missing)
         index = self.recipients._meta.index
         frame = dd.from_delayed(
-            [delayed(parts.load_report)(store.file("report", n)) for n in range(len(infos))],
+            [delayed(parts.load_report)(store, n) for n in range(len(infos))],
             meta=parts.report_meta(index),
             verify_meta=False,
         )
         kept = dd.from_delayed(
-            [delayed(parts.load_kept)(store.file("report", n), used) for n in range(len(infos))],
+            [delayed(parts.load_kept)(store, n, used) for n in range(len(infos))],
             meta=parts.kept_meta(index, used),
             verify_meta=False,
         )

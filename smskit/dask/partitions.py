@@ -25,6 +25,7 @@ from dask.dataframe.utils import clear_known_categories
 from smskit.campaigns.journal import FIELD_PREFIX
 from smskit.campaigns.preflight import ISSUES, PreflightSettings, preflight, priced, samples
 from smskit.dask.report import breakdown
+from smskit.dask.spill import Spill
 from smskit.rules import spec
 from smskit.rules.destinations import Destinations
 from smskit.rules.fields import field_texts
@@ -216,8 +217,9 @@ def _text_index(counts: pd.Series) -> pd.Series:
     return counts
 
 
-def load_report(path: str) -> pd.DataFrame:
+def load_report(spill: Spill, number: int) -> pd.DataFrame:
     """A settled partition's report, as :func:`report_meta` declares it."""
+    path = spill.file("report", number)
     return _restore(pd.read_parquet(path, columns=list(REPORT_COLUMNS)))
 
 
@@ -234,12 +236,12 @@ def kept_meta(index: pd.Index, used: tuple[str, ...]) -> pd.DataFrame:
     return pd.DataFrame(columns, index=index[:0])
 
 
-def load_kept(path: str, used: tuple[str, ...]) -> pd.DataFrame:
+def load_kept(spill: Spill, number: int, used: tuple[str, ...]) -> pd.DataFrame:
     """The recipients of a settled partition that its report lets through, with the text of
     each dynamic field as the gateway receives it."""
     fields = [FIELD_PREFIX + name for name in sorted(used)]
     wanted = ["row", "phone_number", "region", "segments", "cost", *fields, "send"]
-    frame = pd.read_parquet(path, columns=wanted)
+    frame = pd.read_parquet(spill.file("report", number), columns=wanted)
     kept = frame.loc[frame["send"].to_numpy(), wanted[:-1]]
     kept = kept.astype({"region": object})
     return kept.astype({name: _TEXT for name in ["phone_number", "region", *fields]})

@@ -72,7 +72,8 @@ class DaskPreflightReport(CampaignFindings):
     ``frame`` is the per-recipient report, lazily (same columns and dtypes as
     ``PreflightReport.frame``; computing it reads the settled files of the spill, never the
     input again). The summary, the issue counts and the breakdown were reduced when the
-    report was made, and are plain pandas objects. The spill lives as long as the report.
+    report was made, and are plain pandas objects. The spill lives as long as the report or
+    a frame read from it.
     """
 
     frame: dd.DataFrame = field(repr=False)

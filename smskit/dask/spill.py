@@ -1,6 +1,7 @@
 """Where a Dask campaign's preflight keeps its partitions between passes: a directory the
-workers write and read (one Parquet file per partition and stage), removed with the report
-that reads it unless the caller named it."""
+workers write and read (one Parquet file per partition and stage). Unless the caller named
+it, it is removed once nothing reads it: the report and every lazy frame read from it hold
+the :class:`Spill` itself (the tasks carry it), so the files outlive the last of them."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import shutil
 import tempfile
 import weakref
 from pathlib import Path
+from typing import Any
 
 __all__ = ["Spill"]
 
@@ -37,6 +39,16 @@ class Spill:
         """Remove the files of ``stages`` (once the next pass has read them)."""
         for stage in stages:
             shutil.rmtree(self.path / stage, ignore_errors=True)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A copy sent to a worker names the directory; only the client's removes it.
+        return {"path": self.path, "_finalizer": None}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def __dask_tokenize__(self) -> str:
+        return str(self.path)
 
     def __repr__(self) -> str:
         return f"Spill({str(self.path)!r})"
