@@ -1,5 +1,5 @@
 """Where a Dask campaign's preflight keeps its partitions between passes: a directory the
-workers write and read (one Parquet file per partition and stage). Unless the caller named
+workers write and read (one Arrow IPC file per partition and stage). Unless the caller named
 it, it is removed once nothing reads it: the report and every lazy frame read from it hold
 the :class:`Spill` itself (the tasks carry it), so the files outlive the last of them."""
 
@@ -33,7 +33,7 @@ class Spill:
 
     def file(self, stage: str, number: int) -> str:
         """The file of partition ``number`` at ``stage``."""
-        return str(self.path / stage / f"part-{number:05d}.parquet")
+        return str(self.path / stage / f"part-{number:05d}.arrow")
 
     def drop(self, *stages: str) -> None:
         """Remove the files of ``stages`` (once the next pass has read them)."""
