@@ -62,19 +62,35 @@ def ctrl_c() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-@pytest.fixture(scope="module")
-def dask_cluster() -> Iterator[Any]:
-    """A dask.distributed LocalCluster of two worker processes (one thread each) as dask's
-    default scheduler for a module: partitions really travel between processes."""
+@pytest.fixture(scope="session")
+def _dask_session() -> Iterator[Any]:
+    """One LocalCluster for the whole run (starting one costs seconds), started on first use."""
     from distributed import Client, LocalCluster
 
     with (
         LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,  # no dashboard; its HTTP server on a free loopback port
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
         ) as local,
         Client(local) as client,
     ):
         yield client
+
+
+@pytest.fixture
+def dask_cluster(_dask_session: Any) -> Any:
+    """The session's dask.distributed LocalCluster of two worker processes (one thread each),
+    as dask's default scheduler: partitions really travel between processes."""
+    from distributed import default_client
+
+    # A test that made a client of its own and closed it hands the default back; one left
+    # open would take every later computation away from the shared cluster.
+    assert default_client() is _dask_session
+    return _dask_session
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+import dask
 import dask.dataframe as dd
 import distributed
 import numpy as np
@@ -51,26 +52,6 @@ NUMBERS = np.array(
 NAMES = np.array(["Ann", "Zoé", None, "Bob", "", "Ωmega", "x" * 51], dtype=object)
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[distributed.LocalCluster]:
-    """Two worker processes, one thread each: partitions really travel between processes."""
-    with distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address="127.0.0.1:0",
-    ) as local:
-        yield local
-
-
-@pytest.fixture(scope="module")
-def dask_client(cluster: distributed.LocalCluster) -> Iterator[distributed.Client]:
-    """The cluster as dask's default scheduler for the module."""
-    with connect(cluster.scheduler_address) as client:
-        yield client
-
-
 def base(seed: int, rows: int = 400) -> pd.DataFrame:
     """A random contact base: numbers of several countries and shapes, many repeated, and
     names missing, empty, UCS-2 or over 50 characters."""
@@ -107,7 +88,7 @@ def gateway() -> Iterator[smskit.Client]:
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_normalize_on_dask_equals_pandas(dask_client: distributed.Client, seed: int) -> None:
+def test_normalize_on_dask_equals_pandas(dask_cluster: distributed.Client, seed: int) -> None:
     """phones.normalize of a Dask Series: lazily, the pandas rows and dtypes, with regions."""
     ddf = dd.from_pandas(base(seed), npartitions=3)
     lazy = smskit.phones.normalize(ddf["phone_number"], "FR", region=ddf["country"])
@@ -121,7 +102,7 @@ def test_normalize_on_dask_equals_pandas(dask_client: distributed.Client, seed: 
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_render_and_analyze_on_dask_equal_pandas(
-    dask_client: distributed.Client, seed: int
+    dask_cluster: distributed.Client, seed: int
 ) -> None:
     """text.render_all and text.analyze_many on Dask: the pandas Series and frame, same dtypes."""
     frame = base(seed)
@@ -140,9 +121,72 @@ def test_render_and_analyze_on_dask_equal_pandas(
     pd.testing.assert_frame_equal(stats.compute(), expected)
 
 
+def raised(render: object) -> smskit.ValidationError:
+    """The ValidationError a call (a pandas render, or a Dask one computed) raises."""
+    with pytest.raises(smskit.ValidationError) as caught:
+        got = render()  # type: ignore[operator]
+        if isinstance(got, dd.Series):
+            got.compute()
+    return caught.value
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_render_all_on_dask_names_the_row_in_the_whole_input(
+    dask_cluster: distributed.Client, seed: int
+) -> None:
+    """A value over 50 characters, or one that is not a scalar, in the 3rd of 4 uneven
+    partitions: the same error as pandas (field, row in the whole input, rule)."""
+    rng = np.random.default_rng(seed)
+    cuts = sorted(rng.choice(np.arange(1, 79), 3, replace=False).tolist())
+    frame = pd.DataFrame(
+        {"first_name": [f"N{i}" for i in range(80)], "last_name": "Shop"}, dtype=object
+    )
+    ddf = dd.from_pandas(frame, npartitions=1).repartition(divisions=[0, *cuts, 79])
+    row = int(rng.integers(cuts[1], cuts[2]))  # in the third partition
+    for column, value in (("first_name", "x" * 51), ("last_name", ["not", "scalar"])):
+        bad = frame.copy()
+        bad.at[row, column] = value
+        with warnings.catch_warnings(), dask.config.set({"dataframe.convert-string": False}):
+            # objects kept as they are: dask would otherwise turn the list into its text
+            lazy = dd.from_pandas(bad, npartitions=1).repartition(divisions=ddf.divisions)
+            warnings.simplefilter("ignore", MissingFieldWarning)
+            got = raised(lambda: smskit.text.render_all(TEXT, lazy))  # noqa: B023
+            expected = raised(lambda: smskit.text.render_all(TEXT, bad))  # noqa: B023
+        assert (got.field, got.position, got.rule) == (
+            expected.field,
+            expected.position,
+            expected.rule,
+        )
+        assert str(row) in str(got)
+        assert str(got) == str(expected)
+
+
+def counted_read(path: str, log: str) -> pd.DataFrame:
+    """One input file, its reading written down in ``log`` (workers are other processes)."""
+    with open(log, "a", encoding="utf-8") as out:
+        out.write(path + "\n")
+    return pd.read_parquet(path)
+
+
+def test_render_all_on_dask_reads_each_partition_once(
+    dask_cluster: distributed.Client, tmp_path: Path
+) -> None:
+    """The row numbering costs no pass of its own: each input file is read once."""
+    paths = []
+    for n in range(5):
+        paths.append(str(tmp_path / f"in-{n}.parquet"))
+        pd.DataFrame({"first_name": [f"A{n}{i}" for i in range(7)]}).to_parquet(paths[-1])
+    log = tmp_path / "reads.log"
+    meta = pd.read_parquet(paths[0]).iloc[:0]
+    ddf = dd.from_map(counted_read, paths, log=str(log), meta=meta, enforce_metadata=False)
+    texts = smskit.text.render_all("Hi {first_name}", ddf).compute()
+    assert texts.tolist() == [f"Hi A{n}{i}" for n in range(5) for i in range(7)]
+    assert sorted(log.read_text(encoding="utf-8").splitlines()) == paths
+
+
 @pytest.mark.parametrize("seed", [3, 4])
 def test_campaign_preflight_equals_pandas(
-    dask_client: distributed.Client, gateway: smskit.Client, seed: int
+    dask_cluster: distributed.Client, gateway: smskit.Client, seed: int
 ) -> None:
     """Per-recipient report, summary, issues and breakdown equal the pandas Campaign's."""
     frame = base(seed)
@@ -173,7 +217,7 @@ def test_breakdown_counts_the_recipients_to_send(gateway: smskit.Client) -> None
 
 
 def test_duplicates_across_partitions_keep_the_first_in_input_order(
-    dask_client: distributed.Client, gateway: smskit.Client
+    dask_cluster: distributed.Client, gateway: smskit.Client
 ) -> None:
     """One number in three partitions, written three ways: only its first row is kept."""
     frame = pd.DataFrame(
@@ -202,7 +246,7 @@ def test_duplicates_across_partitions_keep_the_first_in_input_order(
 
 
 def test_from_csv_files_equals_pandas_on_one_file(
-    dask_client: distributed.Client, gateway: smskit.Client, tmp_path: Path
+    dask_cluster: distributed.Client, gateway: smskit.Client, tmp_path: Path
 ) -> None:
     """Several CSV files read as one base: rows, index and summary of the pandas CSV path."""
     frame = base(6, rows=300)
@@ -221,7 +265,7 @@ def test_from_csv_files_equals_pandas_on_one_file(
 
 
 def test_report_to_parquet_reads_back_the_report(
-    dask_client: distributed.Client, gateway: smskit.Client, tmp_path: Path
+    dask_cluster: distributed.Client, gateway: smskit.Client, tmp_path: Path
 ) -> None:
     """from_parquet in, to_parquet out: the files hold the per-recipient report, row for row."""
     base(7).to_parquet(tmp_path / "base.parquet")
@@ -238,7 +282,7 @@ def test_report_to_parquet_reads_back_the_report(
 
 
 def test_kept_partitions_hold_what_the_pandas_plan_sends(
-    dask_client: distributed.Client, gateway: smskit.Client
+    dask_cluster: distributed.Client, gateway: smskit.Client
 ) -> None:
     """kept(): numbers, rows, segments and field texts of the pandas plan, in its order."""
     frame = base(8)
@@ -259,12 +303,13 @@ def test_kept_partitions_hold_what_the_pandas_plan_sends(
         assert got[f"field:{name}"].tolist() == plan.columns[f"field:{name}"]
 
 
-def test_connect_joins_a_running_scheduler(cluster: distributed.LocalCluster) -> None:
+def test_connect_joins_a_running_scheduler(dask_cluster: distributed.Client) -> None:
     """connect(address) joins that cluster's workers and starts none."""
-    with connect(cluster.scheduler_address) as client:
+    address = dask_cluster.cluster.scheduler_address
+    with connect(address) as client:
         assert len(client.scheduler_info()["workers"]) == 2
     with pytest.raises(smskit.ValidationError, match="address"):
-        connect(cluster.scheduler_address, workers=4)
+        connect(address, workers=4)
 
 
 def test_dask_campaign_refuses_a_pandas_frame(gateway: smskit.Client) -> None:

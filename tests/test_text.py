@@ -490,6 +490,17 @@ def test_render_all_keeps_the_index_and_names_the_bad_row() -> None:
     assert err.value.field == "recipients[1].first_name"
 
 
+def test_render_all_counts_rows_from_start() -> None:
+    """start= names rows of a slice as rows of the whole input; it must be a row number."""
+    frame = pd.DataFrame({"first_name": ["Ann", "B" * 51]})
+    with pytest.raises(ValidationError) as err:
+        render_all("Hi {first_name}", frame, start=40)
+    assert err.value.field == "recipients[41].first_name"
+    for start in (-1, True, 1.0):
+        with pytest.raises(ValidationError, match="start"):
+            render_all("Hi {first_name}", frame.iloc[:1], start=start)  # type: ignore[arg-type]
+
+
 def test_render_all_reports_missing_values() -> None:
     """Missing values render empty and one MissingFieldWarning names the field and rows."""
     with pytest.warns(MissingFieldWarning, match=r"\{first_name\} missing for 2 recipient"):

@@ -6,18 +6,21 @@ path returns for the same partition. Reached through ``smskit.phones.normalize``
 ``smskit.text.render_all`` and ``smskit.text.analyze_many``, which send a Dask collection
 here and leave the pandas path untouched.
 
-Per partition, as in pandas: a value over 50 characters in ``render_all`` raises (at compute
-time) a ``ValidationError`` naming the row counted within its partition; the
-``MissingFieldWarning`` of missing values is raised on the worker, where nobody sees it (the
-Dask campaign's preflight counts them instead).
+As in pandas, a value over 50 characters in ``render_all`` raises (at compute time) a
+``ValidationError`` naming its row in the whole input: each partition is rendered with the
+row number of its first row, counted in the same graph (a running sum of the partitions'
+lengths, each partition read once). The ``MissingFieldWarning`` of missing values is raised
+on the worker, where nobody sees it (the Dask campaign's preflight counts them instead).
 """
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import dask.dataframe as dd
 import pandas as pd
+from dask.delayed import Delayed, delayed
 
 from smskit.errors import ValidationError
 from smskit.rules import personalize, phones, textvec
@@ -78,11 +81,18 @@ def render_all(template: str, recipients: dd.DataFrame) -> dd.Series:
         )
     personalize.fields(template)  # a template that breaks a rule is refused now, on the client
     meta = pd.Series(dtype="str", name="text", index=recipients._meta.index)
-    return recipients.map_partitions(_render, template, meta=meta)
+    rendered = []
+    start: int | Delayed = 0
+    for part in recipients.to_delayed():
+        rendered.append(delayed(_render)(part, template, start))
+        # Partition n starts after the rows of 0..n-1: a chain, so rendering n waits for the
+        # lengths before it only, and each partition is read once for both.
+        start = delayed(operator.add)(start, delayed(len)(part))
+    return dd.from_delayed(rendered, meta=meta, divisions=recipients.divisions, verify_meta=False)
 
 
-def _render(recipients: pd.DataFrame, template: str) -> pd.Series:
-    return personalize.render_all(template, recipients)
+def _render(recipients: pd.DataFrame, template: str, start: int) -> pd.Series:
+    return personalize.render_all(template, recipients, start=start)
 
 
 def analyze_many(texts: dd.Series, *, national: str | None = None) -> dd.DataFrame:

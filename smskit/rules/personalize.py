@@ -111,20 +111,21 @@ def _columns(recipients: Any, names: Sequence[str]) -> tuple[dict[str, list[Any]
     return {name: table[name].tolist() for name in names}, table.index, len(table)
 
 
-def _column_texts(values: list[Any], name: str) -> tuple[list[str], list[int]]:
-    """One field's text for every recipient, and the rows where it is missing."""
+def _column_texts(values: list[Any], name: str, start: int) -> tuple[list[str], list[int]]:
+    """One field's text for every recipient, and the rows where it is missing (rows counted
+    from ``start``, the row of the first value)."""
     if all(map(isinstance, values, repeat(str))):
         texts = values
         missing: list[int] = []
     else:
-        rendered = [field_text(v, f"recipients.{name}", row) for row, v in enumerate(values)]
-        missing = [row for row, value in enumerate(rendered) if value is None]
+        rendered = [field_text(v, f"recipients.{name}", row) for row, v in enumerate(values, start)]
+        missing = [row for row, value in enumerate(rendered, start) if value is None]
         texts = ["" if value is None else value for value in rendered]
     too_long = [row for row, size in enumerate(map(len, texts)) if size > MAX_FIELD_LENGTH]
     if too_long:
         row = too_long[0]
         raise ValidationError(
-            f"recipients[{row}].{name}",
+            f"recipients[{start + row}].{name}",
             f"must be at most {MAX_FIELD_LENGTH} characters",
             value=texts[row],
         )
@@ -132,10 +133,10 @@ def _column_texts(values: list[Any], name: str) -> tuple[list[str], list[int]]:
 
 
 def _render_columns(
-    template: str, recipients: Any
+    template: str, recipients: Any, start: int = 0
 ) -> tuple[list[str], Any, list[tuple[int | None, str]]]:
     """Render for every recipient, a column at a time (a value over 50 characters raises for
-    the first such field of the template)."""
+    the first such field of the template; rows counted from ``start``)."""
     literals, names = _parse(template)
     unique = tuple(dict.fromkeys(names))
     cols, index, n = _columns(recipients, unique)
@@ -144,7 +145,7 @@ def _render_columns(
     texts: list[list[str]] = []
     missing: list[tuple[int | None, str]] = []
     for name in unique:
-        column, absent = _column_texts(cols[name], name)
+        column, absent = _column_texts(cols[name], name, start)
         texts.append(column)
         missing.extend((row, name) for row in absent)
     missing.sort(key=lambda item: (item[0], unique.index(item[1])))
@@ -169,16 +170,19 @@ def _warn_missing(missing: list[tuple[int | None, str]]) -> None:
     warnings.warn("; ".join(parts) + "; rendered empty", MissingFieldWarning, stacklevel=3)
 
 
-def render_all(template: str, recipients: Any) -> pd.Series:
+def render_all(template: str, recipients: Any, *, start: int = 0) -> pd.Series:
     """Render ``template`` for every recipient, read like ``send`` reads them (one dict or
     number, a list of them, a DataFrame, a CSV ``Path``).
 
     A value over 50 characters is a ``ValidationError`` naming ``recipients[row].field``
-    (row counted from 0); missing values render empty and raise one
-    :class:`MissingFieldWarning` that lists them.
+    (row counted from ``start``, 0 by default: a slice of a larger input names its rows in
+    that input); missing values render empty and raise one :class:`MissingFieldWarning` that
+    lists them.
     """
     import pandas as pd
 
-    texts, index, missing = _render_columns(template, recipients)
+    if isinstance(start, bool) or not isinstance(start, int) or start < 0:
+        raise ValidationError("start", "must be a row number (an integer >= 0)", value=start)
+    texts, index, missing = _render_columns(template, recipients, start)
     _warn_missing(missing)
     return pd.Series(texts, index=index, name="text", dtype="str")
