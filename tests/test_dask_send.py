@@ -11,14 +11,16 @@ from pathlib import Path
 from typing import Any
 
 import dask.dataframe as dd
+import numpy as np
 import pandas as pd
 import pytest
 from distributed import Client as DaskClient
 
 import smskit
+from smskit.campaigns.journal import Journal
 from smskit.dask import Campaign as DaskCampaign
 from smskit.dask.generate import contact_partition
-from smskit.dask.sending import parts_dir, resume, send_kept
+from smskit.dask.sending import EXCLUDED_COLUMNS, parts_dir, resume, send_kept
 from smskit.dask.stream import Materialised
 from smskit.errors import ConfigurationError
 from smskit.sandbox import Sandbox
@@ -189,9 +191,132 @@ def test_dask_campaign_sends_what_the_pandas_campaign_sends(
     compared = ["recipients", "sent", "failed", "rejected", "excluded", "sms", "complete"]
     assert got.summary()[compared].equals(want.summary()[compared])
     assert int(got.summary()["excluded"].iloc[0]) >= 60  # the repeats and unreadable numbers
-    ours = got.to_frame().sort_values("row", ignore_index=True)
-    theirs = want.to_frame().sort_values("row", ignore_index=True)
-    pd.testing.assert_frame_equal(
-        ours[["row", "phone_number", "state", "error"]],
-        theirs[["row", "phone_number", "state", "error"]],
+    ours = got.to_frame().compute().reset_index(drop=True)
+    theirs = want.to_frame()
+    shown = ["row", "phone_number", "state", "segments", "error"]
+    pd.testing.assert_frame_equal(ours[shown], theirs[shown])
+
+
+def french_base(rows: int, seed: int) -> pd.DataFrame:
+    """French numbers only (one price per segment), some unreadable, some repeated from
+    earlier rows, names that turn a text into UCS-2 and two segments."""
+    rng = np.random.default_rng(seed)
+    numbers = [f"+3367{n:07d}" for n in rng.choice(10**7, rows, replace=False)]
+    for at in rng.choice(np.arange(rows // 4, rows), rows // 20, replace=False):
+        numbers[at] = numbers[int(rng.integers(0, rows // 4))] if at % 2 else "hello"
+    names = rng.choice(np.array(["Ann", "Zoë", "Bob", None], dtype=object), rows)
+    return pd.DataFrame({"phone_number": numbers, "first_name": names})
+
+
+LONG = "Bonjour {first_name}, -20% sur toute la boutique ce week-end, venez vite. STOP au 36173"
+RESULT = ["row", "phone_number", "state", "segments", "cost", "error"]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_streamed_result_equals_the_pandas_result(
+    dask_cluster: DaskClient, client: smskit.Client, tmp_path: Path, seed: int
+) -> None:
+    """The same base sent both ways: per recipient the same state, segments, cost (one price
+    per segment: chunking does not change a recipient's share) and error; the same totals."""
+    base = french_base(1800, seed)
+    lazy = dd.from_pandas(base, npartitions=4)
+    got = DaskCampaign(client, lazy, text=LONG, sender="Shop").send(
+        journal=tmp_path / "dask.sqlite", progress=False, chunk_size=200
     )
+    with Sandbox(seed=0) as other, smskit.Client(sandbox=other) as second:
+        want = smskit.Campaign(second, base, text=LONG, sender="Shop").send(
+            journal=tmp_path / "pandas.sqlite", progress=False, chunk_size=200
+        )
+    ours = got.to_frame()
+    assert dict(ours.dtypes) == dict(want.to_frame().dtypes)
+    pd.testing.assert_frame_equal(
+        ours.compute().reset_index(drop=True)[RESULT], want.to_frame()[RESULT]
+    )
+    assert set(want.to_frame()["segments"].dropna()) == {1, 2}
+    summary = ["recipients", "sent", "pending", "failed", "rejected", "excluded", "sms"]
+    pd.testing.assert_frame_equal(got.summary()[summary], want.summary()[summary])
+    assert got.summary()["cost"].iat[0] == pytest.approx(want.summary()["cost"].iat[0])
+    assert got.complete and repr(got).startswith("StreamedResult('")
+    not_sent = got.not_sent.compute().reset_index(drop=True)
+    pd.testing.assert_frame_equal(not_sent, want.not_sent)
+
+
+def test_a_stopped_send_reads_the_same_as_pandas_and_so_does_its_resume(
+    dask_cluster: DaskClient, tmp_path: Path
+) -> None:
+    """Credit for 700 of 2,000, chunks that fall alike both ways: the same chunks sent,
+    failed and pending (those the stream never reached too), per recipient and per chunk;
+    after a top-up both resumes read the same again, complete."""
+    base = french_base(2000, 2).assign(phone_number=[f"+3366{i:07d}" for i in range(2000)])
+    results = []
+    for streamed in (True, False):
+        with Sandbox(seed=0) as box, smskit.Client(sandbox=box) as gateway:
+            box.set_balance(FR_PREMIUM * 700)
+            journal = tmp_path / f"{streamed}.sqlite"
+            if streamed:
+                lazy = dd.from_pandas(base, npartitions=4)
+                campaign: Any = DaskCampaign(gateway, lazy, text=TEXT, sender="Shop")
+            else:
+                campaign = smskit.Campaign(gateway, base, text=TEXT, sender="Shop")
+            first = campaign.send(journal=journal, chunk_size=250, concurrency=1, progress=False)
+            box.set_balance(1000.0)
+            again = campaign.resume(journal, gateway, progress=False)
+            results.append((first, again))
+    (first, again), (plain_first, plain_again) = results
+    assert not first.complete and first.stopped == plain_first.stopped
+    for ours, theirs in ((first, plain_first), (again, plain_again)):
+        frame = ours.to_frame().compute().reset_index(drop=True)
+        shown = [*RESULT, "chunk"]
+        pd.testing.assert_frame_equal(frame[shown], theirs.to_frame()[shown])
+        kept = ["chunk", "state", "recipients", "attempts", "kept", "sms", "cost", "error"]
+        pd.testing.assert_frame_equal(ours.chunks()[kept], theirs.chunks()[kept])
+        pd.testing.assert_frame_equal(
+            ours.summary().drop(columns=["campaign", "journal"]),
+            theirs.summary().drop(columns=["campaign", "journal"]),
+        )
+    assert first.summary()["pending"].iat[0] == 2000 - 500 - 250
+    assert again.complete
+
+
+def test_the_end_of_a_send_reads_no_recipient_back_on_the_client(
+    dask_cluster: DaskClient,
+    client: smskit.Client,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Send, result, summary, chunks, repr and counts: the journal's readers of every
+    recipient (plan, chunks, exclusions) are never called, the client holds at most two
+    partitions, and the result keeps one row per chunk; the recipients' rows are counted on
+    the cluster."""
+    read: list[tuple[str, int]] = []
+    for name in ("plan", "chunks", "excluded"):
+        method = getattr(Journal, name)
+
+        def spy(
+            self: Journal, *args: Any, _name: str = name, _method: Any = method, **kw: Any
+        ) -> Any:
+            found = _method(self, *args, **kw)
+            read.append((_name, len(found)))
+            return found
+
+        monkeypatch.setattr(Journal, name, spy)
+    base = french_base(3000, 3)
+    counter = Materialised()
+    kept = DaskCampaign(client, dd.from_pandas(base, npartitions=6), text=LONG, sender="Shop")
+    report = kept.preflight()
+    result = send_kept(
+        client, report.kept(), report.frame.loc[~report.frame["send"], list(EXCLUDED_COLUMNS)],
+        HEADER, journal=tmp_path / "j.sqlite", recipients=3000, default_region="FR",
+        source="test", chunk_size=100, progress=False, counter=counter,
+    )  # fmt: skip
+    summary = result.summary()
+    chunks = result.chunks()
+    shown = repr(result) + result.to_html()
+    assert read == []
+    assert counter.peak <= 2 and counter.now == 0
+    to_send = int(report.summary()["to_send"].iat[0])
+    assert len(result.outcomes) == len(chunks) < to_send / 50
+    assert int(summary["sent"].iat[0]) == to_send and bool(summary["complete"].iat[0])
+    assert int(summary["excluded"].iat[0]) == 3000 - to_send > 0
+    assert len(result.to_frame()) == 3000  # counted by the workers
+    assert f"sent={to_send}" in shown

@@ -13,7 +13,22 @@ from smskit.campaigns.journal import DONE_STATES, Chunk, Journal
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["RECIPIENT_STATES", "CampaignResult", "shown_record", "shown_value"]
+__all__ = [
+    "RECIPIENT_STATES",
+    "RESULT_COLUMNS",
+    "CampaignResult",
+    "chunk_dtypes",
+    "chunk_outcomes",
+    "dropped_note",
+    "excluded_count",
+    "excluded_error",
+    "result_dtypes",
+    "result_html",
+    "result_repr",
+    "shown_record",
+    "shown_value",
+    "summary_frame",
+]
 
 RECIPIENT_STATES: Final = (
     "sent",
@@ -83,7 +98,7 @@ class CampaignResult:
         import numpy as np
         import pandas as pd
 
-        columns: dict[str, list[Any]] = {name: [] for name in _RESULT_COLUMNS}
+        columns: dict[str, list[Any]] = {name: [] for name in RESULT_COLUMNS}
         for chunk in self.records:
             size = chunk.size
             total = sum(chunk.segments)
@@ -98,26 +113,20 @@ class CampaignResult:
                 columns["cost"] += (np.asarray(chunk.segments) * (chunk.cost / total)).tolist()
             else:
                 columns["cost"] += [None] * size
-            note = chunk.error
-            if chunk.dropped:
-                note = (
-                    f"gateway_dropped: the gateway kept {chunk.contacts} of {size} recipients"
-                    " of this chunk and did not say which"
-                )
+            note = dropped_note(chunk.contacts, size) if chunk.dropped else chunk.error
             columns["error"] += [note] * size
         tail = [
             (row, number, idx, None, None, "rejected", None, None, error)
             for row, idx, number, error in self.rejected
         ] + [
             (row, number if number is not None else raw, None, None, None, "excluded", None,
-             None, f"{issue}: {detail}" if detail else issue)
+             None, excluded_error(issue, detail))
             for row, raw, number, issue, detail in self.excluded
         ]  # fmt: skip
         for record in tail:
-            for name, value in zip(_RESULT_COLUMNS, record, strict=True):
+            for name, value in zip(RESULT_COLUMNS, record, strict=True):
                 columns[name].append(value)
-        dtypes = {**_RESULT_COLUMNS, "state": pd.CategoricalDtype(list(RECIPIENT_STATES))}
-        frame = pd.DataFrame(columns).astype(dtypes)
+        frame = pd.DataFrame(columns).astype(result_dtypes())
         return frame.sort_values("row", ignore_index=True)
 
     @cached_property
@@ -131,19 +140,7 @@ class CampaignResult:
              "cost_estimated": c.cost_estimated, "error": c.error}
             for c in self.records
         ]  # fmt: skip
-        dtypes: dict[str, Any] = {
-            "chunk": "int64",
-            "request_id": "string",
-            "state": pd.CategoricalDtype(["pending", "in_flight", *DONE_STATES, "failed"]),
-            "recipients": "int64",
-            "attempts": "int64",
-            "kept": "Int64",
-            "ticket": "string",
-            "sms": "Int64",
-            "cost": "Float64",
-            "cost_estimated": "bool",
-            "error": "string",
-        }
+        dtypes = chunk_dtypes()
         return pd.DataFrame(rows, columns=list(dtypes)).astype(dtypes)
 
     def to_frame(self) -> pd.DataFrame:
@@ -166,55 +163,36 @@ class CampaignResult:
 
     def summary(self) -> pd.DataFrame:
         """One row: recipients per state, chunks, SMS, cost, completeness, journal."""
-        import pandas as pd
-
-        counts = {state: self._count(state) for state in ("sent", "already_accepted")}
-        counts["pending"] = self._count("pending")
-        counts["in_flight"] = self._count("in_flight")
-        counts["failed"] = self._count("failed")
+        counts = {state: self._count(state) for state in RECIPIENT_STATES[:5]}
         counts["rejected"] = len(self.rejected)
         counts["excluded"] = len(self.excluded)
-        row: dict[str, Any] = {
-            "campaign": self.name,
-            "recipients": sum(counts.values()),
-            **counts,
-            "chunks": len(self.records),
-            "chunks_failed": sum(c.state == "failed" for c in self.records),
-            "dropped_by_gateway": sum(c.dropped for c in self.records),
-            "sms": sum(c.sms or 0 for c in self.records),
-            "cost": round(sum(c.cost or 0.0 for c in self.records), 6),
-            "cost_estimated": any(c.cost_estimated for c in self.records),
-            "complete": self.complete,
-            "stopped": self.stopped,
-            "journal": str(self.journal),
-        }
-        return pd.DataFrame([row])
+        return summary_frame(
+            self.name,
+            counts,
+            chunks=len(self.records),
+            chunks_failed=sum(c.state == "failed" for c in self.records),
+            dropped=sum(c.dropped for c in self.records),
+            sms=sum(c.sms or 0 for c in self.records),
+            cost=sum(c.cost or 0.0 for c in self.records),
+            cost_estimated=any(c.cost_estimated for c in self.records),
+            complete=self.complete,
+            stopped=self.stopped,
+            journal=self.journal,
+        )
 
     def __repr__(self) -> str:
-        counts = self.summary().iloc[0]
-        shown = ", ".join(
-            f"{state}={int(counts[state])}" for state in RECIPIENT_STATES if counts[state]
-        )
-        return f"CampaignResult({self.name!r}, {shown or 'no recipients'})"
+        return result_repr("CampaignResult", self.name, self.summary())
 
     def to_html(self) -> str:
         """Summary, chunk states and the first recipients not sent, as HTML."""
-        from smskit._html import render
-
         not_sent = self.not_sent
-        return render(
-            "campaign_result.html",
-            summary=shown_record(self.summary().iloc[0].to_dict()),
-            columns=list(not_sent.columns),
-            rows=[[shown_value(v) for v in r] for r in not_sent.head(10).itertuples(index=False)],
-            more=max(len(not_sent) - 10, 0),
-        )
+        return result_html(self.summary(), not_sent.head(10), len(not_sent))
 
     def _repr_html_(self) -> str:
         return self.to_html()
 
 
-_RESULT_COLUMNS: Final[dict[str, Any]] = {
+RESULT_COLUMNS: Final[dict[str, Any]] = {
     "row": "int64",
     "phone_number": "string",
     "chunk": "Int64",
@@ -225,6 +203,118 @@ _RESULT_COLUMNS: Final[dict[str, Any]] = {
     "cost": "Float64",
     "error": "string",
 }
+
+
+def chunk_dtypes() -> dict[str, Any]:
+    """The per-chunk frame's columns and dtypes."""
+    import pandas as pd
+
+    return {
+        "chunk": "int64",
+        "request_id": "string",
+        "state": pd.CategoricalDtype(["pending", "in_flight", *DONE_STATES, "failed"]),
+        "recipients": "int64",
+        "attempts": "int64",
+        "kept": "Int64",
+        "ticket": "string",
+        "sms": "Int64",
+        "cost": "Float64",
+        "cost_estimated": "bool",
+        "error": "string",
+    }
+
+
+def result_dtypes() -> dict[str, Any]:
+    """The per-recipient frame's dtypes (``state`` with every recipient state)."""
+    import pandas as pd
+
+    return {**RESULT_COLUMNS, "state": pd.CategoricalDtype(list(RECIPIENT_STATES))}
+
+
+def dropped_note(kept: int | None, size: int) -> str:
+    """The error of each recipient of a chunk the gateway kept only part of."""
+    return (
+        f"gateway_dropped: the gateway kept {kept} of {size} recipients"
+        " of this chunk and did not say which"
+    )
+
+
+def excluded_error(issue: str, detail: str | None) -> str:
+    """The error of a recipient preflight kept out: its issue, and the detail when known."""
+    return f"{issue}: {detail}" if detail else issue
+
+
+def chunk_outcomes(journal: Journal) -> list[tuple[Any, ...]]:
+    """Per chunk, in order, what it became, without reading its recipients: (idx, start,
+    stop, recipients, request_id, state, attempts, ticket, cost, cost_estimated, sms,
+    contacts, error, retryable). ``start``/``stop`` bound it in the plan; ``recipients``
+    counts those still in it (the gateway's refusals taken out)."""
+    size = "CASE WHEN keep IS NULL THEN stop - start ELSE json_array_length(keep) END"
+    return journal._read(  # the campaigns part's own journal; a query, not the plan
+        f"SELECT idx, start, stop, {size}, request_id, state, attempts, ticket, cost, "
+        "cost_estimated, sms, contacts, error, retryable FROM chunks ORDER BY idx"
+    )
+
+
+def excluded_count(journal: Journal) -> int:
+    """Recipients preflight kept out, counted without reading them."""
+    return int(journal._read("SELECT COUNT(*) FROM excluded")[0][0])
+
+
+def summary_frame(
+    name: str,
+    counts: Mapping[str, int],
+    *,
+    chunks: int,
+    chunks_failed: int,
+    dropped: int,
+    sms: int,
+    cost: float,
+    cost_estimated: bool,
+    complete: bool,
+    stopped: str | None,
+    journal: Path,
+) -> pd.DataFrame:
+    """A campaign result's one-row summary: ``counts`` holds recipients per state."""
+    import pandas as pd
+
+    row: dict[str, Any] = {
+        "campaign": name,
+        "recipients": sum(counts.values()),
+        **{state: int(counts[state]) for state in RECIPIENT_STATES},
+        "chunks": chunks,
+        "chunks_failed": chunks_failed,
+        "dropped_by_gateway": dropped,
+        "sms": sms,
+        "cost": round(cost, 6),
+        "cost_estimated": cost_estimated,
+        "complete": complete,
+        "stopped": stopped,
+        "journal": str(journal),
+    }
+    return pd.DataFrame([row])
+
+
+def result_repr(kind: str, name: str, summary: pd.DataFrame) -> str:
+    """``Kind('name', sent=.., excluded=..)``: the states that have recipients."""
+    counts = summary.iloc[0]
+    shown = ", ".join(
+        f"{state}={int(counts[state])}" for state in RECIPIENT_STATES if counts[state]
+    )
+    return f"{kind}({name!r}, {shown or 'no recipients'})"
+
+
+def result_html(summary: pd.DataFrame, first: pd.DataFrame, not_sent: int) -> str:
+    """The summary and the ``first`` recipients not sent (of ``not_sent``), as HTML."""
+    from smskit._html import render
+
+    return render(
+        "campaign_result.html",
+        summary=shown_record(summary.iloc[0].to_dict()),
+        columns=list(first.columns),
+        rows=[[shown_value(v) for v in r] for r in first.itertuples(index=False)],
+        more=max(not_sent - len(first), 0),
+    )
 
 
 def shown_value(value: Any) -> Any:

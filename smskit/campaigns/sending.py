@@ -7,8 +7,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from smskit.campaigns.journal import Chunk, Journal
 from smskit.campaigns.results import CampaignResult
@@ -33,7 +33,9 @@ if TYPE_CHECKING:
     from smskit.client.models import SendResult
     from smskit.rules.contacts import ContactChunk
 
-__all__ = ["RESEND_WINDOW_S", "execute"]
+__all__ = ["RESEND_WINDOW_S", "deliver", "execute"]
+
+R = TypeVar("R")
 
 logger = logging.getLogger("smskit.campaigns.campaign")
 
@@ -61,11 +63,32 @@ async def execute(
     already accepted are skipped, the others sent. Default: every chunk the journal holds.
     ``total``: recipients the whole campaign sends (progress), default the journal's count.
     """
+    return await deliver(
+        book, client, concurrency, progress, stop,
+        lambda done, stopped: CampaignResult.from_journal(done, stopped=stopped),
+        share=share, chunks=chunks, total=total,
+    )  # fmt: skip
+
+
+async def deliver(
+    book: Journal,
+    client: Client | AsyncClient,
+    concurrency: int,
+    progress: ProgressOption,
+    stop: threading.Event,
+    result: Callable[[Journal, str | None], R],
+    *,
+    share: bool,
+    chunks: Iterable[Chunk] | None = None,
+    total: int | None = None,
+) -> R:
+    """:func:`execute`, the result read back by ``result(book, stopped)`` (a streamed
+    campaign's never reads its recipients back into memory)."""
     try:
         async with async_client(client, share=share) as gateway:
             sender = _Sender(book, gateway, stop)
             stopped = await sender.run(concurrency, progress, chunks, total)
-        return CampaignResult.from_journal(book, stopped=stopped)
+        return result(book, stopped)
     finally:
         book.close()
 

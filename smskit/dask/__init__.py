@@ -5,7 +5,8 @@ Owns: the cluster connection (:func:`connect`), the Dask paths of the pure funct
 accept a Dask collection (:mod:`.rules`: ``normalize``, ``render_all``, ``analyze_many``,
 reached through ``smskit.phones`` and ``smskit.text``), and the Dask-backed :class:`Campaign`
 whose preflight runs per partition (:mod:`.campaign`, report in :mod:`.report`) and whose
-send streams the partitions into the journaled sender (:mod:`.sending`, over :mod:`.stream`),
+send streams the partitions into the journaled sender (:mod:`.sending`, over :mod:`.stream`;
+its result read back lazily, :mod:`.results`),
 bulk HLR over a Dask series (:mod:`.bulk`), and a generated base for demos (:mod:`.generate`).
 
 May import campaigns, client, rules, errors and infra; nothing of smskit imports it but the
@@ -28,12 +29,14 @@ from smskit.dask.campaign import Campaign
 from smskit.dask.cluster import connect
 from smskit.dask.generate import contact_base
 from smskit.dask.report import DaskPreflightReport
+from smskit.dask.results import StreamedResult
 from smskit.dask.rules import analyze_many, normalize, render_all
 
 __all__ = [
     "Campaign",
     "DaskPreflightReport",
     "HLRParquet",
+    "StreamedResult",
     "analyze_many",
     "bulk_hlr",
     "connect",

@@ -33,7 +33,6 @@ from smskit.campaigns.plan import (
     default_name,
 )
 from smskit.campaigns.preflight import PreflightSettings, campaign_findings, send_instant
-from smskit.campaigns.results import CampaignResult
 from smskit.campaigns.runner import ProgressOption
 from smskit.campaigns.served import destinations
 from smskit.client import AsyncClient, Client
@@ -45,6 +44,7 @@ from smskit.dask.report import (
     issue_counts,
     summary_row,
 )
+from smskit.dask.results import StreamedResult
 from smskit.dask.spill import Spill
 from smskit.errors import ValidationError
 from smskit.rules.findings import Finding
@@ -212,7 +212,7 @@ class Campaign:
         progress: ProgressOption = True,
         journal: str | Path | None = None,
         wait: float = 0,
-    ) -> CampaignResult:
+    ) -> StreamedResult:
         """Send every recipient ``report`` (default: a new preflight) lets through, streamed
         from the partitions in chunks into the journaled sender (:mod:`smskit.dask.sending`).
 

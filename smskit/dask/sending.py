@@ -9,7 +9,9 @@ sent. Then the client reads the files one at a time (at most one read ahead) and
 chunk to the journal (:meth:`~smskit.campaigns.journal.Journal.add_chunk`) as the sender asks
 for it: the journal stays the single source of truth, one lease means one sender, and the
 client never holds more than two partitions. A resume needs only the journal and its parts:
-chunks it holds are sent or skipped as it records them, the files give the rest.
+chunks it holds are sent or skipped as it records them, the files give the rest. The result
+(:class:`~smskit.dask.results.StreamedResult`) is read back the same way: totals from one row
+per chunk, each recipient's outcome on the cluster, never the recipients on the client.
 """
 
 from __future__ import annotations
@@ -28,8 +30,9 @@ from smskit.campaigns.runner import (
     check_concurrency,
     run_blocking,
 )
-from smskit.campaigns.sending import execute
+from smskit.campaigns.sending import deliver
 from smskit.client import Client
+from smskit.dask.results import StreamedResult
 from smskit.dask.stream import Materialised, parts_of, rows_of, stage, stream
 from smskit.errors import ConfigurationError
 from smskit.rules import spec as _spec
@@ -38,7 +41,6 @@ if TYPE_CHECKING:
     import dask.dataframe as dd
     import pandas as pd
 
-    from smskit.campaigns.results import CampaignResult
     from smskit.client import AsyncClient
 
 __all__ = ["EXCLUDED_COLUMNS", "parts_dir", "resume", "send_kept"]
@@ -67,7 +69,7 @@ def send_kept(
     wait: float = 0,
     ahead: int = 1,
     counter: Materialised | None = None,
-) -> CampaignResult:
+) -> StreamedResult:
     """Send the recipients of ``kept`` (``row``, ``phone_number``, ``segments`` and
     ``field:<name>`` columns, in sending order) under ``header`` (``name``, ``text``,
     ``sender``, ``options``); ``excluded`` (:data:`EXCLUDED_COLUMNS`) is recorded as kept out.
@@ -107,7 +109,7 @@ def resume(
     wait: float = 0,
     ahead: int = 1,
     counter: Materialised | None = None,
-) -> CampaignResult:
+) -> StreamedResult:
     """Continue a streamed campaign from its journal and staged files alone (after a crash,
     an interrupt, a kernel restart): exactly the recipients not yet accepted are sent.
     Without ``client``, the gateway the journal records (see ``smskit.Campaign.resume``)."""
@@ -135,16 +137,17 @@ def _run(
     progress: ProgressOption,
     ahead: int,
     counter: Materialised | None,
-) -> CampaignResult:
+) -> StreamedResult:
     chunks = _chunks(book, meta, ahead, counter)
     try:
         return run_blocking(
-            lambda stop: execute(
+            lambda stop: deliver(
                 book,
                 client,
                 concurrency,
                 progress,
                 stop,
+                StreamedResult.from_journal,
                 share=False,
                 chunks=chunks,
                 total=int(meta["to_send"]),

@@ -1,0 +1,298 @@
+"""What a streamed campaign did, read back without its recipients: totals from the journal's
+chunk records, each recipient's outcome as a lazy Dask DataFrame over the staged files.
+
+A campaign sent from Dask partitions may hold tens of millions of recipients: the pandas
+:class:`~smskit.campaigns.results.CampaignResult` reads every one back into the client's
+memory. This result reads one row per chunk (what each chunk became: state, ticket, cost),
+the gateway's refusals and a count of the recipients kept out; the summary comes from those.
+Each recipient's row (the columns and dtypes of ``CampaignResult.to_frame()``) is computed on
+the cluster, per staged partition: its recipients' file, the outcomes of its chunks (a
+chunk's number follows from the file's row count and the chunk size), and the recipients of
+the same input partition kept out. Rows are in input order when the recipients kept and those
+kept out are partitioned alike (as :class:`smskit.dask.Campaign` stages them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+from dask import delayed
+
+from smskit.campaigns.journal import DONE_STATES, Journal
+from smskit.campaigns.results import (
+    RECIPIENT_STATES,
+    chunk_dtypes,
+    chunk_outcomes,
+    dropped_note,
+    excluded_count,
+    excluded_error,
+    result_dtypes,
+    result_html,
+    result_repr,
+    summary_frame,
+)
+from smskit.dask.stream import parts_of, rows_of
+from smskit.errors import ConfigurationError
+
+__all__ = ["StreamedResult"]
+
+_OUTCOMES: Final = (
+    "chunk", "start", "stop", "recipients", "request_id", "state", "attempts", "ticket",
+    "cost", "cost_estimated", "sms", "kept", "error", "retryable",
+)  # fmt: skip
+_REJECTED: Final = ("row", "chunk", "phone_number", "error")
+_UNSETTLED: Final = ("pending", "in_flight", "failed")
+
+
+@dataclass(frozen=True)
+class StreamedResult:
+    """What a streamed campaign did (:meth:`smskit.dask.Campaign.send`), as the journal says.
+
+    ``summary()``, ``chunks()``, ``complete`` and the repr are computed on the client from one
+    row per chunk; ``to_frame()`` and ``not_sent`` are lazy Dask DataFrames (compute them, or
+    write them with ``.to_parquet()``), never gathered whole on the client. Recipients whose
+    chunk the send has not reached yet (an interrupt, a stop) are ``pending``.
+    """
+
+    name: str
+    campaign_id: str
+    journal: Path
+    stopped: str | None
+    recipients: int
+    chunk_size: int
+    kept_files: tuple[tuple[Path, int], ...] = field(repr=False)  # (file, rows) in order
+    excluded_files: tuple[Path, ...] = field(repr=False)
+    outcomes: pd.DataFrame = field(repr=False)  # one row per chunk the journal holds
+    rejected: pd.DataFrame = field(repr=False)  # the gateway's refusals
+    excluded: int = 0
+
+    @classmethod
+    def load(cls, journal_path: str | Path) -> StreamedResult:
+        """The result as a streamed campaign's journal records it, without sending anything."""
+        with Journal(journal_path) as book:
+            return cls.from_journal(book)
+
+    @classmethod
+    def from_journal(cls, journal: Journal, stopped: str | None = None) -> StreamedResult:
+        """Read an open journal's chunk outcomes, refusals and count of recipients kept out."""
+        meta = journal.meta()
+        if "digests" not in meta:
+            raise ConfigurationError(
+                f"journal {str(journal.path)!r} is not a streamed campaign's: "
+                "smskit.CampaignResult.load reads it"
+            )
+        parts = Path(meta["parts"])
+        kept = parts_of(parts / "kept")
+        outcomes = pd.DataFrame(chunk_outcomes(journal), columns=list(_OUTCOMES))
+        return cls(
+            meta.get("name", ""),
+            meta.get("campaign_id", ""),
+            journal.path,
+            stopped,
+            int(meta.get("recipients", 0)),
+            int(meta["chunk_size"]),
+            tuple((path, rows_of(path)) for path in kept),
+            tuple(parts_of(parts / "excluded")),
+            outcomes,
+            pd.DataFrame(journal.rejected(), columns=list(_REJECTED)),
+            excluded_count(journal),
+        )
+
+    # -- from the chunk records ------------------------------------------------------------
+
+    def _planned(self) -> pd.DataFrame:
+        """Every chunk of the campaign (chunk, recipients), those not reached yet too."""
+        sizes: list[int] = []
+        for _, rows in self.kept_files:
+            full, rest = divmod(rows, self.chunk_size)
+            sizes += [self.chunk_size] * full + ([rest] if rest else [])
+        return pd.DataFrame({"chunk": np.arange(len(sizes)), "recipients": sizes})
+
+    def _unreached(self) -> int:
+        """Recipients in chunks the journal does not hold yet."""
+        staged = sum(rows for _, rows in self.kept_files)
+        return staged - int((self.outcomes["stop"] - self.outcomes["start"]).sum())
+
+    @property
+    def complete(self) -> bool:
+        """Nothing left to send: every recipient sent, rejected or excluded."""
+        held = self.outcomes
+        unsettled = held["state"].isin(_UNSETTLED) & (held["recipients"] > 0)
+        return not unsettled.any() and self._unreached() == 0
+
+    def summary(self) -> pd.DataFrame:
+        """One row: recipients per state, chunks, SMS, cost, completeness, journal (the
+        columns of ``CampaignResult.summary()``)."""
+        held = self.outcomes
+        per_state = held.groupby("state")["recipients"].sum()
+        counts = {state: int(per_state.get(state, 0)) for state in RECIPIENT_STATES[:5]}
+        counts["pending"] += self._unreached()
+        counts["rejected"] = len(self.rejected)
+        counts["excluded"] = self.excluded
+        done = held["state"].isin(DONE_STATES) & held["kept"].notna()
+        dropped = (held["recipients"] - held["kept"]).where(done, 0).clip(lower=0)
+        return summary_frame(
+            self.name,
+            counts,
+            chunks=len(self._planned()),
+            chunks_failed=int((held["state"] == "failed").sum()),
+            dropped=int(dropped.sum()),
+            sms=int(held["sms"].fillna(0).sum()),
+            cost=float(held["cost"].fillna(0.0).sum()),
+            cost_estimated=bool(held["cost_estimated"].astype(bool).any()),
+            complete=self.complete,
+            stopped=self.stopped,
+            journal=self.journal,
+        )
+
+    def chunks(self) -> pd.DataFrame:
+        """One row per chunk (those not reached yet ``pending``): the columns and dtypes of
+        ``CampaignResult.chunks()``."""
+        held = self.outcomes.drop(columns=["recipients"])
+        frame = self._planned().merge(held, on="chunk", how="left")
+        frame["state"] = frame["state"].fillna("pending")
+        frame["attempts"] = frame["attempts"].fillna(0)
+        frame["cost_estimated"] = frame["cost_estimated"].fillna(0).astype(bool)
+        dtypes = chunk_dtypes()
+        return frame[list(dtypes)].astype(dtypes)
+
+    # -- per recipient, on the cluster -----------------------------------------------------
+
+    def to_frame(self) -> dd.DataFrame:
+        """One row per recipient, lazily (``CampaignResult.to_frame()``'s columns and dtypes):
+        row, phone_number, chunk, request_id, ticket, state, segments, cost (its share of the
+        chunk's cost, by segments), error."""
+        paired = len(self.excluded_files) == len(self.kept_files)
+        parts = []
+        first = 0
+        for index, (path, rows) in enumerate(self.kept_files):
+            count = -(-rows // self.chunk_size)
+            mine = self.outcomes["chunk"].between(first, first + count - 1)
+            refused = self.rejected["chunk"].between(first, first + count - 1)
+            out = self.excluded_files[index] if paired else None
+            parts.append(
+                delayed(outcomes_partition)(
+                    path, out, self.outcomes[mine], self.rejected[refused], first, self.chunk_size
+                )
+            )
+            first += count
+        if not paired:
+            none = self.outcomes.iloc[:0], self.rejected.iloc[:0], 0, self.chunk_size
+            parts += [delayed(outcomes_partition)(None, p, *none) for p in self.excluded_files]
+        meta = _empty()
+        if not parts:
+            return dd.from_pandas(meta, npartitions=1)
+        return dd.from_delayed(parts, meta=meta, verify_meta=False)
+
+    @property
+    def not_sent(self) -> dd.DataFrame:
+        """Every recipient not (yet) sent, with its state and why, lazily."""
+        frame = self.to_frame()
+        mask = ~frame["state"].isin(list(DONE_STATES))
+        return frame.loc[mask, ["row", "phone_number", "chunk", "state", "error"]]
+
+    def __repr__(self) -> str:
+        return result_repr("StreamedResult", self.name, self.summary())
+
+    def to_html(self) -> str:
+        """Summary and the first recipients not sent (found on the cluster), as HTML."""
+        summary = self.summary()
+        left = int(
+            summary[["pending", "in_flight", "failed", "rejected", "excluded"]].iloc[0].sum()
+        )
+        first = pd.DataFrame(columns=["row", "phone_number", "chunk", "state", "error"])
+        if left:
+            heads = self.not_sent.map_partitions(lambda part: part.head(10))
+            first = heads.compute().sort_values("row").head(10)
+        return result_html(summary, first, left)
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+
+def outcomes_partition(
+    kept: Path | None,
+    excluded: Path | None,
+    chunks: pd.DataFrame,
+    refused: pd.DataFrame,
+    first: int,
+    size: int,
+) -> pd.DataFrame:
+    """The outcome of each recipient of one staged partition: its recipients sent in chunks
+    ``first``, ``first + 1``... of ``size`` (``chunks``: what those became, ``refused``: the
+    gateway's refusals among them), and its recipients kept out, in row order."""
+    frames = [_empty()]
+    if kept is not None:
+        frames.append(_sent(pd.read_parquet(kept), chunks, refused, first, size))
+    if excluded is not None:
+        frames.append(_kept_out(pd.read_parquet(excluded)))
+    frame = pd.concat(frames, ignore_index=True).astype(result_dtypes())
+    return frame.sort_values("row", ignore_index=True)
+
+
+def _sent(
+    part: pd.DataFrame, chunks: pd.DataFrame, refused: pd.DataFrame, first: int, size: int
+) -> pd.DataFrame:
+    """Rows of recipients the campaign sends: each with its chunk's outcome, the refused ones
+    ``rejected`` (as ``CampaignResult`` words them)."""
+    chunk = first + np.arange(len(part)) // size
+    frame = pd.DataFrame(
+        {"row": part["row"].to_numpy(dtype="int64"), "phone_number": part["phone_number"],
+         "chunk": chunk, "segments": part["segments"].to_numpy(dtype="int64")}
+    )  # fmt: skip
+    info = chunks.set_index("chunk")
+    done = info["state"].isin(DONE_STATES) & info["kept"].notna()
+    dropped = done & (info["kept"] < info["recipients"])
+    notes = [
+        dropped_note(int(k), int(n)) if d else e
+        for k, n, d, e in zip(info["kept"], info["recipients"], dropped, info["error"], strict=True)
+    ]
+    info = info.assign(note=pd.Series(notes, index=info.index, dtype=object))
+    at = frame["chunk"]
+    out = frame.assign(
+        request_id=at.map(info["request_id"]),
+        ticket=at.map(info["ticket"]),
+        state=at.map(info["state"]).fillna("pending"),  # a chunk not reached yet
+        error=at.map(info["note"]),
+    )
+    no = out["row"].isin(refused["row"])
+    totals = out.loc[~no].groupby("chunk")["segments"].sum()
+    cost, total = at.map(info["cost"]), at.map(totals)
+    priced = cost.notna() & total.notna() & (total > 0)
+    # CampaignResult's share: the chunk's cost per segment, then times the segments
+    share = out["segments"].to_numpy(dtype="float64") * (cost / total).to_numpy(dtype="float64")
+    out["cost"] = pd.Series(share, index=out.index).where(priced)
+    out = out.loc[~no]
+    rejected = pd.DataFrame(
+        {"row": refused["row"], "phone_number": refused["phone_number"],
+         "chunk": refused["chunk"], "state": "rejected", "error": refused["error"]}
+    )  # fmt: skip
+    return pd.concat([out, rejected], ignore_index=True)
+
+
+def _kept_out(part: pd.DataFrame) -> pd.DataFrame:
+    """Rows of recipients preflight kept out, as ``CampaignResult`` words them."""
+    number = part["phone_number"].astype(object)
+    shown = number.where(number.notna(), part["input"].astype(object))
+    details = part["detail"].astype(object).where(part["detail"].notna(), None)
+    return pd.DataFrame(
+        {"row": part["row"].to_numpy(dtype="int64"),
+         "phone_number": [_text(v) for v in shown],
+         "state": "excluded",
+         "error": [excluded_error(str(i), _text(d)) for i, d in
+                   zip(part["issue"].astype(object), details, strict=True)]}
+    )  # fmt: skip
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None or pd.isna(value) else str(value)
+
+
+def _empty() -> pd.DataFrame:
+    dtypes = result_dtypes()
+    return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in dtypes.items()})
