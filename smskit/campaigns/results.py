@@ -23,6 +23,7 @@ __all__ = [
     "excluded_count",
     "excluded_error",
     "result_dtypes",
+    "result_header",
     "result_html",
     "result_repr",
     "shown_record",
@@ -72,11 +73,7 @@ class CampaignResult:
         """Read the chunks, refusals and exclusions of an open journal."""
         meta = journal.meta()
         return cls(
-            meta.get("name", ""),
-            meta.get("campaign_id", ""),
-            journal.path,
-            stopped,
-            int(meta.get("recipients", 0)),
+            *result_header(journal, meta, stopped),
             tuple(journal.chunks()),
             tuple(journal.rejected()),
             tuple(journal.excluded()),
@@ -254,6 +251,14 @@ def chunk_outcomes(journal: Journal) -> list[tuple[Any, ...]]:
         f"SELECT idx, start, stop, {size}, request_id, state, attempts, ticket, cost, "
         "cost_estimated, sms, contacts, error, retryable FROM chunks ORDER BY idx"
     )
+
+
+def result_header(
+    journal: Journal, meta: Mapping[str, Any], stopped: str | None
+) -> tuple[str, str, Path, str | None, int]:
+    """A result's first fields: name, campaign id, journal path, why it stopped, recipients."""
+    name, campaign_id = meta.get("name", ""), meta.get("campaign_id", "")
+    return name, campaign_id, journal.path, stopped, int(meta.get("recipients", 0))
 
 
 def excluded_count(journal: Journal) -> int:

@@ -63,6 +63,12 @@ async def execute(
     already accepted are skipped, the others sent. Default: every chunk the journal holds.
     ``total``: recipients the whole campaign sends (progress), default the journal's count.
     """
+    if chunks is None and "digests" in book.meta():
+        book.close()
+        raise ConfigurationError(
+            f"journal {str(book.path)!r} is a streamed (Dask) campaign's: its staged files hold "
+            "chunks the journal has not met yet; smskit.dask.Campaign.resume continues it"
+        )
     return await deliver(
         book, client, concurrency, progress, stop,
         lambda done, stopped: CampaignResult.from_journal(done, stopped=stopped),

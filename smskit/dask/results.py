@@ -32,6 +32,7 @@ from smskit.campaigns.results import (
     excluded_count,
     excluded_error,
     result_dtypes,
+    result_header,
     result_html,
     result_repr,
     summary_frame,
@@ -49,7 +50,7 @@ _REJECTED: Final = ("row", "chunk", "phone_number", "error")
 _UNSETTLED: Final = ("pending", "in_flight", "failed")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class StreamedResult:
     """What a streamed campaign did (:meth:`smskit.dask.Campaign.send`), as the journal says.
 
@@ -90,11 +91,7 @@ class StreamedResult:
         kept = parts_of(parts / "kept")
         outcomes = pd.DataFrame(chunk_outcomes(journal), columns=list(_OUTCOMES))
         return cls(
-            meta.get("name", ""),
-            meta.get("campaign_id", ""),
-            journal.path,
-            stopped,
-            int(meta.get("recipients", 0)),
+            *result_header(journal, meta, stopped),
             int(meta["chunk_size"]),
             tuple((path, rows_of(path)) for path in kept),
             tuple(parts_of(parts / "excluded")),
@@ -153,8 +150,10 @@ class StreamedResult:
     def chunks(self) -> pd.DataFrame:
         """One row per chunk (those not reached yet ``pending``): the columns and dtypes of
         ``CampaignResult.chunks()``."""
-        held = self.outcomes.drop(columns=["recipients"])
+        held = self.outcomes.rename(columns={"recipients": "left"})
         frame = self._planned().merge(held, on="chunk", how="left")
+        # a chunk the gateway refused recipients of holds the others only
+        frame["recipients"] = frame["left"].fillna(frame["recipients"])
         frame["state"] = frame["state"].fillna("pending")
         frame["attempts"] = frame["attempts"].fillna(0)
         frame["cost_estimated"] = frame["cost_estimated"].fillna(0).astype(bool)
