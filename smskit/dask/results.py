@@ -168,21 +168,20 @@ class StreamedResult:
         chunk's cost, by segments), error."""
         paired = len(self.excluded_files) == len(self.kept_files)
         parts = []
-        first = 0
+        first = start = 0  # the partition's first chunk, and its first row in the result
         for index, (path, rows) in enumerate(self.kept_files):
             count = -(-rows // self.chunk_size)
             mine = self.outcomes["chunk"].between(first, first + count - 1)
             refused = self.rejected["chunk"].between(first, first + count - 1)
             out = self.excluded_files[index] if paired else None
-            parts.append(
-                delayed(outcomes_partition)(
-                    path, out, self.outcomes[mine], self.rejected[refused], first, self.chunk_size
-                )
-            )
+            chunks = self.outcomes[mine], self.rejected[refused], first, self.chunk_size
+            parts.append(delayed(outcomes_partition)(path, out, *chunks, start))
             first += count
-        if not paired:
+            start += rows + (rows_of(out) if out is not None else 0)
+        for out in () if paired else self.excluded_files:
             none = self.outcomes.iloc[:0], self.rejected.iloc[:0], 0, self.chunk_size
-            parts += [delayed(outcomes_partition)(None, p, *none) for p in self.excluded_files]
+            parts.append(delayed(outcomes_partition)(None, out, *none, start))
+            start += rows_of(out)
         meta = _empty()
         if not parts:
             return dd.from_pandas(meta, npartitions=1)
@@ -221,17 +220,21 @@ def outcomes_partition(
     refused: pd.DataFrame,
     first: int,
     size: int,
+    start: int,
 ) -> pd.DataFrame:
     """The outcome of each recipient of one staged partition: its recipients sent in chunks
     ``first``, ``first + 1``... of ``size`` (``chunks``: what those became, ``refused``: the
-    gateway's refusals among them), and its recipients kept out, in row order."""
+    gateway's refusals among them), and its recipients kept out, in row order, indexed from
+    ``start`` (its first row's place in the whole result)."""
     frames = [_empty()]
     if kept is not None:
         frames.append(_sent(pd.read_parquet(kept), chunks, refused, first, size))
     if excluded is not None:
         frames.append(_kept_out(pd.read_parquet(excluded)))
     frame = pd.concat(frames, ignore_index=True).astype(result_dtypes())
-    return frame.sort_values("row", ignore_index=True)
+    frame = frame.sort_values("row", ignore_index=True)
+    frame.index += start
+    return frame
 
 
 def _sent(
