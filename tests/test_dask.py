@@ -326,7 +326,7 @@ def counted_read(path: str, log: str) -> pd.DataFrame:
 
 
 def test_preflight_summary_to_parquet_and_kept_read_the_input_once(
-    dask_client: distributed.Client, gateway: smskit.Client, tmp_path: Path
+    dask_cluster: distributed.Client, gateway: smskit.Client, tmp_path: Path
 ) -> None:
     """One pass over the input: the report, its files and kept() read the spill, not the input."""
     frame = base(9)
@@ -353,7 +353,7 @@ def test_preflight_summary_to_parquet_and_kept_read_the_input_once(
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_repeats_go_back_to_their_own_partition_only(
-    dask_client: distributed.Client, seed: int
+    dask_cluster: distributed.Client, seed: int
 ) -> None:
     """Partition n of the routed repeats holds n's rows only, each paired with the first
     key of its number in input order."""
@@ -382,7 +382,7 @@ def test_repeats_go_back_to_their_own_partition_only(
 
 
 def test_the_spill_lives_as_long_as_a_frame_reads_it(
-    dask_client: distributed.Client, gateway: smskit.Client
+    dask_cluster: distributed.Client, gateway: smskit.Client
 ) -> None:
     """kept() outlives its report; a report dropped with its frames takes its spill along."""
     ddf = dd.from_pandas(base(10), npartitions=3)
