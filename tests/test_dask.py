@@ -318,13 +318,6 @@ def test_dask_campaign_refuses_a_pandas_frame(gateway: smskit.Client) -> None:
         Campaign(gateway, base(0), text=TEXT, sender="Shop")  # type: ignore[arg-type]
 
 
-def counted_read(path: str, log: str) -> pd.DataFrame:
-    """One input file, its reading written down in ``log`` (workers are other processes)."""
-    with open(log, "a", encoding="utf-8") as out:
-        out.write(path + "\n")
-    return pd.read_parquet(path)
-
-
 def test_preflight_summary_to_parquet_and_kept_read_the_input_once(
     dask_cluster: distributed.Client, gateway: smskit.Client, tmp_path: Path
 ) -> None:
