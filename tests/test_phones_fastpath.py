@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from phonenumbers import PhoneNumberFormat, PhoneNumberType
 
-from smskit.rules import _fastphones, _phonematrix, phones
+from smskit.rules import _fastphones, _phonecheck, _phonematrix, phones
 from smskit.rules._digitdfa import DigitAutomaton
+from smskit.rules.spec import PHONE_NUMBER_TYPE
 
 REGIONS = sorted(phonenumbers.SUPPORTED_REGIONS)
 KINDS = tuple(PhoneNumberType.values())  # every line type the metadata knows
@@ -53,8 +54,20 @@ def _spelling(rng: random.Random) -> tuple[str, str | None]:
     return text, reader
 
 
+def _decoded(lane: _phonematrix.Coded, i: int) -> tuple[object, ...]:
+    """The lane's codes of row ``i`` as the per-number path's words."""
+    e164, reason, region = int(lane.e164[i]), int(lane.reason[i]), int(lane.region[i])
+    return (
+        f"+{e164}" if e164 else None,
+        phones.REASONS[reason] if reason >= 0 else None,
+        _phonematrix.REGIONS[region] if region >= 0 else None,
+        PHONE_NUMBER_TYPE[int(lane.kind[i])],
+    )
+
+
 def _per_number(texts: list[str], regions: list[str | None]) -> list[tuple[object, ...]]:
-    return [tuple(phones._classify_uncached(t, r)) for t, r in zip(texts, regions, strict=True)]
+    read = _phonecheck._classify_uncached
+    return [tuple(read(t, r)) for t, r in zip(texts, regions, strict=True)]
 
 
 def _array_path(texts: list[str], regions: list[str | None]) -> list[tuple[object, ...]]:
@@ -89,8 +102,8 @@ def test_matrix_lane_answers_as_the_per_number_path() -> None:
         texts = sorted({t for t, r in drawn if r == region})
         lane = _phonematrix.express(texts, region, phones._WORDS)
         at = np.flatnonzero(lane.done).tolist()
-        answers = [(lane.e164[i], lane.reason[i], lane.region[i], lane.kind[i]) for i in at]
-        expected = [phones._classify_uncached(texts[i], region) for i in at]
+        answers = [_decoded(lane, i) for i in at]
+        expected = [_phonecheck._classify_uncached(texts[i], region) for i in at]
         assert answers == [(c.e164, c.reason, c.region, c.type) for c in expected]
         decided += len(at)
     assert decided > 0.6 * len(drawn)

@@ -132,13 +132,13 @@ def test_numbers_are_checked_once_while_the_text_changes(
 ) -> None:
     """Typing re-renders every recipient but does not normalise their numbers again."""
     calls: list[int] = []
-    real = smskit.rules.phones.normalize
+    real = smskit.rules.phones.normalize_codes
 
-    def counted(values: pd.Series, *args: object, **kwargs: object) -> pd.DataFrame:
+    def counted(values: pd.Series, *args: object, **kwargs: object) -> object:
         calls.append(len(values))
         return real(values, *args, **kwargs)
 
-    monkeypatch.setattr(smskit.rules.phones, "normalize", counted)
+    monkeypatch.setattr(smskit.rules.phones, "normalize_codes", counted)
     composer = _composer(client, tmp_path, text=CURLY)
     composer.text = CURLY.replace("Bonjour", "Salut")
     composer.text = CURLY.replace("Bonjour", "Coucou")

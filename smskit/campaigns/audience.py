@@ -21,11 +21,13 @@ from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.fields import field_text
 from smskit.rules.findings import ISSUES
-from smskit.rules.recipients import REGION_COLUMN, Recipients, number_checks
+from smskit.rules.recipients import REGION_COLUMN, Recipients, number_codes
 
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+
+    from smskit.rules.phones import Codes
 
 __all__ = [
     "DOUBTFUL_LINE_TYPES",
@@ -145,6 +147,8 @@ class Audience:
         import numpy as np
         import pandas as pd
 
+        from smskit.rules.phones import e164_texts
+
         self.passes["numbers"] += 1
         for name in fields:
             self.passes[name] += 1
@@ -163,20 +167,18 @@ class Audience:
             else pd.Series(given.to_numpy(dtype=object)).array
         )
         numbers = _Numbers(len(self.row))
-        # Only a block of numbers at a time becomes Python objects (phones.normalize reads
-        # them so); what each block leaves is compact: codes, pandas' strings, integers.
+        # A block of numbers at a time (phones.normalize's passing memory grows with its
+        # input); what each block leaves is codes and integers.
         for start in range(0, len(self.row), self.block_rows):
             end = start + self.block_rows
-            checks = number_checks(given.array[start:end], regions[start:end], self.default_region)
-            numbers.add(start, checks)
-            del checks
+            codes = number_codes(given.array[start:end], regions[start:end], self.default_region)
+            numbers.add(start, codes)
+            del codes
         self.valid: np.ndarray = numbers.valid
-        self.issue: np.ndarray = numbers.issue
-        self.phone_number: Any = numbers.e164()
-        codes, categories = numbers.regions.joined()
-        self.region = pd.Categorical.from_codes(codes, categories=pd.Index(categories))
+        self.issue, self.detail_codes, self.detail_categories = numbers.issues()
+        self.phone_number: Any = e164_texts(numbers.key).astype("str")
+        self.region = numbers.regions()
         self.line_type = pd.Categorical.from_codes(numbers.type, dtype=_type_dtype())
-        self.detail_codes, self.detail_categories = numbers.details.joined()
         self.doubtful = np.zeros(len(self.row), dtype="int8")
         for kind, name in enumerate(DOUBTFUL_ORDER, start=1):
             self.doubtful[numbers.type == _spec.PHONE_NUMBER_TYPE.index(name)] = kind
@@ -184,7 +186,7 @@ class Audience:
         # head is the first row with its number: repeats are the rows after their head.
         key = numbers.key
         order = np.argsort(key, kind="stable")
-        order = order[key[order] >= 0]
+        order = order[key[order] > 0]
         sorted_keys = key[order]
         starts = np.ones(len(order), dtype=bool)
         starts[1:] = sorted_keys[1:] != sorted_keys[:-1]
@@ -277,95 +279,60 @@ class Audience:
         return kept[repeat][order].astype("int64"), self.row[firsts[repeat][order]]
 
 
-class _Texts:
-    """A code per row into distinct texts, filled block by block (into one array made up
-    front: small arrays kept per block would pin the allocator's pages); joined, the texts
-    are sorted."""
-
-    def __init__(self, size: int) -> None:
-        import numpy as np
-
-        self.ids: dict[str, int] = {}
-        self.codes = np.full(size, -1, dtype="int32")
-
-    def add(self, at: slice, codes: np.ndarray, texts: Sequence[str]) -> None:
-        """The rows ``at``: ``codes`` (-1: none) into the block's own distinct ``texts``."""
-        import numpy as np
-
-        ids = np.full(len(texts) + 1, -1, dtype="int32")
-        for used in np.unique(codes[codes >= 0]).tolist():  # a text no row has is no category
-            ids[used] = self.ids.setdefault(texts[used], len(self.ids))
-        self.codes[at] = ids[codes]
-
-    def joined(self) -> tuple[np.ndarray, list[str]]:
-        """Every row's code into the sorted distinct texts."""
-        import numpy as np
-
-        texts = sorted(self.ids)
-        remap = np.full(len(texts) + 1, -1, dtype="int32")
-        remap[[self.ids[t] for t in texts]] = np.arange(len(texts), dtype="int32")
-        return remap[self.codes], texts
-
-
 class _Numbers:
     """The number checks of every row, filled block by block as compact columns."""
 
     def __init__(self, size: int) -> None:
         import numpy as np
 
-        self.valid = np.zeros(size, dtype=bool)
-        self.issue = np.full(size, -1, dtype="int8")
+        self.reason = np.zeros(size, dtype="int8")
         self.type = np.zeros(size, dtype="int8")
-        self.key = np.full(size, -1, dtype="int64")
-        self.e164s: list[Any] = []
-        self.regions = _Texts(size)
-        self.details = _Texts(size)
+        self.region = np.full(size, -1, dtype="int16")
+        # E.164's digits as an integer (0: no number): finding repeats is a sort of integers,
+        # never a hash of a million strings.
+        self.key = np.zeros(size, dtype="int64")
 
-    def add(self, start: int, checks: pd.DataFrame) -> None:
-        """The checks of the rows from ``start`` on (a frame of phones.normalize)."""
+    def add(self, start: int, codes: Codes) -> None:
+        """The checks of the rows from ``start`` on (:func:`phones.normalize_codes`)."""
+        at = slice(start, start + len(codes.e164))
+        self.reason[at] = codes.reason
+        self.type[at] = codes.type
+        self.region[at] = codes.region
+        self.key[at] = codes.e164
+
+    @property
+    def valid(self) -> np.ndarray:
+        return self.reason == _spec_reasons().index("ok")
+
+    def issues(self) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        """Each row's issue (-1: none), and the issue's detail as a code into the details: the
+        reason a number is invalid, or the line type that cannot receive an SMS (said once per
+        distinct value, never a string per row)."""
         import numpy as np
-        import pandas as pd
-        import pyarrow as pa
-        import pyarrow.compute as pc
 
-        at = slice(start, start + len(checks))
-        valid = checks["valid"].to_numpy(dtype=bool)
-        self.valid[at] = valid
-        kind = checks["type"].array
-        if kind.dtype != _type_dtype():
-            kind = pd.Categorical(kind, dtype=_type_dtype())
-        self.type[at] = kind.codes
-        # The issue's detail: the reason a number is invalid, or the line type that cannot
-        # receive an SMS, said once per distinct value (never a string per row).
-        reason = checks["reason"].array
-        no_sms = np.isin(kind.codes, _no_sms_codes()) & valid
-        issue = np.full(len(checks), -1, dtype="int8")
+        valid = self.valid
+        no_sms = np.isin(self.type, _no_sms_codes()) & valid
+        issue = np.full(len(valid), -1, dtype="int8")
         issue[~valid] = ISSUES.index("invalid_number")
         issue[no_sms] = ISSUES.index("cannot_receive_sms")
-        self.issue[at] = issue
-        reasons = [str(r) for r in reason.categories]
-        detail = np.where(~valid, reason.codes, -1)
-        detail = np.where(no_sms, len(reasons) + kind.codes, detail)
-        self.details.add(
-            at, detail, [*reasons, *(f"line type {t}" for t in _spec.PHONE_NUMBER_TYPE)]
-        )
-        codes, uniques = pd.factorize(checks["region"].array)
-        self.regions.add(at, codes, [str(u) for u in uniques])
-        e164 = checks["e164"].astype("str")
-        self.e164s.append(e164)
-        # E.164 has at most 15 digits: its digits are an int64 key, so finding repeats is a
-        # sort of integers, never a hash of a million strings.
-        digits = pc.utf8_slice_codeunits(pa.array(e164.array, type=pa.large_string()), 1)
-        key = pc.fill_null(pc.cast(digits, pa.int64()), -1)
-        self.key[at] = key.to_numpy(zero_copy_only=False)
+        reasons = _spec_reasons()
+        detail = np.where(~valid, self.reason, -1)
+        detail = np.where(no_sms, len(reasons) + self.type, detail)
+        names = [*reasons, *(f"line type {t}" for t in _spec.PHONE_NUMBER_TYPE)]
+        used = np.unique(detail[detail >= 0])
+        ordered = sorted(used.tolist(), key=lambda c: names[c])
+        remap = np.full(len(names) + 1, -1, dtype="int32")
+        remap[ordered] = np.arange(len(ordered), dtype="int32")
+        return issue, remap[detail], [names[c] for c in ordered]
 
-    def e164(self) -> Any:
-        """The E.164 numbers of every row (pandas' compact strings)."""
+    def regions(self) -> Any:
+        """Each row's region as a categorical of the regions some row has (sorted)."""
         import pandas as pd
 
-        if not self.e164s:
-            return pd.Series([], dtype=object).astype("str").array
-        return pd.concat(self.e164s, ignore_index=True).array
+        from smskit.rules.phones import REGION_NAMES
+
+        region = pd.Categorical.from_codes(self.region, categories=pd.Index(REGION_NAMES))
+        return region.remove_unused_categories()
 
 
 @lru_cache(maxsize=1)
@@ -373,6 +340,13 @@ def _type_dtype() -> Any:
     import pandas as pd
 
     return pd.CategoricalDtype(list(_spec.PHONE_NUMBER_TYPE))
+
+
+@lru_cache(maxsize=1)
+def _spec_reasons() -> tuple[str, ...]:
+    from smskit.rules.phones import REASONS
+
+    return REASONS
 
 
 @lru_cache(maxsize=1)

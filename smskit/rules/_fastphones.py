@@ -1,6 +1,6 @@
 """The array path of :func:`smskit.rules.phones.normalize`: whole arrays of numbers at once.
 
-It follows the per-number path (``phones._classify_uncached``, itself phonenumbers' ``parse``
+It follows the per-number path (``_phonecheck._classify_uncached``, itself phonenumbers' ``parse``
 and ``number_type``) step by step for the common shapes: ``+`` or ``00`` then digits, and
 national digits read in a region whose trunk prefix is plain digits. Validity, line type and
 region come from phonenumbers' own per-region patterns, compiled once per region into digit
@@ -224,6 +224,7 @@ class Vocabulary(NamedTuple):
     type_names: Mapping[int, str]  # PhoneNumberType -> spec phone_number_type
     possible_reasons: Mapping[int, str]  # ValidationResult -> reason
     is_stage: Callable[[str], bool]
+    reasons: tuple[str, ...]  # every reason, in the order of their codes
 
 
 @dataclass
@@ -466,14 +467,14 @@ def _national_in(digits: list[str], parsed: list[str], plan: _Plan, words: Vocab
 def region_types(
     plans: list[_Plan], digits: np.ndarray, lengths: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Region (None when no region's pattern claims it) and PhoneNumberType of national
-    numbers of one country code (digit matrix and lengths), as phonenumbers decides them:
-    the first of the code's regions whose leading digits (or, without those, any pattern)
-    match."""
-    found = np.full(len(digits), None, dtype=object)
+    """Region (the place of its plan in ``plans``; -1 when no region's pattern claims it) and
+    PhoneNumberType of national numbers of one country code (digit matrix and lengths), as
+    phonenumbers decides them: the first of the code's regions whose leading digits (or,
+    without those, any pattern) match."""
+    found = np.full(len(digits), -1, dtype=np.int64)
     types = np.full(len(digits), _UNKNOWN, dtype=np.int64)
     waiting = np.arange(len(digits))
-    for plan in plans:
+    for place, plan in enumerate(plans):
         if not len(waiting):
             break
         masks = plan.automaton.masks(digits[waiting])
@@ -484,7 +485,7 @@ def region_types(
             hit = (masks >> _LEADING) & 1 == 1
         else:
             hit = plan_types != _UNKNOWN
-        found[waiting[hit]] = plan.region
+        found[waiting[hit]] = place
         types[waiting[hit]] = plan_types[hit]
         waiting = waiting[~hit]
     return found, types
@@ -502,7 +503,7 @@ def _judge(codes: np.ndarray, nsns: list[str], words: Vocabulary) -> Decided:
         if not plans or any(p is None for p in plans):
             continue
         group = [nsns[i] for i in rows.tolist()]
-        found, types = region_types(plans, *digit_matrix(group))  # type: ignore[arg-type]
+        places, types = region_types(plans, *digit_matrix(group))  # type: ignore[arg-type]
         e164 = np.array([f"+{code}{nsn}" for nsn in group], dtype=object)
         stage = (
             np.array([words.is_stage(e) for e in e164.tolist()], dtype=bool)
@@ -514,7 +515,11 @@ def _judge(codes: np.ndarray, nsns: list[str], words: Vocabulary) -> Decided:
         kinds[stage] = "stage_and_screen"
         valid = kinds != "bad_format"
         main = _main_region(code)
-        has_region = np.array([f is not None for f in found.tolist()], dtype=bool)
+        has_region = places >= 0
+        found = np.array(
+            [plans[p].region if p >= 0 else None for p in places.tolist()],
+            dtype=object,
+        )
         out.done[rows] = True
         out.kind[rows] = kinds
         out.e164[rows[valid]] = e164[valid]

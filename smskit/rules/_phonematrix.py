@@ -16,10 +16,12 @@ path).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
 import phonenumbers
+import pyarrow as pa
 from phonenumbers import ValidationResult
 
 from smskit.rules._digitdfa import PAD
@@ -39,36 +41,96 @@ from smskit.rules._fastphones import (
     _possible_reason,
     region_types,
 )
+from smskit.rules.spec import PHONE_NUMBER_TYPE as TYPES
 
-__all__ = ["express"]
+__all__ = [
+    "REGIONS",
+    "REGION_CODE",
+    "Coded",
+    "express",
+    "express_texts",
+    "plain_rows",
+]
 
 WIDTH: Final = 24  # longer texts take the other paths (a plain number is never this long)
-_PLUS, _OPEN, _CLOSE = ord("+"), ord("("), ord(")")
+_MATRIX_ROWS: Final = 65_536  # rows gathered at a time (the byte offsets are int64)
+BAD: Final = TYPES.index("bad_format")
+_STAGE: Final = TYPES.index("stage_and_screen")
+# Every region code phonenumbers answers with ("001": non-geographic), in one order.
+REGIONS: Final = tuple(
+    sorted({r for rs in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.values() for r in rs} | {"ZZ"})
+)
+REGION_CODE: Final = {region: i for i, region in enumerate(REGIONS)}
+_OPEN, _CLOSE = ord("("), ord(")")
 # Per byte: a digit or one of the separators a plain spelling may hold.
-_ALLOWED: Final = np.zeros(256, dtype=bool)
-_ALLOWED[[ord(c) for c in "0123456789 .-/()"]] = True
 # Which 1-, 2- and 3-digit prefixes are country calling codes (phonenumbers' table).
 _IS_CODE: Final = [np.zeros(10**k, dtype=bool) for k in (1, 2, 3)]
 for _code in phonenumbers.COUNTRY_CODE_TO_REGION_CODE:
     _IS_CODE[len(str(_code)) - 1][_code] = True
 
 
-def express(texts: list[str], region: str | None, words: Vocabulary) -> Decided:
+@dataclass
+class Coded:
+    """Answers for an array of texts as codes; ``done`` is False where the other paths must
+    decide. ``e164`` is the E.164 number's digits as an integer (0: none; every valid number
+    of the metadata has at most 19 digits, its first digits below int64's), ``reason`` a
+    place in the vocabulary's reasons (-1: none yet), ``region`` a place in :data:`REGIONS`
+    (-1: none), ``kind`` a place in the spec's phone_number_type values."""
+
+    done: np.ndarray
+    e164: np.ndarray
+    reason: np.ndarray
+    region: np.ndarray
+    kind: np.ndarray
+
+    @classmethod
+    def empty(cls, n: int) -> Coded:
+        return cls(
+            np.zeros(n, dtype=bool),
+            np.zeros(n, dtype=np.int64),
+            np.full(n, -1, dtype=np.int8),
+            np.full(n, -1, dtype=np.int16),
+            np.full(n, BAD, dtype=np.int8),
+        )
+
+    @property
+    def valid(self) -> np.ndarray:
+        return self.kind != BAD
+
+    def put(self, rows: np.ndarray, other: Coded, picked: np.ndarray | None = None) -> None:
+        """Copy ``other``'s answers (all, or those at ``picked``) into ``rows``."""
+        for name in ("done", "e164", "reason", "region", "kind"):
+            source = getattr(other, name)
+            getattr(self, name)[rows] = source if picked is None else source[picked]
+
+    @classmethod
+    def of(cls, decided: Decided, words: Vocabulary) -> Coded:
+        """The list path's answers (Python strings, a few values) as codes."""
+        out = cls.empty(len(decided.done))
+        out.done[:] = decided.done
+        out.e164[:] = [int(e[1:]) if e else 0 for e in decided.e164.tolist()]
+        out.reason[:] = [-1 if r is None else words.reasons.index(r) for r in decided.reason]
+        out.region[:] = [-1 if r is None else REGION_CODE[r] for r in decided.region]
+        out.kind[:] = [TYPES.index(k) for k in decided.kind.tolist()]
+        return out
+
+
+def express(texts: list[str], region: str | None, words: Vocabulary) -> Coded:
     """Answers for canonical texts (stripped, not empty) read in ``region``; ``done`` is False
     where the other paths must decide."""
-    n = len(texts)
-    out = Decided.empty(n)
-    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=n)
+    return express_texts(pa.array(texts, type=pa.large_string()), region, words)
+
+
+def express_texts(texts: pa.Array, region: str | None, words: Vocabulary) -> Coded:
+    """:func:`express` of canonical texts given as an Arrow string array (no nulls)."""
+    import pyarrow.compute as pc
+
+    out = Coded.empty(len(texts))
+    lengths = pc.binary_length(texts).to_numpy(zero_copy_only=False)
     rows = np.flatnonzero((lengths >= 3) & (lengths <= WIDTH))
     if not len(rows):
         return out
-    chars = (
-        np.asarray(texts, dtype=object)[rows]
-        .astype(f"U{WIDTH}")
-        .view(np.uint32)
-        .reshape(len(rows), WIDTH)
-    )
-    shaped, plus, plain, digits, count = _compact_digits(chars, lengths[rows])
+    shaped, plus, plain, digits, count = _compact_digits(texts.take(pa.array(rows)))
     rows, plus, plain, digits, count = (a[shaped] for a in (rows, plus, plain, digits, count))
     two_zeros = ~plus & (digits[:, 0] == 0) & (digits[:, 1] == 0) & (count >= 2)
     intl = np.flatnonzero(plus | two_zeros)
@@ -84,47 +146,85 @@ def express(texts: list[str], region: str | None, words: Vocabulary) -> Decided:
     return out
 
 
-def _compact_digits(
-    chars: np.ndarray, lengths: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Texts of the plain shapes, whether each starts with ``+``, whether it has no ``(0)``,
-    its digits once the separators and a ``(0)`` are dropped (left-aligned, padded with
-    PAD), and their count.
+def plain_rows(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """Rows of raw Arrow strings whose canonical text (``_phonetexts.to_text``) is the value
+    with the spaces around it trimmed: only digits, spaces and ``. - / ( ) +`` (no other
+    blank, so trimming spaces is ``str.strip``) and not a float's text (``33612345678.0``,
+    which reads as its digits); and those trimmed texts."""
+    import pyarrow.compute as pc
 
-    Plain shapes: digits with ``. - / ( )`` and spaces between them, a leading ``+`` or ``(``
-    and a trailing ``)``; at least 3 digits. Anything else is for the other paths.
-    """
-    inside = np.arange(WIDTH) < lengths[:, None]
-    # One byte per character: any code point past 255 is "other" (never a digit or separator).
-    chars = np.minimum(chars, 255).astype(np.uint8)
-    is_digit = (chars >= 48) & (chars <= 57)
-    plus = chars[:, 0] == _PLUS
-    allowed = _ALLOWED[chars]
-    allowed[:, 0] |= plus
-    first = np.argmax(is_digit, axis=1)
-    last = lengths - 1
-    at_last = np.take_along_axis(chars, last[:, None], axis=1)[:, 0]
-    before_last = np.take_along_axis(chars, np.maximum(last - 1, 0)[:, None], axis=1)[:, 0]
-    ends_in_digit = (at_last >= 48) & (at_last <= 57)
-    closed = (at_last == _CLOSE) & (before_last >= 48) & (before_last <= 57)
-    shaped = (
-        np.all(allowed | ~inside, axis=1)
-        & ((first == 0) | ((first == 1) & (plus | (chars[:, 0] == _OPEN))))
-        & (ends_in_digit | closed)
-        & (is_digit.sum(axis=1) >= 3)
+    trimmed = pc.utf8_trim(values, " ")
+    plain = pc.and_(
+        pc.match_substring_regex(trimmed, r"^[0-9 ./()+\-]+$"),
+        pc.invert(pc.match_substring_regex(trimmed, r"^\+?[0-9]+\.0+$")),
     )
-    # The per-number path drops every "(0)" (a trunk prefix written after the country code).
-    trunk_zero = (chars[:, :-2] == _OPEN) & (chars[:, 1:-1] == 48) & (chars[:, 2:] == _CLOSE)
-    kept = is_digit.copy()
-    kept[:, 1:-1] &= ~trunk_zero
-    # Each kept digit moves to its rank among its row's kept digits; the others to a spare
-    # last column, dropped after.
-    rank = np.where(kept, np.cumsum(kept, axis=1, dtype=np.int8) - 1, WIDTH)
-    count = kept.sum(axis=1)
-    digits = np.full((len(chars), WIDTH + 1), PAD, dtype=np.uint8)
-    np.put_along_axis(digits, rank.astype(np.intp), chars - 48, axis=1)
-    digits = np.ascontiguousarray(digits[:, :WIDTH])
-    return shaped, plus, ~trunk_zero.any(axis=1), digits, count
+    rows = np.flatnonzero(plain.fill_null(False).to_numpy(zero_copy_only=False))
+    return rows, trimmed.take(pa.array(rows))
+
+
+# The plain shapes: digits with ". - / ( )" and spaces between them, a leading "+" or "(" and
+# a trailing ")". Anything else is for the other paths.
+_SHAPE: Final = r"^[+(]?[0-9](?:[0-9 ./()\-]*[0-9])?\)?$"
+
+
+def _compact_digits(
+    texts: pa.Array,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Texts of the plain shapes with at least 3 digits, whether each starts with ``+``,
+    whether it has no ``(0)``, its digits once the separators and every ``(0)`` are dropped
+    (the per-number path drops them: a trunk prefix written after the country code), as a
+    matrix left-aligned and padded with PAD, and their count."""
+    import pyarrow.compute as pc
+
+    shaped = pc.match_substring_regex(texts, _SHAPE).to_numpy(zero_copy_only=False)
+    plus = pc.starts_with(texts, "+").to_numpy(zero_copy_only=False)
+    plain = ~pc.match_substring(texts, "(0)").to_numpy(zero_copy_only=False)
+    offsets, data = _buffers(texts)
+    kept = (data >= 48) & (data <= 57)
+    if len(data) >= 3:
+        # The "0" of a "(0)" inside one text (never across two).
+        first = np.zeros(len(data) + 1, dtype=bool)
+        first[offsets[:-1]] = True
+        middle = (data[:-2] == _OPEN) & (data[1:-1] == 48) & (data[2:] == _CLOSE)
+        kept[1:-1] &= ~(middle & ~first[1:-2] & ~first[2:-1])
+    ranks = np.concatenate([[0], np.cumsum(kept)])
+    starts = ranks[offsets]
+    count = np.diff(starts)
+    digits = _matrix(data[kept] - 48, starts[:-1], count, PAD)
+    return shaped & (count >= 3), plus, plain, digits, count
+
+
+def _buffers(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """An Arrow string array's offsets (from 0) and bytes; nulls read as empty."""
+    texts = texts.cast(pa.large_string())
+    validity, offsets_buffer, data_buffer = texts.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64)
+    offsets = offsets[texts.offset : texts.offset + len(texts) + 1]
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer else np.zeros(0, np.uint8)
+    data = data[offsets[0] : offsets[-1]]
+    offsets = offsets - offsets[0]
+    if validity is not None:
+        # A null's bytes (if any) are skipped.
+        nulls = texts.is_null().to_numpy(zero_copy_only=False)
+        lengths = np.where(nulls, 0, np.diff(offsets))
+        keep = np.repeat(~nulls, np.diff(offsets))
+        data = data[keep]
+        offsets = np.concatenate([[0], np.cumsum(lengths)])
+    return offsets, data
+
+
+def _matrix(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, fill: int) -> np.ndarray:
+    """Rows of ``data`` (each from its start, ``lengths`` long, at most WIDTH kept) as a
+    ``(n, WIDTH)`` matrix, ``fill`` after each row's end."""
+    out = np.full((len(starts), WIDTH), fill, dtype=np.uint8)
+    if not len(data):
+        return out
+    columns = np.arange(WIDTH)
+    for start in range(0, len(starts), _MATRIX_ROWS):
+        part = slice(start, start + _MATRIX_ROWS)
+        at = np.minimum(starts[part, None] + columns, len(data) - 1)
+        out[part] = np.where(columns < lengths[part, None], data[at], fill)
+    return out
 
 
 def _gather(digits: np.ndarray, start: np.ndarray, size: np.ndarray) -> np.ndarray:
@@ -165,10 +265,10 @@ def _international(
     plain: np.ndarray,
     region: str | None,
     words: Vocabulary,
-) -> Decided:
+) -> Coded:
     """``+`` then ``digits``: _fastphones._international where the text has no ``(0)`` (with
     one, only a valid literal reading)."""
-    out = Decided.empty(len(digits))
+    out = Coded.empty(len(digits))
     code, size = _split_code(digits, total)
     rest = total - size
     head = np.take_along_axis(digits, np.minimum(size, digits.shape[1] - 1)[:, None], axis=1)
@@ -181,10 +281,10 @@ def _international(
     out.put(literal[good], first, np.flatnonzero(good))
     unknown = ~out.done & plain & (code == 0) & (total > 2) & (digits[:, 0] != 0)
     if region is None:
-        _refuse_code(out, np.flatnonzero(unknown))
+        _refuse_code(out, np.flatnonzero(unknown), words)
     elif (reader := _plan(region)) is not None:
         at = np.flatnonzero(unknown)
-        _refuse_code(out, at[(reader.automaton.masks(digits[at]) >> _IDD) & 1 == 0])
+        _refuse_code(out, at[(reader.automaton.masks(digits[at]) >> _IDD) & 1 == 0], words)
     parse = np.flatnonzero(~out.done & plain & (code != 0) & (rest >= 2) & (total > 2))
     for one, where in _groups(code[parse]):
         main = phonenumbers.region_code_for_country_code(one)
@@ -201,9 +301,9 @@ def _international(
     return out
 
 
-def _refuse_code(out: Decided, rows: np.ndarray) -> None:
+def _refuse_code(out: Coded, rows: np.ndarray, words: Vocabulary) -> None:
     out.done[rows] = True
-    out.reason[rows] = "invalid_country_code"
+    out.reason[rows] = words.reasons.index("invalid_country_code")
 
 
 def _national(
@@ -212,14 +312,14 @@ def _national(
     plain: np.ndarray,
     region: str,
     words: Vocabulary,
-) -> Decided:
+) -> Coded:
     """National digits: _fastphones._national where the trunk rule is plain digits and the
     digits do not start with the country code (those are left undecided)."""
-    out = Decided.empty(len(digits))
+    out = Coded.empty(len(digits))
     plan = _plan(region)
     if plan is None:
         return out
-    first = Decided.empty(len(digits))
+    first = Coded.empty(len(digits))
     if plan.plain_trunk:
         prefix = plan.national_prefix
         trunk = _starts_with(digits, count, prefix) if prefix else np.zeros(len(digits), bool)
@@ -318,32 +418,36 @@ def _strip(
     return np.where(use[:, None], candidates, numbers), np.where(use, size - cut, size)
 
 
-def _verdict(codes: np.ndarray, nsn: np.ndarray, size: np.ndarray, words: Vocabulary) -> Decided:
+def _verdict(codes: np.ndarray, nsn: np.ndarray, size: np.ndarray, words: Vocabulary) -> Coded:
     """_fastphones._judge for whole matrices: spec type (stage_and_screen first), region,
     is_possible reason when invalid; not done for a code whose metadata needs parse()."""
-    out = Decided.empty(len(codes))
-    names = _names(words)
+    out = Coded.empty(len(codes))
+    kinds_of = _kinds(words)
+    ok = words.reasons.index("ok")
     for code, group in _groups(codes):
         plans = [_plan(r) for r in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(code, ())]
         if not plans or any(p is None for p in plans):
             continue
         found, types = region_types(plans, nsn[group], size[group])  # type: ignore[arg-type]
-        e164 = _e164(code, nsn[group])
-        kinds = names[types]
+        e164 = _e164(code, nsn[group], size[group])
+        kinds = kinds_of[types]
         if code in (1, 44):  # the only codes with regulator drama ranges
-            stage = np.fromiter(map(words.is_stage, e164.tolist()), dtype=bool, count=len(group))
-            kinds[stage] = "stage_and_screen"
-        valid = kinds != "bad_format"
+            texts = [f"+{number}" for number in e164.tolist()]
+            kinds[np.fromiter(map(words.is_stage, texts), dtype=bool, count=len(group))] = _STAGE
+        valid = kinds != BAD
         out.done[group] = True
         out.kind[group] = kinds
         out.e164[group[valid]] = e164[valid]
-        out.region[group] = _main_region(code)
-        own = valid & (found != None)  # noqa: E711  (elementwise)
-        out.region[group[own]] = found[own]
-        out.reason[group[valid]] = "ok"
+        main = _main_region(code)
+        out.region[group] = -1 if main is None else REGION_CODE[main]
+        own = valid & (found >= 0)
+        plan_regions = np.array([REGION_CODE[p.region] for p in plans], dtype=np.int16)  # type: ignore[union-attr]
+        out.region[group[own]] = plan_regions[found[own]]
+        out.reason[group[valid]] = ok
         bad = group[~valid]
         for length, at in _groups(size[bad]):
-            out.reason[bad[at]] = words.possible_reasons[_possible_reason(code, length)]
+            reason = words.possible_reasons[_possible_reason(code, length)]
+            out.reason[bad[at]] = words.reasons.index(reason)
     return out
 
 
@@ -356,20 +460,19 @@ def _groups(keys: np.ndarray) -> list[tuple[int, np.ndarray]]:
     return list(zip(distinct.tolist(), np.split(order, starts[1:]), strict=True))
 
 
-def _names(words: Vocabulary) -> np.ndarray:
-    """Spec type names indexed by phonenumbers' line type (``bad_format`` for UNKNOWN)."""
-    names = np.full(max(max(words.type_names), _UNKNOWN) + 1, "bad_format", dtype=object)
+def _kinds(words: Vocabulary) -> np.ndarray:
+    """Spec type codes indexed by phonenumbers' line type (``bad_format`` for UNKNOWN)."""
+    kinds = np.full(max(max(words.type_names), _UNKNOWN) + 1, BAD, dtype=np.int8)
     for kind, name in words.type_names.items():
-        names[int(kind)] = name
-    names[_UNKNOWN] = "bad_format"
-    return names
+        kinds[int(kind)] = TYPES.index(name)
+    kinds[_UNKNOWN] = BAD
+    return kinds
 
 
-def _e164(code: int, nsn: np.ndarray) -> np.ndarray:
-    """``+``, the code and each national number, as Python strings."""
-    head = np.frombuffer(f"+{code}".encode(), dtype=np.uint8)
-    width = len(head) + nsn.shape[1]
-    text = np.zeros((len(nsn), width), dtype=np.uint8)
-    text[:, : len(head)] = head
-    text[:, len(head) :] = np.where(nsn == PAD, 0, nsn + 48)
-    return text.view(f"S{width}").ravel().astype(f"U{width}").astype(object)
+def _e164(code: int, nsn: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """The code and each national number's digits as one integer (E.164 without its ``+``)."""
+    number = np.full(len(nsn), code, dtype=np.int64)
+    for column in range(int(size.max(initial=0))):
+        more = column < size
+        number = np.where(more, number * 10 + nsn[:, column], number)
+    return number

@@ -14,12 +14,15 @@ import numbers
 import operator
 import re
 from itertools import repeat
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["NOT_A_NUMBER_TEXT", "as_series", "factorize", "to_text", "to_texts"]
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["NOT_A_NUMBER_TEXT", "arrow_strings", "as_series", "factorize", "to_text", "to_texts"]
 
 NOT_A_NUMBER_TEXT: Final = "\x00not-a-number"
 _FLOAT_TEXT_RE: Final = re.compile(r"\+?[0-9]+\.0+")
@@ -98,16 +101,26 @@ def as_series(values: Any) -> pd.Series:
     return pd.Series(list(values))
 
 
+def arrow_strings(series: pd.Series) -> pa.Array | None:
+    """The values as one Arrow string array when they are Arrow-backed strings, else None."""
+    dtype = series.dtype
+    arrow = getattr(dtype, "storage", None) == "pyarrow" or isinstance(dtype, pd.ArrowDtype)
+    if not (arrow and pd.api.types.is_string_dtype(dtype)):
+        return None
+    import pyarrow as pa
+
+    values = pa.array(series.array)
+    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+
+
 def factorize(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """Codes (-1 for a missing value) and distinct values; Arrow strings deduplicated in
     Arrow, so only the distinct ones become Python strings."""
-    dtype = series.dtype
-    arrow = getattr(dtype, "storage", None) == "pyarrow" or isinstance(dtype, pd.ArrowDtype)
-    if arrow and pd.api.types.is_string_dtype(dtype):
-        import pyarrow as pa
+    strings = arrow_strings(series)
+    if strings is not None:
         import pyarrow.compute as pc
 
-        encoded = pc.dictionary_encode(pa.chunked_array(pa.array(series.array))).combine_chunks()
+        encoded = pc.dictionary_encode(strings)
         codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
         uniques = np.array(encoded.dictionary.to_pylist(), dtype=object)
         return codes.astype(np.int64), uniques

@@ -27,43 +27,59 @@ Decisions:
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
-from functools import lru_cache
+from collections.abc import Iterable, Sequence
 from typing import Any, Final, NamedTuple
 
 import numpy as np
 import pandas as pd
-import phonenumbers
-from phonenumbers import (
-    NumberParseException,
-    PhoneMetadata,
-    PhoneNumber,
-    PhoneNumberType,
-    ValidationResult,
-)
 
 from smskit.errors import ValidationError, guard_input
 from smskit.rules import _fastphones, _phonematrix
+from smskit.rules._phonecheck import (
+    _NOT_A_NUMBER,
+    _POSSIBLE_REASON,
+    _REASON_CODE,
+    _TYPE_CODE,
+    REASON_DTYPE,
+    REASONS,
+    TYPE_DTYPE,
+    TYPE_MAP,
+    PhoneCheck,
+    _classify_text,
+    _region,
+    classify,
+    gateway_number,
+    is_e164,
+    is_stage_and_screen,
+    main_region,
+    read_valid,
+    refusal,
+    region_of,
+    spec_type,
+    to_e164,
+)
 from smskit.rules._phonetexts import NOT_A_NUMBER_TEXT as _NOT_A_NUMBER_TEXT
+from smskit.rules._phonetexts import arrow_strings as _arrow_strings
 from smskit.rules._phonetexts import as_series as _as_series
 from smskit.rules._phonetexts import factorize as _factorize
-from smskit.rules._phonetexts import to_text as _to_text
 from smskit.rules._phonetexts import to_texts as _to_texts
-from smskit.rules.spec import PHONE_NUMBER_TYPE
 
 __all__ = [
     "REASONS",
     "REASON_DTYPE",
+    "REGION_NAMES",
     "TYPE_DTYPE",
+    "Codes",
     "Distinct",
     "PhoneCheck",
     "classify",
+    "e164_texts",
     "gateway_number",
     "is_e164",
     "is_stage_and_screen",
     "main_region",
     "normalize",
+    "normalize_codes",
     "normalize_distinct",
     "read_valid",
     "refusal",
@@ -72,266 +88,11 @@ __all__ = [
     "to_e164",
 ]
 
-REASONS: Final = (
-    "ok",
-    "empty",
-    "not_a_number",
-    "contains_letters",
-    "misplaced_sign",
-    "forbidden_character",
-    "invalid_country_code",
-    "too_short",
-    "too_long",
-    "invalid_number",
-)
-REASON_DTYPE: Final = pd.CategoricalDtype(list(REASONS))
-TYPE_DTYPE: Final = pd.CategoricalDtype(list(PHONE_NUMBER_TYPE))
+_REGION_CODE: Final = _phonematrix.REGION_CODE
+# Every region code an answer may name ("001": non-geographic), in the order of Codes.region.
+REGION_NAMES: Final = _phonematrix.REGIONS
 
-# phonenumbers' line types -> the spec's phone_number_type values.
-TYPE_MAP: Final[dict[int, str]] = {
-    PhoneNumberType.FIXED_LINE: "landline",
-    PhoneNumberType.MOBILE: "mobile",
-    PhoneNumberType.FIXED_LINE_OR_MOBILE: "mobile_or_landline",
-    PhoneNumberType.TOLL_FREE: "toll_free",
-    PhoneNumberType.PREMIUM_RATE: "premium",
-    PhoneNumberType.SHARED_COST: "shared_cost",
-    PhoneNumberType.VOIP: "voip",
-    PhoneNumberType.PERSONAL_NUMBER: "personal_number",
-    PhoneNumberType.PAGER: "pager",
-    PhoneNumberType.UAN: "universal_access_number",
-    PhoneNumberType.VOICEMAIL: "voicemail_only",
-    PhoneNumberType.UNKNOWN: "unknown",
-}
-
-_PARSE_REASON: Final = {
-    NumberParseException.INVALID_COUNTRY_CODE: "invalid_country_code",
-    NumberParseException.NOT_A_NUMBER: "not_a_number",
-    NumberParseException.TOO_SHORT_AFTER_IDD: "too_short",
-    NumberParseException.TOO_SHORT_NSN: "too_short",
-    NumberParseException.TOO_LONG: "too_long",
-}
-_POSSIBLE_REASON: Final = {
-    ValidationResult.IS_POSSIBLE: "invalid_number",
-    ValidationResult.INVALID_COUNTRY_CODE: "invalid_country_code",
-    ValidationResult.TOO_SHORT: "too_short",
-    ValidationResult.TOO_LONG: "too_long",
-    # A local-only number lacks its area code: for an SMS it is too short.
-    ValidationResult.IS_POSSIBLE_LOCAL_ONLY: "too_short",
-    ValidationResult.INVALID_LENGTH: "invalid_number",
-}
-
-_E164_RE: Final = re.compile(r"\+[1-9][0-9]{6,14}")
-# Letters are refused, never read as keypad digits: "+33612345ABC" is a typo, not +33612345222.
-_LETTER_RE: Final = re.compile(r"[^\W\d_]")
-# Digits (any script: the same digit), blanks, the five separators and "+"; "+" and "-" are
-# then checked as signs. Line breaks and control characters are not blanks inside a number.
-_FORBIDDEN_RE: Final = re.compile(r"[^\d \t\u00a0\u2000-\u200a\u202f\u205f\u3000.\-/()+]")
-# Before the first digit: blanks and "(" around at most one "+"; a "-" there or after the
-# last digit is a minus sign, not a separator.
-_HEAD_RE: Final = re.compile(r"[^\d+\-]*(?:\+[^\d+\-]*)?")
-_DIGIT_RE: Final = re.compile(r"\d")
-_TAIL_RE: Final = re.compile(r"\D*\Z")
-_SEPARATORS_RE: Final = re.compile(r"[\s.\-()/]+")
-_REGIONS_OF_CODE: Final = {
-    str(code): regions for code, regions in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.items()
-}
-
-# Ofcom's numbers for drama: 7 national digits then any 3 (10-digit national numbers).
-_UK_DRAMA_PREFIXES: Final = frozenset(
-    {
-        "1134960", "1144960", "1154960", "1164960", "1174960", "1184960",  # Leeds..Reading
-        "1214960", "1314960", "1414960", "1514960", "1614960", "1914980",  # Birmingham..Tyne
-        "2079460", "2896496", "2920180",  # London, Northern Ireland, Cardiff
-        "1632960", "7700900", "8081570", "9098790", "3069990",  # no area, mobile, 080, 09, 03
-    }
-)  # fmt: skip
-
-_CODES: Final = frozenset(str(code) for code in phonenumbers.COUNTRY_CODE_TO_REGION_CODE)
-_DIGIT_ALTERNATIVES_RE: Final = re.compile(r"[0-9]+(?:\|[0-9]+)*")
-
-
-class PhoneCheck(NamedTuple):
-    """Outcome of checking one value: what :func:`normalize` puts in one row."""
-
-    e164: str | None
-    valid: bool
-    reason: str
-    region: str | None
-    type: str
-
-
-_EMPTY: Final = PhoneCheck(None, False, "empty", None, "bad_format")
-_REASON_CODE: Final = {name: code for code, name in enumerate(REASONS)}
-_TYPE_CODE: Final = {name: code for code, name in enumerate(PHONE_NUMBER_TYPE)}
-_NOT_A_NUMBER: Final = PhoneCheck(None, False, "not_a_number", None, "bad_format")
-
-
-def is_e164(value: object) -> bool:
-    """True for a string of ``+`` then 7 to 15 ASCII digits, the first not 0 (E.164)."""
-    return isinstance(value, str) and _E164_RE.fullmatch(value) is not None
-
-
-def is_stage_and_screen(e164: str) -> bool:
-    """True for numbers a regulator reserves for films and fiction (UK Ofcom, NANP 555-01xx)."""
-    try:
-        digits = e164[1:] if e164.startswith("+") else e164
-        if len(digits) == 12 and digits.startswith("44"):
-            return digits[2:9] in _UK_DRAMA_PREFIXES
-        return len(digits) == 11 and digits[0] == "1" and digits[4:9] == "55501"
-    except (TypeError, AttributeError) as exc:  # zero cost on the valid path
-        raise ValidationError("e164", "must be a string of digits, optionally after '+'") from exc
-
-
-def spec_type(number: phonenumbers.PhoneNumber, e164: str | None = None) -> str:
-    """The spec's ``phone_number_type`` of a parsed number (``bad_format`` when invalid)."""
-    try:
-        if e164 is None:
-            e164 = f"+{number.country_code}{phonenumbers.national_significant_number(number)}"
-        if is_stage_and_screen(e164):
-            return "stage_and_screen"
-        line_type = phonenumbers.number_type(number)
-        # number_type() is UNKNOWN exactly when is_valid_number() is False: one regex pass, not two.
-        return "bad_format" if line_type == PhoneNumberType.UNKNOWN else TYPE_MAP[line_type]
-    except (TypeError, AttributeError) as exc:  # zero cost on the valid path
-        raise ValidationError(
-            "number", "must be a phonenumbers.PhoneNumber (e164, if given, a string)"
-        ) from exc
-
-
-def read_valid(compact: str, region: str | None) -> tuple[PhoneNumber, str, str] | None:
-    """Fast path: (number, E.164, spec type) of compact digits read literally, if valid.
-
-    ``compact`` is ``+`` and digits, or national digits read in ``region`` (trunk prefix
-    stripped). None when that reading is not a valid number: then call
-    ``phonenumbers.parse``, which reads valid input the same way (pinned by tests over every
-    region) at several times the cost.
-    """
-    try:
-        if compact.startswith("+"):
-            digits = compact[1:]
-            if not (digits.isascii() and digits.isdigit()) or not 3 <= len(digits) <= 17:
-                return None
-            for length in (1, 2, 3):
-                if digits[:length] in _CODES:
-                    code, national = int(digits[:length]), digits[length:]
-                    break
-            else:
-                return None
-        else:
-            rule = _national_rule(region) if region else None
-            if rule is None or not (compact.isascii() and compact.isdigit()):
-                return None
-            code, prefix, strippable = rule
-            national = compact
-            if prefix and compact.startswith(prefix):
-                national = compact[len(prefix) :]
-            elif any(compact.startswith(other) for other in strippable):
-                return None
-        # Leading zeros (Italy) and overlong input are for parse() to judge.
-        if not national or national[0] == "0" or len(national) > 17:
-            return None
-        number = PhoneNumber(country_code=code, national_number=int(national))
-        e164 = f"+{code}{national}"
-        kind = spec_type(number, e164)
-        return None if kind == "bad_format" else (number, e164, kind)
-    except (TypeError, AttributeError) as exc:  # zero cost on the valid path
-        raise ValidationError(
-            "compact", "must be a string of digits, optionally after '+'"
-        ) from exc
-
-
-def refusal(text: str) -> str | None:
-    """The reason a text may not be read as a number at all, or None (then parse it).
-
-    ``contains_letters``: any letter (never a keypad digit); ``forbidden_character``: anything
-    but digits, blanks, ``. - / ( )`` and ``+``; ``misplaced_sign``: a ``+`` that is not the
-    single leading one, or a ``-`` before the first digit or after the last.
-    """
-    try:
-        if _LETTER_RE.search(text):
-            return "contains_letters"
-        if _FORBIDDEN_RE.search(text):
-            return "forbidden_character"
-        first = _DIGIT_RE.search(text)
-        if first is None:
-            return None
-        head, body = text[: first.start()], text[first.start() :]
-        if "+" in body or "-" in _TAIL_RE.findall(body)[0] or not _HEAD_RE.fullmatch(head):
-            return "misplaced_sign"
-        return None
-    except (TypeError, AttributeError) as exc:  # zero cost on the valid path
-        raise ValidationError("text", "must be a string") from exc
-
-
-def main_region(country_code: int | None) -> str | None:
-    """The main ISO 3166 region of a country calling code (None when unknown or non-geographic)."""
-    try:
-        if country_code is None:  # what phonenumbers leaves in a number it could not read
-            return None
-        region = phonenumbers.region_code_for_country_code(country_code)
-        return region if len(region) == 2 and region != "ZZ" else None
-    except (TypeError, AttributeError) as exc:  # zero cost on the valid path
-        raise ValidationError("country_code", "must be an integer country calling code") from exc
-
-
-def region_of(e164: str) -> str | None:
-    """ISO 3166 alpha-2 region of a ``+E.164`` number, valid or not (the country it is priced
-    and served in); None when the text is not ``+`` and digits or its code is unknown or
-    non-geographic.
-
-    A code shared by several regions (+1, +7, +44...) is resolved from the whole number; a
-    number of such a code that matches no region gets the code's main region.
-    """
-    if not (e164.startswith("+") and e164[1:].isdigit()):
-        return None
-    for length in (1, 2, 3):
-        regions = _REGIONS_OF_CODE.get(e164[1 : 1 + length])
-        if regions is not None:
-            if len(regions) == 1:
-                return regions[0] if regions[0] != "001" else None
-            return _shared_code_region(e164, length)
-    return None
-
-
-@lru_cache(maxsize=65_536)
-def _shared_code_region(e164: str, code_length: int) -> str | None:
-    national = e164[1 + code_length :]
-    if national[:1] in ("", "0"):  # leading zeros: parse() records them
-        try:
-            number = phonenumbers.parse(e164, None)
-        except NumberParseException:
-            return None
-    else:
-        number = PhoneNumber(
-            country_code=int(e164[1 : 1 + code_length]), national_number=int(national)
-        )
-    return phonenumbers.region_code_for_number(number) or main_region(number.country_code)
-
-
-def gateway_number(text: str) -> str | None:
-    """A number as the gateway reads one it is sent: separators (blanks, ``.-()/``) dropped, a
-    leading ``00`` read as ``+``, then E.164 (:func:`is_e164`) or None. The gateway never
-    guesses a country; the client sends E.164 only and never relies on this cleaning."""
-    compact = _SEPARATORS_RE.sub("", text)
-    if compact.startswith("00"):
-        compact = "+" + compact[2:]
-    return compact if is_e164(compact) else None
-
-
-def classify(value: Any, default_region: str | None = "FR") -> PhoneCheck:
-    """Check one value (string, int, float, None, NaN) and say why it is rejected, if it is."""
-    text = _to_text(value)
-    if text is None or text is _NOT_A_NUMBER_TEXT:
-        return _EMPTY if text is None else _NOT_A_NUMBER
-    return _classify_text(text, _region(default_region))
-
-
-def to_e164(value: Any, default_region: str | None = "FR") -> str | None:
-    """The E.164 form of a valid number, or None."""
-    return classify(value, default_region).e164
-
-
-_WORDS: Final = _fastphones.Vocabulary(TYPE_MAP, _POSSIBLE_REASON, is_stage_and_screen)
+_WORDS: Final = _fastphones.Vocabulary(TYPE_MAP, _POSSIBLE_REASON, is_stage_and_screen, REASONS)
 
 
 class Distinct(NamedTuple):
@@ -342,6 +103,45 @@ class Distinct(NamedTuple):
 
     codes: np.ndarray
     table: pd.DataFrame
+
+
+class Codes(NamedTuple):
+    """:func:`normalize`'s answers as arrays, one entry per value: ``e164`` the E.164 number's
+    digits as an integer (0 when invalid; :func:`e164_texts` makes the texts), ``reason`` a
+    place in :data:`REASONS`, ``region`` a place in :data:`REGION_NAMES` (-1: none), ``type``
+    a place in the spec's ``phone_number_type`` values."""
+
+    e164: np.ndarray
+    reason: np.ndarray
+    region: np.ndarray
+    type: np.ndarray
+
+    @property
+    def valid(self) -> np.ndarray:
+        return self.reason == _REASON_CODE["ok"]
+
+
+@guard_input("values", "must be an iterable of numbers (str, int, float or missing)")
+def normalize_codes(
+    values: Iterable[Any] | pd.Series,
+    default_region: str | None = "FR",
+    *,
+    region: Iterable[Any] | pd.Series | np.ndarray | None = None,
+) -> Codes:
+    """:func:`normalize` as code arrays (:class:`Codes`): no string a row."""
+    codes, answers = _distinct(_as_series(values), _region(default_region), region)
+    coded = answers.coded
+    return Codes(coded.e164[codes], coded.reason[codes], coded.region[codes], coded.kind[codes])
+
+
+def e164_texts(digits: np.ndarray) -> pd.api.extensions.ExtensionArray:
+    """``+`` and the digits of each E.164 number given as an integer (:attr:`Codes.e164`),
+    as pandas' Arrow-backed strings; missing where 0."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    texts = pc.cast(pa.array(digits, mask=digits == 0), pa.string())
+    return pd.array(pc.binary_join_element_wise("+", texts, ""), dtype="string")
 
 
 @guard_input("values", "must be an iterable of numbers (str, int, float or missing)")
@@ -361,7 +161,8 @@ def normalize(
     cannot follow exactly is read one by one, with the same answers.
     """
     series = _as_series(values)
-    codes, table = _distinct(series, _region(default_region), region)
+    codes, answers = _distinct(series, _region(default_region), region)
+    table = answers.table()
     columns: dict[str, Any] = {"input": series}
     for name in table.columns:
         columns[name] = pd.Series(table[name].array.take(codes), index=series.index)
@@ -378,12 +179,47 @@ def normalize_distinct(
     """:func:`normalize` without a row per value: its answers once per distinct (value,
     region) and each value's code into them (``normalize`` is ``table.take(codes)`` plus
     ``input``)."""
-    return _distinct(_as_series(values), _region(default_region), region)
+    codes, answers = _distinct(_as_series(values), _region(default_region), region)
+    return Distinct(codes, answers.table())
 
 
-def _distinct(series: pd.Series, default: str | None, region: Any) -> Distinct:
-    raw_codes, raw_uniques = _factorize(series)
+def _distinct(series: pd.Series, default: str | None, region: Any) -> tuple[np.ndarray, _Answers]:
     region_codes, regions = _row_regions(region, series, default)
+    answers = _Answers(0)
+    rest = np.arange(len(series))
+    codes = np.zeros(len(series), dtype=np.int32)
+    strings = _arrow_strings(series)
+    if strings is not None:
+        # Arrow strings of the plain shapes are read straight from their bytes, an answer a
+        # row (recipient lists rarely repeat a number: hashing them would cost more).
+        rows, texts = _phonematrix.plain_rows(strings)
+        lane = _phonematrix.Coded.empty(len(rows))
+        for code, row_region in enumerate(regions):
+            at = np.flatnonzero(region_codes[rows] == code)
+            if len(at) == len(rows):
+                lane = _phonematrix.express_texts(texts, row_region, _WORDS)
+            elif len(at):
+                read = _phonematrix.express_texts(texts.take(at), row_region, _WORDS)
+                lane.put(at, read)
+        done = np.flatnonzero(lane.done)
+        answers = _Answers(len(done))
+        answers.coded.put(np.arange(len(done)), lane, done)
+        codes[rows[done]] = np.arange(len(done), dtype=np.int32)
+        rest = np.setdiff1d(rest, rows[done], assume_unique=True)
+        if len(rest) < len(series):
+            series = series.iloc[rest]
+    if len(rest):
+        rest_codes, rest_answers = _distinct_values(series, region_codes[rest], regions)
+        codes[rest] = rest_codes + len(answers.coded.done)
+        answers = answers.joined(rest_answers)
+    return codes, answers
+
+
+def _distinct_values(
+    series: pd.Series, region_codes: np.ndarray, regions: list[str | None]
+) -> tuple[np.ndarray, _Answers]:
+    """Each distinct (value, region) read once: each value's code and the answers."""
+    raw_codes, raw_uniques = _factorize(series)
     # Distinct raw values often clean to one text ("0612345678", 612345678.0): read twice,
     # that is cheaper than a second pass of hashing every text.
     raw_texts = np.array([*_to_texts(raw_uniques), None], dtype=object)  # last: missing
@@ -402,59 +238,73 @@ def _distinct(series: pd.Series, default: str | None, region: Any) -> Distinct:
         at = np.flatnonzero(readable & (pair_regions == code))
         if len(at):
             answers.read(at, pair_texts[at].tolist(), row_region)
-    return Distinct(codes.astype(np.int32), answers.table())
+    return codes.astype(np.int32), answers
 
 
 class _Answers:
-    """One answer per distinct (value, region), as columns."""
+    """One answer per distinct (value, region), as code columns (:class:`_phonematrix.Coded`)."""
 
     def __init__(self, size: int) -> None:
-        self.e164 = np.full(size, None, dtype=object)
-        self.region = np.full(size, None, dtype=object)
-        self.reason = np.full(size, _REASON_CODE["empty"], dtype=np.int8)
-        self.type = np.full(size, _TYPE_CODE["bad_format"], dtype=np.int8)
+        self.coded = _phonematrix.Coded.empty(size)
+        self.coded.reason[:] = _REASON_CODE["empty"]
 
     def put(self, at: np.ndarray, checks: list[PhoneCheck]) -> None:
         """Answers at positions ``at``: one check each, or one check for all."""
         if not len(at):
             return
-        columns = list(zip(*checks, strict=True))
-        self.e164[at] = columns[0] if len(checks) > 1 else columns[0][0]
-        self.region[at] = columns[3] if len(checks) > 1 else columns[3][0]
-        self.reason[at] = [_REASON_CODE[r] for r in columns[2]]
-        self.type[at] = [_TYPE_CODE[t] for t in columns[4]]
+        coded = self.coded
+        coded.e164[at] = [int(c.e164[1:]) if c.e164 else 0 for c in checks]
+        coded.region[at] = [_REGION_CODE[c.region] if c.region else -1 for c in checks]
+        coded.reason[at] = [_REASON_CODE[c.reason] for c in checks]
+        coded.kind[at] = [_TYPE_CODE[c.type] for c in checks]
 
     def read(self, at: np.ndarray, texts: list[str], region: str | None) -> None:
         """Read ``texts`` (canonical, not empty) in ``region`` into positions ``at``."""
-        fast = _phonematrix.express(texts, region, _WORDS)
+        self.settle(at, _phonematrix.express(texts, region, _WORDS), texts, region)
+
+    def settle(
+        self, at: np.ndarray, fast: _phonematrix.Coded, texts: Sequence[str], region: str | None
+    ) -> None:
+        """The lane's answers ``fast`` for ``texts`` into positions ``at``, after the array
+        path and then the per-number path have read what the lane left."""
         rest = np.flatnonzero(~fast.done)
         if len(rest):
-            fast.put(
-                rest,
-                _fastphones.decide([texts[i] for i in rest.tolist()], region, _WORDS),
+            decided = _fastphones.decide([texts[i] for i in rest.tolist()], region, _WORDS)
+            fast.put(rest, _phonematrix.Coded.of(decided, _WORDS))
+        left = np.flatnonzero(~fast.done)
+        fast.put(left, self._per_number([texts[i] for i in left.tolist()], region))
+        self.coded.put(at, fast)
+
+    @staticmethod
+    def _per_number(texts: list[str], region: str | None) -> _phonematrix.Coded:
+        answers = _Answers(len(texts))
+        answers.put(np.arange(len(texts)), [_classify_text(t, region) for t in texts])
+        answers.coded.done[:] = True
+        return answers.coded
+
+    def joined(self, other: _Answers) -> _Answers:
+        """These answers, then ``other``'s."""
+        both = _Answers(0)
+        both.coded = _phonematrix.Coded(
+            *(
+                np.concatenate([getattr(self.coded, name), getattr(other.coded, name)])
+                for name in ("done", "e164", "reason", "region", "kind")
             )
-        e164, where, reason, kind = fast.e164, fast.region, fast.reason, fast.kind
-        for i in np.flatnonzero(~fast.done).tolist():
-            check = _classify_text(texts[i], region)
-            e164[i], where[i], reason[i], kind[i] = (
-                check.e164,
-                check.region,
-                check.reason,
-                check.type,
-            )
-        self.e164[at] = e164
-        self.region[at] = where
-        self.reason[at] = pd.Categorical(reason, categories=REASONS).codes
-        self.type[at] = pd.Categorical(kind, categories=PHONE_NUMBER_TYPE).codes
+        )
+        return both
 
     def table(self) -> pd.DataFrame:
+        import pyarrow as pa
+
+        coded = self.coded
+        regions = pa.array(REGION_NAMES).take(pa.array(coded.region, mask=coded.region < 0))
         return pd.DataFrame(
             {
-                "e164": pd.array(self.e164, dtype="string"),
-                "valid": self.reason == _REASON_CODE["ok"],
-                "reason": pd.Categorical.from_codes(self.reason, dtype=REASON_DTYPE),
-                "region": pd.array(self.region, dtype="string"),
-                "type": pd.Categorical.from_codes(self.type, dtype=TYPE_DTYPE),
+                "e164": e164_texts(coded.e164),
+                "valid": coded.reason == _REASON_CODE["ok"],
+                "reason": pd.Categorical.from_codes(coded.reason, dtype=REASON_DTYPE),
+                "region": pd.array(regions, dtype="string"),
+                "type": pd.Categorical.from_codes(coded.kind, dtype=TYPE_DTYPE),
             }
         )
 
@@ -497,86 +347,3 @@ def _row_regions(
                 value=unique,
             ) from exc
     return codes + 1, regions
-
-
-# -- internals ---------------------------------------------------------------------------
-
-
-def _region(default_region: str | None) -> str | None:
-    if default_region is None:
-        return None
-    region = str(default_region).upper()
-    if region not in phonenumbers.SUPPORTED_REGIONS:
-        raise ValidationError(
-            "default_region",
-            "must be an ISO 3166 alpha-2 region known to the numbering plan, e.g. 'FR'",
-            value=default_region,
-        )
-    return region
-
-
-@lru_cache(maxsize=512)
-def _national_rule(region: str) -> tuple[int, str | None, tuple[str, ...]] | None:
-    """Country code, trunk prefix and every prefix parse() may strip, when those are plain
-    digits (no transform rule, no carrier-code pattern); None means: always use parse()."""
-    meta = PhoneMetadata.metadata_for_region(region)
-    if meta is None or meta.country_code is None or meta.national_prefix_transform_rule:
-        return None
-    parsing = meta.national_prefix_for_parsing
-    if parsing is not None and not _DIGIT_ALTERNATIVES_RE.fullmatch(parsing):
-        return None
-    strippable = tuple(parsing.split("|")) if parsing else ()
-    prefix = meta.national_prefix
-    if strippable and prefix not in strippable:
-        return None
-    return meta.country_code, prefix, strippable
-
-
-@lru_cache(maxsize=65_536)
-def _classify_text(text: str, region: str | None) -> PhoneCheck:
-    return _classify_uncached(text, region)
-
-
-def _classify_uncached(text: str, region: str | None) -> PhoneCheck:
-    refused = refusal(text)
-    if refused is not None:
-        return PhoneCheck(None, False, refused, None, "bad_format")
-    compact = _SEPARATORS_RE.sub("", text.replace("(0)", ""))
-    if compact.startswith("00"):
-        text = compact = "+" + compact[2:]
-    fast = read_valid(compact, region)
-    if fast is not None:
-        return _valid_check(*fast)
-    first = _check_parsed(text, region)
-    if first.valid or not compact.isdigit() or compact.startswith("0"):
-        return first
-    # Spreadsheets drop the "+": a digit string invalid at home may be international.
-    fast = read_valid("+" + compact, None)
-    if fast is not None:
-        return _valid_check(*fast)
-    second = _check_parsed("+" + compact, None)
-    return second if second.valid else first
-
-
-def _valid_check(number: PhoneNumber, e164: str, kind: str) -> PhoneCheck:
-    region = phonenumbers.region_code_for_number(number) or main_region(number.country_code)
-    return PhoneCheck(e164, True, "ok", region, kind)
-
-
-def _check_parsed(text: str, region: str | None) -> PhoneCheck:
-    try:
-        number = phonenumbers.parse(text, region)
-    except NumberParseException as exc:
-        return PhoneCheck(
-            None,
-            False,
-            _PARSE_REASON.get(exc.error_type, "not_a_number"),
-            None,
-            "bad_format",
-        )
-    e164 = f"+{number.country_code}{phonenumbers.national_significant_number(number)}"
-    kind = spec_type(number, e164)
-    if kind != "bad_format":
-        return _valid_check(number, e164, kind)
-    reason = _POSSIBLE_REASON[phonenumbers.is_possible_number_with_reason(number)]
-    return PhoneCheck(None, False, reason, main_region(number.country_code), "bad_format")

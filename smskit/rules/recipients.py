@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import numbers
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from smskit.errors import ValidationError
 from smskit.rules.fields import CONTACT_FIELDS, DYNAMIC_FIELDS, field_text
@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     import pandas as pd
     from pandas.api.extensions import ExtensionArray
 
+    from smskit.rules.phones import Codes
+
 __all__ = [
     "BLOCK_ROWS",
     "DEFAULT_REGION",
@@ -41,6 +43,7 @@ __all__ = [
     "contact",
     "contact_rows",
     "number_checks",
+    "number_codes",
     "read_csv_text",
     "records_of",
 ]
@@ -325,6 +328,9 @@ def _with_columns(part: pd.DataFrame, wanted: Sequence[str], start: int) -> pd.D
     return block
 
 
+_Checked = TypeVar("_Checked")
+
+
 def number_checks(
     values: Sequence[Any] | np.ndarray | ExtensionArray,
     regions: Sequence[Any] | np.ndarray | ExtensionArray,
@@ -333,11 +339,31 @@ def number_checks(
     """:func:`smskit.rules.phones.normalize` of ``values``, each read in its row's region
     (``regions``, the ``country`` column; a missing one means ``default_region``). Arrays
     (numpy, or pandas' Arrow strings of a CSV) go as they are: no Python list a row."""
-
     from smskit.rules import phones
 
+    return _region_named(phones.normalize, values, regions, default_region)
+
+
+def number_codes(
+    values: Sequence[Any] | np.ndarray | ExtensionArray,
+    regions: Sequence[Any] | np.ndarray | ExtensionArray,
+    default_region: str | None,
+) -> Codes:
+    """:func:`number_checks` as code arrays (:func:`smskit.rules.phones.normalize_codes`)."""
+    from smskit.rules import phones
+
+    return _region_named(phones.normalize_codes, values, regions, default_region)
+
+
+def _region_named(
+    check: Callable[..., _Checked],
+    values: Sequence[Any] | np.ndarray | ExtensionArray,
+    regions: Sequence[Any] | np.ndarray | ExtensionArray,
+    default_region: str | None,
+) -> _Checked:
+    """``check`` of the numbers in their rows' regions; a bad region names the column."""
     try:
-        return phones.normalize(_series(values), default_region, region=_series(regions))
+        return check(_series(values), default_region, region=_series(regions))
     except ValidationError as exc:
         if exc.field != "region":
             raise
