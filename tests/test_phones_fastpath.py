@@ -146,3 +146,21 @@ def test_single_digits_agree_with_the_per_number_path() -> None:
     for region in (None, "FR", "GB"):
         regions: list[str | None] = [region] * len(texts)
         assert _array_path(texts, regions) == _per_number(texts, regions)
+
+
+def test_every_valid_number_fits_the_lanes_integer() -> None:
+    """The lane keeps E.164 as an int64 of its digits: the longest valid number of every
+    country code in the metadata (code, then its longest possible national number of 9s)
+    stays below int64's limit, so no valid number can wrap around."""
+    for region in phonenumbers.SUPPORTED_REGIONS:
+        meta = phonenumbers.PhoneMetadata.metadata_for_region(region)
+        longest = max(
+            (
+                max(d.possible_length)
+                for name in _fastphones._DESCS
+                if (d := getattr(meta, name)) and d.possible_length
+            ),
+            default=0,
+        )
+        largest = int(f"{meta.country_code}{'9' * longest}")
+        assert largest < 2**63, region

@@ -47,6 +47,37 @@ def _per_value(values: list[object], region: str | None = "FR") -> list[tuple[ob
     return [tuple(phones.classify(v, region))[:5] for v in values]
 
 
+# Spellings at the edge of the byte lane's plain shapes (blanks, floats, "(0)", signs, digits of
+# other scripts): each must read as the per-number path reads it.
+TRICKY = [
+    " +33 (0)6 12 34 56 78 ",
+    "33612345678.0",
+    " 0612345678.00 ",
+    "+33612345678.0",
+    "06.12.34.56.78",
+    "\t0612345678",
+    "06 12 34 56 78\u00a0",
+    "+33(0)612345678",
+    "(0)612345678",
+    "0(0)612345678",
+    "((0))612345678",
+    "+33 6 12 34 56 78 (0)",
+    "\u0660\u0666\u0661\u0662\u0663\u0664\u0665\u0666\u0667\u0668",
+    "+ 33 6 12 34 56 78",
+    "++33612345678",
+    "(+33) 6 12 34 56 78",
+    "06-12-34-56-78-",
+    "(06) 12 34 56 78",
+    "0612345678)",
+    "00 33 6 12 34 56 78",
+    "0033 (0) 6 12 34 56 78",
+    "+1 (201) 555-0123",
+    "1e10",
+    "+4420 7946 0123",
+    "061234567890123456789012345",
+]
+
+
 def _texts(seed: int, size: int) -> list[str | None]:
     rng = random.Random(seed)
     texts: list[str | None] = []
@@ -56,6 +87,8 @@ def _texts(seed: int, size: int) -> list[str | None]:
             texts.append(None)
         elif roll < 0.2:
             texts.append(rng.choice(["", "  ", " 06 12 34 56 78 ", "n/a", "+33 6 12", "0033612"]))
+        elif roll < 0.3:
+            texts.append(rng.choice(TRICKY))
         else:
             texts.append(_spelling(rng)[0])
     texts += texts[: size // 3]  # repeats
@@ -86,6 +119,8 @@ def test_arrow_strings_read_as_the_per_number_path(seed: int, size: int) -> None
         assert _rows(frame) == expected, type(values)
         assert frame[COLUMNS].dtypes.tolist() == reference[COLUMNS].dtypes.tolist()
         assert frame["input"].tolist() == pd.Series(values).tolist()
+    # A slice of an Arrow array starts inside its buffers.
+    assert _rows(phones.normalize(pa.array(texts)[2:])) == expected[2:]
 
 
 def test_numpy_arrays_read_as_their_values() -> None:

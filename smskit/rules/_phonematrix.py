@@ -53,7 +53,6 @@ __all__ = [
 ]
 
 WIDTH: Final = 24  # longer texts take the other paths (a plain number is never this long)
-_MATRIX_ROWS: Final = 65_536  # rows gathered at a time (the byte offsets are int64)
 BAD: Final = TYPES.index("bad_format")
 _STAGE: Final = TYPES.index("stage_and_screen")
 # Every region code phonenumbers answers with ("001": non-geographic), in one order.
@@ -214,16 +213,13 @@ def _buffers(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _matrix(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, fill: int) -> np.ndarray:
-    """Rows of ``data`` (each from its start, ``lengths`` long, at most WIDTH kept) as a
-    ``(n, WIDTH)`` matrix, ``fill`` after each row's end."""
-    out = np.full((len(starts), WIDTH), fill, dtype=np.uint8)
-    if not len(data):
-        return out
-    columns = np.arange(WIDTH)
-    for start in range(0, len(starts), _MATRIX_ROWS):
-        part = slice(start, start + _MATRIX_ROWS)
-        at = np.minimum(starts[part, None] + columns, len(data) - 1)
-        out[part] = np.where(columns < lengths[part, None], data[at], fill)
+    """Rows of ``data`` (each from its start, ``lengths`` long) as a matrix as wide as the
+    longest row (at least 3, at most WIDTH), ``fill`` after each row's end."""
+    width = int(min(max(lengths.max(initial=0), 3), WIDTH))
+    padded = np.concatenate([data, np.full(width, fill, dtype=np.uint8)])
+    # Each row is one window of the bytes: a single gather of whole rows.
+    out = np.lib.stride_tricks.sliding_window_view(padded, width)[starts]
+    out[np.arange(width) >= lengths[:, None]] = fill
     return out
 
 
@@ -233,6 +229,8 @@ def _gather(digits: np.ndarray, start: np.ndarray, size: np.ndarray) -> np.ndarr
     out = np.full_like(digits, PAD)
     # A few distinct starts (the length of a code or prefix): one slice copy each.
     for shift in np.unique(start).tolist():
+        if shift >= width:
+            continue  # nothing of these rows is left
         rows = start == shift
         out[rows, : width - shift] = digits[rows, shift:]
     return np.where(np.arange(width) < size[:, None], out, np.uint8(PAD))
@@ -240,6 +238,8 @@ def _gather(digits: np.ndarray, start: np.ndarray, size: np.ndarray) -> np.ndarr
 
 def _starts_with(digits: np.ndarray, count: np.ndarray, prefix: str) -> np.ndarray:
     wanted = np.array([int(c) for c in prefix], dtype=np.uint8)
+    if len(wanted) > digits.shape[1]:  # no row has that many digits
+        return np.zeros(len(digits), dtype=bool)
     return (count >= len(wanted)) & np.all(digits[:, : len(wanted)] == wanted, axis=1)
 
 
@@ -328,7 +328,8 @@ def _national(
             other |= _starts_with(digits, count, alternative)
         skip = np.where(trunk, len(prefix or ""), 0)
         size = count - skip
-        head = np.take_along_axis(digits, np.minimum(skip, WIDTH - 1)[:, None], axis=1)[:, 0]
+        head = np.take_along_axis(digits, np.minimum(skip, digits.shape[1] - 1)[:, None], axis=1)
+        head = head[:, 0]
         literal = np.flatnonzero((trunk | ~other) & (size >= 1) & (size <= _MAX_NSN) & (head != 0))
         nsn = _gather(digits[literal], skip[literal], size[literal])
         read = _verdict(np.full(len(literal), plan.code), nsn, size[literal], words)
@@ -376,7 +377,7 @@ def _after_own_code(
     if after is None or main_plan is None:
         return []
     potential, potential_size = after
-    lengths = np.array([_length_result(plan.region, k) for k in range(WIDTH + 1)])
+    lengths = np.array([_length_result(plan.region, k) for k in range(whole.shape[1] + 1)])
     switch = (~_general(plan, whole) & _general(plan, potential)) | (
         lengths[size] == ValidationResult.TOO_LONG
     )
