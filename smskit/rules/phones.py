@@ -140,8 +140,12 @@ def e164_texts(digits: np.ndarray) -> pd.api.extensions.ExtensionArray:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    texts = pc.cast(pa.array(digits, mask=digits == 0), pa.string())
-    return pd.array(pc.binary_join_element_wise("+", texts, ""), dtype="string")
+    # The system's allocator: Arrow's own pool would keep the temporaries' pages.
+    pool = pa.system_memory_pool()
+    texts = pc.cast(pa.array(digits, mask=digits == 0), pa.large_string(), memory_pool=pool)
+    plus, nothing = pa.scalar("+", pa.large_string()), pa.scalar("", pa.large_string())
+    joined = pc.binary_join_element_wise(plus, texts, nothing, memory_pool=pool)
+    return pd.array(joined, dtype="string")
 
 
 @guard_input("values", "must be an iterable of numbers (str, int, float or missing)")
