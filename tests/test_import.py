@@ -18,7 +18,7 @@ def _modules_after(statement: str) -> set[str]:
     out = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
     ).stdout
-    return {name.split(".")[0] for name in json.loads(out)}
+    return {name.split(".")[0] for name in json.loads(out.splitlines()[-1])}
 
 
 def test_import_does_not_load_ui_or_server_packages() -> None:
@@ -32,6 +32,16 @@ def test_import_defers_pandas_and_jinja2() -> None:
     loaded = _modules_after("import smskit")
     assert loaded.isdisjoint({"pandas", "numpy", "jinja2", "phonenumbers"})
     assert "pandas" in _modules_after("import smskit; smskit.HLRResults([]).to_frame()")
+
+
+def test_first_hlr_answer_loads_neither_pandas_nor_pyarrow() -> None:
+    """Client() on the embedded sandbox and a first HLR answer read one number on each side:
+    neither pandas nor pyarrow is imported for it (issue #15: start-up); a frame is."""
+    hlr = "import smskit; smskit.Client().contact.hlr_request(['+33612345678'])"
+    loaded = _modules_after(hlr)
+    assert "phonenumbers" in loaded and "starlette" in loaded  # the sandbox answered
+    assert loaded.isdisjoint({"pandas", "pyarrow"})
+    assert "pandas" in _modules_after(f"{hlr}.to_frame()")
 
 
 def test_import_does_not_load_dask() -> None:

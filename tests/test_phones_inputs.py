@@ -133,6 +133,33 @@ def test_numpy_arrays_read_as_their_values() -> None:
         assert _rows(phones.normalize(values)) == _per_value(values.tolist())
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(-(10**15), 10**15),
+            st.sampled_from([33612345678, 612345678, 447700900123, 12025550123, 0, -1]),
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    st.lists(st.sampled_from([np.nan, 1.5, 2.0**60, -33612345678.0, float("inf")]), max_size=5),
+)
+def test_number_columns_read_as_their_values(ints: list[int], odd: list[float]) -> None:
+    """Numbers as a spreadsheet column gives them (int64, nullable Int64, float64 with blanks,
+    fractions, huge and negative values), read from their digits whole-array: each answer is
+    phones.classify's of the value."""
+    floats = [float(i) for i in ints if abs(i) < 2**53] + odd
+    nullable = pd.array([*ints, None], dtype="Int64")
+    for values, as_values in (
+        (pd.Series(ints, dtype="int64"), ints),
+        (pd.Series(nullable), [*ints, None]),
+        (pd.Series(floats, dtype="float64"), floats),
+        (np.array(ints, dtype=np.int64), ints),
+    ):
+        assert _rows(phones.normalize(values)) == _per_value(as_values)
+
+
 def test_objects_of_every_kind_read_or_refused_as_one_by_one() -> None:
     """Strings, integers, integral and other floats, booleans, decimals, bytes, tuples and
     every kind of missing value in one object array: each answer is phones.classify's."""

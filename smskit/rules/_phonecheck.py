@@ -11,7 +11,6 @@ import re
 from functools import lru_cache
 from typing import Any, Final, NamedTuple
 
-import pandas as pd
 import phonenumbers
 from phonenumbers import (
     NumberParseException,
@@ -38,8 +37,6 @@ REASONS: Final = (
     "too_long",
     "invalid_number",
 )
-REASON_DTYPE: Final = pd.CategoricalDtype(list(REASONS))
-TYPE_DTYPE: Final = pd.CategoricalDtype(list(PHONE_NUMBER_TYPE))
 
 # phonenumbers' line types -> the spec's phone_number_type values.
 TYPE_MAP: Final[dict[int, str]] = {

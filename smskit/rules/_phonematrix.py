@@ -17,11 +17,10 @@ path).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 import phonenumbers
-import pyarrow as pa
 from phonenumbers import ValidationResult
 
 from smskit.rules._digitdfa import PAD
@@ -42,6 +41,9 @@ from smskit.rules._fastphones import (
     region_types,
 )
 from smskit.rules.spec import PHONE_NUMBER_TYPE as TYPES
+
+if TYPE_CHECKING:  # pyarrow is imported where texts are read (the sandbox reads none)
+    import pyarrow as pa
 
 __all__ = [
     "REGIONS",
@@ -117,11 +119,14 @@ class Coded:
 def express(texts: list[str], region: str | None, words: Vocabulary) -> Coded:
     """Answers for canonical texts (stripped, not empty) read in ``region``; ``done`` is False
     where the other paths must decide."""
+    import pyarrow as pa
+
     return express_texts(pa.array(texts, type=pa.large_string()), region, words)
 
 
 def express_texts(texts: pa.Array, region: str | None, words: Vocabulary) -> Coded:
     """:func:`express` of canonical texts given as an Arrow string array (no nulls)."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     out = Coded.empty(len(texts))
@@ -150,6 +155,7 @@ def plain_rows(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
     with the spaces around it trimmed: only digits, spaces and ``. - / ( ) +`` (no other
     blank, so trimming spaces is ``str.strip``) and not a float's text (``33612345678.0``,
     which reads as its digits); and those trimmed texts."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     trimmed = pc.utf8_trim(values, " ")
@@ -195,6 +201,8 @@ def _compact_digits(
 
 def _buffers(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """An Arrow string array's offsets (from 0) and bytes; nulls read as empty."""
+    import pyarrow as pa
+
     texts = texts.cast(pa.large_string())
     validity, offsets_buffer, data_buffer = texts.buffers()
     offsets = np.frombuffer(offsets_buffer, dtype=np.int64)

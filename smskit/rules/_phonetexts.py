@@ -13,16 +13,25 @@ import math
 import numbers
 import operator
 import re
+import sys
 from itertools import repeat
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
-import pandas as pd
 
 if TYPE_CHECKING:
+    import pandas as pd
     import pyarrow as pa
 
-__all__ = ["NOT_A_NUMBER_TEXT", "arrow_strings", "as_series", "factorize", "to_text", "to_texts"]
+__all__ = [
+    "NOT_A_NUMBER_TEXT",
+    "arrow_strings",
+    "as_series",
+    "factorize",
+    "lane_texts",
+    "to_text",
+    "to_texts",
+]
 
 NOT_A_NUMBER_TEXT: Final = "\x00not-a-number"
 _FLOAT_TEXT_RE: Final = re.compile(r"\+?[0-9]+\.0+")
@@ -35,7 +44,11 @@ def to_text(value: Any) -> str | None:
         if text and text[-1] == "0" and _FLOAT_TEXT_RE.fullmatch(text):
             return text.split(".", 1)[0]
         return text or None
-    if value is None or value is pd.NA or value is pd.NaT:
+    if value is None:
+        return None
+    # pandas' missing values exist only once pandas is imported (the sandbox never is).
+    pandas = sys.modules.get("pandas")
+    if pandas is not None and (value is pandas.NA or value is pandas.NaT):
         return None
     if isinstance(value, np.datetime64 | np.timedelta64) and np.isnat(value):
         return None  # numpy's missing time, as pandas' factorize reads it in normalize
@@ -92,6 +105,8 @@ def to_texts(values: np.ndarray) -> list[str | None]:
 
 def as_series(values: Any) -> pd.Series:
     """The values as a Series (a copy): a pyarrow or 1-D numpy array keeps its type."""
+    import pandas as pd
+
     if isinstance(values, pd.Series):
         return values.copy()
     if type(values).__module__.startswith("pyarrow"):
@@ -103,6 +118,8 @@ def as_series(values: Any) -> pd.Series:
 
 def arrow_strings(series: pd.Series) -> pa.Array | None:
     """The values as one Arrow string array when they are Arrow-backed strings, else None."""
+    import pandas as pd
+
     dtype = series.dtype
     arrow = getattr(dtype, "storage", None) == "pyarrow" or isinstance(dtype, pd.ArrowDtype)
     if not (arrow and pd.api.types.is_string_dtype(dtype)):
@@ -113,9 +130,36 @@ def arrow_strings(series: pd.Series) -> pa.Array | None:
     return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
 
 
+def lane_texts(series: pd.Series) -> pa.Array | None:
+    """The values as Arrow strings the whole-array lane may read, or None: Arrow strings as
+    they are; integers as their digits and integral floats (a CSV column read as numbers)
+    likewise, exactly as :func:`to_text` writes them; any other value null (read by the
+    other paths)."""
+    import pandas as pd
+
+    strings = arrow_strings(series)
+    if strings is not None:
+        return strings
+    dtype = series.dtype
+    if pd.api.types.is_bool_dtype(dtype) or not pd.api.types.is_numeric_dtype(dtype):
+        return None
+    import pyarrow as pa
+
+    if pd.api.types.is_integer_dtype(dtype):
+        return pa.array(series.array).cast(pa.large_string())
+    number = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    with np.errstate(invalid="ignore"):
+        # Integral floats below 2**53 are exact integers; the others are for to_text.
+        exact = (np.abs(number) < 2.0**53) & (number == np.floor(number))
+    digits = np.where(exact, number, 0).astype(np.int64)
+    return pa.array(digits, mask=~exact).cast(pa.large_string())
+
+
 def factorize(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """Codes (-1 for a missing value) and distinct values; Arrow strings deduplicated in
     Arrow, so only the distinct ones become Python strings."""
+    import pandas as pd
+
     strings = arrow_strings(series)
     if strings is not None:
         import pyarrow.compute as pc

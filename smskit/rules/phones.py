@@ -28,10 +28,10 @@ Decisions:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, Final, NamedTuple
+from functools import cache
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import numpy as np
-import pandas as pd
 
 from smskit.errors import ValidationError, guard_input
 from smskit.rules import _fastphones, _phonematrix
@@ -40,9 +40,7 @@ from smskit.rules._phonecheck import (
     _POSSIBLE_REASON,
     _REASON_CODE,
     _TYPE_CODE,
-    REASON_DTYPE,
     REASONS,
-    TYPE_DTYPE,
     TYPE_MAP,
     PhoneCheck,
     _classify_text,
@@ -59,16 +57,20 @@ from smskit.rules._phonecheck import (
     to_e164,
 )
 from smskit.rules._phonetexts import NOT_A_NUMBER_TEXT as _NOT_A_NUMBER_TEXT
-from smskit.rules._phonetexts import arrow_strings as _arrow_strings
 from smskit.rules._phonetexts import as_series as _as_series
 from smskit.rules._phonetexts import factorize as _factorize
+from smskit.rules._phonetexts import lane_texts as _lane_texts
 from smskit.rules._phonetexts import to_texts as _to_texts
+from smskit.rules.spec import PHONE_NUMBER_TYPE
+
+if TYPE_CHECKING:  # pandas is imported where arrays are read: the sandbox reads one number
+    import pandas as pd
 
 __all__ = [
     "REASONS",
-    "REASON_DTYPE",
+    "REASON_DTYPE",  # noqa: F822  (made on first use: __getattr__ below)
     "REGION_NAMES",
-    "TYPE_DTYPE",
+    "TYPE_DTYPE",  # noqa: F822
     "Codes",
     "Distinct",
     "PhoneCheck",
@@ -91,6 +93,24 @@ __all__ = [
 _REGION_CODE: Final = _phonematrix.REGION_CODE
 # Every region code an answer may name ("001": non-geographic), in the order of Codes.region.
 REGION_NAMES: Final = _phonematrix.REGIONS
+
+
+@cache
+def _dtypes() -> tuple[pd.CategoricalDtype, pd.CategoricalDtype]:
+    import pandas as pd
+
+    return pd.CategoricalDtype(list(REASONS)), pd.CategoricalDtype(list(PHONE_NUMBER_TYPE))
+
+
+def __getattr__(name: str) -> Any:
+    """``REASON_DTYPE`` and ``TYPE_DTYPE`` (the reason and type columns' categorical dtypes),
+    made on first use so that reading one number never imports pandas."""
+    if name == "REASON_DTYPE":
+        return _dtypes()[0]
+    if name == "TYPE_DTYPE":
+        return _dtypes()[1]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _WORDS: Final = _fastphones.Vocabulary(TYPE_MAP, _POSSIBLE_REASON, is_stage_and_screen, REASONS)
 
@@ -137,6 +157,7 @@ def normalize_codes(
 def e164_texts(digits: np.ndarray) -> pd.api.extensions.ExtensionArray:
     """``+`` and the digits of each E.164 number given as an integer (:attr:`Codes.e164`),
     as pandas' Arrow-backed strings; missing where 0."""
+    import pandas as pd
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -164,6 +185,8 @@ def normalize(
     whole arrays at a time (:mod:`._phonematrix`, :mod:`._fastphones`); what those paths
     cannot follow exactly is read one by one, with the same answers.
     """
+    import pandas as pd
+
     series = _as_series(values)
     codes, answers = _distinct(series, _region(default_region), region)
     table = answers.table()
@@ -192,10 +215,10 @@ def _distinct(series: pd.Series, default: str | None, region: Any) -> tuple[np.n
     answers = _Answers(0)
     rest = np.arange(len(series))
     codes = np.zeros(len(series), dtype=np.int32)
-    strings = _arrow_strings(series)
+    strings = _lane_texts(series)
     if strings is not None:
-        # Arrow strings of the plain shapes are read straight from their bytes, an answer a
-        # row (recipient lists rarely repeat a number: hashing them would cost more).
+        # Texts of the plain shapes (Arrow strings, integers) are read straight from their
+        # bytes, an answer a row (recipient lists rarely repeat a number: hashing costs more).
         rows, texts = _phonematrix.plain_rows(strings)
         lane = _phonematrix.Coded.empty(len(rows))
         for code, row_region in enumerate(regions):
@@ -223,6 +246,8 @@ def _distinct_values(
     series: pd.Series, region_codes: np.ndarray, regions: list[str | None]
 ) -> tuple[np.ndarray, _Answers]:
     """Each distinct (value, region) read once: each value's code and the answers."""
+    import pandas as pd
+
     raw_codes, raw_uniques = _factorize(series)
     # Distinct raw values often clean to one text ("0612345678", 612345678.0): read twice,
     # that is cheaper than a second pass of hashing every text.
@@ -298,6 +323,7 @@ class _Answers:
         return both
 
     def table(self) -> pd.DataFrame:
+        import pandas as pd
         import pyarrow as pa
 
         coded = self.coded
@@ -306,9 +332,9 @@ class _Answers:
             {
                 "e164": e164_texts(coded.e164),
                 "valid": coded.reason == _REASON_CODE["ok"],
-                "reason": pd.Categorical.from_codes(coded.reason, dtype=REASON_DTYPE),
+                "reason": pd.Categorical.from_codes(coded.reason, dtype=_dtypes()[0]),
                 "region": pd.array(regions, dtype="string"),
-                "type": pd.Categorical.from_codes(coded.kind, dtype=TYPE_DTYPE),
+                "type": pd.Categorical.from_codes(coded.kind, dtype=_dtypes()[1]),
             }
         )
 
@@ -319,6 +345,8 @@ def _row_regions(
     default: str | None,
 ) -> tuple[np.ndarray, list[str | None]]:
     """Per row, a code into the list of distinct regions (code 0 is the default region)."""
+    import pandas as pd
+
     if region is None:
         return np.zeros(len(series), dtype=np.int64), [default]
     # Two Series with different labels would pair rows silently by position: refuse.
