@@ -151,19 +151,17 @@ def express_texts(texts: pa.Array, region: str | None, words: Vocabulary) -> Cod
 
 
 def plain_rows(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
-    """Rows of raw Arrow strings whose canonical text (``_phonetexts.to_text``) is the value
-    with the spaces around it trimmed: only digits, spaces and ``. - / ( ) +`` (no other
-    blank, so trimming spaces is ``str.strip``) and not a float's text (``33612345678.0``,
-    which reads as its digits); and those trimmed texts."""
+    """Rows of raw Arrow strings the lane may read, and their texts with the spaces around
+    them trimmed: every value but a missing one or a float's text (``33612345678.0``, whose
+    canonical text is its digits). Where a trimmed text is of a plain shape (no blank at its
+    ends) it is the canonical text (``str.strip``); any other is left undecided by the lane.
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 
     trimmed = pc.utf8_trim(values, " ")
-    plain = pc.and_(
-        pc.match_substring_regex(trimmed, r"^[0-9 ./()+\-]+$"),
-        pc.invert(pc.match_substring_regex(trimmed, r"^\+?[0-9]+\.0+$")),
-    )
-    rows = np.flatnonzero(plain.fill_null(False).to_numpy(zero_copy_only=False))
+    float_text = pc.match_substring_regex(trimmed, r"^\+?[0-9]+\.0+$")
+    rows = np.flatnonzero(~float_text.fill_null(True).to_numpy(zero_copy_only=False))
     return rows, trimmed.take(pa.array(rows))
 
 
