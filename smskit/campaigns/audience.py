@@ -361,7 +361,9 @@ def _field_values(name: str, column: pd.Series) -> FieldValues:
     import pandas as pd
 
     values: Any = column.array
-    if pd.api.types.infer_dtype(values, skipna=True) not in ("string", "empty"):
+    # Asked of the Series: of a NumpyExtensionArray pandas answers "unknown-array", which sent
+    # every column of Python strings (and every absent field) through the loop below.
+    if pd.api.types.infer_dtype(column, skipna=True) not in ("string", "empty"):
         keys: list[str | _Refused | None] = []
         for value in values:
             try:
