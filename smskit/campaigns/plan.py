@@ -13,12 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit.campaigns.journal import FIELD_PREFIX, canonical_json, plan_contacts
+from smskit.campaigns.journal import FIELD_PREFIX, plan_contacts
 from smskit.client import AsyncClient, Client
 from smskit.client.checks import check_choice, check_flags, iso_datetime
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.rules import fields as _fields
 from smskit.rules import spec as _spec
+from smskit.rules.canonical import canonical_json
 
 if TYPE_CHECKING:
     from smskit.campaigns.preflight import PreflightReport, PreflightSettings
