@@ -7,6 +7,7 @@ import asyncio
 import hashlib
 import io
 import json
+import re
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -126,6 +127,74 @@ def test_chunk_payload_is_canonical_json_of_the_contacts(
     assert texts["+33610000003"] == "Hi d STOP"  # optimised: the double space collapses
     # Preflight's text is the text as delivered, for every recipient.
     assert report.to_frame()["text"].tolist() == [texts[n] for n in fr_mobiles(4)]
+
+
+class Recording(httpx.AsyncBaseTransport):
+    """Passes every request to the sandbox and keeps the bytes of each send's body."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.sends: list[bytes] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/sms-campaign/send"):
+            self.sends.append(request.content)
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+# In a canonical body "recipients" is followed by "request_id"; `],"` cannot occur in a string.
+POSTED_RECIPIENTS = re.compile(rb'"recipients":(\[.*?\]),"request_id":"([0-9a-f]{32})"')
+
+
+def test_a_resume_derives_each_request_id_from_the_bytes_it_posts_as_older_journals_did(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """A journal left by an earlier version (chunk 0 in flight under the id it stored, the
+    others pending) resumes: chunk 0 goes again under its stored id, and every request_id is
+    BLAKE2b(campaign_id:index: + the exact ``recipients`` bytes of its body), which is the
+    id an earlier version derived (json.dumps, sorted keys) for the same chunk."""
+    frame = pd.DataFrame({"phone_number": fr_mobiles(30), "first_name": ["Zoé", "Ann", ""] * 10})
+    path = tmp_path / "j.sqlite"
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        campaign = Campaign(client, frame, text="Hi {first_name} STOP", sender="Shop")
+        campaign._open_journal(path, 10).close()
+    with Journal(path) as journal:
+        campaign_id = journal.campaign_id
+        payloads = [list(journal.payload(chunk)) for chunk in journal.chunks()]
+
+    def earlier_id(idx: int) -> str:  # the derivation journals were written with so far
+        text = json.dumps(payloads[idx], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.blake2b(f"{campaign_id}:{idx}:{text}".encode(), digest_size=16).hexdigest()
+
+    with sqlite3.connect(path) as db:  # what an earlier version left when it was killed
+        db.execute(
+            "UPDATE chunks SET state = 'in_flight', request_id = ?, attempts = 1, "
+            "first_attempt_at = ? WHERE idx = 0",
+            (earlier_id(0), time.time()),
+        )
+    recording = Recording()
+
+    async def resume() -> CampaignResult:
+        async with smskit.AsyncClient(sandbox=fresh_sandbox, transport=recording) as runner:
+            return await Campaign.aresume(path, runner, progress=False)
+
+    result = asyncio.run(resume())
+    assert result.complete
+    posted = {}
+    for body in recording.sends:
+        found = POSTED_RECIPIENTS.search(body)
+        assert found is not None, body
+        recipients, request_id = found.groups()
+        assert json.loads(recipients) == json.loads(body)["recipients"]
+        index = payloads.index(json.loads(recipients))
+        assert request_id.decode() == derive_request_id(campaign_id, index, recipients)
+        posted[index] = request_id.decode()
+    assert posted == {idx: earlier_id(idx) for idx in range(3)}
+    assert result.chunks()["request_id"].tolist() == [earlier_id(idx) for idx in range(3)]
+    assert sorted(fresh_sandbox.sent()["phone_number"]) == fr_mobiles(30)
 
 
 def test_same_campaign_with_its_journal_lost_is_not_sent_twice(

@@ -21,6 +21,7 @@ import pytest
 import smskit
 from smskit import Backoff, Client, errors
 from smskit.client.models import SendResult
+from smskit.rules.contacts import chunk_contacts
 
 LOGIN = "acme"
 KEY = "k3y-Sup3rSecret-9f8e7d"
@@ -97,6 +98,34 @@ def test_send_posts_the_body_with_auth_headers_and_a_generated_request_id() -> N
     assert set(body) == {"text", "recipients", "sender", "simulation_mode", "request_id"}
     assert result.request_id == body["request_id"]
     assert result.sms_ticket == "T-1"
+
+
+def test_bodies_are_posted_in_canonical_json() -> None:
+    """Every body is posted as its canonical JSON (sorted keys, no spaces, UTF-8 text)."""
+    gateway = Gateway(answer(201, SEND_OK))
+    send(make(gateway), recipients=[{"phone_number": "+33612345678", "first_name": "Zoé"}])
+    posted = gateway.requests[0].content
+    assert (
+        posted
+        == json.dumps(
+            json.loads(posted), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        ).encode()
+    )
+    assert posted.startswith(b'{"recipients":[{"first_name":"Zo\xc3\xa9","phone_number":')
+
+
+def test_a_planned_chunk_is_posted_as_the_bytes_it_was_encoded_to() -> None:
+    """A ContactChunk is encoded once: the body holds its ``encoded`` bytes as they are (the
+    bytes its request_id was derived from), not a second encoding of its contacts."""
+    chunk = chunk_contacts(["+33612345678"], {"first_name": ["Ann"]}, range(1))
+    assert chunk.encoded == b'[{"first_name":"Ann","phone_number":"+33612345678"}]'
+    gateway = Gateway(answer(201, SEND_OK))
+    send(make(gateway), recipients=chunk, validate=False)
+    assert b'"recipients":' + chunk.encoded + b"," in gateway.requests[0].content
+    probe = chunk.pick([0])
+    probe.__dict__["encoded"] = b'[{"phone_number":"+33600000000"}]'  # not its contacts
+    send(make(gateway), recipients=probe, validate=False)
+    assert gateway.body()["recipients"] == [{"phone_number": "+33600000000"}]
 
 
 def test_each_send_gets_its_own_request_id_unless_given() -> None:

@@ -21,6 +21,7 @@ import smskit.phones
 import smskit.text
 from smskit.campaigns.campaign import Campaign as PandasCampaign
 from smskit.campaigns.plan import build_plan
+from smskit.campaigns.preflight import audience_for
 from smskit.dask import Campaign, connect
 from smskit.dask.campaign import repeats_by_owner
 from smskit.dask.partitions import SHIFT
@@ -295,7 +296,8 @@ def test_kept_partitions_hold_what_the_pandas_plan_sends(
     pandas = PandasCampaign(gateway, same, text=TEXT, sender="Shop")
     expected = pandas_report(same, gateway)
     header = {"name": "n", "text": TEXT, "sender": "Shop", "options": {}}
-    plan = build_plan(expected, pandas.recipients, header, "FR", 500)  # type: ignore[arg-type]
+    audience = audience_for(pandas.recipients, pandas.settings)
+    plan = build_plan(expected, audience, header, "FR", 500)  # type: ignore[arg-type]
     assert got["row"].tolist() == plan.columns["row"]
     assert got["phone_number"].tolist() == plan.columns["phone_number"]
     assert got["segments"].tolist() == plan.columns["segments"]

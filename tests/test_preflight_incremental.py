@@ -10,14 +10,16 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from smskit import Composer
+from smskit import Campaign, Client, Composer
 from smskit.campaigns.preflight import PreflightSettings, audience_for, preflight
 from smskit.rules import text as engine
 from smskit.rules.fields import DYNAMIC_FIELDS
@@ -218,3 +220,31 @@ def test_the_report_columns_are_compact() -> None:
     assert len(table["text"].cat.categories) == 2
     assert report.to_send == 100
     assert table["detail"].iloc[100] == "same number as row 0"
+
+
+def test_the_plan_reads_nothing_the_preflight_read(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Planning the send after preflight takes numbers from the report and field texts from
+    the audience: the CSV file is not read again, and each field holds the text preflight
+    rendered from it (missing ones empty)."""
+    path = tmp_path / "recipients.csv"
+    path.write_text("phone_number,first_name\n+33612345678,Ann\n0612,Bo\n+33612345679,\n")
+    client = Client("acme", "key", "https://gateway.example")  # offline: never asked
+    campaign = Campaign(client, path, text="Hi {first_name} STOP au 36173", sender="Shop")
+    report = campaign.preflight(offline=True)
+    assert campaign._audience is not None
+    passes = Counter(campaign._audience.passes)
+
+    def no_read(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the recipients were read again")
+
+    monkeypatch.setattr(Recipients, "blocks", no_read)
+    monkeypatch.setattr(Recipients, "columns", no_read)
+    monkeypatch.setattr(Recipients, "_read_csv", no_read)
+    plan = campaign._plan(500)
+    assert plan.columns["phone_number"] == ["+33612345678", "+33612345679"]
+    assert plan.columns["field:first_name"] == ["Ann", ""]
+    assert plan.columns["row"] == [0, 2]
+    assert report.frame["text"].tolist()[::2] == ["Hi Ann STOP au 36173", "Hi STOP au 36173"]
+    assert campaign._audience.passes == passes

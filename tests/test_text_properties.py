@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from smskit.rules import gsm as _gsm
 from smskit.rules import text as text_module
+from smskit.rules import textvec
 from smskit.rules.batch import analyze_many
 from smskit.rules.personalize import render
 from smskit.rules.text import (
@@ -188,3 +189,24 @@ optimizable_texts = st.text(
 def test_optimize_text_shortcut_never_skips_a_change(text: str) -> None:
     """optimize_text() returns a text untouched only when the full rewrite would not change it."""
     assert optimize_text(text) == text_module._rewrite(text)
+
+
+def test_grapheme_bits_learnt_code_point_by_code_point_equal_one_scan_of_all() -> None:
+    """The batch engine looks a code point's grapheme bits up the first time a text holds it;
+    learnt in any order and any grouping, the tables equal a regex scan of every code point."""
+    import numpy as np
+    import regex
+
+    tables = textvec.Tables()
+    order = np.random.default_rng(0).permutation(0x110000)
+    for part in np.array_split(order, 7):
+        tables.learn(part)
+    tables.learn(order[:1000])  # learnt already: nothing changes
+    everything = np.arange(0x110000, dtype="<u4").tobytes().decode("utf-32-le", "surrogatepass")
+    glue = np.zeros(0x110000, dtype=np.uint8)
+    for bit, pattern in textvec._GLUE_CLASSES:
+        glue[[m.start() for m in regex.finditer(pattern, everything)]] |= bit
+    assert np.array_equal(tables.glue, glue)
+    assert np.array_equal((tables.classes & textvec.JOINER) != 0, glue != 0)
+    rest = np.uint8(0xFF ^ textvec.JOINER)  # the other bits do not depend on learning
+    assert np.array_equal(tables.classes & rest, textvec.Tables().classes & rest)

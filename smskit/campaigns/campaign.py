@@ -378,4 +378,5 @@ class Campaign:
             "options": self.options,
         }
         report = self._current_report()
-        return build_plan(report, self.recipients, header, self.default_region, chunk_size)
+        assert self._audience is not None  # set by the preflight that made the report
+        return build_plan(report, self._audience, header, self.default_region, chunk_size)

@@ -47,7 +47,6 @@ __all__ = [
     "CHUNK_STATES",
     "Chunk",
     "Journal",
-    "canonical_json",
     "derive_request_id",
     "open_leased",
 ]
@@ -93,11 +92,6 @@ CREATE TABLE IF NOT EXISTS hlr (
 """
 
 
-def canonical_json(value: Any) -> str:
-    """One spelling per value (sorted keys, no spaces): what request ids are derived from."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def plan_contacts(columns: Mapping[str, Sequence[Any]], positions: Iterable[int]) -> ContactChunk:
     """The Contact objects at ``positions`` of plan ``columns`` (``phone_number`` and
     ``field:<name>`` lists): the number and each non-empty field."""
@@ -106,11 +100,15 @@ def plan_contacts(columns: Mapping[str, Sequence[Any]], positions: Iterable[int]
     return chunk_contacts(columns["phone_number"], fields, positions)
 
 
-def derive_request_id(campaign_id: str, index: int, payload_json: str) -> str:
-    """A chunk's request_id: 32 hex digits of BLAKE2b(campaign id, index, payload JSON)."""
+def derive_request_id(campaign_id: str, index: int, payload_json: str | bytes) -> str:
+    """A chunk's request_id: 32 hex digits of BLAKE2b(campaign id, index, payload JSON).
+
+    The payload is the canonical JSON of the chunk's Contact objects, the bytes its request
+    posts as ``recipients`` (:attr:`ContactChunk.encoded`); text is taken as its UTF-8.
+    """
     digest = hashlib.blake2b(digest_size=16)
     digest.update(f"{campaign_id}:{index}:".encode())
-    digest.update(payload_json.encode())
+    digest.update(payload_json if isinstance(payload_json, bytes) else payload_json.encode())
     return digest.hexdigest()
 
 
@@ -431,9 +429,8 @@ class Journal:
         Raises :class:`smskit.CampaignBusy` when another runner has taken the lease over.
         """
         contacts = self.payload(chunk)
-        rid = chunk.request_id or derive_request_id(
-            self.campaign_id, chunk.idx, canonical_json(contacts)
-        )
+        # A request_id once stored is the chunk's for good (a resume repeats it as recorded).
+        rid = chunk.request_id or derive_request_id(self.campaign_id, chunk.idx, contacts.encoded)
         now = time.time()
         with self._tx() as db:
             if self._lease is None:
@@ -499,7 +496,7 @@ class Journal:
         numbers = columns["phone_number"]
         rid = None
         if kept:
-            payload = canonical_json(plan_contacts(columns, (p - first for p in kept)))
+            payload = plan_contacts(columns, (p - first for p in kept)).encoded
             rid = derive_request_id(self.campaign_id, chunk.idx, payload)
         now = time.time()
         with self._tx() as db:

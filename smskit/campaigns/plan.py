@@ -13,17 +13,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit.campaigns.journal import FIELD_PREFIX, canonical_json, plan_contacts
+from smskit.campaigns.journal import FIELD_PREFIX, plan_contacts
 from smskit.client import AsyncClient, Client
 from smskit.client.checks import check_choice, check_flags, iso_datetime
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.rules import fields as _fields
 from smskit.rules import spec as _spec
+from smskit.rules.canonical import canonical_json
 
 if TYPE_CHECKING:
+    from smskit.campaigns.audience import Audience
     from smskit.campaigns.preflight import PreflightReport, PreflightSettings
     from smskit.rules.contacts import ContactChunk
-    from smskit.rules.recipients import Recipients
 
 __all__ = [
     "MANAGED_OPTIONS",
@@ -72,34 +73,30 @@ class Plan:
 
 def build_plan(
     report: PreflightReport,
-    recipients: Recipients,
+    audience: Audience,
     header: Mapping[str, Any],
     default_region: str | None,
     chunk_size: int,
 ) -> Plan:
-    """The exact payload of every chunk of the recipients ``report`` lets through."""
+    """The exact payload of every chunk of the recipients ``report`` lets through.
+
+    ``audience`` is the recipients' half of that preflight: each field's texts come from its
+    codes (as preflight rendered them), so the recipients are not read again.
+    """
+    import numpy as np
+
     report.raise_for_errors()
     used = _fields.used_fields(header["text"])
-    numbers: list[str] = []
-    values: dict[str, list[str]] = {name: [] for name in used}
-    rows: list[int] = []
-    segments: list[int] = []
-    regions: list[str | None] = []
     frame = report.frame
-    offset = 0
-    for block in recipients.blocks(used):
-        part = frame.iloc[offset : offset + len(block)]
-        offset += len(block)
-        sending = part["send"].to_numpy()
-        if not sending.any():
-            continue
-        numbers += part["phone_number"].to_numpy(dtype=object)[sending].tolist()
-        for name in used:
-            column = block[name].to_numpy(dtype=object)[sending].tolist()
-            values[name] += _fields.field_texts(column, name)
-        rows += part["row"].to_numpy()[sending].tolist()
-        segments += part["segments"].to_numpy()[sending].tolist()
-        regions += part["region"].astype(object).to_numpy()[sending].tolist()
+    sending = frame["send"].to_numpy(dtype=bool)
+    numbers: list[str] = frame["phone_number"].to_numpy(dtype=object)[sending].tolist()
+    values: dict[str, list[str]] = {}
+    for name in used:
+        field = audience.field(name)
+        values[name] = np.array(field.texts, dtype=object)[field.codes[sending]].tolist()
+    rows: list[int] = frame["row"].to_numpy()[sending].tolist()
+    segments: list[int] = frame["segments"].to_numpy()[sending].tolist()
+    regions: list[str | None] = frame["region"].astype(object).to_numpy()[sending].tolist()
     columns: dict[str, list[Any]] = {"phone_number": numbers, "row": rows, "segments": segments}
     columns.update({FIELD_PREFIX + name: values[name] for name in sorted(used)})
     # The campaign id covers what is sent to whom, not how it is chunked.
@@ -124,7 +121,7 @@ def build_plan(
         "chunk_size": chunk_size,
         "recipients": len(frame),
         "to_send": len(numbers),
-        "source": recipients.describe(),
+        "source": audience.recipients.describe(),
     }
     return Plan(campaign_id, meta, columns, bounds, regions, excluded)
 

@@ -53,7 +53,6 @@ from smskit.errors import (
     ServerError,
     TimeoutError,
     TransportError,
-    ValidationError,
 )
 from smskit.rules import spec as _spec
 
@@ -220,17 +219,16 @@ class _BaseClient(Generic[M]):
 
     def _flow(self, http: httpx.Client | httpx.AsyncClient, call: Call[T]) -> Flow[T]:
         """Attempts of one call: yields requests and sleeps, returns the parsed result."""
-        try:
-            request = http.build_request(
-                call.method,
-                call.path,
-                json=call.json,
-                params=call.params or None,
-                headers=self._auth_headers(),
-            )
-        except (TypeError, ValueError, RecursionError) as exc:
-            # Only reachable with validate=False: checked values always encode.
-            raise _unencodable(call, exc) from exc
+        headers = self._auth_headers()
+        if call.body is not None:  # encoded by the endpoint (core), posted as it is
+            headers["content-type"] = "application/json"
+        request = http.build_request(
+            call.method,
+            call.path,
+            content=call.body,
+            params=call.params or None,
+            headers=headers,
+        )
         shown = _masked(request)
         for attempt in itertools.count(1):
             started = time.perf_counter()
@@ -321,21 +319,6 @@ def _masked(request: httpx.Request) -> httpx.Request:
         headers=mask_headers(request.headers),
         content=request.content,
     )
-
-
-def _unencodable(call: Call[Any], exc: Exception) -> ValidationError:
-    """Name the body field or query parameter that JSON or a URL cannot carry."""
-    import json
-
-    body = call.json.items() if isinstance(call.json, dict) else ()
-    for name, value in [*body, *call.params]:
-        try:
-            json.dumps(value, allow_nan=False)
-        except (TypeError, ValueError, RecursionError):
-            return ValidationError(
-                name, f"cannot be sent as JSON: {type(exc).__name__}", value=value
-            )
-    return ValidationError("request", f"cannot be encoded: {exc}")
 
 
 def _detached(response: httpx.Response, request: httpx.Request) -> httpx.Response:

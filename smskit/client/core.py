@@ -5,6 +5,10 @@ HTTP exchange with the parser of its answer. The :class:`endpoint` descriptor ha
 to the client's ``_send``; the sync client performs it and returns the result, the async client
 returns a coroutine. So no endpoint is written twice, and nothing here does I/O.
 
+Bodies are encoded here, once, in the canonical JSON of :mod:`smskit.rules.canonical`; a
+campaign chunk (a :class:`~smskit.rules.contacts.ContactChunk`) goes in as the bytes it was
+encoded to when its request_id was derived, so it is never encoded twice.
+
 The input checks each method applies live in :mod:`smskit.client.checks`; the mapping of an
 error answer to an exception in :mod:`smskit.client.error_map`.
 """
@@ -45,6 +49,8 @@ from smskit.client.models import (
 from smskit.client.wallet import Balance
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
+from smskit.rules.canonical import canonical_bytes
+from smskit.rules.contacts import ContactChunk
 from smskit.rules.hours import check_country
 
 if TYPE_CHECKING:
@@ -73,7 +79,7 @@ class Call(Generic[T]):
     method: str
     path: str
     parse: Callable[[Any], T]
-    json: Any = None
+    body: bytes | None = None  # JSON, as posted
     params: tuple[tuple[str, str], ...] = ()
     request_id: str | None = None
     # What a retry refused as a duplicate of an accepted earlier attempt returns.
@@ -223,7 +229,7 @@ class SmsCampaign(Resource[M]):
             "POST",
             f"{PREFIX}/sms-campaign/send",
             functools.partial(SendResult.from_json, request_id=rid, submitted=len(rows)),
-            json=_present(body),
+            body=_encoded(body),
             request_id=rid,
             on_duplicate=functools.partial(SendResult.already_accepted, request_id=rid),
         )
@@ -274,7 +280,7 @@ class Contact(Resource[M]):
             check_name("tag_name", tag_name, _spec.TAG_NAME_MAX, required=False)
             check_flags(flags)
         body = {"contacts": rows, "list_name": list_name, "tag_name": tag_name, **flags}
-        return Call("POST", f"{PREFIX}/contact/create", ContactItems.from_json, json=_present(body))
+        return Call("POST", f"{PREFIX}/contact/create", ContactItems.from_json, body=_encoded(body))
 
     @endpoint(type(None))
     def delete(
@@ -289,8 +295,8 @@ class Contact(Resource[M]):
         if self._checking(validate):
             check_numbers("phone_numbers", numbers, _spec.DELETE_MAX)
             check_name("list_name", list_name, _spec.LIST_NAME_MAX, required=False)
-        body = _present({"phone_numbers": numbers, "list_name": list_name})
-        return Call("DELETE", f"{PREFIX}/contact/delete", _nothing, json=body)
+        body = _encoded({"phone_numbers": numbers, "list_name": list_name})
+        return Call("DELETE", f"{PREFIX}/contact/delete", _nothing, body=body)
 
     @endpoint(HLRResults)
     def hlr_request(
@@ -305,8 +311,8 @@ class Contact(Resource[M]):
         if self._checking(validate):
             check_numbers("phone_numbers", numbers, _spec.HLR_MAX)
             check_flags({"simulation_mode": simulation_mode})
-        body = _present({"phone_numbers": numbers, "simulation_mode": simulation_mode})
-        return Call("POST", f"{PREFIX}/contact/hlr-request", HLRResults.from_json, json=body)
+        body = _encoded({"phone_numbers": numbers, "simulation_mode": simulation_mode})
+        return Call("POST", f"{PREFIX}/contact/hlr-request", HLRResults.from_json, body=body)
 
 
 class ContactList(Resource[M]):
@@ -320,8 +326,8 @@ class ContactList(Resource[M]):
         if self._checking(validate):
             check_name("list_name", list_name, _spec.LIST_NAME_MAX, required=True)
         parse = functools.partial(ListEmptied.from_json, list_name=list_name)
-        body = {"list_name": list_name}
-        return Call("POST", f"{PREFIX}/contact-list/empty", parse, json=body)
+        body = _encoded({"list_name": list_name})
+        return Call("POST", f"{PREFIX}/contact-list/empty", parse, body=body)
 
 
 class Wallet(Resource[M]):
@@ -383,7 +389,7 @@ class Subaccount(Resource[M]):
             check_email("email_to", email_to)
         parse = functools.partial(TransferToken.from_json, email_to=email_to)
         path = f"{PREFIX}/subaccount/credit-transfer/token"
-        return Call("POST", path, parse, json={"email_to": email_to})
+        return Call("POST", path, parse, body=_encoded({"email_to": email_to}))
 
 
 RESOURCES: Mapping[str, type[Resource[Any]]] = {
@@ -400,9 +406,23 @@ def _nothing(body: Any) -> None:
     return None
 
 
-def _present(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The body without the optional fields left out by the caller."""
-    return {name: value for name, value in body.items() if value is not None}
+def _encoded(body: Mapping[str, Any]) -> bytes:
+    """``body`` as posted, without the optional fields left out by the caller (None): its
+    canonical JSON, member by member, so a value JSON cannot carry (only reachable with
+    validate=False) is named; a ContactChunk member goes in as its own encoding."""
+    members = []
+    for name in sorted(body):
+        value = body[name]
+        if value is None:
+            continue
+        try:
+            raw = value.encoded if isinstance(value, ContactChunk) else canonical_bytes(value)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise ValidationError(
+                name, f"cannot be sent as JSON: {type(exc).__name__}", value=value
+            ) from exc
+        members.append(canonical_bytes(name) + b":" + raw)
+    return b"{" + b",".join(members) + b"}"
 
 
 def _query_value(value: Any) -> str:

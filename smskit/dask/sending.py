@@ -22,7 +22,7 @@ from collections.abc import Generator, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from smskit.campaigns.journal import FIELD_PREFIX, Chunk, Journal, canonical_json
+from smskit.campaigns.journal import FIELD_PREFIX, Chunk, Journal
 from smskit.campaigns.reconnect import gateway_record, reconnect
 from smskit.campaigns.runner import (
     ProgressOption,
@@ -36,6 +36,7 @@ from smskit.dask.results import StreamedResult
 from smskit.dask.stream import Materialised, parts_of, rows_of, stage, stream
 from smskit.errors import ConfigurationError
 from smskit.rules import spec as _spec
+from smskit.rules.canonical import canonical_json
 
 if TYPE_CHECKING:
     import dask.dataframe as dd

@@ -5,7 +5,8 @@ Owns: the spec's closed value sets and limits (``spec``), the GSM-7/UCS-2 text e
 its numpy path ``textvec`` for many, ``gsm``), phone-number reading and normalisation
 (``phones``), country names (``countries``), and the rules that the client, campaigns,
 views, CLI and sandbox all ask (recipients, sender, STOP, purpose, hours, destinations and
-prices as the gateway reports them, findings as codes).
+prices as the gateway reports them, findings as codes), and the one JSON spelling request
+bodies are posted in and ids are derived from (``canonical``).
 
 May import: the standard library, pandas/numpy/phonenumbers/regex, and ``smskit.errors``.
 Never the client, campaigns, views, replies or sandbox, and no I/O.

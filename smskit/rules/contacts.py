@@ -9,15 +9,19 @@ preflight already checked).
 
 The objects are exactly those :func:`smskit.rules.recipients.contact` gives for the same
 recipient: ``phone_number`` first, then the non-empty fields in :data:`DYNAMIC_FIELDS` order,
-so the request body is byte for byte the same whichever path built it.
+so the request body is byte for byte the same whichever path built it. A chunk is encoded
+once (:attr:`ContactChunk.encoded`): its request_id is derived from those bytes and the
+client posts them as they are.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
 from typing import Any
 
 from smskit.errors import ValidationError
+from smskit.rules.canonical import canonical_bytes
 from smskit.rules.fields import DYNAMIC_FIELDS
 
 __all__ = ["ContactChunk", "chunk_contacts"]
@@ -34,7 +38,14 @@ class ContactChunk(tuple[dict[str, str], ...]):
     reads it like any list.
     """
 
-    __slots__ = ()
+    # No __slots__: each chunk keeps its encoding once made (see ``encoded``).
+
+    @cached_property
+    def encoded(self) -> bytes:
+        """The chunk as posted: the canonical JSON of its Contact objects, made once. The
+        request_id is derived from these bytes, and the request body holds them as they are
+        (so they must not change: nothing mutates a planned chunk's dicts)."""
+        return canonical_bytes(self)
 
     def pick(self, positions: Iterable[int]) -> ContactChunk:
         """The contacts at ``positions`` of this chunk (what is left once some are refused)."""

@@ -12,6 +12,7 @@ lands inside a possible grapheme cluster is re-analysed on its own.
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Iterable
 from functools import lru_cache
 from itertools import compress, repeat
@@ -71,30 +72,56 @@ _GLUE_CLASSES = (
 )
 
 
-@lru_cache(maxsize=1)
-def tables() -> tuple[np.ndarray, np.ndarray]:
-    """The class and glue bit tables over every code point (built once, well under 1 s)."""
-    import regex
+class Tables:
+    """The class and glue bit tables over every code point.
 
-    classes = np.full(0x110000, NONGSM, dtype=np.uint8)
-    for ch in _gsm.DEFAULT_BASIC:
-        classes[ord(ch)] = 0
-    for ch in _gsm.DEFAULT_EXT:
-        classes[ord(ch)] = EXT
-    classes[0x10000:] |= ASTRAL
-    classes[0xD800:0xE000] |= LONE
-    everything = np.arange(0x110000, dtype="<u4").tobytes().decode("utf-32-le", "surrogatepass")
-    glue = np.zeros(0x110000, dtype=np.uint8)
-    for bit, pattern in _GLUE_CLASSES:
-        hits = [m.start() for m in regex.finditer(pattern, everything)]
-        glue[np.asarray(hits, dtype=np.int64)] |= bit
-    classes[glue != 0] |= JOINER
-    return classes, glue
+    A code point's grapheme bits (``glue``, and ``JOINER`` in ``classes``) are looked up
+    with ``regex`` the first time a text holds it (:meth:`learn`), not for all 1.1 million
+    code points up front: that scan cost every process 0.1 s before its first analysis.
+    """
+
+    def __init__(self) -> None:
+        self.classes = np.full(0x110000, NONGSM, dtype=np.uint8)
+        for ch in _gsm.DEFAULT_BASIC:
+            self.classes[ord(ch)] = 0
+        for ch in _gsm.DEFAULT_EXT:
+            self.classes[ord(ch)] = EXT
+        self.classes[0x10000:] |= ASTRAL
+        self.classes[0xD800:0xE000] |= LONE
+        self.glue = np.zeros(0x110000, dtype=np.uint8)
+        self._known = np.zeros(0x110000, dtype=bool)
+        self._lock = threading.Lock()
+        self.learn(np.arange(256))  # the one-byte path reads classes[:256] whole
+
+    def learn(self, codes: np.ndarray) -> None:
+        """Fill in the bits of the code points in ``codes`` not looked up yet."""
+        if self._known[codes].all():
+            return
+        import regex
+
+        with self._lock:  # the bits are final before a code point is marked known
+            wanted = np.zeros(0x110000, dtype=bool)
+            wanted[codes] = True  # a scatter, not a sort of every code
+            fresh = np.flatnonzero(wanted & ~self._known)
+            chars = fresh.astype("<u4").tobytes().decode("utf-32-le", "surrogatepass")
+            bits = np.zeros(len(fresh), dtype=np.uint8)
+            for bit, pattern in _GLUE_CLASSES:  # each pattern matches one code point
+                hits = [m.start() for m in regex.finditer(pattern, chars)]
+                bits[np.asarray(hits, dtype=np.int64)] |= bit
+            self.glue[fresh] = bits
+            self.classes[fresh[bits != 0]] |= JOINER
+            self._known[fresh] = True
+
+
+@lru_cache(maxsize=1)
+def tables() -> Tables:
+    """The tables, made once (each code point's grapheme bits looked up on first use)."""
+    return Tables()
 
 
 def _inside_cluster(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Whether a boundary between code points ``a`` and ``b`` may split a grapheme cluster."""
-    _, glue = tables()
+    glue = tables().glue  # a and b are code points of texts _classify learnt
     ga, gb = glue[a], glue[b]
     return (
         ((gb & GLUE_B) != 0)
@@ -131,7 +158,8 @@ def _widths(strs: list[str], lens: np.ndarray) -> np.ndarray:
 
 def _classify(strs: Iterable[str], total: int, width: int) -> tuple[np.ndarray, np.ndarray]:
     """Code points of the concatenated texts and their class bits."""
-    classes, _ = tables()
+    known = tables()
+    classes = known.classes
     joined = "".join(strs)
     if width == 1:
         try:
@@ -145,8 +173,10 @@ def _classify(strs: Iterable[str], total: int, width: int) -> tuple[np.ndarray, 
         data = joined.encode("utf-16-le", "surrogatepass")
         if len(data) == 2 * total:
             codes = np.frombuffer(data, dtype="<u2")
+            known.learn(codes)
             return codes, classes[:0x10000][codes]
     codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+    known.learn(codes)
     return codes, classes[codes]
 
 
