@@ -19,10 +19,14 @@ Decisions:
 - Numbers are never altered: letters (never read as keypad digits), a sign other than one
   leading ``+``, and any character but digits, blanks and ``. - / ( )`` are refused with
   their own reason (:func:`refusal`).
-- Speed, in one process: equal values are read once; :func:`normalize` reads whole arrays
-  with phonenumbers' per-region patterns compiled into digit automata
-  (:mod:`smskit.rules._fastphones`), and only what that path cannot follow exactly goes
-  through the per-number path below (same answers, pinned by a property test).
+- Speed, in one process: :func:`normalize` reads whole arrays with phonenumbers' per-region
+  patterns compiled into digit automata: Arrow strings and integer columns straight from
+  their bytes (:mod:`smskit.rules._phonematrix`), other values once per distinct value
+  (then :mod:`smskit.rules._fastphones`); only what those paths cannot follow exactly goes
+  through the per-number path (:mod:`smskit.rules._phonecheck`; same answers, pinned by
+  property tests). Answers stay codes (:func:`normalize_codes`) until a frame asks for text.
+- Reading one number (:func:`classify`, the sandbox's requests) imports neither pandas nor
+  pyarrow: they load where arrays are read.
 """
 
 from __future__ import annotations
@@ -116,9 +120,10 @@ _WORDS: Final = _fastphones.Vocabulary(TYPE_MAP, _POSSIBLE_REASON, is_stage_and_
 
 
 class Distinct(NamedTuple):
-    """:func:`normalize`'s answers once per distinct (value, region): ``table`` has the
-    ``e164, valid, reason, region, type`` columns of :func:`normalize`, ``codes`` (int32, one
-    per value) the row of ``table`` answering each value. A table row no code names may exist.
+    """:func:`normalize`'s answers without a row per value: ``table`` has the ``e164, valid,
+    reason, region, type`` columns of :func:`normalize`, ``codes`` (int32, one per value) the
+    row of ``table`` answering each value. Values read by the byte lane have a row each, the
+    others one per distinct (value, region); a table row no code names may exist.
     """
 
     codes: np.ndarray
@@ -180,10 +185,11 @@ def normalize(
 
     ``region``, when given, is the region of each row's national number (ISO 3166 alpha-2
     codes, one per value, matched by position; a missing one means ``default_region``).
-    ``values`` may be any iterable, a Series (Arrow-backed strings are read without a Python
-    string per row), a numpy array or a pyarrow array. Equal values are read once per region,
-    whole arrays at a time (:mod:`._phonematrix`, :mod:`._fastphones`); what those paths
-    cannot follow exactly is read one by one, with the same answers.
+    ``values`` may be any iterable, a Series, a numpy array or a pyarrow array. Strings that
+    pandas or Arrow hold as Arrow strings and integer columns are read from their bytes by the
+    whole-array lane (:mod:`._phonematrix`: no Python string a row); other values once per
+    distinct (value, region), whole arrays at a time (the lane, then :mod:`._fastphones`);
+    what those paths cannot follow exactly is read one by one, with the same answers.
     """
     import pandas as pd
 
@@ -203,9 +209,8 @@ def normalize_distinct(
     *,
     region: Iterable[Any] | pd.Series | np.ndarray | None = None,
 ) -> Distinct:
-    """:func:`normalize` without a row per value: its answers once per distinct (value,
-    region) and each value's code into them (``normalize`` is ``table.take(codes)`` plus
-    ``input``)."""
+    """:func:`normalize` without a row per value (:class:`Distinct`: ``normalize`` is
+    ``table.take(codes)`` plus ``input``)."""
     codes, answers = _distinct(_as_series(values), _region(default_region), region)
     return Distinct(codes, answers.table())
 
@@ -232,7 +237,9 @@ def _distinct(series: pd.Series, default: str | None, region: Any) -> tuple[np.n
         answers = _Answers(len(done))
         answers.coded.put(np.arange(len(done)), lane, done)
         codes[rows[done]] = np.arange(len(done), dtype=np.int32)
-        rest = np.setdiff1d(rest, rows[done], assume_unique=True)
+        undone = np.ones(len(series), dtype=bool)
+        undone[rows[done]] = False
+        rest = np.flatnonzero(undone)
         if len(rest) < len(series):
             series = series.iloc[rest]
     if len(rest):
