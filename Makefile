@@ -53,8 +53,11 @@ lab: $(VENV)/.installed-lab
 	$(BIN)/jupyter lab notebooks
 
 # Every benchmark with its default size; smsutil is the text benchmark's reference, not a dependency.
+# The package is byte-compiled first, as an install leaves it (an editable install under
+# PYTHONDONTWRITEBYTECODE would compile every module in every fresh process it times).
 bench: install
 	$(BIN)/python -m pip install --quiet smsutil
+	$(BIN)/python -m compileall -q smskit
 	for script in benchmarks/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 clean:

@@ -8,6 +8,6 @@ views, CLI and sandbox all ask (recipients, sender, STOP, purpose, hours, destin
 prices as the gateway reports them, findings as codes), and the one JSON spelling request
 bodies are posted in and ids are derived from (``canonical``).
 
-May import: the standard library, pandas/numpy/phonenumbers/regex, and ``smskit.errors``.
+May import: the standard library, pandas/numpy/pyarrow/phonenumbers/regex, and ``smskit.errors``.
 Never the client, campaigns, views, replies or sandbox, and no I/O.
 """
