@@ -3,15 +3,16 @@
 Most values of a recipient list are plain spellings of valid numbers (``06 12 34 56 78``,
 ``+33 6 12 34 56 78``, ``0033 6…``, ``(201) 555-0123``). For those, the array path of
 :mod:`smskit.rules._fastphones` reads the digits literally and phonenumbers' own patterns
-(compiled automata) say the number is valid. This module does exactly that reading with numpy
-over a fixed-width matrix of the texts' code points: shape, digit extraction, the ``(0)`` and
-``00`` rules, the country code, the trunk prefix, the automata and the E.164 text, with no
-per-text Python work. It follows ``_fastphones`` step by step for the plain cases (literal
-reading; then parse()'s reading when the trunk rule is plain digits and the digits do not
-start with the country code) and leaves every other text (a refusal, a ``(0)`` in an invalid
-number, a transform rule, ...) to :func:`smskit.rules._fastphones.decide` and then to the
-per-number path, so the answers stay the same (pinned by the differential tests of the array
-path).
+(compiled automata) say the number is valid. This module does exactly that reading over an
+Arrow string array's bytes: the shape by one RE2 match, the digits (separators and every
+``(0)`` dropped) gathered from the flat byte buffer into a matrix, then with numpy the ``00``
+rule, the country code, the trunk prefix, the automata and the E.164 number (an integer),
+with no per-text Python work and answers as codes (:class:`Coded`). It follows
+``_fastphones`` step by step for the plain cases (literal reading; then parse()'s reading
+when the trunk rule is plain digits and the digits do not start with the country code) and
+leaves every other text (a refusal, a ``(0)`` in an invalid number, a transform rule, ...)
+to :func:`smskit.rules._fastphones.decide` and then to the per-number path, so the answers
+stay the same (pinned by the differential tests of the array path).
 """
 
 from __future__ import annotations
@@ -63,7 +64,6 @@ REGIONS: Final = tuple(
 )
 REGION_CODE: Final = {region: i for i, region in enumerate(REGIONS)}
 _OPEN, _CLOSE = ord("("), ord(")")
-# Per byte: a digit or one of the separators a plain spelling may hold.
 # Which 1-, 2- and 3-digit prefixes are country calling codes (phonenumbers' table).
 _IS_CODE: Final = [np.zeros(10**k, dtype=bool) for k in (1, 2, 3)]
 for _code in phonenumbers.COUNTRY_CODE_TO_REGION_CODE:
@@ -73,8 +73,8 @@ for _code in phonenumbers.COUNTRY_CODE_TO_REGION_CODE:
 @dataclass
 class Coded:
     """Answers for an array of texts as codes; ``done`` is False where the other paths must
-    decide. ``e164`` is the E.164 number's digits as an integer (0: none; every valid number
-    of the metadata has at most 19 digits, its first digits below int64's), ``reason`` a
+    decide. ``e164`` is the E.164 number's digits as an integer (0: none; the longest valid
+    numbers of the metadata, 19 digits, stay below int64's limit: pinned by a test), ``reason`` a
     place in the vocabulary's reasons (-1: none yet), ``region`` a place in :data:`REGIONS`
     (-1: none), ``kind`` a place in the spec's phone_number_type values."""
 
