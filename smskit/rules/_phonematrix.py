@@ -17,6 +17,7 @@ stay the same (pinned by the differential tests of the array path).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -32,7 +33,6 @@ from smskit.rules._fastphones import (
     _MAX_NSN,
     _NO_STRIP_LENGTH,
     _UNKNOWN,
-    Decided,
     Vocabulary,
     _length_result,
     _main_region,
@@ -105,14 +105,23 @@ class Coded:
             getattr(self, name)[rows] = source if picked is None else source[picked]
 
     @classmethod
-    def of(cls, decided: Decided, words: Vocabulary) -> Coded:
-        """The list path's answers (Python strings, a few values) as codes."""
-        out = cls.empty(len(decided.done))
-        out.done[:] = decided.done
-        out.e164[:] = [int(e[1:]) if e else 0 for e in decided.e164.tolist()]
-        out.reason[:] = [-1 if r is None else words.reasons.index(r) for r in decided.reason]
-        out.region[:] = [-1 if r is None else REGION_CODE[r] for r in decided.region]
-        out.kind[:] = [TYPES.index(k) for k in decided.kind.tolist()]
+    def of(
+        cls,
+        done: Sequence[bool],
+        e164: Sequence[str | None],
+        reason: Sequence[str | None],
+        region: Sequence[str | None],
+        kind: Sequence[str],
+        words: Vocabulary,
+    ) -> Coded:
+        """Answers said in words (the list path's or the per-number path's Python strings,
+        a few values) as codes."""
+        out = cls.empty(len(done))
+        out.done[:] = done
+        out.e164[:] = [int(e[1:]) if e else 0 for e in e164]
+        out.reason[:] = [-1 if r is None else words.reasons.index(r) for r in reason]
+        out.region[:] = [-1 if r is None else REGION_CODE[r] for r in region]
+        out.kind[:] = [TYPES.index(k) for k in kind]
         return out
 
 

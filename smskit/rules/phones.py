@@ -31,7 +31,7 @@ Decisions:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from functools import cache
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
@@ -43,7 +43,6 @@ from smskit.rules._phonecheck import (
     _NOT_A_NUMBER,
     _POSSIBLE_REASON,
     _REASON_CODE,
-    _TYPE_CODE,
     REASONS,
     TYPE_MAP,
     PhoneCheck,
@@ -94,7 +93,6 @@ __all__ = [
     "to_e164",
 ]
 
-_REGION_CODE: Final = _phonematrix.REGION_CODE
 # Every region code an answer may name ("001": non-geographic), in the order of Codes.region.
 REGION_NAMES: Final = _phonematrix.REGIONS
 
@@ -268,13 +266,25 @@ def _distinct_values(
         pair_texts, pair_regions = raw_texts[pairs // len(regions)], pairs % len(regions)
     answers = _Answers(len(pair_texts))
     not_number = pair_texts == _NOT_A_NUMBER_TEXT
-    answers.put(np.flatnonzero(not_number), [_NOT_A_NUMBER])
+    answers.put(np.flatnonzero(not_number), _NOT_A_NUMBER)
     readable = (pair_texts != None) & ~not_number  # noqa: E711
     for code, row_region in enumerate(regions):
         at = np.flatnonzero(readable & (pair_regions == code))
         if len(at):
             answers.read(at, pair_texts[at].tolist(), row_region)
     return codes.astype(np.int32), answers
+
+
+def _coded(checks: list[PhoneCheck]) -> _phonematrix.Coded:
+    """Per-number answers as codes."""
+    return _phonematrix.Coded.of(
+        [True] * len(checks),
+        [c.e164 for c in checks],
+        [c.reason for c in checks],
+        [c.region for c in checks],
+        [c.type for c in checks],
+        _WORDS,
+    )
 
 
 class _Answers:
@@ -284,39 +294,30 @@ class _Answers:
         self.coded = _phonematrix.Coded.empty(size)
         self.coded.reason[:] = _REASON_CODE["empty"]
 
-    def put(self, at: np.ndarray, checks: list[PhoneCheck]) -> None:
-        """Answers at positions ``at``: one check each, or one check for all."""
-        if not len(at):
-            return
-        coded = self.coded
-        coded.e164[at] = [int(c.e164[1:]) if c.e164 else 0 for c in checks]
-        coded.region[at] = [_REGION_CODE[c.region] if c.region else -1 for c in checks]
-        coded.reason[at] = [_REASON_CODE[c.reason] for c in checks]
-        coded.kind[at] = [_TYPE_CODE[c.type] for c in checks]
+    def put(self, at: np.ndarray, check: PhoneCheck) -> None:
+        """One answer at every position of ``at``."""
+        one = _coded([check])
+        self.coded.put(at, one, np.zeros(len(at), dtype=np.int64))
 
     def read(self, at: np.ndarray, texts: list[str], region: str | None) -> None:
-        """Read ``texts`` (canonical, not empty) in ``region`` into positions ``at``."""
-        self.settle(at, _phonematrix.express(texts, region, _WORDS), texts, region)
-
-    def settle(
-        self, at: np.ndarray, fast: _phonematrix.Coded, texts: Sequence[str], region: str | None
-    ) -> None:
-        """The lane's answers ``fast`` for ``texts`` into positions ``at``, after the array
-        path and then the per-number path have read what the lane left."""
+        """Read ``texts`` (canonical, not empty) in ``region`` into positions ``at``: the lane,
+        then the array path, then the per-number path for what each leaves."""
+        fast = _phonematrix.express(texts, region, _WORDS)
         rest = np.flatnonzero(~fast.done)
         if len(rest):
             decided = _fastphones.decide([texts[i] for i in rest.tolist()], region, _WORDS)
-            fast.put(rest, _phonematrix.Coded.of(decided, _WORDS))
+            coded = _phonematrix.Coded.of(
+                decided.done.tolist(),
+                decided.e164.tolist(),
+                decided.reason.tolist(),
+                decided.region.tolist(),
+                decided.kind.tolist(),
+                _WORDS,
+            )
+            fast.put(rest, coded)
         left = np.flatnonzero(~fast.done)
-        fast.put(left, self._per_number([texts[i] for i in left.tolist()], region))
+        fast.put(left, _coded([_classify_text(texts[i], region) for i in left.tolist()]))
         self.coded.put(at, fast)
-
-    @staticmethod
-    def _per_number(texts: list[str], region: str | None) -> _phonematrix.Coded:
-        answers = _Answers(len(texts))
-        answers.put(np.arange(len(texts)), [_classify_text(t, region) for t in texts])
-        answers.coded.done[:] = True
-        return answers.coded
 
     def joined(self, other: _Answers) -> _Answers:
         """These answers, then ``other``'s."""
