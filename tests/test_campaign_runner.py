@@ -372,13 +372,13 @@ RECIPIENTS = [
 
 
 def test_sync_and_async_sends_write_the_same_journal(tmp_path: Path) -> None:
-    """The same campaign sent with Campaign.send (sync facade) and Campaign.asend (awaited),
-    each on its own sandbox, leaves identical journals: chunks, request ids, states, costs,
+    """The same campaign (one name) sent with Campaign.send (sync facade) and Campaign.asend
+    (awaited), each on its own sandbox, leaves identical journals: chunks, request ids, states, costs,
     exclusions and the history of every chunk."""
     paths = []
     with Sandbox() as first, Sandbox() as second:
         with smskit.Client(sandbox=first) as client:
-            campaign = smskit.Campaign(client, RECIPIENTS, text=TEXT, sender="Shop")
+            campaign = smskit.Campaign(client, RECIPIENTS, text=TEXT, sender="Shop", name="same")
             done = campaign.send(
                 progress=False, chunk_size=7, concurrency=3, journal=tmp_path / "sync.sqlite"
             )
@@ -386,7 +386,9 @@ def test_sync_and_async_sends_write_the_same_journal(tmp_path: Path) -> None:
 
         async def awaited() -> smskit.CampaignResult:
             async with smskit.AsyncClient(sandbox=second) as client:
-                campaign = smskit.Campaign(client, RECIPIENTS, text=TEXT, sender="Shop")
+                campaign = smskit.Campaign(
+                    client, RECIPIENTS, text=TEXT, sender="Shop", name="same"
+                )
                 return await campaign.asend(
                     progress=False, chunk_size=7, concurrency=3, journal=tmp_path / "async.sqlite"
                 )

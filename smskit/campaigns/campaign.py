@@ -11,8 +11,10 @@ smskit.Campaign.resume("june-promo.journal.sqlite")   # after a crash or a kerne
 
 Exactly-once: each chunk's ``request_id`` is derived from the campaign id and the chunk's
 payload, both stored in the journal before anything is sent. A retry, a resume or a re-run
-of the same cell repeats the same ids, and the gateway refuses a ``request_id`` it accepted
-in the last 24 hours: that answer is recorded as ``already_accepted``, never sent twice.
+of a named campaign repeats the same ids, and the gateway refuses a ``request_id`` it
+accepted in the last 24 hours: that answer is recorded as ``already_accepted``, never sent
+twice. A campaign not named is named with its creation time: created again later, it is a
+new campaign and is sent.
 See docs/campaigns.md for every decision.
 """
 
@@ -96,8 +98,11 @@ class Campaign:
     of a CSV file with such a header, or a list of numbers or dicts. ``send_options`` are
     the send endpoint's own (``type``, ``send_at``, ``purpose``, ``with_replies``,
     ``auto_optimize_text``, ``auto_remove_blacklisted_numbers``). Nothing is sent until
-    :meth:`send`. ``name`` names the journal; by default it is derived from the text,
-    sender and options. ``clock`` (returning an aware datetime) is what "now" means to the
+    :meth:`send`. ``name`` names the journal and is the campaign's identity; by default it
+    is ``campaign-<created>-<hash>``: when the campaign was created (to the microsecond) and
+    a hash of the text, sender and options, so the same content created again later is a new
+    campaign, sent again (name it to make a re-run continue the same one). ``clock``
+    (returning an aware datetime) is what "now" means to the creation time and the
     marketing-hours check.
     """
 
@@ -121,7 +126,9 @@ class Campaign:
         self.default_region = default_region
         self.recipients = Recipients(recipients)
         self.name = (
-            check_name(name) if name is not None else default_name(text, sender, self.options)
+            check_name(name)
+            if name is not None
+            else default_name(text, sender, self.options, clock)
         )
         self._clock = clock
         self._report: PreflightReport | None = None

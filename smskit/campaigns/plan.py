@@ -1,16 +1,18 @@
 """The plan of a campaign: from a preflight report to the exact payload of every chunk.
 
 What is sent to whom is fixed here, before anything is sent, and the campaign id is derived
-from it: a re-run of the same campaign finds the same id, hence the same journal and the
-same request ids.
+from it (and from the name, which for a campaign not named includes when it was created): a
+resume of the same campaign finds the same id, hence the same journal and the same request
+ids, while the same content created again later is a new campaign.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.campaigns.journal import FIELD_PREFIX, plan_contacts
@@ -154,10 +156,29 @@ def check_name(name: Any) -> str:
     return name
 
 
-def default_name(text: str, sender: str, options: Mapping[str, Any]) -> str:
-    """``campaign-<hash>`` of the text, sender and options."""
+def default_name(
+    text: str,
+    sender: str,
+    options: Mapping[str, Any],
+    clock: Callable[[], datetime] | None = None,
+) -> str:
+    """``campaign-<created>-<hash>``: when the campaign is created (``clock()``, default the
+    system clock; UTC to the microsecond) and a hash of the text, sender and options.
+
+    The creation time is part of a campaign's identity unless the user names it: the same
+    daily alert created tomorrow is a new campaign (new journal, new request ids), not a
+    re-run of today's that the journal and the gateway would answer "already sent".
+    """
+    created = (clock or _utcnow)()
+    if created.utcoffset() is None:
+        raise ValidationError("clock", "must return an aware datetime", value=created)
     body = canonical_json({"text": text, "sender": sender, "options": options})
-    return "campaign-" + hashlib.blake2b(body.encode(), digest_size=5).hexdigest()
+    digest = hashlib.blake2b(body.encode(), digest_size=5).hexdigest()
+    return f"campaign-{created.astimezone(UTC):%Y%m%dT%H%M%S.%f}Z-{digest}"
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
 
 
 def check_campaign(client: Any, text: Any, sender: Any) -> None:

@@ -92,7 +92,9 @@ class Campaign:
         self.options = check_options(send_options)
         self.default_region = default_region
         self.name = (
-            check_name(name) if name is not None else default_name(text, sender, self.options)
+            check_name(name)
+            if name is not None
+            else default_name(text, sender, self.options, clock)
         )
         self._clock = clock
         # A CSV's rows are indexed by position, as smskit.Campaign indexes a CSV file.
