@@ -373,8 +373,8 @@ RECIPIENTS = [
 
 def test_sync_and_async_sends_write_the_same_journal(tmp_path: Path) -> None:
     """The same campaign (one name) sent with Campaign.send (sync facade) and Campaign.asend
-    (awaited), each on its own sandbox, leaves identical journals: chunks, request ids, states, costs,
-    exclusions and the history of every chunk."""
+    (awaited), each on its own sandbox, leaves identical journals: chunks, request ids,
+    states, costs, exclusions and the history of every chunk."""
     paths = []
     with Sandbox() as first, Sandbox() as second:
         with smskit.Client(sandbox=first) as client:
