@@ -4,19 +4,29 @@ VENV := .venv
 BIN := $(VENV)/bin
 NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 
-.PHONY: install chromium js test lint demo lab bench clean
+.PHONY: install lock chromium js test lint demo lab pictures bench clean
 
 # One .venv, grown by extras: `make demo` installs only what runs and exports the notebooks
 # ([demo]), `make lab` adds JupyterLab ([lab]), `make test` the test tools ([dev]).
+# Every install, pip and the build backend included, takes the exact versions of
+# constraints.txt (`make lock` regenerates it); pyproject.toml keeps ranges.
 install: $(VENV)/.installed-dev
 
-$(VENV)/.installed-%: pyproject.toml
+CONSTRAINTS := constraints.txt
+PIP_INSTALL = $(BIN)/python -m pip install --quiet --disable-pip-version-check -c $(CONSTRAINTS)
+
+$(VENV)/.installed-%: pyproject.toml $(CONSTRAINTS)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[$*]'
+	$(PIP_INSTALL) pip
+	$(PIP_INSTALL) --build-constraint $(CONSTRAINTS) -e '.[$*]'
 	touch $@
 
-PY_SOURCES := smskit tests benchmarks docs notebooks/conftest.py notebooks/_export notebooks/data
+# pip resolves .[dev] (every extra), the build backend and pip in a fresh venv under build/
+# without installing them, and writes each version it chose: commit the new constraints.txt.
+lock:
+	$(PYTHON) tools/lock.py
+
+PY_SOURCES := smskit tests benchmarks docs tools notebooks/conftest.py notebooks/_export notebooks/data
 
 lint: install
 	$(BIN)/ruff check $(PY_SOURCES)
@@ -49,14 +59,24 @@ demo: $(VENV)/.installed-demo js
 	$(BIN)/python notebooks/_export/export_notebooks.py --output-dir build/notebooks $(NOTEBOOKS)
 	@echo "Demo notebooks written to $(CURDIR)/build/notebooks/"
 
-lab: $(VENV)/.installed-lab
-	$(BIN)/jupyter lab notebooks
+# JupyterLab on copies under build/lab/ (with notebooks/data), never on the committed notebooks
+# (nbval compares their stored outputs): opening, running and autosaving change only the
+# copies. A copy is refreshed when its notebook changed since; the copy it replaces is kept
+# beside it as NAME.ipynb.~N~ (cp --backup=numbered), so no edit is lost.
+LAB := build/lab
+lab: $(VENV)/.installed-lab $(NOTEBOOKS:notebooks/%=$(LAB)/%)
+	mkdir -p $(LAB)/data && cp -r notebooks/data/. $(LAB)/data/
+	$(BIN)/jupyter lab $(LAB)
+
+$(LAB)/%.ipynb: notebooks/%.ipynb
+	mkdir -p $(LAB)
+	cp --backup=numbered $< $@
 
 # Every benchmark with its default size; smsutil is the text benchmark's reference, not a dependency.
 # The package is byte-compiled first, as an install leaves it (an editable install under
 # PYTHONDONTWRITEBYTECODE would compile every module in every fresh process it times).
 bench: install
-	$(BIN)/python -m pip install --quiet smsutil
+	$(PIP_INSTALL) smsutil
 	$(BIN)/python -m compileall -q smskit
 	for script in benchmarks/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
