@@ -10,12 +10,15 @@ from smskit.views.plots import (
     PRODUCT_COLORS,
     REPLIES_COLUMNS,
     REPLY_COLOR,
+    WHOLE_LIST,
     credits_bar,
     credits_map,
     draft_costs,
     hlr_breakdown,
+    hlr_networks,
     hlr_sunburst,
     replies_timeline,
+    time_zone_scope,
 )
 
 __all__ = [
@@ -25,10 +28,13 @@ __all__ = [
     "PRODUCT_COLORS",
     "REPLIES_COLUMNS",
     "REPLY_COLOR",
+    "WHOLE_LIST",
     "credits_bar",
     "credits_map",
     "draft_costs",
     "hlr_breakdown",
+    "hlr_networks",
     "hlr_sunburst",
     "replies_timeline",
+    "time_zone_scope",
 ]

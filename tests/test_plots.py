@@ -14,7 +14,9 @@ from collections import Counter
 from typing import Any
 
 import pandas as pd
+import phonenumbers
 import plotly.graph_objects as go
+import pycountry
 import pytest
 
 from smskit import frames, plots
@@ -127,8 +129,41 @@ def test_hlr_sunburst_nests_country_network_line_status(raw: list[dict[str, Any]
     assert sunburst.branchvalues == "total"
 
 
+def test_hlr_networks_stacks_line_status_per_network(raw: list[dict[str, Any]]) -> None:
+    """One bar per network (most numbers first), stacked by line status in its colours; the
+    networks past ``top`` summed in one bar; totals match the raw answers."""
+    per_network = Counter(
+        (r["country_code"] or frames.MISSING, r["network_name"] or frames.MISSING) for r in raw
+    )
+    ranked = [key for key, _ in sorted(per_network.items(), key=lambda item: -item[1])]
+    figure = plots.hlr_networks(raw, top=3)
+    labels = list(figure.data[0].y)
+    assert len(labels) == 4 and labels[-1] == f"{len(ranked) - 3} other networks"
+    totals = [sum(trace.x[i] for trace in figure.data) for i in range(4)]
+    assert totals[:3] == sorted((per_network[key] for key in ranked[:3]), reverse=True)
+    assert totals[3] == sum(per_network[key] for key in ranked[3:]) and sum(totals) == len(raw)
+    for trace in figure.data:
+        assert (
+            trace.orientation == "h" and trace.marker.color == plots.LINE_STATUS_COLORS[trace.name]
+        )
+    assert labels[0] == "{1} ({0})".format(*ranked[0])
+    cell = Counter((r["network_name"], r["line_status"]) for r in raw if r["country_code"] == "FR")
+    first = {trace.name: trace.x[0] for trace in figure.data}
+    country, network = ranked[0]
+    assert country == "FR"
+    assert {s: n for s, n in first.items() if n} == {
+        status: n for (name, status), n in cell.items() if name == network
+    }
+    everything = plots.hlr_networks(raw, top=100)
+    assert not any(label.endswith("other networks") for label in everything.data[0].y)
+    with pytest.raises(ValidationError) as info:
+        plots.hlr_networks(raw, top=0)
+    assert info.value.field == "top"
+
+
 def test_credits_bar_has_one_trace_per_product() -> None:
-    """Grouped bars: x the countries in answer order, y the credits of that product."""
+    """Horizontal grouped bars, one trace per product; rows sorted by the first product's
+    credits, most first, labelled with the country's name and code."""
     figure = plots.credits_bar(Credits.from_json(CREDITS))
     assert figure.layout.barmode == "group"
     assert [trace.name for trace in figure.data] == [
@@ -137,11 +172,39 @@ def test_credits_bar_has_one_trace_per_product() -> None:
         "low_cost_sms",
         "hlr",
     ]
+    order = ("US", "GB", "FR")  # premium_sms 66,666 > 23,809 > 15,384
     for trace in figure.data:
-        assert list(trace.x) == ["FR", "GB", "US"]
-        assert list(trace.y) == [CREDITS[c][trace.name] for c in ("FR", "GB", "US")]
+        assert trace.orientation == "h"
+        assert list(trace.y) == ["United States (US)", "United Kingdom (GB)", "France (FR)"]
+        assert list(trace.x) == [CREDITS[c][trace.name] for c in order]
+    assert figure.layout.yaxis.autorange == "reversed"  # the first row on top
     chosen = plots.credits_bar(frames.credits_frame(CREDITS), products=["low_cost_sms"])
     assert [trace.name for trace in chosen.data] == ["low_cost_sms"]
+
+
+def test_credits_bar_shows_the_top_countries_and_groups_the_rest() -> None:
+    """top=N keeps the N countries with the most credits (ties by code); the others are one
+    bar per product: their median, whiskers down to their lowest and up to their highest."""
+    values = {"AD": 50, "BE": 70, "CH": 70, "DE": 10, "ES": 20, "FI": 30, "GR": 40}
+    credits = {c: {"premium_sms": v, "vocal_sms": 2 * v, "low_cost_sms": 1, "hlr": 1}
+               for c, v in values.items()}  # fmt: skip
+    figure = plots.credits_bar(credits, products=["premium_sms", "vocal_sms"], top=3)
+    top = [t for t in figure.data if t.showlegend is not False]
+    rest = [t for t in figure.data if t.showlegend is False]
+    assert [t.name for t in top] == [t.name for t in rest] == ["premium_sms", "vocal_sms"]
+    assert [label[-4:] for label in top[0].y] == ["(BE)", "(CH)", "(AD)"]
+    assert list(top[0].x) == [70, 70, 50] and list(top[1].x) == [140, 140, 100]
+    for trace, factor in zip(rest, (1, 2), strict=True):
+        assert list(trace.y) == ["4 other countries"]
+        assert list(trace.x) == [25.0 * factor]  # median of 10, 20, 30, 40
+        assert list(trace.error_x.arrayminus) == [15.0 * factor]  # down to 10
+        assert list(trace.error_x.array) == [15.0 * factor]  # up to 40
+        assert trace.offsetgroup == trace.name  # beside the same product's bars
+    assert "the 4 others as median and range" in figure.layout.title.text
+    for wrong in (0, -1, 2.5, True):
+        with pytest.raises(ValidationError) as info:
+            plots.credits_bar(credits, top=wrong)  # type: ignore[arg-type]
+        assert info.value.field == "top"
 
 
 def test_credits_map_locates_countries_by_iso3() -> None:
@@ -159,39 +222,98 @@ def _credits(*countries: str) -> dict[str, dict[str, int]]:
 
 
 @pytest.mark.parametrize(
-    ("countries", "scope", "shown", "named"),
+    ("countries", "scope", "framed", "named"),
     [
         # all in one continent: that continent, nothing named
-        (("FR", "DE", "IT", "PL"), "europe", ["FRA", "DEU", "ITA", "POL"], []),
-        (("US", "CA", "MX"), "north america", ["USA", "CAN", "MEX"], []),
-        (("MA", "SN", "ZA"), "africa", ["MAR", "SEN", "ZAF"], []),
-        (("BR", "AR", "FK"), "south america", ["BRA", "ARG", "FLK"], []),
-        (("GT", "CU", "GL"), "north america", ["GTM", "CUB", "GRL"], []),
-        (("JP", "IN", "AE"), "asia", ["JPN", "IND", "ARE"], []),
-        # most in Europe: Europe, the others named under the map
-        (("FR", "US", "GB", "MA", "BE"), "europe", ["FRA", "GBR", "BEL"],
-         ["United States", "Morocco"]),
-        # no continent holds more than half: the world
-        (("FR", "US", "JP", "BR"), None, ["FRA", "USA", "JPN", "BRA"], []),
-        (("AU", "NZ"), None, ["AUS", "NZL"], []),
+        (("FR", "DE", "IT", "PL"), "europe", ["FR", "DE", "IT", "PL"], []),
+        (("US", "CA", "MX"), "north america", ["US", "CA", "MX"], []),
+        (("MA", "SN", "ZA"), "africa", ["MA", "SN", "ZA"], []),
+        (("BR", "AR", "FK"), "south america", ["BR", "AR", "FK"], []),
+        (("GT", "CU", "GL"), "north america", ["GT", "CU", "GL"], []),
+        (("JP", "IN", "AE"), "asia", ["JP", "IN", "AE"], []),
+        # most in Europe: Europe, the others named under the map with their credits
+        (("FR", "US", "GB", "MA", "BE"), "europe", ["FR", "GB", "BE"],
+         ["United States (1,001)", "Morocco (1,003)"]),
+        # no continent holds more than half: the world, zoomed to the countries
+        (("FR", "US", "JP", "BR"), None, ["FR", "US", "JP", "BR"], []),
+        (("AU", "NZ"), None, ["AU", "NZ"], []),
     ],
 )  # fmt: skip
 def test_credits_map_shows_the_continent_of_the_data(
-    countries: tuple[str, ...], scope: str | None, shown: list[str], named: list[str]
+    countries: tuple[str, ...], scope: str | None, framed: list[str], named: list[str]
 ) -> None:
-    """The automatic scope is the continent of more than half the countries (world otherwise,
-    zoomed to them); countries off the map are named in a note, not coloured."""
-    figure = plots.credits_map(_credits(*countries))
+    """The automatic scope is the continent of more than half the countries (the world
+    otherwise, zoomed to them); every country is drawn, the colour scale spans those of the
+    continent, and the few off the map are named in a note."""
+    credits = _credits(*countries)
+    figure = plots.credits_map(credits)
     (choropleth,) = figure.data
     assert figure.layout.geo.scope == scope
-    assert figure.layout.geo.fitbounds == "locations"
-    assert list(choropleth.locations) == shown
+    assert figure.layout.geo.fitbounds == (None if scope else "locations")
+    assert len(choropleth.locations) == len(countries)
+    if scope:
+        in_frame = [credits[code]["premium_sms"] for code in framed]
+        assert (choropleth.zmin, choropleth.zmax) == (min(in_frame), max(in_frame))
     notes = [a.text for a in figure.layout.annotations]
     if named:
         assert len(notes) == 1 and all(name in notes[0] for name in named)
-        assert all(name not in notes[0] for name in choropleth.text)
-    else:
+        framed_names = [n for c, n in zip(countries, choropleth.text, strict=True) if c in framed]
+        assert all(name not in notes[0] for name in framed_names)
+    elif scope:
         assert notes == []
+
+
+def test_credits_map_of_the_whole_price_list_frames_the_accounts_continent(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """check_credits() lists every country: the map shows the continent of the account's time
+    zone, its colour scale spans that continent's credits only (North America, priced lower,
+    so with six times the credits, does not set it), and the note counts the others."""
+    monkeypatch.delenv("SMSKIT_TIME_ZONE", raising=False)
+    europe = ["FR", "DE", "IT", "ES", "PL", "BE", "NL", "PT", "GR", "SE"]
+    elsewhere = ["US", "CA", "JM", "BS", "BB", "MA", "SN", "JP", "IN", "BR", "AR", "AU", "NZ",
+                 "CN", "ZA", "EG", "KE", "MX", "CL", "TH"]  # fmt: skip
+    codes = [*europe, *elsewhere]
+    filler = [f"{a}{b}" for a in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" for b in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"]
+    known = {c.alpha_2 for c in pycountry.countries} & phonenumbers.SUPPORTED_REGIONS
+    codes += [c for c in filler if c in known and c not in codes][: plots.WHOLE_LIST - len(codes)]
+    credits = {
+        code: {"premium_sms": 60_000 if code in ("US", "CA", "JM", "BS", "BB") else 10_000 + i,
+               "vocal_sms": 1, "low_cost_sms": 1, "hlr": 1}
+        for i, code in enumerate(codes)
+    }  # fmt: skip
+    assert len(credits) == plots.WHOLE_LIST
+    figure = plots.credits_map(credits)
+    (choropleth,) = figure.data
+    assert figure.layout.geo.scope == "europe"
+    assert len(choropleth.locations) == len(codes)  # all drawn, Europe framed
+    # Europe as the ITU numbering plan has it: calling codes 3xx and 4xx (298, the Faroes,
+    # too; 297 Aruba and 299 Greenland are American)
+    calling = {c: str(phonenumbers.country_code_for_region(c)) for c in codes}
+    european = [
+        credits[c]["premium_sms"]
+        for c in codes
+        if calling[c][0] in "34" or calling[c] == "298"
+        if calling[c] not in ("297", "299")
+    ]
+    assert choropleth.zmax == max(european) < 60_000
+    assert choropleth.zmin == min(european)
+    (note,) = [a.text for a in figure.layout.annotations]
+    assert note.startswith(f"colours span the {len(european)} countries of Europe")
+    monkeypatch.setenv("SMSKIT_TIME_ZONE", "Asia/Tokyo")
+    assert plots.credits_map(credits).layout.geo.scope == "asia"
+
+
+@pytest.mark.parametrize(
+    ("time_zone", "scope"),
+    [("Europe/Paris", "europe"), ("Africa/Dakar", "africa"), ("Asia/Tokyo", "asia"),
+     ("America/New_York", "north america"), ("America/Sao_Paulo", "south america"),
+     ("America/Argentina/Buenos_Aires", "south america"), ("Pacific/Auckland", "world"),
+     ("UTC", "world")],
+)  # fmt: skip
+def test_time_zone_scope_is_the_zones_continent(time_zone: str, scope: str) -> None:
+    """A time zone's map is its area's continent; America splits North and South."""
+    assert plots.time_zone_scope(time_zone) == scope
 
 
 def test_credits_map_scope_can_be_chosen_and_is_checked() -> None:
@@ -199,10 +321,25 @@ def test_credits_map_scope_can_be_chosen_and_is_checked() -> None:
     figure = plots.credits_map(_credits("FR", "DE"), scope="world")
     assert figure.layout.geo.scope is None and list(figure.data[0].locations) == ["FRA", "DEU"]
     asia = plots.credits_map(_credits("FR", "JP"), scope="asia")
-    assert list(asia.data[0].locations) == ["JPN"]
+    assert asia.layout.geo.scope == "asia"
+    assert (asia.data[0].zmin, asia.data[0].zmax) == (1001, 1001)  # Japan's alone
+    assert "France (1,000)" in asia.layout.annotations[0].text
     with pytest.raises(ValidationError) as info:
         plots.credits_map(_credits("FR"), scope="mars")
     assert info.value.field == "scope"
+
+
+def test_credits_map_of_the_world_clips_its_colours_to_the_middle_percentiles() -> None:
+    """On the world map the colour scale spans the 10th to the 90th percentile of the
+    credits, and the note says how many countries lie beyond."""
+    codes = ["FR", "DE", "US", "JP", "BR", "AU", "ZA", "IN", "CN", "AR", "MX"]
+    credits = {c: {"premium_sms": (i + 1) * 100, "vocal_sms": 1, "low_cost_sms": 1, "hlr": 1}
+               for i, c in enumerate(codes)}  # fmt: skip
+    figure = plots.credits_map(credits, scope="world")
+    (choropleth,) = figure.data
+    assert (choropleth.zmin, choropleth.zmax) == (200.0, 1000.0)  # of 100 ... 1,100
+    (note,) = [a.text for a in figure.layout.annotations]
+    assert "2 countries beyond" in note
 
 
 def test_unknown_product_is_refused_by_name() -> None:
@@ -288,6 +425,7 @@ def test_figures_are_returned_never_shown(
     built = [
         plots.hlr_breakdown(raw),
         plots.hlr_sunburst(raw),
+        plots.hlr_networks(raw),
         plots.credits_bar(CREDITS),
         plots.credits_map(CREDITS),
         plots.draft_costs(SmsDraft(number_of_contacts=1, total_cost=1.0)),

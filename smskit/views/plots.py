@@ -19,6 +19,7 @@ from smskit._html import LINE_STATUS_COLORS, MISSING_COLOR
 from smskit.client import frames
 from smskit.client.models import Draft
 from smskit.errors import MissingExtraError, ValidationError
+from smskit.rules.timezone import account_time_zone
 
 try:
     import plotly.graph_objects as go
@@ -33,12 +34,15 @@ __all__ = [
     "PRODUCT_COLORS",
     "REPLIES_COLUMNS",
     "REPLY_COLOR",
+    "WHOLE_LIST",
     "credits_bar",
     "credits_map",
     "draft_costs",
     "hlr_breakdown",
+    "hlr_networks",
     "hlr_sunburst",
     "replies_timeline",
+    "time_zone_scope",
 ]
 
 PRODUCT_COLORS: Final[Mapping[str, str]] = {
@@ -164,6 +168,68 @@ def hlr_sunburst(results: Any, *, title: str | None = None) -> go.Figure:
     return figure
 
 
+def hlr_networks(results: Any, *, top: int = 15, title: str | None = None) -> go.Figure:
+    """Horizontal stacked bars: numbers per network (with its country), split by line status.
+
+    Two categorical levels read as labels, not as slices: the ``top`` networks with the most
+    numbers (counted as :func:`smskit.client.frames.breakdown` by ``("network",
+    "line_status")`` counts them; ties in the table's order; numbers without a network are
+    "no network (country)"), the others summed in one last bar that says how many they are.
+    """
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+        raise ValidationError("top", "a whole number of networks, 1 or more", value=top)
+    frame = _hlr(results)
+    table = frames.breakdown(frame, ("network", "line_status"))["count"].drop(frames.TOTAL, level=0)
+    per_network = table.groupby(level=[0, 1], sort=False).sum()
+    per_network = per_network[per_network > 0].sort_values(ascending=False, kind="stable")
+    networks = [(str(country), str(network)) for country, network in per_network.index]
+    shown, rest = networks[:top], networks[top:]
+    labels = [
+        f"{'no network' if network == frames.MISSING else network} ({country})"
+        for country, network in shown
+    ]
+    if rest:
+        labels.append(f"{len(rest)} other network{'s' if len(rest) > 1 else ''}")
+    counts: dict[str, list[int]] = {}
+    for (country, network, status), count in zip(table.index, table.tolist(), strict=True):
+        key = (str(country), str(network))
+        if key not in per_network.index:
+            continue
+        row = shown.index(key) if key in shown else len(shown)
+        counts.setdefault(str(status), [0] * len(labels))[row] += int(count)
+    totals = [0] * len(labels)
+    for values in counts.values():
+        totals = [t + v for t, v in zip(totals, values, strict=True)]
+    traces = []
+    for status, values in counts.items():
+        if not any(values):
+            continue
+        traces.append(
+            go.Bar(
+                name=status,
+                orientation="h",
+                y=labels,
+                x=values,
+                customdata=[v / t if t else 0.0 for v, t in zip(values, totals, strict=True)],
+                marker_color=_color(status),
+                hovertemplate="%{y}<br>" + status + ": %{x} (%{customdata:.1%} of the network)"
+                "<extra></extra>",
+            )
+        )
+    figure = go.Figure(traces)
+    n = sum(totals)
+    figure.update_layout(
+        template=_TEMPLATE,
+        barmode="stack",
+        title=title or f"Line status by network ({n:,} numbers)",
+        xaxis_title="numbers",
+        yaxis={"autorange": "reversed", "automargin": True},
+        legend={"title": "line_status", "traceorder": "normal"},
+        height=160 + 28 * len(labels),
+    )
+    return figure
+
+
 def _country_names(frame: pd.DataFrame) -> dict[str, str]:
     """Country code -> the name the HLR answers give it."""
     if "country_name" not in frame.columns:
@@ -193,30 +259,74 @@ def credits_bar(
     credits: Any,
     *,
     products: Sequence[str] = tuple(frames.CREDIT_PRODUCT_DTYPE.categories),
+    top: int = 12,
     title: str | None = None,
 ) -> go.Figure:
-    """Grouped bars: credits per country, one bar per product (countries in answer order)."""
+    """Horizontal grouped bars: the ``top`` countries by credits of the first of ``products``
+    (most first; ties by country code), one bar per product, and the other countries grouped.
+
+    Credits are what the whole balance buys in one country, so they do not add up across
+    countries: the grouped bar is the others' median, its whiskers their lowest and highest.
+    """
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+        raise ValidationError("top", "a whole number of countries, 1 or more", value=top)
     tidy = _credits(credits)
+    chosen = _products(products)
+    wide = tidy.pivot(index="country_code", columns="product", values="credits")
+    names = tidy.drop_duplicates("country_code").set_index("country_code")["country"]
+    first = wide[chosen[0]].astype("Float64")
+    order = sorted(
+        wide.index, key=lambda code: (-(first[code] if pd.notna(first[code]) else -1), code)
+    )
+    shown, rest = order[:top], order[top:]
+    labels = [f"{names[code]} ({code})" if pd.notna(names[code]) else str(code) for code in shown]
+    others = f"{len(rest)} other countr{'ies' if len(rest) > 1 else 'y'}" if rest else ""
     figure = go.Figure()
-    for product in _products(products):
-        rows = tidy[tidy["product"] == product]
+    for product in chosen:
+        column = wide[product]
         figure.add_trace(
             go.Bar(
                 name=product,
-                x=rows["country_code"].tolist(),
-                y=_numbers(rows["credits"]),
-                customdata=rows["country"].fillna("").tolist(),
+                orientation="h",
+                y=labels,
+                x=_numbers(column[shown]),
+                offsetgroup=product,
+                legendgroup=product,
                 marker_color=PRODUCT_COLORS[product],
-                hovertemplate="%{customdata} (%{x})<br>" + product + ": %{y:,}<extra></extra>",
+                hovertemplate="%{y}<br>" + product + ": %{x:,}<extra></extra>",
             )
         )
+        values = column[rest].dropna()
+        if rest and len(values):
+            low, median, high = (float(v) for v in values.quantile([0.0, 0.5, 1.0]))
+            figure.add_trace(
+                go.Bar(
+                    name=product,
+                    orientation="h",
+                    y=[others],
+                    x=[median],
+                    offsetgroup=product,
+                    legendgroup=product,
+                    showlegend=False,
+                    marker={"color": PRODUCT_COLORS[product], "opacity": 0.5},
+                    error_x={"type": "data", "symmetric": False, "color": PRODUCT_COLORS[product],
+                             "array": [high - median], "arrayminus": [median - low]},
+                    customdata=[[low, high]],
+                    hovertemplate=others + "<br>" + product + ": median %{x:,.0f}, from "
+                    "%{customdata[0]:,.0f} to %{customdata[1]:,.0f}<extra></extra>",
+                )
+            )  # fmt: skip
+    rows = len(labels) + bool(others)
     figure.update_layout(
         template=_TEMPLATE,
         barmode="group",
-        title=title or "Credits by country and product",
-        xaxis_title="country_code",
-        yaxis_title="credits",
+        title=title
+        or f"Credits by country: the top {len(shown)} by {chosen[0]}"
+        + (f", the {len(rest)} others as median and range" if rest else ""),
+        xaxis_title="credits",
+        yaxis={"autorange": "reversed", "automargin": True},
         legend_title="product",
+        height=160 + rows * (10 + 14 * len(chosen)),
     )
     return figure
 
@@ -242,6 +352,24 @@ _ZONE_SCOPES: Final[Mapping[str, str]] = {
     "52": "north america",  # Mexico
     "53": "north america",  # Cuba
 }
+# An answer about this many countries or more is the account's whole price list, not a
+# selection: no continent holds most of it, and the map shows the account's own continent.
+WHOLE_LIST: Final = 100
+# The continent of an IANA time zone's area; "America/" is North America but for these.
+_TIME_ZONE_SCOPES: Final[Mapping[str, str]] = {
+    "Europe": "europe",
+    "Africa": "africa",
+    "Asia": "asia",
+    "America": "north america",
+}
+_SOUTH_AMERICA_ZONES: Final = frozenset((
+    "Araguaina", "Argentina", "Asuncion", "Bahia", "Belem", "Boa_Vista", "Bogota", "Buenos_Aires",
+    "Caracas", "Campo_Grande", "Cayenne", "Cuiaba", "Eirunepe", "Fortaleza", "Guayaquil",
+    "Guyana", "La_Paz", "Lima", "Maceio", "Manaus", "Montevideo", "Noronha", "Paramaribo",
+    "Porto_Velho", "Punta_Arenas", "Recife", "Rio_Branco", "Santarem", "Santiago", "Sao_Paulo",
+))  # fmt: skip
+# Past this many countries off the map, the note counts them instead of naming them.
+_NAMED_OFF_MAP: Final = 6
 
 
 def _map_scope(country_code: str) -> str:
@@ -257,14 +385,28 @@ def _map_scope(country_code: str) -> str:
     return "world"
 
 
+def time_zone_scope(time_zone: str | None = None) -> str:
+    """The map scope of an IANA time zone (default: the account's, ``SMSKIT_TIME_ZONE`` or
+    Europe/Paris): ``Europe/Paris`` is "europe"; a zone of no continent (UTC, Pacific/...)
+    is "world"."""
+    area, _, city = account_time_zone(time_zone).partition("/")
+    if area == "America" and city.split("/")[0] in _SOUTH_AMERICA_ZONES:
+        return "south america"
+    return _TIME_ZONE_SCOPES.get(area, "world")
+
+
 def _scope_for(country_codes: Sequence[str]) -> str:
-    """The continent most of the countries lie in (more than half of them), else "world"."""
+    """The continent of more than half of the countries; for the whole price list (at least
+    :data:`WHOLE_LIST` countries) the account's continent; else "world"."""
     scopes = [_map_scope(code) for code in country_codes]
     counts = {scope: scopes.count(scope) for scope in scopes if scope != "world"}
-    if not counts:
-        return "world"
-    best = max(counts, key=lambda scope: counts[scope])
-    return best if 2 * counts[best] > len(scopes) else "world"
+    if counts:
+        best = max(counts, key=lambda scope: counts[scope])
+        if 2 * counts[best] > len(scopes):
+            return best
+    if len(scopes) >= WHOLE_LIST:
+        return time_zone_scope()
+    return "world"
 
 
 def credits_map(
@@ -272,10 +414,14 @@ def credits_map(
 ) -> go.Figure:
     """Choropleth of one product's credits per country (ISO 3166 alpha-3 locations).
 
-    ``scope``: a plotly geo scope (``"europe"``, ``"world"`` ...) or ``"auto"``: the continent
-    holding more than half of the countries, else the world. Countries outside a continent's
-    map are named under it (and left out of the colour scale); the map is zoomed to the
-    countries shown.
+    ``scope``: a plotly geo scope (``"europe"``, ``"world"`` ...) or ``"auto"``: the
+    continent holding more than half of the countries; for the whole price list (at least
+    :data:`WHOLE_LIST` countries, as ``check_credits()`` without countries answers) the
+    continent of the account's time zone (:func:`time_zone_scope`: Europe for Europe/Paris);
+    else the world, zoomed to the countries. Every country is drawn, but the colour scale
+    spans only the countries of the chosen continent: a far region with many more credits
+    (North America, priced lower) does not wash out the map. On the world map it spans the
+    10th to the 90th percentile. A note under the map says what the scale leaves out.
     """
     (product,) = _products(product)
     if scope not in MAP_SCOPES:
@@ -284,38 +430,68 @@ def credits_map(
     rows = tidy[(tidy["product"] == product) & tidy["iso3"].notna()]
     codes = [str(code) for code in rows["country_code"]]
     chosen = _scope_for(codes) if scope == "auto" else scope
-    geo: dict[str, Any] = {"showframe": False, "fitbounds": "locations"}
-    outside: list[str] = []
+    values = pd.to_numeric(rows["credits"], errors="coerce").astype("float64")
+    names = [
+        name if isinstance(name, str) and name else code
+        for code, name in zip(codes, rows["country"].tolist(), strict=True)
+    ]
+    geo: dict[str, Any] = {"showframe": False, "showcountries": True, "countrycolor": "#ffffff"}
+    note = ""
     if chosen == "world":
         geo["projection_type"] = "natural earth"
+        if len(codes) < WHOLE_LIST:
+            geo["fitbounds"] = "locations"  # a selection: zoomed to it
+        known = values.dropna()
+        low, high = (float(v) for v in known.quantile([0.1, 0.9])) if len(known) else (0, 0)
+        beyond = int((known > high).sum() + (known < low).sum())
+        if beyond:
+            note = (
+                f"colours span {low:,.0f} to {high:,.0f} credits (10th to 90th percentile); "
+                f"{beyond} countries beyond show the end colours"
+            )
     else:
-        # Countries off the map would stretch the colour scale: they are named instead.
-        inside = [_map_scope(code) == chosen for code in codes]
-        outside = [
-            name if isinstance(name, str) and name else code
-            for code, name, shown in zip(codes, rows["country"].tolist(), inside, strict=True)
-            if not shown
-        ]
-        rows = rows[inside]
         geo["scope"] = chosen
+        inside = [_map_scope(code) == chosen for code in codes]
+        known = values[inside].dropna()
+        low, high = (float(known.min()), float(known.max())) if len(known) else (0.0, 0.0)
+        outside = [(name, value) for name, value, shown in zip(names, values, inside, strict=True)
+                   if not shown]  # fmt: skip
+        if len(outside) > _NAMED_OFF_MAP:
+            higher = sum(1 for _, value in outside if value > high)
+            note = (
+                f"colours span the {len(known)} countries of {chosen.title()}; "
+                f"{len(outside)} countries are off this map ({higher} with more credits)"
+            )
+        elif outside:
+            listed = ", ".join(
+                f"{name} ({value:,.0f})" if pd.notna(value) else name for name, value in outside
+            )
+            note = f"not on this map of {chosen.title()}: {listed}"
     figure = go.Figure(
         go.Choropleth(
             locations=rows["iso3"].tolist(),
             locationmode="ISO-3",
             z=_numbers(rows["credits"]),
+            zmin=low,
+            zmax=high,
             text=rows["country"].fillna("").tolist(),
-            colorscale="Greens",
+            colorscale="Viridis",
+            reversescale=True,
             colorbar_title="credits",
+            marker_line_color="#ffffff",
             hovertemplate="%{text}: %{z:,} " + product + "<extra></extra>",
         )
     )
-    if outside:
+    if note:
         figure.add_annotation(
-            text=f"not on this map of {chosen.title()}: {', '.join(outside)}",
-            xref="paper", yref="paper", x=0, y=0, showarrow=False, align="left",
+            text=note, xref="paper", yref="paper", x=0, y=-0.02, showarrow=False, align="left",
+            yanchor="top",
         )  # fmt: skip
     figure.update_layout(
-        template=_TEMPLATE, title=title or f"{product} credits by country", geo=geo
+        template=_TEMPLATE,
+        title=title or f"{product} credits by country",
+        geo=geo,
+        margin={"l": 10, "r": 10, "t": 60, "b": 40},
     )
     return figure
 
