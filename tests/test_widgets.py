@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -437,3 +438,124 @@ def test_dashboard_shows_the_packs_and_what_expires_soon(client: Client) -> None
     shown = dashboard.balance_html.value
     assert shown.count("expires in 29 days") == 1
     assert "100.00 EUR expiring within 60 days" in shown
+
+
+# -- live widgets: a second send, counting numbers, writing files, offline maps (#27 item 3) --
+
+
+def _sent(result: Any) -> int:
+    return int(result.summary().iloc[0]["sent"])
+
+
+def test_second_send_of_other_text_is_a_new_campaign_named_before_confirm(
+    client: Client, tmp_path: Path
+) -> None:
+    """After a send, an edited text is a new campaign: the confirmation names its journal, and
+    Confirm sends it (no "pass journal= or name=" error)."""
+    composer = _composer(client, tmp_path, text=CURLY)
+    composer.send_button.click()
+    composer.confirm_button.click()
+    assert composer.result is not None and _sent(composer.result) == 3
+    composer.text = CURLY.replace("Bonjour", "Salut")
+    composer.send_button.click()
+    label = composer.confirm_label.value
+    assert "as a new campaign" in label and "c-2.journal.sqlite" in label
+    composer.confirm_button.click()
+    assert "Error" not in composer.message.value, composer.message.value
+    assert composer.result is not None and _sent(composer.result) == 3
+    assert [s.journal for s in composer.sends] == [
+        tmp_path / "c.journal.sqlite", tmp_path / "c-2.journal.sqlite",
+    ]  # fmt: skip
+    assert composer.sends[1].name is not None and composer.sends[1].name.endswith("-2")
+
+
+def test_same_text_again_says_already_sent_before_confirm_then_sends_again(
+    client: Client, tmp_path: Path
+) -> None:
+    """The same values again: the confirmation says they were sent (and when), Confirm sends
+    them again as a new campaign: the balance drops a second time."""
+    composer = _composer(client, tmp_path, text=CURLY)
+    composer.send_button.click()
+    composer.confirm_button.click()
+    after_first = client.wallet.check_balance().amount
+    composer.send_button.click()
+    label = composer.confirm_label.value
+    assert "already sent at" in label and "(sent: 3)" in label and "AGAIN" in label
+    composer.confirm_button.click()
+    assert composer.result is not None and _sent(composer.result) == 3
+    assert len(composer.sends) == 2
+    assert client.wallet.check_balance().amount < after_first
+
+
+def test_send_from_code_with_the_same_values_sends_nothing_twice(
+    client: Client, tmp_path: Path
+) -> None:
+    """composer.send() twice (a re-run cell): the second sends nothing and says when the first
+    was; send(again=True) sends again."""
+    composer = _composer(client, tmp_path, text=CURLY)
+    first = composer.send()
+    balance = client.wallet.check_balance().amount
+    assert composer.send() is first
+    assert "already sent at" in composer.message.value
+    assert "nothing sent again" in composer.message.value
+    assert client.wallet.check_balance().amount == balance and len(composer.sends) == 1
+    assert _sent(composer.send(again=True)) == 3
+    assert client.wallet.check_balance().amount < balance
+
+
+def test_editing_while_the_confirmation_shows_withdraws_it(client: Client, tmp_path: Path) -> None:
+    """A confirmation is about the values it was asked for: editing the text hides it."""
+    composer = _composer(client, tmp_path, text=CURLY)
+    composer.send_button.click()
+    assert composer.confirm_box.layout.display == "flex"
+    composer.text = CURLY.replace("Bonjour", "Salut")
+    assert composer.confirm_box.layout.display == "none"
+    assert not composer.send_button.disabled
+
+
+def test_hlr_explorer_counts_numbers_by_their_normalised_form(client: Client) -> None:
+    """+33612345678, 0612345678 and "06 12 34 56 78" are one number in the table and message."""
+    entries = ["+33612345678", "0612345678", "06 12 34 56 78", "+447400123456", "bad"]
+    explorer = HLRExplorer(client, entries, journal=False)
+    frame = explorer.check()
+    assert len(frame) == 5  # one row per entry as typed: the export keeps them
+    table = explorer.breakdown()
+    assert table is not None
+    assert (table.loc["FR", "total"], table.loc["total", "total"]) == (1, 3)
+    assert "3 number(s) checked (2 entry(ies) repeat a number" in explorer.message.value
+    assert repr(explorer).startswith("HLRExplorer(3 checked:")
+
+
+def test_hlr_export_says_the_absolute_path_it_wrote(
+    client: Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A relative CSV name is written in the working directory, and the message gives its
+    absolute path."""
+    monkeypatch.chdir(tmp_path)
+    explorer = HLRExplorer(client, NUMBERS[:2], journal=False)
+    explorer.check()
+    explorer.csv_path.value = "hlr.csv"
+    explorer.export_button.click()
+    assert (tmp_path / "hlr.csv").is_file()
+    assert f"2 row(s) written to {tmp_path / 'hlr.csv'}" in explorer.message.value
+
+
+def test_dashboard_map_carries_its_country_shapes(client: Client) -> None:
+    """The map's plotly config serves the topojson inline (a data: URL), not from a CDN."""
+    import base64
+    import json
+
+    dashboard = Dashboard(client)
+    bundle = dashboard.map.outputs[0]["data"]["application/vnd.plotly.v1+json"]
+    url = bundle["config"]["topojsonURL"]
+    assert url.startswith("data:application/json;base64,") and url.endswith("#")
+    shapes = json.loads(base64.b64decode(url.split(",", 1)[1].rstrip("#")))
+    assert shapes["type"] == "Topology" and "countries" in shapes["objects"]
+    charts = HLRExplorer(client, NUMBERS[:2], journal=False)
+    charts.check()
+    assert [
+        o["data"]["application/vnd.plotly.v1+json"]["config"] for o in charts.charts.outputs
+    ] == [
+        {},
+        {},
+    ]  # fmt: skip  (no map, no shapes)

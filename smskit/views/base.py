@@ -67,14 +67,20 @@ class ProgressFile:
 
 
 def figure_output(output: widgets.Output, figures: list[go.Figure]) -> None:
-    """Show plotly figures in ``output`` as plotly's mime bundle (no kernel round trip needed)."""
+    """Show plotly figures in ``output`` as plotly's mime bundle (no kernel round trip needed);
+    maps carry their country shapes (:func:`smskit.views.geo.offline_config`: no CDN)."""
     import plotly.io as pio
+
+    from smskit.views.geo import offline_config
 
     output.outputs = tuple(
         {
             "output_type": "display_data",
             "data": {
-                "application/vnd.plotly.v1+json": json.loads(pio.to_json(fig, validate=False)),
+                "application/vnd.plotly.v1+json": {
+                    **json.loads(pio.to_json(fig, validate=False)),
+                    "config": offline_config(fig),
+                },
                 "text/plain": f"<plotly figure: {fig.layout.title.text or ''}>",
             },
             "metadata": {},

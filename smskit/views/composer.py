@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
 from smskit.campaigns.campaign import Campaign, CampaignResult, CostEstimate
-from smskit.campaigns.plan import check_options
+from smskit.campaigns.plan import check_options, default_name
 from smskit.campaigns.preflight import (
     Audience,
     PreflightReport,
@@ -30,9 +32,32 @@ from smskit.rules.recipients import Recipients
 from smskit.views.base import ProgressFile, View, escaped, widgets
 from smskit.views.compose import ComposerPanel, compose_panel, panel_html
 
-__all__ = ["Composer"]
+__all__ = ["Composer", "Sent"]
 
 DEBOUNCE_S: Final = 0.15
+
+
+@dataclass(frozen=True)
+class Sent:
+    """One campaign sent from a :class:`Composer`: what it sent (``send_kwargs``), its name,
+    its journal (None: the campaign's default), when (UTC) and its result."""
+
+    kwargs: dict[str, Any]
+    name: str | None
+    journal: Path | None
+    at: datetime
+    result: CampaignResult
+
+
+@dataclass(frozen=True)
+class _Next:
+    """What the next send would be: a new campaign (``name``, ``journal``) or a repeat of
+    ``previous`` (the same values, already sent from this composer)."""
+
+    name: str | None
+    journal: Path | None
+    previous: Sent | None
+    new: bool
 
 
 class Composer(View):
@@ -43,6 +68,12 @@ class Composer(View):
     ``purpose``, ``with_replies``, ``send_at``, ``auto_optimize_text`` ...). ``debounce``:
     seconds of quiet typing before the panel refreshes (0 refreshes on every change, as
     tests want). ``journal`` is where :meth:`send` journals (default: the campaign's).
+
+    Each send with other values (text, sender, options) is a new campaign: the first one is
+    named ``name`` and journaled in ``journal``, the next ones ``<name>-2``, ``<name>-3`` ...
+    in ``<journal stem>-2.journal.sqlite`` ... (the confirmation says which). The same values
+    again are not sent twice by :meth:`send`; the "send" button says so before Confirm, and
+    Confirm then sends them again as a new campaign (``send(again=True)``).
     """
 
     def __init__(
@@ -63,12 +94,15 @@ class Composer(View):
         self._source = recipients
         self._recipients = Recipients(recipients) if recipients is not None else None
         self._name = name
-        self._journal = journal
+        self._journal = Path(journal) if journal is not None else None
         self._default_region = default_region
         self._debounce = debounce
         self._pending: asyncio.TimerHandle | None = None
         self._extra = {k: v for k, v in options.items() if k not in _UI_OPTIONS}
         self.result: CampaignResult | None = None
+        self.sends: list[Sent] = []  # every campaign sent from this composer, oldest first
+        self._again = False  # what Confirm does: the confirmation on show asked to send again
+        self._confirm_for: dict[str, Any] | None = None  # the values the confirmation is about
         self.cost_estimate: CostEstimate | None = None
         self._report: PreflightReport | None = None
         self._shown_for: Any = None  # the values the estimate or result on show were made from
@@ -268,9 +302,11 @@ class Composer(View):
         self.optimize_button.disabled = not self._panel.can_optimize
         self.stop_button.disabled = not self._panel.can_add_stop
         self.estimate_button.disabled = not self._panel.ok
-        self.send_button.disabled = not self._panel.ok
-        if not self._panel.ok:
-            self.cancel()
+        if self._confirm_for is not None and (
+            not self._panel.ok or self._confirm_for != self.send_kwargs()
+        ):
+            self.cancel()  # a confirmation of other values (or of a blocked send) would mislead
+        self.send_button.disabled = not self._panel.ok or self._confirm_for is not None
         return self._panel
 
     # -- one-click fixes -----------------------------------------------------------------------
@@ -323,42 +359,98 @@ class Composer(View):
         )
         return self.cost_estimate
 
+    def _next(self, *, again: bool) -> _Next:
+        """Where the next send goes: the campaign these values were sent as (nothing is sent
+        twice), or a new campaign with its own name and journal."""
+        kwargs = self.send_kwargs()
+        previous = next((s for s in reversed(self.sends) if s.kwargs == kwargs), None)
+        if previous is not None and not again:
+            return _Next(previous.name, previous.journal, previous, new=False)
+        if not self.sends:
+            return _Next(self._name, self._journal, previous, new=True)
+        base = self._name or default_name(self.text, self.sender, self.options())
+        used = {s.journal for s in self.sends}
+        number = len(self.sends) + 1
+        while True:
+            journal = _numbered(self._journal, number) if self._journal is not None else None
+            if journal is None or (journal not in used and not journal.exists()):
+                return _Next(f"{base[:90]}-{number}", journal, previous, new=True)
+            number += 1
+
     def ask_confirmation(self) -> None:
-        """What "send" does: show Confirm / Cancel with what would be sent."""
+        """What "send" does: show Confirm / Cancel with what would be sent, saying beforehand
+        whether it is a new campaign and, for values already sent, when they were."""
         if not self.refresh().ok:
             return
         report = self._report
         assert report is not None
-        self.confirm_label.value = escaped(
-            f"Send {report.to_send} message(s), {report.segments} SMS, from {self.sender!r}?"
-        )
+        plan = self._next(again=True)
+        what = f"{report.to_send} message(s), {report.segments} SMS, from {self.sender!r}"
+        if plan.previous is not None:
+            sent = plan.previous.result.summary().iloc[0]
+            question = (
+                f"This text was already sent at {_clock(plan.previous.at)} "
+                f"(sent: {int(sent['sent'])}). Send it AGAIN, {what}, as a new campaign"
+                f"{_where(plan)}?"
+            )
+        elif self.sends:
+            question = f"Send {what}, as a new campaign{_where(plan)}?"
+        else:
+            question = f"Send {what}?"
+        self._again = plan.previous is not None
+        self._confirm_for = self.send_kwargs()
+        self.confirm_label.value = escaped(question)
         self.confirm_box.layout.display = "flex"
         self.send_button.disabled = True
 
     def cancel(self) -> None:
         """Hide the confirmation without sending."""
+        self._confirm_for = None
         self.confirm_box.layout.display = "none"
         self.send_button.disabled = not self._panel.ok
 
     def _confirmed(self) -> None:
+        self._confirm_for = None
         self.confirm_box.layout.display = "none"
-        self._guarded(self.send)
+        again, self._again = self._again, False
+        self._guarded(lambda: self.send(again=again))
         self.send_button.disabled = not self._panel.ok
 
-    def send(self) -> CampaignResult:
-        """Send now, with progress (no confirmation: calling it from code is the confirmation)."""
-        campaign = self.campaign()
+    def send(self, *, again: bool = False) -> CampaignResult:
+        """Send now, with progress (no confirmation: calling it from code is the confirmation).
+
+        Values already sent from this composer are not sent twice (re-running a cell sends
+        nothing): the earlier result is shown and returned, saying when it was sent.
+        ``again=True`` sends them again, as a new campaign. Other values are a new campaign.
+        """
+        self.campaign()  # the checks: raises while one fails
+        plan = self._next(again=again)
+        if plan.previous is not None and not plan.new:
+            sent = plan.previous.result.summary().iloc[0]
+            self.result = plan.previous.result
+            self._show_result(self.result)
+            self.message.value = escaped(
+                f"already sent at {_clock(plan.previous.at)} (sent: {int(sent['sent'])}): "
+                "nothing sent again; send(again=True), or the send button, sends it again"
+            )
+            return self.result
+        campaign = Campaign(
+            self.client, self._source, name=plan.name, default_region=self._default_region,
+            **self.send_kwargs(),
+        )  # fmt: skip
         to_send = self._report.to_send if self._report is not None else 0
         self.message.value = escaped(f"sending to {to_send} recipient(s)…")
+        kwargs = self.send_kwargs()
         self.result = campaign.send(
-            progress=self._progress("recipients", to_send), journal=self._journal
+            progress=self._progress("recipients", to_send), journal=plan.journal
         )
+        self.sends.append(Sent(kwargs, plan.name, plan.journal, datetime.now(UTC), self.result))
         summary = self.result.summary().iloc[0]
         self.message.value = escaped(
             f"sent: {int(summary['sent'])}, already accepted: {int(summary['already_accepted'])}"
             f", failed: {int(summary['failed'])}, rejected: {int(summary['rejected'])}, "
             f"excluded: {int(summary['excluded'])}; {int(summary['sms'])} SMS, "
-            f"cost {summary['cost']}"
+            f"cost {summary['cost']} (campaign {campaign.name})"
         )
         self._show_result(self.result)
         return self.result
@@ -384,3 +476,22 @@ class Composer(View):
 
 
 _UI_OPTIONS: Final = frozenset({"type", "purpose", "with_replies", "send_at"})
+_JOURNAL_SUFFIX: Final = ".journal.sqlite"
+
+
+def _numbered(journal: Path, number: int) -> Path:
+    """``x.journal.sqlite`` -> ``x-<number>.journal.sqlite``; others ``<stem>-<n><suffix>``."""
+    name = journal.name
+    if name.endswith(_JOURNAL_SUFFIX):
+        return journal.with_name(f"{name[: -len(_JOURNAL_SUFFIX)]}-{number}{_JOURNAL_SUFFIX}")
+    return journal.with_name(f"{journal.stem}-{number}{journal.suffix}")
+
+
+def _clock(moment: datetime) -> str:
+    """A send's time as the user reads it: local wall clock with its offset."""
+    return moment.astimezone().strftime("%H:%M:%S %z")
+
+
+def _where(plan: _Next) -> str:
+    shown = f"journal {plan.journal}" if plan.journal is not None else "its own journal"
+    return f" ({plan.name}, {shown})" if plan.name else f" ({shown})"

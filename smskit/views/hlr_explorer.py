@@ -30,6 +30,10 @@ class HLRExplorer(View):
 
     ``numbers``: a list or Series (a DataFrame column) to check, else paste them in the box.
     ``journal`` is the HLR cache :func:`smskit.bulk_hlr` keeps (False: none).
+
+    Numbers are counted in their normalised form (:func:`smskit.rules.phones.normalize`):
+    ``+33612345678`` and ``0612345678`` are one number, checked once; the frame and the CSV
+    keep one row per entry as typed, the table and charts count numbers (:meth:`distinct`).
     """
 
     def __init__(
@@ -102,7 +106,12 @@ class HLRExplorer(View):
         self.status_select.value = ALL
         self.export_button.disabled = False
         self.render()
-        self.message.value = escaped(f"{len(self.frame)} number(s) checked")
+        numbers_checked = len(self.distinct(self.frame))
+        repeated = len(self.frame) - numbers_checked
+        self.message.value = escaped(
+            f"{numbers_checked} number(s) checked"
+            + (f" ({repeated} entry(ies) repeat a number written another way)" if repeated else "")
+        )
         return self.frame
 
     def clear(self) -> None:
@@ -127,11 +136,20 @@ class HLRExplorer(View):
             frame = frame[frame["line_status"] == self.status_select.value]
         return frame
 
+    @staticmethod
+    def distinct(frame: pd.DataFrame) -> pd.DataFrame:
+        """One row per number in its normalised form (the first entry that wrote it); entries
+        that are no number (no ``phone_number``) stay one row each."""
+        numbers = frame["phone_number"]
+        return frame[numbers.isna().to_numpy() | ~numbers.duplicated().to_numpy()]
+
     def breakdown(self) -> pd.DataFrame | None:
-        """Numbers per country and line_status (with totals) for the filtered numbers."""
+        """Numbers (normalised: each counted once) per country and line_status, with totals,
+        for the filtered entries."""
         shown = self.filtered
         if shown is None:
             return None
+        shown = self.distinct(shown)
         table = frames.crosstab(shown, "country", "line_status")
         present = (table != 0).any(axis=0)
         present[frames.TOTAL] = True  # statuses nobody has are left out, the total never
@@ -144,6 +162,7 @@ class HLRExplorer(View):
         shown = self.filtered
         if shown is None or shown.empty:
             return []
+        shown = self.distinct(shown)
         return [plots.hlr_breakdown(shown), plots.hlr_sunburst(shown)]
 
     def render(self) -> None:
@@ -163,7 +182,8 @@ class HLRExplorer(View):
         return shown.to_csv(path, index=False)
 
     def _export(self) -> None:
-        path = Path(self.csv_path.value).expanduser()
+        # Absolute: the kernel's working directory is not necessarily where the user looks.
+        path = Path(self.csv_path.value).expanduser().resolve()
         self.to_csv(path)
         rows = len(self.filtered) if self.filtered is not None else 0
         self.message.value = escaped(f"{rows} row(s) written to {path}")
@@ -171,6 +191,7 @@ class HLRExplorer(View):
     def __repr__(self) -> str:
         if self.frame is None:
             return f"HLRExplorer({len(self.numbers())} number(s) to check)"
-        counts = self.frame["line_status"].value_counts()
+        numbers = self.distinct(self.frame)
+        counts = numbers["line_status"].value_counts()
         shown = ", ".join(f"{status}={int(n)}" for status, n in counts.items() if n)
-        return f"HLRExplorer({len(self.frame)} checked: {shown or 'no answer'})"
+        return f"HLRExplorer({len(numbers)} checked: {shown or 'no answer'})"
