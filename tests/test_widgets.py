@@ -466,7 +466,15 @@ def test_second_send_of_other_text_is_a_new_campaign_named_before_confirm(
     assert [s.journal for s in composer.sends] == [
         tmp_path / "c.journal.sqlite", tmp_path / "c-2.journal.sqlite",
     ]  # fmt: skip
-    assert composer.sends[1].name is not None and composer.sends[1].name.endswith("-2")
+    assert composer.sends[0].name != composer.sends[1].name
+
+
+def test_named_composer_numbers_its_next_campaigns(client: Client, tmp_path: Path) -> None:
+    """A composer given name="promo": the campaign after "promo" is "promo-2"."""
+    composer = _composer(client, tmp_path, text=CURLY, name="promo")
+    composer.send()
+    composer.send(again=True)
+    assert [s.name for s in composer.sends] == ["promo", "promo-2"]
 
 
 def test_same_text_again_says_already_sent_before_confirm_then_sends_again(

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from smskit.campaigns.campaign import Campaign, CampaignResult, CostEstimate
-from smskit.campaigns.plan import check_options, default_name
+from smskit.campaigns.plan import check_options
 from smskit.campaigns.preflight import (
     Audience,
     PreflightReport,
@@ -43,7 +43,7 @@ class Sent:
     its journal (None: the campaign's default), when (UTC) and its result."""
 
     kwargs: dict[str, Any]
-    name: str | None
+    name: str
     journal: Path | None
     at: datetime
     result: CampaignResult
@@ -71,7 +71,8 @@ class Composer(View):
 
     Each send with other values (text, sender, options) is a new campaign: the first one is
     named ``name`` and journaled in ``journal``, the next ones ``<name>-2``, ``<name>-3`` ...
-    in ``<journal stem>-2.journal.sqlite`` ... (the confirmation says which). The same values
+    (unnamed: each its own dated name) in ``<journal stem>-2.journal.sqlite`` ... (the
+    confirmation says which). The same values
     again are not sent twice by :meth:`send`; the "send" button says so before Confirm, and
     Confirm then sends them again as a new campaign (``send(again=True)``).
     """
@@ -368,13 +369,14 @@ class Composer(View):
             return _Next(previous.name, previous.journal, previous, new=False)
         if not self.sends:
             return _Next(self._name, self._journal, previous, new=True)
-        base = self._name or default_name(self.text, self.sender, self.options())
         used = {s.journal for s in self.sends}
         number = len(self.sends) + 1
         while True:
             journal = _numbered(self._journal, number) if self._journal is not None else None
             if journal is None or (journal not in used and not journal.exists()):
-                return _Next(f"{base[:90]}-{number}", journal, previous, new=True)
+                # Unnamed, the campaign names itself with its creation time: a new name anyway.
+                name = f"{self._name[:90]}-{number}" if self._name is not None else None
+                return _Next(name, journal, previous, new=True)
             number += 1
 
     def ask_confirmation(self) -> None:
@@ -444,7 +446,7 @@ class Composer(View):
         self.result = campaign.send(
             progress=self._progress("recipients", to_send), journal=plan.journal
         )
-        self.sends.append(Sent(kwargs, plan.name, plan.journal, datetime.now(UTC), self.result))
+        self.sends.append(Sent(kwargs, campaign.name, plan.journal, datetime.now(UTC), self.result))
         summary = self.result.summary().iloc[0]
         self.message.value = escaped(
             f"sent: {int(summary['sent'])}, already accepted: {int(summary['already_accepted'])}"
