@@ -72,6 +72,16 @@ $(LAB)/%.ipynb: notebooks/%.ipynb
 	mkdir -p $(LAB)
 	cp --backup=numbered $< $@
 
+# Every picture in docs/img, from the notebooks as committed: their stored outputs exported
+# to build/pictures/ and cut from the pages by chromium (docs/make_notebook_pictures.py), the
+# README's HLR figure (docs/make_figures.py, kaleido on Debian's chromium) and the composer
+# after a curly quote, from the real-browser test (docs/make_composer_screenshot.py).
+pictures: install chromium js
+	$(BIN)/python notebooks/_export/export_notebooks.py --no-execute --output-dir build/pictures $(NOTEBOOKS)
+	$(BIN)/python docs/make_notebook_pictures.py --pages build/pictures
+	$(BIN)/python docs/make_figures.py
+	$(BIN)/python docs/make_composer_screenshot.py
+
 # Every benchmark with its default size; smsutil is the text benchmark's reference, not a dependency.
 # The package is byte-compiled first, as an install leaves it (an editable install under
 # PYTHONDONTWRITEBYTECODE would compile every module in every fresh process it times).

@@ -1,15 +1,19 @@
-"""Refresh the README's picture of each example notebook from the pages `make demo` wrote.
+"""Refresh the README's picture of each example notebook from its exported page.
 
-    make demo && .venv/bin/python docs/make_notebook_pictures.py
+    make pictures     # every picture in docs/img; this step alone:
+    .venv/bin/python docs/make_notebook_pictures.py --pages build/pictures
 
-Each picture is one element of a real exported page (build/notebooks/*.html) as Debian's
-chromium draws it: a repr table for the quickstart, a figure for the others. Notebook 03's
-picture is the composer screenshot (docs/make_composer_screenshot.py).
+Each picture is one element of a real exported page (``--pages``: the pages `make pictures`
+exports from the notebooks' stored outputs, or build/notebooks/ as `make demo` writes them)
+as Debian's chromium draws it: a repr table for the quickstart, a figure for the others.
+Notebook 03's picture is the composer screenshot (docs/make_composer_screenshot.py).
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
@@ -29,16 +33,19 @@ PICTURES = {
 }
 
 
-def main() -> int:
-    missing = [page for page in PICTURES if not (PAGES / page).exists()]
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=Path, default=PAGES, help="the exported pages")
+    pages = parser.parse_args(argv).pages.resolve()
+    missing = [page for page in PICTURES if not (pages / page).exists()]
     if missing:
-        print(f"run `make demo` first: {', '.join(missing)} missing", file=sys.stderr)
+        print(f"export the notebooks first: {', '.join(missing)} missing", file=sys.stderr)
         return 1
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_FLAGS))
         page = browser.new_page(viewport={"width": 1100, "height": 900}, device_scale_factor=2)
         for name, (selector, index, picture) in PICTURES.items():
-            page.goto((PAGES / name).as_uri())
+            page.goto((pages / name).as_uri())
             element = page.locator(selector).nth(index)
             element.wait_for(state="visible", timeout=30_000)
             if selector == ".js-plotly-plot":

@@ -93,3 +93,54 @@ def test_the_runtime_works_without_the_notebook_packages() -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().endswith("ok")
+
+
+def _pins() -> dict[str, str]:
+    """constraints.txt as {canonical name: version}; every line a comment or name==version."""
+    from packaging.utils import canonicalize_name
+
+    pins: dict[str, str] = {}
+    for line in (REPO / "constraints.txt").read_text().splitlines():
+        if line.startswith("#"):
+            continue
+        name, sep, version = line.partition("==")
+        assert sep and name and version and " " not in line, f"not name==version: {line!r}"
+        pins[canonicalize_name(name)] = version
+    return pins
+
+
+def test_the_lock_pins_every_requirement_within_its_range() -> None:
+    """constraints.txt (make lock) pins each package pyproject.toml names, runtime, extras and
+    build backend, at a version inside the range pyproject.toml keeps (ranges, never pins)."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    toml = tomllib.loads((REPO / "pyproject.toml").read_text())
+    project = toml["project"]
+    specs = [*project["dependencies"], *toml["build-system"]["requires"]]
+    specs += [spec for extra in project["optional-dependencies"].values() for spec in extra]
+    pins = _pins()
+    checked = 0
+    for spec in specs:
+        requirement = Requirement(spec)
+        name = canonicalize_name(requirement.name)
+        if name == "smskit":  # an extra naming another extra
+            continue
+        assert not any(s.operator == "==" for s in requirement.specifier), spec
+        assert name in pins, f"{spec} is not in constraints.txt: run `make lock`"
+        assert requirement.specifier.contains(pins[name], prereleases=True), (spec, pins[name])
+        checked += 1
+    assert checked >= 30 and "pip" in pins and "hatchling" in pins
+
+
+def test_every_install_make_runs_takes_the_lock() -> None:
+    """Each pip install in the Makefile goes through the one command that passes -c
+    constraints.txt (pip and the build backend included)."""
+    makefile = (REPO / "Makefile").read_text()
+    (definition,) = [line for line in makefile.splitlines() if line.startswith("PIP_INSTALL =")]
+    assert "-m pip install" in definition and definition.endswith("-c $(CONSTRAINTS)")
+    assert "\nCONSTRAINTS := constraints.txt\n" in makefile
+    recipes = [line.strip() for line in makefile.splitlines() if line.startswith("\t")]
+    installs = [line for line in recipes if "pip install" in line or "$(PIP_INSTALL)" in line]
+    assert installs and all(line.startswith("$(PIP_INSTALL)") for line in installs), installs
+    assert any("--build-constraint $(CONSTRAINTS)" in line for line in installs)

@@ -287,12 +287,16 @@ def check_secrets(texts: Sequence[str], keys: Sequence[str], where: str) -> None
         raise SecretLeakError(f"{where}: an output holds an API key")
 
 
-def export(notebook: Path, output_dir: Path, *, run: bool = True) -> Path:
-    """Execute ``notebook`` (unless ``run`` is False) and write ``output_dir/<name>.html``."""
+def export(notebook: Path, output_dir: Path, *, run: bool = True, in_place: bool = False) -> Path:
+    """Execute ``notebook`` (unless ``run`` is False) and write ``output_dir/<name>.html``;
+    with ``in_place``, also write the executed notebook back over ``notebook`` (the stored
+    outputs nbval compares), once no output holds a key."""
     nb = nbformat.read(notebook, as_version=4)
     keys = execute(nb, notebook.resolve().parent) if run else []
     html = to_html(nb, notebook.stem)
     check_secrets([nbformat.writes(nb), html], keys, str(notebook))
+    if in_place and run:
+        nbformat.write(nb, notebook)
     output_dir.mkdir(parents=True, exist_ok=True)
     if not (output_dir / REQUIRE_JS).exists():
         write_static(output_dir)
@@ -307,11 +311,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("notebooks", nargs="+", type=Path)
     parser.add_argument("--output-dir", type=Path, default=ROOT / "build" / "notebooks")
     parser.add_argument("--no-execute", action="store_true", help="export the stored outputs")
+    parser.add_argument(
+        "--in-place",
+        action="store_true",
+        help="also store the new outputs in each notebook (after changing one: commit them)",
+    )
     args = parser.parse_args(argv)
+    if args.in_place and args.no_execute:
+        parser.error("--in-place stores new outputs: it needs the notebooks executed")
     write_static(args.output_dir)
     for notebook in args.notebooks:
         start = time.perf_counter()
-        page = export(notebook, args.output_dir, run=not args.no_execute)
+        page = export(notebook, args.output_dir, run=not args.no_execute, in_place=args.in_place)
         print(f"{page}  ({time.perf_counter() - start:.1f} s)")
     return 0
 

@@ -435,7 +435,7 @@ def credits_map(
         name if isinstance(name, str) and name else code
         for code, name in zip(codes, rows["country"].tolist(), strict=True)
     ]
-    geo: dict[str, Any] = {"showframe": False, "showcountries": True, "countrycolor": "#ffffff"}
+    geo: dict[str, Any] = {"showframe": False, "showland": True, "landcolor": "#eeeeee"}
     note = ""
     if chosen == "world":
         geo["projection_type"] = "natural earth"
@@ -492,6 +492,7 @@ def credits_map(
         title=title or f"{product} credits by country",
         geo=geo,
         margin={"l": 10, "r": 10, "t": 60, "b": 40},
+        height=600,
     )
     return figure
 
