@@ -1,7 +1,12 @@
-"""Every Python block of README.md runs as pasted, in order, in one session (Sybil)."""
+"""Every Python block of README.md runs as pasted, in order, in one session (Sybil), and a
+block written as a script runs as a script."""
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -25,6 +30,7 @@ def test_every_readme_python_block_runs_as_pasted(
     monkeypatch.chdir(REPO)
     before = sorted(path.name for path in REPO.iterdir())
     document = Sybil(parsers=[PythonCodeBlockParser()]).parse(README)
+    document.namespace["__name__"] = "__main__"  # as in a notebook or `python script.py`
     examples = list(document.examples())
     assert len(examples) >= 3
     try:
@@ -39,3 +45,26 @@ def test_every_readme_python_block_runs_as_pasted(
                 value.stop()
     assert sorted(path.name for path in REPO.iterdir()) == before
     assert (user_dirs / "data" / "smskit" / "campaigns" / "june-promo.journal.sqlite").is_file()
+
+
+def _script_blocks() -> list[str]:
+    """README's Python blocks written as scripts (with a ``__main__`` guard)."""
+    blocks = re.findall(r"^```python\n(.*?)^```", README.read_text(), re.M | re.S)
+    return [block for block in blocks if 'if __name__ == "__main__":' in block]
+
+
+def test_the_dask_block_runs_as_a_script(tmp_path: Path, user_dirs: Path) -> None:
+    """The Dask preflight block saved as a file runs with `python file.py` (its local
+    cluster's worker processes import the script again: the guard keeps them from starting
+    a cluster of their own) and prints the report, with no SMSKIT_* set."""
+    (block,) = _script_blocks()
+    assert "smskit.dask.connect" in block
+    script = tmp_path / "preflight.py"
+    script.write_text(block)
+    env = {k: v for k, v in os.environ.items() if k not in ENV}
+    run = subprocess.run(
+        [sys.executable, str(script)], cwd=REPO, env=env, capture_output=True, text=True,
+        timeout=240, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "to_send" in run.stdout and "encoding" in run.stdout, run.stdout  # both frames

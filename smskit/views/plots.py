@@ -489,7 +489,8 @@ def credits_map(
         )  # fmt: skip
     figure.update_layout(
         template=_TEMPLATE,
-        title=title or f"{product} credits by country",
+        title=title
+        or f"{product} credits by country" + ("" if chosen == "world" else f" in {chosen.title()}"),
         geo=geo,
         margin={"l": 10, "r": 10, "t": 60, "b": 40},
         height=600,
