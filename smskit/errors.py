@@ -110,7 +110,10 @@ class CampaignBusy(SmskitError):
 
 
 class ValidationError(SmskitError, ValueError):
-    """Input rejected before any request: says which field, which position and which rule."""
+    """Input rejected before any request: says which field, which position and which rule.
+
+    ``line`` is set when the input is a file refused at a line (counted from 1).
+    """
 
     def __init__(
         self,
@@ -119,11 +122,13 @@ class ValidationError(SmskitError, ValueError):
         *,
         position: int | str | None = None,
         value: Any = None,
+        line: int | None = None,
     ) -> None:
         self.field = field
         self.rule = rule
         self.position = position
         self.value = value
+        self.line = line
         where = field if position is None else _locate(field, position)
         shown = f" (got {_short(value)})" if value is not None else ""
         super().__init__(f"{where}: {rule}{shown}")

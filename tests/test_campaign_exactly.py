@@ -352,7 +352,7 @@ def test_async_resume_is_refused_waits_in_the_loop_and_can_be_cancelled(
     behind."""
     path = tmp_path / "j.sqlite"
     with smskit.Client(sandbox=fresh_sandbox) as client:
-        Campaign(client, [f"+3369{i:07d}" for i in range(5)], text=TEXT, sender="Shop").send(
+        Campaign(client, [f"+3361{i:07d}" for i in range(5)], text=TEXT, sender="Shop").send(
             progress=False, journal=path
         )
     refusals = 0

@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from smskit.errors import ValidationError
-from smskit.rules.recipients import Recipients, read_csv_text
+from smskit.rules.csvtext import read_csv_text
+from smskit.rules.recipients import Recipients
 
 WANTED = ["phone_number", "country", "first_name"]
 CELLS = st.one_of(

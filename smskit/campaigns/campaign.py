@@ -138,6 +138,13 @@ class Campaign:
         # options are plain attributes a notebook may change between preflight and send).
         self._report_of: tuple[str, PreflightSettings] | None = None
 
+    @classmethod
+    def from_csv(cls, client: Client | AsyncClient, path: str | Path, **options: Any) -> Campaign:
+        """A campaign whose recipients are the CSV file at ``path`` (a header row with
+        ``phone_number``); ``options`` as for the constructor. A plain string given as
+        recipients is one phone number, never a file name."""
+        return cls(client, Path(path), **options)
+
     def __repr__(self) -> str:
         shown = self.text if len(self.text) <= 40 else self.text[:39] + "…"
         return (

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from smskit import _sqlite
+from smskit.campaigns.journalfile import connect_journal
 from smskit.campaigns.lease import LEASE_SCHEMA, POLL_S, Lease, check_wait, lease_owner
 from smskit.errors import CampaignBusy, ConfigurationError
 from smskit.rules.contacts import ContactChunk, chunk_contacts
@@ -180,10 +181,9 @@ class Journal:
         self._plan: dict[str, list[Any]] | None = None
         self._campaign_id: str | None = None
         self._lease: Lease | None = None
-        try:
-            self._db = _sqlite.connect(self.path, _SCHEMA + LEASE_SCHEMA)
-        except sqlite3.DatabaseError as exc:
-            raise ConfigurationError(f"{str(self.path)!r} is not an smskit journal: {exc}") from exc
+        self._db = connect_journal(
+            self.path, _SCHEMA + LEASE_SCHEMA, FORMAT_VERSION, campaign=mode == "open"
+        )
         if lease is not None:
             try:
                 self.acquire(wait=lease)

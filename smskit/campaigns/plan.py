@@ -187,10 +187,13 @@ def check_campaign(client: Any, text: Any, sender: Any) -> None:
         raise ConfigurationError(
             f"client must be a smskit.Client or smskit.AsyncClient, got {type(client).__name__}"
         )
-    if not isinstance(text, str):
-        raise ValidationError("text", "must be a string", value=text)
-    if not isinstance(sender, str):
-        raise ValidationError("sender", "must be a string", value=sender)
+    for field, value in (("text", text), ("sender", sender)):
+        if not isinstance(value, str):
+            raise ValidationError(field, "must be a string", value=value)
+        # Before anything hashes or stores it (the campaign's name, its journal).
+        at = _fields.unencodable_at(value)
+        if at is not None:
+            raise ValidationError(field, _fields.RULE_UNENCODABLE, position=at, value=value[at])
 
 
 def campaign_settings(

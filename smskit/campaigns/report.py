@@ -18,7 +18,12 @@ from smskit.rules.findings import ISSUES, Finding
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["CampaignFindings", "PreflightReport"]
+__all__ = ["RULE_NOTHING_TO_SEND", "CampaignFindings", "PreflightReport"]
+
+RULE_NOTHING_TO_SEND = (
+    "no recipient can be sent (none was given, or every one is excluded: see "
+    "report.excluded for why); a send would reach nobody"
+)
 
 
 class CampaignFindings:
@@ -33,15 +38,20 @@ class CampaignFindings:
         """The campaign-level warnings in words (``findings`` holds them as data)."""
         return tuple(finding.message() for finding in self.findings)
 
+    def blocking(self) -> tuple[ValidationError, ...]:
+        """The errors that stop the send: ``errors``, and whatever the report adds."""
+        return self.errors
+
     @property
     def ok(self) -> bool:
         """No campaign-level error: the recipients without an issue can be sent."""
-        return not self.errors
+        return not self.blocking()
 
     def raise_for_errors(self) -> None:
         """Raise the first campaign-level error (a ``ValidationError``), if any."""
-        if self.errors:
-            raise self.errors[0]
+        blocking = self.blocking()
+        if blocking:
+            raise blocking[0]
 
 
 @dataclass(frozen=True)
@@ -49,7 +59,9 @@ class PreflightReport(CampaignFindings):
     """What preflight found: one row per recipient (``to_frame()``) and campaign-level findings.
 
     ``errors`` stop the whole send (``ValidationError`` objects naming field and rule);
-    ``warnings`` are said, not enforced. Recipients with an ``issue`` are excluded.
+    ``warnings`` are said, not enforced. Recipients with an ``issue`` are excluded. A report
+    where no recipient can be sent is not ``ok`` either (:data:`RULE_NOTHING_TO_SEND`): a
+    send would reach nobody.
     """
 
     frame: pd.DataFrame = field(repr=False)
@@ -58,6 +70,13 @@ class PreflightReport(CampaignFindings):
     text: str = ""
     purpose: str = "wholesale"
     evaluated_at: datetime | None = None
+
+    def blocking(self) -> tuple[ValidationError, ...]:
+        """``errors``, and one more when no recipient can be sent."""
+        if self.to_send:
+            return self.errors
+        read = f"{self.recipients} recipient(s) read, {self.recipients} excluded"
+        return (*self.errors, ValidationError("recipients", RULE_NOTHING_TO_SEND, value=read))
 
     @property
     def recipients(self) -> int:
@@ -104,7 +123,7 @@ class PreflightReport(CampaignFindings):
             "with_warning": int(frame["warning"].notna().sum()),
             "segments": self.segments,
             "ucs2": int(((frame["encoding"] == "UCS-2") & sending).sum()),
-            "errors": len(self.errors),
+            "errors": len(self.blocking()),
             "ok": self.ok,
         }
         return pd.DataFrame([row])
@@ -112,7 +131,7 @@ class PreflightReport(CampaignFindings):
     def __repr__(self) -> str:
         return (
             f"PreflightReport(recipients={self.recipients}, to_send={self.to_send}, "
-            f"excluded={self.recipients - self.to_send}, errors={len(self.errors)}, "
+            f"excluded={self.recipients - self.to_send}, errors={len(self.blocking())}, "
             f"warnings={len(self.warnings)})"
         )
 
@@ -127,7 +146,7 @@ class PreflightReport(CampaignFindings):
             "campaign_preflight.html",
             summary=self.summary().iloc[0].to_dict(),
             issues=list(self.issues().items()),
-            errors=[str(error) for error in self.errors],
+            errors=[str(error) for error in self.blocking()],
             warnings=list(self.warnings),
             columns=columns,
             rows=rows,

@@ -70,7 +70,7 @@ def hlr(
     Prints the breakdown; exits 7 when some valid numbers got no answer.
     """
 
-    from smskit.rules.recipients import read_csv_text
+    from smskit.rules.csvtext import read_csv_text
 
     # The recipients' one CSV reader: every cell as written, a too-long row refused.
     wanted = column or "phone_number"

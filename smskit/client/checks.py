@@ -26,6 +26,8 @@ from smskit.rules.content import (
 )
 from smskit.rules.fields import used_fields
 from smskit.rules.hours import check_country
+from smskit.rules.missing import is_missing
+from smskit.rules.recipients import check_collection, check_columns
 from smskit.rules.sender import check_sender
 
 
@@ -56,10 +58,12 @@ def as_list(value: Any, field: str) -> list[Any]:
     """One string, an iterable of values (list, Series ...) or a DataFrame's phone_number column."""
     if isinstance(value, str):
         return [value]
+    check_collection(value, field)
     pandas = sys.modules.get("pandas")
     if pandas is not None and isinstance(value, pandas.DataFrame):
         if "phone_number" not in value.columns:
             raise ValidationError(field, "a DataFrame of numbers needs a 'phone_number' column")
+        check_columns(value.columns, field)
         value = value["phone_number"]
     if isinstance(value, Mapping) or not isinstance(value, Iterable):
         raise ValidationError(field, "must be a list of values (or a single string)", value=value)
@@ -67,9 +71,20 @@ def as_list(value: Any, field: str) -> list[Any]:
 
 
 def iso_datetime(value: datetime | str | None, field: str, *, strict: bool) -> str | None:
-    """An aware datetime or an ISO 8601 string with offset, as the ISO string to send."""
+    """An aware datetime or an ISO 8601 string with offset, as the ISO string to send.
+
+    None means "not given"; any other missing value (NaN, ``pd.NA``, ``pd.NaT``, numpy's
+    NaT) is refused: it says "no date" where the caller meant one, and "now" would be a guess.
+    """
     if value is None:
         return None
+    if is_missing(value):
+        raise ValidationError(
+            field,
+            "is a missing value (NaN/NA/NaT), not a date-time: leave it out (or None) to send "
+            "now, or give an aware datetime",
+            value=value,
+        )
     if isinstance(value, datetime):
         if strict and value.utcoffset() is None:
             raise ValidationError(

@@ -25,9 +25,11 @@ __all__ = [
     "DYNAMIC_FIELDS",
     "FIELD_RE",
     "RULE_NOT_SCALAR",
+    "RULE_UNENCODABLE",
     "field_text",
     "field_texts",
     "split_fields",
+    "unencodable_at",
     "used_fields",
 ]
 
@@ -48,6 +50,21 @@ RULE_NOT_SCALAR: Final = (
     "(lists, dicts, sets, bytes and other objects are not sent)"
 )
 RULE_TOO_LONG: Final = f"must be at most {FIELD_MAX} characters"
+# A lone surrogate is what decoding bytes with errors="surrogateescape" leaves behind: no
+# character of any text, so no UTF-8 (JSON, SQLite, Arrow) and no SMS can carry it.
+RULE_UNENCODABLE: Final = (
+    "holds a lone surrogate (a code point from U+D800 to U+DFFF), which no text can carry: "
+    "the value was decoded from bytes wrongly"
+)
+
+
+def unencodable_at(text: str) -> int | None:
+    """The index of the first character UTF-8 cannot encode (a lone surrogate), or None."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return None
 
 
 def split_fields(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:

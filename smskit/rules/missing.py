@@ -1,4 +1,4 @@
-"""The one answer to "is this value missing?": None, NaN, pandas' NA and NaT.
+"""The one answer to "is this value missing?": None, NaN, pandas' NA and NaT, numpy's NaT.
 
 An empty or blank string is not missing here: it is a value that renders empty, which the
 field rules (:mod:`smskit.rules.fields`) report on their own.
@@ -15,7 +15,8 @@ __all__ = ["is_missing"]
 
 
 def is_missing(value: Any) -> bool:
-    """True for None, a float or Decimal NaN, ``pd.NA`` and ``pd.NaT``; False otherwise."""
+    """True for None, a float or Decimal NaN, ``pd.NA``, ``pd.NaT`` and numpy's
+    ``datetime64("NaT")`` / ``timedelta64("NaT")``; False otherwise."""
     if value is None:
         return True
     if isinstance(value, float):  # numpy's float64 too: it subclasses float
@@ -26,4 +27,8 @@ def is_missing(value: Any) -> bool:
     if pandas is not None and (value is pandas.NA or value is pandas.NaT):
         return True
     numpy = sys.modules.get("numpy")
-    return numpy is not None and isinstance(value, numpy.floating) and bool(numpy.isnan(value))
+    if numpy is None:
+        return False
+    if isinstance(value, numpy.floating):
+        return bool(numpy.isnan(value))
+    return isinstance(value, numpy.datetime64 | numpy.timedelta64) and bool(numpy.isnat(value))

@@ -13,19 +13,33 @@ helpers all read recipients here:
 A ``country`` column (or key), when present, is the region of national numbers on that row;
 rows without one use the default region. A dict's key that is neither a Contact field nor
 ``country`` is refused (it is most likely a typo of a field the text uses).
+
+What would be read silently wrong is refused, with what to pass instead: a string that no
+phone number could be and that names a file (or ends in ``.csv``/``.parquet``); a Dask
+collection (``smskit.dask`` sends those); an Arrow or polars object (iterating one does not
+give rows); a DataFrame naming a column it reads twice; a text holding a lone surrogate.
 """
 
 from __future__ import annotations
 
 import numbers
 import os
+import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from smskit.errors import ValidationError
-from smskit.rules.fields import CONTACT_FIELDS, DYNAMIC_FIELDS, field_text
+from smskit.rules.csvtext import read_csv_text
+from smskit.rules.fields import (
+    CONTACT_FIELDS,
+    DYNAMIC_FIELDS,
+    RULE_UNENCODABLE,
+    field_text,
+    unencodable_at,
+)
 from smskit.rules.spec import FIELD_MAX
 
 if TYPE_CHECKING:
@@ -40,11 +54,12 @@ __all__ = [
     "DEFAULT_REGION",
     "REGION_COLUMN",
     "Recipients",
+    "check_collection",
+    "check_columns",
     "contact",
     "contact_rows",
     "number_checks",
     "number_codes",
-    "read_csv_text",
     "records_of",
 ]
 
@@ -59,6 +74,79 @@ _SHAPES: Final = (
     "a phone number (str), a dict, a list of numbers or dicts, a DataFrame with a "
     "'phone_number' column, or a CSV file given as a pathlib.Path"
 )
+
+
+# What a phone number may hold, written any way: digits, spaces and the usual punctuation.
+_NUMBER_LIKE: Final = re.compile(r"[0-9\s+\-.()]*")
+_FILE_SUFFIXES: Final = (".csv", ".parquet")
+
+
+def check_collection(value: Any, field: str) -> None:
+    """Refuse a collection that iterating would read wrongly: a Dask collection (its column
+    names, not its rows), an Arrow or polars object, another library's DataFrame."""
+    kind = type(value)
+    if hasattr(kind, "__dask_graph__"):
+        raise ValidationError(
+            field,
+            "a Dask collection is sent partition by partition by smskit.dask (smskit.dask."
+            "Campaign, smskit.dask.bulk_hlr ...); here, pass a pandas DataFrame or a list "
+            "(.compute() one that fits in memory)",
+            value=kind.__name__,
+        )
+    pandas = sys.modules.get("pandas")
+    if pandas is not None and isinstance(value, pandas.DataFrame | pandas.Series):
+        return
+    if any(hasattr(kind, name) for name in ("__arrow_c_stream__", "__arrow_c_array__",
+                                            "__dataframe__")):  # fmt: skip
+        raise ValidationError(
+            field,
+            f"a {kind.__module__.partition('.')[0]} object is not read here: pass a pandas "
+            "DataFrame (.to_pandas()) or a list (.to_pylist())",
+            value=kind.__name__,
+        )
+
+
+def _check_file_name(value: str, field: str) -> None:
+    """Refuse a string no phone number could be that names a file, or ends in .csv/.parquet:
+    a string is always one number, so the file would be read as one wrong number."""
+    if _NUMBER_LIKE.fullmatch(value):
+        return
+    if value.strip().lower().endswith(_FILE_SUFFIXES) or os.path.isfile(value):
+        raise ValidationError(
+            field,
+            "a string is one phone number, and this one names a file: to read the file, pass "
+            f"pathlib.Path({value!r}) (or Campaign.from_csv({value!r}, ...))",
+            value=value,
+        )
+
+
+def check_columns(names: Iterable[Any], field: str) -> None:
+    """Refuse a column the reader would read twice (a DataFrame may repeat a name)."""
+    seen: set[Any] = set()
+    for name in names:
+        if name in _KNOWN_KEYS and name in seen:
+            raise ValidationError(
+                f"{field}.{name}",
+                "this column appears more than once: which one holds the values? Keep one "
+                "(e.g. frame.loc[:, ~frame.columns.duplicated()])",
+            )
+        seen.add(name)
+
+
+def _check_encodable(frame: pd.DataFrame, field: str) -> None:
+    """Refuse a text cell holding a lone surrogate, naming its column and row. Arrow-backed
+    columns cannot hold one: only Python objects are looked at."""
+    for name in frame.columns:
+        column = frame[name]
+        if column.dtype != object and getattr(column.dtype, "storage", None) != "python":
+            continue
+        values = column.tolist()
+        texts = [v for v in values if isinstance(v, str)]
+        if unencodable_at("".join(texts)) is None:
+            continue
+        row = next(i for i, v in enumerate(values)
+                   if isinstance(v, str) and unencodable_at(v) is not None)  # fmt: skip
+        raise ValidationError(f"{field}.{name}", RULE_UNENCODABLE, position=row, value=values[row])
 
 
 def _is_number_value(item: Any) -> bool:
@@ -91,6 +179,9 @@ class Recipients:
                     field, "a path must name an existing CSV file", value=str(recipients)
                 )
             return
+        check_collection(recipients, field)
+        if isinstance(recipients, str):
+            _check_file_name(recipients, field)
         import pandas as pd
 
         if isinstance(recipients, pd.DataFrame):
@@ -98,8 +189,10 @@ class Recipients:
                 raise ValidationError(
                     field, "a DataFrame of recipients needs a 'phone_number' column"
                 )
+            check_columns(recipients.columns, field)
             # A snapshot of the known columns (copy-on-write: free until the caller edits it).
             self.frame = recipients[[c for c in recipients.columns if c in _KNOWN_KEYS]]
+            _check_encodable(self.frame, field)
             return
         if _is_number_value(recipients) or isinstance(recipients, Mapping):
             recipients = [recipients]
@@ -109,6 +202,7 @@ class Recipients:
         ):
             raise ValidationError(field, f"must be {_SHAPES}", value=type(recipients).__name__)
         self.frame = _frame_of_items(list(recipients), field, need_number)
+        _check_encodable(self.frame, field)
 
     @classmethod
     def from_csv(cls, path: str | os.PathLike[str], *, field: str = "recipients") -> Recipients:
@@ -171,117 +265,6 @@ class Recipients:
         if self.need_number and "phone_number" not in frame.columns:
             raise ValidationError(self.field, "the CSV file needs a 'phone_number' column")
         return frame
-
-
-def read_csv_text(path: Path, wanted: Sequence[str], field: str = "recipients") -> pd.DataFrame:
-    """The columns of ``wanted`` that the CSV file at ``path`` has, every cell as the text it
-    holds: an empty cell is missing, nothing else is ("NA", "null", "00123" and blanks stay
-    as written). Read by Arrow into pandas' compact strings; what Arrow reads differently
-    from pandas (short rows, repeated or missing header names, lines of blanks) is read by
-    pandas, which defines the meaning. A row with more values than the header is refused,
-    naming its position: pandas would drop or shift its values."""
-    import pandas as pd
-
-    names = _header(path)
-    if names is None:
-        raise ValidationError(field, "the CSV file is empty")
-    present = [name for name in dict.fromkeys(names) if name in wanted]  # the file's order
-    fast = names is not _UNSURE and all(names.count(name) == 1 for name in present)
-    if fast:
-        frame = _arrow_csv(path, present)
-        if frame is not None:
-            return frame
-    long_row = _first_long_row(path)
-    if long_row is not None:
-        position, count, columns = long_row
-        raise ValidationError(
-            field,
-            f"this row of the CSV file has {count} values where the header names {columns}"
-            " columns; a value would be dropped or moved into another column",
-            position=position,
-        )
-    try:
-        return pd.read_csv(
-            path,
-            dtype=str,
-            keep_default_na=False,
-            na_values=[""],
-            usecols=lambda name: name in wanted,
-        )
-    except pd.errors.EmptyDataError:
-        raise ValidationError(field, "the CSV file is empty") from None
-
-
-_UNSURE: Final[list[str]] = []
-
-
-def _header(path: Path) -> list[str] | None:
-    """The header row's names; None for a file without one, ``_UNSURE`` when pandas might
-    read it otherwise (leading blank lines, bytes that are not UTF-8)."""
-    import csv
-
-    try:
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            first = next(csv.reader(handle), None)
-    except (UnicodeDecodeError, csv.Error):
-        return _UNSURE
-    if first is None:
-        return None
-    return first if any(name.strip() for name in first) else _UNSURE
-
-
-def _first_long_row(path: Path) -> tuple[int, int, int] | None:
-    """The first row holding more values than the header names (its position among the
-    rows, its count, the header's), or None. pandas would read such a row by dropping the
-    extra values (or, on the first row, by taking the first value as an index and moving the
-    others one column left): never what the file says."""
-    import csv
-
-    # Only delimiters and quotes matter for counting, and both are ASCII.
-    with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
-        rows = (row for row in csv.reader(handle) if row)  # pandas skips blank lines
-        try:
-            header = next(rows, None)
-            if header is None:
-                return None
-            for position, row in enumerate(rows):
-                if len(row) > len(header):
-                    return position, len(row), len(header)
-        except csv.Error:  # e.g. a NUL byte: pandas decides, as for any file it reads
-            return None
-    return None
-
-
-def _arrow_csv(path: Path, present: Sequence[str]) -> pd.DataFrame | None:
-    """``present`` columns read by Arrow as text, or None where pandas must decide."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.csv as pcsv
-
-    if not present:
-        return None
-    try:
-        table = pcsv.read_csv(
-            path,
-            # One thread and the system's allocator: the peak stays the columns' own size.
-            read_options=pcsv.ReadOptions(use_threads=False),
-            parse_options=pcsv.ParseOptions(newlines_in_values=True),
-            convert_options=pcsv.ConvertOptions(
-                include_columns=list(present),
-                column_types=dict.fromkeys(present, pa.large_string()),
-                strings_can_be_null=True,
-                null_values=[""],
-            ),
-            memory_pool=pa.system_memory_pool(),
-        )
-    except (pa.ArrowInvalid, KeyError):
-        return None
-    if table.num_columns == 1 and table.num_rows:
-        # pandas skips a line of blanks; in a one-column file Arrow reads it as a value.
-        blank = pc.match_substring_regex(table.column(0), r"^\s+$")
-        if pc.any(blank).as_py():
-            return None
-    return table.to_pandas()
 
 
 def _frame_of_items(items: list[Any], field: str, need_number: bool) -> pd.DataFrame:

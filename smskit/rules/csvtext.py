@@ -1,0 +1,214 @@
+"""THE CSV reader of recipients (and of the CLI's number lists): every cell as the text it
+holds, the file read whole or refused.
+
+A file is read only if it can be read whole and one way: UTF-8 text without NUL bytes, every
+quote closed, no row longer than the header. Anything else is refused with the line (or
+row) where reading stops being exact, never read up to that point and guessed after it:
+pandas and Arrow would read an unclosed quote's value to the end of the file, and a binary
+file as a few odd rows.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import itertools
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from smskit.errors import ValidationError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["read_csv_text"]
+
+_BLOCK: Final = 1 << 20
+# A line appended after the file when looking for an unclosed quote: a quote still open at
+# the end of the file swallows it into its value; otherwise it comes back as a row of its own.
+_SENTINEL: Final = "smskit:end-of-file\x1f"
+RULE_NUL: Final = "holds a NUL byte: this is not a text (CSV) file"
+RULE_NOT_UTF8: Final = (
+    "holds bytes that are not UTF-8 text: save the file as CSV UTF-8 (a spreadsheet's "
+    "'CSV UTF-8' format), or it is not a text file"
+)
+RULE_OPEN_QUOTE: Final = (
+    "opens a quoted value that is never closed: every value after it would be read as one; "
+    'close the quote (a quote inside a quoted value is written twice: "")'
+)
+
+
+def _unreadable(field: str, line: int, rule: str, path: Path) -> ValidationError:
+    return ValidationError(field, f"line {line} of the CSV file {rule}", value=path.name, line=line)
+
+
+def check_whole(path: Path, field: str = "recipients") -> None:
+    """Refuse a file that cannot be read whole as CSV text: a NUL byte, bytes that are not
+    UTF-8, a quote never closed; the error names the line (counted from 1)."""
+    if _scan_bytes(path, field) and (line := _open_quote_line(path)) is not None:
+        raise _unreadable(field, line, RULE_OPEN_QUOTE, path)
+
+
+def _scan_bytes(path: Path, field: str) -> bool:
+    """Refuse NUL bytes and bytes that are not UTF-8, naming their line; whether a quote
+    character occurs (only then can a quote be left open)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    line = 1
+    quoted = False
+    with path.open("rb") as handle:
+        while block := handle.read(_BLOCK):
+            pending = len(decoder.getstate()[0])
+            try:
+                decoder.decode(block)
+                bad = len(block)
+            except UnicodeDecodeError as exc:
+                bad = max(exc.start - pending, 0)
+            nul = block.find(b"\x00", 0, bad)
+            if nul >= 0 or bad < len(block):  # the first of the two, where both occur
+                at, rule = (nul, RULE_NUL) if nul >= 0 else (bad, RULE_NOT_UTF8)
+                raise _unreadable(field, line + block.count(b"\n", 0, at), rule, path)
+            quoted = quoted or b'"' in block
+            line += block.count(b"\n")
+    try:
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:  # a character cut off by the end of the file
+        raise _unreadable(field, line, RULE_NOT_UTF8, path) from None
+    return quoted
+
+
+def _open_quote_line(path: Path) -> int | None:
+    """The line where a quoted value that is still open at the end of the file starts, or
+    None. Read the way pandas and Arrow read quotes: a quote opens a value only at its start,
+    and two quotes inside one stand for one."""
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        reader = csv.reader(itertools.chain(handle, ["\n", _SENTINEL + "\n"]))
+        start, last, last_start = 1, None, 1
+        try:
+            for record in reader:
+                last, last_start = record, start
+                start = reader.line_num + 1
+        except csv.Error:  # a value over csv's size limit: an open quote, or a huge value
+            return None if _pandas_reads(path) else start
+    return None if last == [_SENTINEL] else last_start
+
+
+def _pandas_reads(path: Path) -> bool:
+    """Whether pandas' parser reads the file (it has no limit on a value's size)."""
+    import pandas as pd
+
+    try:
+        pd.read_csv(path, dtype=str, keep_default_na=False, usecols=[0])
+    except pd.errors.ParserError:
+        return False
+    return True
+
+
+def read_csv_text(path: Path, wanted: Sequence[str], field: str = "recipients") -> pd.DataFrame:
+    """The columns of ``wanted`` that the CSV file at ``path`` has, every cell as the text it
+    holds: an empty cell is missing, nothing else is ("NA", "null", "00123" and blanks stay
+    as written). Read by Arrow into pandas' compact strings; what Arrow reads differently
+    from pandas (short rows, repeated or missing header names, lines of blanks) is read by
+    pandas, which defines the meaning. A row with more values than the header is refused,
+    naming its position: pandas would drop or shift its values; a file that cannot be read
+    whole (:func:`check_whole`) is refused naming the line."""
+    import pandas as pd
+
+    check_whole(path, field)
+    names = _header(path)
+    if names is None:
+        raise ValidationError(field, "the CSV file is empty")
+    present = [name for name in dict.fromkeys(names) if name in wanted]  # the file's order
+    fast = names is not _UNSURE and all(names.count(name) == 1 for name in present)
+    if fast:
+        frame = _arrow_csv(path, present)
+        if frame is not None:
+            return frame
+    long_row = _first_long_row(path)
+    if long_row is not None:
+        position, count, columns = long_row
+        raise ValidationError(
+            field,
+            f"this row of the CSV file has {count} values where the header names {columns}"
+            " columns; a value would be dropped or moved into another column",
+            position=position,
+        )
+    try:
+        return pd.read_csv(
+            path,
+            dtype=str,
+            keep_default_na=False,
+            na_values=[""],
+            usecols=lambda name: name in wanted,
+        )
+    except pd.errors.EmptyDataError:
+        raise ValidationError(field, "the CSV file is empty") from None
+    except pd.errors.ParserError as exc:  # what check_whole lets through, pandas refuses
+        raise ValidationError(field, "the CSV file cannot be parsed", value=path.name) from exc
+
+
+_UNSURE: Final[list[str]] = []
+
+
+def _header(path: Path) -> list[str] | None:
+    """The header row's names; None for a file without one, ``_UNSURE`` when pandas might
+    read it otherwise (leading blank lines). The file is UTF-8 (:func:`check_whole`)."""
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            first = next(csv.reader(handle), None)
+    except csv.Error:
+        return _UNSURE
+    if first is None:
+        return None
+    return first if any(name.strip() for name in first) else _UNSURE
+
+
+def _first_long_row(path: Path) -> tuple[int, int, int] | None:
+    """The first row holding more values than the header names (its position among the
+    rows, its count, the header's), or None. pandas would read such a row by dropping the
+    extra values (or, on the first row, by taking the first value as an index and moving the
+    others one column left): never what the file says."""
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        rows = (row for row in csv.reader(handle) if row)  # pandas skips blank lines
+        try:
+            header = next(rows, None)
+            if header is None:
+                return None
+            for position, row in enumerate(rows):
+                if len(row) > len(header):
+                    return position, len(row), len(header)
+        except csv.Error:  # a value over csv's size limit: pandas decides
+            return None
+    return None
+
+
+def _arrow_csv(path: Path, present: Sequence[str]) -> pd.DataFrame | None:
+    """``present`` columns read by Arrow as text, or None where pandas must decide."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pcsv
+
+    if not present:
+        return None
+    try:
+        table = pcsv.read_csv(
+            path,
+            # One thread and the system's allocator: the peak stays the columns' own size.
+            read_options=pcsv.ReadOptions(use_threads=False),
+            parse_options=pcsv.ParseOptions(newlines_in_values=True),
+            convert_options=pcsv.ConvertOptions(
+                include_columns=list(present),
+                column_types=dict.fromkeys(present, pa.large_string()),
+                strings_can_be_null=True,
+                null_values=[""],
+            ),
+            memory_pool=pa.system_memory_pool(),
+        )
+    except (pa.ArrowInvalid, KeyError):
+        return None
+    if table.num_columns == 1 and table.num_rows:
+        # pandas skips a line of blanks; in a one-column file Arrow reads it as a value.
+        blank = pc.match_substring_regex(table.column(0), r"^\s+$")
+        if pc.any(blank).as_py():
+            return None
+    return table.to_pandas()
