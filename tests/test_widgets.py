@@ -567,3 +567,19 @@ def test_dashboard_map_carries_its_country_shapes(client: Client) -> None:
         {},
         {},
     ]  # fmt: skip  (no map, no shapes)
+
+
+def test_widget_tables_have_one_header_row_over_their_columns() -> None:
+    """table_html: a named index is the first column under its name (one header row, no
+    columns' name row); an unnamed range index is left out."""
+    from smskit.views.base import table_html
+
+    table = pd.DataFrame({"live": [3, 1]}, index=pd.Index(["FR", "total"], name="country"))
+    table.columns.name = "line_status"
+    shown = table_html(table)
+    head = shown.split("<tbody>")[0]
+    assert head.count("<tr") == 1 and "line_status" not in shown
+    assert [h.split("</th>")[0] for h in head.split("<th>")[1:]] == ["country", "live"]
+    assert "<td>FR</td>" in shown
+    plain = table_html(pd.DataFrame({"kind": ["sms"]}))
+    assert "<th>kind</th>" in plain and "<td>0</td>" not in plain

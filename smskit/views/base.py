@@ -25,7 +25,24 @@ if TYPE_CHECKING:
     import pandas as pd
     import plotly.graph_objects as go
 
-__all__ = ["ProgressFile", "View", "escaped", "figure_output", "table_html", "widgets"]
+__all__ = [
+    "TABLE_CLASS",
+    "ProgressFile",
+    "View",
+    "escaped",
+    "figure_output",
+    "table_html",
+    "table_style",
+    "widgets",
+]
+
+TABLE_CLASS = "smskit-tables"
+# A widget's HTML gets none of JupyterLab's table style (headers centred, cells left): every
+# cell right-aligned, as JupyterLab shows a DataFrame, puts each header over its column.
+_TABLE_STYLE = f"""<style>
+.{TABLE_CLASS} table {{ border-collapse: collapse; }}
+.{TABLE_CLASS} th, .{TABLE_CLASS} td {{ text-align: right; padding: 0.15em 0.6em; }}
+</style>"""
 
 
 def escaped(message: str, color: str = "#333") -> str:
@@ -90,8 +107,21 @@ def figure_output(output: widgets.Output, figures: list[go.Figure]) -> None:
 
 
 def table_html(frame: pd.DataFrame) -> str:
-    """A DataFrame as escaped HTML (values may come from the user or the gateway)."""
-    return frame.to_html(escape=True, border=0, na_rep="")
+    """A DataFrame as escaped HTML (values may come from the user or the gateway) with one
+    header row: a named index is a column like the others, an unnamed 0, 1, 2 ... is left out."""
+    import pandas as pd
+
+    shown = frame.rename_axis(columns=None)
+    if isinstance(shown.index, pd.RangeIndex) and shown.index.name is None:
+        return shown.to_html(escape=True, border=0, na_rep="", index=False)
+    return shown.reset_index().to_html(escape=True, border=0, na_rep="", index=False)
+
+
+def table_style(box: widgets.Box) -> widgets.HTML:
+    """Mark ``box`` so that its tables line up (:data:`TABLE_CLASS`); the invisible child to
+    add to it that carries the style."""
+    box.add_class(TABLE_CLASS)
+    return widgets.HTML(_TABLE_STYLE, layout=widgets.Layout(display="none"))
 
 
 class View:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from smskit.client import AsyncClient, Client, frames
 from smskit.errors import ValidationError
-from smskit.views.base import View, figure_output, table_html, widgets
+from smskit.views.base import View, figure_output, table_html, table_style, widgets
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -43,6 +43,7 @@ class Dashboard(View):
              widgets.HTML("<strong>Current drafts</strong>"), self.drafts_table, self.message],
         )  # fmt: skip
         self.widget.add_class("smskit-dashboard")
+        self.widget.children = (*self.widget.children, table_style(self.widget))
         self.refresh()
 
     def refresh(self) -> None:

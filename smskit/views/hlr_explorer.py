@@ -11,7 +11,15 @@ from smskit.campaigns.campaign import bulk_hlr
 from smskit.client import AsyncClient, Client, frames
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
-from smskit.views.base import ProgressFile, View, escaped, figure_output, table_html, widgets
+from smskit.views.base import (
+    ProgressFile,
+    View,
+    escaped,
+    figure_output,
+    table_html,
+    table_style,
+    widgets,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -82,6 +90,7 @@ class HLRExplorer(View):
              widgets.HBox([self.csv_path, self.export_button]), self.message],
         )  # fmt: skip
         self.widget.add_class("smskit-hlr-explorer")
+        self.widget.children = (*self.widget.children, table_style(self.widget))
 
     def numbers(self) -> list[str]:
         """The numbers in the box, one per line (or separated by commas or semicolons)."""
