@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Any
 
@@ -11,5 +12,12 @@ __all__ = ["is_dask_collection"]
 def is_dask_collection(value: Any) -> bool:
     """True for a ``dask.dataframe`` Series or DataFrame. dask is never imported here: a
     value can only be one of its collections if the caller already loaded it."""
-    frames = sys.modules.get("dask.dataframe")
-    return frames is not None and isinstance(value, frames.Series | frames.DataFrame)
+    if "dask.dataframe" not in sys.modules:
+        return False
+    # Another thread may still be importing it: import_module waits for that import to finish
+    # (smskit.rules.once explains why; infra cannot import the rule book, hence written here).
+    try:
+        frames = importlib.import_module("dask.dataframe")
+    except ImportError:
+        return False
+    return isinstance(value, frames.Series | frames.DataFrame)

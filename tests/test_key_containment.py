@@ -13,6 +13,7 @@ import asyncio
 import base64
 import gc
 import socket
+import traceback
 import types
 from collections.abc import Iterator
 from typing import Any
@@ -183,3 +184,134 @@ def test_async_error_holds_no_key(keyed_sandbox: Sandbox) -> None:
         raise AssertionError("the send was accepted")
 
     assert holders_of_key(asyncio.run(fail())) == []
+
+
+# --- tracebacks shown with their frames' locals ------------------------------------------------
+
+# Every way a call can fail: name -> (sandbox faults, client options, the error raised).
+ERROR_PATHS: dict[str, tuple[dict[str, Any], dict[str, Any], type[smskit.SmskitError]]] = {
+    "400": ({}, {"validate": False}, smskit.StopMentionMissingError),
+    "401": ({}, {"wrong_key": True}, smskit.AuthenticationError),
+    "429": ({"rate_limit_rate": 1.0}, {}, smskit.RateLimitError),
+    "5xx": ({"error_rate": 1.0}, {}, smskit.ServerError),
+    "timeout": ({"latency": 0.5}, {"timeout": 0.1}, smskit.TimeoutError),
+    "dropped": ({"drop_rate": 1.0}, {}, smskit.TransportError),
+}
+# The 400 path posts a promotional text without its STOP mention (validate=False lets it
+# through); the others a valid alert.
+SENDS = {
+    "400": {"text": "Promo -50%", "recipients": ["+33612345678"], "sender": "Shop"},
+    "other": {
+        "text": "Rappel RDV demain 10h", "recipients": ["+33612345678"], "sender": "Clinic",
+        "purpose": "alert",
+    },
+}  # fmt: skip
+
+
+def locals_shown(error: BaseException) -> str:
+    """The traceback as ``capture_locals=True`` prints it, chained exceptions included."""
+    shown = traceback.TracebackException(
+        type(error), error, error.__traceback__, capture_locals=True
+    )
+    return "".join(shown.format())
+
+
+def secrets_in(text: str) -> list[str]:
+    """Which of the key and its Basic token (of the key, or of the wrong key the 401 path
+    sends) ``text`` holds."""
+    tokens = [base64.b64encode(f"{LOGIN}:{key}".encode()).decode() for key in (KEY, KEY + "x")]
+    needles = [("key", KEY), *(("basic", token) for token in tokens)]
+    return [name for name, needle in needles if needle in text]
+
+
+def failing_client(sb: Sandbox, kind: type[Any], auth: str, options: dict[str, Any]) -> Any:
+    """A client of ``kind`` that retries once (without waiting) before raising."""
+    options = dict(options)
+    key = KEY + "x" if options.pop("wrong_key", False) else KEY
+    return kind(
+        LOGIN, key, sb.url, auth=auth, max_retries=1, backoff=smskit.Backoff(sleep=lambda s: None),
+        **options,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("auth", ["headers", "basic"])
+@pytest.mark.parametrize("path", sorted(ERROR_PATHS))
+def test_no_frame_of_a_failed_call_shows_the_key(
+    keyed_sandbox: Sandbox, path: str, auth: str
+) -> None:
+    """Each error path (400, 401, 429, 5xx, timeout, dropped connection), sync and async,
+    headers and Basic: the traceback with every frame's locals, causes and contexts
+    included, shows neither the key nor the Basic token."""
+    faults, options, expected = ERROR_PATHS[path]
+    send = SENDS.get(path, SENDS["other"])
+    keyed_sandbox.inject_faults(**faults)
+    try:
+        with (
+            failing_client(keyed_sandbox, smskit.Client, auth, options) as client,
+            pytest.raises(smskit.SmskitError) as caught,
+        ):
+            client.sms_campaign.send(**send)
+
+        async def fail() -> BaseException:
+            async with failing_client(keyed_sandbox, smskit.AsyncClient, auth, options) as client:
+                try:
+                    await client.sms_campaign.send(**send)
+                except smskit.SmskitError as exc:
+                    return exc
+            raise AssertionError("the send was accepted")
+
+        errors = [caught.value, asyncio.run(fail())]
+    finally:
+        keyed_sandbox.clear_faults()
+    assert [type(error) for error in errors] == [expected, expected]
+    shown = [locals_shown(error) for error in errors]
+    # The check can fail: the frames' locals are there, the client among them.
+    assert all("client = <" in text or "self = <" in text for text in shown)
+    assert [secrets_in(text) for text in shown] == [[], []]
+
+
+@pytest.mark.parametrize("auth", ["headers", "basic"])
+def test_no_frame_of_an_unreadable_answer_shows_the_key(auth: str) -> None:
+    """A 2xx the client cannot parse (MockTransport: the sandbox never sends one): its
+    traceback with locals shows neither the key nor the Basic token."""
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=b"not json", request=request)
+
+    with (
+        smskit.Client(
+            LOGIN, KEY, "http://127.0.0.1:9", auth=auth, max_retries=0,  # type: ignore[arg-type]
+            transport=httpx.MockTransport(handler),
+        ) as client,
+        pytest.raises(smskit.APIError) as caught,
+    ):  # fmt: skip
+        client.wallet.check_balance()
+    assert secrets_in(locals_shown(caught.value)) == []
+
+
+def test_configuration_errors_show_no_key_in_locals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client refused for its settings (key given, login or URL missing; from arguments or
+    the environment): the traceback with locals shows no key."""
+    monkeypatch.delenv("SMSKIT_API_LOGIN", raising=False)
+    monkeypatch.delenv("SMSKIT_BASE_URL", raising=False)
+    errors = []
+    with pytest.raises(smskit.ConfigurationError) as caught:
+        smskit.Client(api_key=KEY)
+    errors.append(caught.value)
+    monkeypatch.setenv("SMSKIT_API_KEY", KEY)
+    monkeypatch.setenv("SMSKIT_API_LOGIN", LOGIN)
+    with pytest.raises(smskit.ConfigurationError) as caught:
+        smskit.Client()
+    errors.append(caught.value)
+    assert [secrets_in(locals_shown(error)) for error in errors] == [[], []]
+
+
+def test_the_locals_check_sees_a_key_held_in_a_local() -> None:
+    """The check itself: a frame holding the key in a local is caught."""
+
+    def leaky(key: str) -> None:
+        raise ValueError("boom")
+
+    with pytest.raises(ValueError) as caught:
+        leaky(KEY)
+    assert secrets_in(locals_shown(caught.value)) == ["key"]

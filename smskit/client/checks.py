@@ -11,7 +11,6 @@ this module only applies them to an endpoint's arguments.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -27,6 +26,7 @@ from smskit.rules.content import (
 from smskit.rules.fields import used_fields
 from smskit.rules.hours import check_country
 from smskit.rules.missing import is_missing
+from smskit.rules.once import loaded
 from smskit.rules.recipients import check_collection, check_columns
 from smskit.rules.sender import check_sender
 
@@ -59,7 +59,7 @@ def as_list(value: Any, field: str) -> list[Any]:
     if isinstance(value, str):
         return [value]
     check_collection(value, field)
-    pandas = sys.modules.get("pandas")
+    pandas = loaded("pandas")
     if pandas is not None and isinstance(value, pandas.DataFrame):
         if "phone_number" not in value.columns:
             raise ValidationError(field, "a DataFrame of numbers needs a 'phone_number' column")

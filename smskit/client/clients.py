@@ -16,7 +16,6 @@ lookup costs one credit; an unused token is harmless).
 
 from __future__ import annotations
 
-import base64
 import inspect
 import itertools
 import logging
@@ -30,7 +29,16 @@ import httpx
 
 from smskit._version import __version__
 from smskit.client import core as _core
-from smskit.client.config import MASK, AuthMode, SandboxLike, Settings, mask_headers, resolve
+from smskit.client.config import (
+    MASK,
+    AuthMode,
+    CredentialAuth,
+    SandboxLike,
+    Secret,
+    Settings,
+    mask_headers,
+    resolve,
+)
 from smskit.client.core import (
     Async,
     Call,
@@ -103,7 +111,7 @@ class _BaseClient(Generic[M]):
     def __init__(
         self,
         api_login: str | None = None,
-        api_key: str | None = None,
+        api_key: str | Secret | None = None,
         base_url: str | None = None,
         *,
         sandbox: SandboxLike | None = None,
@@ -116,6 +124,8 @@ class _BaseClient(Generic[M]):
         transport: httpx.BaseTransport | httpx.AsyncBaseTransport | None = None,
         backoff: Backoff | None = None,
     ) -> None:
+        # From here on the key is a Secret: a traceback's locals show it masked.
+        api_key = Secret(api_key) if isinstance(api_key, str) and api_key else api_key
         if auth not in ("headers", "basic"):
             raise ConfigurationError(f"auth must be 'headers' or 'basic', got {auth!r}")
         if not isinstance(max_retries, int) or max_retries < 0:
@@ -130,6 +140,7 @@ class _BaseClient(Generic[M]):
             )
         self._settings: Settings = settings
         self.auth: AuthMode = auth
+        self._credentials = CredentialAuth(settings, auth)
         self.timeout = timeout
         self.max_retries = max_retries
         self.validate = validate
@@ -177,6 +188,8 @@ class _BaseClient(Generic[M]):
         return self._settings.sandbox
 
     def __repr__(self) -> str:
+        if not hasattr(self, "_settings"):  # shown by a traceback of __init__ refusing settings
+            return f"<{type(self).__name__} (not configured)>"
         where = " sandbox" if self.is_sandbox else ""
         return f"<{type(self).__name__}{where} {self.base_url} login={self.api_login!r}>"
 
@@ -204,32 +217,27 @@ class _BaseClient(Generic[M]):
     def _http_options(self) -> dict[str, Any]:
         return {
             "base_url": self._settings.base_url,
+            "auth": self._credentials,  # the only place the key enters a request
             "timeout": self.timeout,
             "headers": {"user-agent": f"smskit/{__version__}", "accept": "application/json"},
             # Proxy settings from the environment must not capture loopback traffic.
             "trust_env": not self._settings.loopback,
         }
 
-    def _auth_headers(self) -> dict[str, str]:
-        login, key = self._settings.api_login, self._settings.api_key.reveal()
-        if self.auth == "basic":
-            token = base64.b64encode(f"{login}:{key}".encode()).decode("ascii")
-            return {"authorization": f"Basic {token}"}
-        return {"api-login": login, "api-key": key}
-
     def _flow(self, http: httpx.Client | httpx.AsyncClient, call: Call[T]) -> Flow[T]:
-        """Attempts of one call: yields requests and sleeps, returns the parsed result."""
-        headers = self._auth_headers()
-        if call.body is not None:  # encoded by the endpoint (core), posted as it is
-            headers["content-type"] = "application/json"
+        """Attempts of one call: yields requests and sleeps, returns the parsed result.
+
+        The request carries no credentials here: the client's CredentialAuth adds them as it
+        is sent, so no frame of this flow holds the key."""
         request = http.build_request(
             call.method,
             call.path,
             content=call.body,
             params=call.params or None,
-            headers=headers,
+            # the body is encoded by the endpoint (core), posted as it is
+            headers=None if call.body is None else {"content-type": "application/json"},
         )
-        shown = _masked(request)
+        shown = _masked(request, self._credentials)
         for attempt in itertools.count(1):
             started = time.perf_counter()
             outcome = yield request
@@ -311,12 +319,12 @@ def _json_or_none(response: httpx.Response | None) -> Any:
         return None
 
 
-def _masked(request: httpx.Request) -> httpx.Request:
-    """A copy of ``request`` whose credential headers are masked, for errors to carry."""
+def _masked(request: httpx.Request, credentials: CredentialAuth) -> httpx.Request:
+    """A copy of ``request`` with its credential headers masked, for errors to carry."""
     return httpx.Request(
         request.method,
         request.url,
-        headers=mask_headers(request.headers),
+        headers={**mask_headers(request.headers), **credentials.shown_headers()},
         content=request.content,
     )
 

@@ -3,20 +3,26 @@
 Arguments win over the ``SMSKIT_*`` environment variables; with nothing configured the client
 falls back to the local gateway named by :func:`use_local_gateway` (the embedded sandbox on
 loopback, plugged in by ``smskit/__init__.py``: the client never imports the sandbox). The
-key lives in a :class:`Secret` that never shows its value, and is unwrapped only when the
-request headers are built.
+key lives in a :class:`Secret` that never shows its value, from the moment it is read, and
+reaches a request only through :class:`CredentialAuth`, the ``httpx.Auth`` that writes it into
+the headers. No function of smskit holds the key, or the Basic token made of it, in a local
+variable: a traceback printed with its frames' locals (IPython ``%xmode Verbose``,
+``pytest -l``, error trackers) shows only masked reprs.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import ipaddress
 import os
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Literal, Protocol
 from urllib.parse import urlsplit
+
+import httpx
 
 from smskit.errors import ConfigurationError
 
@@ -64,6 +70,55 @@ class Secret:
         raise TypeError("smskit Secret values cannot be pickled")
 
 
+def _secret(value: str | Secret | None) -> Secret | None:
+    """``value`` wrapped (an empty string counts as not given)."""
+    if value is None or isinstance(value, Secret):
+        return value
+    return Secret(value) if value else None
+
+
+class CredentialAuth(httpx.Auth):
+    """Puts the account's credentials on each request: ``api-login``/``api-key`` headers, or
+    HTTP Basic (``auth="basic"``). Its repr is masked, and the secret header value is kept
+    in a :class:`Secret` and written straight into the request, never into a local variable."""
+
+    def __init__(self, settings: Settings, mode: AuthMode) -> None:
+        self.mode: AuthMode = mode
+        self.login = settings.api_login
+        if mode == "basic":
+            self._name = "authorization"
+            self._value = Secret(
+                "Basic "
+                + base64.b64encode(
+                    f"{settings.api_login}:{settings.api_key.reveal()}".encode()
+                ).decode("ascii")
+            )
+        else:
+            self._name = "api-key"
+            self._value = settings.api_key
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        """Sets the credential headers on ``request`` (httpx calls it for every attempt)."""
+        if self.mode == "headers":
+            request.headers["api-login"] = self.login
+        request.headers[self._name] = self._value.reveal()
+        yield request
+
+    def shown_headers(self) -> dict[str, str]:
+        """The credential headers as an error's copy of the request shows them: masked."""
+        if self.mode == "headers":
+            return {"api-login": self.login, self._name: MASK}
+        return {self._name: MASK}
+
+    def __repr__(self) -> str:
+        return f"CredentialAuth({self.mode!r}, login={self.login!r}, secret={MASK!r})"
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> tuple[object, ...]:
+        raise TypeError("smskit credentials cannot be pickled")
+
+
 class SandboxLike(Protocol):
     """What the client needs from a :class:`smskit.sandbox.Sandbox`."""
 
@@ -92,7 +147,7 @@ class Settings:
 
 def resolve(
     api_login: str | None = None,
-    api_key: str | None = None,
+    api_key: str | Secret | None = None,
     base_url: str | None = None,
     *,
     sandbox: SandboxLike | None = None,
@@ -105,10 +160,10 @@ def resolve(
             raise ConfigurationError("give either sandbox= or api_login/api_key/base_url, not both")
         _remember(sandbox)
         return Settings(sandbox.url, sandbox.login, Secret(sandbox.api_key), sandbox=True)
-    env = os.environ if environ is None else environ
-    login = api_login or env.get(ENV_LOGIN) or None
-    key = api_key or env.get(ENV_KEY) or None
-    url = base_url or env.get(ENV_BASE_URL) or None
+    # No local names the environment or the key in clear: a traceback with locals shows them.
+    login = api_login or _env(ENV_LOGIN, environ)
+    key = _secret(api_key) or _secret(_env(ENV_KEY, environ))
+    url = base_url or _env(ENV_BASE_URL, environ)
     if login is None and key is None and url is None:
         return _shared_sandbox()
     if login is None or key is None:
@@ -119,7 +174,11 @@ def resolve(
         raise ConfigurationError(
             f"credentials are set but no gateway URL: pass base_url= or set {ENV_BASE_URL}"
         )
-    return Settings(check_base_url(url, allow_insecure=allow_insecure), login, Secret(key))
+    return Settings(check_base_url(url, allow_insecure=allow_insecure), login, key)
+
+
+def _env(name: str, environ: Mapping[str, str] | None) -> str | None:
+    return (os.environ if environ is None else environ).get(name) or None
 
 
 # The gateway of a client with nothing configured. Client and sandbox stay independent, so

@@ -21,7 +21,6 @@ retries, instead of every reply being dropped behind a silent 200.
 
 from __future__ import annotations
 
-import functools
 import hmac
 import json
 import logging
@@ -32,6 +31,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from smskit.replies.signing import SignatureError, verify
+from smskit.rules.once import once
 
 logger = logging.getLogger("smskit.replies.inbox")
 
@@ -135,7 +135,7 @@ class _MaskTokens(logging.Filter):
         return True
 
 
-@functools.cache
+@once
 def mask_tokens_in_access_log() -> None:
     """Install the token-masking filter on uvicorn's access logger (once per process)."""
     logging.getLogger("uvicorn.access").addFilter(_MaskTokens())

@@ -13,11 +13,12 @@ import math
 import numbers
 import operator
 import re
-import sys
 from itertools import repeat
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
+
+from smskit.rules.once import loaded
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -47,7 +48,7 @@ def to_text(value: Any) -> str | None:
     if value is None:
         return None
     # pandas' missing values exist only once pandas is imported (the sandbox never is).
-    pandas = sys.modules.get("pandas")
+    pandas = loaded("pandas")
     if pandas is not None and (value is pandas.NA or value is pandas.NaT):
         return None
     if isinstance(value, np.datetime64 | np.timedelta64) and np.isnat(value):

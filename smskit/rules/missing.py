@@ -7,9 +7,10 @@ field rules (:mod:`smskit.rules.fields`) report on their own.
 from __future__ import annotations
 
 import math
-import sys
 from decimal import Decimal
 from typing import Any
+
+from smskit.rules.once import loaded
 
 __all__ = ["is_missing"]
 
@@ -23,10 +24,10 @@ def is_missing(value: Any) -> bool:
         return math.isnan(value)
     if isinstance(value, Decimal):
         return value.is_nan()
-    pandas = sys.modules.get("pandas")  # pandas values only exist once pandas is imported
+    pandas = loaded("pandas")  # pandas values only exist once pandas is imported
     if pandas is not None and (value is pandas.NA or value is pandas.NaT):
         return True
-    numpy = sys.modules.get("numpy")
+    numpy = loaded("numpy")
     if numpy is None:
         return False
     if isinstance(value, numpy.floating):

@@ -32,7 +32,6 @@ Decisions:
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import cache
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import numpy as np
@@ -64,6 +63,7 @@ from smskit.rules._phonetexts import as_series as _as_series
 from smskit.rules._phonetexts import factorize as _factorize
 from smskit.rules._phonetexts import lane_texts as _lane_texts
 from smskit.rules._phonetexts import to_texts as _to_texts
+from smskit.rules.once import once
 from smskit.rules.spec import PHONE_NUMBER_TYPE
 
 if TYPE_CHECKING:  # pandas is imported where arrays are read: the sandbox reads one number
@@ -97,7 +97,7 @@ __all__ = [
 REGION_NAMES: Final = _phonematrix.REGIONS
 
 
-@cache
+@once  # REASON_DTYPE and TYPE_DTYPE are one object each, whichever thread asks first
 def _dtypes() -> tuple[pd.CategoricalDtype, pd.CategoricalDtype]:
     import pandas as pd
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import numbers
 import os
 import re
-import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from pathlib import Path
@@ -40,6 +39,7 @@ from smskit.rules.fields import (
     field_text,
     unencodable_at,
 )
+from smskit.rules.once import loaded
 from smskit.rules.spec import FIELD_MAX
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ def check_collection(value: Any, field: str) -> None:
             "(.compute() one that fits in memory)",
             value=kind.__name__,
         )
-    pandas = sys.modules.get("pandas")
+    pandas = loaded("pandas")  # whole, even while another thread still imports it
     if pandas is not None and isinstance(value, pandas.DataFrame | pandas.Series):
         return
     if any(hasattr(kind, name) for name in ("__arrow_c_stream__", "__arrow_c_array__",

@@ -14,7 +14,6 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Iterable
-from functools import lru_cache
 from itertools import compress, repeat
 from typing import Any
 
@@ -23,6 +22,7 @@ import pandas as pd
 
 from smskit.errors import ValidationError
 from smskit.rules import gsm as _gsm
+from smskit.rules.once import once
 from smskit.rules.text import (
     GSM_MULTI,
     GSM_SINGLE,
@@ -113,7 +113,7 @@ class Tables:
             self._known[fresh] = True
 
 
-@lru_cache(maxsize=1)
+@once  # one instance: what a thread learns into it, every thread reads
 def tables() -> Tables:
     """The tables, made once (each code point's grapheme bits looked up on first use)."""
     return Tables()

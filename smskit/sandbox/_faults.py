@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from smskit.errors import ValidationError
+from smskit.rules.once import once
 
 GATEWAY_PREFIX = "/v1/public/"
 
@@ -34,14 +35,9 @@ class _HideInjectedDrops(logging.Filter):
         return not (record.exc_info and isinstance(record.exc_info[1], InjectedDrop))
 
 
-_filter_installed = False
-
-
+@once  # one filter, however many sandboxes start at once
 def _install_log_filter() -> None:
-    global _filter_installed
-    if not _filter_installed:
-        logging.getLogger("uvicorn.error").addFilter(_HideInjectedDrops())
-        _filter_installed = True
+    logging.getLogger("uvicorn.error").addFilter(_HideInjectedDrops())
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import sys
 from bisect import bisect_right
 from collections.abc import Mapping
 from pathlib import Path
 from threading import Lock
 from types import ModuleType
 from typing import Final
+
+from smskit.rules.once import loaded
 
 __all__ = ["CARRIER", "GEOCODE", "PrefixTable"]
 
@@ -89,7 +90,7 @@ class PrefixTable:
 
 def _load(package: str, path: Path) -> Mapping[str, Mapping[str, str]]:
     name = f"phonenumbers.{package}.{path.stem}"
-    module: ModuleType | None = sys.modules.get(name)
+    module: ModuleType | None = loaded(name)  # phonenumbers may have imported it whole
     if module is None:
         spec = importlib.util.spec_from_file_location(name, path)
         assert spec is not None and spec.loader is not None
