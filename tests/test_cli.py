@@ -28,13 +28,19 @@ TEXT = "Bonjour {first_name}, -20% ce week-end. STOP au 36173"
 REPO = Path(__file__).resolve().parent.parent
 
 
+# A Tuesday morning in Paris: inside the marketing hours, whenever the suite runs.
+WEEKDAY_MORNING = "2026-03-03T10:00:00+01:00"
+
+
 @pytest.fixture
 def env(fresh_sandbox: Sandbox) -> dict[str, str]:
-    """SMSKIT_* naming the test's sandbox, as a user's shell would after `smskit sandbox`."""
+    """SMSKIT_* naming the test's sandbox, as a user's shell would after `smskit sandbox`,
+    and the clock (SMSKIT_NOW) on a weekday morning."""
     return {
         "SMSKIT_BASE_URL": fresh_sandbox.url,
         "SMSKIT_API_LOGIN": fresh_sandbox.login,
         "SMSKIT_API_KEY": fresh_sandbox.api_key,
+        "SMSKIT_NOW": WEEKDAY_MORNING,
     }
 
 
@@ -186,9 +192,14 @@ def test_unfinished_campaign_exits_7_then_resume_finishes_it(
 
 
 def test_errors_are_one_line_with_an_exit_code_per_kind(run: Run, tmp_path: Path) -> None:
-    """Input refused: 4 naming the field; missing journal: 2 naming the argument; usage: 2."""
+    """A bad option value: 2 naming the option; input refused: 4 naming the option, not the
+    API field; missing journal: 2 naming the argument; usage: 2."""
     bad = run("credits", "--country", "123")
-    assert bad.exit_code == 4 and "country_codes[0]" in one_error_line(bad)
+    assert bad.exit_code == 2 and "'--country'" in one_error_line(bad)
+    when = run("send", "--text", "x", "--sender", "Shop", "--to", "+33612345678",
+               "--purpose", "alert", "--send-at", "tomorrow")  # fmt: skip
+    line = one_error_line(when)
+    assert when.exit_code == 4 and line.startswith("smskit: error: --send-at:"), line
     missing = run("campaign", "status", str(tmp_path / "nope.sqlite"))
     assert missing.exit_code == 2 and "JOURNAL" in one_error_line(missing)
     both = run("send", "--text", "x", "--sender", "Shop")

@@ -2,7 +2,7 @@
 
 ```
 smskit balance | credits [--country FR ...]         the account
-smskit hlr IN.csv -o OUT.csv                         bulk line checks, breakdown printed
+smskit hlr IN.csv -o OUT.csv | NUMBER...            bulk line checks, breakdown printed
 smskit send --text .. --sender .. --to .. | --csv FILE [--dry-run] [--yes]
 smskit campaign status|resume JOURNAL                a journaled campaign
 smskit replies serve                                 the inbound-SMS receiver
@@ -10,8 +10,10 @@ smskit sandbox                                       the embedded gateway, stand
 ```
 
 Every command talks to the gateway the ``SMSKIT_*`` variables name, or to an embedded
-sandbox when none is set (said in one line on stderr). ``--json`` prints one JSON document
-on stdout for scripts; progress bars go to stderr when it is a terminal.
+sandbox when none is set (said in one line on stderr, unless ``--quiet`` or stderr is not a
+terminal). ``SMSKIT_NOW`` (an ISO 8601 instant with its offset) sets the clock of ``send``
+(campaign identity, repeat window, marketing hours) for tests and replays. ``--json`` prints
+one JSON document on stdout for scripts; progress bars go to stderr when it is a terminal.
 
 Exit codes (also in ``smskit --help``):
 
@@ -26,6 +28,7 @@ Exit codes (also in ``smskit --help``):
 | 6 | the gateway could not be reached (names the host) or timed out |
 | 7 | ran, but not all of it: numbers without an answer, recipients not sent |
 | 8 | another runner is sending that campaign (its journal's lease is held) |
+| 9 | refused as a repeat: the same send < 10 minutes ago, or a named campaign already sent |
 | 130 | interrupted (Ctrl-C) |
 
 May import everything below it; it holds no rule of its own (the library decides).

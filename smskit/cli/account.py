@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from smskit.cli.options import CountryCode
 from smskit.cli.output import connect, json_option, print_json, print_table, records
 
 
@@ -24,9 +25,9 @@ def balance(as_json: bool) -> int:
 @click.option(
     "--country",
     "countries",
+    type=CountryCode(),
     multiple=True,
-    metavar="CC",
-    help="Country code (ISO 3166 alpha-2), repeatable; default: every country.",
+    help="Country code (ISO 3166 alpha-2, any case), repeatable; default: every country.",
 )
 @json_option
 def credits(countries: tuple[str, ...], as_json: bool) -> int:

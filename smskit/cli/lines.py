@@ -1,4 +1,9 @@
-"""``smskit hlr IN.csv -o OUT.csv``: bulk line checks of a CSV column, breakdown printed."""
+"""``smskit hlr IN.csv -o OUT.csv`` or ``smskit hlr NUMBER...``: bulk line checks, breakdown
+printed; exit 7 when any number got no answer (unreachable or failing gateway included).
+
+An argument ending in ``.csv`` (any case) is a file; any other is a number, written as the
+user would (``+33612345678``, ``06 12 34 56 78``): never guessed to be a path.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 import smskit
+from smskit.cli.options import CountryCode
 from smskit.cli.output import (
     EXIT_INCOMPLETE,
     connect,
@@ -17,13 +23,14 @@ from smskit.cli.output import (
     progress,
     records,
 )
+from smskit.client.tables import BREAKDOWN_KEYS
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
 @click.command()
-@click.argument("source", metavar="IN.csv", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("sources", metavar="IN.csv | NUMBER...", nargs=-1, required=True)
 @click.option(
     "-o",
     "--output",
@@ -37,9 +44,10 @@ if TYPE_CHECKING:
 )
 @click.option(
     "--region",
+    type=CountryCode(),
     default="FR",
     show_default=True,
-    help="Country of numbers written without their +code.",
+    help="Country of numbers written without their +code (ISO code, any case).",
 )
 @click.option(
     "--cache",
@@ -50,13 +58,14 @@ if TYPE_CHECKING:
 @click.option("--no-cache", is_flag=True, help="Neither read nor keep cached answers.")
 @click.option(
     "--by",
+    type=click.Choice(tuple(BREAKDOWN_KEYS)),
     default="line_status",
     show_default=True,
-    help="Breakdown key: status, line_status, phone_number_type, country or network.",
+    help="Breakdown key.",
 )
 @json_option
 def hlr(
-    source: Path,
+    sources: tuple[str, ...],
     output: Path | None,
     column: str | None,
     region: str,
@@ -65,17 +74,13 @@ def hlr(
     by: str,
     as_json: bool,
 ) -> int:
-    """Check every line of IN.csv: normalised, each distinct number once, answers cached.
+    """Check every line of IN.csv, or the NUMBERs given: normalised, each distinct number
+    once, answers cached.
 
-    Prints the breakdown; exits 7 when some valid numbers got no answer.
+    Prints the breakdown; exits 7 when any valid number got no answer (the gateway
+    unreachable or failing included), and lists why.
     """
-
-    from smskit.rules.csvtext import read_csv_text
-
-    # The recipients' one CSV reader: every cell as written, a too-long row refused.
-    wanted = column or "phone_number"
-    table = read_csv_text(source, [wanted], field="IN")
-    numbers = table if column is None else _column(table, column, source)
+    numbers = _numbers(sources, column)
     with connect() as client:
         results = smskit.bulk_hlr(
             client,
@@ -88,17 +93,21 @@ def hlr(
     if output is not None:
         frame.to_csv(output, index=False)
     breakdown = results.breakdown(by)
-    bad = frame["phone_number_type"].astype("string") == "bad_format"
+    # Unanswered rows have no type (NA): compared as "not bad_format", not as unknown.
+    bad = (frame["phone_number_type"].astype("string") == "bad_format").fillna(False)
+    unanswered = frame["error"].notna() & ~bad
     counts = {
         "values": len(frame),
         "bad_format": int(bad.sum()),
         "cached": int(frame["cached"].sum()),
         # valid numbers the gateway gave no answer for (bad values read bad_format instead)
-        "without_answer": int((frame["error"].notna() & ~bad).sum()),
+        "without_answer": int(unanswered.sum()),
     }
+    reasons = frame.loc[unanswered, "error"].astype(str).value_counts()
     if as_json:
         written = None if output is None else str(output)
-        print_json({**counts, "output": written, "breakdown": records(breakdown)})
+        errors = [{"error": error, "values": int(n)} for error, n in reasons.items()]
+        print_json({**counts, "output": written, "breakdown": records(breakdown), "errors": errors})
     else:
         click.echo(
             f"{counts['values']} distinct values ({counts['bad_format']} not numbers), "
@@ -106,7 +115,26 @@ def hlr(
             "an answer" + (f"; written to {output}" if output else "")
         )
         print_table(breakdown)
+        for error, count in reasons.items():
+            click.echo(f"Without an answer: {count} value(s): {error}")
     return EXIT_INCOMPLETE if counts["without_answer"] else 0
+
+
+def _numbers(sources: tuple[str, ...], column: str | None) -> pd.DataFrame | pd.Series | list[str]:
+    """The values to check: one CSV file's column, or the numbers given inline."""
+    files = [s for s in sources if s.lower().endswith(".csv")]
+    if not files:
+        if column is not None:
+            raise click.UsageError("--column reads a CSV file: give IN.csv, not numbers")
+        return list(sources)
+    if len(sources) > 1:
+        raise click.UsageError("give one IN.csv file, or numbers, not both")
+    from smskit.rules.csvtext import read_csv_text
+
+    source = Path(files[0])
+    # The recipients' one CSV reader: every cell as written, a too-long row refused.
+    table = read_csv_text(source, [column or "phone_number"], field="IN")
+    return table if column is None else _column(table, column, source)
 
 
 def _column(table: pd.DataFrame, name: str, source: Path) -> pd.Series:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 import click
 
@@ -76,12 +76,22 @@ class SmskitGroup(click.Group):
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
 @click.version_option(_version(), "--version", prog_name="smskit")
-def cli() -> None:
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="No notices on stderr (the embedded sandbox's line); errors are still printed. "
+    "Implied when stderr is not a terminal.",
+)
+@click.pass_context
+def cli(context: click.Context, quiet: bool) -> None:
     """Drive an SMS gateway from the shell: account, line checks, sends, campaigns, replies.
 
     Talks to the gateway SMSKIT_BASE_URL, SMSKIT_API_LOGIN and SMSKIT_API_KEY name, or to an
     embedded sandbox on 127.0.0.1 when none is set (no real SMS leave the machine).
+    SMSKIT_NOW (an ISO 8601 instant with its offset) sets the clock `send` reads.
     """
+    context.obj = {"quiet": quiet}
 
 
 @cli.command()
@@ -170,7 +180,29 @@ def _run(
     return result if isinstance(result, int) else 0
 
 
+# The library's argument names and the options that set them: an error names what the user
+# typed. (Fields inside a file, e.g. a CSV column, keep their own names.)
+OPTION_OF_FIELD: Final = {
+    "text": "--text",
+    "sender": "--sender",
+    "type": "--type",
+    "purpose": "--purpose",
+    "send_at": "--send-at",
+    "with_replies": "--with-replies",
+    "name": "--name",
+    "default_region": "--region",
+    "country_codes": "--country",
+    "journal": "--journal",
+}
+
+
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.filename is not None:
         return _one_line(f"{exc.filename}: {exc.strerror or exc}")
+    if isinstance(exc, ValidationError) and exc.field in OPTION_OF_FIELD:
+        where = OPTION_OF_FIELD[exc.field]
+        if exc.position is not None:
+            where += f" (value {exc.position})" if exc.field != "text" else ""
+        shown = f" (got {exc.value!r})" if exc.value is not None else ""
+        return _one_line(f"{where}: {exc.rule}{shown}")
     return _one_line(f"{type(exc).__name__}: {exc}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import math
 import signal
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import click
 
+from smskit.cli.options import is_quiet
 from smskit.client import Client
 
 if TYPE_CHECKING:
@@ -27,6 +29,7 @@ EXIT_REFUSED: Final = 5
 EXIT_UNREACHABLE: Final = 6
 EXIT_INCOMPLETE: Final = 7
 EXIT_BUSY: Final = 8
+EXIT_REPEAT: Final = 9
 EXIT_INTERRUPTED: Final = 130
 
 EXIT_CODES_HELP: Final = (
@@ -34,7 +37,8 @@ EXIT_CODES_HELP: Final = (
     "(credentials, URL, missing extra, port); 4 input refused or file unreadable; 5 gateway "
     "answered with an error; 6 gateway unreachable or timed out; 7 not all done (numbers "
     "without an answer, recipients not sent); 8 another runner is sending that campaign; "
-    "130 interrupted."
+    "9 refused as a repeat (the same send less than 10 minutes ago, or a named campaign "
+    "already sent); 130 interrupted."
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -52,9 +56,11 @@ def connect() -> Client:
     """The client of the ``SMSKIT_*`` settings, or of an embedded sandbox.
 
     The library announces a sandbox on stdout; here stdout is for results (``--json``,
-    pipes), so the announcement goes to stderr.
+    pipes), so the announcement goes to stderr, and nowhere with ``--quiet`` or when stderr
+    is not a terminal (cron mail).
     """
-    with contextlib.redirect_stdout(sys.stderr):
+    sink = io.StringIO() if is_quiet() else sys.stderr
+    with contextlib.redirect_stdout(sink):
         return Client()
 
 

@@ -1,27 +1,48 @@
-"""``smskit send``: one text to numbers or a CSV file, checked and costed before it goes."""
+"""``smskit send``: one text to numbers or a CSV file, checked and costed before it goes.
+
+Before anything is sent: each warning and exclusion is printed with its reason; a field the
+recipients cannot fill, marketing outside its hours (unless ``--outside-hours`` or
+``--at-next-permitted``), nothing left to send, a journal holding another campaign and a
+repeat of the same send within 10 minutes (unless ``--again``) are refused, each with its
+exit code. A campaign not named is named with its creation time (``SMSKIT_NOW`` or the
+system clock), so the same alert on another day is a new campaign and is sent.
+"""
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import click
 
 import smskit
+from smskit.cli import repeats
+from smskit.cli.options import PURPOSE, SMS_TYPE, CountryCode, now
 from smskit.cli.output import (
     EXIT_DECLINED,
     EXIT_INCOMPLETE,
+    EXIT_REPEAT,
     connect,
     json_option,
     print_json,
     print_row,
-    print_table,
     progress,
     records,
     row,
 )
-
-SHOWN_EXCLUDED = 10
+from smskit.cli.sendcheck import (
+    Refused,
+    check_fields,
+    check_journal,
+    exclusion_reasons,
+    grouped,
+    hours_refused,
+    scheduled_line,
+    sending_regions,
+    show_preflight,
+)
+from smskit.rules.hours import next_permitted
 
 
 @click.command()
@@ -34,17 +55,50 @@ SHOWN_EXCLUDED = 10
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="CSV of recipients: a phone_number column, and the fields the text uses.",
 )
-@click.option("--type", "sms_type", default=None, help="premium, low cost ... (the gateway's).")
-@click.option("--purpose", default=None, help="Purpose of the send (the gateway's values).")
+@click.option("--type", "sms_type", type=SMS_TYPE, default=None, help="Product (default premium).")
+@click.option(
+    "--purpose",
+    type=PURPOSE,
+    default=None,
+    help="alert (transactional, any hour) or wholesale (marketing, the default: permitted "
+    "hours apply).",
+)
 @click.option("--send-at", default=None, help="When to send (ISO 8601), default now.")
+@click.option(
+    "--outside-hours",
+    is_flag=True,
+    help="Send marketing even outside the destinations' permitted hours.",
+)
+@click.option(
+    "--at-next-permitted",
+    is_flag=True,
+    help="Outside the permitted hours, schedule the send (send_at) at the next permitted "
+    "moment of every destination, and show it.",
+)
 @click.option("--with-replies", is_flag=True, default=None, help="Let recipients answer.")
-@click.option("--region", default="FR", show_default=True, help="Country of national numbers.")
-@click.option("--name", default=None, help="Campaign name (names its journal).")
+@click.option(
+    "--region",
+    type=CountryCode(),
+    default="FR",
+    show_default=True,
+    help="Country of national numbers (ISO code, any case).",
+)
+@click.option(
+    "--name",
+    default=None,
+    help="Campaign name: its identity and journal; a re-run with the same name continues it "
+    "(default: a name with the creation time, so each run is a new campaign).",
+)
 @click.option(
     "--journal",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Journal file (default: the per-user data directory).",
+    help="Journal file (default: <name>.journal.sqlite in the per-user data directory).",
+)
+@click.option(
+    "--again",
+    is_flag=True,
+    help="Send even if the same send was made less than 10 minutes ago.",
 )
 @click.option(
     "--dry-run", is_flag=True, help="Check and cost only (free simulation); send nothing."
@@ -59,41 +113,81 @@ def send(
     sms_type: str | None,
     purpose: str | None,
     send_at: str | None,
+    outside_hours: bool,
+    at_next_permitted: bool,
     with_replies: bool | None,
     region: str,
     name: str | None,
     journal: Path | None,
+    again: bool,
     dry_run: bool,
     yes: bool,
     as_json: bool,
 ) -> int:
-    """Send TEXT from SENDER to --to numbers or a --csv file: preflight and cost printed,
-    confirmation asked unless --yes. Exits 7 when some recipients were not sent."""
+    """Send TEXT from SENDER to --to numbers or a --csv file: preflight (each warning and
+    exclusion with its reason) and cost printed, confirmation asked unless --yes.
+
+    Exits 7 when some recipients were not sent, 9 when it repeats a send made less than 10
+    minutes ago (--again sends it) or a named campaign already sent.
+    """
     if bool(numbers) == (csv_file is not None):
         raise click.UsageError("give recipients with --to (repeatable) or --csv FILE, not both")
-    recipients: Any = csv_file if csv_file is not None else list(numbers)
+    if at_next_permitted and (outside_hours or send_at):
+        raise click.UsageError(
+            "--at-next-permitted goes with neither --outside-hours nor --send-at"
+        )
+    check_fields(text, numbers, csv_file)
+    instant = now()
     options: dict[str, Any] = {
         key: value
         for key, value in (
-            ("type", sms_type),
-            ("purpose", purpose),
+            ("type", sms_type and sms_type.lower()),
+            ("purpose", purpose and purpose.lower()),
             ("send_at", send_at),
             ("with_replies", with_replies),
         )
         if value is not None
     }
-    document: dict[str, Any] = {}
+    recipients: Any = csv_file if csv_file is not None else list(numbers)
+    document: dict[str, Any] = {"scheduled_at": None}
     with connect() as client:
-        campaign = smskit.Campaign(
-            client, recipients, text=text, sender=sender, name=name, default_region=region,
-            **options,
-        )  # fmt: skip
+
+        def campaign_for(settings: dict[str, Any]) -> smskit.Campaign:
+            return smskit.Campaign(
+                client, recipients, text=text, sender=sender, name=name,
+                default_region=region, clock=lambda: instant, **settings,
+            )  # fmt: skip
+
+        campaign = campaign_for(options)
         report = campaign.preflight()
-        document["preflight"] = row(report.summary())
-        document["excluded"] = records(report.excluded)
-        if not as_json:
-            _show_preflight(document["preflight"], report.excluded)
+        refusals = hours_refused(report)
+        if refusals and at_next_permitted:
+            when = next_permitted(sending_regions(report), instant)
+            options["send_at"] = when.isoformat()
+            document["scheduled_at"] = options["send_at"]
+            campaign = campaign_for(options)
+            report = campaign.preflight()
+            refusals = hours_refused(report)
+            if not as_json:
+                click.echo(scheduled_line(when))
+        _describe_preflight(document, report, as_json)
         report.raise_for_errors()
+        if refusals and not outside_hours:
+            opening = next_permitted(sending_regions(report), instant)
+            raise Refused(
+                f"{'; '.join(refusals)}: nothing sent; pass --at-next-permitted to schedule it "
+                f"at the next permitted moment ({opening:%a %Y-%m-%d %H:%M %Z}), or "
+                "--outside-hours to send it anyway"
+            )
+        if report.to_send == 0:
+            raise Refused(f"nothing to send: all {report.recipients} recipient(s) are excluded")
+        path = journal if journal is not None else campaign.default_journal()
+        content = {"text": text, "sender": sender, "options": options, "region": region,
+                   "numbers": list(numbers), "name": name}  # fmt: skip
+        key = repeats.fingerprint(content, csv_file)
+        if not dry_run:
+            check_journal(path, campaign.name, named=name is not None)
+            _check_repeat(key, instant, again)
         estimate = campaign.estimate(progress=progress())
         document["estimate"] = row(estimate.summary())
         if not as_json:
@@ -108,7 +202,8 @@ def send(
             document["result"] = None
             click.echo("nothing sent", err=True)
             return _finish(document, as_json, EXIT_DECLINED)
-        result = campaign.send(progress=progress(), journal=journal)
+        result = campaign.send(progress=progress(), journal=path)
+        repeats.record_send(key, instant, campaign.name, path)
     document["result"] = row(result.summary())
     document["not_sent"] = records(result.not_sent)
     if not as_json:
@@ -116,12 +211,29 @@ def send(
     return _finish(document, as_json, 0 if result.complete else EXIT_INCOMPLETE)
 
 
-def _show_preflight(summary: dict[str, Any], excluded: Any) -> None:
-    print_row("Preflight:", {k: v for k, v in summary.items() if v not in (0, None)})
-    if len(excluded):
-        click.echo(f"Excluded (first {min(len(excluded), SHOWN_EXCLUDED)} of {len(excluded)}):")
-        shown = [c for c in ("row", "input", "issue", "detail") if c in excluded.columns]
-        print_table(excluded.head(SHOWN_EXCLUDED)[shown or list(excluded.columns)])
+def _describe_preflight(document: dict[str, Any], report: Any, as_json: bool) -> None:
+    document["preflight"] = row(report.summary())
+    document["campaign_warnings"] = [
+        {"code": f.code, "message": f.message()} for f in report.findings
+    ]
+    document["warnings"] = grouped(report.frame, "warning")
+    document["exclusions"] = exclusion_reasons(report)
+    document["excluded"] = records(report.excluded)
+    if not as_json:
+        show_preflight(report, document["preflight"])
+
+
+def _check_repeat(key: str, instant: datetime, again: bool) -> None:
+    earlier = repeats.earlier_send(key, instant)
+    if earlier is None or again:
+        return
+    minutes = (instant - earlier.at).total_seconds() / 60
+    raise Refused(
+        f"the same send (text, sender, options, recipients) was made {minutes:.0f} min ago, "
+        f"at {earlier.at.isoformat(timespec='seconds')} (campaign {earlier.name}, journal "
+        f"{earlier.journal}): nothing sent; pass --again to send it again",
+        EXIT_REPEAT,
+    )
 
 
 def _finish(document: dict[str, Any], as_json: bool, code: int) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, time
+from datetime import datetime, time, timedelta
 from functools import lru_cache
 from typing import Any, Final
 
@@ -21,8 +21,12 @@ __all__ = [
     "MarketingHours",
     "check_country",
     "hours_refusals",
+    "next_permitted",
     "register_marketing_hours",
 ]
+
+# How far ahead next_permitted looks: a rule whose next opening is further is refused.
+SEARCH_DAYS: Final = 31
 
 _COUNTRY: Final = re.compile(r"[A-Z]{2}")
 
@@ -69,6 +73,27 @@ class MarketingHours:
             return f"{stamp}: no marketing SMS on that day in {country} ({self.describe()})"
         if not self.start <= local.time() < self.end:
             return f"{stamp} is outside permitted hours in {country} ({self.describe()})"
+        return None
+
+    def opening(self, country: str, when: datetime) -> datetime | None:
+        """The first instant at or after ``when`` inside the permitted hours in ``country``
+        (``when`` itself when it is inside), in the rule's time zone; None if there is none
+        within :data:`SEARCH_DAYS` days."""
+        from zoneinfo import ZoneInfo
+
+        zone = ZoneInfo(self.timezone)
+        local = when.astimezone(zone)
+        for _ in range(SEARCH_DAYS + 1):
+            if self.refusal(country, local) is None:
+                return local
+            holiday = self.public_holidays and local.date() in _holiday(
+                country, self.holiday_subdivision, local.year
+            )
+            if local.weekday() in self.days and not holiday and local.time() < self.start:
+                day = local.date()
+            else:
+                day = local.date() + timedelta(days=1)
+            local = datetime.combine(day, self.start, tzinfo=zone)
         return None
 
     def describe(self) -> str:
@@ -122,6 +147,33 @@ def hours_refusals(regions: Sequence[str], purpose: str | None, when: datetime) 
         if reason is not None:
             refusals[region] = reason
     return refusals
+
+
+def next_permitted(regions: Sequence[str], when: datetime) -> datetime:
+    """The first instant at or after ``when`` when a marketing SMS may reach every region of
+    ``regions`` that has a rule (``when`` itself if it already may), in the time zone of the
+    last rule that moved it. Refused (``send_at``) when no such instant comes within
+    :data:`SEARCH_DAYS` days."""
+    rules = [(region, MARKETING_HOURS[region]) for region in regions if region in MARKETING_HOURS]
+    candidate = when
+    for _ in range(SEARCH_DAYS * max(len(rules), 1) + 1):
+        moved = False
+        for region, rule in rules:
+            opening = rule.opening(region, candidate)
+            if opening is None:
+                break
+            if opening != candidate:
+                candidate, moved = opening, True
+        else:
+            if not moved:
+                return candidate
+            continue
+        break
+    raise ValidationError(
+        "send_at",
+        f"no instant within {SEARCH_DAYS} days is inside the marketing hours of every "
+        f"destination ({', '.join(sorted(region for region, _ in rules))})",
+    )
 
 
 @lru_cache(maxsize=64)

@@ -1,0 +1,91 @@
+"""Option values every command reads alike: country codes, the gateway's closed value sets,
+the clock (``SMSKIT_NOW``) and ``--quiet``.
+
+A value is checked where Click reads it, so a refusal is one usage line naming the option
+(exit 2), never an API field name from deeper down.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import UTC, datetime
+from typing import Any, Final
+
+import click
+
+from smskit.errors import ConfigurationError
+from smskit.rules import spec as _spec
+
+__all__ = [
+    "CLOCK_VARIABLE",
+    "PURPOSE",
+    "SMS_TYPE",
+    "CountryCode",
+    "is_quiet",
+    "now",
+]
+
+CLOCK_VARIABLE: Final = "SMSKIT_NOW"
+
+# Codes people write for a country that ISO 3166-1 spells otherwise.
+_NOT_ISO: Final = {"UK": "GB", "EL": "GR"}
+
+PURPOSE: Final = click.Choice(_spec.PURPOSES, case_sensitive=False)
+SMS_TYPE: Final = click.Choice(_spec.SMS_TYPES, case_sensitive=False)
+
+
+class CountryCode(click.ParamType):
+    """An ISO 3166-1 alpha-2 country code, any case (``fr``, ``FR``), upper-cased; a code
+    that names no country is refused (``UK``: "did you mean GB?")."""
+
+    name = "CC"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from smskit.rules.countries import country_info
+
+        code = str(value).strip().upper()
+        if code in _NOT_ISO:
+            self.fail(
+                f"{value!r} is not an ISO 3166 country code: did you mean {_NOT_ISO[code]}?",
+                param,
+                ctx,
+            )
+        if len(code) != 2 or not code.isascii() or country_info(code)[0] is None:
+            self.fail(
+                f"{value!r} is not an ISO 3166 alpha-2 country code (e.g. FR, BE, GB)",
+                param,
+                ctx,
+            )
+        return code
+
+
+def now() -> datetime:
+    """What "now" is to a command: ``SMSKIT_NOW`` (an ISO 8601 instant with its UTC offset,
+    for tests and replays) when set, else the system clock."""
+    given = os.environ.get(CLOCK_VARIABLE)
+    if not given:
+        return datetime.now(UTC)
+    try:
+        instant = datetime.fromisoformat(given)
+    except ValueError:
+        instant = None
+    if instant is None or instant.utcoffset() is None:
+        raise ConfigurationError(
+            f"{CLOCK_VARIABLE}={given!r}: must be an ISO 8601 instant with its UTC offset, "
+            "e.g. 2026-03-02T09:30:00+01:00"
+        )
+    return instant
+
+
+def is_quiet() -> bool:
+    """Whether notices (the embedded sandbox's line) are dropped: ``--quiet`` was given, or
+    stderr is not a terminal (cron mail, a log file)."""
+    context = click.get_current_context(silent=True)
+    root = context.find_root() if context is not None else None
+    quiet = bool(root is not None and isinstance(root.obj, dict) and root.obj.get("quiet"))
+    return quiet or not _stderr_is_terminal()
+
+
+def _stderr_is_terminal() -> bool:
+    return sys.stderr.isatty()

@@ -1,0 +1,159 @@
+"""What ``smskit send`` checks and says before it sends: the preflight in words (each
+warning and exclusion with its reason), the fields the recipients cannot fill, marketing
+outside its hours, and a journal that already holds a campaign.
+
+Every refusal is a :class:`Refused` carrying its exit code; the command prints it as one
+line. Nothing here decides a gateway rule: the findings are the rule book's (by code).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import click
+
+from smskit.cli.output import EXIT_INPUT, EXIT_REPEAT, print_row
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from smskit.campaigns import PreflightReport
+
+__all__ = [
+    "SHOWN_ROWS",
+    "Refused",
+    "check_fields",
+    "check_journal",
+    "grouped",
+    "hours_refused",
+    "sending_regions",
+    "show_preflight",
+]
+
+SHOWN_ROWS: Final = 10  # rows listed per reason
+
+
+class Refused(click.ClickException):
+    """A send refused before anything went out: one line, its own exit code."""
+
+    def __init__(self, message: str, code: int = EXIT_INPUT) -> None:
+        super().__init__(message)
+        self.exit_code = code  # type: ignore[misc]  # Click's class default, per instance here
+
+
+def check_fields(text: str, numbers: tuple[str, ...], csv_file: Path | None) -> None:
+    """Refuse a text whose dynamic fields the recipients cannot fill: ``--to`` numbers carry
+    no fields; a ``--csv`` file must have a column per field (a field never renders empty
+    for want of a column)."""
+    from smskit.rules.fields import used_fields
+
+    used = used_fields(text)
+    if not used:
+        return
+    if numbers:
+        raise Refused(
+            f"--text uses {', '.join('{' + f + '}' for f in used)}, which --to numbers cannot "
+            f"fill: give --csv FILE with a {used[0]} column, or remove the field"
+        )
+    assert csv_file is not None
+    import pandas as pd
+
+    columns = set(map(str, pd.read_csv(csv_file, dtype=str, nrows=0).columns))
+    absent = [field for field in used if field not in columns]
+    if absent:
+        raise Refused(
+            f"--text uses {', '.join('{' + f + '}' for f in absent)} but --csv {csv_file} has "
+            f"no {', '.join(absent)} column (columns: {', '.join(sorted(columns))})"
+        )
+
+
+def hours_refused(report: PreflightReport) -> list[str]:
+    """The reasons preflight gives for marketing outside its hours (finding ``hours_refused``)."""
+    return [f.message() for f in report.findings if f.code == "hours_refused"]
+
+
+def sending_regions(report: PreflightReport) -> list[str]:
+    """The destination countries of the recipients to send."""
+    frame = report.frame
+    return sorted(map(str, frame.loc[frame["send"], "region"].dropna().unique()))
+
+
+def grouped(frame: pd.DataFrame, column: str) -> list[dict[str, Any]]:
+    """Rows of ``frame`` grouped by the text of ``column`` (nulls left out): per distinct text,
+    how many rows and the first :data:`SHOWN_ROWS` row numbers, most frequent first."""
+    present = frame.loc[frame[column].notna(), ["row", column]]
+    groups = []
+    for reason, rows in present.groupby(column, observed=True, sort=False)["row"]:
+        groups.append(
+            {
+                "reason": str(reason),
+                "recipients": len(rows),
+                "rows": [int(r) for r in rows.head(SHOWN_ROWS)],
+            }
+        )
+    return sorted(groups, key=lambda g: (-g["recipients"], g["reason"]))
+
+
+def exclusion_reasons(report: PreflightReport) -> list[dict[str, Any]]:
+    """The excluded recipients grouped by issue and its detail (``duplicate: same number as
+    row 0``), as the report words them."""
+    excluded = report.excluded
+    if excluded.empty:
+        return []
+    details = excluded["detail"].astype(object)
+    reasons = [
+        str(issue) if detail is None or detail != detail else f"{issue}: {detail}"
+        for issue, detail in zip(excluded["issue"], details, strict=True)
+    ]
+    return grouped(excluded.assign(reason=reasons), "reason")
+
+
+def show_preflight(report: PreflightReport, summary: dict[str, Any]) -> None:
+    """The summary, then each campaign warning, each recipient warning and each exclusion
+    with its reason, the rows it concerns and how many."""
+    print_row("Preflight:", {k: v for k, v in summary.items() if v not in (0, None)})
+    for message in report.warnings:
+        click.echo(f"Warning: {message}")
+    for title, groups in (
+        ("Warning", grouped(report.frame, "warning")),
+        ("Excluded", exclusion_reasons(report)),
+    ):
+        for group in groups:
+            rows = ", ".join(map(str, group["rows"]))
+            more = ", ..." if group["recipients"] > len(group["rows"]) else ""
+            click.echo(
+                f"{title}: {group['recipients']} recipient(s): {group['reason']} (row {rows}{more})"
+            )
+
+
+def check_journal(path: Path, name: str, named: bool) -> None:
+    """Refuse a journal that holds another campaign, or a named campaign already complete
+    (a re-run that would send nothing)."""
+    if not path.exists():
+        return
+    from smskit.campaigns import CampaignResult
+
+    held = CampaignResult.load(path)
+    if held.name != name:
+        raise Refused(
+            f"--journal {path} holds campaign {held.name!r}: give another --journal (or none), "
+            f"or finish that one with `smskit campaign resume {path}`"
+        )
+    if held.complete:
+        hint = "give another --name to send it again" if named else "send it again later"
+        raise Refused(
+            f"campaign {name!r} was already sent (journal {path}, complete): nothing sent; {hint}",
+            EXIT_REPEAT,
+        )
+
+
+def scheduled_line(when: datetime) -> str:
+    """``Scheduled at ...``: the instant in its zone and in UTC."""
+    from datetime import UTC
+
+    return (
+        f"Scheduled at {when:%a %Y-%m-%d %H:%M %Z} ({when.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}), "
+        "the next moment inside the marketing hours of every destination"
+    )
