@@ -171,6 +171,8 @@ def send(
             if not as_json:
                 click.echo(scheduled_line(when))
         _describe_preflight(document, report, as_json)
+        if report.to_send == 0:  # each exclusion was just listed with its reason
+            raise Refused(f"nothing to send: all {report.recipients} recipient(s) are excluded")
         report.raise_for_errors()
         if refusals and not outside_hours:
             opening = next_permitted(sending_regions(report), instant)
@@ -179,8 +181,6 @@ def send(
                 f"at the next permitted moment ({opening:%a %Y-%m-%d %H:%M %Z}), or "
                 "--outside-hours to send it anyway"
             )
-        if report.to_send == 0:
-            raise Refused(f"nothing to send: all {report.recipients} recipient(s) are excluded")
         path = journal if journal is not None else campaign.default_journal()
         content = {"text": text, "sender": sender, "options": options, "region": region,
                    "numbers": list(numbers), "name": name}  # fmt: skip
