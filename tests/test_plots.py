@@ -98,8 +98,11 @@ def test_hlr_breakdown_takes_a_frame_too(raw: list[dict[str, Any]]) -> None:
 
 
 def test_hlr_sunburst_nests_country_network_line_status(raw: list[dict[str, Any]]) -> None:
-    """Country values are their numbers, leaves are line statuses in their colours."""
-    (sunburst,) = plots.hlr_sunburst(raw).data
+    """Country values are their numbers, leaves are line statuses in their colours; labels
+    too small to read are hidden rather than shrunk."""
+    figure = plots.hlr_sunburst(raw)
+    assert figure.layout.uniformtext.mode == "hide" and figure.layout.uniformtext.minsize >= 10
+    (sunburst,) = figure.data
     nodes = {
         id_: (label, parent, value, color)
         for id_, label, parent, value, color in zip(

@@ -118,7 +118,9 @@ def hlr_breakdown(results: Any, *, title: str | None = None) -> go.Figure:
 
 
 def hlr_sunburst(results: Any, *, title: str | None = None) -> go.Figure:
-    """Sunburst country -> network -> line status (leaves in the line-status colours)."""
+    """Sunburst country -> network -> line status (leaves in the line-status colours), 600 px
+    high; labels too small to read are hidden (hover shows them). For two levels,
+    :func:`hlr_networks` reads better."""
     frame = _hlr(results)
     table = frames.breakdown(frame, ("network", "line_status"))["count"].drop(frames.TOTAL, level=0)
     table = table[table > 0]
@@ -163,7 +165,11 @@ def hlr_sunburst(results: Any, *, title: str | None = None) -> go.Figure:
     )
     total = int(table.sum())
     figure.update_layout(
-        template=_TEMPLATE, title=title or f"Country, network and line status ({total:,} numbers)"
+        template=_TEMPLATE,
+        title=title or f"Country, network and line status ({total:,} numbers)",
+        # A label too small to read at 10 px is left to the hover, not drawn shrunk.
+        uniformtext={"minsize": 10, "mode": "hide"},
+        height=600,
     )
     return figure
 
