@@ -33,9 +33,11 @@ from typing import TYPE_CHECKING, Any
 from smskit import _sqlite
 from smskit._server import Guards, Served
 from smskit.errors import ValidationError
-from smskit.replies import receiver
+from smskit.replies import receiver, reports
 from smskit.replies.receiver import Reply, micros
+from smskit.replies.reports import Report
 from smskit.replies.signing import DEFAULT_TOLERANCE, secret_bytes
+from smskit.rules.callbacks import CALLBACK_KINDS
 from smskit.rules.text import has_stop_mention
 from smskit.rules.timezone import account_time_zone
 
@@ -108,35 +110,46 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 
 class _Store:
-    """Replies and rejects in SQLite; one connection behind one condition (any thread)."""
+    """Replies, delivery reports, STOPs and rejects in SQLite; one connection behind one
+    condition (any thread)."""
 
     def __init__(self, path: str | None) -> None:
         self.changed = threading.Condition()
-        self._db = _sqlite.connect(path or None, _SCHEMA)
+        self._db = _sqlite.connect(path or None, _SCHEMA + reports.SCHEMA)
         self.count = self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
-        self.duplicates = 0
+        self.kinds = reports.counts(self._db)  # delivery reports and STOPs stored
+        self.duplicates = 0  # replies received again
+        self.report_duplicates = 0  # delivery reports and STOPs received again
         self.refused = 0  # bad or missing signatures: counted, never stored
-        self.unsaved: dict[str, Reply] = {}
+        self.unsaved: dict[str, Reply | Report] = {}  # by message_id (reply) or key (report)
         self._seen_before: set[str] = set()
 
-    def add(self, reply: Reply) -> bool:
-        """Store a reply unless its message_id is known; True when it was new.
+    def add(self, item: Reply | Report) -> bool:
+        """Store a reply unless its message_id is known, a delivery report or STOP unless
+        the same body is; True when it was new.
 
-        If SQLite fails, the reply waits in memory (``unsaved``) and is written with the next
-        one: the spec makes the receiver answer 200 even on error, so no retry would bring it.
+        If SQLite fails, the callback waits in memory (``unsaved``) and is written with the
+        next one: the spec makes the receiver answer 200 even on error, so no retry would
+        bring it.
         """
+        ident = item.key if isinstance(item, Report) else item.message_id
         with self.changed:
-            self.unsaved.setdefault(reply.message_id, reply)
+            self.unsaved.setdefault(ident, item)
             self.flush()
-            return reply.message_id not in self._seen_before
+            return ident not in self._seen_before
 
     def flush(self) -> None:
-        """Write the replies held in memory, oldest first; keep them if SQLite still fails."""
+        """Write the callbacks held in memory, oldest first; keep them if SQLite still fails."""
         with self.changed:
             self._seen_before = set()
+            held = [r for r in self.unsaved.values() if isinstance(r, Report)]
             try:
                 with _sqlite.transaction(self._db, self.changed):
+                    now = micros(datetime.now(UTC))
+                    self._seen_before |= reports.write(self._db, held, now)
                     for reply in self.unsaved.values():
+                        if isinstance(reply, Report):
+                            continue
                         cursor = self._db.execute(
                             "INSERT OR IGNORE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?)",
                             (reply.message_id, reply.number, reply.text, reply.sim_card_number,
@@ -147,15 +160,18 @@ class _Store:
                             self._seen_before.add(reply.message_id)
             except sqlite3.Error:
                 logger.exception(
-                    "%d inbound replies held in memory: SQLite failed", len(self.unsaved)
+                    "%d inbound callbacks held in memory: SQLite failed", len(self.unsaved)
                 )
                 return
-            written = len(self.unsaved) - len(self._seen_before)
+            again = sum(item.key in self._seen_before for item in held)
+            for item in held:
+                if item.key not in self._seen_before:
+                    self.kinds[item.kind] += 1
+            self.count += len(self.unsaved) - len(held) - (len(self._seen_before) - again)
             self.unsaved.clear()
-            self.duplicates += len(self._seen_before)
-            if written:
-                self.count += written
-                self.changed.notify_all()
+            self.duplicates += len(self._seen_before) - again
+            self.report_duplicates += again
+            self.changed.notify_all()
 
     def reject(self, reason: str, size: int, body: bytes | None) -> None:
         """Keep what could not be stored, for inspection."""
@@ -326,17 +342,23 @@ class Inbox(Served):
             return self._store.count
 
     def stats(self) -> dict[str, int]:
-        """Replies stored, duplicate deliveries ignored (since this object exists), rejects, and
-        replies held in memory because SQLite failed (written at the next success)."""
+        """Replies stored, duplicate deliveries of replies ignored (since this object exists),
+        rejects, callbacks held in memory because SQLite failed (written at the next
+        success); delivery reports and STOPs stored, and those received again (ignored)."""
         rejected = self._store.rows("SELECT COUNT(*) FROM rejects")[0][0]
         with self._store.changed:
             stored, duplicates = self._store.count, self._store.duplicates
             unsaved = len(self._store.unsaved)
+            kinds = dict(self._store.kinds)
+            report_duplicates = self._store.report_duplicates
         return {
             "stored": stored,
             "duplicates": duplicates,
             "rejected": rejected,
             "unsaved": unsaved,
+            "delivery_reports": kinds["delivery_report"],
+            "stops": kinds["stop"],
+            "report_duplicates": report_duplicates,
         }
 
     @property
@@ -345,21 +367,29 @@ class Inbox(Served):
         with self._store.changed:
             return self._store.refused
 
-    def wait(self, n: int, timeout: float = 10.0) -> int:
-        """Block until at least ``n`` replies are stored; returns the count.
+    def wait(self, n: int, timeout: float = 10.0, *, kind: str = "reply") -> int:
+        """Block until at least ``n`` callbacks of ``kind`` (``reply``, ``delivery_report``
+        or ``stop``) are stored; returns the count.
 
         Raises ``TimeoutError`` (the built-in) saying how many arrived, if ``timeout``
-        seconds pass first. A file inbox counts the replies it already held.
+        seconds pass first. A file inbox counts the callbacks it already held.
         """
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise ValidationError("n", "must be an integer >= 0", value=n)
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout < 0:
             raise ValidationError("timeout", "must be a number of seconds >= 0", value=timeout)
+        if kind not in CALLBACK_KINDS:
+            raise ValidationError("kind", f"must be one of {', '.join(CALLBACK_KINDS)}", value=kind)
         store = self._store
+
+        def count() -> int:
+            return store.count if kind == "reply" else store.kinds[kind]
+
         with store.changed:
-            if not store.changed.wait_for(lambda: store.count >= n, timeout):
-                raise TimeoutError(f"only {store.count} of {n} replies arrived within {timeout} s")
-            return store.count
+            if not store.changed.wait_for(lambda: count() >= n, timeout):
+                what = "replies" if kind == "reply" else f"{kind} callbacks"
+                raise TimeoutError(f"only {count()} of {n} {what} arrived within {timeout} s")
+            return count()
 
     def to_frame(self, time_zone: str | None = None) -> pandas.DataFrame:
         """One row per reply, by reception date: :data:`FRAME_COLUMNS`, dates in ``time_zone``
@@ -380,12 +410,53 @@ class Inbox(Served):
         return frame
 
     def opt_outs(self) -> list[str]:
-        """Numbers that asked to stop (:func:`is_opt_out`), once each, first asker first.
+        """Numbers that asked to stop, once each, first asker first: by a reply that opts
+        out (:func:`is_opt_out`) or by a STOP callback (its number, when it has one).
 
         Ready for ``client.contact.delete(...)`` or the account blacklist.
         """
-        frame = self.to_frame()
-        return frame.loc[frame["is_opt_out"], "number"].drop_duplicates().tolist()
+        import pandas as pd
+
+        replies = self.to_frame("UTC")
+        asked = [
+            (at, number)
+            for number, at, opt in zip(
+                replies["number"], replies["reception_date"], replies["is_opt_out"], strict=True
+            )
+            if opt
+        ]
+        stops = self.stops("UTC")
+        asked += [
+            (received if pd.isna(at) else at, number)
+            for number, at, received in zip(
+                stops["number"], stops["stop_date"], stops["received_at"], strict=True
+            )
+            if isinstance(number, str)
+        ]
+        asked.sort(key=lambda pair: pair[0])  # stable: replies first on a tie
+        return list(dict.fromkeys(number for _, number in asked))
+
+    def delivery_reports(self, time_zone: str | None = None) -> pandas.DataFrame:
+        """One row per delivery report received (a report delivered twice: once), in arrival
+        order: :data:`smskit.replies.reports.REPORT_COLUMNS`. ``status`` is a categorical of
+        the vendor's statuses; ``status_raw`` holds what came (an unknown status too);
+        ``flags`` names what was missing or unreadable (``flagged`` when any)."""
+        zone = account_time_zone(time_zone)
+        return reports.reports_frame(self._store.rows(reports.REPORTS_SQL), zone)
+
+    def delivery_status(self, time_zone: str | None = None) -> pandas.DataFrame:
+        """One row per message (``message_id``) with its standing report: the highest tier,
+        then the latest ``delivery_date`` (docs/callbacks.md), so a final status is never
+        replaced by an earlier report arriving late; ``final`` tells ACK (or an unknown
+        status) from an end; ``reports`` counts the message's distinct reports."""
+        zone = account_time_zone(time_zone)
+        return reports.status_frame(self._store.rows(reports.STATUS_SQL), zone)
+
+    def stops(self, time_zone: str | None = None) -> pandas.DataFrame:
+        """One row per STOP (opt-out) callback received, in arrival order:
+        :data:`smskit.replies.reports.STOP_COLUMNS`."""
+        zone = account_time_zone(time_zone)
+        return reports.stops_frame(self._store.rows(reports.STOPS_SQL), zone)
 
     def rejects(self) -> pandas.DataFrame:
         """Bodies POSTed to the URL but not stored: when, why, size, body (None if too large)."""

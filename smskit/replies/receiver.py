@@ -8,8 +8,12 @@ log. Checks run cheapest first and each refusal stores nothing in the replies ta
 2. The token in the path must match (404), compared in constant time.
 3. The body is read up to ``max_body`` bytes, within the server's request timeout.
 4. With a signing secret, the signature must verify (401, see :mod:`smskit.replies.signing`).
-5. The body must be a reply in the spec's shape; if not, it is kept in ``rejects`` and
-   answered 200, as spec rule 1 asks of a receiver that ignores a reply or hits an error.
+5. The body is told apart by its fields (:func:`smskit.rules.callbacks.callback_kind`): a
+   delivery report or a STOP is always stored, read tolerantly (:mod:`smskit.replies.reports`:
+   what cannot be read is kept as it came and flagged); anything else must be a reply in the
+   spec's shape. A body that is not a JSON object, or a reply that is not, is kept in
+   ``rejects``. Either way the answer is 200, as spec rule 1 asks of a receiver that ignores
+   a reply or hits an error; it is sent once the callback is stored.
 
 Why 401 for a bad signature, when rule 1 asks for 200 "even on error": rule 1 is about
 callbacks *from the gateway*, which must not be retried forever because of the receiver's own
@@ -30,7 +34,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from smskit.replies.reports import Report, parse_report
 from smskit.replies.signing import SignatureError, verify
+from smskit.rules.callbacks import callback_kind
 from smskit.rules.once import once
 
 logger = logging.getLogger("smskit.replies.inbox")
@@ -44,7 +50,7 @@ class Store(Protocol):
 
     refused: int
 
-    def add(self, reply: Reply) -> bool: ...
+    def add(self, item: Reply | Report) -> bool: ...
     def reject(self, reason: str, size: int, body: bytes | None) -> None: ...
 
 
@@ -65,14 +71,18 @@ class Reply:
     reception_raw: str
 
 
-def parse_callback(raw: bytes) -> Reply:
-    """The spec's callback body -> a reply; ``Malformed`` says which field breaks which rule."""
+def parse_callback(raw: bytes) -> Reply | Report:
+    """A callback body -> a reply (the spec's shape, else ``Malformed`` naming the field and
+    the rule), or a delivery report or STOP (read tolerantly, never ``Malformed``)."""
     try:
         body = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise Malformed("body: must be JSON (UTF-8)") from None
     if not isinstance(body, dict):
         raise Malformed("body: must be a JSON object")
+    kind = callback_kind(body)
+    if kind in ("delivery_report", "stop"):
+        return parse_report(kind, body, raw)
     text = body.get("text")
     if not isinstance(text, str):
         raise Malformed("text: must be a string")
@@ -189,13 +199,13 @@ def build_app(
             )
             return Response(status_code=200)
         try:
-            reply = parse_callback(raw)
+            item = parse_callback(raw)
         except Malformed as exc:
             store.reject(str(exc), size, raw)
             logger.error("inbound callback rejected (kept in rejects): %s", exc)
             return Response(status_code=200)
-        if not store.add(reply):
-            logger.info("inbound reply %s received again: ignored", reply.message_id)
+        if not store.add(item):
+            logger.info("inbound callback %s received again: ignored", item.message_id)
         return Response(status_code=200)
 
     async def http_error(request: Request, exc: Exception) -> Response:

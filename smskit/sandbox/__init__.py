@@ -8,9 +8,10 @@ spec is silent.
 
 from typing import Any
 
+from smskit.sandbox._reports import DeliveryModel
 from smskit.sandbox._sandbox import Sandbox, shared
 
-__all__ = ["HLRDistribution", "Sandbox", "shared"]
+__all__ = ["DeliveryModel", "HLRDistribution", "Sandbox", "shared"]
 
 
 def __getattr__(name: str) -> Any:

@@ -14,6 +14,7 @@ import hmac
 import json
 import re
 from collections.abc import Awaitable, Callable
+from dataclasses import asdict
 from typing import Any
 
 from starlette.applications import Starlette
@@ -30,6 +31,7 @@ from smskit.sandbox._domain import GatewayError, field_error, validation_error
 from smskit.sandbox._faults import FaultMiddleware, Faults
 from smskit.sandbox._gateway import Gateway
 from smskit.sandbox._openapi import openapi_document
+from smskit.sandbox._reports import CallbackFaults, DeliveryModel
 
 Handler = Callable[[Request], Awaitable[Response]]
 MAX_BODY = 4 * 1024 * 1024
@@ -226,8 +228,27 @@ def build_app(gateway: Gateway, faults: Faults, credentials: Credentials) -> Any
 
     async def callback(request: Request) -> Response:
         if request.method == "POST":
-            gateway.set_callback_url(required(await control_body(request), "url"))
-        return JSONResponse({"url": gateway.callback_url()})
+            body = await control_body(request)
+            gateway.set_callback_url(required(body, "url"), body.get("kind"))
+        return JSONResponse({"url": gateway.callback_url(), "urls": gateway.callback_urls()})
+
+    async def delivery_model(request: Request) -> Response:
+        if request.method == "POST":
+            gateway.set_delivery_model(DeliveryModel.from_json(await control_body(request)))
+        return JSONResponse(asdict(gateway.player.model))
+
+    async def callback_faults(request: Request) -> Response:
+        if request.method == "POST":
+            body = await control_body(request)
+            known = ("withhold_rate", "garble_rate", "seed")
+            settings = CallbackFaults(**{k: body[k] for k in known if k in body})
+            gateway.inject_callback_faults(settings)
+        elif request.method == "DELETE":
+            gateway.inject_callback_faults(CallbackFaults())
+        return JSONResponse(asdict(gateway.player.faults))
+
+    async def reports(request: Request) -> Response:
+        return JSONResponse(gateway.reports())
 
     async def replies(request: Request) -> Response:
         if request.method == "GET":
@@ -319,6 +340,13 @@ def build_app(gateway: Gateway, faults: Faults, credentials: Credentials) -> Any
         Route("/_sandbox/prices", guarded(prices), methods=["GET", "POST"]),
         Route("/_sandbox/drafts", guarded(drafts), methods=["POST"]),
         Route("/_sandbox/callback", guarded(callback), methods=["GET", "POST"]),
+        Route("/_sandbox/delivery-model", guarded(delivery_model), methods=["GET", "POST"]),
+        Route(
+            "/_sandbox/callback-faults",
+            guarded(callback_faults),
+            methods=["GET", "POST", "DELETE"],
+        ),
+        Route("/_sandbox/reports", guarded(reports), methods=["GET"]),
         Route("/_sandbox/replies", guarded(replies), methods=["GET", "POST"]),
         Route("/_sandbox/campaign-replies", guarded(campaign_replies), methods=["POST"]),
         Route("/_sandbox/deliveries", guarded(deliveries), methods=["GET"]),

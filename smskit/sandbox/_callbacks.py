@@ -84,9 +84,12 @@ OnAttempt = Callable[[str, bool, int, str], None]
 
 @dataclass
 class _Job:
+    key: str  # one delivery: a reply's message_id, or a report's own key
     message_id: str
     url: str
     body: dict[str, Any]
+    kind: str = "reply"
+    on_attempt: OnAttempt | None = None
     attempts: int = 0
 
 
@@ -115,11 +118,20 @@ class Deliveries:
             self._secret = secret
 
     def submit(self, url: str, body: dict[str, Any]) -> None:
-        """Queue one callback for delivery now; returns at once."""
-        job = _Job(str(body["message_id"]), url, body)
+        """Queue one reply callback for delivery now; returns at once."""
+        message_id = str(body["message_id"])
+        self._queue(_Job(message_id, message_id, url, body, on_attempt=self._on_attempt), 0.0)
+
+    def submit_later(
+        self, url: str, body: dict[str, Any], *, key: str, kind: str, delay: float
+    ) -> None:
+        """Queue a delivery report or STOP, posted ``delay`` real seconds from now."""
+        self._queue(_Job(key, str(body.get("message_id")), url, body, kind=kind), delay)
+
+    def _queue(self, job: _Job, delay: float) -> None:
         with self._cond:
-            self._pending.add(job.message_id)
-            heapq.heappush(self._heap, (time.monotonic(), next(self._order), job))
+            self._pending.add(job.key)
+            heapq.heappush(self._heap, (time.monotonic() + delay, next(self._order), job))
             if self._thread is None:
                 self._thread = threading.Thread(
                     target=self._run, name="smskit-sandbox-callbacks", daemon=True
@@ -128,7 +140,8 @@ class Deliveries:
             self._cond.notify_all()
 
     def wait(self, message_ids: Iterable[str] | None = None, timeout: float | None = None) -> None:
-        """Block until these replies (default: all) have a final outcome; TimeoutError if not."""
+        """Block until these replies (default: every callback) have a final outcome, or
+        TimeoutError; callbacks scripted for later count as pending until posted."""
         wanted = None if message_ids is None else set(message_ids)
 
         def done() -> bool:
@@ -143,7 +156,7 @@ class Deliveries:
                 )
 
     def pending(self) -> int:
-        """How many replies are queued or waiting for a retry."""
+        """How many callbacks are queued (scripted for later included) or waiting for a retry."""
         with self._cond:
             return len(self._pending)
 
@@ -231,20 +244,21 @@ class Deliveries:
             self._log.append(
                 {"message_id": job.message_id, "attempt": job.attempts,
                  "attempted_at": attempted_at, "status": status, "delivered": delivered,
-                 "retry_in": retry_in}
+                 "retry_in": retry_in, "kind": job.kind, "key": job.key}
             )  # fmt: skip
         # The store has its own lock: never call it while holding ours.
-        self._on_attempt(job.message_id, delivered, job.attempts, status)
+        if job.on_attempt is not None:
+            job.on_attempt(job.message_id, delivered, job.attempts, status)
         with self._cond:
             if generation != self._generation:
                 return
             if final:
-                self._outcomes[job.message_id] = {
+                self._outcomes[job.key] = {
                     "delivered": delivered,
                     "attempts": job.attempts,
                     "last_status": status,
                 }
-                self._pending.discard(job.message_id)
+                self._pending.discard(job.key)
             else:
                 due = time.monotonic() + (retry_in or 0.0)
                 heapq.heappush(self._heap, (due, next(self._order), job))

@@ -15,6 +15,7 @@ from typing import Any
 
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
+from smskit.rules.callbacks import CALLBACK_KINDS
 from smskit.rules.phones import region_of
 from smskit.sandbox import _domain
 from smskit.sandbox._callbacks import Deliveries, check_callback_url, script_campaign_replies
@@ -22,7 +23,9 @@ from smskit.sandbox._casting import PHONE_RULE, normalize_phone
 from smskit.sandbox._clock import Clock
 from smskit.sandbox._domain import GatewayError
 from smskit.sandbox._idempotency import payload_fingerprint
+from smskit.sandbox._player import Player
 from smskit.sandbox._prices import CURRENCY, to_eur
+from smskit.sandbox._reports import CallbackFaults, DeliveryModel
 from smskit.sandbox._store import Store, derive_id, iso
 
 SMS_DRAFT_FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -46,17 +49,30 @@ VOICE_DRAFT_FIELDS: dict[str, type | tuple[type, ...]] = {
     "estimated_duration": int,
 }
 _STOP_REPLY = re.compile(r"\s*stop\b", re.IGNORECASE)
+# Where each kind's URL is kept (the reply's key predates the other kinds).
+_URL_KEYS = {"reply": "callback_url", "delivery_report": "callback_url:delivery_report",
+             "stop": "callback_url:stop"}  # fmt: skip
 
 
 class Gateway:
     """Endpoints and control of one sandbox account."""
 
-    def __init__(self, store: Store, clock: Clock, *, seed: int, hlr_distribution: Any = None):
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        *,
+        seed: int,
+        hlr_distribution: Any = None,
+        delivery_model: DeliveryModel | None = None,
+    ):
         self.store = store
         self.clock = clock
         self.seed = seed
         self.hlr_distribution = hlr_distribution
         self.deliveries = Deliveries(store.mark_delivery)
+        self.player = Player(self.deliveries, delivery_model)
+        self.player.skip(store.sent(clock.timestamp()))  # a file's old sends were played
 
     # --- endpoints -------------------------------------------------------------------------
 
@@ -65,9 +81,11 @@ class Gateway:
         now = self.clock.now()
         request = _domain.parse_send(payload, now)
         messages, dropped = _domain.prepare_send(request)
-        return self.store.send(
+        answer = self.store.send(
             request, messages, dropped, now.timestamp(), payload_fingerprint(payload)
         )
+        self.play_callbacks()
+        return answer
 
     def contact_create(self, payload: Any) -> dict[str, Any]:
         """POST /v1/public/contact/create."""
@@ -92,10 +110,13 @@ class Gateway:
             region_of(n) if (n := normalize_phone(raw)) else None for raw in request.phone_numbers
         ]
         self.store.charge_hlr(countries, self.clock.timestamp(), simulation=request.simulation_mode)
+        return _hlr.lookup_many(list(request.phone_numbers), **self._hlr_options())
+
+    def _hlr_options(self) -> dict[str, Any]:
         options: dict[str, Any] = {"seed": self.seed}
         if self.hlr_distribution is not None:
             options["distribution"] = self.hlr_distribution
-        return _hlr.lookup_many(list(request.phone_numbers), **options)
+        return options
 
     def check_balance(self, query: Mapping[str, Any]) -> dict[str, Any]:
         """GET /v1/public/wallet/check-balance, in the shapes the vendor documents.
@@ -264,7 +285,9 @@ class Gateway:
 
     def sent(self) -> list[dict[str, Any]]:
         """Every accepted recipient (one row per recipient per send)."""
-        return self.store.sent(self.clock.timestamp())
+        rows = self.store.sent(self.clock.timestamp())
+        self.play_callbacks(rows)
+        return rows
 
     def dropped(self) -> list[dict[str, Any]]:
         """Every recipient a send ignored (convention 3), with its position and the reason."""
@@ -311,19 +334,80 @@ class Gateway:
         if not math.isfinite(seconds) or seconds < 0:
             raise ValidationError("seconds", "must be a finite number >= 0", value=seconds)
         self.clock.advance(float(seconds))
-        return self.store.dispatch_due(self.clock.timestamp())
+        dispatched = self.store.dispatch_due(self.clock.timestamp())
+        self.play_callbacks()
+        return dispatched
 
     # --- replies ---------------------------------------------------------------------------
 
-    def callback_url(self) -> str | None:
-        """The registered inbound-SMS callback URL."""
-        return self.store.get_meta("callback_url")
+    def callback_url(self, kind: str = "reply") -> str | None:
+        """The callback URL registered for ``kind`` (reply, delivery_report or stop)."""
+        return self.store.get_meta(_URL_KEYS[_check_kind(kind)])
 
-    def set_callback_url(self, url: str | None) -> None:
-        """Register (or with None, remove) the inbound-SMS callback URL; loopback only."""
+    def callback_urls(self) -> dict[str, str | None]:
+        """The URL registered for each callback kind."""
+        return {kind: self.callback_url(kind) for kind in CALLBACK_KINDS}
+
+    def set_callback_url(self, url: str | None, kind: str | None = None) -> None:
+        """Register (or with None, remove) the URL of one callback kind, or of every kind
+        when ``kind`` is None; loopback only."""
         if url is not None:
             check_callback_url(url)
-        self.store.set_meta("callback_url", url)
+        kinds = CALLBACK_KINDS if kind is None else (_check_kind(kind),)
+        if any(k != "reply" for k in kinds):
+            # What left before gets what the URLs registered then give it (maybe nothing).
+            rows = self.store.sent(self.clock.timestamp())
+            self.play_callbacks(rows)
+            self.player.skip(rows)
+        for each in kinds:
+            self.store.set_meta(_URL_KEYS[each], url)
+
+    # --- delivery reports and STOPs --------------------------------------------------------
+
+    def play_callbacks(self, rows: list[dict[str, Any]] | None = None) -> int:
+        """Script and queue the reports and STOPs of messages sent since the last call."""
+        from smskit.sandbox import _hlr
+
+        urls = self.callback_urls()
+        if urls["delivery_report"] is None and urls["stop"] is None:
+            return 0  # what leaves meanwhile is skipped when a URL is registered
+        now = self.clock.timestamp()
+        options = self._hlr_options()
+
+        def line_of(number: str) -> tuple[str, str]:
+            answer = _hlr.lookup(number, **options)
+            return answer["line_status"], answer["phone_number_type"]
+
+        played = self.player.play(
+            rows if rows is not None else self.store.sent(now),
+            urls=urls, line_of=line_of, blacklist=set(self.store.blacklist()), now=now,
+        )  # fmt: skip
+        for item in played:
+            if item.kind == "stop":  # the vendor blacklists a number that sent STOP
+                self.store.add_to_blacklist([item.number], item.at, "stop")
+        return len(played)
+
+    def set_delivery_model(self, model: DeliveryModel) -> None:
+        """How later messages' reports and STOPs are played (seed, speed, shares)."""
+        if not isinstance(model, DeliveryModel):
+            raise ValidationError("model", "must be a DeliveryModel", value=model)
+        self.player.model = model
+
+    def inject_callback_faults(self, faults: CallbackFaults) -> None:
+        """Withhold or garble a seeded share of later reports and STOPs."""
+        self.player.faults = faults
+
+    def reports(self) -> list[dict[str, Any]]:
+        """Every scripted report and STOP with how it was played and its delivery outcome."""
+        records = self.player.records()
+        for record in records:
+            outcome = self.deliveries.outcome(record["key"])
+            if record["fault"] == "withheld":
+                outcome = {"delivered": False, "attempts": 0, "last_status": "withheld"}
+            elif outcome is None:
+                outcome = {"delivered": False, "attempts": 0, "last_status": "pending"}
+            record.update(outcome)
+        return records
 
     def simulate_reply(
         self, number: str, text: str, *, sim_card_number: str | None = None, wait: bool = True
@@ -428,6 +512,7 @@ class Gateway:
     def reset(self) -> None:
         """Fresh account: default balance, prices and drafts; no contacts, sends, tokens."""
         self.deliveries.clear()
+        self.player.clear()
         self.clock.reset()
         self.store.reset(self.clock.timestamp())
 
@@ -438,11 +523,18 @@ class Gateway:
             "unit": CURRENCY,
             "now": self.now(),
             "callback_url": self.callback_url(),
+            "callback_urls": self.callback_urls(),
             "lists": self.lists(),
             "blacklist_size": len(self.blacklist()),
             "pending_deliveries": self.deliveries.pending(),
             "seed": self.seed,
         }
+
+
+def _check_kind(kind: str) -> str:
+    if kind not in CALLBACK_KINDS:
+        raise ValidationError("kind", f"must be one of {', '.join(CALLBACK_KINDS)}", value=kind)
+    return kind
 
 
 def _check_wait(wait: bool) -> None:

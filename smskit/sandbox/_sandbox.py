@@ -20,6 +20,7 @@ from smskit.sandbox._clock import Clock
 from smskit.sandbox._faults import Faults
 from smskit.sandbox._gateway import Gateway
 from smskit.sandbox._prices import DEFAULT_BALANCE_EUR
+from smskit.sandbox._reports import CallbackFaults, DeliveryModel
 from smskit.sandbox._store import SENT_COLUMNS, Store
 
 if TYPE_CHECKING:
@@ -48,6 +49,8 @@ class Sandbox(Served):
         api_key: str | None = None,
         balance: float = DEFAULT_BALANCE_EUR,
         hlr_distribution: Any = None,
+        callback_url: str | None = None,
+        delivery_model: DeliveryModel | None = None,
     ) -> None:
         if not login:
             raise ValueError("login: must not be blank")
@@ -64,9 +67,14 @@ class Sandbox(Served):
         self._api_key = api_key or secrets.token_urlsafe(24)
         self._clock = Clock()
         self._store = Store(path, seed=seed, balance=balance, now=self._clock.timestamp())
+        if delivery_model is not None and not isinstance(delivery_model, DeliveryModel):
+            raise ValidationError("delivery_model", "must be a DeliveryModel", value=delivery_model)
         self._gateway = Gateway(
-            self._store, self._clock, seed=seed, hlr_distribution=hlr_distribution
-        )
+            self._store, self._clock, seed=seed, hlr_distribution=hlr_distribution,
+            delivery_model=delivery_model,
+        )  # fmt: skip
+        if callback_url is not None:
+            self._gateway.set_callback_url(callback_url)
         self._faults = Faults()
 
     # --- lifecycle -------------------------------------------------------------------------
@@ -135,15 +143,44 @@ class Sandbox(Served):
         self._gateway.set_drafts(sms=sms, voice=voice)
 
     def set_callback_url(
-        self, url: str | None, *, signing_secret: str | bytes | None = None
+        self,
+        url: str | None,
+        *,
+        kind: str | None = None,
+        signing_secret: str | bytes | None = None,
     ) -> None:
-        """Register the inbound-SMS callback URL (loopback only); None removes it.
+        """Register a callback URL (loopback only) for every kind, or for one ``kind``
+        (``reply``, ``delivery_report`` or ``stop``); None removes it.
 
-        With ``signing_secret`` each callback is signed (an smskit extension, see
+        With ``signing_secret`` every callback is signed (an smskit extension, see
         docs/reliability.md) for an ``Inbox(signing_secret=...)``; the secret is kept in memory.
         """
-        self._gateway.set_callback_url(url)
+        self._gateway.set_callback_url(url, kind)
         self._gateway.deliveries.sign_with(signing_secret)
+
+    def callback_urls(self) -> dict[str, str | None]:
+        """The URL registered for each callback kind (None: that kind is not posted)."""
+        return self._gateway.callback_urls()
+
+    def set_delivery_model(self, model: DeliveryModel) -> None:
+        """How messages sent from now on get their delivery reports and STOPs (see
+        :class:`DeliveryModel`; ``DeliveryModel.fast()`` for tests)."""
+        self._gateway.set_delivery_model(model)
+
+    def inject_callback_faults(
+        self, withhold_rate: float = 0.0, garble_rate: float = 0.0, seed: int = 0
+    ) -> None:
+        """Never post a seeded share of later delivery reports and STOPs, and garble another
+        (a missing field, a foreign status, an unreadable date); zeros stop it."""
+        self._gateway.inject_callback_faults(CallbackFaults(withhold_rate, garble_rate, seed))
+
+    def reports(self) -> pandas.DataFrame:
+        """Every delivery report and STOP scripted: kind, message_id, number, status, network
+        time ``at``, ``post_in`` (real seconds), ``copy`` (late/duplicate), ``fault``, and
+        its delivery (``delivered``, ``attempts``, ``last_status``)."""
+        columns = ("kind", "message_id", "number", "status", "at", "post_in", "copy", "fault",
+                   "key", "delivered", "attempts", "last_status")  # fmt: skip
+        return _frame(self._gateway.reports(), columns)
 
     def simulate_reply(
         self, number: str, text: str, *, sim_card_number: str | None = None, wait: bool = True

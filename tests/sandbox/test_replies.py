@@ -62,7 +62,8 @@ def test_reply_is_posted_with_the_spec_fields(
 ) -> None:
     """The callback body holds message_id, number, text, sim_card_number, reception_date."""
     app, url = receiver
-    assert fresh_api.post("/_sandbox/callback", json={"url": url}).json() == {"url": url}
+    registered = fresh_api.post("/_sandbox/callback", json={"url": url, "kind": "reply"}).json()
+    assert registered == {"url": url, "urls": {"reply": url, "delivery_report": None, "stop": None}}
     send = {"text": "Reply YES", "recipients": [FR], "sender": "Shop", "purpose": "alert",
             "with_replies": True}  # fmt: skip
     fresh_api.post("/v1/public/sms-campaign/send", json=send)
@@ -259,7 +260,7 @@ def test_campaign_replies_are_delivered_and_move_the_clock(
 ) -> None:
     """Each scripted reply is POSTed once, from the short number; the clock reaches the last one."""
     app, url = receiver
-    fresh_sandbox.set_callback_url(url)
+    fresh_sandbox.set_callback_url(url, kind="reply")  # no delivery reports in app.bodies
     frame = fresh_sandbox.simulate_campaign_replies(send_campaign(fresh_sandbox), rate=0.5)
     assert frame["delivered"].all() and (frame["attempts"] == 1).all()
     assert sorted(b["message_id"] for b in app.bodies) == sorted(frame["message_id"])
@@ -288,7 +289,7 @@ def test_control_routes_for_campaign_replies_and_deliveries(
 ) -> None:
     """POST /_sandbox/campaign-replies and GET /_sandbox/deliveries mirror the Python methods."""
     url = receiver[1]
-    fresh_api.post("/_sandbox/callback", json={"url": url})
+    fresh_api.post("/_sandbox/callback", json={"url": url, "kind": "reply"})
     ticket = send_campaign(fresh_sandbox)
     made = fresh_api.post(
         "/_sandbox/campaign-replies", json={"ticket": ticket, "rate": 0.1, "seed": 3}
