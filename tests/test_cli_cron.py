@@ -6,7 +6,10 @@ clock set by SMSKIT_NOW); option values checked; the sandbox notice dropped."""
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -28,6 +31,7 @@ from smskit.cli.output import (
 from smskit.client.config import SANDBOX_NOTICE
 from smskit.sandbox import Sandbox
 
+REPO = Path(__file__).resolve().parent.parent
 TUESDAY_10H = "2026-03-03T10:00:00+01:00"  # inside the French marketing hours
 TUESDAY_23H = "2026-03-03T23:00:00+01:00"  # outside them
 ALERT = ("send", "--text", "Alerte serveur: disque plein", "--sender", "Ops",
@@ -326,6 +330,15 @@ def test_named_campaign_already_sent_is_refused_not_silently_done(
     assert len(fresh_sandbox.sent()) == 1
 
 
+def test_named_campaign_with_other_content_names_the_option(run: Run) -> None:
+    """The same --name for another text: refused naming --name, never journal= / name=."""
+    assert run(*ALERT, "--name", "disk-alert").exit_code == 0
+    other = run("send", "--text", "Alerte: CPU", *ALERT[3:], "--name", "disk-alert")
+    assert other.exit_code == EXIT_INPUT
+    line = stderr_line(other)
+    assert "another text" in line and "--name" in line and "name=" not in line
+
+
 def test_journal_of_another_campaign_names_the_options(run: Run, tmp_path: Path) -> None:
     """The same --journal for another send: refused naming --journal and `campaign resume`,
     never the Python arguments journal= / name=."""
@@ -410,3 +423,16 @@ def test_sandbox_notice_only_on_a_terminal_without_quiet(monkeypatch: pytest.Mon
     monkeypatch.setattr("smskit.cli.options._stderr_is_terminal", lambda: True)
     assert notices("balance")
     assert not notices("--quiet", "balance")
+
+
+def test_the_command_starts_without_pandas() -> None:
+    """Importing the command (what every run pays before parsing its options) loads neither
+    pandas nor the sandbox's server: `--help`, `balance` and usage errors stay quick."""
+    probe = "import sys, smskit.cli; print(sorted({'pandas', 'uvicorn'} & set(sys.modules)))"
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+    }
+    found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                           env=env, check=True, timeout=60).stdout  # fmt: skip
+    assert found.strip() == "[]"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 import smskit
-from smskit.cli.options import CountryCode
+from smskit.cli.options import BreakdownKey, CountryCode
 from smskit.cli.output import (
     EXIT_INCOMPLETE,
     connect,
@@ -23,7 +23,6 @@ from smskit.cli.output import (
     progress,
     records,
 )
-from smskit.client.tables import BREAKDOWN_KEYS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -58,7 +57,7 @@ if TYPE_CHECKING:
 @click.option("--no-cache", is_flag=True, help="Neither read nor keep cached answers.")
 @click.option(
     "--by",
-    type=click.Choice(tuple(BREAKDOWN_KEYS)),
+    type=BreakdownKey(),
     default="line_status",
     show_default=True,
     help="Breakdown key.",

@@ -21,6 +21,7 @@ __all__ = [
     "CLOCK_VARIABLE",
     "PURPOSE",
     "SMS_TYPE",
+    "BreakdownKey",
     "CountryCode",
     "is_quiet",
     "now",
@@ -58,6 +59,28 @@ class CountryCode(click.ParamType):
                 ctx,
             )
         return code
+
+
+class BreakdownKey(click.ParamType):
+    """A key of the HLR breakdown (``smskit.client.tables.BREAKDOWN_KEYS``), listed in
+    ``--help``. The keys are read when used, not at start-up: their module imports pandas,
+    which a command that never breaks anything down should not pay for."""
+
+    name = "KEY"
+
+    @staticmethod
+    def keys() -> tuple[str, ...]:
+        from smskit.client.tables import BREAKDOWN_KEYS
+
+        return tuple(BREAKDOWN_KEYS)
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:
+        return "[" + "|".join(self.keys()) + "]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        if value in self.keys():
+            return str(value)
+        self.fail(f"{value!r} is not one of {', '.join(self.keys())}", param, ctx)
 
 
 def now() -> datetime:

@@ -186,7 +186,8 @@ def send(
                    "numbers": list(numbers), "name": name}  # fmt: skip
         key = repeats.fingerprint(content, csv_file)
         if not dry_run:
-            check_journal(path, campaign.name, named=name is not None)
+            header = {"text": text, "sender": sender, "options": campaign.options}
+            check_journal(path, campaign.name, name is not None, header)
             _check_repeat(key, instant, again)
         estimate = campaign.estimate(progress=progress())
         document["estimate"] = row(estimate.summary())

@@ -128,18 +128,27 @@ def show_preflight(report: PreflightReport, summary: dict[str, Any]) -> None:
             )
 
 
-def check_journal(path: Path, name: str, named: bool) -> None:
-    """Refuse a journal that holds another campaign, or a named campaign already complete
-    (a re-run that would send nothing)."""
+def check_journal(path: Path, name: str, named: bool, header: dict[str, Any]) -> None:
+    """Refuse a journal that holds another campaign (another name, or the same name with
+    another ``header``: text, sender, options), or a named campaign already complete (a
+    re-run that would send nothing)."""
     if not path.exists():
         return
     from smskit.campaigns import CampaignResult
+    from smskit.campaigns.journal import Journal
 
     held = CampaignResult.load(path)
     if held.name != name:
         raise Refused(
             f"--journal {path} holds campaign {held.name!r}: give another --journal (or none), "
             f"or finish that one with `smskit campaign resume {path}`"
+        )
+    with Journal(path) as book:
+        meta = book.meta()
+    if any(meta.get(key) != value for key, value in header.items()):
+        raise Refused(
+            f"campaign {name!r} (journal {path}) was created with another text, sender or "
+            "options: give this send another --name (or --journal)"
         )
     if held.complete:
         hint = "give another --name to send it again" if named else "send it again later"
