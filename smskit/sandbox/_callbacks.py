@@ -1,11 +1,13 @@
-"""Deliver inbound-SMS callbacks (the spec's "Events") to a loopback URL, and script replies.
+"""Deliver callbacks to loopback URLs, and script replies.
 
-The spec requires the receiver to answer 200 and leaves retries "not shown". The sandbox's
-policy (docs/sandbox.md, "Reply callbacks"): a background worker POSTs each reply; any
-answer but 200, a connection error or a timeout is retried with bounded exponential
-backoff, at most ``MAX_ATTEMPTS`` times; every attempt is logged. Retries are scheduled,
-not slept, so one failing reply never holds up the others. Only loopback URLs are
-accepted: the sandbox never sends anything off the machine.
+Replies are the spec's "Events"; delivery reports and STOPs (the vendor's, scripted by
+``_reports`` and queued by ``_player``, each due at its own time) share this queue, its
+retries and its signatures. The spec requires the receiver to answer 200 and leaves retries
+"not shown". The sandbox's policy (docs/sandbox.md, "Reply callbacks"): a background worker
+POSTs each callback; any answer but 200, a connection error or a timeout is retried with
+bounded exponential backoff, at most ``MAX_ATTEMPTS`` times; every attempt is logged.
+Retries are scheduled, not slept, so one failing callback never holds up the others. Only
+loopback URLs are accepted: the sandbox never sends anything off the machine.
 
 Given a secret, every attempt is signed (an smskit extension; the spec defines no callback
 authentication): ``X-Smskit-Timestamp`` holds the wall-clock Unix seconds of the attempt and

@@ -221,8 +221,11 @@ class Sandbox(Served):
         return _frame(self._gateway.replies(), columns)
 
     def deliveries(self) -> pandas.DataFrame:
-        """Every callback delivery attempt: reply, attempt number, time, status, next retry."""
-        columns = ("message_id", "attempt", "attempted_at", "status", "delivered", "retry_in")
+        """Every callback delivery attempt: message_id, attempt number, time, status, next
+        retry, ``kind`` (reply, delivery_report, stop) and ``key`` (a reply's message_id, a
+        report's key in ``reports()``)."""
+        columns = ("message_id", "attempt", "attempted_at", "status", "delivered", "retry_in",
+                   "kind", "key")  # fmt: skip
         return _with_times(_frame(self._gateway.deliveries_log(), columns), ("attempted_at",))
 
     def wait_for_deliveries(self, timeout: float | None = 10.0) -> None:

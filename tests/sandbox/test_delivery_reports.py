@@ -96,10 +96,11 @@ def test_final_status_follows_the_line_status(line_status: str, expected: set[st
 
 
 def test_blacklist_and_unallocated_numbers_are_refused_without_ack() -> None:
-    """Blacklisted: BLACKLISTED_NUMBER; a drama number: BAD_DESTINATION; no ACK before."""
+    """Blacklisted: BLACKLISTED_NUMBER; a drama or malformed number: BAD_DESTINATION; no ACK."""
     for fields, status in [
         ({"blacklisted": True, "line_status": "live"}, "BLACKLISTED_NUMBER"),
         ({"phone_number_type": "stage_and_screen", "line_status": "dead"}, "BAD_DESTINATION"),
+        ({"phone_number_type": "bad_format", "line_status": "not_applicable"}, "BAD_DESTINATION"),
     ]:
         out = script([message(**fields)], DeliveryModel(), CallbackFaults(),
                      now=SENT_AT, reports=True, stops=True)  # fmt: skip
@@ -178,6 +179,21 @@ def test_one_kind_per_url_and_none_before_registration(
     fast_sandbox.wait_for_deliveries(timeout=30)
     assert app.bodies and all("status" in b for b in app.bodies)
     assert {b["message_id"].rsplit("-", 1)[0] for b in app.bodies} == {ticket}
+    assert set(fast_sandbox.deliveries()["kind"]) == {"delivery_report"}
+
+
+def test_a_url_given_at_start_serves_every_kind(collector: tuple[Collector, str]) -> None:
+    """Sandbox(callback_url=...) registers the URL for replies, reports and STOPs."""
+    app, url = collector
+    model = DeliveryModel.fast(stop_share=1.0)
+    with Sandbox(seed=0, callback_url=url, delivery_model=model) as sb:
+        assert sb.callback_urls() == {"reply": url, "delivery_report": url, "stop": url}
+        send(sb)
+        sb.simulate_reply(NUMBERS[0], "OUI")
+        sb.wait_for_deliveries(timeout=30)
+        kinds = set(sb.deliveries()["kind"])
+    assert kinds == {"reply", "delivery_report", "stop"}
+    assert {"reception_date", "delivery_date", "stop_date"} <= {k for b in app.bodies for k in b}
 
 
 def test_scheduled_send_reports_when_the_clock_reaches_it(
