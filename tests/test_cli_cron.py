@@ -436,3 +436,54 @@ def test_the_command_starts_without_pandas() -> None:
     found = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                            env=env, check=True, timeout=60).stdout  # fmt: skip
     assert found.strip() == "[]"
+
+
+def test_version_exits_0() -> None:
+    """`smskit version` and `smskit --version` print the package's version, exit 0."""
+    from smskit._version import __version__
+
+    for args in (["version"], ["--version"]):
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 0 and __version__ in result.stdout
+
+
+def test_send_of_a_campaign_another_runner_holds_exits_8(run: Run, fresh_sandbox: Sandbox) -> None:
+    """A named campaign left unfinished (no credit) whose journal another runner holds:
+    re-running the send exits 8 and sends nothing; once it lets go, the re-run finishes it."""
+    from smskit.campaigns.journal import Journal
+    from smskit.cli.output import EXIT_BUSY
+
+    fresh_sandbox.set_balance(0.0)
+    assert run(*ALERT, "--name", "disk-alert").exit_code == EXIT_INCOMPLETE
+    fresh_sandbox.set_balance(10.0)
+    path = Path(os.environ["XDG_DATA_HOME"]) / "smskit" / "campaigns"
+    holder = Journal(path / "disk-alert.journal.sqlite", lease=0)
+    try:
+        busy = run(*ALERT, "--name", "disk-alert", "--again")
+    finally:
+        holder.close()
+    assert busy.exit_code == EXIT_BUSY and "another runner" in stderr_line(busy)
+    assert fresh_sandbox.sent().empty
+    assert run(*ALERT, "--name", "disk-alert", "--again").exit_code == 0
+    assert len(fresh_sandbox.sent()) == 1
+
+
+def test_cron_as_real_processes(fresh_sandbox: Sandbox, tmp_path: Path) -> None:
+    """`python -m smskit send ...` as cron starts it (a fresh process, stderr not a terminal):
+    sent; again a minute later: exit 9, no "Sent:", one line on stderr naming --again;
+    the next day: sent. Two SMS billed."""
+    env = {**os.environ, **environment(fresh_sandbox), "XDG_DATA_HOME": str(tmp_path)}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+
+    def cron(now: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "smskit", *ALERT],
+                              capture_output=True, text=True, timeout=60,
+                              env={**env, "SMSKIT_NOW": now})  # fmt: skip
+
+    assert cron(TUESDAY_10H).returncode == 0
+    repeat = cron("2026-03-03T10:01:00+01:00")
+    assert repeat.returncode == EXIT_REPEAT and "Sent:" not in repeat.stdout
+    lines = repeat.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--again" in lines[0]
+    assert cron("2026-03-04T10:00:00+01:00").returncode == 0
+    assert len(fresh_sandbox.sent()) == 2
