@@ -331,12 +331,15 @@ def test_named_campaign_already_sent_is_refused_not_silently_done(
 
 
 def test_named_campaign_with_other_content_names_the_option(run: Run) -> None:
-    """The same --name for another text: refused naming --name, never journal= / name=."""
+    """The same --name for another text, or other recipients: refused naming --name, never
+    journal= / name=."""
     assert run(*ALERT, "--name", "disk-alert").exit_code == 0
     other = run("send", "--text", "Alerte: CPU", *ALERT[3:], "--name", "disk-alert")
     assert other.exit_code == EXIT_INPUT
     line = stderr_line(other)
     assert "another text" in line and "--name" in line and "name=" not in line
+    elsewhere = run(*ALERT[:5], "--to", "+33698765432", *ALERT[7:], "--name", "disk-alert")
+    assert elsewhere.exit_code == EXIT_INPUT and "recipients" in stderr_line(elsewhere)
 
 
 def test_journal_of_another_campaign_names_the_options(run: Run, tmp_path: Path) -> None:

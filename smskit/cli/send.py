@@ -187,7 +187,8 @@ def send(
         key = repeats.fingerprint(content, csv_file)
         if not dry_run:
             header = {"text": text, "sender": sender, "options": campaign.options}
-            check_journal(path, campaign.name, name is not None, header)
+            sending = report.frame.loc[report.frame["send"], "phone_number"].tolist()
+            check_journal(path, campaign.name, name is not None, header, sending)
             _check_repeat(key, instant, again)
         estimate = campaign.estimate(progress=progress())
         document["estimate"] = row(estimate.summary())

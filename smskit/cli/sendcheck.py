@@ -128,10 +128,12 @@ def show_preflight(report: PreflightReport, summary: dict[str, Any]) -> None:
             )
 
 
-def check_journal(path: Path, name: str, named: bool, header: dict[str, Any]) -> None:
+def check_journal(
+    path: Path, name: str, named: bool, header: dict[str, Any], numbers: list[str]
+) -> None:
     """Refuse a journal that holds another campaign (another name, or the same name with
-    another ``header``: text, sender, options), or a named campaign already complete (a
-    re-run that would send nothing)."""
+    another ``header`` (text, sender, options) or other ``numbers`` to send), or a named
+    campaign already complete (a re-run that would send nothing)."""
     if not path.exists():
         return
     from smskit.campaigns import CampaignResult
@@ -145,10 +147,11 @@ def check_journal(path: Path, name: str, named: bool, header: dict[str, Any]) ->
         )
     with Journal(path) as book:
         meta = book.meta()
-    if any(meta.get(key) != value for key, value in header.items()):
+        planned = book.plan()["phone_number"]
+    if any(meta.get(key) != value for key, value in header.items()) or planned != numbers:
         raise Refused(
-            f"campaign {name!r} (journal {path}) was created with another text, sender or "
-            "options: give this send another --name (or --journal)"
+            f"campaign {name!r} (journal {path}) was created with another text, sender, "
+            "options or recipients: give this send another --name (or --journal)"
         )
     if held.complete:
         hint = "give another --name to send it again" if named else "send it again later"
