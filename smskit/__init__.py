@@ -51,7 +51,15 @@ from smskit.errors import (
 )
 
 if TYPE_CHECKING:
-    from smskit.campaigns.campaign import Campaign, bulk_hlr
+    from smskit.campaigns.bulk import (
+        abulk_hlr,
+        acreate_contacts,
+        adelete_contacts,
+        bulk_hlr,
+        create_contacts,
+        delete_contacts,
+    )
+    from smskit.campaigns.campaign import Campaign
     from smskit.client.config import SandboxLike
     from smskit.replies.inbox import Inbox
     from smskit.sandbox import Sandbox
@@ -100,9 +108,25 @@ __all__ = [
     "VoiceDraft",
     "WalletPack",
     "__version__",
+    "abulk_hlr",
+    "acreate_contacts",
+    "adelete_contacts",
     "bulk_hlr",
+    "create_contacts",
+    "delete_contacts",
     "errors",
 ]
+
+_BULK = frozenset(
+    {
+        "abulk_hlr",
+        "acreate_contacts",
+        "adelete_contacts",
+        "bulk_hlr",
+        "create_contacts",
+        "delete_contacts",
+    }
+)
 
 # Submodules reachable as attributes (smskit.text ...) but imported only on first access.
 _LAZY_MODULES = frozenset(
@@ -129,10 +153,14 @@ def __getattr__(name: str) -> Any:
         from smskit.sandbox import Sandbox
 
         return Sandbox
-    if name in ("Campaign", "bulk_hlr"):  # the bulk machinery loads on first use
-        from smskit.campaigns import campaign
+    if name == "Campaign":  # the bulk machinery loads on first use
+        from smskit.campaigns.campaign import Campaign
 
-        return getattr(campaign, name)
+        return Campaign
+    if name in _BULK:  # each blocking helper beside its async twin
+        from smskit.campaigns import bulk
+
+        return getattr(bulk, name)
     if name == "hlr":  # its former name, too close to client.contact.hlr_request
         warnings.warn(
             "smskit.hlr is renamed smskit.bulk_hlr (one request of up to 200 numbers is "

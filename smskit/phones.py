@@ -25,6 +25,7 @@ from smskit.rules.phones import (
     to_e164,
 )
 from smskit.rules.phones import normalize as _normalize
+from smskit.rules.region import DEFAULT_REGION
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,7 +49,7 @@ __all__ = [
 
 def normalize(
     values: Iterable[Any] | pd.Series,
-    default_region: str | None = "FR",
+    default_region: str | None = DEFAULT_REGION,
     *,
     region: Iterable[Any] | pd.Series | None = None,
 ) -> Any:

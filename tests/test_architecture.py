@@ -8,6 +8,7 @@ read, never imported, so a violation is reported even where it would not fail an
 from __future__ import annotations
 
 import ast
+import inspect
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -317,3 +318,57 @@ def test_circle_finder_reports_a_planted_loop() -> None:
     assert circles(edges) == [["a", "b", "c"]]
     assert _loop_through(["a", "b", "c"], edges) == ["a", "b", "c", "a"]
     assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def _public_methods(cls: type) -> dict[str, inspect.Signature]:
+    return {
+        name: inspect.signature(getattr(cls, name))
+        for name in dir(cls)
+        if not name.startswith("_") and callable(getattr(cls, name))
+    }
+
+
+def test_the_dask_campaign_has_every_method_of_the_pandas_one_with_its_parameters() -> None:
+    """smskit.dask.Campaign has each public method of smskit.Campaign, with the same
+    parameters (names, kinds, defaults, in order); it may only add keyword-only ones."""
+    import smskit
+    import smskit.dask
+
+    pandas_side = _public_methods(smskit.Campaign)
+    dask_side = _public_methods(smskit.dask.Campaign)
+    assert {"preflight", "estimate", "aestimate", "send", "asend", "resume", "aresume"} <= set(
+        pandas_side
+    )
+    for name, signature in pandas_side.items():
+        assert name in dask_side, name
+        theirs = list(dask_side[name].parameters.values())
+        ours = list(signature.parameters.values())
+        shared = [(p.name, p.kind, p.default) for p in ours]
+        assert [(p.name, p.kind, p.default) for p in theirs[: len(ours)]] == shared, name
+        assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in theirs[len(ours) :]), name
+
+
+def test_every_blocking_twin_shows_its_async_implementation_s_signature() -> None:
+    """Each blocking operation above the client is generated from its async twin: same
+    parameters and defaults, a docstring, and not itself a coroutine function."""
+    import smskit
+    import smskit.dask
+    from smskit.campaigns import bulk
+
+    pairs = [
+        (smskit.Campaign.estimate, smskit.Campaign.aestimate),
+        (smskit.Campaign.send, smskit.Campaign.asend),
+        (smskit.Campaign.resume, smskit.Campaign.aresume),
+        (smskit.dask.Campaign.estimate, smskit.dask.Campaign.aestimate),
+        (smskit.dask.Campaign.resume, smskit.dask.Campaign.aresume),
+        (bulk.bulk_hlr, bulk.abulk_hlr),
+        (bulk.create_contacts, bulk.acreate_contacts),
+        (bulk.delete_contacts, bulk.adelete_contacts),
+    ]
+    for blocking, awaited in pairs:
+        assert inspect.iscoroutinefunction(awaited), awaited
+        assert not inspect.iscoroutinefunction(blocking), blocking
+        assert inspect.signature(blocking) == inspect.signature(awaited), blocking
+        written = inspect.getdoc(awaited)
+        assert written and blocking.__doc__ and blocking.__doc__.startswith(written), blocking
+        assert blocking.__name__ == awaited.__name__[1:]

@@ -32,6 +32,12 @@ FR_LOW_COST = 0.045
 FAST = Backoff(base=0.0, cap=0.0)
 
 
+def _planned_journal(campaign: Campaign, path: Path, chunk_size: int) -> Journal:
+    """The journal a send of ``campaign`` would open, initialised with its plan, unsent."""
+    book = Journal(path, mode="any", lease=0)
+    return campaign._adopt(book, campaign._plan(chunk_size), chunk_size)
+
+
 def fr_mobiles(count: int, start: int = 0) -> list[str]:
     """Distinct valid French mobile numbers (+33 6 1x xx xx xx)."""
     return [f"+3361{i:07d}" for i in range(start, start + count)]
@@ -160,7 +166,7 @@ def test_a_resume_derives_each_request_id_from_the_bytes_it_posts_as_older_journ
     path = tmp_path / "j.sqlite"
     with smskit.Client(sandbox=fresh_sandbox) as client:
         campaign = Campaign(client, frame, text="Hi {first_name} STOP", sender="Shop")
-        campaign._open_journal(path, 10).close()
+        _planned_journal(campaign, path, 10).close()
     with Journal(path) as journal:
         campaign_id = journal.campaign_id
         payloads = [list(journal.payload(chunk)) for chunk in journal.chunks()]
@@ -470,7 +476,7 @@ def test_resume_records_a_chunk_accepted_before_the_crash_as_already_accepted(
     numbers = fr_mobiles(30)
     path = tmp_path / "j.sqlite"
     campaign = Campaign(client, numbers, text=TEXT, sender="Shop")
-    journal = campaign._open_journal(path, 10)
+    journal = _planned_journal(campaign, path, 10)
     request_id, contacts = journal.mark_in_flight(journal.chunk(0))
     accepted = client.sms_campaign.send(
         text=TEXT, recipients=contacts, sender="Shop", request_id=request_id
@@ -490,7 +496,7 @@ def test_an_in_flight_chunk_older_than_the_request_id_lifetime_is_not_resent(
     send twice, so that chunk is marked failed (not retryable) and the others go on."""
     path = tmp_path / "j.sqlite"
     campaign = Campaign(client, fr_mobiles(20), text=TEXT, sender="Shop")
-    journal = campaign._open_journal(path, 10)
+    journal = _planned_journal(campaign, path, 10)
     journal.mark_in_flight(journal.chunk(0))
     journal.close()
     with sqlite3.connect(path) as db:

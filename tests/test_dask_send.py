@@ -228,12 +228,9 @@ def test_streamed_result_equals_the_pandas_result(
     ]
     lazy = dd.from_pandas(base, npartitions=4)
     streamed = DaskCampaign(client, lazy, text=LONG, sender="Shop")
-    got = streamed.send(
-        streamed.preflight(offline=True),
-        journal=tmp_path / "dask.sqlite",
-        progress=False,
-        chunk_size=200,
-    )
+    report = streamed.preflight(offline=True)  # held: send() uses it, as pandas' send does
+    got = streamed.send(journal=tmp_path / "dask.sqlite", progress=False, chunk_size=200)
+    assert got.summary()["recipients"].iloc[0] == report.recipients
     with Sandbox(seed=0) as other, smskit.Client(sandbox=other) as second:
         plain = smskit.Campaign(second, base, text=LONG, sender="Shop")
         plain.preflight(offline=True)

@@ -20,7 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from smskit import Campaign, Client, Composer
-from smskit.campaigns.preflight import PreflightSettings, audience_for, preflight
+from smskit.campaigns.orchestration import preflight
+from smskit.campaigns.preflight import PreflightSettings, audience_for
 from smskit.rules import text as engine
 from smskit.rules.fields import DYNAMIC_FIELDS
 from smskit.rules.recipients import Recipients

@@ -22,9 +22,9 @@ from smskit.campaigns.runner import (
     async_client,
     check_chunk_size,
     check_concurrency,
-    run_blocking,
     run_chunks,
 )
+from smskit.campaigns.twins import blocking, interruption
 from smskit.client import AsyncClient, Client
 from smskit.client.checks import as_list
 from smskit.errors import SmskitError, ValidationError
@@ -38,13 +38,21 @@ from smskit.rules.recipients import (
     number_checks,
     records_of,
 )
+from smskit.rules.region import DEFAULT_REGION
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from smskit.client.models import HLRResults
 
-__all__ = ["abulk_hlr", "bulk_hlr", "create_contacts", "delete_contacts"]
+__all__ = [
+    "abulk_hlr",
+    "acreate_contacts",
+    "adelete_contacts",
+    "bulk_hlr",
+    "create_contacts",
+    "delete_contacts",
+]
 
 DEFAULT_MAX_AGE_S: Final = 24 * 3600.0
 CONTACTS_CHUNK_MAX: Final = 500  # "not shown" in the spec; the sandbox's documented limit
@@ -53,7 +61,7 @@ CONTACTS_CHUNK_MAX: Final = 500  # "not shown" in the spec; the sandbox's docume
 # -- HLR -------------------------------------------------------------------------------------
 
 
-def bulk_hlr(
+async def abulk_hlr(
     client: Client | AsyncClient,
     numbers: Any,
     *,
@@ -62,7 +70,7 @@ def bulk_hlr(
     progress: ProgressOption = True,
     journal: str | Path | bool | None = None,
     max_age: float | None = DEFAULT_MAX_AGE_S,
-    default_region: str | None = "FR",
+    default_region: str | None = DEFAULT_REGION,
     simulation_mode: bool | None = None,
 ) -> HLRResults:
     """Check any number of lines: one result per distinct value given, as :class:`HLRResults`
@@ -77,24 +85,11 @@ def bulk_hlr(
     (nor billed): their row has ``phone_number_type`` ``bad_format``, as the gateway says.
     """
     job = _HLRJob(numbers, chunk_size, concurrency, journal, max_age, default_region)
-    return run_blocking(lambda stop: job.run(client, simulation_mode, progress, stop, share=False))
+    stop, share = interruption()
+    return await job.run(client, simulation_mode, progress, stop, share=share)
 
 
-async def abulk_hlr(
-    client: Client | AsyncClient,
-    numbers: Any,
-    *,
-    chunk_size: int = 200,
-    concurrency: int = 4,
-    progress: ProgressOption = True,
-    journal: str | Path | bool | None = None,
-    max_age: float | None = DEFAULT_MAX_AGE_S,
-    default_region: str | None = "FR",
-    simulation_mode: bool | None = None,
-) -> HLRResults:
-    """:func:`bulk_hlr`, awaited in the caller's event loop."""
-    job = _HLRJob(numbers, chunk_size, concurrency, journal, max_age, default_region)
-    return await job.run(client, simulation_mode, progress, threading.Event(), share=True)
+bulk_hlr = blocking(abulk_hlr)
 
 
 class _HLRJob:
@@ -250,7 +245,7 @@ def _normalised(values: Any, field: str, region: str | None) -> tuple[list[Any],
 # -- contacts --------------------------------------------------------------------------------
 
 
-def create_contacts(
+async def acreate_contacts(
     client: Client | AsyncClient,
     contacts: Any,
     *,
@@ -259,7 +254,7 @@ def create_contacts(
     chunk_size: int = 200,
     concurrency: int = 4,
     progress: ProgressOption = True,
-    default_region: str | None = "FR",
+    default_region: str | None = DEFAULT_REGION,
     **options: Any,
 ) -> pd.DataFrame:
     """Add or update any number of contacts, ``chunk_size`` per request (200 by default).
@@ -296,7 +291,7 @@ def create_contacts(
         statuses = [item.status for item in answer]
         return statuses if len(statuses) == size else [None] * size
 
-    outcomes, errors = _by_chunks(client, rows, call, read, chunk_size, concurrency, progress)
+    outcomes, errors = await _by_chunks(client, rows, call, read, chunk_size, concurrency, progress)
     for position, reason in refused.items():
         errors[position] = reason
     from smskit.client.frames import CONTACT_ITEM_STATUS_DTYPE, categorical
@@ -311,7 +306,10 @@ def create_contacts(
     )
 
 
-def delete_contacts(
+create_contacts = blocking(acreate_contacts)
+
+
+async def adelete_contacts(
     client: Client | AsyncClient,
     phone_numbers: Any,
     *,
@@ -319,7 +317,7 @@ def delete_contacts(
     chunk_size: int = 200,
     concurrency: int = 4,
     progress: ProgressOption = True,
-    default_region: str | None = "FR",
+    default_region: str | None = DEFAULT_REGION,
 ) -> pd.DataFrame:
     """Delete any number of contacts (from ``list_name`` only, or from the account), 200 per
     request. One row per distinct value given: ``input``, ``phone_number``, ``deleted``,
@@ -337,7 +335,9 @@ def delete_contacts(
     def read(answer: Any, size: int) -> list[Any]:
         return [True] * size
 
-    outcomes, errors = _by_chunks(client, numbers, call, read, chunk_size, concurrency, progress)
+    outcomes, errors = await _by_chunks(
+        client, numbers, call, read, chunk_size, concurrency, progress
+    )
     done = dict(zip(numbers, zip(outcomes, errors, strict=True), strict=True))
     per_input = [done.get(e164, (False, None)) for e164 in checks["e164"]]
     return pd.DataFrame(
@@ -350,7 +350,10 @@ def delete_contacts(
     )
 
 
-def _by_chunks(
+delete_contacts = blocking(adelete_contacts)
+
+
+async def _by_chunks(
     client: Client | AsyncClient,
     rows: list[Any],
     call: Callable[[AsyncClient, list[Any]], Any],
@@ -365,34 +368,33 @@ def _by_chunks(
     outcomes: list[Any] = [None] * len(rows)
     errors: list[str | None] = [None] * len(rows)
 
-    async def work(stop: threading.Event) -> None:
-        async with async_client(client, share=False) as gateway:
+    stop, share = interruption()
+    async with async_client(client, share=share) as gateway:
 
-            async def one(chunk: list[int]) -> None:
-                try:
-                    answer = await call(gateway, [rows[i] for i in chunk])
-                except SmskitError as exc:
-                    for i in chunk:
-                        errors[i] = f"{type(exc).__name__}: {exc}"
-                else:
-                    for i, outcome in zip(chunk, read(answer, len(chunk)), strict=True):
-                        outcomes[i] = outcome
+        async def one(chunk: list[int]) -> None:
+            try:
+                answer = await call(gateway, [rows[i] for i in chunk])
+            except SmskitError as exc:
+                for i in chunk:
+                    errors[i] = f"{type(exc).__name__}: {exc}"
+            else:
+                for i, outcome in zip(chunk, read(answer, len(chunk)), strict=True):
+                    outcomes[i] = outcome
 
-            await run_chunks(
-                chunks,
-                one,
-                concurrency=concurrency,
-                stop=stop,
-                progress=progress,
-                total=len(positions),
-                unit="contact",
-                size=len,
-            )
-        for i in positions:
-            if outcomes[i] is None and errors[i] is None:
-                errors[i] = "not sent: interrupted"
+        await run_chunks(
+            chunks,
+            one,
+            concurrency=concurrency,
+            stop=stop,
+            progress=progress,
+            total=len(positions),
+            unit="contact",
+            size=len,
+        )
+    for i in positions:
+        if outcomes[i] is None and errors[i] is None:
+            errors[i] = "not sent: interrupted"
 
-    run_blocking(work)
     return outcomes, errors
 
 

@@ -21,25 +21,24 @@ See docs/campaigns.md for every decision.
 from __future__ import annotations
 
 import logging
-import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from smskit._paths import campaigns_dir
-from smskit.campaigns.bulk import abulk_hlr, bulk_hlr, create_contacts, delete_contacts
+from smskit.campaigns.bulk import (
+    abulk_hlr,
+    acreate_contacts,
+    adelete_contacts,
+    bulk_hlr,
+    create_contacts,
+    delete_contacts,
+)
+from smskit.campaigns.definition import CampaignSpec, SpecHolder, check_client
 from smskit.campaigns.estimates import CostEstimate, Simulator, offline_estimate
 from smskit.campaigns.journal import Journal, derive_request_id, open_leased
-from smskit.campaigns.plan import (
-    Plan,
-    build_plan,
-    campaign_settings,
-    check_campaign,
-    check_name,
-    check_options,
-    default_name,
-)
+from smskit.campaigns.orchestration import InMemoryAudience, run_preflight
+from smskit.campaigns.plan import Plan, build_plan
 from smskit.campaigns.preflight import (
     ISSUES,
     MARKETING_HOURS,
@@ -48,11 +47,7 @@ from smskit.campaigns.preflight import (
     PreflightReport,
     PreflightSettings,
     Recipients,
-    audience_for,
-    preflight,
-    priced,
     register_marketing_hours,
-    samples,
 )
 from smskit.campaigns.reconnect import gateway_record, reconnect
 from smskit.campaigns.results import RECIPIENT_STATES, CampaignResult
@@ -61,15 +56,14 @@ from smskit.campaigns.runner import (
     async_client,
     check_chunk_size,
     check_concurrency,
-    run_blocking,
     run_chunks,
 )
 from smskit.campaigns.sending import execute
-from smskit.campaigns.served import destinations
+from smskit.campaigns.twins import blocking, interruption
 from smskit.client import AsyncClient, Client
 from smskit.errors import ConfigurationError
 from smskit.rules import spec as _spec
-from smskit.rules.recipients import DEFAULT_REGION
+from smskit.rules.region import DEFAULT_REGION
 
 __all__ = [
     "ISSUES",
@@ -81,6 +75,8 @@ __all__ = [
     "MarketingHours",
     "PreflightReport",
     "abulk_hlr",
+    "acreate_contacts",
+    "adelete_contacts",
     "bulk_hlr",
     "create_contacts",
     "delete_contacts",
@@ -91,7 +87,7 @@ __all__ = [
 logger = logging.getLogger("smskit.campaigns.campaign")
 
 
-class Campaign:
+class Campaign(SpecHolder):
     """A bulk send, checked and costed before it goes, sent in journaled chunks.
 
     ``recipients``: a DataFrame (columns named like the spec's Contact fields), the path
@@ -103,12 +99,17 @@ class Campaign:
     a hash of the text, sender and options, so the same content created again later is a new
     campaign, sent again (name it to make a re-run continue the same one). ``clock``
     (returning an aware datetime) is what "now" means to the creation time and the
-    marketing-hours check.
+    marketing-hours check; ``journal`` where :meth:`send` journals by default. Together they
+    are the campaign's :class:`~smskit.campaigns.definition.CampaignSpec` (``.spec``),
+    checked once here. ``client`` None: ``smskit.Client()``, made on the first request.
+    ``read_fields``: the Contact fields read with the numbers in the first pass over the
+    recipients (default: those the text uses; the Composer reads them all, so a field typed
+    later costs no second read).
     """
 
     def __init__(
         self,
-        client: Client | AsyncClient,
+        client: Client | AsyncClient | None,
         recipients: Any,
         *,
         text: str,
@@ -116,50 +117,46 @@ class Campaign:
         name: str | None = None,
         default_region: str | None = DEFAULT_REGION,
         clock: Callable[[], datetime] | None = None,
+        journal: str | Path | None = None,
+        read_fields: Sequence[str] | None = None,
         **send_options: Any,
     ) -> None:
-        check_campaign(client, text, sender)
-        self.client = client
-        self.text = text
-        self.sender = sender
-        self.options = check_options(send_options)
-        self.default_region = default_region
+        check_client(client)
+        spec = CampaignSpec(text, sender, send_options, name, default_region, clock, journal)
+        super().__init__(client, spec)
         self.recipients = Recipients(recipients)
-        self.name = (
-            check_name(name)
-            if name is not None
-            else default_name(text, sender, self.options, clock)
-        )
-        self._clock = clock
+        self._read_fields = read_fields
         self._report: PreflightReport | None = None
         # The recipients' half of preflight, kept while they (and default_region) do not change.
         self._audience: Audience | None = None
-        # What the report checked: the recipients' fingerprint and the settings (text, sender,
-        # options are plain attributes a notebook may change between preflight and send).
+        # What the report checked: the recipients' fingerprint and the settings (the text,
+        # sender and options may change between preflight and send).
         self._report_of: tuple[str, PreflightSettings] | None = None
 
     @classmethod
-    def from_csv(cls, client: Client | AsyncClient, path: str | Path, **options: Any) -> Campaign:
+    def from_csv(
+        cls,
+        client: Client | AsyncClient | None,
+        path: str | Path,
+        *,
+        text: str,
+        sender: str,
+        **options: Any,
+    ) -> Campaign:
         """A campaign whose recipients are the CSV file at ``path`` (a header row with
         ``phone_number``); ``options`` as for the constructor. A plain string given as
         recipients is one phone number, never a file name."""
-        return cls(client, Path(path), **options)
+        return cls(client, Path(path), text=text, sender=sender, **options)
 
-    def __repr__(self) -> str:
-        shown = self.text if len(self.text) <= 40 else self.text[:39] + "…"
-        return (
-            f"Campaign({self.name!r}, {self.recipients.describe()}, text={shown!r}, "
-            f"sender={self.sender!r})"
-        )
+    def describe_recipients(self) -> str:
+        """The recipients in a few words (for the repr)."""
+        return self.recipients.describe()
 
     @property
-    def settings(self) -> PreflightSettings:
-        """What preflight checks the campaign against."""
-        return campaign_settings(self.text, self.sender, self.default_region, self.options)
-
-    def default_journal(self) -> Path:
-        """``<campaigns dir>/<name>.journal.sqlite``: a per-user directory (see smskit._paths)."""
-        return campaigns_dir() / f"{self.name}.journal.sqlite"
+    def audience(self) -> Audience | None:
+        """The recipients' half of the last preflight (numbers, line types, duplicates, field
+        values), reused while the recipients and the default region do not change."""
+        return self._audience
 
     # -- preflight and estimate --------------------------------------------------------------
 
@@ -173,19 +170,15 @@ class Campaign:
         check.
         """
         fingerprint = self.recipients.fingerprint()
-        settings = self.settings
-        self._audience = audience_for(self.recipients, settings, self._audience)
-        report = preflight(
-            self.recipients, settings, now=now, clock=self._clock, audience=self._audience
-        )
-        if not offline and report.ok:
-            served = destinations(self.client, samples(report.frame), settings.product)
-            priced(report.frame, served, settings.product)
+        spec = self.spec
+        back_end = InMemoryAudience(self.recipients, self._audience, fields=self._read_fields)
+        report = run_preflight(back_end, spec.settings, spec.instant(now), self._serving(offline))
+        self._audience = back_end.audience
         self._report = report
-        self._report_of = (fingerprint, settings)
+        self._report_of = (fingerprint, spec.settings)
         return report
 
-    def estimate(
+    async def aestimate(
         self,
         *,
         offline: bool = False,
@@ -200,34 +193,9 @@ class Campaign:
         check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
         plan = self._plan(chunk_size)
         if offline:
-            return offline_estimate(plan, unit_prices)
+            return offline_estimate(plan.segments_and_regions(), unit_prices)
         check_concurrency(concurrency)
-        return run_blocking(
-            lambda stop: self._estimate(plan, concurrency, progress, stop, share=False)
-        )
-
-    async def aestimate(
-        self,
-        *,
-        chunk_size: int = 500,
-        concurrency: int = 4,
-        progress: ProgressOption = False,
-    ) -> CostEstimate:
-        """:meth:`estimate` from the gateway, awaited in the caller's event loop."""
-        check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
-        check_concurrency(concurrency)
-        plan = self._plan(chunk_size)
-        return await self._estimate(plan, concurrency, progress, threading.Event(), share=True)
-
-    async def _estimate(
-        self,
-        plan: Plan,
-        concurrency: int,
-        progress: ProgressOption,
-        stop: threading.Event,
-        *,
-        share: bool,
-    ) -> CostEstimate:
+        stop, share = interruption()
         async with async_client(self.client, share=share) as client:
             simulator = Simulator(client, self.text, self.sender, self.options)
 
@@ -249,29 +217,9 @@ class Campaign:
             balance = (await client.wallet.check_balance()).amount
         return simulator.estimate(balance)
 
+    estimate = blocking(aestimate)
+
     # -- sending -----------------------------------------------------------------------------
-
-    def send(
-        self,
-        *,
-        concurrency: int = 4,
-        chunk_size: int = 500,
-        progress: ProgressOption = True,
-        journal: str | Path | None = None,
-        wait: float = 0,
-    ) -> CampaignResult:
-        """Send every recipient that passes preflight, in chunks, ``concurrency`` at a time.
-
-        Works in a notebook (whose event loop is already running) and in scripts. With a
-        journal that already holds this campaign, it continues it: chunks accepted before
-        are not sent again. Raises ``ValidationError`` for a campaign-level preflight error,
-        ``CampaignBusy`` when another runner sends this journal (after waiting ``wait`` s).
-        """
-        path = self._checked_path(concurrency, chunk_size, journal)
-        book = self._open_journal(path, chunk_size, wait)
-        return run_blocking(
-            lambda stop: execute(book, self.client, concurrency, progress, stop, share=False)
-        )
 
     async def asend(
         self,
@@ -282,16 +230,25 @@ class Campaign:
         journal: str | Path | None = None,
         wait: float = 0,
     ) -> CampaignResult:
-        """:meth:`send`, awaited in the caller's event loop (``await campaign.asend()``)."""
-        path = self._checked_path(concurrency, chunk_size, journal)
-        book = await self._aopen_journal(path, chunk_size, wait)
-        return await execute(
-            book, self.client, concurrency, progress, threading.Event(), share=True
-        )
+        """Send every recipient that passes preflight, in chunks, ``concurrency`` at a time.
 
-    @classmethod
-    def resume(
-        cls,
+        With a journal (``journal``, else :meth:`default_journal`) that already holds this
+        campaign, it continues it: chunks accepted before are not sent again. Raises
+        ``ValidationError`` for a campaign-level preflight error, ``CampaignBusy`` when
+        another runner sends this journal (after waiting ``wait`` s).
+        """
+        check_concurrency(concurrency)
+        check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
+        path = self.spec.journal_path(journal)
+        plan = self._plan(chunk_size)
+        book = self._adopt(await open_leased(path, mode="any", wait=wait), plan, chunk_size)
+        stop, share = interruption()
+        return await execute(book, self.client, concurrency, progress, stop, share=share)
+
+    send = blocking(asend)
+
+    @staticmethod
+    async def aresume(
         journal_path: str | Path,
         client: Client | AsyncClient | None = None,
         *,
@@ -310,45 +267,15 @@ class Campaign:
         Raises ``CampaignBusy`` when another runner sends it (after waiting ``wait`` s).
         """
         check_concurrency(concurrency)
+        stop, share = interruption()
+        # A reconnected client is only ever used through an async twin (see async_client).
         runner = client if client is not None else reconnect(journal_path, Client)
-        book = Journal(journal_path, lease=wait)
-        return run_blocking(
-            lambda stop: execute(book, runner, concurrency, progress, stop, share=False)
-        )
-
-    @classmethod
-    async def aresume(
-        cls,
-        journal_path: str | Path,
-        client: Client | AsyncClient | None = None,
-        *,
-        concurrency: int = 4,
-        progress: ProgressOption = True,
-        wait: float = 0,
-    ) -> CampaignResult:
-        """:meth:`resume`, awaited in the caller's event loop."""
-        check_concurrency(concurrency)
-        runner = client if client is not None else reconnect(journal_path, AsyncClient)
         book = await open_leased(journal_path, wait=wait)
-        return await execute(book, runner, concurrency, progress, threading.Event(), share=True)
+        return await execute(book, runner, concurrency, progress, stop, share=share)
+
+    resume = staticmethod(blocking(aresume))
 
     # -- internals ---------------------------------------------------------------------------
-
-    def _checked_path(self, concurrency: int, chunk_size: int, journal: str | Path | None) -> Path:
-        """The journal to send with, once the sending options are checked."""
-        check_concurrency(concurrency)
-        check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
-        return Path(journal) if journal is not None else self.default_journal()
-
-    def _open_journal(self, path: Path, chunk_size: int, wait: float = 0) -> Journal:
-        """The journal for this campaign, its lease held: a new one, or a previous run's."""
-        plan = self._plan(chunk_size)
-        return self._adopt(Journal(path, mode="any", lease=wait), plan, chunk_size)
-
-    async def _aopen_journal(self, path: Path, chunk_size: int, wait: float) -> Journal:
-        """:meth:`_open_journal`, waiting for the lease without blocking the event loop."""
-        plan = self._plan(chunk_size)
-        return self._adopt(await open_leased(path, mode="any", wait=wait), plan, chunk_size)
 
     def _adopt(self, book: Journal, plan: Plan, chunk_size: int) -> Journal:
         """``book`` initialised with ``plan``, or checked to hold it (closed if it does not)."""
@@ -385,12 +312,6 @@ class Campaign:
 
     def _plan(self, chunk_size: int) -> Plan:
         """Preflight, then the exact payload of every chunk and the ids derived from it."""
-        header = {
-            "name": self.name,
-            "text": self.text,
-            "sender": self.sender,
-            "options": self.options,
-        }
         report = self._current_report()
         assert self._audience is not None  # set by the preflight that made the report
-        return build_plan(report, self._audience, header, self.default_region, chunk_size)
+        return build_plan(report, self._audience, self.spec.header, self.default_region, chunk_size)

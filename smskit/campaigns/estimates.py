@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from smskit.campaigns.plan import Plan
 from smskit.campaigns.results import shown_record
 from smskit.campaigns.runner import without_refused
 from smskit.errors import InsufficientCreditError, SmskitError
@@ -93,29 +92,28 @@ class Simulator:
         )
 
 
-def offline_estimate(plan: Plan, unit_prices: Mapping[str, float] | None) -> CostEstimate:
+def offline_estimate(
+    chunks: Iterable[tuple[Sequence[int], Sequence[str | None]]],
+    unit_prices: Mapping[str, float] | None,
+) -> CostEstimate:
+    """The figures of each chunk, given as (segments, regions) of its recipients, from the
+    segments alone; a cost only with ``unit_prices`` (EUR per segment by country code)."""
     import pandas as pd
 
     rows = []
-    segments = plan.columns["segments"]
-    for index, (start, stop) in enumerate(plan.bounds):
+    for index, (segments, found) in enumerate(chunks):
         cost: float | None = None
         error = None
-        regions = [r or "?" for r in plan.regions[start:stop]]
+        regions = [r or "?" for r in found]
         if unit_prices is not None:
             unpriced = sorted(set(regions) - set(unit_prices))
             if unpriced:
                 error = f"no unit price for {', '.join(unpriced)}"
             else:
-                cost = round(
-                    sum(
-                        s * unit_prices[r]
-                        for s, r in zip(segments[start:stop], regions, strict=True)
-                    ),
-                    6,
-                )
+                prices = [unit_prices[r] for r in regions]
+                cost = round(sum(s * u for s, u in zip(segments, prices, strict=True)), 6)
         rows.append(
-            {"chunk": index, "recipients": stop - start, "sms": sum(segments[start:stop]),
+            {"chunk": index, "recipients": len(segments), "sms": int(sum(segments)),
              "cost": cost, "error": error}
         )  # fmt: skip
     frame = pd.DataFrame(rows, columns=["chunk", "recipients", "sms", "cost", "error"]).astype(

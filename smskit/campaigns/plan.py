@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.campaigns.journal import FIELD_PREFIX, plan_contacts
-from smskit.client import AsyncClient, Client
 from smskit.client.checks import check_choice, check_flags, iso_datetime
-from smskit.errors import ConfigurationError, ValidationError
+from smskit.errors import ValidationError
 from smskit.rules import fields as _fields
 from smskit.rules import spec as _spec
 from smskit.rules.canonical import canonical_json
@@ -34,9 +33,9 @@ __all__ = [
     "Plan",
     "build_plan",
     "campaign_settings",
-    "check_campaign",
     "check_name",
     "check_options",
+    "check_text_and_sender",
     "default_name",
 ]
 
@@ -67,6 +66,11 @@ class Plan:
     bounds: list[tuple[int, int]]
     regions: list[str | None]
     excluded: list[tuple[int, Any, Any, str, Any]]
+
+    def segments_and_regions(self) -> Iterator[tuple[list[int], list[str | None]]]:
+        """Each chunk's recipients' segments and regions (what an offline estimate counts)."""
+        for start, stop in self.bounds:
+            yield self.columns["segments"][start:stop], self.regions[start:stop]
 
     def contacts(self, start: int, stop: int) -> ContactChunk:
         """The Contact objects of planned recipients ``start:stop``."""
@@ -156,37 +160,21 @@ def check_name(name: Any) -> str:
     return name
 
 
-def default_name(
-    text: str,
-    sender: str,
-    options: Mapping[str, Any],
-    clock: Callable[[], datetime] | None = None,
-) -> str:
-    """``campaign-<created>-<hash>``: when the campaign is created (``clock()``, default the
-    system clock; UTC to the microsecond) and a hash of the text, sender and options.
+def default_name(text: str, sender: str, options: Mapping[str, Any], created: datetime) -> str:
+    """``campaign-<created>-<hash>``: when the campaign was created (an aware datetime, shown
+    in UTC to the microsecond) and a hash of the text, sender and options.
 
     The creation time is part of a campaign's identity unless the user names it: the same
     daily alert created tomorrow is a new campaign (new journal, new request ids), not a
     re-run of today's that the journal and the gateway would answer "already sent".
     """
-    created = (clock or _utcnow)()
-    if created.utcoffset() is None:
-        raise ValidationError("clock", "must return an aware datetime", value=created)
-    body = canonical_json({"text": text, "sender": sender, "options": options})
+    body = canonical_json({"text": text, "sender": sender, "options": dict(options)})
     digest = hashlib.blake2b(body.encode(), digest_size=5).hexdigest()
     return f"campaign-{created.astimezone(UTC):%Y%m%dT%H%M%S.%f}Z-{digest}"
 
 
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-def check_campaign(client: Any, text: Any, sender: Any) -> None:
-    """What every campaign needs, whatever holds its recipients: a client, a text, a sender."""
-    if not isinstance(client, Client | AsyncClient):
-        raise ConfigurationError(
-            f"client must be a smskit.Client or smskit.AsyncClient, got {type(client).__name__}"
-        )
+def check_text_and_sender(text: Any, sender: Any) -> None:
+    """What every campaign needs: a text and a sender, strings that can be encoded."""
     for field, value in (("text", text), ("sender", sender)):
         if not isinstance(value, str):
             raise ValidationError(field, "must be a string", value=value)

@@ -43,6 +43,7 @@ from smskit.rules.hours import (
     register_marketing_hours,
 )
 from smskit.rules.recipients import Recipients
+from smskit.rules.region import DEFAULT_REGION
 from smskit.rules.sender import check_sender
 
 if TYPE_CHECKING:
@@ -60,8 +61,10 @@ __all__ = [
     "PreflightSettings",
     "Recipients",
     "audience_for",
-    "preflight",
+    "evaluation_instant",
+    "priced",
     "register_marketing_hours",
+    "samples",
 ]
 
 ENCODINGS: Final = ("GSM-7", "UCS-2")
@@ -74,7 +77,7 @@ class PreflightSettings:
 
     text: str
     sender: str
-    default_region: str | None = "FR"
+    default_region: str | None = DEFAULT_REGION
     purpose: str | None = None
     with_replies: bool | None = None
     send_at: str | None = None
@@ -417,60 +420,6 @@ def audience_for(
     return Audience(recipients, settings.default_region, fields=fields, block_rows=block_rows)
 
 
-def preflight(
-    recipients: Recipients,
-    settings: PreflightSettings,
-    *,
-    now: datetime | None = None,
-    clock: Callable[[], datetime] | None = None,
-    block_rows: int = NUMBER_BLOCK_ROWS,
-    audience: Audience | None = None,
-    destinations: Destinations | None = None,
-) -> PreflightReport:
-    """Check every recipient and the campaign; nothing is sent.
-
-    ``audience``: the recipients' half computed before (see :class:`Audience`), reused when
-    it is of these recipients and ``settings.default_region``, so only the text's half runs.
-    ``destinations`` (what the gateway said it serves, see :mod:`smskit.campaigns.served`)
-    excludes the recipients whose country is not served for the product and prices the
-    others (:func:`priced`); without it those two are not checked.
-    """
-    import numpy as np
-    import pandas as pd
-
-    instant = now or (clock or _utcnow)()
-    if instant.utcoffset() is None:
-        raise ValidationError("now", "needs a timezone (an aware datetime)", value=instant)
-    errors, found, used = campaign_findings(settings)
-    when = send_instant(settings, instant)
-    audience = audience_for(recipients, settings, audience, block_rows=block_rows)
-    columns, missing = report_columns(audience, settings, used, when)
-    # The columns are made for the frame (or shared with the audience, which never edits
-    # them): no copy, so the peak is one report, not two.
-    frame = pd.DataFrame(columns, index=audience.index, copy=False)
-    sending = columns["send"]
-    del columns
-    regions = audience.regions
-    counts = np.bincount(audience.region.codes[sending] + 1, minlength=len(regions) + 1)[1:]
-    present = [regions[i] for i in np.flatnonzero(counts)]
-    for country, reason in hours_refusals(present, settings.purpose, when).items():
-        count = int(counts[regions.index(country)])
-        said = f"{reason}: {count} recipient(s) would receive a marketing SMS"
-        found.append(Finding("hours_refused", None, None, said))
-    if missing:
-        found.append(Finding("fields_missing", None, None, str(missing)))
-    if destinations is not None:
-        priced(frame, destinations, settings.product)
-    return PreflightReport(
-        frame,
-        errors=tuple(errors),
-        findings=tuple(found),
-        text=settings.text,
-        purpose=settings.purpose or "wholesale",
-        evaluated_at=when,
-    )
-
-
 def samples(frame: pd.DataFrame) -> dict[str, str]:
     """One sendable number per destination country of a report's frame (to ask the gateway)."""
     sending = frame.loc[frame["send"] & frame["region"].notna(), ["region", "phone_number"]]
@@ -509,6 +458,15 @@ def priced(frame: pd.DataFrame, destinations: Destinations, product: str) -> Non
     frame["detail"] = coded(detail_codes, details)
     frame["send"] = sending
     frame["cost"] = cost
+
+
+def evaluation_instant(now: datetime | None, clock: Callable[[], datetime] | None) -> datetime:
+    """``now``, else ``clock()``, else the current time: an aware datetime (a naive one is
+    refused, naming ``now``)."""
+    instant = now or (clock or _utcnow)()
+    if instant.utcoffset() is None:
+        raise ValidationError("now", "needs a timezone (an aware datetime)", value=instant)
+    return instant
 
 
 def _utcnow() -> datetime:

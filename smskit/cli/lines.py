@@ -23,6 +23,7 @@ from smskit.cli.output import (
     progress,
     records,
 )
+from smskit.rules.region import DEFAULT_REGION
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 @click.option(
     "--region",
     type=CountryCode(),
-    default="FR",
+    default=DEFAULT_REGION,
     show_default=True,
     help="Country of numbers written without their +code (ISO code, any case).",
 )

@@ -43,6 +43,7 @@ from smskit.cli.sendcheck import (
     show_preflight,
 )
 from smskit.rules.hours import next_permitted
+from smskit.rules.region import DEFAULT_REGION
 
 
 @click.command()
@@ -79,7 +80,7 @@ from smskit.rules.hours import next_permitted
 @click.option(
     "--region",
     type=CountryCode(),
-    default="FR",
+    default=DEFAULT_REGION,
     show_default=True,
     help="Country of national numbers (ISO code, any case).",
 )

@@ -39,7 +39,8 @@ def to_contacts(value: Any, field: str, *, strict: bool) -> Sequence[dict[str, A
     A :class:`~smskit.rules.contacts.ContactChunk` (a campaign plan's chunk) is taken as it
     is unless ``strict``: reading it again would only redo preflight's work."""
     from smskit.rules.contacts import ContactChunk
-    from smskit.rules.recipients import DEFAULT_REGION, Recipients, contact_rows
+    from smskit.rules.recipients import Recipients, contact_rows
+    from smskit.rules.region import DEFAULT_REGION
 
     if isinstance(value, ContactChunk) and not strict:
         return value  # a plan's chunk: built from what preflight checked, already in form

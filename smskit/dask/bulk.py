@@ -21,6 +21,7 @@ from smskit.campaigns import bulk_hlr as checked
 from smskit.campaigns.runner import Progress, ProgressOption
 from smskit.dask.stream import Materialised, parts_of, rows_of, stage, stream
 from smskit.errors import ConfigurationError, ValidationError
+from smskit.rules.region import DEFAULT_REGION
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -40,7 +41,7 @@ def bulk_hlr(
     numbers: dd.Series,
     output: str | Path,
     *,
-    default_region: str | None = "FR",
+    default_region: str | None = DEFAULT_REGION,
     journal: str | Path | bool | None = None,
     max_age: float | None = DEFAULT_MAX_AGE_S,
     chunk_size: int = 200,

@@ -13,8 +13,12 @@ report.to_parquet("preflight/")                     # the per-recipient report, 
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import itertools
-from collections.abc import Callable, Sequence
+import warnings
+import weakref
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -24,17 +28,19 @@ import dask.dataframe as dd
 import pandas as pd
 from dask.delayed import delayed
 
-from smskit._paths import campaigns_dir
-from smskit.campaigns.plan import (
-    campaign_settings,
-    check_campaign,
-    check_name,
-    check_options,
-    default_name,
+from smskit.campaigns.definition import CampaignSpec, SpecHolder, check_client
+from smskit.campaigns.estimates import CostEstimate, Simulator, offline_estimate
+from smskit.campaigns.journal import plan_contacts
+from smskit.campaigns.orchestration import run_preflight
+from smskit.campaigns.preflight import PreflightSettings
+from smskit.campaigns.runner import (
+    ProgressOption,
+    async_client,
+    check_chunk_size,
+    check_concurrency,
+    run_chunks,
 )
-from smskit.campaigns.preflight import PreflightSettings, campaign_findings, send_instant
-from smskit.campaigns.runner import ProgressOption
-from smskit.campaigns.served import destinations
+from smskit.campaigns.twins import blocking, interruption
 from smskit.client import AsyncClient, Client
 from smskit.dask import partitions as parts
 from smskit.dask import sending
@@ -47,26 +53,53 @@ from smskit.dask.report import (
 from smskit.dask.results import StreamedResult
 from smskit.dask.spill import Spill
 from smskit.errors import ValidationError
+from smskit.rules import spec as _spec
+from smskit.rules.destinations import Destinations
 from smskit.rules.findings import Finding
-from smskit.rules.hours import hours_refusals
-from smskit.rules.recipients import DEFAULT_REGION
+from smskit.rules.region import DEFAULT_REGION
 
-__all__ = ["Campaign", "repeats_by_owner"]
+__all__ = ["Campaign", "PartitionedAudience", "repeats_by_owner"]
 
 Paths = str | Path | Sequence[str | Path]
 
 
-class Campaign:
+def _report_given_first(
+    send: Callable[..., StreamedResult],
+) -> Callable[..., StreamedResult]:
+    """``send``, also taking the report as its first positional argument, as it did before
+    (deprecated: ``send(report=...)``)."""
+
+    @functools.wraps(send)
+    def compatible(self: Campaign, *args: Any, **kwargs: Any) -> StreamedResult:
+        if args:
+            warnings.warn(
+                "dask.Campaign.send(report) is deprecated: pass send(report=report), or call "
+                "preflight() first (send uses the last one)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            (kwargs["report"],) = args
+        return send(self, **kwargs)
+
+    return compatible
+
+
+class Campaign(SpecHolder):
     """A campaign whose recipients are a Dask DataFrame (columns named like the spec's
     Contact fields, plus ``country`` for national numbers), checked partition by partition.
 
-    Same settings as :class:`smskit.Campaign`; computations run on dask's current scheduler
-    (see :func:`smskit.dask.connect`). Rows are numbered in input order across partitions.
+    The same spec and the same public methods as :class:`smskit.Campaign` (preflight,
+    estimate, send, resume and their async twins); computations run on dask's current
+    scheduler (see :func:`smskit.dask.connect`). Rows are numbered in input order across
+    partitions. :meth:`estimate` and :meth:`send` use the last preflight while the spec
+    does not change and the report is still held (its spill lives as long as it is).
     """
+
+    kind = "dask.Campaign"
 
     def __init__(
         self,
-        client: Client | AsyncClient,
+        client: Client | AsyncClient | None,
         recipients: dd.DataFrame,
         *,
         text: str,
@@ -74,9 +107,10 @@ class Campaign:
         name: str | None = None,
         default_region: str | None = DEFAULT_REGION,
         clock: Callable[[], datetime] | None = None,
+        journal: str | Path | None = None,
         **send_options: Any,
     ) -> None:
-        check_campaign(client, text, sender)
+        check_client(client)
         if not isinstance(recipients, dd.DataFrame):
             raise ValidationError(
                 "recipients", "must be a Dask DataFrame", value=type(recipients).__name__
@@ -85,51 +119,50 @@ class Campaign:
             raise ValidationError(
                 "recipients", "a DataFrame of recipients needs a 'phone_number' column"
             )
-        self.client = client
+        spec = CampaignSpec(text, sender, send_options, name, default_region, clock, journal)
+        super().__init__(client, spec)
         self.recipients = recipients
-        self.text = text
-        self.sender = sender
-        self.options = check_options(send_options)
-        self.default_region = default_region
-        self.name = (
-            check_name(name)
-            if name is not None
-            else default_name(text, sender, self.options, clock)
-        )
-        self._clock = clock
         # A CSV's rows are indexed by position, as smskit.Campaign indexes a CSV file.
         self._positions_as_index = False
+        # The last preflight, weakly: its spill (on disk) lives as long as the user holds it.
+        self._report: weakref.ref[DaskPreflightReport] | None = None
+        self._report_of: PreflightSettings | None = None
 
     @classmethod
     def from_parquet(
-        cls, client: Client | AsyncClient, paths: Paths, *, text: str, sender: str, **options: Any
+        cls,
+        client: Client | AsyncClient | None,
+        paths: Paths,
+        *,
+        text: str,
+        sender: str,
+        **options: Any,
     ) -> Campaign:
         """Recipients read from Parquet files (a directory, a glob or a list of paths)."""
         return cls(client, dd.read_parquet(_paths(paths)), text=text, sender=sender, **options)
 
     @classmethod
     def from_csv(
-        cls, client: Client | AsyncClient, paths: Paths, *, text: str, sender: str, **options: Any
+        cls,
+        client: Client | AsyncClient | None,
+        path: Paths,
+        *,
+        text: str,
+        sender: str,
+        **options: Any,
     ) -> Campaign:
-        """Recipients read from CSV files (a glob or a list; each with a header naming the
-        columns), every value as text so a leading ``+`` or ``0`` survives. Rows are indexed
-        by their position across the files, in order, as ``smskit.Campaign`` indexes a CSV."""
-        frame = dd.read_csv(_paths(paths), dtype=str, keep_default_na=False, na_values=[""])
+        """Recipients read from CSV files (``path``: a file, a glob or a list; each with a
+        header naming the columns), every value as text so a leading ``+`` or ``0`` survives.
+        Rows are indexed by their position across the files, in order, as
+        ``smskit.Campaign.from_csv`` indexes its file."""
+        frame = dd.read_csv(_paths(path), dtype=str, keep_default_na=False, na_values=[""])
         campaign = cls(client, frame, text=text, sender=sender, **options)
         campaign._positions_as_index = True
         return campaign
 
-    def __repr__(self) -> str:
-        shown = self.text if len(self.text) <= 40 else self.text[:39] + "…"
-        return (
-            f"dask.Campaign({self.name!r}, {self.recipients.npartitions} partitions, "
-            f"text={shown!r}, sender={self.sender!r})"
-        )
-
-    @property
-    def settings(self) -> PreflightSettings:
-        """What preflight checks the campaign against (as :class:`smskit.Campaign`)."""
-        return campaign_settings(self.text, self.sender, self.default_region, self.options)
+    def describe_recipients(self) -> str:
+        """The recipients in a few words (for the repr)."""
+        return f"{self.recipients.npartitions} partitions"
 
     def preflight(
         self,
@@ -148,101 +181,89 @@ class Campaign:
         the report) and the second pass settles duplicates and prices from there; the
         report's ``frame``, ``kept()`` and ``to_parquet()`` read the settled files.
         """
-        settings = self.settings
-        instant = now or (self._clock or _utcnow)()
-        if instant.utcoffset() is None:
-            raise ValidationError("now", "needs a timezone (an aware datetime)", value=instant)
-        errors, found, used = campaign_findings(settings)
-        store = Spill(spill)
-        infos = self._check(store, settings, instant, used)
-        offsets = [0, *itertools.accumulate(int(info["rows"]) for info in infos)][:-1]
-        served = None
-        if not offline and not errors:
-            samples: dict[str, str] = {}
-            for info in infos:
-                samples = {**info["samples"], **samples}  # the first partition's number wins
-            served = destinations(self.client, samples, settings.product)
-        shares = [
-            delayed(parts.settle_partition)(
-                store.file("checked", n),
-                store.file("repeats", n),
-                offsets,
-                n,
-                self._positions_as_index,
-                served,
-                settings.product,
-                store.file("report", n),
+        spec = self.spec
+        back_end = PartitionedAudience(self.recipients, self._positions_as_index, Spill(spill))
+        report = run_preflight(back_end, spec.settings, spec.instant(now), self._serving(offline))
+        self._report, self._report_of = weakref.ref(report), spec.settings
+        return report
+
+    async def aestimate(
+        self,
+        *,
+        offline: bool = False,
+        unit_prices: Mapping[str, float] | None = None,
+        chunk_size: int = 500,
+        concurrency: int = 4,
+        progress: ProgressOption = False,
+    ) -> CostEstimate:
+        """As :meth:`smskit.Campaign.estimate`, chunk by chunk of each partition's recipients
+        (the chunks a send makes): the gateway's figures (``simulation_mode``) and the
+        balance, or with ``offline=True`` the segments (cost only with ``unit_prices``)."""
+        check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
+        report = self._current_report()
+        report.raise_for_errors()
+        chunks = _kept_chunks(report.kept(), chunk_size)
+        if offline:
+            return await asyncio.to_thread(
+                offline_estimate,
+                ((c["segments"].tolist(), c["region"].tolist()) for _, c in chunks),
+                unit_prices,
             )
-            for n in range(len(infos))
-        ]
-        (shares,) = dask.compute(shares)
-        store.drop("checked", "repeats")
-        when = send_instant(settings, instant)
-        missing = sum(int(info["missing"]) for info in infos)
-        report = _reduce(shares, settings, when, errors, found, missing)
-        index = self.recipients._meta.index
-        frame = dd.from_delayed(
-            [delayed(parts.load_report)(store, n) for n in range(len(infos))],
-            meta=parts.report_meta(index),
-            verify_meta=False,
-        )
-        kept = dd.from_delayed(
-            [delayed(parts.load_kept)(store, n, used) for n in range(len(infos))],
-            meta=parts.kept_meta(index, used),
-            verify_meta=False,
-        )
-        return DaskPreflightReport(
-            frame,
-            kept,
-            *report,
-            errors=tuple(errors),
-            findings=tuple(found),
-            text=settings.text,
-            purpose=settings.purpose or "wholesale",
-            evaluated_at=when,
-            spill=store,
-        )
+        check_concurrency(concurrency)
+        stop, share = interruption()
+        async with async_client(self.client, share=share) as client:
+            simulator = Simulator(client, self.text, self.sender, self.options)
+
+            async def one(item: tuple[int, pd.DataFrame]) -> None:
+                index, chunk = item
+                contacts = plan_contacts(sending.plan_columns(chunk), range(len(chunk)))
+                await simulator.chunk(index, chunk["row"].tolist(), contacts)
+
+            await run_chunks(
+                chunks,
+                one,
+                concurrency=concurrency,
+                stop=stop,
+                progress=progress,
+                total=report.to_send,
+                unit="recipient",
+                size=lambda item: len(item[1]),
+            )
+            balance = (await client.wallet.check_balance()).amount
+        return simulator.estimate(balance)
+
+    estimate = blocking(aestimate)
 
     # -- sending -----------------------------------------------------------------------------
 
-    def send(
+    async def asend(
         self,
-        report: DaskPreflightReport | None = None,
         *,
         concurrency: int = 4,
         chunk_size: int = 500,
         progress: ProgressOption = True,
         journal: str | Path | None = None,
         wait: float = 0,
+        report: DaskPreflightReport | None = None,
     ) -> StreamedResult:
-        """Send every recipient ``report`` (default: a new preflight) lets through, streamed
-        from the partitions in chunks into the journaled sender (:mod:`smskit.dask.sending`).
+        """Send every recipient ``report`` (default: the last preflight of this spec, else a
+        new one) lets through, streamed from the partitions in chunks into the journaled
+        sender (:mod:`smskit.dask.sending`).
 
         As :meth:`smskit.Campaign.send`: a journal that holds this campaign is continued, a
         campaign-level preflight error raises ``ValidationError``, another runner sending it
         ``CampaignBusy``. The recipients are staged as Parquet beside the journal
         (``<journal>.parts``), which a resume reads again.
         """
-        report = report if report is not None else self.preflight()
+        report = report if report is not None else self._current_report()
         report.raise_for_errors()
-        path = (
-            Path(journal)
-            if journal is not None
-            else campaigns_dir() / f"{self.name}.journal.sqlite"
-        )
         frame = report.frame
-        header = {
-            "name": self.name,
-            "text": self.text,
-            "sender": self.sender,
-            "options": self.options,
-        }
-        return sending.send_kept(
+        return await sending.asend_kept(
             self.client,
             report.kept(),
             frame.loc[~frame["send"], list(sending.EXCLUDED_COLUMNS)],
-            header,
-            journal=path,
+            self.spec.header,
+            journal=self.spec.journal_path(journal),
             recipients=int(report.summary()["recipients"].iloc[0]),
             default_region=self.default_region,
             source=repr(self),
@@ -252,23 +273,51 @@ class Campaign:
             wait=wait,
         )
 
+    send = _report_given_first(blocking(asend))
+
+    aresume = staticmethod(sending.aresume)
     resume = staticmethod(sending.resume)
 
     # -- internals ---------------------------------------------------------------------------
 
-    def _check(
-        self, store: Spill, settings: PreflightSettings, instant: datetime, used: tuple[str, ...]
-    ) -> list[dict[str, Any]]:
+    def _current_report(self) -> DaskPreflightReport:
+        """The last preflight if it is still held and the spec's settings did not change
+        since, else a new one."""
+        report = self._report() if self._report is not None else None
+        if report is None or self._report_of != self.settings:
+            report = self.preflight()
+        return report
+
+
+class PartitionedAudience:
+    """The partitioned back end of :func:`~smskit.campaigns.orchestration.run_preflight`: the
+    pandas preflight on every partition, reading the input once into ``store``; duplicates
+    found across partitions by a shuffle on the number and sent back to their own partition;
+    each partition's share of the totals computed where it is settled."""
+
+    def __init__(self, recipients: dd.DataFrame, positions_as_index: bool, store: Spill) -> None:
+        self.recipients = recipients
+        self.positions_as_index = positions_as_index
+        self.store = store
+        self._infos: list[dict[str, Any]] = []
+        self._shares: list[dict[str, Any]] = []
+        self._used: tuple[str, ...] = ()
+
+    def check(
+        self, settings: PreflightSettings, instant: datetime, when: datetime, used: tuple[str, ...]
+    ) -> None:
         """The first pass, reading the input once: each partition's preflight spilled, and
         its duplicates of earlier rows found by a shuffle on the number and written back to
         that partition's own file."""
+        store = self.store
+        self._used = used
         checked = [
             delayed(parts.check_partition, nout=2)(
                 part,
                 n,
                 settings,
                 instant,
-                self._positions_as_index,
+                self.positions_as_index,
                 used,
                 store.file("checked", n),
             )
@@ -282,7 +331,74 @@ class Campaign:
             for n, own in enumerate(repeats_by_owner(candidates, len(checked)).to_delayed())
         ]
         infos, _ = dask.compute([c[1] for c in checked], written)
-        return list(infos)
+        self._infos = list(infos)
+
+    def samples(self) -> Mapping[str, str]:
+        found: dict[str, str] = {}
+        for info in self._infos:
+            found = {**info["samples"], **found}  # the first partition's number wins
+        return found
+
+    def settle(self, served: Destinations | None, product: str) -> tuple[Mapping[str, int], int]:
+        infos, store = self._infos, self.store
+        offsets = [0, *itertools.accumulate(int(info["rows"]) for info in infos)][:-1]
+        shares = [
+            delayed(parts.settle_partition)(
+                store.file("checked", n),
+                store.file("repeats", n),
+                offsets,
+                n,
+                self.positions_as_index,
+                served,
+                product,
+                store.file("report", n),
+            )
+            for n in range(len(infos))
+        ]
+        (self._shares,) = dask.compute(shares)
+        store.drop("checked", "repeats")
+        per_region = _summed([s["regions"] for s in self._shares])
+        missing = sum(int(info["missing"]) for info in infos)
+        return {str(k): int(v) for k, v in per_region.items()}, missing
+
+    def report(
+        self,
+        settings: PreflightSettings,
+        when: datetime,
+        errors: tuple[ValidationError, ...],
+        findings: tuple[Finding, ...],
+    ) -> DaskPreflightReport:
+        shares, store, used = self._shares, self.store, self._used
+        names = ("recipients", "to_send", "with_warning", "segments", "ucs2")
+        totals = {name: sum(int(s["totals"][name]) for s in shares) for name in names}
+        counted = issue_counts(_summed([s["issues"] for s in shares]))
+        table = pd.concat([s["breakdown"] for s in shares], ignore_index=True)
+        table = table.groupby(["region", "encoding"], dropna=False).sum()
+        index = self.recipients._meta.index
+        count = len(self._infos)
+        frame = dd.from_delayed(
+            [delayed(parts.load_report)(store, n) for n in range(count)],
+            meta=parts.report_meta(index),
+            verify_meta=False,
+        )
+        kept = dd.from_delayed(
+            [delayed(parts.load_kept)(store, n, used) for n in range(count)],
+            meta=parts.kept_meta(index, used),
+            verify_meta=False,
+        )
+        return DaskPreflightReport(
+            frame,
+            kept,
+            summary_row(totals, counted, len(errors)),
+            counted,
+            _tidy(table),
+            errors=errors,
+            findings=findings,
+            text=settings.text,
+            purpose=settings.purpose or "wholesale",
+            evaluated_at=when,
+            spill=store,
+        )
 
 
 def repeats_by_owner(candidates: dd.DataFrame, partitions: int) -> dd.DataFrame:
@@ -294,32 +410,6 @@ def repeats_by_owner(candidates: dd.DataFrame, partitions: int) -> dd.DataFrame:
     owned = found.assign(part=found["row"] // (1 << parts.SHIFT))
     # Divisions 0, 1, ..., n: partition n receives exactly the keys of input partition n.
     return owned.set_index("part", divisions=list(range(partitions + 1)), sorted=False)
-
-
-def _reduce(
-    shares: list[dict[str, Any]],
-    settings: PreflightSettings,
-    when: datetime,
-    errors: list[ValidationError],
-    found: list[Finding],
-    missing: int,
-) -> tuple[pd.DataFrame, pd.Series, pd.DataFrame]:
-    """Summary, issue counts and breakdown from the partitions' shares (small: a few numbers
-    and a row per country each); the hours and missing-field findings appended to ``found``
-    as the pandas preflight says them."""
-    names = ("recipients", "to_send", "with_warning", "segments", "ucs2")
-    totals = {name: sum(int(s["totals"][name]) for s in shares) for name in names}
-    issues = _summed([s["issues"] for s in shares])
-    per_region = _summed([s["regions"] for s in shares])
-    for country, reason in hours_refusals(sorted(per_region.index), settings.purpose, when).items():
-        said = f"{reason}: {int(per_region[country])} recipient(s) would receive a marketing SMS"
-        found.append(Finding("hours_refused", None, None, said))
-    if missing:
-        found.append(Finding("fields_missing", None, None, str(missing)))
-    counted = issue_counts(issues)
-    table = pd.concat([s["breakdown"] for s in shares], ignore_index=True)
-    table = table.groupby(["region", "encoding"], dropna=False).sum()
-    return summary_row(totals, counted, len(errors)), counted, _tidy(table)
 
 
 def _summed(counts: list[pd.Series]) -> pd.Series:
@@ -341,7 +431,12 @@ def _paths(paths: Paths) -> str | list[str]:
     return [str(p) for p in paths]
 
 
-def _utcnow() -> datetime:
-    from datetime import UTC
-
-    return datetime.now(UTC)
+def _kept_chunks(kept: dd.DataFrame, size: int) -> Iterator[tuple[int, pd.DataFrame]]:
+    """The recipients to send, chunk by chunk of each partition (as a send chunks them),
+    numbered; one partition computed at a time."""
+    index = 0
+    for part in kept.to_delayed():
+        frame = part.compute()
+        for start in range(0, len(frame), size):
+            yield index, frame.iloc[start : start + size]
+            index += 1

@@ -25,6 +25,7 @@ from dask.delayed import Delayed, delayed
 from smskit.errors import ValidationError
 from smskit.rules import personalize, phones, textvec
 from smskit.rules.batch import analyze_many as _pandas_analyze_many
+from smskit.rules.region import DEFAULT_REGION
 
 __all__ = ["analyze_many", "normalize", "render_all"]
 
@@ -33,7 +34,10 @@ _ERROR = pd.CategoricalDtype(list(textvec.ERRORS))
 
 
 def normalize(
-    values: dd.Series, default_region: str | None = "FR", *, region: dd.Series | None = None
+    values: dd.Series,
+    default_region: str | None = DEFAULT_REGION,
+    *,
+    region: dd.Series | None = None,
 ) -> dd.DataFrame:
     """:func:`smskit.rules.phones.normalize` of every partition of ``values``.
 

@@ -16,21 +16,18 @@ per chunk, each recipient's outcome on the cluster, never the recipients on the 
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import shutil
 from collections.abc import Generator, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from smskit.campaigns.journal import FIELD_PREFIX, Chunk, Journal
+from smskit.campaigns.journal import FIELD_PREFIX, Chunk, Journal, open_leased
 from smskit.campaigns.reconnect import gateway_record, reconnect
-from smskit.campaigns.runner import (
-    ProgressOption,
-    check_chunk_size,
-    check_concurrency,
-    run_blocking,
-)
+from smskit.campaigns.runner import ProgressOption, check_chunk_size, check_concurrency
 from smskit.campaigns.sending import deliver
+from smskit.campaigns.twins import blocking, interruption
 from smskit.client import Client
 from smskit.dask.results import StreamedResult
 from smskit.dask.stream import Materialised, parts_of, rows_of, stage, stream
@@ -44,7 +41,15 @@ if TYPE_CHECKING:
 
     from smskit.client import AsyncClient
 
-__all__ = ["EXCLUDED_COLUMNS", "parts_dir", "resume", "send_kept"]
+__all__ = [
+    "EXCLUDED_COLUMNS",
+    "aresume",
+    "asend_kept",
+    "parts_dir",
+    "plan_columns",
+    "resume",
+    "send_kept",
+]
 
 EXCLUDED_COLUMNS = ("row", "input", "phone_number", "issue", "detail")
 
@@ -54,7 +59,7 @@ def parts_dir(journal: Path) -> Path:
     return journal.with_name(journal.name + ".parts")
 
 
-def send_kept(
+async def asend_kept(
     client: Client | AsyncClient,
     kept: dd.DataFrame,
     excluded: dd.DataFrame | None,
@@ -76,13 +81,14 @@ def send_kept(
     ``sender``, ``options``); ``excluded`` (:data:`EXCLUDED_COLUMNS`) is recorded as kept out.
 
     A journal that already holds this campaign is continued (its staged files are used, once
-    the source is checked to be the same); one that holds another is refused.
+    the source is checked to be the same); one that holds another is refused. The cluster's
+    work (staging, digests) runs in a worker thread: the event loop is never blocked on it.
     """
     check_concurrency(concurrency)
     check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
     names = ["phone_number", "row", "segments", *_field_columns(kept)]
     kept = kept[names]
-    book = Journal(journal, mode="any", lease=wait)
+    book = await open_leased(journal, mode="any", wait=wait)
     try:
         meta = book.meta()
         if not meta:
@@ -92,16 +98,21 @@ def send_kept(
                 "source": source,
                 "gateway": gateway_record(client),
             }
-            meta = _initialise(book, kept, excluded, header, about, chunk_size, counter)
+            meta = await asyncio.to_thread(
+                _initialise, book, kept, excluded, header, about, chunk_size, counter
+            )
         else:
-            _check_same(book, meta, kept, header)
+            await asyncio.to_thread(_check_same, book, meta, kept, header)
     except BaseException:
         book.close()
         raise
-    return _run(book, client, meta, concurrency, progress, ahead, counter)
+    return await _deliver(book, client, meta, concurrency, progress, ahead, counter)
 
 
-def resume(
+send_kept = blocking(asend_kept)
+
+
+async def aresume(
     journal_path: str | Path,
     client: Client | AsyncClient | None = None,
     *,
@@ -116,7 +127,7 @@ def resume(
     Without ``client``, the gateway the journal records (see ``smskit.Campaign.resume``)."""
     check_concurrency(concurrency)
     runner = client if client is not None else reconnect(journal_path, Client)
-    book = Journal(journal_path, lease=wait)
+    book = await open_leased(journal_path, wait=wait)
     try:
         meta = book.meta()
         if "digests" not in meta:
@@ -127,10 +138,13 @@ def resume(
     except BaseException:
         book.close()
         raise
-    return _run(book, runner, meta, concurrency, progress, ahead, counter)
+    return await _deliver(book, runner, meta, concurrency, progress, ahead, counter)
 
 
-def _run(
+resume = blocking(aresume)
+
+
+async def _deliver(
     book: Journal,
     client: Client | AsyncClient,
     meta: Mapping[str, Any],
@@ -140,19 +154,18 @@ def _run(
     counter: Materialised | None,
 ) -> StreamedResult:
     chunks = _chunks(book, meta, ahead, counter)
+    stop, share = interruption()
     try:
-        return run_blocking(
-            lambda stop: deliver(
-                book,
-                client,
-                concurrency,
-                progress,
-                stop,
-                StreamedResult.from_journal,
-                share=False,
-                chunks=chunks,
-                total=int(meta["to_send"]),
-            )
+        return await deliver(
+            book,
+            client,
+            concurrency,
+            progress,
+            stop,
+            StreamedResult.from_journal,
+            share=share,
+            chunks=chunks,
+            total=int(meta["to_send"]),
         )
     finally:
         chunks.close()  # the files read ahead are let go
@@ -175,7 +188,7 @@ def _chunks(
     for index, part in stream(paths, ahead=ahead, counter=counter):
         if _digest(part) != digests[index]:
             raise ConfigurationError(f"{str(paths[index])!r} is not the file the journal staged")
-        columns = _columns(part)
+        columns = plan_columns(part)
         for start in range(0, len(part), size):
             yield book.add_chunk(idx, {k: v[start : start + size] for k, v in columns.items()})
             idx += 1
@@ -239,7 +252,7 @@ def _field_columns(kept: dd.DataFrame) -> list[str]:
     return sorted(name for name in kept.columns if str(name).startswith(FIELD_PREFIX))
 
 
-def _columns(part: pd.DataFrame) -> dict[str, list[Any]]:
+def plan_columns(part: pd.DataFrame) -> dict[str, list[Any]]:
     """A partition as the journal's plan columns: JSON values (ints, texts; "" when empty)."""
     columns: dict[str, list[Any]] = {
         "phone_number": part["phone_number"].astype(object).tolist(),
@@ -253,7 +266,7 @@ def _columns(part: pd.DataFrame) -> dict[str, list[Any]]:
 
 def _digest(part: pd.DataFrame) -> str:
     """What one partition sends to whom: numbers and field texts (not rows or segments)."""
-    columns = _columns(part)
+    columns = plan_columns(part)
     digest = hashlib.blake2b(digest_size=16)
     for name in ("phone_number", *_field_columns(part)):  # type: ignore[arg-type]
         digest.update(b"\n" + canonical_json(columns[name]).encode())

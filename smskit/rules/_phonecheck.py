@@ -23,6 +23,7 @@ from phonenumbers import (
 from smskit.errors import ValidationError
 from smskit.rules._phonetexts import NOT_A_NUMBER_TEXT as _NOT_A_NUMBER_TEXT
 from smskit.rules._phonetexts import to_text as _to_text
+from smskit.rules.region import DEFAULT_REGION
 from smskit.rules.spec import PHONE_NUMBER_TYPE
 
 REASONS: Final = (
@@ -269,7 +270,7 @@ def gateway_number(text: str) -> str | None:
     return compact if is_e164(compact) else None
 
 
-def classify(value: Any, default_region: str | None = "FR") -> PhoneCheck:
+def classify(value: Any, default_region: str | None = DEFAULT_REGION) -> PhoneCheck:
     """Check one value (string, int, float, None, NaN) and say why it is rejected, if it is."""
     text = _to_text(value)
     if text is None or text is _NOT_A_NUMBER_TEXT:
@@ -277,7 +278,7 @@ def classify(value: Any, default_region: str | None = "FR") -> PhoneCheck:
     return _classify_text(text, _region(default_region))
 
 
-def to_e164(value: Any, default_region: str | None = "FR") -> str | None:
+def to_e164(value: Any, default_region: str | None = DEFAULT_REGION) -> str | None:
     """The E.164 form of a valid number, or None."""
     return classify(value, default_region).e164
 

@@ -64,6 +64,7 @@ from smskit.rules._phonetexts import factorize as _factorize
 from smskit.rules._phonetexts import lane_texts as _lane_texts
 from smskit.rules._phonetexts import to_texts as _to_texts
 from smskit.rules.once import once
+from smskit.rules.region import DEFAULT_REGION
 from smskit.rules.spec import PHONE_NUMBER_TYPE
 
 if TYPE_CHECKING:  # pandas is imported where arrays are read: the sandbox reads one number
@@ -147,7 +148,7 @@ class Codes(NamedTuple):
 @guard_input("values", "must be an iterable of numbers (str, int, float or missing)")
 def normalize_codes(
     values: Iterable[Any] | pd.Series,
-    default_region: str | None = "FR",
+    default_region: str | None = DEFAULT_REGION,
     *,
     region: Iterable[Any] | pd.Series | np.ndarray | None = None,
 ) -> Codes:
@@ -175,7 +176,7 @@ def e164_texts(digits: np.ndarray) -> pd.api.extensions.ExtensionArray:
 @guard_input("values", "must be an iterable of numbers (str, int, float or missing)")
 def normalize(
     values: Iterable[Any] | pd.Series,
-    default_region: str | None = "FR",
+    default_region: str | None = DEFAULT_REGION,
     *,
     region: Iterable[Any] | pd.Series | np.ndarray | None = None,
 ) -> pd.DataFrame:
@@ -203,7 +204,7 @@ def normalize(
 @guard_input("values", "must be an iterable of numbers (str, int, float or missing)")
 def normalize_distinct(
     values: Iterable[Any] | pd.Series,
-    default_region: str | None = "FR",
+    default_region: str | None = DEFAULT_REGION,
     *,
     region: Iterable[Any] | pd.Series | np.ndarray | None = None,
 ) -> Distinct:

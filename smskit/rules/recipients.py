@@ -51,7 +51,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BLOCK_ROWS",
-    "DEFAULT_REGION",
     "REGION_COLUMN",
     "Recipients",
     "check_collection",
@@ -64,8 +63,6 @@ __all__ = [
 ]
 
 REGION_COLUMN: Final = "country"
-# The region of national numbers when a row names none (the gateway's home market).
-DEFAULT_REGION: Final = "FR"
 _KNOWN_KEYS: Final = frozenset((*CONTACT_FIELDS, REGION_COLUMN))
 # Rows per block: below phones.normalize's threshold for helper processes (100,000 distinct
 # values), so a campaign's memory is one process's and bounded by the block, not the input.

@@ -15,20 +15,14 @@ from pathlib import Path
 from typing import Any, Final
 
 from smskit.campaigns.campaign import Campaign, CampaignResult, CostEstimate
-from smskit.campaigns.plan import check_options
-from smskit.campaigns.preflight import (
-    Audience,
-    PreflightReport,
-    PreflightSettings,
-    audience_for,
-    preflight,
-)
+from smskit.campaigns.definition import CampaignSpec
+from smskit.campaigns.preflight import Audience, PreflightReport
 from smskit.client import AsyncClient, Client
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules import text as engine
 from smskit.rules.fields import DYNAMIC_FIELDS
-from smskit.rules.recipients import Recipients
+from smskit.rules.region import DEFAULT_REGION
 from smskit.views.base import ProgressFile, View, escaped, widgets
 from smskit.views.compose import ComposerPanel, compose_panel, panel_html
 
@@ -75,6 +69,11 @@ class Composer(View):
     confirmation says which). The same values
     again are not sent twice by :meth:`send`; the "send" button says so before Confirm, and
     Confirm then sends them again as a new campaign (``send(again=True)``).
+
+    The Composer holds one :class:`smskit.Campaign` (:meth:`campaign`): each edit of the
+    controls gives it an edited :class:`~smskit.campaigns.definition.CampaignSpec`, and a new
+    campaign sent from it is the same campaign given a new name and journal, so the
+    recipients are read once and estimate and send use the campaign the panel checked.
     """
 
     def __init__(
@@ -86,17 +85,23 @@ class Composer(View):
         sender: str = "",
         name: str | None = None,
         journal: str | Path | None = None,
-        default_region: str | None = "FR",
+        default_region: str | None = DEFAULT_REGION,
         debounce: float = DEBOUNCE_S,
         **send_options: Any,
     ) -> None:
-        options = check_options(send_options)
+        spec = CampaignSpec(text, sender, send_options, name, default_region, journal=journal)
+        options = dict(spec.options)
         self._client = client
-        self._source = recipients
-        self._recipients = Recipients(recipients) if recipients is not None else None
-        self._name = name
+        # The one campaign (None without recipients): every field is read with the numbers,
+        # so the first {field} typed costs no read.
+        self._held = (
+            None
+            if recipients is None
+            else Campaign.from_spec(client, recipients, spec, read_fields=DYNAMIC_FIELDS)
+        )
+        self._spec = spec  # what the controls last described (the campaign's, when held)
+        self._name = name  # the names given: the first send's, numbered for the next ones
         self._journal = Path(journal) if journal is not None else None
-        self._default_region = default_region
         self._debounce = debounce
         self._pending: asyncio.TimerHandle | None = None
         self._extra = {k: v for k, v in options.items() if k not in _UI_OPTIONS}
@@ -107,8 +112,6 @@ class Composer(View):
         self.cost_estimate: CostEstimate | None = None
         self._report: PreflightReport | None = None
         self._shown_for: Any = None  # the values the estimate or result on show were made from
-        # The recipients never change: their half of preflight is computed once, on first use.
-        self.audience: Audience | None = None
         self._build(text, sender, options)
         self.refresh()
 
@@ -224,6 +227,21 @@ class Composer(View):
         return {"text": self.text, "sender": self.sender, **self.options()}
 
     @property
+    def client(self) -> Client | AsyncClient:
+        """The client of the campaign (``smskit.Client()`` unless given)."""
+        return self._held.client if self._held is not None else super().client
+
+    @property
+    def spec(self) -> CampaignSpec:
+        """The campaign the controls describe, as of the last refresh."""
+        return self._spec
+
+    @property
+    def audience(self) -> Audience | None:
+        """The recipients' half of preflight, computed once (None without recipients)."""
+        return self._held.audience if self._held is not None else None
+
+    @property
     def panel(self) -> ComposerPanel:
         """What the live panel shows now."""
         return self._panel
@@ -272,27 +290,15 @@ class Composer(View):
         option_error = recipients_error = None
         self._report = None
         try:
-            options = check_options(options)
+            self._spec = self._spec.replace(text=text, sender=self.sender, options=options)
         except ValidationError as exc:
             option_error = str(exc)
         else:
-            if self._recipients is not None:
-                settings = PreflightSettings(
-                    text=text,
-                    sender=self.sender,
-                    default_region=self._default_region,
-                    purpose=options.get("purpose"),
-                    with_replies=options.get("with_replies"),
-                    send_at=options.get("send_at"),
-                    auto_optimize_text=options.get("auto_optimize_text"),
-                    type=options.get("type"),
-                )
+            options = dict(self._spec.options)
+            if self._held is not None:
+                self._held.spec = self._spec
                 try:
-                    # Every field at once: the first {field} typed then costs no read.
-                    self.audience = audience_for(
-                        self._recipients, settings, self.audience, fields=DYNAMIC_FIELDS
-                    )
-                    self._report = preflight(self._recipients, settings, audience=self.audience)
+                    self._report = self._held.preflight(offline=True)
                 except Exception as exc:  # whatever broke, the panel must say so and block send
                     recipients_error = f"preflight failed: {type(exc).__name__}: {exc}"
         self._panel = compose_panel(
@@ -334,15 +340,20 @@ class Composer(View):
     # -- estimate and send ---------------------------------------------------------------------
 
     def campaign(self) -> Campaign:
-        """The :class:`smskit.Campaign` the current values describe; raises when a check fails."""
+        """The :class:`smskit.Campaign` the Composer holds, with the spec the controls
+        describe; raises when a check fails (or without recipients)."""
         panel = self.refresh()
+        if self._held is None:
+            raise ValidationError("recipients", "the Composer was given none to send to")
         if not panel.ok:
             failed = panel.failed[0]
             raise ValidationError(failed.name, failed.message)
-        return Campaign(
-            self.client, self._source, name=self._name, default_region=self._default_region,
-            **self.send_kwargs(),
-        )  # fmt: skip
+        return self._held
+
+    def _checked_online(self, campaign: Campaign) -> int:
+        """``campaign``'s preflight done with the gateway's served countries and prices (the
+        panel's is offline): how many recipients it sends to."""
+        return campaign.preflight().to_send
 
     def _progress(self, unit: str, total: int) -> ProgressFile:
         sink = ProgressFile(self.progress, self.progress_label, unit)
@@ -352,7 +363,7 @@ class Composer(View):
     def estimate(self) -> CostEstimate:
         """The gateway's figures for the campaign (``simulation_mode``): cost, SMS, balance."""
         campaign = self.campaign()
-        to_send = self._report.to_send if self._report is not None else 0
+        to_send = self._checked_online(campaign)
         self.cost_estimate = campaign.estimate(progress=self._progress("recipients", to_send))
         self._show_result(self.cost_estimate)
         self.message.value = escaped(
@@ -425,7 +436,7 @@ class Composer(View):
         nothing): the earlier result is shown and returned, saying when it was sent.
         ``again=True`` sends them again, as a new campaign. Other values are a new campaign.
         """
-        self.campaign()  # the checks: raises while one fails
+        campaign = self.campaign()  # the checks: raises while one fails
         plan = self._next(again=again)
         if plan.previous is not None and not plan.new:
             sent = plan.previous.result.summary().iloc[0]
@@ -436,16 +447,13 @@ class Composer(View):
                 "nothing sent again; send(again=True), or the send button, sends it again"
             )
             return self.result
-        campaign = Campaign(
-            self.client, self._source, name=plan.name, default_region=self._default_region,
-            **self.send_kwargs(),
-        )  # fmt: skip
-        to_send = self._report.to_send if self._report is not None else 0
+        if self.sends:  # a new campaign: a name and journal of its own (unnamed: a new date)
+            self._spec = self._spec.replace(name=plan.name, journal=plan.journal, created=None)
+            campaign.spec = self._spec
+        to_send = self._checked_online(campaign)
         self.message.value = escaped(f"sending to {to_send} recipient(s)…")
         kwargs = self.send_kwargs()
-        self.result = campaign.send(
-            progress=self._progress("recipients", to_send), journal=plan.journal
-        )
+        self.result = campaign.send(progress=self._progress("recipients", to_send))
         self.sends.append(Sent(kwargs, campaign.name, plan.journal, datetime.now(UTC), self.result))
         summary = self.result.summary().iloc[0]
         self.message.value = escaped(

@@ -11,6 +11,7 @@ from smskit.campaigns.campaign import bulk_hlr
 from smskit.client import AsyncClient, Client, frames
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
+from smskit.rules.region import DEFAULT_REGION
 from smskit.views.base import (
     ProgressFile,
     View,
@@ -50,7 +51,7 @@ class HLRExplorer(View):
         numbers: Any = None,
         *,
         journal: str | Path | bool | None = None,
-        default_region: str | None = "FR",
+        default_region: str | None = DEFAULT_REGION,
     ) -> None:
         self._client = client
         self._journal = journal

@@ -1,0 +1,254 @@
+"""What a campaign is, as a value: :class:`CampaignSpec`, and what every front end holding one
+shares (:class:`SpecHolder`).
+
+A spec is text, sender, send options, name, default region, clock and journal location,
+checked once when it is made and never changed after: an edit is a new spec
+(:meth:`CampaignSpec.replace`). Its identity (the name, given or derived from the text,
+sender and options) names the journal. Three front ends hold one: :class:`smskit.Campaign`
+(recipients in memory), :class:`smskit.dask.Campaign` (recipients partitioned) and the
+:class:`smskit.Composer` widget, which edits the spec of the one campaign it holds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, ClassVar, Self
+
+from smskit._paths import campaigns_dir
+from smskit.campaigns.plan import (
+    campaign_settings,
+    check_name,
+    check_options,
+    check_text_and_sender,
+    default_name,
+)
+from smskit.campaigns.preflight import PreflightSettings, evaluation_instant
+from smskit.campaigns.served import destinations
+from smskit.client import AsyncClient, Client
+from smskit.errors import ConfigurationError, ValidationError
+from smskit.rules.destinations import Destinations
+from smskit.rules.region import DEFAULT_REGION, check_region
+
+__all__ = ["CampaignSpec", "SpecHolder", "check_client"]
+
+
+def check_client(client: Any) -> None:
+    """A campaign's client: a smskit.Client or AsyncClient, or None (``smskit.Client()``,
+    made when the campaign first talks to the gateway)."""
+    if client is not None and not isinstance(client, Client | AsyncClient):
+        raise ConfigurationError(
+            f"client must be a smskit.Client or smskit.AsyncClient, got {type(client).__name__}"
+        )
+
+
+@dataclass(frozen=True)
+class CampaignSpec:
+    """A campaign's text, sender, send options, name, default region, clock and journal.
+
+    ``options`` are the send endpoint's own (``type``, ``send_at``, ``purpose``,
+    ``with_replies``, ``auto_optimize_text``, ``auto_remove_blacklisted_numbers``; None values
+    left out, ``send_at`` as ISO text). ``name`` as given (None: derived, see
+    :attr:`identity`). ``clock`` (returning an aware datetime) is what "now" means to the
+    creation time and the marketing-hours check; ``journal`` where a send journals (None:
+    :meth:`journal_path`); ``created`` when the spec was made (default: ``clock()``, else now).
+    Every field is checked when the spec is made; a wrong one raises ``ValidationError``.
+    """
+
+    text: str
+    sender: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    name: str | None = None
+    default_region: str | None = DEFAULT_REGION
+    clock: Callable[[], datetime] | None = None
+    journal: str | Path | None = None  # kept as a Path
+    created: datetime | None = None  # set when the spec is made: clock(), else now
+
+    def __post_init__(self) -> None:
+        check_text_and_sender(self.text, self.sender)
+        if not isinstance(self.options, Mapping):
+            raise ValidationError("options", "must be a mapping of send options")
+        object.__setattr__(self, "options", MappingProxyType(check_options(self.options)))
+        if self.name is not None:
+            check_name(self.name)
+        check_region(self.default_region, "default_region")
+        if self.clock is not None and not callable(self.clock):
+            raise ValidationError("clock", "must be a function returning an aware datetime")
+        if self.journal is not None:
+            if not isinstance(self.journal, str | Path):
+                raise ValidationError("journal", "must be a path (str or pathlib.Path)")
+            object.__setattr__(self, "journal", Path(self.journal))
+        if self.created is None:
+            created = self.clock() if self.clock is not None else datetime.now(UTC)
+            if not isinstance(created, datetime) or created.utcoffset() is None:
+                raise ValidationError("clock", "must return an aware datetime", value=created)
+            object.__setattr__(self, "created", created)
+        elif not isinstance(self.created, datetime) or self.created.utcoffset() is None:
+            raise ValidationError("created", "must be an aware datetime", value=self.created)
+
+    def __hash__(self) -> int:
+        options = tuple(sorted(self.options.items()))
+        return hash((self.text, self.sender, options, self.name, self.default_region,
+                     self.clock, self.journal, self.created))  # fmt: skip
+
+    def replace(self, **changes: Any) -> CampaignSpec:
+        """This spec with ``changes`` (field names), checked again; a derived name follows
+        (the creation time is kept unless ``created`` is changed)."""
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def identity(self) -> str:
+        """The campaign's name: the one given, else ``campaign-<created>-<hash>`` of when the
+        spec was made and of its text, sender and options (see
+        :func:`~smskit.campaigns.plan.default_name`: the same content created another day is
+        a new campaign; name it to make a re-run continue the same one)."""
+        if self.name is not None:
+            return self.name
+        assert self.created is not None  # set by __post_init__
+        return default_name(self.text, self.sender, self.options, self.created)
+
+    @property
+    def settings(self) -> PreflightSettings:
+        """What preflight checks the campaign against."""
+        return campaign_settings(self.text, self.sender, self.default_region, self.options)
+
+    @property
+    def header(self) -> dict[str, Any]:
+        """What every chunk sends besides its recipients (``name``, ``text``, ``sender``,
+        ``options``): the journal's header, from which the campaign id is derived."""
+        return {
+            "name": self.identity,
+            "text": self.text,
+            "sender": self.sender,
+            "options": dict(self.options),
+        }
+
+    def journal_path(self, journal: str | Path | None = None) -> Path:
+        """``journal``, else the spec's, else ``<campaigns dir>/<identity>.journal.sqlite``
+        (a per-user directory, see :mod:`smskit._paths`)."""
+        if journal is not None:
+            return Path(journal)
+        if self.journal is not None:
+            return Path(self.journal)
+        return campaigns_dir() / f"{self.identity}.journal.sqlite"
+
+    def instant(self, now: datetime | None = None) -> datetime:
+        """``now``, else the spec's clock, else the current time: when preflight checks the
+        hours (an aware datetime; a naive one is refused)."""
+        return evaluation_instant(now, self.clock)
+
+    def arguments(self) -> dict[str, Any]:
+        """The keyword arguments a campaign front end is made with (options spread)."""
+        return {
+            "text": self.text,
+            "sender": self.sender,
+            "name": self.name,
+            "default_region": self.default_region,
+            "clock": self.clock,
+            "journal": self.journal,
+            **self.options,
+        }
+
+    def shown_text(self, width: int = 40) -> str:
+        """The text cut to ``width`` characters for a repr."""
+        return self.text if len(self.text) <= width else self.text[: width - 1] + "…"
+
+
+class SpecHolder:
+    """What every campaign front end shares: a client, one spec, the spec's fields as
+    attributes (``text`` and ``sender`` assignable: the campaign then holds the edited
+    spec), the journal's default place and the repr."""
+
+    kind: ClassVar[str] = "Campaign"
+
+    def __init__(self, client: Client | AsyncClient | None, spec: CampaignSpec) -> None:
+        check_client(client)
+        if not isinstance(spec, CampaignSpec):
+            raise ValidationError("spec", "must be a smskit.campaigns.CampaignSpec")
+        self._client = client
+        self.spec = spec
+
+    @property
+    def client(self) -> Client | AsyncClient:
+        """The client the campaign's requests go through (``smskit.Client()`` unless given)."""
+        if self._client is None:
+            self._client = Client()
+        return self._client
+
+    def __repr__(self) -> str:
+        return (
+            f"{self.kind}({self.name!r}, {self.describe_recipients()}, "
+            f"text={self.spec.shown_text()!r}, sender={self.sender!r})"
+        )
+
+    @classmethod
+    def from_spec(
+        cls, client: Client | AsyncClient | None, recipients: Any, spec: CampaignSpec, **extra: Any
+    ) -> Self:
+        """The campaign ``spec`` describes (this very spec: its creation time, hence its
+        identity, kept), sending to ``recipients``; ``extra``: the front end's own
+        constructor options (``read_fields`` ...)."""
+        campaign = cls(client, recipients, **spec.arguments(), **extra)
+        campaign.spec = spec
+        return campaign
+
+    def describe_recipients(self) -> str:
+        """The recipients in a few words (for the repr)."""
+        raise NotImplementedError
+
+    @property
+    def text(self) -> str:
+        """The text (a template with ``{first_name}`` ... fields)."""
+        return self.spec.text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self.spec = self.spec.replace(text=value)
+
+    @property
+    def sender(self) -> str:
+        """The sender shown to recipients."""
+        return self.spec.sender
+
+    @sender.setter
+    def sender(self, value: str) -> None:
+        self.spec = self.spec.replace(sender=value)
+
+    @property
+    def options(self) -> Mapping[str, Any]:
+        """The send options, checked (read-only)."""
+        return self.spec.options
+
+    @property
+    def name(self) -> str:
+        """The campaign's name: it names the journal (see :attr:`CampaignSpec.identity`)."""
+        return self.spec.identity
+
+    @property
+    def default_region(self) -> str | None:
+        """The country of national numbers when a row names none."""
+        return self.spec.default_region
+
+    @property
+    def settings(self) -> PreflightSettings:
+        """What preflight checks the campaign against."""
+        return self.spec.settings
+
+    def _serving(
+        self, offline: bool
+    ) -> Callable[[Callable[[], Mapping[str, str]]], Destinations | None]:
+        """What preflight asks the gateway (see ``run_preflight``): nothing when ``offline``,
+        else the countries served for the product and their prices, learned once per client."""
+        if offline:
+            return lambda _samples: None
+        product = self.settings.product
+        return lambda samples: destinations(self.client, samples(), product)
+
+    def default_journal(self) -> Path:
+        """Where :meth:`send` journals unless told: the spec's journal, else
+        ``<campaigns dir>/<name>.journal.sqlite`` (a per-user directory, see smskit._paths)."""
+        return self.spec.journal_path()

@@ -1,0 +1,196 @@
+"""Preflight, orchestrated once over two audience back ends.
+
+:func:`run_preflight` is the order of the checks every campaign goes through: campaign-level
+findings (text, STOP, sender), every recipient checked by the back end, the gateway's served
+countries and prices (asked only for a campaign without error), then the closing findings
+(marketing hours per country, fields missing). Where the recipients are is the back end's:
+:class:`InMemoryAudience` here (what :func:`preflight` and :class:`smskit.Campaign` use), a
+partitioned one in :mod:`smskit.dask.campaign`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+from smskit.campaigns.audience import NUMBER_BLOCK_ROWS, Audience
+from smskit.campaigns.preflight import (
+    PreflightSettings,
+    audience_for,
+    campaign_findings,
+    evaluation_instant,
+    priced,
+    report_columns,
+    samples,
+    send_instant,
+)
+from smskit.campaigns.report import PreflightReport
+from smskit.errors import ValidationError
+from smskit.rules.destinations import Destinations
+from smskit.rules.findings import Finding
+from smskit.rules.hours import hours_refusals
+from smskit.rules.recipients import Recipients
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "AudienceBackEnd",
+    "InMemoryAudience",
+    "closing_findings",
+    "preflight",
+    "run_preflight",
+]
+
+
+def preflight(
+    recipients: Recipients,
+    settings: PreflightSettings,
+    *,
+    now: datetime | None = None,
+    clock: Callable[[], datetime] | None = None,
+    block_rows: int = NUMBER_BLOCK_ROWS,
+    audience: Audience | None = None,
+) -> PreflightReport:
+    """Check every recipient and the campaign; nothing is sent.
+
+    ``audience``: the recipients' half computed before (see :class:`Audience`), reused when
+    it is of these recipients and ``settings.default_region``, so only the text's half runs.
+    The gateway is not asked which countries it serves (:class:`smskit.Campaign` asks it).
+    """
+    back_end = InMemoryAudience(recipients, audience, block_rows=block_rows)
+    return run_preflight(back_end, settings, evaluation_instant(now, clock), lambda _: None)
+
+
+# -- one orchestration, two audience back ends -----------------------------------------------
+
+ReportT = TypeVar("ReportT", covariant=True)
+
+
+class AudienceBackEnd(Protocol[ReportT]):
+    """Where a campaign's recipients are and how their half of preflight runs: in memory
+    (:class:`InMemoryAudience`) or partitioned on a cluster (``smskit.dask``). What is
+    checked, and in which order, is :func:`run_preflight`'s alone."""
+
+    def check(
+        self, settings: PreflightSettings, instant: datetime, when: datetime, used: tuple[str, ...]
+    ) -> None:
+        """Check every recipient against ``settings`` (hours at ``when``): the first pass."""
+
+    def samples(self) -> Mapping[str, str]:
+        """One sendable number per destination country (what to ask the gateway about)."""
+
+    def settle(self, served: Destinations | None, product: str) -> tuple[Mapping[str, int], int]:
+        """With ``served``, exclude the countries not served and price the others; return the
+        recipients sendable before prices per country, and how many miss a field."""
+
+    def report(
+        self,
+        settings: PreflightSettings,
+        when: datetime,
+        errors: tuple[ValidationError, ...],
+        findings: tuple[Finding, ...],
+    ) -> ReportT:
+        """The report, once settled."""
+
+
+def run_preflight(
+    back_end: AudienceBackEnd[ReportT],
+    settings: PreflightSettings,
+    instant: datetime,
+    serve: Callable[[Callable[[], Mapping[str, str]]], Destinations | None],
+) -> ReportT:
+    """Preflight, the one orchestration: campaign-level findings, the recipients checked by
+    ``back_end``, the gateway's served countries and prices (``serve(samples)``, asked only
+    when the campaign has no error; None: not checked), then the closing findings."""
+    errors, found, used = campaign_findings(settings)
+    when = send_instant(settings, instant)
+    back_end.check(settings, instant, when, used)
+    served = None if errors else serve(back_end.samples)
+    counts, missing = back_end.settle(served, settings.product)
+    found += closing_findings(counts, settings.purpose, when, missing)
+    return back_end.report(settings, when, tuple(errors), tuple(found))
+
+
+def closing_findings(
+    counts: Mapping[str, int], purpose: str | None, when: datetime, missing: int
+) -> list[Finding]:
+    """The campaign's findings about its recipients as a whole: each country whose marketing
+    hours refuse ``when`` (``counts``: recipients sendable there), and fields missing."""
+    found = []
+    for country, reason in hours_refusals(sorted(counts), purpose, when).items():
+        said = f"{reason}: {int(counts[country])} recipient(s) would receive a marketing SMS"
+        found.append(Finding("hours_refused", None, None, said))
+    if missing:
+        found.append(Finding("fields_missing", None, None, str(missing)))
+    return found
+
+
+class InMemoryAudience:
+    """The in-memory back end: one :class:`Audience` (kept for the next preflight while the
+    recipients and region do not change) and one report frame. ``fields``: the Contact
+    fields a new audience reads with the numbers (default: those the text uses)."""
+
+    def __init__(
+        self,
+        recipients: Recipients,
+        audience: Audience | None = None,
+        *,
+        fields: Sequence[str] | None = None,
+        block_rows: int = NUMBER_BLOCK_ROWS,
+    ) -> None:
+        self.recipients = recipients
+        self.audience = audience
+        self.fields = fields
+        self.block_rows = block_rows
+        self._frame: pd.DataFrame | None = None
+        self._missing = 0
+
+    def check(
+        self, settings: PreflightSettings, instant: datetime, when: datetime, used: tuple[str, ...]
+    ) -> None:
+        import pandas as pd
+
+        audience = audience_for(
+            self.recipients, settings, self.audience, fields=self.fields, block_rows=self.block_rows
+        )
+        self.audience = audience
+        columns, self._missing = report_columns(audience, settings, used, when)
+        # The columns are made for the frame (or shared with the audience, which never edits
+        # them): no copy, so the peak is one report, not two.
+        self._frame = pd.DataFrame(columns, index=audience.index, copy=False)
+
+    def samples(self) -> Mapping[str, str]:
+        assert self._frame is not None
+        return samples(self._frame)
+
+    def settle(self, served: Destinations | None, product: str) -> tuple[Mapping[str, int], int]:
+        import numpy as np
+
+        assert self._frame is not None and self.audience is not None
+        regions = self.audience.regions
+        sending = self._frame["send"].to_numpy()
+        codes = self.audience.region.codes[sending]
+        counts = np.bincount(codes + 1, minlength=len(regions) + 1)[1:]
+        sendable = {regions[i]: int(counts[i]) for i in np.flatnonzero(counts)}
+        if served is not None:
+            priced(self._frame, served, product)
+        return sendable, self._missing
+
+    def report(
+        self,
+        settings: PreflightSettings,
+        when: datetime,
+        errors: tuple[ValidationError, ...],
+        findings: tuple[Finding, ...],
+    ) -> PreflightReport:
+        assert self._frame is not None
+        return PreflightReport(
+            self._frame,
+            errors=errors,
+            findings=findings,
+            text=settings.text,
+            purpose=settings.purpose or "wholesale",
+            evaluated_at=when,
+        )

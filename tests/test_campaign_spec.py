@@ -1,0 +1,247 @@
+"""A campaign is a value: the spec checked once, edited by replacement; the default region as
+one setting; the front ends (pandas, Dask, Composer) on one spec, and the async operations
+with their generated blocking twins, against the sandbox over real HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+import os
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import dask.dataframe as dd
+import pandas as pd
+import pytest
+from distributed import Client as DaskClient
+
+import smskit
+import smskit.dask
+from smskit.campaigns.definition import CampaignSpec
+from smskit.rules.fields import DYNAMIC_FIELDS
+from smskit.rules.region import ENV_DEFAULT_REGION, default_region_setting
+from smskit.sandbox import Sandbox
+from smskit.views.composer import Composer
+
+TEXT = "Bonjour {first_name}, -20% ce week-end. STOP au 36173"
+
+
+def fr_mobiles(count: int) -> list[str]:
+    """Distinct valid French mobile numbers."""
+    return [f"+3361{i:07d}" for i in range(count)]
+
+
+@pytest.fixture
+def client(fresh_sandbox: Sandbox) -> Iterator[smskit.Client]:
+    with smskit.Client(sandbox=fresh_sandbox) as c:
+        yield c
+
+
+# -- the spec ---------------------------------------------------------------------------------
+
+
+def test_a_spec_is_checked_once_and_frozen() -> None:
+    """A wrong option, name, region or journal is refused naming its field; a made spec
+    cannot be changed in place, and its options are read-only."""
+    for changes, field in (
+        ({"options": {"purpose": "spam"}}, "purpose"),
+        ({"options": {"simulation_mode": True}}, "simulation_mode"),
+        ({"name": "no spaces allowed"}, "name"),
+        ({"default_region": "fr"}, "default_region"),
+        ({"journal": 42}, "journal"),
+        ({"text": None}, "text"),
+    ):
+        arguments = {"text": TEXT, "sender": "Shop", **changes}
+        with pytest.raises(smskit.ValidationError, match=field):
+            CampaignSpec(**arguments)  # type: ignore[arg-type]
+    spec = CampaignSpec(TEXT, "Shop", {"purpose": "wholesale"})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        spec.text = "other"  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        spec.options["purpose"] = "transactional"  # type: ignore[index]
+    assert hash(spec) == hash(CampaignSpec(TEXT, "Shop", {"purpose": "wholesale"}))
+
+
+def test_replacing_a_field_checks_again_and_a_derived_name_follows() -> None:
+    """replace() makes a new spec, checked: a derived identity follows the text, a given
+    name stays; the journal path is the identity's unless one is set."""
+    spec = CampaignSpec(TEXT, "Shop")
+    other = spec.replace(text="Promo STOP au 36173")
+    assert other.identity != spec.identity and other.identity.startswith("campaign-")
+    assert spec.text == TEXT  # the first spec is unchanged
+    named = spec.replace(name="june").replace(text="Promo STOP au 36173")
+    assert named.identity == "june"
+    assert named.journal_path().name == "june.journal.sqlite"
+    assert named.replace(journal="x/j.sqlite").journal_path() == Path("x/j.sqlite")
+    with pytest.raises(smskit.ValidationError, match="send_at"):
+        spec.replace(options={"send_at": "tomorrow"})
+
+
+def test_assigning_a_campaign_s_text_gives_it_an_edited_spec(client: smskit.Client) -> None:
+    """campaign.text = ... replaces the spec (checked), the old spec object is untouched."""
+    campaign = smskit.Campaign(client, fr_mobiles(2), text=TEXT, sender="Shop", name="june")
+    first = campaign.spec
+    campaign.text = "Promo STOP au 36173"
+    assert campaign.spec is not first and first.text == TEXT
+    assert campaign.spec == first.replace(text="Promo STOP au 36173")
+    assert repr(campaign) == (
+        "Campaign('june', 2 rows in memory, text='Promo STOP au 36173', sender='Shop')"
+    )
+
+
+def test_from_spec_makes_the_same_campaign(client: smskit.Client) -> None:
+    """Campaign.from_spec(client, recipients, spec) holds an equal spec and plans the same
+    campaign id as the constructor given the same values."""
+    made = smskit.Campaign(client, fr_mobiles(3), text=TEXT, sender="Shop", purpose="wholesale")
+    again = smskit.Campaign.from_spec(client, fr_mobiles(3), made.spec)
+    assert again.spec == made.spec
+    assert again._plan(500).campaign_id == made._plan(500).campaign_id
+
+
+# -- the default region -----------------------------------------------------------------------
+
+
+def test_the_default_region_setting_reads_the_environment() -> None:
+    """FR without the variable; another code as named; empty means none; a malformed value
+    is refused naming the variable."""
+    assert default_region_setting({}) == "FR"
+    assert default_region_setting({ENV_DEFAULT_REGION: "BE"}) == "BE"
+    assert default_region_setting({ENV_DEFAULT_REGION: ""}) is None
+    with pytest.raises(smskit.ValidationError, match=ENV_DEFAULT_REGION):
+        default_region_setting({ENV_DEFAULT_REGION: "belgium"})
+
+
+def test_every_default_region_default_is_the_setting() -> None:
+    """Run with SMSKIT_DEFAULT_REGION=BE: the campaigns, the Composer, bulk helpers,
+    normalize and preflight settings all default to BE (no "FR" written anywhere else)."""
+    probe = (
+        "import inspect, smskit, smskit.dask, smskit.phones\n"
+        "from smskit.views.composer import Composer\n"
+        "from smskit.campaigns.preflight import PreflightSettings\n"
+        "from smskit.campaigns.definition import CampaignSpec\n"
+        "things = [smskit.Campaign, smskit.dask.Campaign, Composer, smskit.bulk_hlr,\n"
+        "          smskit.create_contacts, smskit.delete_contacts, smskit.dask.bulk_hlr,\n"
+        "          smskit.phones.normalize, smskit.dask.normalize, PreflightSettings,\n"
+        "          CampaignSpec]\n"
+        "print(sorted({inspect.signature(t).parameters['default_region'].default\n"
+        "              for t in things}))\n"
+    )
+    env = {**os.environ, ENV_DEFAULT_REGION: "BE"}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "['BE']"
+
+
+# -- async implementations, generated blocking twins -----------------------------------------
+
+
+def test_contacts_have_async_twins_giving_the_blocking_answers(
+    fresh_sandbox: Sandbox,
+) -> None:
+    """acreate_contacts / adelete_contacts awaited with an AsyncClient answer what their
+    blocking twins answer, and act on the gateway (the contacts exist, then not)."""
+    numbers = ["+33612345678", "0612345679", "not a number"]
+
+    async def both() -> tuple[pd.DataFrame, pd.DataFrame]:
+        async with smskit.AsyncClient(sandbox=fresh_sandbox) as client:
+            made = await smskit.acreate_contacts(client, numbers, progress=False)
+            gone = await smskit.adelete_contacts(client, numbers, progress=False)
+            return made, gone
+
+    made, gone = asyncio.run(both())
+    assert made["status"].astype(str).tolist()[:2] == ["added", "added"]
+    assert made["error"].tolist()[2].startswith("not sent")
+    assert gone["deleted"].tolist() == [True, True, False]
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        again = smskit.create_contacts(client, numbers, progress=False)
+    assert again["status"].astype(str).tolist()[:2] == ["added", "added"]
+    assert again["error"].tolist() == made["error"].tolist()
+
+
+def test_a_blocking_twin_runs_inside_a_running_event_loop(
+    client: smskit.Client, tmp_path: Path
+) -> None:
+    """send() called from code already inside an event loop (a notebook cell) still sends,
+    in a loop of its own; asend() awaited there gives the same figures."""
+    first = smskit.Campaign(client, fr_mobiles(3), text=TEXT, sender="Shop", name="a")
+    second = smskit.Campaign(client, fr_mobiles(3)[::-1], text=TEXT, sender="Shop", name="b")
+
+    async def cell() -> tuple[smskit.campaigns.CampaignResult, ...]:
+        blocking = first.send(progress=False, journal=tmp_path / "a.sqlite")
+        awaited = await second.asend(progress=False, journal=tmp_path / "b.sqlite")
+        return blocking, awaited
+
+    blocking, awaited = asyncio.run(cell())
+    compared = ["recipients", "sent", "sms", "cost"]
+    assert blocking.summary()[compared].equals(awaited.summary()[compared])
+    assert int(blocking.summary()["sent"].iloc[0]) == 3
+
+
+# -- the Composer holds one campaign ----------------------------------------------------------
+
+
+def test_the_composer_holds_one_campaign_and_reads_its_recipients_once(
+    client: smskit.Client, tmp_path: Path
+) -> None:
+    """Edits give the held campaign an edited spec; estimate and send use that same
+    campaign, whose audience (the recipients' one reading) never changes."""
+    frame = pd.DataFrame({"phone_number": fr_mobiles(4), "first_name": ["A", "B", "C", "D"]})
+    composer = Composer(client, frame, text="Promo STOP au 36173", sender="Shop", debounce=0,
+                        journal=tmp_path / "j.sqlite")  # fmt: skip
+    held = composer.campaign()
+    audience = composer.audience
+    composer.text = TEXT
+    assert composer.campaign() is held and held.spec == composer.spec
+    assert held.text == TEXT and held.spec.journal == tmp_path / "j.sqlite"
+    estimate = composer.estimate()
+    result = composer.send()
+    assert estimate.sms == 4 and int(result.summary()["sent"].iloc[0]) == 4
+    assert composer.audience is audience and audience is not None
+    assert audience.passes == Counter({"numbers": 1, **dict.fromkeys(DYNAMIC_FIELDS, 1)})
+    assert (tmp_path / "j.sqlite").exists()
+
+
+# -- the Dask front end ----------------------------------------------------------------------
+
+
+def test_the_dask_campaign_estimates_as_the_pandas_one(
+    dask_cluster: DaskClient, client: smskit.Client
+) -> None:
+    """estimate() (the gateway's simulation) and estimate(offline=True) of the Dask campaign
+    give the pandas campaign's recipients, SMS and cost, chunk sizes aside."""
+    frame = pd.DataFrame(
+        {"phone_number": [*fr_mobiles(30), "hello"], "first_name": ["Zoë", "Ann", "Bo"] * 10 + [""]}
+    )
+    plain = smskit.Campaign(client, frame, text=TEXT, sender="Shop")
+    lazy = smskit.dask.Campaign(client, dd.from_pandas(frame, npartitions=3), text=TEXT,
+                                sender="Shop")  # fmt: skip
+    figures = ["recipients", "sms", "cost", "balance"]
+    want = plain.estimate(chunk_size=7).summary()[figures]
+    got = lazy.estimate(chunk_size=7).summary()[figures]
+    assert got.equals(want) and int(got["recipients"].iloc[0]) == 30
+    prices = {"FR": 0.065}
+    offline = lazy.estimate(offline=True, unit_prices=prices).summary()[["sms", "cost"]]
+    assert offline.equals(
+        plain.estimate(offline=True, unit_prices=prices).summary()[["sms", "cost"]]
+    )
+
+
+def test_the_dask_send_with_the_report_first_is_deprecated(
+    dask_cluster: DaskClient, client: smskit.Client, tmp_path: Path
+) -> None:
+    """send(report) still sends that report's recipients, with a DeprecationWarning naming
+    send(report=...); the twin's signature shows report as keyword-only."""
+    lazy = smskit.dask.Campaign(client, dd.from_pandas(pd.DataFrame(
+        {"phone_number": fr_mobiles(5)}), npartitions=2), text="Promo STOP au 36173",
+        sender="Shop")  # fmt: skip
+    report = lazy.preflight()
+    with pytest.warns(DeprecationWarning, match=r"send\(report=report\)"):
+        result = lazy.send(report, journal=tmp_path / "j.sqlite", progress=False)
+    assert int(result.summary()["sent"].iloc[0]) == 5
+    parameter = inspect.signature(smskit.dask.Campaign.send).parameters["report"]
+    assert parameter.kind is inspect.Parameter.KEYWORD_ONLY
