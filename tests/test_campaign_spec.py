@@ -12,6 +12,7 @@ import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import dask.dataframe as dd
@@ -28,6 +29,7 @@ from smskit.sandbox import Sandbox
 from smskit.views.composer import Composer
 
 TEXT = "Bonjour {first_name}, -20% ce week-end. STOP au 36173"
+CREATED = datetime(2025, 6, 16, 8, tzinfo=UTC)
 
 
 def fr_mobiles(count: int) -> list[str]:
@@ -58,20 +60,25 @@ def test_a_spec_is_checked_once_and_frozen() -> None:
         arguments = {"text": TEXT, "sender": "Shop", **changes}
         with pytest.raises(smskit.ValidationError, match=field):
             CampaignSpec(**arguments)  # type: ignore[arg-type]
-    spec = CampaignSpec(TEXT, "Shop", {"purpose": "wholesale"})
+    spec = CampaignSpec(TEXT, "Shop", {"purpose": "wholesale"}, created=CREATED)
     with pytest.raises(dataclasses.FrozenInstanceError):
         spec.text = "other"  # type: ignore[misc]
     with pytest.raises(TypeError):
         spec.options["purpose"] = "transactional"  # type: ignore[index]
-    assert hash(spec) == hash(CampaignSpec(TEXT, "Shop", {"purpose": "wholesale"}))
+    same = CampaignSpec(TEXT, "Shop", {"purpose": "wholesale"}, created=CREATED)
+    assert same == spec and hash(same) == hash(spec)
+    assert spec.replace(text="Promo STOP au 36173").created == CREATED  # made once, kept
+    with pytest.raises(smskit.ValidationError, match="clock"):
+        CampaignSpec(TEXT, "Shop", clock=lambda: datetime(2025, 6, 16, 10))  # naive
 
 
 def test_replacing_a_field_checks_again_and_a_derived_name_follows() -> None:
-    """replace() makes a new spec, checked: a derived identity follows the text, a given
-    name stays; the journal path is the identity's unless one is set."""
-    spec = CampaignSpec(TEXT, "Shop")
+    """replace() makes a new spec, checked: a derived identity follows the text (its creation
+    time kept), a given name stays; the journal path is the identity's unless one is set."""
+    spec = CampaignSpec(TEXT, "Shop", created=CREATED)
     other = spec.replace(text="Promo STOP au 36173")
-    assert other.identity != spec.identity and other.identity.startswith("campaign-")
+    assert other.identity != spec.identity
+    assert other.identity.startswith("campaign-20250616T080000.000000Z-")
     assert spec.text == TEXT  # the first spec is unchanged
     named = spec.replace(name="june").replace(text="Promo STOP au 36173")
     assert named.identity == "june"
