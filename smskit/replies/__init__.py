@@ -1,7 +1,9 @@
-"""Replies: the inbound-SMS receiver (a loopback HTTP server) and its SQLite inbox.
+"""Callbacks: the receiver of replies, delivery reports and STOPs, and its SQLite inbox.
 
-Owns: the callback endpoint of the spec's Events section (receiver), its optional signatures
-(signing, an extension), storage and de-duplication (inbox) and the reply frames (analytics).
+Owns: the callback endpoint of the spec's Events section, which also takes the vendor's
+delivery reports and STOPs (receiver), its optional signatures (signing, an extension),
+storage and de-duplication (inbox), the tolerant reading, storage and frames of delivery
+reports and STOPs (reports, docs/callbacks.md) and the reply frames (analytics).
 
 May import: ``smskit.rules``, ``smskit.errors`` and the top-level infrastructure modules.
 """

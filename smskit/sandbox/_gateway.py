@@ -72,7 +72,9 @@ class Gateway:
         self.hlr_distribution = hlr_distribution
         self.deliveries = Deliveries(store.mark_delivery)
         self.player = Player(self.deliveries, delivery_model)
-        self.player.skip(store.sent(clock.timestamp()))  # a file's old sends were played
+        urls = self.callback_urls()
+        if urls["delivery_report"] is not None or urls["stop"] is not None:
+            self.player.skip(store.sent(clock.timestamp()))  # a file's sends were played
 
     # --- endpoints -------------------------------------------------------------------------
 

@@ -259,3 +259,25 @@ def test_python_control_refuses_bad_settings(fresh_sandbox: Sandbox) -> None:
         fresh_sandbox.set_callback_url("http://127.0.0.1:9/x", kind="sms")
     with pytest.raises(ValidationError, match="model"):
         fresh_sandbox.set_delivery_model({"seed": 1})  # type: ignore[arg-type]
+
+
+def test_a_file_sandbox_opened_again_does_not_replay_old_sends(
+    tmp_path: Any, collector: tuple[Collector, str]
+) -> None:
+    """Reopened on its file (URLs kept), the sandbox posts nothing for messages it already
+    held, and reports the next send."""
+    app, url = collector
+    path = str(tmp_path / "account.sqlite")
+    with Sandbox(path, seed=0, callback_url=url, delivery_model=DeliveryModel.fast()) as sb:
+        send(sb)
+        sb.wait_for_deliveries(timeout=30)
+    first = len(app.bodies)
+    assert first >= len(NUMBERS)
+    with Sandbox(path, seed=0, delivery_model=DeliveryModel.fast()) as sb:
+        assert sb.callback_urls()["delivery_report"] == url
+        sb.sent()
+        sb.wait_for_deliveries(timeout=30)
+        assert len(app.bodies) == first and sb.reports().empty
+        ticket = send(sb)
+        sb.wait_for_deliveries(timeout=30)
+    assert {b["message_id"].rsplit("-", 1)[0] for b in app.bodies[first:]} == {ticket}
