@@ -188,9 +188,9 @@ def test_page_tells_what_its_text_says(pages: Callable[[Path], Page], notebook: 
             "() => [...document.querySelectorAll('.js-plotly-plot')]"
             ".filter(plot => plot._fullLayout.geo).map(plot => plot._fullLayout.geo.scope)"
         )
-        # The notebook maps the credits of every served country (244, all continents since
-        # the sandbox serves every dialling code), so the automatic scope is the world.
-        assert scopes == ["world"]
+        # The notebook maps the credits of every served country (244, all continents), so the
+        # automatic scope is the account's continent (Europe/Paris), not the world.
+        assert scopes == ["europe"]
     if name.startswith("05-"):
         times = re.findall(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}([+-]\d{2}:\d{2})", text)
         assert times and set(times) <= {"+01:00", "+02:00"}
