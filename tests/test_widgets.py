@@ -7,6 +7,7 @@ the widgets run against a real sandbox over HTTP.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -583,3 +584,28 @@ def test_widget_tables_have_one_header_row_over_their_columns() -> None:
     assert "<td>FR</td>" in shown
     plain = table_html(pd.DataFrame({"kind": ["sms"]}))
     assert "<th>kind</th>" in plain and "<td>0</td>" not in plain
+
+
+def test_composer_waits_twice_its_last_refresh_at_most_150_ms(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """By default a keystroke waits twice the last refresh's duration, capped at 0.15 s; a
+    debounce given in seconds is kept as given."""
+    from smskit.views import composer as module
+
+    real = module.compose_panel
+
+    def slow(delay: float) -> Any:
+        def panel(*args: Any, **kwargs: Any) -> Any:
+            time.sleep(delay)
+            return real(*args, **kwargs)
+
+        return panel
+
+    monkeypatch.setattr(module, "compose_panel", slow(0.03))
+    composer = Composer(client, text="Hi", sender="MyShop")
+    assert 0.06 <= composer.debounce_s() < module.DEBOUNCE_S
+    monkeypatch.setattr(module, "compose_panel", slow(0.1))
+    composer.refresh()
+    assert composer.debounce_s() == module.DEBOUNCE_S
+    assert Composer(client, text="Hi", sender="MyShop", debounce=0.3).debounce_s() == 0.3

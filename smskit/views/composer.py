@@ -8,6 +8,7 @@ only lays it out and wires the controls.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -28,7 +29,8 @@ from smskit.views.compose import ComposerPanel, compose_panel, panel_html
 
 __all__ = ["Composer", "Sent"]
 
-DEBOUNCE_S: Final = 0.15
+DEBOUNCE_S: Final = 0.15  # the longest a keystroke waits for quiet typing
+DEBOUNCE_FACTOR: Final = 2.0  # the automatic wait: twice the last refresh's duration
 
 
 @dataclass(frozen=True)
@@ -60,8 +62,11 @@ class Composer(View):
     ``recipients``: what :class:`smskit.Campaign` takes (DataFrame, CSV path, list); the
     preview and preflight use them. ``send_options`` are the send endpoint's (``type``,
     ``purpose``, ``with_replies``, ``send_at``, ``auto_optimize_text`` ...). ``debounce``:
-    seconds of quiet typing before the panel refreshes (0 refreshes on every change, as
-    tests want). ``journal`` is where :meth:`send` journals (default: the campaign's).
+    seconds of quiet typing before the panel refreshes after a keystroke; None (the default)
+    waits twice as long as the last refresh took, at most :data:`DEBOUNCE_S` (a cheap panel
+    follows at once, a costly one, a million recipients, is not recomputed for every key of a
+    burst); 0 refreshes on every change, as tests want. ``journal`` is where :meth:`send`
+    journals (default: the campaign's).
 
     Each send with other values (text, sender, options) is a new campaign: the first one is
     named ``name`` and journaled in ``journal``, the next ones ``<name>-2``, ``<name>-3`` ...
@@ -86,7 +91,7 @@ class Composer(View):
         name: str | None = None,
         journal: str | Path | None = None,
         default_region: str | None = DEFAULT_REGION,
-        debounce: float = DEBOUNCE_S,
+        debounce: float | None = None,
         **send_options: Any,
     ) -> None:
         spec = CampaignSpec(text, sender, send_options, name, default_region, journal=journal)
@@ -103,6 +108,7 @@ class Composer(View):
         self._name = name  # the names given: the first send's, numbered for the next ones
         self._journal = Path(journal) if journal is not None else None
         self._debounce = debounce
+        self._refresh_s = 0.0  # how long the last refresh took
         self._pending: asyncio.TimerHandle | None = None
         self._extra = {k: v for k, v in options.items() if k not in _UI_OPTIONS}
         self.result: CampaignResult | None = None
@@ -263,8 +269,15 @@ class Composer(View):
 
     # -- refreshing ----------------------------------------------------------------------------
 
+    def debounce_s(self) -> float:
+        """How long a keystroke now waits for quiet typing before the panel refreshes."""
+        if self._debounce is not None:
+            return self._debounce
+        return min(DEBOUNCE_S, DEBOUNCE_FACTOR * self._refresh_s)
+
     def _typed(self, _change: Mapping[str, Any]) -> None:
-        if self._debounce <= 0:
+        delay = self.debounce_s()
+        if delay <= 0:
             self.refresh()
             return
         try:
@@ -274,13 +287,14 @@ class Composer(View):
             return
         if self._pending is not None:
             self._pending.cancel()
-        self._pending = loop.call_later(self._debounce, self.refresh)
+        self._pending = loop.call_later(delay, self.refresh)
 
     def _changed(self, _change: Mapping[str, Any]) -> None:
         self.refresh()
 
     def refresh(self) -> ComposerPanel:
         """Recompute the live panel, the checks and the buttons from the current values."""
+        started = time.perf_counter()
         if self._pending is not None:
             self._pending.cancel()  # this refresh covers the one a keystroke scheduled
             self._pending = None
@@ -314,6 +328,7 @@ class Composer(View):
         ):
             self.cancel()  # a confirmation of other values (or of a blocked send) would mislead
         self.send_button.disabled = not self._panel.ok or self._confirm_for is not None
+        self._refresh_s = time.perf_counter() - started
         return self._panel
 
     # -- one-click fixes -----------------------------------------------------------------------
