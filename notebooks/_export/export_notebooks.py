@@ -240,22 +240,32 @@ def execute(nb: nbformat.NotebookNode, cwd: Path, timeout: int = 600) -> list[st
 
 
 def with_plotly_html(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A copy whose plotly outputs also carry HTML drawing them with the page's plotly.js."""
-    import plotly.io
-
+    """A copy whose plotly outputs also carry HTML drawing them with the page's plotly.js:
+    the cells' outputs, and those inside Output widgets (the HLR explorer's charts, the
+    dashboard's map), which the page's widget renderer draws only as HTML."""
     nb = nbformat.from_dict(json.loads(json.dumps(nb)))
     for cell in nb.cells:
         for output in cell.get("outputs", []):
-            figure = output.get("data", {}).get(PLOTLY_MIME)
-            if figure is not None and "text/html" not in output["data"]:
-                output["data"]["text/html"] = plotly.io.to_html(
-                    figure,
-                    include_plotlyjs=False,
-                    full_html=False,
-                    validate=False,
-                    config={"topojsonURL": TOPOJSON},
-                )
+            _add_plotly_html(output)
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE_MIME, {}).get("state", {})
+    for model in state.values():
+        for output in model.get("state", {}).get("outputs", None) or []:
+            _add_plotly_html(output)
     return nb
+
+
+def _add_plotly_html(output: dict[str, Any]) -> None:
+    import plotly.io
+
+    figure = output.get("data", {}).get(PLOTLY_MIME)
+    if figure is not None and "text/html" not in output["data"]:
+        output["data"]["text/html"] = plotly.io.to_html(
+            {key: value for key, value in figure.items() if key != "config"},
+            include_plotlyjs=False,
+            full_html=False,
+            validate=False,
+            config={"topojsonURL": TOPOJSON},
+        )
 
 
 def to_html(nb: nbformat.NotebookNode, name: str) -> str:

@@ -166,7 +166,8 @@ def test_button_icons_use_a_loaded_icon_font(pages: Callable[[Path], Page], note
 
 @each_notebook
 def test_page_tells_what_its_text_says(pages: Callable[[Path], Page], notebook: Path) -> None:
-    """03: the composer under "UCS-2" text shows UCS-2 and the one after the send its result;
+    """03: the composer under "UCS-2" text shows UCS-2 and the one after the send its result,
+    the dashboard's map draws;
     02 and 05: shares and rates as percentages; 04: the map shows Europe; 05: Paris times."""
     page = pages(notebook)
     name, tab = page.name, page.tab
@@ -181,6 +182,9 @@ def test_page_tells_what_its_text_says(pages: Callable[[Path], Page], notebook: 
         assert "Campaign complete" not in first.inner_text()
         assert "GSM-7" in last.locator(".smskit-encoding").inner_text()
         assert "sent: 11" in last.inner_text()
+        # The dashboard's map, inside an Output widget, draws its countries from the page.
+        countries = tab.locator(".smskit-dashboard .js-plotly-plot path.choroplethlocation")
+        assert countries.count() > 20
     if name.startswith("02-"):
         assert re.search(r"\b70\.4%", text)
     if name.startswith("04-"):
