@@ -317,6 +317,21 @@ def test_cron_same_alert_twice_a_day_then_next_day(run: Run, fresh_sandbox: Sand
     assert fresh_sandbox.balance() == pytest.approx(1000.0 - 4 * 0.065)
 
 
+def test_repeat_of_an_unfinished_send_points_to_resume(run: Run, fresh_sandbox: Sandbox) -> None:
+    """A send stopped for credit, run again a minute later: exit 9 naming `campaign resume`
+    of its journal (not --again, which would send everyone again); the resume finishes it."""
+    fresh_sandbox.set_balance(0.0)
+    assert run(*ALERT).exit_code == EXIT_INCOMPLETE
+    fresh_sandbox.set_balance(10.0)
+    repeat = run(*ALERT, now="2026-03-03T10:01:00+01:00")
+    assert repeat.exit_code == EXIT_REPEAT
+    line = stderr_line(repeat)
+    assert "is not finished" in line and "smskit campaign resume " in line
+    journal = line.split("smskit campaign resume ", 1)[1].split("`", 1)[0]
+    assert run("campaign", "resume", journal).exit_code == 0
+    assert len(fresh_sandbox.sent()) == 1
+
+
 def test_named_campaign_already_sent_is_refused_not_silently_done(
     run: Run, fresh_sandbox: Sandbox
 ) -> None:

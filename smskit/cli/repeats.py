@@ -29,11 +29,12 @@ _KEPT: Final = timedelta(days=1)
 
 @dataclass(frozen=True, slots=True)
 class Earlier:
-    """A recorded send: when, its campaign's name and journal."""
+    """A recorded send: when, its campaign's name and journal, whether it was complete."""
 
     at: datetime
     name: str
     journal: str
+    complete: bool
 
 
 def fingerprint(content: dict[str, Any], csv_file: Path | None) -> str:
@@ -73,16 +74,21 @@ def earlier_send(key: str, now: datetime) -> Earlier | None:
             continue
         at = datetime.fromisoformat(entry["at"])
         if timedelta(0) <= now - at < WINDOW and (latest is None or at > latest.at):
-            latest = Earlier(at, str(entry.get("name")), str(entry.get("journal")))
+            latest = Earlier(
+                at, str(entry.get("name")), str(entry.get("journal")), entry.get("complete", True)
+            )
     return latest
 
 
-def record_send(key: str, now: datetime, name: str, journal: Path) -> None:
+def record_send(key: str, now: datetime, name: str, journal: Path, complete: bool) -> None:
     """Record a send made at ``now``; drop records older than a day."""
     path = _log()
     path.parent.mkdir(parents=True, exist_ok=True)
     kept = [entry for entry in _records() if abs(now - datetime.fromisoformat(entry["at"])) < _KEPT]
-    kept.append({"at": now.isoformat(), "fingerprint": key, "name": name, "journal": str(journal)})
+    kept.append(
+        {"at": now.isoformat(), "fingerprint": key, "name": name, "journal": str(journal),
+         "complete": complete}
+    )  # fmt: skip
     partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
     partial.write_text("".join(json.dumps(entry) + "\n" for entry in kept), encoding="utf-8")
     os.replace(partial, path)

@@ -206,7 +206,7 @@ def send(
             click.echo("nothing sent", err=True)
             return _finish(document, as_json, EXIT_DECLINED)
         result = campaign.send(progress=progress(), journal=path)
-        repeats.record_send(key, instant, campaign.name, path)
+        repeats.record_send(key, instant, campaign.name, path, result.complete)
     document["result"] = row(result.summary())
     document["not_sent"] = records(result.not_sent)
     if not as_json:
@@ -231,10 +231,16 @@ def _check_repeat(key: str, instant: datetime, again: bool) -> None:
     if earlier is None or again:
         return
     minutes = (instant - earlier.at).total_seconds() / 60
-    raise Refused(
+    made = (
         f"the same send (text, sender, options, recipients) was made {minutes:.0f} min ago, "
         f"at {earlier.at.isoformat(timespec='seconds')} (campaign {earlier.name}, journal "
-        f"{earlier.journal}): nothing sent; pass --again to send it again",
+        f"{earlier.journal})"
+    )
+    if earlier.complete:
+        raise Refused(f"{made}: nothing sent; pass --again to send it again", EXIT_REPEAT)
+    raise Refused(
+        f"{made} and is not finished: nothing sent; `smskit campaign resume {earlier.journal}` "
+        "finishes it (--again would send every recipient again, as a new campaign)",
         EXIT_REPEAT,
     )
 
