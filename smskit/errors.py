@@ -15,7 +15,7 @@ SmskitError
     ├── InsufficientCreditError   400 code 122: the balance cannot pay for the request
     ├── PayloadValidationError    400 code 400: ``.errors`` holds ``{field: {code, message}}``
     │   ├── DuplicateRequestError  the ``request_id`` was already used in the last 24 hours
-    │   └── RequestIdConflictError the ``request_id`` was used for another payload: nothing sent
+    │   └── NoRecipientError       no recipient was left to send to: nothing was sent
     ├── NotFoundError             404: unknown path or resource
     ├── RateLimitError            429: ``.retry_after`` seconds, from the Retry-After header
     └── ServerError               5xx
@@ -43,10 +43,10 @@ __all__ = [
     "DuplicateRequestError",
     "InsufficientCreditError",
     "MissingExtraError",
+    "NoRecipientError",
     "NotFoundError",
     "PayloadValidationError",
     "RateLimitError",
-    "RequestIdConflictError",
     "ResponseShapeError",
     "ServerError",
     "SmskitError",
@@ -61,8 +61,6 @@ CODE_STOP_MISSING = 121
 CODE_INSUFFICIENT_CREDIT = 122
 CODE_PAYLOAD_VALIDATION = 400
 FIELD_CODE_BLANK = 410
-FIELD_CODE_DUPLICATE_REQUEST_ID = 420
-FIELD_CODE_REQUEST_ID_CONFLICT = 421
 
 
 class SmskitError(Exception):
@@ -202,11 +200,22 @@ class PayloadValidationError(APIError):
 
 
 class DuplicateRequestError(PayloadValidationError):
-    """The ``request_id`` was already accepted within 24 hours: the first request went through."""
+    """The ``request_id`` was already used within 24 hours: this request sent nothing, an
+    earlier one with this id was accepted.
+
+    Recognised by the field it names (``errors.request_id``, whatever its code) or by the
+    vendor's older code 120 (:func:`smskit.rules.answers.is_duplicate_request_id`).
+    """
 
 
-class RequestIdConflictError(PayloadValidationError):
-    """The ``request_id`` was used within 24 hours for a different payload: nothing was sent."""
+class NoRecipientError(PayloadValidationError):
+    """No recipient of a send was left once the gateway ignored those it cannot use (and
+    removed blacklisted ones, when asked): nothing was sent.
+
+    The gateway's validation error on ``recipients`` (code 410, "must not be blank"); also
+    raised by the client when a gateway accepts a send but says it kept 0 of its recipients
+    (``.response`` then holds that answer: ticket, cost).
+    """
 
 
 class NotFoundError(APIError):

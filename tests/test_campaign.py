@@ -207,8 +207,8 @@ def test_same_campaign_with_its_journal_lost_is_not_sent_twice(
     client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
 ) -> None:
     """Re-running the same campaign without its journal (within 24 h) repeats the same request
-    ids: the gateway replays its first answers, recorded as already accepted with the first
-    tickets, SMS counts and costs."""
+    ids: the gateway refuses them as duplicates, recorded as already accepted (no ticket: the
+    refusal gives none) with SMS counts and costs from a simulation, equal to the first's."""
     numbers = fr_mobiles(250)
     first = Campaign(client, numbers, text=TEXT, sender="Shop", name="june").send(
         chunk_size=100, progress=False, journal=tmp_path / "a.sqlite"
@@ -218,12 +218,12 @@ def test_same_campaign_with_its_journal_lost_is_not_sent_twice(
         chunk_size=100, progress=False, journal=tmp_path / "b.sqlite"
     )
     assert again.chunks()["state"].astype(str).tolist() == ["already_accepted"] * 3
-    assert again.chunks()["ticket"].tolist() == first.chunks()["ticket"].tolist()
+    assert again.chunks()["ticket"].isna().all() and first.chunks()["ticket"].notna().all()
     assert len(fresh_sandbox.sent()) == 250
     assert fresh_sandbox.balance() == pytest.approx(balance)
     assert again.summary().loc[0, "cost"] == pytest.approx(250 * FR_PREMIUM)
     assert again.summary().loc[0, "sms"] == 250
-    assert bool(again.summary().loc[0, "cost_estimated"]) is False
+    assert bool(again.summary().loc[0, "cost_estimated"]) is True
 
 
 def test_send_again_with_the_same_journal_sends_nothing(
@@ -484,8 +484,8 @@ def test_resume_records_a_chunk_accepted_before_the_crash_as_already_accepted(
     journal.close()  # ... and the process died here
     result = Campaign.resume(path, client, progress=False)
     assert result.chunks()["state"].astype(str).tolist() == ["already_accepted", "sent", "sent"]
-    assert result.chunks().loc[0, "ticket"] == accepted.sms_ticket
-    assert result.chunks().loc[0, "cost"] == pytest.approx(accepted.total_cost)  # replayed
+    assert result.chunks().loc[0, "cost"] == pytest.approx(accepted.total_cost)  # simulated
+    assert bool(result.chunks().loc[0, "cost_estimated"]) is True
     assert sorted(fresh_sandbox.sent()["phone_number"]) == sorted(numbers)
 
 
@@ -701,3 +701,25 @@ def test_the_former_name_hlr_warns_and_is_bulk_hlr() -> None:
     with pytest.warns(DeprecationWarning, match="bulk_hlr"):
         former = smskit.hlr
     assert former is smskit.bulk_hlr
+
+
+def test_a_chunk_that_reaches_nobody_is_failed_not_sent(
+    client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """With auto_remove_blacklisted_numbers, a chunk whose every recipient is blacklisted
+    leaves the gateway nobody to send to (400 on recipients): the chunk is failed, its
+    recipients not counted as sent, nothing charged; the other chunk is sent."""
+    blocked, kept = fr_mobiles(10), fr_mobiles(10, start=10)
+    fresh_sandbox.add_to_blacklist(blocked)
+    campaign = Campaign(
+        client, blocked + kept, text=TEXT, sender="Shop", auto_remove_blacklisted_numbers=True
+    )
+    result = campaign.send(chunk_size=10, progress=False, journal=tmp_path / "j.sqlite")
+    chunks = result.chunks()
+    assert chunks["state"].astype(str).tolist() == ["failed", "sent"]
+    assert "NoRecipientError" in chunks.loc[0, "error"]
+    summary = result.summary().iloc[0]
+    assert (summary["sent"], summary["failed"]) == (10, 10)
+    assert sorted(fresh_sandbox.sent()["phone_number"]) == kept
+    assert fresh_sandbox.balance() == pytest.approx(1000.0 - 10 * FR_PREMIUM - 0.01)
+    assert summary["cost"] == pytest.approx(10 * FR_PREMIUM + 0.01)

@@ -173,8 +173,10 @@ def test_three_kills_and_resumes_bill_exactly_what_the_gateway_recorded(
     assert result.complete
     chunks = result.chunks()
     assert set(chunks["state"].astype(str)) <= {"sent", "already_accepted"}
-    assert (chunks["state"] == "already_accepted").sum() >= 1  # replays happened
-    assert not chunks["cost_estimated"].any()
+    accepted = chunks["state"] == "already_accepted"
+    assert accepted.sum() >= 1  # duplicates refused, recorded as accepted
+    # Their figures come from a simulation (the refusal carries none); the others as billed.
+    assert chunks["cost_estimated"].tolist() == accepted.tolist()
     billed = sent.groupby("request_id").agg(sms=("segments", "sum"), cost=("cost", "sum"))
     recorded = chunks.set_index("request_id")
     assert sorted(billed.index) == sorted(recorded.index)
@@ -244,54 +246,32 @@ def test_two_processes_one_sends_the_other_is_refused_then_waits(
     assert last_send < entries[2][0]  # the waiting process sent nothing
 
 
-class SpecGateway(httpx.AsyncBaseTransport):
-    """Real HTTP to the sandbox, answering a replay the way the spec's gateway does: the
-    validation error of a duplicated request_id (code 420, with the first ticket), no
-    figures. The sandbox replays instead, so this answer is produced here."""
-
-    def __init__(self) -> None:
-        self.inner = httpx.AsyncHTTPTransport()
-        self.duplicates = 0
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        response = await self.inner.handle_async_request(request)
-        if response.headers.get("idempotent-replayed") != "true":
-            return response
-        await response.aread()
-        self.duplicates += 1
-        error = {"request_id": {"code": 420, "message": "request_id already used"}}
-        body = {"code": 400, "message": "Payload validation error.", "errors": error}
-        return httpx.Response(400, json={**body, "sms_ticket": response.json()["sms_ticket"]})
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-
-def test_without_replays_accepted_chunks_are_costed_by_simulation(
-    fresh_sandbox: Sandbox, tmp_path: Path
+@pytest.mark.parametrize("shape", ["spec", "legacy"])
+def test_a_re_run_is_recorded_as_accepted_and_costed_by_simulation(
+    fresh_sandbox: Sandbox, tmp_path: Path, shape: str
 ) -> None:
-    """Against a gateway that only refuses a duplicated id, a campaign re-run without its
-    journal records every chunk already_accepted with the first tickets, and SMS and cost
-    from a simulation of the same payload, flagged cost_estimated; nothing is charged."""
+    """A campaign re-run without its journal repeats its request_ids; the gateway refuses
+    them as duplicates (the spec's errors.request_id, or the vendor's older code 120): every
+    chunk is already_accepted, SMS and cost from a simulation of the same payload (equal to
+    the first run's, flagged cost_estimated); nothing is sent or charged again."""
     numbers = [f"+3367{i:07d}" for i in range(250)]
     text = "Promo -20% ce week-end. STOP au 36173"
-    spec = SpecGateway()
 
-    async def run(journal: Path, transport: httpx.AsyncBaseTransport | None) -> Any:
-        async with smskit.AsyncClient(sandbox=fresh_sandbox, transport=transport) as client:
+    async def run(journal: Path) -> Any:
+        async with smskit.AsyncClient(sandbox=fresh_sandbox) as client:
             campaign = Campaign(client, numbers, text=text, sender="Shop", name="again")
             return await campaign.asend(chunk_size=100, progress=False, journal=journal)
 
-    first = asyncio.run(run(tmp_path / "a.sqlite", None))
+    first = asyncio.run(run(tmp_path / "a.sqlite"))
     balance = fresh_sandbox.balance()
-    again = asyncio.run(run(tmp_path / "b.sqlite", spec))
-    assert spec.duplicates == 3
+    fresh_sandbox.set_duplicate_answer(shape)  # type: ignore[arg-type]
+    again = asyncio.run(run(tmp_path / "b.sqlite"))
     chunks = again.chunks()
     assert chunks["state"].astype(str).tolist() == ["already_accepted"] * 3
-    assert chunks["ticket"].tolist() == first.chunks()["ticket"].tolist()
-    assert chunks["cost_estimated"].all()
+    assert chunks["cost_estimated"].all() and chunks["ticket"].isna().all()
     assert chunks["sms"].tolist() == first.chunks()["sms"].tolist()
     assert chunks["cost"].tolist() == pytest.approx(first.chunks()["cost"].tolist())
+    assert again.summary().loc[0, "cost"] == pytest.approx(fresh_sandbox.sent()["cost"].sum())
     assert fresh_sandbox.balance() == pytest.approx(balance)
     assert len(fresh_sandbox.sent()) == 250
 

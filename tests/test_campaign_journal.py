@@ -128,21 +128,6 @@ def test_opening_what_is_not_a_journal_is_a_clear_error(tmp_path: Path) -> None:
         Journal(text, mode="create")
 
 
-def test_hlr_cache_respects_max_age(tmp_path: Path) -> None:
-    """Answers come back by number while younger than max_age (None: any age)."""
-    with Journal(tmp_path / "j.sqlite", mode="any") as journal:
-        journal.hlr_store({"+33612345678": {"status": "valid"}})
-        assert journal.hlr_cached(["+33612345678", "+33600000000"], None) == {
-            "+33612345678": {"status": "valid"}
-        }
-        with sqlite3.connect(journal.path) as db:
-            db.execute("UPDATE hlr SET checked_at = checked_at - 100")
-        assert journal.hlr_cached(["+33612345678"], 50) == {}
-        assert json.dumps(journal.hlr_cached(["+33612345678"], 200)) == (
-            '{"+33612345678": {"status": "valid"}}'
-        )
-
-
 def test_the_runner_runs_at_most_n_at_once_and_nothing_after_stop() -> None:
     """With concurrency 2 no more than 2 workers overlap; once stop is set, none starts."""
     running = 0

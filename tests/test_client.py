@@ -17,6 +17,8 @@ from typing import Any
 import httpx
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import smskit
 from smskit import Backoff, Client, errors
@@ -790,3 +792,81 @@ def test_a_client_built_from_settings_keeps_them_and_refuses_credentials_besides
         assert "k-secret-1" not in repr(client)
     with pytest.raises(errors.ConfigurationError, match="settings="):
         Client(api_login="other", settings=settings)
+
+
+# -- duplicates and sends that reach nobody (issue #26) -----------------------------------------
+
+_CODES = st.integers(min_value=-(2**31), max_value=2**31)
+_FIELDS = st.text(min_size=1, max_size=20).filter(lambda name: name != "request_id")
+
+
+def mapped(body: dict[str, Any], status: int = 400) -> errors.APIError:
+    """The error the client maps an answer of ``status`` with ``body`` to."""
+    from smskit.client.error_map import error_from_response
+
+    request = httpx.Request("POST", f"{BASE}/v1/public/sms-campaign/send")
+    return error_from_response(httpx.Response(status, json=body, request=request), request)
+
+
+@given(code=_CODES, field_code=_CODES, message=st.text(max_size=40), other=_FIELDS)
+def test_a_duplicate_is_known_by_its_field_or_code_120_never_by_420(
+    code: int, field_code: int, message: str, other: str
+) -> None:
+    """errors.request_id with any code (beside other field errors or not) is a duplicate; so
+    is the vendor's code 120 without errors; a 420 on another field, or any other code
+    without errors, is not."""
+    named = {"request_id": {"code": field_code, "message": message}}
+    assert isinstance(mapped({"code": code, "errors": named}), errors.DuplicateRequestError)
+    both = {other: {"code": 410, "message": "blank"}, **named}
+    assert isinstance(mapped({"code": 400, "errors": both}), errors.DuplicateRequestError)
+    legacy = mapped(
+        {"code": 120, "message": "A SMS with the same request_id has already been sent"}
+    )
+    assert isinstance(legacy, errors.DuplicateRequestError) and legacy.code == 120
+    elsewhere = mapped({"code": 400, "errors": {other: {"code": 420, "message": message}}})
+    assert not isinstance(elsewhere, errors.DuplicateRequestError)
+    assert isinstance(elsewhere, errors.PayloadValidationError)
+    if code != 120:
+        assert not isinstance(
+            mapped({"code": code, "message": message}), errors.DuplicateRequestError
+        )
+
+
+def test_the_vendor_code_120_after_a_lost_answer_reports_the_accepted_send() -> None:
+    """Attempt 1 lost, attempt 2 answered the vendor's older way (code 120, no errors):
+    SendResult(duplicate=True), no figures invented."""
+    legacy = {"code": 120, "message": "A SMS with the same request_id has already been sent"}
+    gateway = Gateway(httpx.RemoteProtocolError("peer closed connection"), answer(400, legacy))
+    result = send(make(gateway), request_id="order-120")
+    assert (result.duplicate, result.request_id, result.total_cost) == (True, "order-120", None)
+
+
+def test_a_request_id_the_gateway_would_refuse_is_never_posted() -> None:
+    """A request_id over 255 characters is refused before any request, validate=False too:
+    an error naming request_id can then only mean "already used"."""
+    gateway = Gateway(answer(201, SEND_OK))
+    for validate in (True, False):
+        with pytest.raises(errors.ValidationError, match="request_id"):
+            send(make(gateway), request_id="x" * 256, validate=validate)
+    assert gateway.requests == []
+
+
+def test_a_201_that_kept_nobody_raises_no_recipient_error() -> None:
+    """A gateway that accepts a send but keeps 0 of its recipients (201, number_of_contacts
+    0): NoRecipientError carrying that answer, never a SendResult; not retried."""
+    kept_none = {"sms_ticket": "T-0", "number_of_contacts": 0, "total_cost": 0.01}
+    gateway = Gateway(answer(201, kept_none))
+    with pytest.raises(errors.NoRecipientError, match="kept none of its 2 recipients") as caught:
+        send(make(gateway), recipients=["+33612345678", "+33612345679"])
+    assert caught.value.status_code == 201
+    assert caught.value.response is not None and caught.value.response.json() == kept_none
+    assert len(gateway.requests) == 1
+
+
+def test_a_blank_recipients_error_is_no_recipient_error() -> None:
+    """The gateway's 400 naming recipients with the blank code 410 is NoRecipientError (a
+    PayloadValidationError); other recipient errors are not."""
+    blank = {"recipients": {"code": 410, "message": "recipients must not be blank"}}
+    assert isinstance(mapped({"code": 400, "errors": blank}), errors.NoRecipientError)
+    one = {"recipients[0].phone_number": {"code": 413, "message": "not served"}}
+    assert not isinstance(mapped({"code": 400, "errors": one}), errors.NoRecipientError)

@@ -218,22 +218,41 @@ async def test_insufficient_credit(kind: ClientType, fresh_sandbox: Sandbox) -> 
     assert len(fresh_sandbox.sent()) == 0
 
 
-async def test_reusing_a_request_id_replays_the_first_send(
-    kind: ClientType, fresh_sandbox: Sandbox
+@pytest.mark.parametrize("shape", ["spec", "legacy"])
+async def test_reusing_a_request_id_is_refused_as_a_duplicate(
+    kind: ClientType, fresh_sandbox: Sandbox, shape: str
 ) -> None:
-    """Re-using an accepted request_id with the same payload returns the first send, flagged
-    duplicate, with its counts and cost; another payload raises RequestIdConflictError."""
+    """A caller re-using an accepted request_id, same payload or another, gets
+    DuplicateRequestError (in either shape the gateway answers): one send, one charge."""
+    fresh_sandbox.set_duplicate_answer(shape)  # type: ignore[arg-type]
     async with connect(kind, fresh_sandbox) as client:
         fields = {"text": STOP_TEXT, "recipients": [FR], "sender": "MyShop", "request_id": "o-1"}
         first = await run(client.sms_campaign.send(**fields))
-        again = await run(client.sms_campaign.send(**fields))
-        with pytest.raises(errors.RequestIdConflictError):
-            await run(client.sms_campaign.send(**{**fields, "recipients": [FR2]}))
-    assert (again.duplicate, first.duplicate) == (True, False)
-    assert again.sms_ticket == first.sms_ticket
-    assert again.total_cost == first.total_cost == pytest.approx(fresh_sandbox.sent()["cost"].sum())
-    assert again.number_of_sms_needed == first.number_of_sms_needed == 1
+        for again in (fields, {**fields, "recipients": [FR2]}):
+            with pytest.raises(errors.DuplicateRequestError) as refused:
+                await run(client.sms_campaign.send(**again))
+            assert refused.value.status_code == 400
+    assert first.duplicate is False
     assert len(fresh_sandbox.sent()) == 1
+    assert fresh_sandbox.balance() == pytest.approx(1000.0 - first.total_cost)
+
+
+async def test_a_send_that_reaches_nobody_raises_no_recipient_error(
+    kind: ClientType, fresh_sandbox: Sandbox
+) -> None:
+    """ "06 12 34 56 78" posted as given (validate=False): national, no country, so the
+    gateway ignores it and nobody is left: NoRecipientError (errors.recipients 410), never a
+    SendResult; nothing sent or charged."""
+    async with connect(kind, fresh_sandbox) as client:
+        with pytest.raises(errors.NoRecipientError) as caught:
+            await run(
+                client.sms_campaign.send(
+                    text=STOP_TEXT, recipients=["06 12 34 56 78"], sender="MyShop", validate=False
+                )
+            )
+    assert caught.value.status_code == 400
+    assert caught.value.errors["recipients"]["code"] == 410
+    assert fresh_sandbox.sent().empty and fresh_sandbox.balance() == 1000.0
 
 
 # -- faults and retries -------------------------------------------------------------------------
@@ -249,10 +268,13 @@ def clear_faults_on_sleep(sandbox: Sandbox, sleeps: list[float]) -> Backoff:
     return Backoff(sleep=sleep)
 
 
-async def test_lost_answer_then_duplicate_returns_the_first_send(
-    kind: ClientType, fresh_sandbox: Sandbox
+@pytest.mark.parametrize("shape", ["spec", "legacy"])
+async def test_lost_answer_then_duplicate_reports_the_accepted_send(
+    kind: ClientType, fresh_sandbox: Sandbox, shape: str
 ) -> None:
-    """Connection dropped after the send was committed: the retry reports it, nothing sent twice."""
+    """Connection dropped after the send was committed: the retry is refused as a duplicate
+    (either shape), which the client reports as duplicate=True; nothing sent twice."""
+    fresh_sandbox.set_duplicate_answer(shape)  # type: ignore[arg-type]
     sleeps: list[float] = []
     fresh_sandbox.inject_faults(drop_rate=1.0)
     backoff = clear_faults_on_sleep(fresh_sandbox, sleeps)
@@ -263,10 +285,9 @@ async def test_lost_answer_then_duplicate_returns_the_first_send(
     sent = fresh_sandbox.sent()
     assert result.duplicate is True and len(sleeps) == 1
     assert len(sent) == 2  # two recipients, one send
-    assert set(sent["sms_ticket"]) == {result.sms_ticket}
-    # The retry got the first answer replayed: the figures the gateway billed.
-    assert result.total_cost == pytest.approx(sent["cost"].sum())
-    assert result.number_of_contacts == 2
+    assert fresh_sandbox.balance() == pytest.approx(1000.0 - sent["cost"].sum())
+    # The refusal carries no figures: the client does not invent them.
+    assert (result.total_cost, result.number_of_contacts) == (None, None)
 
 
 async def test_server_error_is_retried(kind: ClientType, fresh_sandbox: Sandbox) -> None:

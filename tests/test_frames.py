@@ -90,6 +90,27 @@ def raw(results: HLRResults) -> list[dict[str, Any]]:
     return list(results.raw)
 
 
+def read_as_unknown(answer: dict[str, Any]) -> dict[str, Any]:
+    """An answer with the spec-typed placeholders of unknown values ("" for text, 0 for
+    mcc/mnc, in the network fields and the original network's) as None: what analysts see."""
+
+    def network(fields: dict[str, Any]) -> dict[str, Any]:
+        out = dict(fields)
+        for name in NETWORK_FIELDS:
+            if out.get(name) == "" or (name in ("mcc", "mnc") and out.get(name) == 0):
+                out[name] = None
+        return out
+
+    details = answer["original_network_details"]
+    return {**network(answer), "original_network_details": details and network(details)}
+
+
+@pytest.fixture(scope="module")
+def answers(raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The gateway's answers as read: placeholders of unknown values as None."""
+    return [read_as_unknown(r) for r in raw]
+
+
 @pytest.fixture(scope="module")
 def frame(results: HLRResults) -> pd.DataFrame:
     """The typed HLR frame of ``results``."""
@@ -110,10 +131,12 @@ def assert_shares_exact(table: pd.DataFrame, n: int) -> None:
 
 
 def test_sample_covers_the_cases_the_tables_must_handle(raw: list[dict[str, Any]]) -> None:
-    """The sandbox data has ported numbers, bad formats without country, several countries."""
+    """The sandbox data has ported numbers, bad formats without country (spec-typed: "" and
+    0, never null), several countries."""
     assert len(raw) == 400
     assert sum(r["is_ported"] for r in raw) >= 20
-    assert any(r["country_code"] is None for r in raw)
+    assert any(r["country_code"] == "" and r["mcc"] == 0 for r in raw)
+    assert not any(r[name] is None for r in raw for name in NETWORK_FIELDS)
     assert {r["country_code"] for r in raw} >= {"FR", "GB", "DE", "BE", "US", "PT"}
     assert {r["phone_number_type"] for r in raw} >= {"mobile", "landline", "bad_format"}
 
@@ -128,10 +151,11 @@ def test_hlr_frame_has_every_spec_field_with_declared_dtypes(frame: pd.DataFrame
 
 
 def test_hlr_frame_values_match_the_raw_answers(
-    frame: pd.DataFrame, raw: list[dict[str, Any]]
+    frame: pd.DataFrame, answers: list[dict[str, Any]]
 ) -> None:
-    """Every cell equals the JSON value; nulls are <NA>/NaT; dates parsed from the spec format."""
-    for row, answer in zip(frame.to_dict("records"), raw, strict=True):
+    """Every cell equals the JSON value; nulls and the placeholders of unknown values ("",
+    mcc 0) are <NA>/NaT, never a network called "" or 0; dates parsed from the spec format."""
+    for row, answer in zip(frame.to_dict("records"), answers, strict=True):
         original = answer["original_network_details"] or {}
         for name in HLR_COLUMN_DTYPES:
             if name.startswith("original_"):
@@ -157,12 +181,10 @@ def test_raw_dicts_models_and_frames_give_the_same_frame(
 
 def test_raw_dicts_off_the_spec_types_are_parsed_leniently(raw: list[dict[str, Any]]) -> None:
     """A number sent as a string or the spec example's 'inconcusive' parse like the models do."""
-    odd = [{**r, "mcc": None if r["mcc"] is None else str(r["mcc"])} for r in raw[:5]]
+    odd = [{**r, "mcc": str(r["mcc"])} for r in raw[:5]]
     odd[0] = {**odd[0], "line_status": "inconcusive"}
     typed = frames.hlr_frame(odd)
-    assert typed["mcc"].tolist()[1:] == [
-        r["mcc"] if r["mcc"] is not None else pd.NA for r in raw[1:5]
-    ]
+    assert typed["mcc"].tolist()[1:] == [r["mcc"] or pd.NA for r in raw[1:5]]
     assert typed["line_status"].iloc[0] == "inconclusive"
     assert typed["mcc"].dtype == "Int64"
     with pytest.raises(ResponseShapeError, match="mcc"):
@@ -232,30 +254,32 @@ def test_crosstab_has_totals_in_both_directions(
 
 
 def test_breakdown_by_country_goes_by_count_with_missing_last(
-    frame: pd.DataFrame, raw: list[dict[str, Any]]
+    frame: pd.DataFrame, answers: list[dict[str, Any]]
 ) -> None:
     """Countries seen, most numbers first (ties by code), numbers without country last."""
     table = frames.breakdown(frame, by="country")
-    counts = Counter(r["country_code"] for r in raw)
+    counts = Counter(r["country_code"] for r in answers)
     known = sorted((c for c in counts if c is not None), key=lambda c: (-counts[c], c))
     assert list(table.index) == [*known, MISSING, TOTAL]
     assert table.index.name == "country_code"
-    assert table["count"].tolist() == [counts[c] for c in known] + [counts[None], len(raw)]
-    assert_shares_exact(table, len(raw))
+    assert table["count"].tolist() == [counts[c] for c in known] + [counts[None], len(answers)]
+    assert_shares_exact(table, len(answers))
 
 
 def test_breakdown_by_network_keeps_networks_of_each_country_apart(
-    frame: pd.DataFrame, raw: list[dict[str, Any]]
+    frame: pd.DataFrame, answers: list[dict[str, Any]]
 ) -> None:
-    """A network is (country_code, network_name): counts equal the raw pairs, nulls as missing."""
+    """A network is (country_code, network_name): counts equal the answers, unknowns as missing."""
     table = frames.breakdown(frame, by="network")
-    expected = Counter((r["country_code"] or MISSING, r["network_name"] or MISSING) for r in raw)
+    expected = Counter(
+        (r["country_code"] or MISSING, r["network_name"] or MISSING) for r in answers
+    )
     body = table.drop(index=(TOTAL, ""))
     assert dict(zip(body.index, body["count"], strict=True)) == expected
     assert table.index.names == ["country_code", "network_name"]
     order = sorted(expected, key=lambda key: (MISSING in key, -expected[key], key))
     assert list(body.index) == order  # most numbers first, ties by name, unknowns last
-    assert_shares_exact(table, len(raw))
+    assert_shares_exact(table, len(answers))
 
 
 def test_breakdown_counts_missing_and_unknown_values(frame: pd.DataFrame) -> None:
@@ -301,11 +325,13 @@ def test_bad_breakdown_requests_name_the_problem(frame: pd.DataFrame) -> None:
     assert info.value.field == "network_name"
 
 
-def test_porting_share_per_original_network(frame: pd.DataFrame, raw: list[dict[str, Any]]) -> None:
+def test_porting_share_per_original_network(
+    frame: pd.DataFrame, answers: list[dict[str, Any]]
+) -> None:
     """Numbers that started on each network and how many left it; unported stay on theirs."""
     started: Counter[tuple[str, str]] = Counter()
     left: Counter[tuple[str, str]] = Counter()
-    for r in raw:
+    for r in answers:
         origin = r["original_network_details"] if r["is_ported"] else r
         if origin["network_name"] is None:
             continue
@@ -322,10 +348,10 @@ def test_porting_share_per_original_network(frame: pd.DataFrame, raw: list[dict[
         assert share == left[key] / started[key]
     total = table.loc[(TOTAL, "")]
     assert (total["numbers"], total["ported"]) == (sum(started.values()), sum(left.values()))
-    assert total["ported"] == sum(bool(r["is_ported"]) for r in raw)
+    assert total["ported"] == sum(bool(r["is_ported"]) for r in answers)
 
 
-def test_reachability_per_country(frame: pd.DataFrame, raw: list[dict[str, Any]]) -> None:
+def test_reachability_per_country(frame: pd.DataFrame, answers: list[dict[str, Any]]) -> None:
     """Per country: valid mobiles and the share of them live or absent, then the total."""
     table = frames.reachability(frame)
     assert list(table.columns) == [
@@ -337,7 +363,7 @@ def test_reachability_per_country(frame: pd.DataFrame, raw: list[dict[str, Any]]
         "reachable_share",
     ]
     for code in ("FR", "GB", "DE", "BE", "US", "PT", MISSING, TOTAL):
-        rows = [r for r in raw if code == TOTAL or (r["country_code"] or MISSING) == code]
+        rows = [r for r in answers if code == TOTAL or (r["country_code"] or MISSING) == code]
         mobiles = [r for r in rows if r["phone_number_type"] in MOBILE_TYPES]
         live = sum(r["line_status"] == "live" for r in mobiles)
         absent = sum(r["line_status"] == "absent_subscriber" for r in mobiles)

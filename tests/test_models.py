@@ -262,3 +262,46 @@ def test_html_is_rendered_from_templates_with_escaping() -> None:
     record = Balance.from_json({"amount": 1, "unit": "<b>EUR</b>"})._repr_html_()
     assert "&lt;b&gt;EUR&lt;/b&gt;" in record
     assert results.to_html() == html
+
+
+def test_hlr_placeholders_read_as_unknown() -> None:
+    """The spec-typed stand-ins of values that cannot be known ("" text, mcc/mnc 0), at the
+    top and in original_network_details, read as None / <NA> / "(missing)", never as a
+    network called "" or an MCC 0; known values beside them are kept."""
+    unknown = {
+        **PORTED,
+        "network_name": "",
+        "mcc": 0,
+        "mnc": 0,
+        "area": " ",
+        "country_name": "",
+        "country_code_iso3": "",
+        "country_code": "",
+        "country_prefix": "",
+        "phone_number": "06 12 34 56 78",
+        "phone_number_type": "bad_format",
+        "is_ported": False,
+        "ported_date": None,
+        "original_network_details": None,
+    }
+    origin = {**PORTED["original_network_details"], "network_name": "", "mnc": 0}
+    partial = {**PORTED, "mnc": 0, "original_network_details": origin}
+    first, second = HLRResults.from_json([unknown, partial])
+    names = ("network_name", "mcc", "mnc", "area", "country_name", "country_code", "country_prefix")
+    for name in names:
+        assert getattr(first, name) is None, name
+    assert (second.mcc, second.mnc, second.network_name) == (208, None, "Bouygues Telecom")
+    details = second.original_network_details
+    assert details is not None and (details.network_name, details.mnc, details.mcc) == (
+        None,
+        None,
+        208,
+    )
+    both = [unknown, partial]
+    for frame in (HLRResults.from_json(both).to_frame(), frames.hlr_frame(both)):
+        assert frame["network_name"].isna().tolist() == [True, False]
+        assert frame["mcc"].tolist() == [pd.NA, 208] and frame["mnc"].isna().all()
+        assert frame["original_network_name"].isna().all()
+        assert frame["original_mcc"].tolist() == [pd.NA, 208]
+    by_network = frames.breakdown(both, by="network").drop(index=("total", ""))
+    assert list(by_network.index) == [("FR", "Bouygues Telecom"), ("(missing)", "(missing)")]

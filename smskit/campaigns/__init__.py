@@ -1,8 +1,8 @@
 """Campaigns and bulk operations on the client.
 
 Owns: the planner (preflight per recipient), the chunk runner, the SQLite journal that
-makes a send exactly-once across crashes and resumes, campaign results, and bulk HLR and
-contact helpers.
+makes a send exactly-once across crashes and resumes, campaign results, and bulk HLR (with
+its answer cache, keyed by gateway) and contact helpers.
 
 May import: ``smskit.client``, ``smskit.rules``, ``smskit.errors`` and the top-level
 infrastructure modules. Never views, replies or the sandbox.

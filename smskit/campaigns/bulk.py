@@ -3,7 +3,9 @@ runner (:func:`smskit.campaigns.runner.run_chunks`).
 
 ``client.contact.hlr_request`` stays one request of at most 200 numbers; :func:`bulk_hlr` takes
 any number of them, checks each distinct number once, and caches the answers in a journal
-(an HLR check is billed, and has no request_id: a cached answer is never paid twice).
+(an HLR check is billed, and has no request_id: a cached answer is never paid twice), keyed
+by the gateway that gave them (base URL and login): another gateway, or the real account
+after the sandbox, is asked afresh.
 Contact create and delete are idempotent on the gateway, so they need no journal: running
 them again is the way to finish an interrupted one.
 """
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit._paths import hlr_cache_path
-from smskit.campaigns.journal import Journal
+from smskit.campaigns.hlr_cache import HLRCache, gateway_of
 from smskit.campaigns.runner import (
     ProgressOption,
     async_client,
@@ -79,7 +81,8 @@ async def abulk_hlr(
     Values are normalised (:func:`smskit.rules.phones.normalize`), each distinct number is checked
     once, in requests of ``chunk_size`` (at most 200). Answers are cached in ``journal``
     (default: the per-user cache, ``~/.cache/smskit/hlr.sqlite`` on Linux, see
-    :mod:`smskit._paths`; ``False``: no cache) and reused while younger than
+    :mod:`smskit._paths`; ``False``: no cache) under the client's gateway (base URL and login,
+    so one gateway's answers never serve another) and reused while younger than
     ``max_age`` seconds (None: forever). ``to_frame()`` adds the columns ``input`` (the value as
     given), ``cached`` and ``error`` (why a number has no answer). Unparseable values are not sent
     (nor billed): their row has ``phone_number_type`` ``bad_format``, as the gateway says.
@@ -129,9 +132,10 @@ class _HLRJob:
         share: bool,
     ) -> HLRResults:
         numbers = list(dict.fromkeys(e for e in self.checks["e164"] if isinstance(e, str)))
-        cache = Journal(self.path, mode="any") if self.path is not None else None
+        cache = HLRCache(self.path) if self.path is not None else None
+        key = gateway_of(client.base_url, client.api_login)
         try:
-            answers = cache.hlr_cached(numbers, self.max_age) if cache is not None else {}
+            answers = cache.cached(key, numbers, self.max_age) if cache is not None else {}
             cached = set(answers)
             todo = [n for n in numbers if n not in cached]
             errors: dict[str, str] = {}
@@ -152,7 +156,7 @@ class _HLRJob:
                         errors.update(dict.fromkeys(missing, "no answer for this number"))
                         # A simulated answer may be fake (spec): never cache one.
                         if cache is not None and not simulation_mode:
-                            cache.hlr_store(got)
+                            cache.store(key, got)
                     return {"failed": len(errors)}
 
                 await run_chunks(

@@ -14,8 +14,6 @@ The file is in WAL mode with ``synchronous=NORMAL``: a killed process (SIGKILL, 
 restart) loses nothing committed; a power cut may lose the last commits, which only makes a
 resume repeat requests the gateway then answers as duplicates (within its 24 h window).
 
-The same file format also caches HLR answers (table ``hlr``), keyed by number.
-
 One sender per campaign: a runner opens the journal with ``lease=`` (seconds it may wait)
 and holds an exclusive lease, one row of table ``lease`` written under SQLite's own write
 lock (see :mod:`smskit.campaigns.lease`). Every ``in_flight`` is written only under a lease
@@ -88,8 +86,6 @@ CREATE TABLE IF NOT EXISTS log (
     id INTEGER PRIMARY KEY, chunk INTEGER, at REAL NOT NULL, state TEXT NOT NULL,
     request_id TEXT, detail TEXT);
 CREATE TABLE IF NOT EXISTS streamed (idx INTEGER PRIMARY KEY, plan TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS hlr (
-    phone_number TEXT PRIMARY KEY, result TEXT NOT NULL, checked_at REAL NOT NULL);
 """
 
 
@@ -474,16 +470,6 @@ class Journal:
             )  # fmt: skip
             _log(db, idx, state, error or ticket, now)
 
-    def set_cost(self, idx: int, cost: float, *, estimated: bool, sms: int | None = None) -> None:
-        """Fill in a chunk's cost (and SMS count) learnt later: an already-accepted chunk's,
-        by simulation, when the gateway did not replay its first answer."""
-        with self._tx() as db:
-            db.execute(
-                "UPDATE chunks SET cost = ?, cost_estimated = ?, sms = COALESCE(?, sms) "
-                "WHERE idx = ?",
-                (cost, int(estimated), sms, idx),
-            )
-
     def reject(self, chunk: Chunk, refused: Mapping[int, str]) -> Chunk:
         """The gateway refused some recipients of a chunk: drop them and re-key the chunk.
 
@@ -532,32 +518,6 @@ class Journal:
     def log(self) -> list[tuple[int | None, float, str, str | None, str | None]]:
         """Every state change: (chunk, at, state, request_id, detail), oldest first."""
         return self._read("SELECT chunk, at, state, request_id, detail FROM log ORDER BY id")
-
-    # -- HLR cache -------------------------------------------------------------------------
-
-    def hlr_cached(self, numbers: Sequence[str], max_age: float | None) -> dict[str, Any]:
-        """Cached HLR answers (JSON objects) for ``numbers`` younger than ``max_age`` seconds."""
-        oldest = 0.0 if max_age is None else time.time() - max_age
-        found: dict[str, Any] = {}
-        for start in range(0, len(numbers), 500):
-            part = list(numbers[start : start + 500])
-            marks = ",".join("?" * len(part))
-            rows = self._read(
-                f"SELECT phone_number, result FROM hlr WHERE checked_at >= ? "
-                f"AND phone_number IN ({marks})",
-                (oldest, *part),
-            )
-            found.update((number, json.loads(result)) for number, result in rows)
-        return found
-
-    def hlr_store(self, answers: Mapping[str, Any]) -> None:
-        """Cache HLR answers (JSON objects) by number."""
-        now = time.time()
-        with self._tx() as db:
-            db.executemany(
-                "INSERT OR REPLACE INTO hlr VALUES (?, ?, ?)",
-                [(number, json.dumps(answer), now) for number, answer in answers.items()],
-            )
 
 
 async def open_leased(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from smskit.campaigns.journal import Chunk, Journal
@@ -205,20 +205,20 @@ class _Sender:
                 validate=False,  # built from values preflight checked; checking again costs
                 **self.options,
             )
-        except DuplicateRequestError as exc:
+        except DuplicateRequestError:
             # First attempt of this run, but the gateway accepted this request_id before (a
             # crash after sending, a re-run): the chunk went out once, and only once.
-            await self._accepted(chunk, contacts, _ticket_of(exc))
+            await self._accepted(chunk, contacts, None)
             return
-        if result.duplicate and result.total_cost is None:
+        if result.duplicate:  # a retry refused after the first attempt's answer was lost
             await self._accepted(chunk, contacts, result.sms_ticket)
-        else:  # a replayed first answer carries the figures the gateway billed
+        else:
             self._sent(chunk, result)
 
     def _sent(self, chunk: Chunk, result: SendResult) -> None:
         self.journal.mark_done(
             chunk.idx,
-            "already_accepted" if result.duplicate else "sent",
+            "sent",
             ticket=result.sms_ticket,
             cost=result.total_cost,
             sms=result.number_of_sms_needed,
@@ -227,8 +227,11 @@ class _Sender:
         self.cost += result.total_cost or 0.0
 
     async def _accepted(self, chunk: Chunk, contacts: ContactChunk, ticket: str | None) -> None:
-        """Record "already accepted", then learn its cost from a simulation of the same payload."""
-        self.journal.mark_done(chunk.idx, "already_accepted", ticket=ticket)
+        """Record "already accepted" with the figures of a simulation of the same payload.
+
+        Simulated first, recorded in one write after: a process killed in between leaves the
+        chunk in flight, and its resume asks again, so no accepted chunk lacks its cost.
+        """
         try:
             figures = await self.client.sms_campaign.send(
                 text=self.text,
@@ -238,13 +241,18 @@ class _Sender:
                 validate=False,
                 **self.options,
             )
-        except SmskitError:
-            return  # the cost stays unknown; the recipients are accepted all the same
-        if figures.total_cost is not None:
-            self.journal.set_cost(
-                chunk.idx, figures.total_cost, estimated=True, sms=figures.number_of_sms_needed
-            )
-            self.cost += figures.total_cost
+        except SmskitError:  # the cost stays unknown; the recipients are accepted all the same
+            self.journal.mark_done(chunk.idx, "already_accepted", ticket=ticket)
+            return
+        self.journal.mark_done(
+            chunk.idx,
+            "already_accepted",
+            ticket=ticket,
+            cost=figures.total_cost,
+            cost_estimated=figures.total_cost is not None,
+            sms=figures.number_of_sms_needed,
+        )
+        self.cost += figures.total_cost or 0.0
 
     def _fail(self, chunk: Chunk, exc: BaseException, *, retryable: bool) -> None:
         self.journal.mark_done(
@@ -260,12 +268,3 @@ class _Sender:
             )
             return None
         return smaller
-
-
-def _ticket_of(exc: DuplicateRequestError) -> str | None:
-    try:
-        body = exc.response.json() if exc.response is not None else None
-    except ValueError:
-        return None
-    ticket = body.get("sms_ticket") if isinstance(body, Mapping) else None
-    return str(ticket) if ticket is not None else None

@@ -181,9 +181,16 @@ def check_flags(flags: Mapping[str, Any]) -> None:
 
 
 def check_request_id(request_id: Any) -> None:
-    """A non-empty string."""
+    """A non-empty string of at most ``REQUEST_ID_MAX`` characters.
+
+    Checked on every send, ``validate=False`` too: the gateway then has no reason but a
+    repeat to refuse the id, so an error naming ``request_id`` always means "already used".
+    """
     if not isinstance(request_id, str) or not request_id.strip():
         raise ValidationError("request_id", "must be a non-empty string", value=request_id)
+    if len(request_id.strip()) > _spec.REQUEST_ID_MAX:
+        rule = f"must be at most {_spec.REQUEST_ID_MAX} characters (got {len(request_id)})"
+        raise ValidationError("request_id", rule)
 
 
 def check_name(field: str, value: Any, maximum: int, *, required: bool) -> None:

@@ -7,8 +7,7 @@ response parsing and error mapping. The two public classes only run that generat
 
 Retries: network errors, timeouts, 429 (after ``Retry-After``) and 5xx are retried with
 exponential backoff and full jitter. Every endpoint is retried: sends carry a ``request_id``,
-so a retry of an accepted send is refused as a duplicate (or, by a gateway that replays
-idempotent answers, answered with the first one) and reported as
+so a retry of an accepted send is refused as a duplicate and reported as
 ``SendResult(duplicate=True)``; contact create/delete and list empty are idempotent; an HLR
 request or a transfer token retried after a lost answer may be billed or issued twice (a
 lookup costs one credit; an unused token is harmless).
@@ -62,7 +61,6 @@ from smskit.errors import (
     TimeoutError,
     TransportError,
 )
-from smskit.rules import spec as _spec
 
 __all__ = ["AsyncClient", "Backoff", "Client"]
 
@@ -245,9 +243,6 @@ class _BaseClient(Generic[M]):
             elapsed_ms = (time.perf_counter() - started) * 1000
             logger.debug("%s %s -> %s (%.0f ms)", call.method, call.path, status, elapsed_ms)
             if isinstance(outcome, httpx.Response) and outcome.is_success:
-                if call.on_duplicate and outcome.headers.get(_spec.REPLAY_HEADER) == "true":
-                    # The gateway replays the first answer of this request_id: accepted before.
-                    return _parse(call, outcome, shown, call.on_duplicate)
                 return _parse(call, outcome, shown)
             failure = _failure(call, outcome, shown, attempt)
             if isinstance(failure, DuplicateRequestError) and call.on_duplicate and attempt > 1:
@@ -277,14 +272,12 @@ class _BaseClient(Generic[M]):
         return self.backoff.delay(attempt, retry_after)
 
 
-def _parse(
-    call: Call[T],
-    response: httpx.Response,
-    request: httpx.Request,
-    parse: Callable[[Any], T] | None = None,
-) -> T:
+def _parse(call: Call[T], response: httpx.Response, request: httpx.Request) -> T:
     try:
-        return (parse or call.parse)(None if response.status_code == 204 else _json(response))
+        return call.parse(None if response.status_code == 204 else _json(response))
+    except APIError as exc:  # a success that reports a failure (a send that kept nobody)
+        exc.request, exc.response = request, _detached(response, request)
+        raise
     except (ValueError, ResponseShapeError) as exc:
         # A 2xx whose body we cannot read is not retried: the gateway did act on it.
         raise APIError(

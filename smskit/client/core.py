@@ -47,8 +47,9 @@ from smskit.client.models import (
     VoiceDraft,
 )
 from smskit.client.wallet import Balance
-from smskit.errors import ValidationError
+from smskit.errors import NoRecipientError, ValidationError
 from smskit.rules import spec as _spec
+from smskit.rules.answers import nobody_left
 from smskit.rules.canonical import canonical_bytes
 from smskit.rules.contacts import ContactChunk
 from smskit.rules.hours import check_country
@@ -211,10 +212,10 @@ class SmsCampaign(Resource[M]):
             "auto_optimize_text": auto_optimize_text,
             "auto_remove_blacklisted_numbers": auto_remove_blacklisted_numbers,
         }
+        check_request_id(rid)
         if strict:
             check_send(text, rows, sender, type, purpose, with_replies)
             check_flags(flags)
-            check_request_id(rid)
         body = {
             "text": text,
             "recipients": rows,
@@ -228,7 +229,7 @@ class SmsCampaign(Resource[M]):
         return Call(
             "POST",
             f"{PREFIX}/sms-campaign/send",
-            functools.partial(SendResult.from_json, request_id=rid, submitted=len(rows)),
+            functools.partial(_send_result, request_id=rid, submitted=len(rows)),
             body=_encoded(body),
             request_id=rid,
             on_duplicate=functools.partial(SendResult.already_accepted, request_id=rid),
@@ -238,6 +239,20 @@ class SmsCampaign(Resource[M]):
     def draft(self) -> Call[SmsDraft]:
         """The SMS campaign draft (GET sms-campaign/draft)."""
         return Call("GET", f"{PREFIX}/sms-campaign/draft", SmsDraft.from_json)
+
+
+def _send_result(data: Any, *, request_id: str, submitted: int) -> SendResult:
+    """A send's 201 answer; :class:`smskit.NoRecipientError` when the gateway says it kept
+    none of the ``submitted`` recipients (then it sent nothing: never reported as sent)."""
+    result = SendResult.from_json(data, request_id=request_id, submitted=submitted)
+    if result.number_of_contacts is not None and nobody_left(result.number_of_contacts):
+        ticket = f" (ticket {result.sms_ticket})" if result.sms_ticket else ""
+        raise NoRecipientError(
+            f"the gateway accepted the send{ticket} but kept none of its {submitted} "
+            "recipients: nothing was sent",
+            status_code=201,
+        )
+    return result
 
 
 class VoiceCampaign(Resource[M]):

@@ -14,19 +14,18 @@ from smskit.errors import (
     CODE_INSUFFICIENT_CREDIT,
     CODE_PAYLOAD_VALIDATION,
     CODE_STOP_MISSING,
-    FIELD_CODE_DUPLICATE_REQUEST_ID,
-    FIELD_CODE_REQUEST_ID_CONFLICT,
     APIError,
     AuthenticationError,
     DuplicateRequestError,
     InsufficientCreditError,
+    NoRecipientError,
     NotFoundError,
     PayloadValidationError,
     RateLimitError,
-    RequestIdConflictError,
     ServerError,
     StopMentionMissingError,
 )
+from smskit.rules.answers import is_duplicate_request_id, is_no_recipient
 
 if TYPE_CHECKING:
     import httpx
@@ -72,12 +71,10 @@ def _error_class(status: int, code: int | None, errors: Mapping[str, Any]) -> ty
         return ServerError
     if status not in (400, 422):
         return APIError
-    request_id = errors.get("request_id")
-    code_of_id = request_id.get("code") if isinstance(request_id, Mapping) else None
-    if code_of_id == FIELD_CODE_DUPLICATE_REQUEST_ID:
+    if is_duplicate_request_id(code, errors):  # errors.request_id, or the vendor's code 120
         return DuplicateRequestError
-    if code_of_id == FIELD_CODE_REQUEST_ID_CONFLICT:
-        return RequestIdConflictError
+    if is_no_recipient(errors):
+        return NoRecipientError
     by_code: dict[int | None, type[APIError]] = {
         CODE_STOP_MISSING: StopMentionMissingError,
         CODE_INSUFFICIENT_CREDIT: InsufficientCreditError,

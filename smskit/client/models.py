@@ -27,6 +27,7 @@ from smskit.client.readers import (
     read_str,
 )
 from smskit.errors import ResponseShapeError
+from smskit.rules.answers import hlr_known
 from smskit.rules.spec import (
     CONTACT_ITEM_STATUS,
     CREDIT_PRODUCTS,
@@ -89,12 +90,12 @@ class _Record:
 class SendResult(_Record):
     """What the gateway answered to a send (``sms_ticket``, counts, cost).
 
-    ``duplicate=True`` means an earlier request with the same ``request_id`` had been
-    accepted: the SMS went out once. Counts and cost are that first acceptance's when the
-    gateway replays its first answer (the sandbox does, like payment APIs), None when it only
-    refuses the duplicate (the spec's validation error).
+    ``duplicate=True`` means a retry of this request was refused as a duplicate of an
+    earlier attempt the gateway had accepted (whose answer was lost): the SMS went out once.
+    The gateway's refusal carries no figures, so counts and cost are None.
     ``submitted`` is how many recipients the request carried; the gateway ignores the ones
-    it cannot use (spec convention 3), and ``dropped`` says how many that was.
+    it cannot use (spec convention 3), and ``dropped`` says how many that was. A send that
+    kept none is never a SendResult: the client raises :class:`smskit.NoRecipientError`.
     """
 
     _title: ClassVar[str] = "SMS send result"
@@ -143,8 +144,8 @@ class SendResult(_Record):
 
     @classmethod
     def already_accepted(cls, data: Any, *, request_id: str | None) -> SendResult:
-        """An earlier request of this ``request_id`` went through: ``data`` is its replayed
-        answer (with counts and cost) or the duplicate error's body (ticket at most)."""
+        """An earlier request of this ``request_id`` went through: ``data`` is the duplicate
+        error's body (a ticket at most, if the gateway gives one)."""
         body = data if isinstance(data, Mapping) else {}
         return cls.from_json(body, request_id=request_id, duplicate=True)
 
@@ -463,8 +464,9 @@ class _Network(_Record):
 
 
 def _network_fields(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The network fields of an HLR result or of its original network."""
-    return {
+    """The network fields of an HLR result or of its original network; the spec-typed
+    placeholders of values that cannot be known (``""``, 0) read as None."""
+    read = {
         "network_name": read_str(body, "network_name"),
         "mcc": read_int(body, "mcc"),
         "mnc": read_int(body, "mnc"),
@@ -474,6 +476,7 @@ def _network_fields(body: Mapping[str, Any]) -> dict[str, Any]:
         "area": read_str(body, "area"),
         "country_prefix": read_str(body, "country_prefix"),
     }
+    return {name: hlr_known(name, value) for name, value in read.items()}
 
 
 @dataclass(frozen=True, slots=True)

@@ -204,7 +204,6 @@ def send_result_html(result: Any) -> str:
         "send_result.html",
         ticket=result.sms_ticket or "",
         duplicate=result.duplicate,
-        known=result.total_cost is not None,
         contacts=number(result.number_of_contacts),
         sms=number(result.number_of_sms_needed),
         cost=money(result.total_cost),

@@ -29,6 +29,7 @@ import pandas as pd
 
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
+from smskit.rules.answers import hlr_known
 from smskit.rules.countries import country_info
 
 __all__ = [
@@ -265,7 +266,7 @@ def _columns(rows: Sequence[Any], getter: Callable[..., Callable[[Any], Any]]) -
         name: (list(map(getter(name), rows)), None) for name in ("phone_number", "ported_date")
     }
     combos, codes = _distinct(list(map(getter(*_REPEATED), rows)))
-    columns.update({name: ([c[i] for c in combos], codes) for i, name in enumerate(_REPEATED)})
+    columns.update({name: (_known(name, combos, i), codes) for i, name in enumerate(_REPEATED)})
     originals = list(map(getter("original_network_details"), rows))
     ported = np.fromiter(
         map(operator.is_not, originals, repeat(None)), dtype=bool, count=len(originals)
@@ -275,9 +276,14 @@ def _columns(rows: Sequence[Any], getter: Callable[..., Callable[[Any], Any]]) -
     spread[ported] = codes
     combos.append(_NO_NETWORK)
     columns.update(
-        {f"original_{name}": ([c[i] for c in combos], spread) for i, name in enumerate(_NETWORK)}
+        {f"original_{name}": (_known(name, combos, i), spread) for i, name in enumerate(_NETWORK)}
     )
     return columns
+
+
+def _known(name: str, combos: Sequence[tuple[Any, ...]], i: int) -> list[Any]:
+    """Field ``name`` (at ``i``) of each distinct combination, "unknown" placeholders as None."""
+    return [hlr_known(name, combo[i]) for combo in combos]
 
 
 def _typed(columns: Mapping[str, _Coded]) -> pd.DataFrame:

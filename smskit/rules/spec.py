@@ -59,7 +59,7 @@ TAG_NAME_MAX: Final = 20
 HLR_MAX: Final = 200
 DELETE_MAX: Final = 200
 REQUEST_ID_TTL_HOURS: Final = 24
-# Not in the spec (the sandbox's extension, as payment APIs do it): a repeated request_id with
-# the same payload gets its first answer again, marked by this response header set to "true".
-REPLAY_HEADER: Final = "Idempotent-Replayed"
+# Not in the spec: the sandbox's limit on request_id (docs/sandbox.md). The client never posts
+# a longer one, so a refusal naming request_id can only mean "already used".
+REQUEST_ID_MAX: Final = 255
 BLACKLIST_REMOVAL_FEE_EUR: Final = 0.01

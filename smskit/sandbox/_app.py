@@ -25,7 +25,6 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from smskit.errors import ValidationError
-from smskit.rules import spec as _spec
 from smskit.sandbox._casting import FORMAT, NOT_ALLOWED
 from smskit.sandbox._domain import GatewayError, field_error, validation_error
 from smskit.sandbox._faults import FaultMiddleware, Faults
@@ -141,9 +140,7 @@ def build_app(gateway: Gateway, faults: Faults, credentials: Credentials) -> Any
     # --- gateway endpoints -------------------------------------------------------------------
 
     async def send(request: Request) -> Response:
-        answer, replayed = gateway.send(await _json_body(request))
-        headers = {_spec.REPLAY_HEADER: "true"} if replayed else None
-        return JSONResponse(answer, status_code=201, headers=headers)
+        return JSONResponse(gateway.send(await _json_body(request)), status_code=201)
 
     async def contact_create(request: Request) -> Response:
         return JSONResponse(gateway.contact_create(await _json_body(request)), status_code=201)
@@ -303,6 +300,11 @@ def build_app(gateway: Gateway, faults: Faults, credentials: Credentials) -> Any
             faults.clear()
         return JSONResponse(faults.state())
 
+    async def duplicate_answer(request: Request) -> Response:
+        if request.method == "POST":
+            gateway.set_duplicate_answer(required(await control_body(request), "shape"))
+        return JSONResponse({"shape": gateway.duplicate_answer})
+
     async def clock(request: Request) -> Response:
         dispatched = 0
         if request.method == "POST":
@@ -357,6 +359,7 @@ def build_app(gateway: Gateway, faults: Faults, credentials: Credentials) -> Any
         Route("/_sandbox/tokens", guarded(tokens), methods=["GET"]),
         Route("/_sandbox/faults", guarded(fault_settings), methods=["GET", "POST", "DELETE"]),
         Route("/_sandbox/clock", guarded(clock), methods=["GET", "POST"]),
+        Route("/_sandbox/duplicate-answer", guarded(duplicate_answer), methods=["GET", "POST"]),
         Route("/_sandbox/reset", guarded(reset), methods=["POST"]),
         Route("/openapi.json", guarded(openapi, auth=False), methods=["GET"]),
         Route("/", guarded(index, auth=False), methods=["GET"]),

@@ -21,8 +21,7 @@ BLANK = 410
 LENGTH = 411
 FORMAT = 412
 NOT_ALLOWED = 413
-DUPLICATE = 420
-REUSED = 421  # a request_id already used for a different payload
+DUPLICATE = 420  # a request_id already used in the last 24 hours (the spec shows no code)
 
 _TRUE = frozenset({"true", "1", "yes", "on", "y", "t"})
 _FALSE = frozenset({"false", "0", "no", "off", "n", "f"})

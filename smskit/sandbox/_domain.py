@@ -44,7 +44,7 @@ from smskit.sandbox._casting import (
 )
 
 CONTACTS_MAX = 500  # "Maximum number of contacts in a contact creation request: not shown."
-REQUEST_ID_MAX = 255
+REQUEST_ID_MAX = _spec.REQUEST_ID_MAX
 REPLY_SHORT_NUMBER = "38100"  # with_replies: the sender becomes this short number
 
 CODE_STOP_MISSING = 121

@@ -22,10 +22,10 @@ from smskit.sandbox._callbacks import Deliveries, check_callback_url, script_cam
 from smskit.sandbox._casting import PHONE_RULE, normalize_phone
 from smskit.sandbox._clock import Clock
 from smskit.sandbox._domain import GatewayError
-from smskit.sandbox._idempotency import payload_fingerprint
 from smskit.sandbox._player import Player
 from smskit.sandbox._prices import CURRENCY, to_eur
 from smskit.sandbox._reports import CallbackFaults, DeliveryModel
+from smskit.sandbox._request_ids import DuplicateAnswer, check_shape
 from smskit.sandbox._store import Store, derive_id, iso
 
 SMS_DRAFT_FIELDS: dict[str, type | tuple[type, ...]] = {
@@ -65,11 +65,13 @@ class Gateway:
         seed: int,
         hlr_distribution: Any = None,
         delivery_model: DeliveryModel | None = None,
+        duplicate_answer: DuplicateAnswer = "spec",
     ):
         self.store = store
         self.clock = clock
         self.seed = seed
         self.hlr_distribution = hlr_distribution
+        self.duplicate_answer: DuplicateAnswer = check_shape(duplicate_answer)
         self.deliveries = Deliveries(store.mark_delivery)
         self.player = Player(self.deliveries, delivery_model)
         urls = self.callback_urls()
@@ -78,16 +80,19 @@ class Gateway:
 
     # --- endpoints -------------------------------------------------------------------------
 
-    def send(self, payload: Any) -> tuple[dict[str, Any], bool]:
-        """POST /v1/public/sms-campaign/send: the answer, and whether it replays the first one."""
+    def send(self, payload: Any) -> dict[str, Any]:
+        """POST /v1/public/sms-campaign/send (a request_id used in the last 24 h: refused)."""
         now = self.clock.now()
         request = _domain.parse_send(payload, now)
         messages, dropped = _domain.prepare_send(request)
-        answer = self.store.send(
-            request, messages, dropped, now.timestamp(), payload_fingerprint(payload)
-        )
+        answer = self.store.send(request, messages, dropped, now.timestamp(), self.duplicate_answer)
         self.play_callbacks()
         return answer
+
+    def set_duplicate_answer(self, shape: Any) -> None:
+        """How a repeated request_id is refused: ``"spec"`` (errors.request_id) or
+        ``"legacy"`` (the vendor's older code 120)."""
+        self.duplicate_answer = check_shape(shape)
 
     def contact_create(self, payload: Any) -> dict[str, Any]:
         """POST /v1/public/contact/create."""
@@ -530,6 +535,7 @@ class Gateway:
             "blacklist_size": len(self.blacklist()),
             "pending_deliveries": self.deliveries.pending(),
             "seed": self.seed,
+            "duplicate_answer": self.duplicate_answer,
         }
 
 

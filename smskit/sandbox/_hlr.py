@@ -30,8 +30,10 @@ Network: the carrier name matched to a table row gives ``network_name``, ``mcc``
 carrier missing from the table keeps its name with the country's MCC and ``mnc`` null; a
 mobile without carrier data in a country of the table (e.g. the US, where numbers carry no
 operator) gets a table operator drawn from the number alone (seed-independent); otherwise
-``network_name`` and ``mnc`` are null. Whatever cannot be known is null: for bad_format,
-every network field, and the country fields unless the country code is known.
+``network_name`` and ``mnc`` are unknown. Whatever cannot be known is unknown: for bad_format,
+every network field, and the country fields unless the country code is known. Unknown is
+answered in the spec's type (``""`` for strings, 0 for ``mcc``/``mnc``, see
+:mod:`smskit.rules.answers`): only ``ported_date`` and ``original_network_details`` are null.
 
 Porting applies to mobiles of countries with table operators: the new network (top-level
 ``network_name``/``mcc``/``mnc``) is drawn among the country's other operators,
@@ -57,6 +59,7 @@ from typing import Any, Final, NamedTuple
 import phonenumbers
 from phonenumbers import NumberParseException
 
+from smskit.rules.answers import hlr_placeholder
 from smskit.rules.countries import country_info
 from smskit.rules.phones import main_region, read_valid, refusal, region_of, spec_type
 from smskit.rules.spec import LINE_STATUS
@@ -268,20 +271,14 @@ def lookup(
             back = 1 + int(_unit(digest, 3) * (window - 1))
             when = distribution.reference_date - timedelta(seconds=back)
             ported_date = when.strftime("%Y-%m-%d %H:%M:%S")
-            details = _network_details(line, line.original)
+            details = _network_fields(line, line.original)
     else:
         line_status = "not_available_network_only"
-    country = line.country
-    return {
-        "network_name": network.network_name,
-        "mcc": network.mcc,
-        "mnc": network.mnc,
+    fields = _network_fields(line, network)
+    return {  # the spec table's order
+        **{name: fields[name] for name in ("network_name", "mcc", "mnc")},
         "status": STATUS_OF_LINE[line_status],
-        "country_name": country.name if country else None,
-        "country_code_iso3": country.iso3 if country else None,
-        "country_code": country.iso2 if country else None,
-        "area": line.area,
-        "country_prefix": line.prefix,
+        **{name: fields[name] for name in list(fields)[3:]},
         "phone_number": line.phone_number,
         "phone_number_type": kind,
         "line_status": line_status,
@@ -298,9 +295,10 @@ def lookup_many(
     return [lookup(n, seed=seed, distribution=distribution) for n in numbers]
 
 
-def _network_details(line: _Line, network: Operator) -> dict[str, Any]:
+def _network_fields(line: _Line, network: Operator) -> dict[str, Any]:
+    """The spec's 8 network keys of ``network`` on ``line``; unknown values as placeholders."""
     country = line.country
-    return {
+    known = {
         "network_name": network.network_name,
         "mcc": network.mcc,
         "mnc": network.mnc,
@@ -310,3 +308,4 @@ def _network_details(line: _Line, network: Operator) -> dict[str, Any]:
         "area": line.area,
         "country_prefix": line.prefix,
     }
+    return {name: hlr_placeholder(name, value) for name, value in known.items()}

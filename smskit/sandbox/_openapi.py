@@ -7,9 +7,11 @@ Response schemas are exactly what the sandbox sends; the schemathesis test holds
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from smskit.rules import spec as _spec
+from smskit.rules.answers import HLR_PLACEHOLDERS
 from smskit.sandbox._openapi_requests import lenient_bool, request_schemas
 from smskit.sandbox._prices import CURRENCY
 
@@ -24,8 +26,10 @@ def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
 
 def _errors(*statuses: int) -> dict[str, Any]:
     texts = {
-        "400": "Refused: validation error (`errors` names each field), code 121 (STOP missing) "
-        "or code 122 (insufficient credit).",
+        "400": "Refused: validation error (`errors` names each field; a request_id used in "
+        "the last 24 h: `errors.request_id`, or code 120 with `duplicate_answer` 'legacy'; no "
+        "recipient left: `errors.recipients`, code 410), code 121 (STOP missing) or code 122 "
+        "(insufficient credit).",
         "401": "Missing or wrong credentials.",
         "429": "Too many requests (injected fault); see `Retry-After`.",
         "500": "Server error (injected fault).",
@@ -42,18 +46,7 @@ def _errors(*statuses: int) -> dict[str, Any]:
 
 
 def _accepted_send() -> dict[str, Any]:
-    response = _json(
-        _ref("SendResult"),
-        "Accepted; or, for a request_id already accepted with the same payload in the last "
-        "24 h, that first answer again (nothing sent or charged), flagged by a header.",
-    )
-    response["headers"] = {
-        "Idempotent-Replayed": {
-            "description": "`true` when the body replays the first answer of this request_id.",
-            "schema": {"type": "string", "enum": ["true"]},
-        }
-    }
-    return response
+    return _json(_ref("SendResult"), "Accepted: sent, or scheduled for `send_at`.")
 
 
 def _body(name: str) -> dict[str, Any]:
@@ -61,16 +54,13 @@ def _body(name: str) -> dict[str, Any]:
 
 
 def _schemas() -> dict[str, Any]:
-    # null where the simulated HLR cannot know the value (bad format, no carrier data).
+    # The spec's types; what cannot be known is "" or 0 (smskit.rules.answers).
     network = {
-        "network_name": {"type": ["string", "null"]},
-        "mcc": {"type": ["integer", "null"]},
-        "mnc": {"type": ["integer", "null"]},
-        "country_name": {"type": ["string", "null"]},
-        "country_code_iso3": {"type": ["string", "null"]},
-        "country_code": {"type": ["string", "null"]},
-        "area": {"type": ["string", "null"]},
-        "country_prefix": {"type": ["string", "null"]},
+        name: {
+            "type": "integer" if isinstance(blank, int) else "string",
+            "description": f"{json.dumps(blank)} when it cannot be known.",
+        }
+        for name, blank in HLR_PLACEHOLDERS.items()
     }
     return {
         **request_schemas(),
@@ -87,10 +77,6 @@ def _schemas() -> dict[str, Any]:
                         "required": ["code", "message"],
                         "properties": {"code": {"type": "integer"}, "message": {"type": "string"}},
                     },
-                },
-                "sms_ticket": {
-                    "type": "string",
-                    "description": "On a duplicate request_id: the ticket of the first send.",
                 },
             },
         },

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import phonenumbers
+
 from smskit.rules import spec as _spec
+from smskit.rules.phones import region_of
 from smskit.sandbox._domain import CONTACTS_MAX, DYNAMIC_FIELDS, REQUEST_ID_MAX
 
 _ALNUM = "A-Za-z0-9"
@@ -26,6 +29,34 @@ _NON_SPACE = f"[^{_WS}]"
 # Separators a phone number may carry (removed), then "+" or "00", then 7 to 15 digits.
 _SEP = rf"[{_WS}\-.()/]"
 PHONE_LENIENT = rf"^{_SEP}*(?:\+|0{_SEP}*0){_SEP}*[1-9](?:{_SEP}*[0-9]){{6,14}}{_SEP}*$"
+
+
+def _country_codes() -> str:
+    """The calling codes a send recipient may start with (those of a country, as
+    :func:`smskit.rules.phones.region_of` reads them), separators allowed between digits;
+    as a trie of digits, so the pattern stays short."""
+    codes = [
+        str(code)
+        for code in phonenumbers.COUNTRY_CODE_TO_REGION_CODE
+        if region_of(f"+{code}{'2' * 8}") is not None
+    ]
+
+    def branch(prefix: str) -> str:
+        heads = sorted(
+            {code[len(prefix)] for code in codes if code.startswith(prefix) and code != prefix}
+        )
+        parts = []
+        for digit in heads:
+            rest = branch(prefix + digit)
+            parts.append(digit if not rest else f"{digit}{_SEP}*{rest}")
+        return "" if not parts else parts[0] if len(parts) == 1 else f"(?:{'|'.join(parts)})"
+
+    return branch("")
+
+
+# A number a send can use: the shape above, and a calling code of a country (codes are
+# prefix-free, so the first digits decide); any other recipient is ignored (convention 3).
+PHONE_OF_A_COUNTRY = rf"^{_SEP}*(?:\+|0{_SEP}*0){_SEP}*(?:{_country_codes()})"
 # The sender after removing other characters: 3 to 11 letters/digits; with spaces kept
 # (alerts, replies), spaces between the first and last letter or digit count too.
 SENDER_STRICT = rf"^[^{_ALNUM}]*(?:[{_ALNUM}][^{_ALNUM}]*){{3,11}}$"
@@ -130,8 +161,23 @@ def _send_request() -> dict[str, Any]:
     recipient = {
         "description": "A Contact, or a bare number. A recipient whose number cannot be "
         "used (blank, not international, no country with that dialling code) is ignored "
-        "and the others are sent (convention 3); number_of_contacts counts those kept.",
+        "and the others are sent (convention 3); number_of_contacts counts those kept. "
+        "When none is left, the required recipients is blank: 400, errors.recipients 410.",
         "properties": {"phone_number": {}, **_dynamic_fields()},
+    }
+    usable_number = {
+        "type": "string",
+        "allOf": [{"pattern": PHONE_LENIENT}, {"pattern": PHONE_OF_A_COUNTRY}],
+    }
+    usable = {
+        "anyOf": [
+            usable_number,
+            {
+                "type": "object",
+                "required": ["phone_number"],
+                "properties": {"phone_number": usable_number},
+            },
+        ]
     }
     return {
         "type": "object",
@@ -141,7 +187,17 @@ def _send_request() -> dict[str, Any]:
                 "1 to 1224 characters; dynamic fields {first_name} ... {param5}.",
                 maxLength=_spec.TEXT_MAX,
             ),
-            "recipients": {**_one_or_many(recipient, _spec.RECIPIENTS_MAX)},
+            "recipients": {
+                "allOf": [
+                    _one_or_many(recipient, _spec.RECIPIENTS_MAX),
+                    {
+                        "anyOf": [
+                            {"type": "array", "contains": usable},
+                            {"not": {"type": "array"}, **usable},
+                        ]
+                    },
+                ]
+            },
             "sender": {
                 "description": "3 to 11 letters and digits once other characters are "
                 "removed (spaces kept for alert purpose or with_replies).",

@@ -21,6 +21,7 @@ from smskit.sandbox._faults import Faults
 from smskit.sandbox._gateway import Gateway
 from smskit.sandbox._prices import DEFAULT_BALANCE_EUR
 from smskit.sandbox._reports import CallbackFaults, DeliveryModel
+from smskit.sandbox._request_ids import DuplicateAnswer
 from smskit.sandbox._store import SENT_COLUMNS, Store
 
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ class Sandbox(Served):
         hlr_distribution: Any = None,
         callback_url: str | None = None,
         delivery_model: DeliveryModel | None = None,
+        duplicate_answer: DuplicateAnswer = "spec",
     ) -> None:
         if not login:
             raise ValueError("login: must not be blank")
@@ -71,7 +73,7 @@ class Sandbox(Served):
             raise ValidationError("delivery_model", "must be a DeliveryModel", value=delivery_model)
         self._gateway = Gateway(
             self._store, self._clock, seed=seed, hlr_distribution=hlr_distribution,
-            delivery_model=delivery_model,
+            delivery_model=delivery_model, duplicate_answer=duplicate_answer,
         )  # fmt: skip
         if callback_url is not None:
             self._gateway.set_callback_url(callback_url)
@@ -294,6 +296,17 @@ class Sandbox(Served):
     ) -> None:
         """Fail a seeded share of gateway requests: 500, dropped after commit, 429; add latency."""
         self._faults.configure(error_rate, drop_rate, rate_limit_rate, latency, seed)
+
+    def set_duplicate_answer(self, shape: DuplicateAnswer) -> None:
+        """How a repeated request_id is refused (both 400, nothing sent or charged):
+        ``"spec"``, the spec's validation error naming ``request_id`` (the default), or
+        ``"legacy"``, the vendor's older ``{code: 120, message: "A SMS with the same
+        request_id has already been sent"}``."""
+        self._gateway.set_duplicate_answer(shape)
+
+    def duplicate_answer(self) -> DuplicateAnswer:
+        """The shape a repeated request_id is refused in (see :meth:`set_duplicate_answer`)."""
+        return self._gateway.duplicate_answer
 
     def clear_faults(self) -> None:
         """Stop injecting faults."""

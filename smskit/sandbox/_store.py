@@ -4,7 +4,7 @@ Every operation that reads then writes (balance, request ids, contacts) holds th
 its whole transaction, so concurrent clients never lose a balance update or a recipient.
 Money is integer micro-euros; times are Unix timestamps from the sandbox clock.
 
-A send's ``request_id`` keeps its first answer for 24 h (see ``_idempotency``).
+A send's ``request_id`` is kept 24 h; a repeat is refused (see ``_request_ids``).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 
 from smskit import _sqlite
 from smskit.rules import spec as _spec
+from smskit.rules.answers import BLANK_CODE, NO_RECIPIENT_MESSAGE, RECIPIENTS_FIELD, nobody_left
 from smskit.sandbox import _wallet
 from smskit.sandbox._casting import NOT_ALLOWED
 from smskit.sandbox._domain import (
@@ -34,7 +35,6 @@ from smskit.sandbox._domain import (
     SendRequest,
     validation_error,
 )
-from smskit.sandbox._idempotency import add_replay_columns, first_answer, remember
 from smskit.sandbox._prices import (
     CREDIT_KEYS,
     CURRENCY,
@@ -42,6 +42,7 @@ from smskit.sandbox._prices import (
     to_eur,
     to_micros,
 )
+from smskit.sandbox._request_ids import DuplicateAnswer, check_unused, remember
 
 REQUEST_ID_TTL = _spec.REQUEST_ID_TTL_HOURS * 3600.0
 BLACKLIST_FEE = to_micros(_spec.BLACKLIST_REMOVAL_FEE_EUR)
@@ -63,8 +64,7 @@ CREATE TABLE IF NOT EXISTS contact_tags (
 CREATE TABLE IF NOT EXISTS blacklist (
     phone_number TEXT PRIMARY KEY, added_at REAL NOT NULL, source TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS request_ids (
-    request_id TEXT PRIMARY KEY, sms_ticket TEXT NOT NULL, created_at REAL NOT NULL,
-    fingerprint TEXT, response TEXT);
+    request_id TEXT PRIMARY KEY, sms_ticket TEXT NOT NULL, created_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS campaigns (
     sms_ticket TEXT PRIMARY KEY, request_id TEXT, created_at REAL NOT NULL, send_at REAL,
     number_of_contacts INTEGER NOT NULL, number_of_sms_needed INTEGER NOT NULL,
@@ -123,7 +123,6 @@ class Store:
         self._lock = threading.RLock()
         self._db = _sqlite.connect(path or None, _SCHEMA + _wallet.SCHEMA)
         with self._tx() as db:
-            add_replay_columns(db)
             if self._meta(db, "opened") is None:
                 self._seed_defaults(db, now)
         self._prices = self._load_prices()
@@ -284,23 +283,20 @@ class Store:
         messages: list[Message],
         dropped: list[Dropped],
         now: float,
-        fingerprint: str | None = None,
-    ) -> tuple[dict[str, Any], bool]:
+        duplicate_answer: DuplicateAnswer = "spec",
+    ) -> dict[str, Any]:
         """Price, charge and record a send in one transaction (simulation: nothing written).
 
-        Returns the answer and whether it is a replay: the stored first answer of this
-        ``request_id``, because ``fingerprint`` (of the payload) matches the first one's.
-        ``dropped`` are the recipients the gateway ignored (convention 3); blacklisted
-        numbers removed on request join them, and all are recorded with their reason.
+        A ``request_id`` accepted in the last 24 h is refused (in ``duplicate_answer``'s
+        shape). ``dropped`` are the recipients the gateway ignored (convention 3); blacklisted
+        numbers removed on request join them, and all are recorded with their reason. When no
+        recipient is left, the required ``recipients`` is blank: refused, nothing recorded.
         """
         product = request.type
         with self._tx() as db:
             self._dispatch(db, now)
             if request.request_id is not None:
-                db.execute("DELETE FROM request_ids WHERE created_at <= ?", (now - REQUEST_ID_TTL,))
-                first = first_answer(db, request.request_id, fingerprint)
-                if first is not None:
-                    return first, True
+                check_unused(db, request.request_id, now, REQUEST_ID_TTL, duplicate_answer)
             removed = 0
             if request.auto_remove_blacklisted_numbers:
                 blocked = self._blacklisted(db, [m.phone_number for m in messages])
@@ -311,6 +307,10 @@ class Store:
                     if m.phone_number in blocked
                 ]
                 messages = [m for m in messages if m.phone_number not in blocked]
+            if nobody_left(len(messages)):
+                raise validation_error(
+                    {RECIPIENTS_FIELD: {"code": BLANK_CODE, "message": NO_RECIPIENT_MESSAGE}}
+                )
             unserved: dict[str, dict[str, Any]] = {}
             rows = []
             total = 0
@@ -369,7 +369,7 @@ class Store:
                     (ticket, request.request_id, now, send_at, len(rows), segments, total, removed),
                 )
                 if request.request_id is not None:
-                    remember(db, request.request_id, ticket, now, fingerprint, answer)
+                    remember(db, request.request_id, ticket, now)
                 db.executemany(
                     "INSERT INTO dropped VALUES (?, ?, ?, ?, ?)",
                     [
@@ -377,7 +377,7 @@ class Store:
                         for d in sorted(dropped, key=lambda d: d.index)
                     ],
                 )
-        return answer, False
+        return answer
 
     def sent(self, now: float) -> list[dict[str, Any]]:
         """Every accepted recipient, oldest first (due scheduled messages dispatched first)."""

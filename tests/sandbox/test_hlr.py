@@ -264,7 +264,7 @@ def test_drama_ranges_are_stage_and_screen(number: str, area: str | None) -> Non
     result = lookup(number, distribution=HLRDistribution(ported_share=1.0))
     assert result["phone_number_type"] == "stage_and_screen"
     assert (result["status"], result["line_status"]) == ("invalid", "dead")
-    assert result["network_name"] is None and result["mnc"] is None
+    assert result["network_name"] == "" and result["mnc"] == 0
     assert result["is_ported"] is False
     if area is not None:
         assert result["area"] == area
@@ -278,12 +278,14 @@ def test_numbers_next_to_drama_ranges_are_not_stage_and_screen(number: str) -> N
 
 @pytest.mark.parametrize("number", ["abc", "", "0612345678", "+999123456", "+"])
 def test_unparseable_input_is_bad_format(number: str) -> None:
-    """No country code to read: bad_format, invalid, not_applicable, every network field null."""
+    """No country code to read: bad_format, invalid, not_applicable; every network and country
+    field holds its type's "unknown" ("" or 0), as the spec types them, never null."""
     result = lookup(number)
     assert result["phone_number_type"] == "bad_format"
     assert (result["status"], result["line_status"]) == ("invalid", "not_applicable")
-    for name in ("network_name", "mcc", "mnc", "country_code", "country_name", "area"):
-        assert result[name] is None
+    for name in ("network_name", "country_code", "country_code_iso3", "country_name", "area"):
+        assert result[name] == ""
+    assert (result["mcc"], result["mnc"]) == (0, 0)
     assert result["is_ported"] is False
     assert result["phone_number"] == number
 
@@ -295,7 +297,7 @@ def test_invalid_number_of_a_known_country_keeps_the_country() -> None:
     assert result["line_status"] == "not_applicable"
     assert (result["country_code"], result["country_code_iso3"]) == ("FR", "FRA")
     assert result["country_prefix"] == "+33"
-    assert result["mcc"] is None
+    assert (result["mcc"], result["network_name"]) == (0, "")
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from smskit.rules import spec as _spec
 from smskit.sandbox import Sandbox, _hlr
@@ -118,3 +120,67 @@ def test_configured_distribution_shapes_the_answers() -> None:
         results = client.post(HLR, json={"phone_numbers": mobiles}).json()
     assert {r["line_status"] for r in results} == {"dead"}
     assert {r["is_ported"] for r in results} == {False}
+
+
+SPEC_TYPES = {
+    **dict.fromkeys(
+        ("network_name", "status", "country_name", "country_code_iso3", "country_code", "area",
+         "country_prefix", "phone_number", "phone_number_type", "line_status"),
+        str,
+    ),
+    "mcc": int,
+    "mnc": int,
+    "is_ported": bool,
+}  # fmt: skip
+NULLABLE = {"ported_date": str, "original_network_details": dict}
+
+
+def _typed_as_the_spec(result: dict[str, object]) -> None:
+    """Every field of an HLR result has the spec table's type; only two may be null."""
+    for name, kind in SPEC_TYPES.items():
+        assert type(result[name]) is kind, (name, result[name])
+    for name, kind in NULLABLE.items():
+        assert result[name] is None or type(result[name]) is kind, (name, result[name])
+    details = result["original_network_details"]
+    if isinstance(details, dict):
+        for name in ("network_name", "country_name", "country_code", "area", "country_prefix"):
+            assert type(details[name]) is str, (name, details)
+        assert type(details["mcc"]) is int and type(details["mnc"]) is int
+
+
+NUMBERS_OF_EVERY_KIND = st.one_of(
+    st.text(min_size=1, max_size=20).filter(str.strip),  # anything not blank (blank: 410)
+    st.from_regex(r"\+?[0-9][0-9 ]{0,15}", fullmatch=True),  # digits, with or without a code
+    st.sampled_from(  # drama ranges, landlines, toll free, unknown carriers, mobiles
+        ["06 12 34 56 78", "+447700900123", "+33140000000", "+18002345678", "+12015550123",
+         "+33612345678", "+3361234567", "+999123456", "+"]
+    ),
+)  # fmt: skip
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(numbers=st.lists(NUMBERS_OF_EVERY_KIND, min_size=1, max_size=8))
+def test_every_answer_keeps_the_spec_types(api: httpx.Client, numbers: list[str]) -> None:
+    """Whatever is asked, each answer types every field as the spec's table does (an integer
+    mcc, a string area...): what cannot be known is "" or 0, null only where the spec allows."""
+    response = api.post(HLR, json={"phone_numbers": numbers, "simulation_mode": True})
+    assert response.status_code == 200
+    for result in response.json():
+        _typed_as_the_spec(result)
+
+
+def test_an_unidentifiable_number_has_placeholders_not_nulls(api: httpx.Client) -> None:
+    """ "06 12 34 56 78" (national, no country): bad_format, its network and country fields
+    "" and 0 (the spec types them string and integer), is_ported false."""
+    (result,) = api.post(HLR, json={"phone_numbers": ["06 12 34 56 78"]}).json()
+    assert result["phone_number_type"] == "bad_format"
+    assert [result[name] for name in ("network_name", "mcc", "mnc", "country_name", "area")] == [
+        "",
+        0,
+        0,
+        "",
+        "",
+    ]
+    assert (result["is_ported"], result["ported_date"]) == (False, None)

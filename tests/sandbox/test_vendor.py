@@ -73,16 +73,38 @@ def test_duplicates_and_blacklist_removals_are_recorded_as_dropped(
     ]
 
 
-def test_all_recipients_dropped_is_an_empty_send(
+@pytest.mark.parametrize(
+    "recipients",
+    [["06 12 34 56 78"], ["0612345678", "nope", ""], ["+999123456"]],
+    ids=["national-without-country", "several-unusable", "no-such-dialling-code"],
+)
+@pytest.mark.parametrize("simulation_mode", [False, True], ids=["send", "simulation"])
+def test_no_recipient_left_is_a_blank_recipients_error(
+    fresh_sandbox: Sandbox, fresh_api: httpx.Client, recipients: list[str], simulation_mode: bool
+) -> None:
+    """Every recipient ignored (convention 3): the required recipients is blank, 400 with
+    errors.recipients code 410; nothing sent, charged or recorded, and the id stays unused."""
+    payload = {"recipients": recipients, "request_id": "nobody", "simulation_mode": simulation_mode}
+    result = send(fresh_api, **payload)
+    assert result.status_code == 400
+    assert result.json()["code"] == 400
+    assert result.json()["errors"]["recipients"]["code"] == 410
+    assert "must not be blank" in result.json()["errors"]["recipients"]["message"]
+    assert fresh_sandbox.balance() == 1000.0
+    assert fresh_sandbox.sent().empty and fresh_sandbox.dropped().empty
+    assert send(fresh_api, recipients=[FR], request_id="nobody").status_code == 201
+
+
+def test_every_recipient_removed_as_blacklisted_is_a_blank_recipients_error(
     fresh_sandbox: Sandbox, fresh_api: httpx.Client
 ) -> None:
-    """With nothing left the request is still processed: 0 contacts, nothing charged."""
-    result = send(fresh_api, recipients=["0612345678"])
-    assert result.status_code == 201
-    assert result.json()["number_of_contacts"] == 0
-    assert result.json()["total_cost"] == 0
-    assert fresh_sandbox.balance() == 1000.0
-    assert len(fresh_sandbox.dropped()) == 1
+    """auto_remove_blacklisted_numbers removing every recipient leaves recipients blank too:
+    400 on recipients, and the 0.01 EUR fee is not charged for a refused request."""
+    fresh_sandbox.add_to_blacklist([FR])
+    result = send(fresh_api, recipients=[FR], auto_remove_blacklisted_numbers=True)
+    assert result.status_code == 400
+    assert result.json()["errors"]["recipients"]["code"] == 410
+    assert fresh_sandbox.balance() == 1000.0 and fresh_sandbox.sent().empty
 
 
 def test_simulation_records_no_dropped_recipient(
