@@ -333,3 +333,31 @@ def test_stalled_connections_do_not_stop_delivery_reports() -> None:
         finally:
             for sock in socks:
                 sock.close()
+
+
+def test_a_report_is_held_in_memory_while_sqlite_fails(
+    inbox: Inbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite failing on a report: 200 all the same, the report held, written on the next read."""
+    store = inbox._store
+
+    class FailingOnce:
+        """The store's connection, except that the first report insert fails like a full disk."""
+
+        def __init__(self, db: sqlite3.Connection) -> None:
+            self.db, self.failed = db, False
+
+        def execute(self, sql: str, *args: Any) -> Any:
+            if "INTO delivery_reports" in sql and not self.failed:
+                self.failed = True
+                raise sqlite3.OperationalError("disk I/O error")
+            return self.db.execute(sql, *args)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.db, name)
+
+    monkeypatch.setattr(store, "_db", FailingOnce(store._db))
+    assert post(inbox, report("DELIVERED")) == 200
+    assert len(store.unsaved) == 1 and store.kinds["delivery_report"] == 0
+    assert standing(inbox) == "DELIVERED"  # the read writes it first
+    assert inbox.stats()["delivery_reports"] == 1 and inbox.stats()["unsaved"] == 0
