@@ -136,6 +136,8 @@ def test_standing_report_does_not_depend_on_arrival_order(
         (report(at="25/11/2026 00h44"), "unreadable:delivery_date"),
         (report(number=["+33612345678"]), "unreadable:number"),
         (report(unit_price="cheap"), "unreadable:unit_price"),
+        (report(unit_price=10**400), "unreadable:unit_price"),
+        (report(at=10**400), "unreadable:delivery_date"),
         (report(status="DELIVRD", number=None), "missing:number,unknown_status"),
         ({"status": "ACK"}, "missing:message_id,missing:number,missing:delivery_date"),
     ],

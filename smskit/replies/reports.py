@@ -170,13 +170,13 @@ def _price(body: Mapping[str, Any], flags: list[str]) -> float | None:
     if value is None:
         return None
     number: float | None = None
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        number = float(value)
-    elif isinstance(value, str):
-        try:
+    try:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            number = float(value)
+        elif isinstance(value, str):
             number = float(value.strip())
-        except ValueError:
-            number = None
+    except (ValueError, OverflowError):  # not a number; an integer past float's range
+        number = None
     if number is None or not math.isfinite(number):
         flags.append("unreadable:unit_price")
         return None
