@@ -418,6 +418,15 @@ def test_hlr_accepts_numbers_inline(run: Run, fresh_sandbox: Sandbox) -> None:
     assert fresh_sandbox.balance() == pytest.approx(1000.0 - 2 * 0.008)
 
 
+def test_hlr_file_not_named_csv_is_refused(run: Run, tmp_path: Path) -> None:
+    """A file argument without the .csv suffix is not read as a number (checked for
+    nothing): exit 2 saying how files are told from numbers."""
+    source = tmp_path / "numbers.txt"
+    source.write_text("phone_number\n+33612345678\n")
+    result = run("hlr", str(source))
+    assert result.exit_code == EXIT_USAGE and ".csv" in stderr_line(result)
+
+
 def test_hlr_csv_file_missing_is_one_line(run: Run, tmp_path: Path) -> None:
     """An argument ending in .csv is a file: a missing one is exit 4 naming it."""
     result = run("hlr", str(tmp_path / "nope.csv"))

@@ -126,6 +126,12 @@ def _numbers(sources: tuple[str, ...], column: str | None) -> pd.DataFrame | pd.
     if not files:
         if column is not None:
             raise click.UsageError("--column reads a CSV file: give IN.csv, not numbers")
+        files = [s for s in sources if Path(s).is_file()]
+        if files:  # read as a number it would be "not a number", checked for nothing
+            raise click.UsageError(
+                f"{files[0]!r} is a file, and an argument not ending in .csv is a number: "
+                "give the file a .csv name"
+            )
         return list(sources)
     if len(sources) > 1:
         raise click.UsageError("give one IN.csv file, or numbers, not both")
