@@ -723,3 +723,31 @@ def test_a_chunk_that_reaches_nobody_is_failed_not_sent(
     assert sorted(fresh_sandbox.sent()["phone_number"]) == kept
     assert fresh_sandbox.balance() == pytest.approx(1000.0 - 10 * FR_PREMIUM - 0.01)
     assert summary["cost"] == pytest.approx(10 * FR_PREMIUM + 0.01)
+
+
+def test_a_journal_is_never_sent_through_another_gateway(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """A campaign stopped for credit on one gateway: resuming it, or sending it again, through
+    another (another sandbox here; the real account in life) is refused naming both, and that
+    gateway sends nothing; on its own gateway it finishes, each recipient once."""
+    path = tmp_path / "j.sqlite"
+    numbers = fr_mobiles(30)
+    fresh_sandbox.set_balance(10 * FR_PREMIUM + 0.001)  # room for the first chunk only
+    with smskit.Client(sandbox=fresh_sandbox, backoff=FAST) as home:
+        first = Campaign(home, numbers, text=TEXT, sender="Shop", name="june").send(
+            chunk_size=10, progress=False, journal=path, concurrency=1
+        )
+        assert not first.complete
+        fresh_sandbox.set_balance(100.0)
+        with Sandbox() as other, smskit.Client(sandbox=other) as elsewhere:
+            with pytest.raises(smskit.ConfigurationError, match="was sent through") as refused:
+                Campaign.resume(path, elsewhere, progress=False)
+            assert other.url in str(refused.value) and fresh_sandbox.url in str(refused.value)
+            again = Campaign(elsewhere, numbers, text=TEXT, sender="Shop", name="june")
+            with pytest.raises(smskit.ConfigurationError, match="was sent through"):
+                again.send(chunk_size=10, progress=False, journal=path)
+            assert other.sent().empty
+        finished = Campaign.resume(path, home, progress=False)
+    assert finished.complete
+    assert sorted(fresh_sandbox.sent()["phone_number"]) == numbers

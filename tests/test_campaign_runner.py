@@ -411,7 +411,8 @@ def test_a_streamed_campaign_sends_what_the_planned_one_sends(tmp_path: Path) ->
             campaign = smskit.Campaign(client, RECIPIENTS, text=TEXT, sender="Shop")
             planned = campaign.send(progress=False, chunk_size=7, journal=tmp_path / "p.sqlite")
         with Journal(planned.journal) as source:
-            meta = source.meta()
+            # The copy goes through another sandbox: it takes the plan, not the gateway.
+            meta = {k: v for k, v in source.meta().items() if k != "gateway"}
             plan = source.plan()
             bounds = [(c.positions[0], c.positions[-1] + 1) for c in source.chunks()]
         book = Journal(tmp_path / "s.sqlite", mode="create", lease=0)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from smskit.campaigns.journal import Chunk, Journal
@@ -91,12 +91,33 @@ async def deliver(
     """:func:`execute`, the result read back by ``result(book, stopped)`` (a streamed
     campaign's never reads its recipients back into memory)."""
     try:
+        check_same_gateway(book, client)
         async with async_client(client, share=share) as gateway:
             sender = _Sender(book, gateway, stop)
             stopped = await sender.run(concurrency, progress, chunks, total)
         return result(book, stopped)
     finally:
         book.close()
+
+
+def check_same_gateway(book: Journal, client: Client | AsyncClient) -> None:
+    """Refuse to send a journal's campaign through another gateway than the one it records.
+
+    Its chunks' outcomes are that gateway's: through another one (the real account after the
+    sandbox, another sandbox, another login), chunks it accepted would count as sent though
+    this gateway never sent them, and one left in flight would be sent a second time.
+    """
+    recorded = book.meta().get("gateway")
+    if not isinstance(recorded, Mapping) or not recorded.get("base_url"):
+        return  # a journal that records no gateway (older, or streamed): nothing to compare
+    theirs = (str(recorded["base_url"]).rstrip("/"), str(recorded.get("api_login", "")))
+    ours = (client.base_url.rstrip("/"), client.api_login)
+    if theirs != ours:
+        raise ConfigurationError(
+            f"journal {str(book.path)!r} was sent through {theirs[0]} as {theirs[1]!r}; this "
+            f"client talks to {ours[0]} as {ours[1]!r}: its chunks' outcomes are the other "
+            "gateway's. Resume it there, or send this campaign under another name or journal"
+        )
 
 
 class _Sender:
