@@ -57,7 +57,7 @@ client = smskit.Client(sandbox=sandbox)
 """
 COMPOSER = """\
 composer = smskit.Composer(client, recipients, text={text!r}, sender="MyShop",
-                           send_at="2030-06-04T10:00:00+02:00")
+                           send_at="2030-06-04T10:00:00+02:00", debounce={debounce})
 composer
 """
 ECHO = """\
@@ -125,12 +125,12 @@ def wait(probe: Any, what: str, timeout: float = 120) -> None:
     raise TimeoutError(f"{what} not ready after {timeout} s")
 
 
-def write_notebook(root: Path, count: int) -> None:
+def write_notebook(root: Path, count: int, debounce: float | None) -> None:
     def cell(source: str) -> dict[str, Any]:
         return {"cell_type": "code", "metadata": {}, "source": source, "outputs": [],
                 "execution_count": None}  # fmt: skip
 
-    cells = [cell(SETUP.format(count=count)), cell(COMPOSER.format(text=TEXT)),
+    cells = [cell(SETUP.format(count=count)), cell(COMPOSER.format(text=TEXT, debounce=debounce)),
              cell(ECHO.format(text=TEXT))]  # fmt: skip
     notebook = {"cells": cells, "metadata": {"kernelspec": {"name": "python3",
                 "display_name": "Python 3", "language": "python"}}, "nbformat": 4,
@@ -210,6 +210,9 @@ def main() -> int:
     parser.add_argument("--recipients", type=int, default=100_000)
     parser.add_argument("--keystrokes", type=int, default=15, help="single keystrokes per box")
     parser.add_argument("--screenshot", type=Path, default=None)
+    parser.add_argument(
+        "--debounce", type=float, default=None, help="the Composer's (default: its own)"
+    )
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright
@@ -218,7 +221,7 @@ def main() -> int:
         base = Path(folder)
         lab, url, token = start_lab(base)
         try:
-            write_notebook(base / "root", args.recipients)
+            write_notebook(base / "root", args.recipients, args.debounce)
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
                 page = browser.new_page(viewport={"width": 1300, "height": 1400})
@@ -240,7 +243,7 @@ def main() -> int:
             stop(lab)
     load = os.getloadavg()[0]
     print(f"{cpu_model()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
-          f"load {load:.1f}; {args.recipients:,} recipients")  # fmt: skip
+          f"load {load:.1f}; {args.recipients:,} recipients, debounce {args.debounce}")  # fmt: skip
     for kind in ("single", "burst"):
         ratio = statistics.median(composer[kind]) / statistics.median(echo[kind])
         print(f"{kind:6} composer: {summary(composer[kind])}")

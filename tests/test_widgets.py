@@ -586,11 +586,12 @@ def test_widget_tables_have_one_header_row_over_their_columns() -> None:
     assert "<th>kind</th>" in plain and "<td>0</td>" not in plain
 
 
-def test_composer_waits_twice_its_last_refresh_at_most_150_ms(
+def test_composer_refreshes_at_once_unless_typing_outpaces_its_refreshes(
     client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """By default a keystroke waits twice the last refresh's duration, capped at 0.15 s; a
-    debounce given in seconds is kept as given."""
+    """By default a keystroke refreshes at once while the last refresh took less than the time
+    since the previous key; else it waits twice the last refresh, capped at 0.15 s. A debounce
+    given in seconds is kept as given."""
     from smskit.views import composer as module
 
     real = module.compose_panel
@@ -604,8 +605,11 @@ def test_composer_waits_twice_its_last_refresh_at_most_150_ms(
 
     monkeypatch.setattr(module, "compose_panel", slow(0.03))
     composer = Composer(client, text="Hi", sender="MyShop")
-    assert 0.06 <= composer.debounce_s() < module.DEBOUNCE_S
+    assert composer.debounce_s(since_last_key=0.2) == 0
+    assert 0.06 <= composer.debounce_s(since_last_key=0.01) < module.DEBOUNCE_S
     monkeypatch.setattr(module, "compose_panel", slow(0.1))
     composer.refresh()
-    assert composer.debounce_s() == module.DEBOUNCE_S
-    assert Composer(client, text="Hi", sender="MyShop", debounce=0.3).debounce_s() == 0.3
+    assert composer.debounce_s(since_last_key=0.05) == module.DEBOUNCE_S
+    assert composer.debounce_s(since_last_key=1.0) == 0
+    given = Composer(client, text="Hi", sender="MyShop", debounce=0.3)
+    assert given.debounce_s(since_last_key=1.0) == 0.3
