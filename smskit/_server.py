@@ -9,10 +9,22 @@ idle after a response (``timeout_keep_alive``) and caps the size of request head
 16 KiB), but a client that connects and then sends nothing, or headers or a body slowly,
 holds its connection forever; and ``limit_concurrency`` answers 503 to *every* new request
 once stalled connections fill it, so legitimate callers would be shut out with them. The
-guarded protocol adds the two missing pieces: each request (headers and body) must arrive
-within ``request_timeout`` of the connection opening or of the previous answer, and past
-``max_connections`` the oldest connection still waiting for its client is closed to make
-room, so stalled clients can delay a legitimate one by at most one connection setup.
+guarded protocol adds what is missing, and sheds only stalled connections:
+
+- each request (headers and body) must arrive within ``request_timeout`` of the connection
+  opening or of the previous answer, or the connection is closed;
+- a connection that has not delivered a whole request within ``header_timeout`` (the
+  header deadline, same starting points) is *stalled*; while more than ``max_connections``
+  are open, stalled connections are closed, the longest stalled first;
+- a connection within its header deadline (in a burst, the legitimate callers that have
+  just connected and are sending) and one whose request has arrived (the app's to answer)
+  are never closed to make room. A burst may so hold more than ``max_connections``
+  connections for up to ``header_timeout``; past the process's file limit, asyncio stops
+  accepting for a moment and new connections wait in the listen queue, none is dropped.
+
+A request's bytes that reached the socket before its header deadline count as arrived
+however busy the server is: asyncio hands a connection its data before it runs the
+deadline's timer of the same loop turn.
 """
 
 from __future__ import annotations
@@ -20,13 +32,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import itertools
+import selectors
 import socket
 import threading
 import time
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 __all__ = ["BackgroundServer", "Guards", "Served"]
 
@@ -38,9 +50,10 @@ class Guards:
     request_timeout: float = 10.0
     keep_alive_timeout: int = 5
     max_connections: int = 256
+    header_timeout: float = 5.0
 
     def __post_init__(self) -> None:
-        for name in ("request_timeout", "keep_alive_timeout", "max_connections"):
+        for name in ("request_timeout", "keep_alive_timeout", "max_connections", "header_timeout"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
                 raise ValueError(f"{name}: must be a positive number, got {value!r}")
@@ -285,20 +298,22 @@ def _quick_server_class() -> Any:
     return QuickServer
 
 
-_opened = itertools.count()  # connection order, for evicting the oldest stalled one
-
-
 def _guarded_protocol(guards: Guards) -> type[Any]:
-    """uvicorn's h11 protocol with a per-request deadline and a connection cap."""
+    """uvicorn's h11 protocol with a per-request deadline, a header deadline and a connection
+    cap that sheds only stalled connections (see the module docstring)."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
+    header_timeout = min(guards.header_timeout, guards.request_timeout)
+
     class GuardedH11(H11Protocol):
+        # One class per server: these are that server's books, kept by its event loop thread.
+        stalled: ClassVar[dict[GuardedH11, None]] = {}  # in order: the longest stalled first
+        shed: ClassVar[set[GuardedH11]] = set()  # closed for room, not yet out of connections
         _deadline: asyncio.TimerHandle | None = None
-        _order = 0
+        _header_deadline: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
-            self._order = next(_opened)
             self._arm()
             self._make_room()
 
@@ -307,8 +322,11 @@ def _guarded_protocol(guards: Guards) -> type[Any]:
             self._arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
-            if self._deadline is not None:
-                self._deadline.cancel()
+            for timer in (self._deadline, self._header_deadline):
+                if timer is not None:
+                    timer.cancel()
+            self.stalled.pop(self, None)
+            self.shed.discard(self)
             super().connection_lost(exc)
 
         def waiting_for_client(self) -> bool:
@@ -317,26 +335,49 @@ def _guarded_protocol(guards: Guards) -> type[Any]:
             return cycle is None or cycle.response_complete or cycle.more_body
 
         def _arm(self) -> None:
-            if self._deadline is not None:
-                self._deadline.cancel()
+            """Start both deadlines: at connection open, and after each answer."""
+            for timer in (self._deadline, self._header_deadline):
+                if timer is not None:
+                    timer.cancel()
+            self.stalled.pop(self, None)
             self._deadline = self.loop.call_later(guards.request_timeout, self._expire)
+            self._header_deadline = self.loop.call_later(header_timeout, self._stall)
 
         def _expire(self) -> None:
             # A request whose body has fully arrived is the app's to finish, however slow.
             if self.waiting_for_client() and not self.transport.is_closing():
                 self.transport.close()
 
-        def _make_room(self) -> None:
-            # A closed transport leaves `connections` only at connection_lost, a loop turn later.
-            open_ = [c for c in self.connections if not c.transport.is_closing()]
-            if len(open_) <= guards.max_connections:
+        def _stall(self) -> None:
+            if not self.waiting_for_client() or self.transport.is_closing():
                 return
-            stalled = [
-                c
-                for c in open_
-                if isinstance(c, GuardedH11) and c.waiting_for_client() and c is not self
-            ]
-            victim = min(stalled, key=lambda c: c._order, default=self)
-            victim.transport.close()
+            if _bytes_waiting(self.transport):
+                # It is sending; the server has not read it yet (a busy loop): look again.
+                self._header_deadline = self.loop.call_later(header_timeout / 4, self._stall)
+                return
+            self.stalled[self] = None
+            self._make_room()
+
+        def _make_room(self) -> None:
+            """Close stalled connections, the longest stalled first, while too many are open."""
+            while self.stalled and len(self.connections) - len(self.shed) > guards.max_connections:
+                victim = next(iter(self.stalled))
+                del self.stalled[victim]
+                if victim.waiting_for_client() and not victim.transport.is_closing():
+                    self.shed.add(victim)  # leaves `connections` at connection_lost
+                    victim.transport.close()
 
     return GuardedH11
+
+
+def _bytes_waiting(transport: asyncio.BaseTransport) -> bool:
+    """Whether the connection's socket holds bytes (or its end) the server has not read."""
+    sock = transport.get_extra_info("socket")
+    if sock is None:
+        return False
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(sock.fileno(), selectors.EVENT_READ)
+            return bool(selector.select(0))
+    except (OSError, ValueError):  # no file left for the selector, or a closed socket
+        return False

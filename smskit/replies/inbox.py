@@ -217,7 +217,10 @@ class Inbox(Served):
     wildcard address such as ``0.0.0.0``), ``signing_secret`` to accept only signed callbacks
     (:mod:`smskit.replies.signing`, timestamps within ``signature_tolerance`` seconds). Each
     request must arrive within ``request_timeout`` seconds, idle connections close after
-    ``keep_alive_timeout``, and past ``max_connections`` the oldest stalled one is closed.
+    ``keep_alive_timeout``, and while more than ``max_connections`` are open, connections
+    stalled (no whole request within ``header_timeout``) are closed, the longest stalled
+    first; a connection still within its header deadline, or whose request has arrived, is
+    never closed to make room (:mod:`smskit._server`).
     """
 
     _server_name = "smskit-inbox"
@@ -236,6 +239,7 @@ class Inbox(Served):
         request_timeout: float = 10.0,
         keep_alive_timeout: int = 5,
         max_connections: int = 256,
+        header_timeout: float = 5.0,
     ) -> None:
         if isinstance(max_body, bool) or not isinstance(max_body, int) or max_body < 1024:
             raise ValidationError("max_body", "must be an integer >= 1024 bytes", value=max_body)
@@ -253,7 +257,9 @@ class Inbox(Served):
             raise ValidationError("signature_tolerance", "must be seconds in (0, 3600]")
         self.signature_tolerance = float(signature_tolerance)
         try:
-            self.guards = Guards(request_timeout, keep_alive_timeout, max_connections)
+            self.guards = Guards(
+                request_timeout, keep_alive_timeout, max_connections, header_timeout
+            )
         except ValueError as exc:
             field = str(exc).partition(":")[0]
             raise ValidationError(field, str(exc).partition(": ")[2]) from exc
