@@ -104,7 +104,7 @@ def test_resume_after_an_interrupt_sends_exactly_the_remainder(
     ctrl_c: None,
 ) -> None:
     """Ctrl-C after the third chunk, then a resume from the journal and its staged files
-    alone: each recipient accepted exactly once, the chunks in flight replayed, not re-sent."""
+    alone: each recipient accepted exactly once, the chunks in flight refused as duplicates."""
     kept = kept_frame(3300, 4)
     journal = tmp_path / "j.sqlite"
     with pytest.raises(KeyboardInterrupt):

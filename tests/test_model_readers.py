@@ -28,7 +28,7 @@ from smskit.client.models import (
 ORANGE = PORTED["original_network_details"]
 
 # One case per model: how to parse, a body with every field the gateway can send (the
-# spec's resource tables, plus request_id and duplicate of a replayed send), the values
+# spec's resource tables, plus the request_id and duplicate flag a SendResult carries), the values
 # expected (written out, never produced by the parser) and the fields only the caller knows.
 Case = tuple[Callable[[Any], Any], dict[str, Any], dict[str, Any], frozenset[str]]
 CASES: dict[str, Case] = {
