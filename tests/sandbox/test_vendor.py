@@ -7,6 +7,8 @@ from typing import Any
 import httpx
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from smskit.sandbox import Sandbox
 
@@ -93,6 +95,36 @@ def test_no_recipient_left_is_a_blank_recipients_error(
     assert fresh_sandbox.balance() == 1000.0
     assert fresh_sandbox.sent().empty and fresh_sandbox.dropped().empty
     assert send(fresh_api, recipients=[FR], request_id="nobody").status_code == 201
+
+
+# Recipients of every kind a send may carry: usable numbers, national ones, garbage, blanks,
+# unknown dialling codes, numbers in separators or with 00, objects without a number.
+RECIPIENTS = st.one_of(
+    st.sampled_from([FR, BE, "0033 6 12 34 56 78", "+33 (6) 12-34-56-79", "+1 201 555 0123"]),
+    st.sampled_from(["06 12 34 56 78", "", "  ", "+999123456", "+800 1234 5678", "nope", "+"]),
+    st.from_regex(r"\+?[0-9 ]{0,16}", fullmatch=True),
+    st.text(max_size=12),
+    st.builds(lambda n: {"phone_number": n}, st.sampled_from([FR, "06 12 34 56 78", ""])),
+    st.just({"first_name": "Ann"}),
+)
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(recipients=st.lists(RECIPIENTS, min_size=1, max_size=6))
+def test_a_send_is_never_accepted_for_nobody(api: httpx.Client, recipients: list[Any]) -> None:
+    """Whatever the recipients, a send is either accepted for at least one of them or refused:
+    never a 201 with number_of_contacts 0 (when it is refused for nobody left, the error
+    names recipients with the blank code 410)."""
+    answer = send(api, recipients=recipients, simulation_mode=True)
+    if answer.status_code == 201:
+        assert answer.json()["number_of_contacts"] >= 1
+    else:
+        assert answer.status_code == 400
+        errors = answer.json().get("errors", {})
+        if "recipients" in errors:
+            assert errors["recipients"]["code"] == 410
 
 
 def test_every_recipient_removed_as_blacklisted_is_a_blank_recipients_error(
