@@ -59,11 +59,12 @@ demo: $(VENV)/.installed-demo js
 	$(BIN)/python notebooks/_export/export_notebooks.py --output-dir build/notebooks $(NOTEBOOKS)
 	@echo "Demo notebooks written to $(CURDIR)/build/notebooks/"
 
-# JupyterLab on copies under build/lab/ (with notebooks/data), never on the committed notebooks
+# JupyterLab on copies under lab/ (with notebooks/data), never on the committed notebooks
 # (nbval compares their stored outputs): opening, running and autosaving change only the
 # copies. A copy is refreshed when its notebook changed since; the copy it replaces is kept
-# beside it as NAME.ipynb.~N~ (cp --backup=numbered), so no edit is lost.
-LAB := build/lab
+# beside it as NAME.ipynb.~N~ (cp --backup=numbered), so no edit is lost; `make clean` leaves
+# lab/ alone (it holds the user's work).
+LAB := lab
 lab: $(VENV)/.installed-lab $(NOTEBOOKS:notebooks/%=$(LAB)/%)
 	mkdir -p $(LAB)/data && cp -r notebooks/data/. $(LAB)/data/
 	$(BIN)/jupyter lab $(LAB)
