@@ -17,6 +17,7 @@ __all__ = [
     "DEFAULT_PURPOSE",
     "DEFAULT_STOP_MENTION",
     "RULE_STOP_MISSING",
+    "STOP_MENTION_PATTERN",
     "add_stop_mention",
     "has_stop_mention",
     "is_marketing",
@@ -29,7 +30,15 @@ RULE_STOP_MISSING: Final = (
     "a marketing (purpose='wholesale', the default) text needs a STOP mention, "
     "e.g. 'STOP au 36173'; use purpose='alert' for transactional messages"
 )
-_STOP_RE: Final = re.compile(r"\bSTOP\b")
+# The characters that glue onto STOP and make it part of another word: ASCII letters, digits
+# and the underscore, spelt out. This is what ``\b`` means in ECMA 262, the regex dialect of
+# JSON Schema patterns; Python's unicode ``\b`` (where '¼' and 'é' are word characters) and
+# Rust's (where 'é' is one but '¼' is not) each read it differently, so the rule never says
+# ``\b``. One pattern, read the same by every engine: the sandbox's OpenAPI document uses it
+# as is (see docs/sandbox.md, "The STOP mention: one pattern").
+_GLUE: Final = "A-Za-z0-9_"
+STOP_MENTION_PATTERN: Final = f"(?:^|[^{_GLUE}])STOP(?:[^{_GLUE}]|$)"
+_STOP_RE: Final = re.compile(STOP_MENTION_PATTERN)
 
 
 def _text(value: Any, field: str = "text") -> str:
@@ -52,7 +61,9 @@ def has_stop_mention(text: str) -> bool:
     """THE STOP rule: the upper-case word ``STOP``, case-sensitive and whole-word.
 
     "STOP au 36173", "STOP: 36173" and "(STOP)" qualify; "stop", "Stop", "STOPPED",
-    "NONSTOP" and "STOP_SMS" do not.
+    "NONSTOP", "STOP2" and "STOP_SMS" do not. A word ends at any character other than an
+    ASCII letter, digit or underscore (``\b`` as ECMA 262 and JSON Schema read it), so
+    "STOPé" and "¼STOP" qualify: :data:`STOP_MENTION_PATTERN` is the whole rule.
     """
     return _STOP_RE.search(_text(text)) is not None
 

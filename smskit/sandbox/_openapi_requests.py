@@ -15,6 +15,7 @@ from typing import Any
 import phonenumbers
 
 from smskit.rules import spec as _spec
+from smskit.rules.content import STOP_MENTION_PATTERN
 from smskit.rules.phones import region_of
 from smskit.sandbox._domain import CONTACTS_MAX, DYNAMIC_FIELDS, REQUEST_ID_MAX
 
@@ -229,7 +230,7 @@ def _send_request() -> dict[str, Any]:
             {
                 "if": _PURPOSE_ALERT,
                 "else": {
-                    "properties": {"text": {"type": "string", "pattern": r"\bSTOP\b"}},
+                    "properties": {"text": {"type": "string", "pattern": STOP_MENTION_PATTERN}},
                     "description": "A marketing (wholesale) text needs the word STOP (code 121).",
                 },
             },
