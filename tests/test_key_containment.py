@@ -16,6 +16,7 @@ import socket
 import traceback
 import types
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -304,6 +305,25 @@ def test_configuration_errors_show_no_key_in_locals(monkeypatch: pytest.MonkeyPa
         smskit.Client()
     errors.append(caught.value)
     assert [secrets_in(locals_shown(error)) for error in errors] == [[], []]
+
+
+def test_resume_refused_for_its_settings_shows_no_key_in_locals(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Campaign.resume reconnecting from the environment (SMSKIT_API_KEY set, another
+    login): the refusal's traceback with locals shows no key (nor the environment)."""
+    from smskit.campaigns.campaign import Campaign
+
+    journal = tmp_path / "j.sqlite"
+    with Sandbox(seed=0, login=LOGIN, api_key=KEY) as sb, client_on(sb) as client:
+        Campaign(
+            client, ["+33612345678"], text="Rappel RDV", sender="Clinic", purpose="alert"
+        ).send(progress=False, journal=journal)
+    monkeypatch.setenv("SMSKIT_API_KEY", KEY)
+    monkeypatch.setenv("SMSKIT_API_LOGIN", "someone-else")
+    with pytest.raises(smskit.ConfigurationError, match="someone-else") as caught:
+        Campaign.resume(journal, progress=False)
+    assert secrets_in(locals_shown(caught.value)) == []
 
 
 def test_the_locals_check_sees_a_key_held_in_a_local() -> None:

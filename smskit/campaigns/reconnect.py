@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from smskit.campaigns.journal import Journal
 from smskit.client import AsyncClient, Client
-from smskit.client.config import ENV_KEY, ENV_LOGIN, running_sandbox
+from smskit.client.config import ENV_KEY, ENV_LOGIN, Secret, running_sandbox
 from smskit.errors import ConfigurationError
 
 __all__ = ["gateway_record", "reconnect"]
@@ -38,7 +38,6 @@ def reconnect(
     journal_path: str | Path, kind: type[C], environ: Mapping[str, str] | None = None
 ) -> C:
     """A ``kind`` client on the gateway the journal records; a ConfigurationError says why not."""
-    env = os.environ if environ is None else environ
     with Journal(journal_path) as book:
         recorded = book.meta().get("gateway")
     where = f"journal {str(journal_path)!r}"
@@ -53,14 +52,18 @@ def reconnect(
             f"{where} was sent to an embedded sandbox ({url}) that no longer runs, and a new "
             f"one would not know its sends: {ASK}"
         )
-    key = env.get(ENV_KEY)
-    if not key:
+    # Neither the environment nor the key is held in a local: a traceback shows locals.
+    if not _env(ENV_KEY, environ):
         raise ConfigurationError(
             f"{where} was sent to {url} as {login!r}: set {ENV_KEY} to that account's key, or {ASK}"
         )
-    other = env.get(ENV_LOGIN)
+    other = _env(ENV_LOGIN, environ)
     if other and other != login:
         raise ConfigurationError(
             f"{where} was sent as {login!r} but {ENV_LOGIN} is {other!r}: {ASK}"
         )
-    return kind(api_login=login, api_key=key, base_url=url)
+    return kind(api_login=login, api_key=Secret(_env(ENV_KEY, environ) or ""), base_url=url)
+
+
+def _env(name: str, environ: Mapping[str, str] | None) -> str | None:
+    return (os.environ if environ is None else environ).get(name) or None
