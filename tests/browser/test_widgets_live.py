@@ -96,18 +96,24 @@ def notebook(lab: Any, browser: Any) -> Iterator[tuple[Any, list[str]]]:
         lab.api("DELETE", f"/api/sessions/{session['id']}")
 
 
-def _confirm(composer: Any, says: str) -> None:
-    """Press "send", check what the confirmation says before anything is sent, Confirm."""
+def _send(composer: Any, says: str, journal: str) -> None:
+    """Press "send"; the confirmation says ``says`` and names ``journal`` before anything is
+    sent; Confirm; the result of that journal's campaign is shown: 11 sent, no error."""
     from playwright.sync_api import expect
 
     composer.get_by_role("button", name="send").click()
-    label = composer.locator(
-        ".widget-hbox", has=composer.page.get_by_role("button", name="Confirm")
-    )
+    confirm = composer.page.get_by_role("button", name="Confirm")
+    label = composer.locator(".widget-hbox", has=confirm)
     expect(label).to_be_visible(timeout=WAIT_MS)
     expect(label).to_contain_text(says, timeout=WAIT_MS)
+    expect(label).to_contain_text(journal)
+    label.screenshot(path=BUILD / f"live-confirm-{journal.split('.')[0]}.png")
     label.get_by_role("button", name="Confirm").click()
     expect(label).to_be_hidden(timeout=WAIT_MS)
+    # The result table names its journal: this send's, not an earlier one's still on show.
+    expect(composer.locator("table", has_text=journal).first).to_be_visible(timeout=WAIT_MS)
+    expect(composer).to_contain_text("sent: 11, already accepted: 0")
+    expect(composer).not_to_contain_text("Error")
 
 
 def test_every_widget_button_works_after_run_all(notebook: tuple[Any, list[str]], lab: Any) -> None:
@@ -144,16 +150,11 @@ def test_every_widget_button_works_after_run_all(notebook: tuple[Any, list[str]]
     expect(composer).not_to_contain_text("Error")
 
     # The notebook sent its own text from code: this one is a new campaign, said beforehand.
-    _confirm(composer, "as a new campaign")
-    expect(composer).to_contain_text("sent: 11,", timeout=WAIT_MS)
+    _send(composer, "as a new campaign", "summer-sale-2.journal.sqlite")
     box.fill(EDITED + "\nSTOP au 36173")
     expect(send).to_be_enabled(timeout=WAIT_MS)
-    _confirm(composer, "as a new campaign")
-    expect(composer).to_contain_text("sent: 11,", timeout=WAIT_MS)
-    expect(composer).not_to_contain_text("Error")
-    _confirm(composer, "This text was already sent at")
-    expect(composer).to_contain_text("sent: 11,", timeout=WAIT_MS)
-    expect(composer).not_to_contain_text("Error")
+    _send(composer, "as a new campaign", "summer-sale-3.journal.sqlite")
+    _send(composer, "This text was already sent at", "summer-sale-4.journal.sqlite")
     composer.screenshot(path=BUILD / "live-composer.png")
 
     # -- the HLR explorer ---------------------------------------------------------------------
