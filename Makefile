@@ -65,9 +65,11 @@ demo: $(VENV)/.installed-demo js
 # beside it as NAME.ipynb.~N~ (cp --backup=numbered), so no edit is lost; `make clean` leaves
 # lab/ alone (it holds the user's work).
 LAB := lab
+# Jupyter refuses to run as root without this (containers, CI machines: root, as here).
+LAB_FLAGS := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: $(VENV)/.installed-lab $(NOTEBOOKS:notebooks/%=$(LAB)/%)
 	mkdir -p $(LAB)/data && cp -r notebooks/data/. $(LAB)/data/
-	$(BIN)/jupyter lab $(LAB)
+	$(BIN)/jupyter lab $(LAB_FLAGS) $(LAB)
 
 $(LAB)/%.ipynb: notebooks/%.ipynb
 	mkdir -p $(LAB)
