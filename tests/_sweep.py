@@ -3,28 +3,49 @@
 ``ANY`` draws scalars of every kind (including NaN, infinities, huge integers, bytes,
 decimals, dates, arbitrary objects), containers of them, deeply nested lists, pandas
 objects, and plausible values (valid numbers, texts, senders) so that calls get past the
-first check and reach the deeper code. ``entry_points(client)`` lists every public callable
-with its parameters; ``call`` runs one with a watchdog and says what came out.
+first check and reach the deeper code. It also draws each class of input issue #26 found
+raising raw exceptions or read silently wrong: text with a lone surrogate (alone, inside
+numbers, texts, senders and field values), every missing-value kind (``MISSING``),
+DataFrames with repeated or non-string column names, Dask and Arrow objects, and files of
+every kind given where a CSV or a journal is read (``FILES``: the HLR cache, another
+SQLite file, a journal of another format version, binary and undecodable files, CSVs with
+an unclosed quote or a NUL byte). ``entry_points(client)`` lists every public callable with
+its parameters; ``call`` runs one with a watchdog and says what came out.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import inspect
+import io
+import itertools
+import os
+import shutil
 import signal
+import sqlite3
+import tempfile
 import warnings
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
+import dask.dataframe as dd
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 from hypothesis import strategies as st
 
 import smskit
 from smskit import frames, phones, text
-from smskit.campaigns import create_contacts, delete_contacts
+from smskit.campaigns import CampaignResult, create_contacts, delete_contacts
+from smskit.campaigns.hlr_cache import HLRCache, gateway_of
+from smskit.campaigns.journal import Journal
+from smskit.campaigns.plan import SEND_OPTIONS
+from smskit.cli.main import main as cli_main
 
 HANG_SECONDS = 20  # one call taking longer than this is a hang
 
@@ -36,7 +57,25 @@ PLAUSIBLE: list[Any] = [
     ["+33612345678", "+33698765432"], [{"phone_number": "+33612345678", "first_name": "Al"}],
     {"phone_number": "+33612345678", "first_name": ["a", "b"]}, [None], [[]], [{}],
     datetime(2030, 1, 1, 10, tzinfo=UTC), datetime(2030, 1, 1, 10), date(2030, 1, 1),
+    "\ud800", "+3361234\ud800", "Code \udce9 STOP au 36173", "S\ud800op",
+    [{"phone_number": "+33612345678", "first_name": "Zo\udce9"}], ["+33612345678", "\udfff"],
+    "customers.csv", "base.parquet", "data/Base.CSV",
 ]  # fmt: skip
+
+# Every kind of missing value a notebook meets (issue #26: each in every option).
+MISSING_VALUES: list[Any] = [
+    None, float("nan"), np.float64("nan"), pd.NA, pd.NaT, np.datetime64("NaT"),
+    np.timedelta64("NaT"), Decimal("NaN"),
+]  # fmt: skip
+MISSING = st.sampled_from(MISSING_VALUES)
+
+# Text UTF-8 cannot encode: a lone surrogate, alone or inside other text.
+UNENCODABLE = st.builds(
+    lambda head, lone, tail: head + lone + tail,
+    st.text(max_size=6),
+    st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF),
+    st.text(max_size=6),
+)
 
 
 class Deep(list[Any]):
@@ -71,6 +110,109 @@ def _series(values: list[Any]) -> Any:
         return values
 
 
+_SWEEP_DIR = Path(tempfile.mkdtemp(prefix="smskit-sweep-"))
+atexit.register(shutil.rmtree, _SWEEP_DIR, True)
+_FILE_NUMBERS = itertools.count()
+FILE_KINDS = (
+    "hlr-cache", "hlr-cache-of-journal-format", "other-sqlite", "journal-format-1",
+    "empty-journal", "binary", "empty", "csv", "csv-unclosed-quote", "csv-latin-1", "csv-nul",
+    "directory",
+)  # fmt: skip
+
+
+def sample_file(kind: str) -> Path:
+    """A new file of ``kind`` (a fresh copy each draw: a call may change the file it gets)."""
+    path = _SWEEP_DIR / f"{next(_FILE_NUMBERS)}-{kind}"
+    if kind == "hlr-cache":
+        cache = HLRCache(path)
+        cache.store(gateway_of("http://127.0.0.1:1", "sweep"), {"+33612345678": {}})
+        cache.close()
+    elif kind in ("hlr-cache-of-journal-format", "empty-journal", "journal-format-1"):
+        Journal(path, mode="any").close()
+        if kind == "hlr-cache-of-journal-format":  # an HLR cache before it had its own file
+            with contextlib.closing(sqlite3.connect(path)) as db, db:
+                db.execute("CREATE TABLE hlr (phone_number TEXT PRIMARY KEY, result TEXT, "
+                           "checked_at REAL)")  # fmt: skip
+        if kind == "journal-format-1":
+            meta = [("format", "1"), ("campaign_id", '"x"'), ("text", '"Hi"')]
+            with contextlib.closing(sqlite3.connect(path)) as db, db:
+                db.executemany("INSERT INTO meta VALUES (?, ?)", meta)
+    elif kind == "other-sqlite":
+        with contextlib.closing(sqlite3.connect(path)) as db, db:
+            db.execute("CREATE TABLE customers (phone TEXT)")
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        path.write_bytes({
+            "binary": bytes(range(256)) * 4,
+            "empty": b"",
+            "csv": b"phone_number,first_name\n+33612345678,Anne\n",
+            "csv-unclosed-quote": b'phone_number,first_name\n+33612345678,"Anne\n+336,B\n',
+            "csv-latin-1": "phone_number,first_name\n+33612345678,Zo\u00eb\n".encode("latin-1"),
+            "csv-nul": b"phone_number\n+336123\x0045678\n",
+        }[kind])  # fmt: skip
+    return path
+
+
+FILES = st.sampled_from(FILE_KINDS).map(sample_file)
+
+
+def _dask_frame() -> Any:
+    return dd.from_pandas(pd.DataFrame({"phone_number": ["+33612345678"]}), npartitions=1)
+
+
+# Objects of other libraries where pandas or a list is read (polars is not installed: it
+# exports Arrow data like pyarrow, the same refusal).
+FOREIGN = st.sampled_from([
+    lambda: pa.table({"phone_number": ["+33612345678"]}),
+    lambda: pa.array(["+33612345678"]),
+    lambda: pa.chunked_array([["+33612345678"]]),
+    lambda: pa.record_batch({"phone_number": ["+33612345678"]}),
+    _dask_frame,
+    lambda: _dask_frame()["phone_number"],
+]).map(lambda make: make())  # fmt: skip
+
+
+def class_values() -> dict[str, Any]:
+    """One value of each class issue #26 found raising raw exceptions or read silently
+    wrong, by name (files made afresh on each call: a call may change the file it gets)."""
+    numbers = ["+33612345678", "+33698765432"]
+    return {
+        **{f"missing {value!r}": value for value in MISSING_VALUES},
+        "lone surrogate": "\ud800",
+        "number with a lone surrogate": "+3361234\ud800",
+        "field with a lone surrogate": [{"phone_number": numbers[0], "first_name": "Zo\udce9"}],
+        "repeated column": pd.DataFrame([numbers], columns=["phone_number"] * 2),
+        "non-string columns": pd.DataFrame([[numbers[0], 1, 2]], columns=["phone_number", 0, None]),
+        "dask frame": _dask_frame(),
+        "dask series": _dask_frame()["phone_number"],
+        "arrow table": pa.table({"phone_number": numbers}),
+        "arrow array": pa.array(numbers),
+        "arrow chunked array": pa.chunked_array([numbers]),
+        # Absolute, naming no file: given as a journal, it must not land in the working dir.
+        "file name as a string": str(_SWEEP_DIR / f"{next(_FILE_NUMBERS)}-customers.csv"),
+        **{f"file: {kind}": sample_file(kind) for kind in FILE_KINDS},
+    }
+
+
+COLUMN_NAMES = st.sampled_from(
+    ["phone_number", "first_name", "country", "param1", 0, 1.5, None, ("a", "b"), b"phone_number"]
+)
+
+
+def _frame_named(names: list[Any], cells: list[Any]) -> Any:
+    try:
+        return pd.DataFrame([cells[: len(names)]] * 2, columns=names)
+    except Exception:  # pandas refuses some mixes: the cells themselves are still an input
+        return cells
+
+
+def named_frames(cells: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """DataFrames whose column names repeat, or are not strings, holding ``cells``."""
+    return st.builds(_frame_named, st.lists(COLUMN_NAMES, min_size=1, max_size=4),
+                     st.lists(cells, min_size=4, max_size=4))  # fmt: skip
+
+
 SCALARS = st.one_of(
     st.none(),
     st.booleans(),
@@ -91,6 +233,11 @@ SCALARS = st.one_of(
     st.just(pd.NaT),
     st.just(Decimal("NaN")),
     st.just(timedelta.max),
+    MISSING,
+    UNENCODABLE,
+    FILES,
+    FILES.map(str),
+    FOREIGN,
 )
 
 ANY: st.SearchStrategy[Any] = st.recursive(
@@ -104,6 +251,7 @@ ANY: st.SearchStrategy[Any] = st.recursive(
         st.lists(inner, max_size=4).map(_series),
         st.dictionaries(st.sampled_from(["phone_number", "first_name", "param1", "country"]),
                         inner, min_size=1, max_size=3).map(lambda d: _frame([d, d])),
+        named_frames(inner),
     ),
     max_leaves=6,
 ) | st.integers(min_value=500, max_value=3000).map(_nested)  # fmt: skip
@@ -119,23 +267,84 @@ def _hashable(value: Any) -> bool:
 
 @dataclass(frozen=True)
 class Entry:
-    """A public callable and the parameters the sweep fills."""
+    """A public callable and the parameters the sweep fills (``values``: a strategy of its
+    own for a parameter, e.g. journal paths, so no random name becomes a file in the
+    working directory)."""
 
     name: str
     fn: Callable[..., Any]
     required: tuple[str, ...]
     optional: tuple[str, ...]
+    values: Mapping[str, st.SearchStrategy[Any]] = field(default_factory=dict)
 
 
-def _entry(name: str, fn: Callable[..., Any], skip: tuple[str, ...] = ()) -> Entry:
+def _entry(
+    name: str,
+    fn: Callable[..., Any],
+    skip: tuple[str, ...] = (),
+    extra: tuple[str, ...] = (),
+) -> Entry:
+    """``fn``'s parameters (less ``skip``; ``extra`` are optional keywords its ``**``
+    takes, such as a campaign's send options)."""
     params = [
         p
         for p in inspect.signature(fn).parameters.values()
         if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.name not in skip
     ]
     required = tuple(p.name for p in params if p.default is p.empty)
-    optional = tuple(p.name for p in params if p.default is not p.empty)
+    optional = tuple(p.name for p in params if p.default is not p.empty) + extra
     return Entry(name, fn, required, optional)
+
+
+# Where a journal file is named: files of every kind, missing values, other objects, never
+# a random string (it would create that file in the working directory).
+JOURNALS = FILES | FILES.map(str) | MISSING | st.integers() | st.builds(object) | st.just([])
+
+
+def _with(entry: Entry, **changes: Any) -> Entry:
+    fn = changes.get("fn", entry.fn)
+    optional = changes.get("optional", entry.optional)
+    return Entry(entry.name, fn, entry.required, optional, changes.get("values", entry.values))
+
+
+def _campaign_entries(client: smskit.Client) -> list[Entry]:
+    """Campaign construction with preflight and estimate, send, resume, CampaignResult.load,
+    the Composer and the CLI's send: every option, the send options included."""
+    options = (*SEND_OPTIONS, "simulation_mode", "request_id")
+
+    def campaign(recipients: Any, **kwargs: Any) -> Any:
+        built = smskit.Campaign(client, recipients, **kwargs)
+        built.preflight()
+        return built.estimate(offline=True)
+
+    def send(recipients: Any, text: Any, sender: Any, **kwargs: Any) -> Any:
+        sending = {k: kwargs.pop(k) for k in ("concurrency", "chunk_size", "journal", "wait")
+                   if k in kwargs}  # fmt: skip
+        sending.setdefault("journal", sample_file("empty"))
+        built = smskit.Campaign(client, recipients, text=text, sender=sender, **kwargs)
+        return built.send(progress=False, **sending)
+
+    def resume(journal_path: Any, **kwargs: Any) -> Any:
+        return smskit.Campaign.resume(journal_path, client, progress=False, **kwargs)
+
+    def composer(**kwargs: Any) -> Any:
+        return smskit.Composer(client, **kwargs)
+
+    base = _entry("Campaign+preflight+estimate", smskit.Campaign, skip=("client",), extra=options)
+    sent = _with(base, fn=send, optional=(*base.optional, "concurrency", "chunk_size", "journal",
+                                          "wait"), values={"journal": JOURNALS})  # fmt: skip
+    return [
+        _with(base, fn=campaign),
+        Entry("Campaign+send", sent.fn, sent.required, sent.optional, sent.values),
+        _with(_entry("Campaign.resume", smskit.Campaign.resume, skip=("client", "progress")),
+              fn=resume, values={"journal_path": JOURNALS | ANY}),
+        _with(_entry("CampaignResult.load", CampaignResult.load),
+              values={"journal_path": JOURNALS | ANY}),
+        Entry("Composer", composer, (), _entry("Composer", smskit.Composer.__init__,
+              skip=("self", "client"), extra=options).optional, {"journal": JOURNALS}),
+        Entry("cli send", cli_send, ("text", "sender", "recipients"), CLI_SEND_OPTIONS,
+              {"recipients": FILES | ANY}),
+    ]  # fmt: skip
 
 
 def pure_entry_points() -> list[Entry]:
@@ -160,15 +369,7 @@ def client_entry_points(client: smskit.Client) -> list[Entry]:
             if not name.startswith("_") and callable(method):
                 found.append(_entry(f"client.{resource}.{name}", method))
 
-    def campaign(recipients: Any, **kwargs: Any) -> Any:
-        built = smskit.Campaign(client, recipients, **kwargs)
-        built.preflight()
-        return built.estimate(offline=True)
-
-    campaign_entry = _entry("Campaign+preflight+estimate", smskit.Campaign, skip=("client",))
-    found.append(
-        Entry(campaign_entry.name, campaign, campaign_entry.required, campaign_entry.optional)
-    )
+    found += _campaign_entries(client)
     quiet = {"progress": False}
     for name, fn in (("bulk_hlr", smskit.bulk_hlr), ("create_contacts", create_contacts),
                      ("delete_contacts", delete_contacts)):  # fmt: skip
@@ -217,6 +418,61 @@ def call(entry: Entry, kwargs: dict[str, Any]) -> BaseException | None:
 
 def arguments(entry: Entry) -> st.SearchStrategy[dict[str, Any]]:
     """Random values for every required parameter and a random subset of the optional ones."""
-    required = st.fixed_dictionaries({name: ANY for name in entry.required})
-    optional = st.fixed_dictionaries({}, optional={name: ANY for name in entry.optional})
+    values = {name: entry.values.get(name, ANY) for name in (*entry.required, *entry.optional)}
+    required = st.fixed_dictionaries({name: values[name] for name in entry.required})
+    optional = st.fixed_dictionaries({}, optional={name: values[name] for name in entry.optional})
     return st.builds(lambda a, b: {**a, **b}, required, optional)
+
+
+# -- the CLI's send, as a shell would run it -------------------------------------------------
+
+CLI_SEND_OPTIONS = ("type", "purpose", "send_at", "region", "name", "dry_run")
+
+
+def _word(value: Any) -> str:
+    """What a shell would pass: the value's text."""
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)  # type: ignore[return-value]
+    try:
+        return str(value)
+    except (Exception, RecursionError):  # a value nested too deep to print: its type
+        return type(value).__name__
+
+
+def cli_send(text: Any, sender: Any, recipients: Any, **options: Any) -> None:
+    """``smskit send`` in-process on the sweep's sandbox (``SMSKIT_*`` set by the test), with
+    SMSKIT_DEBUG=1 so an unexpected error is raised, not printed as "a bug"; --yes, and the
+    journal in a fresh directory. ``recipients``: a path goes as --csv, a list as --to each,
+    anything else as one --to."""
+    argv = ["send", "--text", _word(text), "--sender", _word(sender), "--yes"]
+    if isinstance(recipients, os.PathLike):
+        argv += ["--csv", _word(recipients)]
+    else:
+        for number in recipients if isinstance(recipients, list | tuple) else [recipients]:
+            argv += ["--to", _word(number)]
+    if options.pop("dry_run", None) is True:
+        argv.append("--dry-run")
+    for name, value in options.items():
+        argv += [f"--{name.replace('_', '-')}", _word(value)]
+    argv += ["--journal", str(sample_file("empty"))]
+    quiet = io.StringIO()
+    with (
+        _environ(SMSKIT_DEBUG="1"),
+        contextlib.redirect_stdout(quiet),
+        contextlib.redirect_stderr(quiet),
+    ):
+        cli_main(argv)
+
+
+@contextlib.contextmanager
+def _environ(**values: str) -> Iterator[None]:
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, old in saved.items():
+            if old is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = old

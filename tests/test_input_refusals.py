@@ -174,7 +174,12 @@ def test_resume_and_load_refuse_files_that_hold_no_campaign(
     db.close()
     binary = tmp_path / "binary.sqlite"
     binary.write_bytes(bytes(range(256)) * 8)
-    for path in (hlr_cache, other, old, binary):
+    earlier_cache = tmp_path / "earlier-hlr.sqlite"  # a cache when it shared the journal's format
+    with sqlite3.connect(earlier_cache) as db:
+        db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        db.execute("CREATE TABLE hlr (phone_number TEXT PRIMARY KEY, result TEXT, checked_at REAL)")
+    db.close()
+    for path in (hlr_cache, earlier_cache, other, old, binary):
         before = digest(path)
         with pytest.raises(smskit.ConfigurationError, match=path.name):
             smskit.Campaign.resume(path, client, progress=False)
@@ -182,6 +187,10 @@ def test_resume_and_load_refuse_files_that_hold_no_campaign(
             CampaignResult.load(path)
         assert digest(path) == before, path.name
     assert CampaignResult.load(sent_journal).complete  # the journal of a campaign still reads
+    with sqlite3.connect(sent_journal) as db:  # as journals made when they held HLR answers
+        db.execute("CREATE TABLE hlr (phone_number TEXT PRIMARY KEY, result TEXT, checked_at REAL)")
+    db.close()
+    assert CampaignResult.load(sent_journal).complete
 
 
 # --- item 4: silently misread ---------------------------------------------------------------

@@ -11,12 +11,26 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
-from _sweep import Deep, Entry, arguments, call, client_entry_points, pure_entry_points
-from hypothesis import HealthCheck, given, settings
+from _sweep import (
+    FILE_KINDS,
+    MISSING_VALUES,
+    SCALARS,
+    Deep,
+    Entry,
+    arguments,
+    call,
+    class_values,
+    client_entry_points,
+    named_frames,
+    pure_entry_points,
+    sample_file,
+)
+from hypothesis import HealthCheck, find, given, settings
 
 import smskit
 from smskit import frames, phones, text
@@ -33,12 +47,20 @@ SWEEP = settings(
 PURE = {entry.name: entry for entry in pure_entry_points()}
 
 
+def raw_failure(entry: Entry, kwargs: dict[str, Any]) -> str | None:
+    """The raw exception a call raised (type, message, arguments), or None."""
+    raw = call(entry, kwargs)
+    if raw is None:
+        return None
+    shown = {name: repr(value)[:80] for name, value in kwargs.items()}
+    return f"{entry.name} raised {type(raw).__name__}: {raw} for {shown}"
+
+
 def check(entry: Entry, kwargs: dict[str, Any]) -> None:
     """Fail with the raw exception (type, message, arguments) if the call raised one."""
-    raw = call(entry, kwargs)
-    if raw is not None:
-        shown = {name: repr(value)[:80] for name, value in kwargs.items()}
-        raise AssertionError(f"{entry.name} raised {type(raw).__name__}: {raw} for {shown}")
+    failure = raw_failure(entry, kwargs)
+    if failure is not None:
+        raise AssertionError(failure)
 
 
 @pytest.mark.parametrize("name", sorted(PURE))
@@ -65,17 +87,27 @@ CLIENT_ENTRIES = [
     "client.sms_campaign.send", "client.sms_campaign.draft", "client.voice_campaign.draft",
     "client.contact.create", "client.contact.delete", "client.contact.hlr_request",
     "client.contact_list.empty", "client.wallet.check_balance", "client.wallet.check_credits",
-    "client.subaccount.credit_transfer_token", "Campaign+preflight+estimate", "bulk_hlr",
+    "client.subaccount.credit_transfer_token", "Campaign+preflight+estimate", "Campaign+send",
+    "Campaign.resume", "CampaignResult.load", "Composer", "cli send", "bulk_hlr",
     "create_contacts", "delete_contacts",
 ]  # fmt: skip
+
+
+@pytest.fixture
+def gateway_env(sweep_sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SMSKIT_* naming the sweep's sandbox, for the CLI's send."""
+    monkeypatch.setenv("SMSKIT_BASE_URL", sweep_sandbox.url)
+    monkeypatch.setenv("SMSKIT_API_LOGIN", sweep_sandbox.login)
+    monkeypatch.setenv("SMSKIT_API_KEY", sweep_sandbox.api_key)
 
 
 @pytest.mark.parametrize("validate", [True, False])
 @pytest.mark.parametrize("name", CLIENT_ENTRIES)
 def test_client_entry_points_raise_only_smskit_errors(
-    sweep_sandbox: Sandbox, name: str, validate: bool
+    sweep_sandbox: Sandbox, gateway_env: None, name: str, validate: bool
 ) -> None:
-    """Endpoints, Campaign (construction, preflight, estimate), bulk_hlr and contact helpers."""
+    """Endpoints, Campaign (construction, preflight, estimate, send, resume, result), the
+    Composer, the CLI's send, bulk_hlr and contact helpers."""
     with smskit.Client(sandbox=sweep_sandbox, max_retries=0, validate=validate) as client:
         entry = {e.name: e for e in client_entry_points(client)}[name]
 
@@ -98,6 +130,96 @@ def test_every_public_entry_point_is_swept(sweep_sandbox: Sandbox) -> None:
     assert functions == set(PURE)
     with smskit.Client(sandbox=sweep_sandbox) as client:
         assert {e.name for e in client_entry_points(client)} == set(CLIENT_ENTRIES)
+
+
+# Plausible values for required parameters, so that the missing value given to one parameter
+# is what the call meets (not a refusal of another parameter first).
+PLAUSIBLE_ARGUMENTS: dict[str, Any] = {
+    "text": "Code 1234 STOP au 36173", "sender": "Shop", "template": "Bonjour {first_name}",
+    "texts": ["Code 1234"], "recipients": ["+33612345678"], "contacts": ["+33612345678"],
+    "numbers": ["+33612345678"], "phone_numbers": ["+33612345678"], "values": ["+33612345678"],
+    "list_name": "clients", "email_to": "a@b.fr", "journal_path": None,
+}  # fmt: skip
+
+
+def class_failures(entry: Entry, values: dict[str, Any], prepare: Any = None) -> list[str]:
+    """Each of ``values`` (:func:`class_values`) in each parameter of ``entry`` (every
+    required one plausible otherwise): the raw exceptions raised."""
+    base = {name: PLAUSIBLE_ARGUMENTS.get(name, "+33612345678") for name in entry.required}
+    failures = []
+    for name in (*entry.required, *entry.optional):
+        for value in values.values():
+            kwargs = {**base, name: value}
+            if prepare is not None:
+                prepare(kwargs)
+            failure = raw_failure(entry, kwargs)
+            if failure is not None:
+                failures.append(failure)
+    return failures
+
+
+def test_every_class_in_every_parameter_of_pure_functions() -> None:
+    """Every missing-value kind, lone surrogates, repeated and non-string column names, Dask
+    and Arrow objects and files of every kind, in each parameter of every smskit.text /
+    phones / frames function: a result or an SmskitError."""
+    values = class_values()
+    failures = [f for entry in PURE.values() for f in class_failures(entry, values)]
+    assert not failures, "\n".join(failures)
+
+
+def fresh_journal(kwargs: dict[str, Any]) -> None:
+    """A send journals in a new file unless the case is about its journal."""
+    kwargs.setdefault("journal", sample_file("empty"))
+
+
+def dry_run(kwargs: dict[str, Any]) -> None:
+    """The CLI checks and costs without sending unless the case is about --dry-run (the
+    random sweep sends)."""
+    kwargs.setdefault("dry_run", True)
+
+
+@pytest.mark.parametrize("name", CLIENT_ENTRIES)
+def test_every_class_in_every_parameter_of_client_entry_points(
+    sweep_sandbox: Sandbox, gateway_env: None, name: str
+) -> None:
+    """The same values in each parameter of every endpoint, Campaign (every send option),
+    its send, resume and result, the Composer, the CLI's send and the bulk helpers."""
+    with smskit.Client(sandbox=sweep_sandbox, max_retries=0) as client:
+        entry = {e.name: e for e in client_entry_points(client)}[name]
+        prepare = {"Campaign+send": fresh_journal, "cli send": dry_run}.get(name)
+        values = class_values()
+        if name == "cli send":  # a command line passes text: the values that are text or paths
+            values = {k: v for k, v in values.items() if isinstance(v, str | Path)}
+        failures = class_failures(entry, values, prepare)
+    assert not failures, "\n".join(failures)
+
+
+def test_strategies_generate_every_class() -> None:
+    """The sweep's random values include each class: a lone surrogate inside text, every
+    missing-value kind, Dask and Arrow objects and files of every kind among the scalars
+    ``ANY`` is built on, repeated and non-string column names among its DataFrames (so the
+    random sweep, not only the lists above, meets them)."""
+    scalars: dict[str, Any] = {
+        "text with a lone surrogate": lambda v: isinstance(v, str)
+        and len(v) > 1 and any("\ud800" <= c <= "\udfff" for c in v),
+        **{f"missing {m!r}": (lambda v, m=m: type(v) is type(m) and repr(v) == repr(m))
+           for m in MISSING_VALUES},
+        "dask collection": lambda v: hasattr(type(v), "__dask_graph__"),
+        "arrow object": lambda v: type(v).__module__.startswith("pyarrow"),
+        **{f"file: {kind}": (lambda v, kind=kind: isinstance(v, Path) and v.name.endswith(kind))
+           for kind in FILE_KINDS},
+    }  # fmt: skip
+    frames: dict[str, Any] = {
+        "repeated column": lambda v: isinstance(v, pd.DataFrame) and v.columns.duplicated().any(),
+        "non-string column": lambda v: (
+            isinstance(v, pd.DataFrame) and any(not isinstance(c, str) for c in v.columns)
+        ),
+    }
+    draw = settings(database=None, derandomize=True, max_examples=2000)
+    for label, predicate in scalars.items():
+        assert predicate(find(SCALARS, predicate, settings=draw)), label
+    for label, predicate in frames.items():
+        assert predicate(find(named_frames(SCALARS), predicate, settings=draw)), label
 
 
 # --- one regression test per raw exception kind the sweep found ------------------------------

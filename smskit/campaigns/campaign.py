@@ -63,6 +63,7 @@ from smskit.campaigns.twins import blocking, interruption
 from smskit.client import AsyncClient, Client
 from smskit.errors import ConfigurationError
 from smskit.rules import spec as _spec
+from smskit.rules.fields import check_field_names
 from smskit.rules.region import DEFAULT_REGION
 
 __all__ = [
@@ -125,7 +126,9 @@ class Campaign(SpecHolder):
         spec = CampaignSpec(text, sender, send_options, name, default_region, clock, journal)
         super().__init__(client, spec)
         self.recipients = Recipients(recipients)
-        self._read_fields = read_fields
+        self._read_fields = (
+            None if read_fields is None else check_field_names(read_fields, "read_fields")
+        )
         self._report: PreflightReport | None = None
         # The recipients' half of preflight, kept while they (and default_region) do not change.
         self._audience: Audience | None = None

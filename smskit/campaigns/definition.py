@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Self
 
 from smskit._paths import campaigns_dir
+from smskit.campaigns.journalfile import as_journal_path
 from smskit.campaigns.plan import (
     campaign_settings,
     check_name,
@@ -79,9 +80,7 @@ class CampaignSpec:
         if self.clock is not None and not callable(self.clock):
             raise ValidationError("clock", "must be a function returning an aware datetime")
         if self.journal is not None:
-            if not isinstance(self.journal, str | Path):
-                raise ValidationError("journal", "must be a path (str or pathlib.Path)")
-            object.__setattr__(self, "journal", Path(self.journal))
+            object.__setattr__(self, "journal", as_journal_path(self.journal))
         if self.created is None:
             created = self.clock() if self.clock is not None else datetime.now(UTC)
             if not isinstance(created, datetime) or created.utcoffset() is None:
@@ -131,7 +130,7 @@ class CampaignSpec:
         """``journal``, else the spec's, else ``<campaigns dir>/<identity>.journal.sqlite``
         (a per-user directory, see :mod:`smskit._paths`)."""
         if journal is not None:
-            return Path(journal)
+            return as_journal_path(journal)
         if self.journal is not None:
             return Path(self.journal)
         return campaigns_dir() / f"{self.identity}.journal.sqlite"

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from smskit import _sqlite
-from smskit.campaigns.journalfile import connect_journal
+from smskit.campaigns.journalfile import as_journal_path, connect_journal
 from smskit.campaigns.lease import LEASE_SCHEMA, POLL_S, Lease, check_wait, lease_owner
 from smskit.errors import CampaignBusy, ConfigurationError
 from smskit.rules.contacts import ContactChunk, chunk_contacts
@@ -167,7 +167,7 @@ class Journal:
         mode: Literal["open", "create", "any"] = "open",
         lease: float | None = None,
     ) -> None:
-        self.path = Path(path)
+        self.path = as_journal_path(path)
         exists = self.path.exists() and self.path.stat().st_size > 0
         if mode == "open" and not exists:
             raise ConfigurationError(f"journal {str(self.path)!r} does not exist")

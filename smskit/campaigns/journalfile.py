@@ -12,15 +12,20 @@ cache, an empty journal).
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from contextlib import closing
 from functools import cache
 from pathlib import Path
+from typing import Any, Final
 
 from smskit import _sqlite
-from smskit.errors import ConfigurationError
+from smskit.errors import ConfigurationError, ValidationError
 
-__all__ = ["check_journal_file", "connect_journal"]
+__all__ = ["as_journal_path", "check_journal_file", "connect_journal"]
+
+# Tables journals of this format held before: the HLR answers (now in their own cache file).
+_EARLIER_TABLES: Final = frozenset({"hlr"})
 
 
 def check_journal_file(path: Path, schema: str, version: int, *, campaign: bool) -> None:
@@ -36,11 +41,14 @@ def check_journal_file(path: Path, schema: str, version: int, *, campaign: bool)
             meta = dict(db.execute("SELECT key, value FROM meta")) if "meta" in tables else {}
     except sqlite3.DatabaseError as exc:
         raise ConfigurationError(f"{where} is not an smskit journal (not SQLite: {exc})") from exc
-    foreign = sorted(tables - _tables(schema))
+    foreign = sorted(tables - _tables(schema) - _EARLIER_TABLES)
     if foreign:
+        kind = (
+            "the HLR cache" if foreign == ["hlr_answers"] else "an SQLite database of another kind"
+        )
         raise ConfigurationError(
-            f"{where} is not an smskit journal: it is an SQLite database of another kind "
-            f"(tables {', '.join(foreign)}); it was left unchanged"
+            f"{where} is not an smskit journal: it is {kind} (tables {', '.join(foreign)}); "
+            "it was left unchanged"
         )
     found = _json(meta.get("format"))
     if meta and found != version:
@@ -53,6 +61,24 @@ def check_journal_file(path: Path, schema: str, version: int, *, campaign: bool)
             f"{where} holds no campaign (an HLR cache, or a journal never initialised): "
             "give the journal of a campaign that was sent"
         )
+
+
+def as_journal_path(value: Any, field: str = "journal") -> Path:
+    """A journal's path: a ``str`` or ``os.PathLike`` naming a file (not empty, no NUL)."""
+    path = None
+    if isinstance(value, str | os.PathLike):
+        try:
+            path = Path(value)
+        except TypeError:  # an os.PathLike of bytes
+            path = None
+    if path is not None and str(path) not in ("", ".") and "\x00" not in str(path):
+        try:
+            os.fsencode(path)  # a lone surrogate, say, names no file
+        except UnicodeEncodeError:
+            pass
+        else:
+            return path
+    raise ValidationError(field, "must be a file path (a str or pathlib.Path)", value=value)
 
 
 def connect_journal(path: Path, schema: str, version: int, *, campaign: bool) -> sqlite3.Connection:

@@ -42,6 +42,7 @@ from smskit.rules.hours import (
     hours_refusals,
     register_marketing_hours,
 )
+from smskit.rules.missing import is_missing
 from smskit.rules.recipients import Recipients
 from smskit.rules.region import DEFAULT_REGION
 from smskit.rules.sender import check_sender
@@ -461,11 +462,16 @@ def priced(frame: pd.DataFrame, destinations: Destinations, product: str) -> Non
 
 
 def evaluation_instant(now: datetime | None, clock: Callable[[], datetime] | None) -> datetime:
-    """``now``, else ``clock()``, else the current time: an aware datetime (a naive one is
-    refused, naming ``now``)."""
-    instant = now or (clock or _utcnow)()
-    if instant.utcoffset() is None:
-        raise ValidationError("now", "needs a timezone (an aware datetime)", value=instant)
+    """``now``, else ``clock()``, else the current time: an aware datetime (anything else,
+    a naive one or a missing value, is refused, naming ``now`` or ``clock``)."""
+    if clock is not None and not callable(clock):
+        raise ValidationError(
+            "clock", "must be a function returning an aware datetime", value=clock
+        )
+    field = "now" if now is not None else "clock"
+    instant = now if now is not None else (clock if clock is not None else _utcnow)()
+    if not isinstance(instant, datetime) or is_missing(instant) or instant.utcoffset() is None:
+        raise ValidationError(field, "needs a timezone (an aware datetime)", value=instant)
     return instant
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from smskit.errors import ValidationError
 from smskit.rules.personalize import _render_columns
 from smskit.rules.text import _alphabets, optimize_text
 
@@ -74,6 +75,10 @@ def estimate(
     """
     import pandas as pd
 
+    if not isinstance(auto_optimize_text, bool):
+        raise ValidationError(
+            "auto_optimize_text", "must be True or False", value=auto_optimize_text
+        )
     texts, index, missing = _render_columns(template, recipients)
     if auto_optimize_text:
         texts = [optimize_text(t) for t in texts]

@@ -26,6 +26,7 @@ __all__ = [
     "FIELD_RE",
     "RULE_NOT_SCALAR",
     "RULE_UNENCODABLE",
+    "check_field_names",
     "field_text",
     "field_texts",
     "split_fields",
@@ -56,6 +57,17 @@ RULE_UNENCODABLE: Final = (
     "holds a lone surrogate (a code point from U+D800 to U+DFFF), which no text can carry: "
     "the value was decoded from bytes wrongly"
 )
+
+
+def check_field_names(names: Any, field: str) -> tuple[str, ...]:
+    """``names`` as a tuple of dynamic field names (a list or tuple of them), else refused."""
+    if isinstance(names, list | tuple) and all(
+        isinstance(n, str) and n in DYNAMIC_FIELDS for n in names
+    ):
+        return tuple(names)
+    raise ValidationError(
+        field, f"must be a list of dynamic field names ({', '.join(DYNAMIC_FIELDS)})", value=names
+    )
 
 
 def unencodable_at(text: str) -> int | None:
