@@ -470,6 +470,22 @@ def test_second_send_of_other_text_is_a_new_campaign_named_before_confirm(
     assert composer.sends[0].name != composer.sends[1].name
 
 
+def test_unnamed_composer_leaves_an_existing_journal_to_its_campaign(
+    client: Client, tmp_path: Path
+) -> None:
+    """A journal already holding a campaign (an earlier kernel's): an unnamed composer's first
+    send goes to the next free journal, named in the confirmation, and is sent."""
+    _composer(client, tmp_path, text=CURLY).send()
+    composer = _composer(client, tmp_path, text=CURLY.replace("Bonjour", "Salut"))
+    composer.send_button.click()
+    assert "as a new campaign" in composer.confirm_label.value
+    assert "c-2.journal.sqlite" in composer.confirm_label.value
+    composer.confirm_button.click()
+    assert "Error" not in composer.message.value, composer.message.value
+    assert composer.result is not None and _sent(composer.result) == 3
+    assert composer.sends[0].journal == tmp_path / "c-2.journal.sqlite"
+
+
 def test_named_composer_numbers_its_next_campaigns(client: Client, tmp_path: Path) -> None:
     """A composer given name="promo": the campaign after "promo" is "promo-2"."""
     composer = _composer(client, tmp_path, text=CURLY, name="promo")

@@ -401,10 +401,13 @@ class Composer(View):
         previous = next((s for s in reversed(self.sends) if s.kwargs == kwargs), None)
         if previous is not None and not again:
             return _Next(previous.name, previous.journal, previous, new=False)
-        if not self.sends:
+        # The first send goes where it was asked to, unless an unnamed composer finds that
+        # journal taken: its campaign (named with its creation time) cannot be the one there.
+        first = self._journal is None or self._name is not None or not self._journal.exists()
+        if not self.sends and first:
             return _Next(self._name, self._journal, previous, new=True)
         used = {s.journal for s in self.sends}
-        number = len(self.sends) + 1
+        number = max(2, len(self.sends) + 1)
         while True:
             journal = _numbered(self._journal, number) if self._journal is not None else None
             if journal is None or (journal not in used and not journal.exists()):
@@ -429,7 +432,7 @@ class Composer(View):
                 f"(sent: {int(sent['sent'])}). Send it AGAIN, {what}, as a new campaign"
                 f"{_where(plan)}?"
             )
-        elif self.sends:
+        elif self.sends or plan.journal != self._journal:
             question = f"Send {what}, as a new campaign{_where(plan)}?"
         else:
             question = f"Send {what}?"
@@ -470,7 +473,8 @@ class Composer(View):
                 "nothing sent again; send(again=True), or the send button, sends it again"
             )
             return self.result
-        if self.sends:  # a new campaign: a name and journal of its own (unnamed: a new date)
+        if self.sends or plan.journal != self._journal:
+            # a new campaign: a name and journal of its own (unnamed: a new date)
             self._spec = self._spec.replace(name=plan.name, journal=plan.journal, created=None)
             campaign.spec = self._spec
         to_send = self._checked_online(campaign)
