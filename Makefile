@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 
-.PHONY: install lock chromium js test lint demo lab pictures bench clean
+.PHONY: install lock chromium js test lint docs demo lab pictures bench clean
 
 # One .venv, grown by extras: `make demo` installs only what runs and exports the notebooks
 # ([demo]), `make lab` adds JupyterLab ([lab]), `make test` the test tools ([dev]).
@@ -49,8 +49,16 @@ $(EXPORT_JS): notebooks/_export/package.json notebooks/_export/package-lock.json
 	npm ci --prefix notebooks/_export --no-audit --no-fund --ignore-scripts
 	touch $@
 
+# The API reference from the docstrings and the docs/*.md pages (Sphinx; docs/conf.py), written
+# to build/docs/ (open build/docs/index.html). -W: a warning fails the build (a docstring
+# docutils cannot read, a public name the reference cannot find); -E: read every page afresh,
+# so a warning is never hidden by a cached page. tests/test_api_reference.py checks that every
+# public name has a docstring.
+docs: install
+	$(BIN)/python -m sphinx -E -W --keep-going -q -b html docs build/docs
+
 # The browser tests export every notebook (as `make demo` does) and check each page.
-test: lint chromium js
+test: lint docs chromium js
 	$(BIN)/python -m pytest tests --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider
 
 # Executes every notebook on the embedded sandbox; the pages load their scripts from

@@ -51,6 +51,7 @@ from smskit.errors import (
 )
 
 if TYPE_CHECKING:
+    from smskit.campaigns import CampaignResult, CostEstimate, PreflightReport
     from smskit.campaigns.bulk import (
         abulk_hlr,
         acreate_contacts,
@@ -73,11 +74,13 @@ __all__ = [
     "Balance",
     "Campaign",
     "CampaignBusy",
+    "CampaignResult",
     "Client",
     "Composer",
     "ConfigurationError",
     "ContactItem",
     "ContactItems",
+    "CostEstimate",
     "CountryCredits",
     "Credits",
     "Dashboard",
@@ -93,6 +96,7 @@ __all__ = [
     "NoRecipientError",
     "NotFoundError",
     "PayloadValidationError",
+    "PreflightReport",
     "RateLimitError",
     "ResponseShapeError",
     "Sandbox",
@@ -157,6 +161,10 @@ def __getattr__(name: str) -> Any:
         from smskit.campaigns.campaign import Campaign
 
         return Campaign
+    if name in ("CampaignResult", "CostEstimate", "PreflightReport"):  # what a Campaign returns
+        from smskit import campaigns
+
+        return getattr(campaigns, name)
     if name in _BULK:  # each blocking helper beside its async twin
         from smskit.campaigns import bulk
 

@@ -1,25 +1,23 @@
-"""Every error smskit raises, as one tree rooted at :class:`SmskitError`.
+"""Every error smskit raises, as one tree rooted at :class:`SmskitError`::
 
-```
-SmskitError
-├── ConfigurationError            credentials / base URL / settings are unusable
-│   └── MissingExtraError (ImportError)  an optional part is used without its extra installed
-├── CampaignBusy                  another runner holds the campaign journal's lease (``.owner``)
-├── ValidationError (ValueError)  bad input caught before any request: names field, position, rule
-├── ResponseShapeError (ValueError)  an answer does not have the shape the spec describes
-├── TransportError                the request never got an HTTP answer (wraps httpx's error)
-│   └── TimeoutError              ... because a timeout expired
-└── APIError                      the gateway answered with an error status
-    ├── AuthenticationError       401/403: missing or wrong api-login / api-key
-    ├── StopMentionMissingError   400 code 121: marketing text without a STOP mention
-    ├── InsufficientCreditError   400 code 122: the balance cannot pay for the request
-    ├── PayloadValidationError    400 code 400: ``.errors`` holds ``{field: {code, message}}``
-    │   ├── DuplicateRequestError  the ``request_id`` was already used in the last 24 hours
-    │   └── NoRecipientError       no recipient was left to send to: nothing was sent
-    ├── NotFoundError             404: unknown path or resource
-    ├── RateLimitError            429: ``.retry_after`` seconds, from the Retry-After header
-    └── ServerError               5xx
-```
+  SmskitError
+  ├── ConfigurationError            credentials / base URL / settings are unusable
+  │   └── MissingExtraError (ImportError)  an optional part is used without its extra installed
+  ├── CampaignBusy                  another runner holds the campaign journal's lease (``.owner``)
+  ├── ValidationError (ValueError)  bad input caught before any request: names field, position, rule
+  ├── ResponseShapeError (ValueError)  an answer does not have the shape the spec describes
+  ├── TransportError                the request never got an HTTP answer (wraps httpx's error)
+  │   └── TimeoutError              ... because a timeout expired
+  └── APIError                      the gateway answered with an error status
+      ├── AuthenticationError       401/403: missing or wrong api-login / api-key
+      ├── StopMentionMissingError   400 code 121: marketing text without a STOP mention
+      ├── InsufficientCreditError   400 code 122: the balance cannot pay for the request
+      ├── PayloadValidationError    400 code 400: ``.errors`` holds ``{field: {code, message}}``
+      │   ├── DuplicateRequestError  the ``request_id`` was already used in the last 24 hours
+      │   └── NoRecipientError       no recipient was left to send to: nothing was sent
+      ├── NotFoundError             404: unknown path or resource
+      ├── RateLimitError            429: ``.retry_after`` seconds, from the Retry-After header
+      └── ServerError               5xx
 
 The API key never leaves the client: ``.request`` is a copy of the request (method, URL,
 body) whose credential headers are masked (:func:`smskit.client.config.mask_headers`), and

@@ -55,9 +55,11 @@ def normalize(
 ) -> Any:
     """One row per value: ``input``, ``e164``, ``valid``, ``reason``, ``region``, ``type``.
 
-    A Dask Series gives a Dask DataFrame, lazily, with the same columns and dtypes
-    (:func:`smskit.dask.rules.normalize`); anything else is read as
-    :func:`smskit.rules.phones.normalize` reads it.
+    ``values`` may be any iterable of numbers (str, int, float or missing), a Series, a numpy
+    or a pyarrow array. ``region``, when given, is the region of each row's national number
+    (ISO 3166 alpha-2 codes matched by position; a missing one means ``default_region``).
+    ``reason`` says why a number is not valid (one of :data:`REASONS`). A Dask Series gives a
+    Dask DataFrame, lazily, with the same columns and dtypes.
     """
     if is_dask_collection(values):
         from smskit.dask import rules

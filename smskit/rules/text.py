@@ -372,14 +372,17 @@ class Replacement(tuple[int, str, str]):
 
     @property
     def position(self) -> int:
+        """Where the change starts in the original text (an index into it)."""
         return self[0]
 
     @property
     def original(self) -> str:
+        """The characters that were replaced."""
         return self[1]
 
     @property
     def replacement(self) -> str:
+        """What replaced them (may be empty)."""
         return self[2]
 
     def __repr__(self) -> str:

@@ -21,3 +21,8 @@ def __getattr__(name: str) -> Any:
 
         return HLRDistribution
     raise AttributeError(f"module 'smskit.sandbox' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The module's names and the lazy ones, so ``dir()`` and the reference list them all."""
+    return sorted({*globals(), *__all__})

@@ -213,6 +213,7 @@ class Composer(View):
 
     @property
     def sender(self) -> str:
+        """The sender ID in the sender box (settable)."""
         return str(self.sender_input.value)
 
     @sender.setter

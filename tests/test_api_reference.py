@@ -1,0 +1,150 @@
+"""The API reference's ground rules: every facade has a page, every public name a docstring.
+
+The reference itself is built strictly by ``make docs`` (Sphinx ``-W``, part of
+``make test``); these tests pin what that build cannot see: a class, function or method
+without a docstring renders as a bare signature, silently. "Public" is a facade's
+``__all__`` (docs/api.md lists the facades) and the public methods and properties of the
+classes it exports. Constants hold no docstring of their own; the reference shows their value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+import re
+import typing
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+# The modules a user imports names from (docs/api.md, "The facades").
+FACADES = (
+    "smskit",
+    "smskit.errors",
+    "smskit.text",
+    "smskit.phones",
+    "smskit.frames",
+    "smskit.plots",
+    "smskit.campaigns",
+    "smskit.replies",
+    "smskit.sandbox",
+    "smskit.dask",
+)
+
+
+def _own_doc(obj: Any) -> str:
+    """The docstring written for ``obj`` itself: not a base class's, not dataclass's stand-in."""
+    if inspect.isclass(obj):
+        doc = obj.__dict__.get("__doc__") or ""
+        if dataclasses.is_dataclass(obj) and doc.startswith(f"{obj.__name__}("):
+            return ""  # the signature dataclasses writes when the class has no docstring
+        return doc.strip()
+    return (getattr(obj, "__doc__", None) or "").strip()
+
+
+def _public_methods(cls: type) -> Iterator[tuple[str, Any]]:
+    """The methods and properties ``cls`` defines itself whose names do not start with ``_``."""
+    for name, value in vars(cls).items():
+        if name.startswith("_"):
+            continue
+        if isinstance(value, property):
+            yield name, value.fget
+        elif isinstance(value, staticmethod | classmethod):
+            yield name, value.__func__
+        elif inspect.isfunction(value):
+            yield name, value
+
+
+def _public_objects() -> Iterator[tuple[str, Any]]:
+    """(dotted public name, object) for every documented thing the facades export."""
+    for facade in FACADES:
+        module = importlib.import_module(facade)
+        for name in module.__all__:
+            value = getattr(module, name)
+            if not (inspect.ismodule(value) or inspect.isclass(value) or callable(value)):
+                continue  # a constant: rendered with its value
+            yield f"{facade}.{name}", value
+            if inspect.isclass(value):
+                for method, function in _public_methods(value):
+                    yield f"{facade}.{name}.{method}", function
+
+
+def test_every_facade_has_a_reference_page() -> None:
+    """docs/reference/ holds one ``smskit-facade`` page per facade and none for anything else."""
+    pages = {
+        match.group(1)
+        for page in (DOCS / "reference").glob("*.rst")
+        for match in re.finditer(r"^\.\. smskit-facade:: (\S+)$", page.read_text(), re.M)
+    }
+    assert pages == set(FACADES)
+
+
+@pytest.mark.parametrize("facade", FACADES)
+def test_every_exported_name_is_listed_by_dir(facade: str) -> None:
+    """``dir(facade)`` lists each name of its ``__all__`` (lazy ones too): what autodoc and
+    tab completion read."""
+    module: ModuleType = importlib.import_module(facade)
+    assert set(module.__all__) <= set(dir(module))
+
+
+def test_every_public_name_has_a_docstring() -> None:
+    """Each class, function, module, method and property the facades export has its own
+    docstring."""
+    names = dict(_public_objects())
+    assert len(names) > 150  # the walk reached the facades' names, lazy ones included
+    assert [name for name, obj in names.items() if not _own_doc(obj)] == []
+
+
+def test_own_doc_sees_a_missing_docstring() -> None:
+    """The check refuses a dataclass with no docstring and a method inheriting none."""
+
+    @dataclasses.dataclass
+    class Bare:
+        value: int
+
+        def twice(self) -> int:
+            return 2 * self.value
+
+    assert _own_doc(Bare) == ""
+    assert dict(_public_methods(Bare)).keys() == {"twice"}
+    assert _own_doc(Bare.twice) == ""
+
+
+def _classes_in(hint: Any) -> Iterator[type]:
+    """The classes a return annotation names (inside ``X | None``, ``list[X]`` ...)."""
+    if typing.get_origin(hint) is not None:
+        for argument in typing.get_args(hint):
+            yield from _classes_in(argument)
+    elif inspect.isclass(hint):
+        yield hint
+
+
+def test_what_campaigns_and_bulk_helpers_return_is_exported_at_top_level() -> None:
+    """Each smskit class a Campaign method or a bulk helper returns is ``smskit.<Name>``."""
+    import pandas as pd
+
+    import smskit
+
+    operations = [getattr(smskit, name) for name in smskit.__all__ if "bulk" in name]
+    operations += [getattr(smskit, name) for name in smskit.__all__ if "contacts" in name]
+    operations += [
+        function
+        for name, function in _public_methods(smskit.Campaign)
+        if not isinstance(vars(smskit.Campaign)[name], property)
+    ]
+    names = {"pd": pd, "HLRResults": smskit.HLRResults}
+    returned = {
+        cls
+        for operation in operations
+        for cls in _classes_in(typing.get_type_hints(operation, localns=names).get("return"))
+        if cls.__module__.startswith("smskit")
+    }
+    assert len(operations) >= 10
+    assert {smskit.PreflightReport, smskit.CostEstimate, smskit.CampaignResult} <= returned
+    assert [c for c in returned if getattr(smskit, c.__name__, None) is not c] == []
