@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from re import _constants as sre  # type: ignore[attr-defined]  # the stdlib parser's opcodes
-from re import _parser as sre_parse  # type: ignore[attr-defined]
 from typing import Any, Final
 
 import numpy as np
 
-__all__ = ["PAD", "DigitAutomaton", "Unsupported", "digit_matrix"]
+__all__ = ["PAD", "DigitAutomaton", "Node", "Unsupported", "digit_matrix", "parse"]
 
 _DIGITS: Final = frozenset(range(10))
 PAD: Final = 10  # the symbol after a number's last digit
@@ -31,6 +29,136 @@ MAX_STATES: Final = 20_000
 
 class Unsupported(ValueError):
     """The pattern uses a construct this compiler does not translate."""
+
+
+# A parsed pattern: ("set", digits) | ("seq", items) | ("alt", branches) | ("rep", low, high, item)
+# (high None: unbounded). Only what phonenumbers' patterns use is read; anything else is
+# refused with Unsupported, never guessed.
+Node = tuple[Any, ...]
+
+
+class _Parser:
+    """Recursive descent over the digit-pattern subset of Python's regex syntax.
+
+    Our own reader (not ``re``'s private parser, whose shape changes between Python
+    versions): digits, ``\\d``, classes of digits and ranges (``^`` negates), groups
+    (``(...)``, ``(?:...)``), ``|``, and the repeats ``?``, ``*``, ``+``, ``{n}``, ``{n,}``,
+    ``{n,m}`` (a lazy ``?`` after them changes nothing for a full match). The automaton is
+    pinned to ``re.fullmatch`` by a property test over every region's patterns.
+    """
+
+    def __init__(self, pattern: str) -> None:
+        self.text = pattern
+        self.at = 0
+
+    def parse(self) -> Node:
+        node = self._alternation()
+        if self.at != len(self.text):
+            raise Unsupported(f"unexpected {self.text[self.at]!r} at {self.at}")
+        return node
+
+    def _peek(self) -> str:
+        return self.text[self.at] if self.at < len(self.text) else ""
+
+    def _alternation(self) -> Node:
+        branches = [self._sequence()]
+        while self._peek() == "|":
+            self.at += 1
+            branches.append(self._sequence())
+        return branches[0] if len(branches) == 1 else ("alt", tuple(branches))
+
+    def _sequence(self) -> Node:
+        items: list[Node] = []
+        while self._peek() not in ("", "|", ")"):
+            items.append(self._repeat(self._atom()))
+        return ("seq", tuple(items))
+
+    def _atom(self) -> Node:
+        char = self._peek()
+        self.at += 1
+        if "0" <= char <= "9":
+            return ("set", frozenset({int(char)}))
+        if char == "\\":
+            if self._peek() != "d":
+                raise Unsupported(f"escape \\{self._peek()}")
+            self.at += 1
+            return ("set", _DIGITS)
+        if char == "[":
+            return ("set", self._class())
+        if char == "(":
+            if self._peek() == "?":
+                if self.text[self.at : self.at + 2] != "?:":
+                    raise Unsupported("group extension")
+                self.at += 2
+            inner = self._alternation()
+            if self._peek() != ")":
+                raise Unsupported("unclosed group")
+            self.at += 1
+            return inner
+        raise Unsupported(f"character {char!r}")
+
+    def _class(self) -> frozenset[int]:
+        negate = self._peek() == "^"
+        self.at += negate
+        found: set[int] = set()
+        if self._peek() == "]":
+            raise Unsupported("empty class or literal ]")
+        while self._peek() != "]":
+            char = self._peek()
+            if not char:
+                raise Unsupported("unclosed class")
+            self.at += 1
+            if char == "\\":
+                if self._peek() != "d":
+                    raise Unsupported(f"class escape \\{self._peek()}")
+                self.at += 1
+                found.update(_DIGITS)
+                continue
+            if char == "[":
+                raise Unsupported("nested class")
+            low = high = ord(char)
+            if self._peek() == "-" and self.text[self.at + 1 : self.at + 2] not in ("]", ""):
+                high = ord(self.text[self.at + 1])
+                if self.text[self.at + 1] in "\\[":
+                    raise Unsupported("escaped range end")
+                self.at += 2
+                if high < low:
+                    raise Unsupported("bad range")
+            # A character outside 0-9 can never match a digit: harmless, skip it.
+            found.update(d for d in range(10) if low <= d + 48 <= high)
+        self.at += 1
+        return frozenset(_DIGITS - found) if negate else frozenset(found)
+
+    def _repeat(self, node: Node) -> Node:
+        char = self._peek()
+        if char in ("?", "*", "+"):
+            self.at += 1
+            low, high = {"?": (0, 1), "*": (0, None), "+": (1, None)}[char]
+        elif char == "{" and (bounds := _BOUNDS.match(self.text, self.at)):
+            self.at = bounds.end()
+            low = int(bounds["low"])
+            high = (
+                low
+                if bounds["comma"] is None
+                else (int(bounds["high"]) if bounds["high"] else None)
+            )
+            if high is not None and high < low:
+                raise Unsupported("bad repeat")
+        else:
+            return node
+        if self._peek() == "?":  # lazy: the same full matches
+            self.at += 1
+        elif self._peek() in ("+", "*", "{"):
+            raise Unsupported("possessive or repeated repeat")
+        return ("rep", low, high, node)
+
+
+_BOUNDS: Final = re.compile(r"\{(?P<low>[0-9]+)(?P<comma>,(?P<high>[0-9]*))?\}")
+
+
+def parse(pattern: str) -> Node:
+    """The tree of a digit pattern; :class:`Unsupported` for anything outside the subset."""
+    return _Parser(pattern).parse()
 
 
 class _NFA:
@@ -45,44 +173,33 @@ class _NFA:
         self.eps.append([])
         return len(self.edges) - 1
 
-    def build(self, items: Any, start: int) -> int:
-        """Add the parsed sequence ``items`` after ``start``; return its end state."""
-        for op, arg in items:
-            start = self._item(op, arg, start)
-        return start
-
-    def _item(self, op: Any, arg: Any, start: int) -> int:
-        if op is sre.LITERAL:
-            return self._step(start, _literal(arg))
-        if op is sre.IN:
-            return self._step(start, _charset(arg))
-        if op is sre.SUBPATTERN:
-            _group, add_flags, del_flags, sub = arg
-            if add_flags or del_flags:
-                raise Unsupported("inline flags")
-            return self.build(sub, start)
-        if op is sre.BRANCH:
+    def build(self, node: Node, start: int) -> int:
+        """Add ``node`` after ``start``; return its end state."""
+        kind = node[0]
+        if kind == "set":
+            return self._step(start, node[1])
+        if kind == "seq":
+            for item in node[1]:
+                start = self.build(item, start)
+            return start
+        if kind == "alt":
             end = self.state()
-            for alternative in arg[1]:
-                self.eps[self.build(alternative, self._fork(start))].append(end)
+            for branch in node[1]:
+                self.eps[self.build(branch, self._fork(start))].append(end)
             return end
-        if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", None)):
-            low, high, sub = arg
-            for _ in range(low):
-                start = self.build(sub, start)
-            if high is sre.MAXREPEAT:
-                loop = self._fork(start)
-                self.eps[self.build(sub, loop)].append(loop)
-                return loop
-            end = self.state()
-            for _ in range(high - low):
-                self.eps[start].append(end)
-                start = self.build(sub, start)
+        _rep, low, high, sub = node
+        for _ in range(low):
+            start = self.build(sub, start)
+        if high is None:
+            loop = self._fork(start)
+            self.eps[self.build(sub, loop)].append(loop)
+            return loop
+        end = self.state()
+        for _ in range(high - low):
             self.eps[start].append(end)
-            return end
-        if op is sre.CATEGORY and arg is sre.CATEGORY_DIGIT:
-            return self._step(start, _DIGITS)
-        raise Unsupported(str(op))
+            start = self.build(sub, start)
+        self.eps[start].append(end)
+        return end
 
     def _fork(self, start: int) -> int:
         state = self.state()
@@ -94,33 +211,6 @@ class _NFA:
         if digits:
             self.edges[start].append((digits, end))
         return end
-
-
-def _literal(code: int) -> frozenset[int]:
-    char = chr(code)
-    if not ("0" <= char <= "9"):
-        raise Unsupported(f"literal {char!r}")
-    return frozenset({code - 48})
-
-
-def _charset(items: Any) -> frozenset[int]:
-    found: set[int] = set()
-    negate = False
-    for op, arg in items:
-        if op is sre.NEGATE:
-            negate = True
-        elif op is sre.LITERAL:
-            # A literal outside 0-9 in a class can never match a digit: harmless, skip it.
-            if 48 <= arg <= 57:
-                found.add(arg - 48)
-        elif op is sre.RANGE:
-            low, high = arg
-            found.update(d for d in range(10) if low <= d + 48 <= high)
-        elif op is sre.CATEGORY and arg is sre.CATEGORY_DIGIT:
-            found.update(_DIGITS)
-        else:
-            raise Unsupported(f"class item {op}")
-    return frozenset(_DIGITS - found) if negate else frozenset(found)
 
 
 class DigitAutomaton:
@@ -140,11 +230,7 @@ class DigitAutomaton:
         for bit, pattern in enumerate(patterns):
             if not pattern:  # phonenumbers: an absent or empty pattern matches nothing
                 continue
-            try:
-                parsed = sre_parse.parse(pattern)
-            except re.error as exc:
-                raise Unsupported(str(exc)) from exc
-            end = nfa.build(list(parsed), nfa._fork(root))
+            end = nfa.build(parse(pattern), nfa._fork(root))
             accepts[end] = accepts.get(end, 0) | (1 << bit)
         self.table, self.accept = _determinise(nfa, root, accepts)
         self._flat = self.table.ravel()  # one 1-D gather per column, not a 2-D one

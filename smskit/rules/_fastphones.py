@@ -5,9 +5,10 @@ and ``number_type``) step by step for the common shapes: ``+`` or ``00`` then di
 national digits read in a region whose trunk prefix is plain digits. Validity, line type and
 region come from phonenumbers' own per-region patterns, compiled once per region into digit
 automata (:mod:`smskit.rules._digitdfa`) and applied to arrays; the length rules come from
-phonenumbers' own functions, asked once per (region, length). A value this path cannot follow
-exactly (a carrier-code or transform rule, an international call prefix, a non-geographic
-code, a ``(0)`` that phonenumbers would read, ...) is left undecided for the per-number path.
+phonenumbers' public metadata (possible lengths), read once per (region, length). A value
+this path cannot follow exactly (a carrier-code or transform rule, an international call
+prefix, a non-geographic code, a ``(0)`` that phonenumbers would read, ...) is left undecided
+for the per-number path.
 A property test pins both paths to the same answers.
 """
 
@@ -199,11 +200,27 @@ def _plan(region: str) -> _Plan | None:
 
 @lru_cache(maxsize=4096)
 def _length_result(region: str, length: int) -> int:
-    """phonenumbers' _test_number_length for a national number of ``length`` digits."""
+    """The length verdict parse() applies to ``length`` national digits read in ``region``.
+
+    phonenumbers' rule (its private ``_test_number_length`` for an unknown line type), read
+    from the region's public metadata: local-only lengths, then the sorted possible lengths.
+    Pinned to the public ``is_possible_number_for_type_with_reason`` by a test.
+    """
     meta = PhoneMetadata.metadata_for_region(region)
     assert meta is not None  # a region with a plan has metadata
-    test = phonenumbers.phonenumberutil._test_number_length  # the rule parse() applies
-    return int(test("1" * length, meta))
+    general = meta.general_desc
+    lengths = general.possible_length
+    if length in general.possible_length_local_only:
+        return int(ValidationResult.IS_POSSIBLE_LOCAL_ONLY)
+    if length == lengths[0]:
+        return int(ValidationResult.IS_POSSIBLE)
+    if length < lengths[0]:
+        return int(ValidationResult.TOO_SHORT)
+    if length > lengths[-1]:
+        return int(ValidationResult.TOO_LONG)
+    return int(
+        ValidationResult.IS_POSSIBLE if length in lengths else ValidationResult.INVALID_LENGTH
+    )
 
 
 @lru_cache(maxsize=4096)
