@@ -312,3 +312,22 @@ def test_campaign_that_reaches_nobody_is_not_ok_and_send_refuses(
         assert refused(campaign.estimate, offline=True).field == "recipients"
         assert not journal.exists()
     assert len(fresh_sandbox.sent()) == 0
+
+
+def test_dask_campaign_that_reaches_nobody_is_not_ok_and_send_refuses(
+    dask_cluster: Any, client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """The same for smskit.dask.Campaign: its report is not ok (summary too) and send()
+    raises on recipients, sending nothing."""
+    import dask.dataframe as dd
+
+    from smskit.dask import Campaign as DaskCampaign
+
+    frame = dd.from_pandas(pd.DataFrame({"phone_number": ["not a number", "+336"]}), npartitions=2)
+    campaign = DaskCampaign(client, frame, **OPTIONS)
+    report = campaign.preflight(offline=True)
+    assert not report.ok and report.to_send == 0
+    assert report.summary()[["errors", "ok"]].values.tolist() == [[1, False]]
+    error = refused(campaign.send, progress=False, journal=tmp_path / "nobody.journal.sqlite")
+    assert error.field == "recipients"
+    assert len(fresh_sandbox.sent()) == 0

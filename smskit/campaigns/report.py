@@ -28,10 +28,22 @@ RULE_NOTHING_TO_SEND = (
 
 class CampaignFindings:
     """The campaign-level half of a preflight report, shared by the pandas and Dask reports:
-    ``errors`` stop the send, ``findings`` are warnings kept as data."""
+    ``errors`` stop the send, ``findings`` are warnings kept as data. A report where no
+    recipient can be sent is not ``ok`` either (:data:`RULE_NOTHING_TO_SEND`): a send would
+    reach nobody."""
 
     errors: tuple[ValidationError, ...]
     findings: tuple[Finding, ...]
+
+    @property
+    def recipients(self) -> int:
+        """Rows read (each report counts them its way)."""
+        raise NotImplementedError
+
+    @property
+    def to_send(self) -> int:
+        """Recipients that pass every check (each report counts them its way)."""
+        raise NotImplementedError
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -39,8 +51,12 @@ class CampaignFindings:
         return tuple(finding.message() for finding in self.findings)
 
     def blocking(self) -> tuple[ValidationError, ...]:
-        """The errors that stop the send: ``errors``, and whatever the report adds."""
-        return self.errors
+        """The errors that stop the send: ``errors``, and one more when no recipient can be
+        sent."""
+        if self.to_send:
+            return self.errors
+        read = f"{self.recipients} recipient(s) read, {self.recipients} excluded"
+        return (*self.errors, ValidationError("recipients", RULE_NOTHING_TO_SEND, value=read))
 
     @property
     def ok(self) -> bool:
@@ -59,9 +75,7 @@ class PreflightReport(CampaignFindings):
     """What preflight found: one row per recipient (``to_frame()``) and campaign-level findings.
 
     ``errors`` stop the whole send (``ValidationError`` objects naming field and rule);
-    ``warnings`` are said, not enforced. Recipients with an ``issue`` are excluded. A report
-    where no recipient can be sent is not ``ok`` either (:data:`RULE_NOTHING_TO_SEND`): a
-    send would reach nobody.
+    ``warnings`` are said, not enforced. Recipients with an ``issue`` are excluded.
     """
 
     frame: pd.DataFrame = field(repr=False)
@@ -70,13 +84,6 @@ class PreflightReport(CampaignFindings):
     text: str = ""
     purpose: str = "wholesale"
     evaluated_at: datetime | None = None
-
-    def blocking(self) -> tuple[ValidationError, ...]:
-        """``errors``, and one more when no recipient can be sent."""
-        if self.to_send:
-            return self.errors
-        read = f"{self.recipients} recipient(s) read, {self.recipients} excluded"
-        return (*self.errors, ValidationError("recipients", RULE_NOTHING_TO_SEND, value=read))
 
     @property
     def recipients(self) -> int:

@@ -105,7 +105,9 @@ class DaskPreflightReport(CampaignFindings):
 
     def summary(self) -> pd.DataFrame:
         """One row: recipients, to send, excluded per issue, warnings, segments, UCS-2 texts."""
-        return self.totals.copy()
+        row = self.totals.copy()
+        row["errors"], row["ok"] = len(self.blocking()), self.ok
+        return row
 
     def issues(self) -> pd.Series:
         """Excluded recipients per issue (every issue listed, zeros included)."""
