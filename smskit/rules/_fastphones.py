@@ -209,6 +209,7 @@ def _length_result(region: str, length: int) -> int:
     meta = PhoneMetadata.metadata_for_region(region)
     assert meta is not None  # a region with a plan has metadata
     general = meta.general_desc
+    assert general is not None  # every region's metadata has a general description
     lengths = general.possible_length
     if length in general.possible_length_local_only:
         return int(ValidationResult.IS_POSSIBLE_LOCAL_ONLY)
