@@ -121,16 +121,9 @@ __all__ = [
     "errors",
 ]
 
-_BULK = frozenset(
-    {
-        "abulk_hlr",
-        "acreate_contacts",
-        "adelete_contacts",
-        "bulk_hlr",
-        "create_contacts",
-        "delete_contacts",
-    }
-)
+# The bulk helpers, each blocking one beside its async twin.
+_BULK = frozenset({"bulk_hlr", "create_contacts", "delete_contacts"})
+_BULK |= {"a" + name for name in _BULK}
 
 # Submodules reachable as attributes (smskit.text ...) but imported only on first access.
 _LAZY_MODULES = frozenset(
@@ -176,7 +169,7 @@ def __getattr__(name: str) -> Any:
             DeprecationWarning,
             stacklevel=2,
         )
-        from smskit.campaigns.campaign import bulk_hlr
+        from smskit.campaigns.bulk import bulk_hlr
 
         return bulk_hlr
     if name == "Inbox":  # the replies receiver: Starlette/uvicorn only once it starts

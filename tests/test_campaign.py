@@ -645,11 +645,13 @@ def test_sending_parameters_are_checked(client: smskit.Client, tmp_path: Path) -
 
 
 def test_campaign_is_reachable_from_the_package(client: smskit.Client) -> None:
-    """smskit.Campaign and smskit.bulk_hlr are the campaign module's."""
-    from smskit.campaigns import campaign
+    """smskit.Campaign is the campaign module's; smskit.bulk_hlr and its twins the bulk
+    module's, as smskit.campaigns gives them."""
+    from smskit.campaigns import bulk, campaign
 
     assert smskit.Campaign is campaign.Campaign
-    assert smskit.bulk_hlr is campaign.bulk_hlr
+    for name in ("bulk_hlr", "abulk_hlr", "create_contacts", "acreate_contacts"):
+        assert getattr(smskit, name) is getattr(bulk, name) is getattr(smskit.campaigns, name)
 
 
 def test_changing_the_text_after_preflight_is_checked_again(client: smskit.Client) -> None:

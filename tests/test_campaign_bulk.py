@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import smskit
-from smskit.campaigns.campaign import bulk_hlr, create_contacts, delete_contacts
+from smskit.campaigns.bulk import bulk_hlr, create_contacts, delete_contacts
 from smskit.sandbox import Sandbox
 
 HLR_FR = 0.008  # EUR per French number checked (docs/sandbox.md)

@@ -241,14 +241,15 @@ def test_the_dask_campaign_estimates_as_the_pandas_one(
 def test_the_dask_send_with_the_report_first_is_deprecated(
     dask_cluster: DaskClient, client: smskit.Client, tmp_path: Path
 ) -> None:
-    """send(report) still sends that report's recipients, with a DeprecationWarning naming
-    send(report=...); the twin's signature shows report as keyword-only."""
-    lazy = smskit.dask.Campaign(client, dd.from_pandas(pd.DataFrame(
-        {"phone_number": fr_mobiles(5)}), npartitions=2), text="Promo STOP au 36173",
-        sender="Shop")  # fmt: skip
-    report = lazy.preflight()
-    with pytest.warns(DeprecationWarning, match=r"send\(report=report\)"):
-        result = lazy.send(report, journal=tmp_path / "j.sqlite", progress=False)
-    assert int(result.summary()["sent"].iloc[0]) == 5
-    parameter = inspect.signature(smskit.dask.Campaign.send).parameters["report"]
-    assert parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    """send(report) still sends what that report lets through, with a DeprecationWarning;
+    the method shows the pandas campaign's signature."""
+    frame = pd.DataFrame({"phone_number": [*fr_mobiles(5), "+8501921234567"]})
+    lazy = smskit.dask.Campaign(client, dd.from_pandas(frame, npartitions=2),
+                                text="Promo STOP au 36173", sender="Shop")  # fmt: skip
+    offline = lazy.preflight(offline=True)  # the North Korean number let through, unpriced
+    lazy.preflight()  # the gateway's served countries: it is excluded here
+    with pytest.warns(DeprecationWarning, match=r"send\(report\) is deprecated"):
+        result = lazy.send(offline, journal=tmp_path / "j.sqlite", progress=False)
+    assert int(result.summary()["recipients"].iloc[0]) == 6
+    assert int(result.summary()["excluded"].iloc[0]) == 0  # the offline report's verdicts
+    assert inspect.signature(smskit.dask.Campaign.send) == inspect.signature(smskit.Campaign.send)

@@ -8,6 +8,14 @@ May import: ``smskit.client``, ``smskit.rules``, ``smskit.errors`` and the top-l
 infrastructure modules. Never views, replies or the sandbox.
 """
 
+from smskit.campaigns.bulk import (
+    abulk_hlr,
+    acreate_contacts,
+    adelete_contacts,
+    bulk_hlr,
+    create_contacts,
+    delete_contacts,
+)
 from smskit.campaigns.campaign import (
     ISSUES,
     MARKETING_HOURS,
@@ -17,12 +25,6 @@ from smskit.campaigns.campaign import (
     CostEstimate,
     MarketingHours,
     PreflightReport,
-    abulk_hlr,
-    acreate_contacts,
-    adelete_contacts,
-    bulk_hlr,
-    create_contacts,
-    delete_contacts,
     derive_request_id,
     register_marketing_hours,
 )

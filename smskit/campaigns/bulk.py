@@ -159,16 +159,9 @@ class _HLRJob:
                             cache.store(key, got)
                     return {"failed": len(errors)}
 
-                await run_chunks(
-                    chunks,
-                    one,
-                    concurrency=self.concurrency,
-                    stop=stop,
-                    progress=progress,
-                    total=len(todo),
-                    unit="number",
-                    size=len,
-                )
+                await run_chunks(chunks, one, concurrency=self.concurrency, stop=stop,
+                                 progress=progress, total=len(todo), unit="number",
+                                 size=len)  # fmt: skip
             for number in todo:
                 if number not in answers and number not in errors:
                     errors[number] = "not checked: interrupted"
@@ -385,16 +378,8 @@ async def _by_chunks(
                 for i, outcome in zip(chunk, read(answer, len(chunk)), strict=True):
                     outcomes[i] = outcome
 
-        await run_chunks(
-            chunks,
-            one,
-            concurrency=concurrency,
-            stop=stop,
-            progress=progress,
-            total=len(positions),
-            unit="contact",
-            size=len,
-        )
+        await run_chunks(chunks, one, concurrency=concurrency, stop=stop, progress=progress,
+                         total=len(positions), unit="contact", size=len)  # fmt: skip
     for i in positions:
         if outcomes[i] is None and errors[i] is None:
             errors[i] = "not sent: interrupted"

@@ -21,21 +21,13 @@ See docs/campaigns.md for every decision.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from smskit.campaigns.bulk import (
-    abulk_hlr,
-    acreate_contacts,
-    adelete_contacts,
-    bulk_hlr,
-    create_contacts,
-    delete_contacts,
-)
-from smskit.campaigns.definition import CampaignSpec, SpecHolder, check_client
-from smskit.campaigns.estimates import CostEstimate, Simulator, offline_estimate
+from smskit.campaigns.estimates import CostEstimate
+from smskit.campaigns.front import CampaignExecutor, ClientOption, Run
 from smskit.campaigns.journal import Journal, derive_request_id, open_leased
 from smskit.campaigns.orchestration import InMemoryAudience, run_preflight
 from smskit.campaigns.plan import Plan, build_plan
@@ -49,22 +41,13 @@ from smskit.campaigns.preflight import (
     Recipients,
     register_marketing_hours,
 )
-from smskit.campaigns.reconnect import gateway_record, reconnect
+from smskit.campaigns.reconnect import gateway_record, reopen
 from smskit.campaigns.results import RECIPIENT_STATES, CampaignResult
-from smskit.campaigns.runner import (
-    ProgressOption,
-    async_client,
-    check_chunk_size,
-    check_concurrency,
-    run_chunks,
-)
 from smskit.campaigns.sending import execute
-from smskit.campaigns.twins import blocking, interruption
+from smskit.campaigns.twins import interruption
 from smskit.client import AsyncClient, Client
 from smskit.errors import ConfigurationError
-from smskit.rules import spec as _spec
 from smskit.rules.fields import check_field_names
-from smskit.rules.region import DEFAULT_REGION
 
 __all__ = [
     "ISSUES",
@@ -75,12 +58,6 @@ __all__ = [
     "CostEstimate",
     "MarketingHours",
     "PreflightReport",
-    "abulk_hlr",
-    "acreate_contacts",
-    "adelete_contacts",
-    "bulk_hlr",
-    "create_contacts",
-    "delete_contacts",
     "derive_request_id",
     "register_marketing_hours",
 ]
@@ -88,7 +65,7 @@ __all__ = [
 logger = logging.getLogger("smskit.campaigns.campaign")
 
 
-class Campaign(SpecHolder):
+class Campaign(CampaignExecutor[CampaignResult]):
     """A bulk send, checked and costed before it goes, sent in journaled chunks.
 
     ``recipients``: a DataFrame (columns named like the spec's Contact fields), the path
@@ -103,38 +80,30 @@ class Campaign(SpecHolder):
     marketing-hours check; ``journal`` where :meth:`send` journals by default. Together they
     are the campaign's :class:`~smskit.campaigns.definition.CampaignSpec` (``.spec``),
     checked once here. ``client`` None: ``smskit.Client()``, made on the first request.
-    ``read_fields``: the Contact fields read with the numbers in the first pass over the
-    recipients (default: those the text uses; the Composer reads them all, so a field typed
-    later costs no second read).
     """
 
-    def __init__(
-        self,
-        client: Client | AsyncClient | None,
-        recipients: Any,
-        *,
-        text: str,
-        sender: str,
-        name: str | None = None,
-        default_region: str | None = DEFAULT_REGION,
-        clock: Callable[[], datetime] | None = None,
-        journal: str | Path | None = None,
-        read_fields: Sequence[str] | None = None,
-        **send_options: Any,
-    ) -> None:
-        check_client(client)
-        spec = CampaignSpec(text, sender, send_options, name, default_region, clock, journal)
-        super().__init__(client, spec)
-        self.recipients = Recipients(recipients)
-        self._read_fields = (
-            None if read_fields is None else check_field_names(read_fields, "read_fields")
-        )
-        self._report: PreflightReport | None = None
-        # The recipients' half of preflight, kept while they (and default_region) do not change.
-        self._audience: Audience | None = None
-        # What the report checked: the recipients' fingerprint and the settings (the text,
-        # sender and options may change between preflight and send).
-        self._report_of: tuple[str, PreflightSettings] | None = None
+    recipients: Recipients
+    _read_fields: Sequence[str] | None = None
+    _report: PreflightReport | None = None
+    # The recipients' half of preflight, kept while they (and default_region) do not change.
+    _audience: Audience | None = None
+    # What the report checked: the recipients' fingerprint and the settings (the text,
+    # sender and options may change between preflight and send).
+    _report_of: tuple[str, PreflightSettings] | None = None
+
+    def _taken(self, recipients: Any) -> Recipients:
+        return Recipients(recipients)
+
+    @property
+    def read_fields(self) -> Sequence[str] | None:
+        """The Contact fields the first reading of the recipients takes with the numbers
+        (None: those the text uses; the Composer reads them all, so a field typed later costs
+        no second read). Checked when set."""
+        return self._read_fields
+
+    @read_fields.setter
+    def read_fields(self, fields: Sequence[str] | None) -> None:
+        self._read_fields = None if fields is None else check_field_names(fields, "read_fields")
 
     @classmethod
     def from_csv(
@@ -181,102 +150,22 @@ class Campaign(SpecHolder):
         self._report_of = (fingerprint, spec.settings)
         return report
 
-    async def aestimate(
-        self,
-        *,
-        offline: bool = False,
-        unit_prices: Mapping[str, float] | None = None,
-        chunk_size: int = 500,
-        concurrency: int = 4,
-        progress: ProgressOption = False,
-    ) -> CostEstimate:
-        """Cost, SMS count and residual credit; from the gateway (``simulation_mode``, chunk by
-        chunk, compared with the balance) or, with ``offline=True``, from :mod:`smskit.rules.text`
-        (no request; cost only with ``unit_prices``: EUR per segment by country code)."""
-        check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
+    # -- where the recipients are: in memory ---------------------------------------------------
+
+    def _planned(self, chunk_size: int) -> Plan:
+        return self._plan(chunk_size)
+
+    async def _deliver(self, path: Path, chunk_size: int, run: Run) -> CampaignResult:
         plan = self._plan(chunk_size)
-        if offline:
-            return offline_estimate(plan.segments_and_regions(), unit_prices)
-        check_concurrency(concurrency)
+        book = self._adopt(await open_leased(path, mode="any", wait=run.wait), plan, chunk_size)
         stop, share = interruption()
-        async with async_client(self.client, share=share) as client:
-            simulator = Simulator(client, self.text, self.sender, self.options)
+        return await execute(book, self.client, run.concurrency, run.progress, stop, share=share)
 
-            async def one(index: int) -> None:
-                start, stop_at = plan.bounds[index]
-                rows = plan.columns["row"][start:stop_at]
-                await simulator.chunk(index, rows, plan.contacts(start, stop_at))
-
-            await run_chunks(
-                range(len(plan.bounds)),
-                one,
-                concurrency=concurrency,
-                stop=stop,
-                progress=progress,
-                total=len(plan.columns["row"]),
-                unit="recipient",
-                size=lambda index: plan.bounds[index][1] - plan.bounds[index][0],
-            )
-            balance = (await client.wallet.check_balance()).amount
-        return simulator.estimate(balance)
-
-    estimate = blocking(aestimate)
-
-    # -- sending -----------------------------------------------------------------------------
-
-    async def asend(
-        self,
-        *,
-        concurrency: int = 4,
-        chunk_size: int = 500,
-        progress: ProgressOption = True,
-        journal: str | Path | None = None,
-        wait: float = 0,
-    ) -> CampaignResult:
-        """Send every recipient that passes preflight, in chunks, ``concurrency`` at a time.
-
-        With a journal (``journal``, else :meth:`default_journal`) that already holds this
-        campaign, it continues it: chunks accepted before are not sent again. Raises
-        ``ValidationError`` for a campaign-level preflight error, ``CampaignBusy`` when
-        another runner sends this journal (after waiting ``wait`` s).
-        """
-        check_concurrency(concurrency)
-        check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
-        path = self.spec.journal_path(journal)
-        plan = self._plan(chunk_size)
-        book = self._adopt(await open_leased(path, mode="any", wait=wait), plan, chunk_size)
+    @classmethod
+    async def _continue(cls, path: str | Path, client: ClientOption, run: Run) -> CampaignResult:
+        book, runner = await reopen(path, client, concurrency=run.concurrency, wait=run.wait)
         stop, share = interruption()
-        return await execute(book, self.client, concurrency, progress, stop, share=share)
-
-    send = blocking(asend)
-
-    @staticmethod
-    async def aresume(
-        journal_path: str | Path,
-        client: Client | AsyncClient | None = None,
-        *,
-        concurrency: int = 4,
-        progress: ProgressOption = True,
-        wait: float = 0,
-    ) -> CampaignResult:
-        """Continue the campaign a journal holds (after a crash, a kill, a kernel restart).
-
-        Needs no DataFrame: the journal has every chunk's payload. Chunks accepted before are
-        never sent again; those left in flight or failed for a transient reason are sent
-        again with the same request_id, which the gateway accepts at most once.
-        Without ``client``, it goes back to the gateway the journal records (URL and login; the
-        key from ``SMSKIT_API_KEY``, or the sandbox still running in this process), or raises a
-        ConfigurationError asking for one.
-        Raises ``CampaignBusy`` when another runner sends it (after waiting ``wait`` s).
-        """
-        check_concurrency(concurrency)
-        stop, share = interruption()
-        # A reconnected client is only ever used through an async twin (see async_client).
-        runner = client if client is not None else reconnect(journal_path, Client)
-        book = await open_leased(journal_path, wait=wait)
-        return await execute(book, runner, concurrency, progress, stop, share=share)
-
-    resume = staticmethod(blocking(aresume))
+        return await execute(book, runner, run.concurrency, run.progress, stop, share=share)
 
     # -- internals ---------------------------------------------------------------------------
 

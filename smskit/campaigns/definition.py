@@ -1,11 +1,11 @@
-"""What a campaign is, as a value: :class:`CampaignSpec`, and what every front end holding one
-shares (:class:`SpecHolder`).
+"""What a campaign is, as a value: :class:`CampaignSpec`.
 
 A spec is text, sender, send options, name, default region, clock and journal location,
 checked once when it is made and never changed after: an edit is a new spec
 (:meth:`CampaignSpec.replace`). Its identity (the name, given or derived from the text,
 sender and options) names the journal. Three front ends hold one: :class:`smskit.Campaign`
-(recipients in memory), :class:`smskit.dask.Campaign` (recipients partitioned) and the
+(recipients in memory) and :class:`smskit.dask.Campaign` (recipients partitioned), thin
+executors on :class:`~smskit.campaigns.front.CampaignExecutor`, and the
 :class:`smskit.Composer` widget, which edits the spec of the one campaign it holds.
 """
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, ClassVar, Self
+from typing import Any
 
 from smskit._paths import campaigns_dir
 from smskit.campaigns.journalfile import as_journal_path
@@ -29,22 +29,10 @@ from smskit.campaigns.plan import (
     default_name,
 )
 from smskit.campaigns.preflight import PreflightSettings, evaluation_instant
-from smskit.campaigns.served import destinations
-from smskit.client import AsyncClient, Client
-from smskit.errors import ConfigurationError, ValidationError
-from smskit.rules.destinations import Destinations
+from smskit.errors import ValidationError
 from smskit.rules.region import DEFAULT_REGION, check_region
 
-__all__ = ["CampaignSpec", "SpecHolder", "check_client"]
-
-
-def check_client(client: Any) -> None:
-    """A campaign's client: a smskit.Client or AsyncClient, or None (``smskit.Client()``,
-    made when the campaign first talks to the gateway)."""
-    if client is not None and not isinstance(client, Client | AsyncClient):
-        raise ConfigurationError(
-            f"client must be a smskit.Client or smskit.AsyncClient, got {type(client).__name__}"
-        )
+__all__ = ["CampaignSpec"]
 
 
 @dataclass(frozen=True)
@@ -155,99 +143,3 @@ class CampaignSpec:
     def shown_text(self, width: int = 40) -> str:
         """The text cut to ``width`` characters for a repr."""
         return self.text if len(self.text) <= width else self.text[: width - 1] + "…"
-
-
-class SpecHolder:
-    """What every campaign front end shares: a client, one spec, the spec's fields as
-    attributes (``text`` and ``sender`` assignable: the campaign then holds the edited
-    spec), the journal's default place and the repr."""
-
-    kind: ClassVar[str] = "Campaign"
-
-    def __init__(self, client: Client | AsyncClient | None, spec: CampaignSpec) -> None:
-        check_client(client)
-        if not isinstance(spec, CampaignSpec):
-            raise ValidationError("spec", "must be a smskit.campaigns.CampaignSpec")
-        self._client = client
-        self.spec = spec
-
-    @property
-    def client(self) -> Client | AsyncClient:
-        """The client the campaign's requests go through (``smskit.Client()`` unless given)."""
-        if self._client is None:
-            self._client = Client()
-        return self._client
-
-    def __repr__(self) -> str:
-        return (
-            f"{self.kind}({self.name!r}, {self.describe_recipients()}, "
-            f"text={self.spec.shown_text()!r}, sender={self.sender!r})"
-        )
-
-    @classmethod
-    def from_spec(
-        cls, client: Client | AsyncClient | None, recipients: Any, spec: CampaignSpec, **extra: Any
-    ) -> Self:
-        """The campaign ``spec`` describes (this very spec: its creation time, hence its
-        identity, kept), sending to ``recipients``; ``extra``: the front end's own
-        constructor options (``read_fields`` ...)."""
-        campaign = cls(client, recipients, **spec.arguments(), **extra)
-        campaign.spec = spec
-        return campaign
-
-    def describe_recipients(self) -> str:
-        """The recipients in a few words (for the repr)."""
-        raise NotImplementedError
-
-    @property
-    def text(self) -> str:
-        """The text (a template with ``{first_name}`` ... fields)."""
-        return self.spec.text
-
-    @text.setter
-    def text(self, value: str) -> None:
-        self.spec = self.spec.replace(text=value)
-
-    @property
-    def sender(self) -> str:
-        """The sender shown to recipients."""
-        return self.spec.sender
-
-    @sender.setter
-    def sender(self, value: str) -> None:
-        self.spec = self.spec.replace(sender=value)
-
-    @property
-    def options(self) -> Mapping[str, Any]:
-        """The send options, checked (read-only)."""
-        return self.spec.options
-
-    @property
-    def name(self) -> str:
-        """The campaign's name: it names the journal (see :attr:`CampaignSpec.identity`)."""
-        return self.spec.identity
-
-    @property
-    def default_region(self) -> str | None:
-        """The country of national numbers when a row names none."""
-        return self.spec.default_region
-
-    @property
-    def settings(self) -> PreflightSettings:
-        """What preflight checks the campaign against."""
-        return self.spec.settings
-
-    def _serving(
-        self, offline: bool
-    ) -> Callable[[Callable[[], Mapping[str, str]]], Destinations | None]:
-        """What preflight asks the gateway (see ``run_preflight``): nothing when ``offline``,
-        else the countries served for the product and their prices, learned once per client."""
-        if offline:
-            return lambda _samples: None
-        product = self.settings.product
-        return lambda samples: destinations(self.client, samples(), product)
-
-    def default_journal(self) -> Path:
-        """Where :meth:`send` journals unless told: the spec's journal, else
-        ``<campaigns dir>/<name>.journal.sqlite`` (a per-user directory, see smskit._paths)."""
-        return self.spec.journal_path()

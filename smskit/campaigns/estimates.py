@@ -7,16 +7,23 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from smskit.campaigns.results import shown_record
-from smskit.campaigns.runner import without_refused
+from smskit.campaigns.runner import (
+    ProgressOption,
+    async_client,
+    check_concurrency,
+    run_chunks,
+    without_refused,
+)
+from smskit.campaigns.twins import interruption
 from smskit.errors import InsufficientCreditError, SmskitError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from smskit.client import AsyncClient
+    from smskit.client import AsyncClient, Client
     from smskit.rules.contacts import ContactChunk
 
-__all__ = ["CostEstimate", "Simulator", "offline_estimate"]
+__all__ = ["CostEstimate", "Simulator", "offline_estimate", "simulate"]
 
 
 class Simulator:
@@ -90,6 +97,36 @@ class Simulator:
             problems.sort_values("row", ignore_index=True),
             refused_for_credit=self.short,
         )
+
+
+async def simulate(
+    client: Client | AsyncClient,
+    header: Mapping[str, Any],
+    chunks: Iterable[tuple[int, list[int], ContactChunk]],
+    *,
+    total: int,
+    concurrency: int,
+    progress: ProgressOption,
+) -> CostEstimate:
+    """The gateway's figures for ``chunks`` (index, rows, payload: taken lazily) of the
+    campaign ``header`` (``text``, ``sender``, ``options``), each sent in ``simulation_mode``,
+    ``concurrency`` at a time, then the balance to compare with."""
+    check_concurrency(concurrency)
+    stop, share = interruption()
+    async with async_client(client, share=share) as gateway:
+        simulator = Simulator(gateway, header["text"], header["sender"], header["options"])
+
+        async def one(chunk: tuple[int, list[int], ContactChunk]) -> None:
+            await simulator.chunk(*chunk)
+
+        await run_chunks(chunks, one, concurrency=concurrency, stop=stop, progress=progress,
+                         total=total, unit="recipient", size=_recipients)  # fmt: skip
+        balance = (await gateway.wallet.check_balance()).amount
+    return simulator.estimate(balance)
+
+
+def _recipients(chunk: tuple[int, list[int], ContactChunk]) -> int:
+    return len(chunk[1])
 
 
 def offline_estimate(

@@ -21,13 +21,24 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Mapping
-from typing import Any, Final
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any, Final, Protocol, TypeVar
 
 from smskit import _sqlite
 from smskit.errors import CampaignBusy, ValidationError
 
-__all__ = ["HEARTBEAT_S", "LEASE_SCHEMA", "POLL_S", "STALE_S", "Lease", "check_wait", "lease_owner"]
+__all__ = [
+    "HEARTBEAT_S",
+    "LEASE_SCHEMA",
+    "POLL_S",
+    "STALE_S",
+    "Closable",
+    "Lease",
+    "check_wait",
+    "closed_on_error",
+    "lease_owner",
+]
 
 HEARTBEAT_S: Final = 5.0
 STALE_S: Final = 30.0  # six missed heartbeats
@@ -46,6 +57,26 @@ def check_wait(wait: Any) -> float:
     if isinstance(wait, bool) or not isinstance(wait, int | float) or not wait >= 0:
         raise ValidationError("wait", "must be a number of seconds >= 0", value=wait)
     return float(wait)
+
+
+class Closable(Protocol):
+    """What holds a lease: a journal."""
+
+    def close(self) -> None:
+        """Let the lease go (and the file)."""
+
+
+ClosableT = TypeVar("ClosableT", bound=Closable)
+
+
+@contextmanager
+def closed_on_error(book: ClosableT) -> Iterator[ClosableT]:
+    """``book``, closed (its lease let go) if the block raises; left open otherwise."""
+    try:
+        yield book
+    except BaseException:
+        book.close()
+        raise
 
 
 def lease_owner(db: sqlite3.Connection) -> dict[str, Any] | None:

@@ -11,8 +11,9 @@ partitioned one in :mod:`smskit.dask.campaign`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from smskit.campaigns.audience import NUMBER_BLOCK_ROWS, Audience
 from smskit.campaigns.preflight import (
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AudienceBackEnd",
     "InMemoryAudience",
+    "Verdict",
     "closing_findings",
     "preflight",
     "run_preflight",
@@ -65,6 +67,28 @@ def preflight(
 
 # -- one orchestration, two audience back ends -----------------------------------------------
 
+
+@dataclass(frozen=True)
+class Verdict:
+    """What preflight says of the campaign as a whole: its errors and findings, for the
+    settings checked, at ``when`` (the send instant)."""
+
+    settings: PreflightSettings
+    when: datetime
+    errors: tuple[ValidationError, ...]
+    findings: tuple[Finding, ...]
+
+    def report_fields(self) -> dict[str, Any]:
+        """The keyword arguments every preflight report takes besides its rows."""
+        return {
+            "errors": self.errors,
+            "findings": self.findings,
+            "text": self.settings.text,
+            "purpose": self.settings.purpose or "wholesale",
+            "evaluated_at": self.when,
+        }
+
+
 ReportT = TypeVar("ReportT", covariant=True)
 
 
@@ -85,14 +109,8 @@ class AudienceBackEnd(Protocol[ReportT]):
         """With ``served``, exclude the countries not served and price the others; return the
         recipients sendable before prices per country, and how many miss a field."""
 
-    def report(
-        self,
-        settings: PreflightSettings,
-        when: datetime,
-        errors: tuple[ValidationError, ...],
-        findings: tuple[Finding, ...],
-    ) -> ReportT:
-        """The report, once settled."""
+    def report(self, verdict: Verdict) -> ReportT:
+        """The report, once settled, saying ``verdict``."""
 
 
 def run_preflight(
@@ -110,7 +128,7 @@ def run_preflight(
     served = None if errors else serve(back_end.samples)
     counts, missing = back_end.settle(served, settings.product)
     found += closing_findings(counts, settings.purpose, when, missing)
-    return back_end.report(settings, when, tuple(errors), tuple(found))
+    return back_end.report(Verdict(settings, when, tuple(errors), tuple(found)))
 
 
 def closing_findings(
@@ -178,19 +196,6 @@ class InMemoryAudience:
             priced(self._frame, served, product)
         return sendable, self._missing
 
-    def report(
-        self,
-        settings: PreflightSettings,
-        when: datetime,
-        errors: tuple[ValidationError, ...],
-        findings: tuple[Finding, ...],
-    ) -> PreflightReport:
+    def report(self, verdict: Verdict) -> PreflightReport:
         assert self._frame is not None
-        return PreflightReport(
-            self._frame,
-            errors=errors,
-            findings=findings,
-            text=settings.text,
-            purpose=settings.purpose or "wholesale",
-            evaluated_at=when,
-        )
+        return PreflightReport(self._frame, **verdict.report_fields())

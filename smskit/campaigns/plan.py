@@ -72,6 +72,16 @@ class Plan:
         for start, stop in self.bounds:
             yield self.columns["segments"][start:stop], self.regions[start:stop]
 
+    @property
+    def to_send(self) -> int:
+        """Recipients sent."""
+        return len(self.columns["row"])
+
+    def chunks(self) -> Iterator[tuple[int, list[int], ContactChunk]]:
+        """Each chunk's index, rows and payload, made as they are taken."""
+        for index, (start, stop) in enumerate(self.bounds):
+            yield index, self.columns["row"][start:stop], self.contacts(start, stop)
+
     def contacts(self, start: int, stop: int) -> ContactChunk:
         """The Contact objects of planned recipients ``start:stop``."""
         return plan_contacts(self.columns, range(start, stop))

@@ -13,12 +13,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from smskit.campaigns.journal import Journal
+from smskit.campaigns.journal import Journal, open_leased
+from smskit.campaigns.runner import check_concurrency
 from smskit.client import AsyncClient, Client
 from smskit.client.config import ENV_KEY, ENV_LOGIN, Secret, running_sandbox
 from smskit.errors import ConfigurationError
 
-__all__ = ["gateway_record", "reconnect"]
+__all__ = ["gateway_record", "reconnect", "reopen"]
 
 C = TypeVar("C", Client, AsyncClient)
 
@@ -32,6 +33,21 @@ def gateway_record(client: Client | AsyncClient) -> dict[str, Any]:
         "api_login": client.api_login,
         "sandbox": client.is_sandbox,
     }
+
+
+async def reopen(
+    journal_path: str | Path,
+    client: Client | AsyncClient | None,
+    *,
+    concurrency: int,
+    wait: float,
+) -> tuple[Journal, Client | AsyncClient]:
+    """What a resume needs: the journal, its lease held (waiting up to ``wait`` s without
+    blocking the loop), and ``client``, else one on the gateway the journal records (only
+    ever used through an async twin, see ``runner.async_client``)."""
+    check_concurrency(concurrency)
+    runner = client if client is not None else reconnect(journal_path, Client)
+    return await open_leased(journal_path, wait=wait), runner
 
 
 def reconnect(

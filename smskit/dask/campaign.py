@@ -13,7 +13,6 @@ report.to_parquet("preflight/")                     # the per-recipient report, 
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import itertools
 import warnings
@@ -21,26 +20,17 @@ import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import dask
 import dask.dataframe as dd
 import pandas as pd
 from dask.delayed import delayed
 
-from smskit.campaigns.definition import CampaignSpec, SpecHolder, check_client
-from smskit.campaigns.estimates import CostEstimate, Simulator, offline_estimate
+from smskit.campaigns.front import CampaignExecutor, ClientOption, Run
 from smskit.campaigns.journal import plan_contacts
-from smskit.campaigns.orchestration import run_preflight
+from smskit.campaigns.orchestration import Verdict, run_preflight
 from smskit.campaigns.preflight import PreflightSettings
-from smskit.campaigns.runner import (
-    ProgressOption,
-    async_client,
-    check_chunk_size,
-    check_concurrency,
-    run_chunks,
-)
-from smskit.campaigns.twins import blocking, interruption
 from smskit.client import AsyncClient, Client
 from smskit.dask import partitions as parts
 from smskit.dask import sending
@@ -53,38 +43,37 @@ from smskit.dask.report import (
 from smskit.dask.results import StreamedResult
 from smskit.dask.spill import Spill
 from smskit.errors import ValidationError
-from smskit.rules import spec as _spec
 from smskit.rules.destinations import Destinations
-from smskit.rules.findings import Finding
-from smskit.rules.region import DEFAULT_REGION
 
-__all__ = ["Campaign", "PartitionedAudience", "repeats_by_owner"]
+if TYPE_CHECKING:
+    from smskit.rules.contacts import ContactChunk
+
+__all__ = ["Campaign", "KeptChunks", "PartitionedAudience", "repeats_by_owner"]
 
 Paths = str | Path | Sequence[str | Path]
 
 
-def _report_given_first(
-    send: Callable[..., StreamedResult],
-) -> Callable[..., StreamedResult]:
-    """``send``, also taking the report as its first positional argument, as it did before
-    (deprecated: ``send(report=...)``)."""
+def _report_given_first(send: Callable[..., Any]) -> Callable[..., Any]:
+    """``send``, also taking a preflight report as its first positional argument, as it did
+    before; deprecated (send() sends what the last preflight of the campaign let through)."""
 
     @functools.wraps(send)
-    def compatible(self: Campaign, *args: Any, **kwargs: Any) -> StreamedResult:
-        if args:
+    def compatible(self: Campaign, *report: DaskPreflightReport, **options: Any) -> Any:
+        if report:
             warnings.warn(
-                "dask.Campaign.send(report) is deprecated: pass send(report=report), or call "
-                "preflight() first (send uses the last one)",
+                "dask.Campaign.send(report) is deprecated and goes in the next release: "
+                "send() sends what the last preflight() let through",
                 DeprecationWarning,
                 stacklevel=2,
             )
-            (kwargs["report"],) = args
-        return send(self, **kwargs)
+            (given,) = report
+            self._report, self._report_of = weakref.ref(given), self.settings
+        return send(self, **options)
 
     return compatible
 
 
-class Campaign(SpecHolder):
+class Campaign(CampaignExecutor[StreamedResult]):
     """A campaign whose recipients are a Dask DataFrame (columns named like the spec's
     Contact fields, plus ``country`` for national numbers), checked partition by partition.
 
@@ -96,21 +85,14 @@ class Campaign(SpecHolder):
     """
 
     kind = "dask.Campaign"
+    recipients: dd.DataFrame
+    # A CSV's rows are indexed by position, as smskit.Campaign indexes a CSV file.
+    _positions_as_index = False
+    # The last preflight, weakly: its spill (on disk) lives as long as the user holds it.
+    _report: weakref.ref[DaskPreflightReport] | None = None
+    _report_of: PreflightSettings | None = None
 
-    def __init__(
-        self,
-        client: Client | AsyncClient | None,
-        recipients: dd.DataFrame,
-        *,
-        text: str,
-        sender: str,
-        name: str | None = None,
-        default_region: str | None = DEFAULT_REGION,
-        clock: Callable[[], datetime] | None = None,
-        journal: str | Path | None = None,
-        **send_options: Any,
-    ) -> None:
-        check_client(client)
+    def _taken(self, recipients: Any) -> dd.DataFrame:
         if not isinstance(recipients, dd.DataFrame):
             raise ValidationError(
                 "recipients", "must be a Dask DataFrame", value=type(recipients).__name__
@@ -119,14 +101,7 @@ class Campaign(SpecHolder):
             raise ValidationError(
                 "recipients", "a DataFrame of recipients needs a 'phone_number' column"
             )
-        spec = CampaignSpec(text, sender, send_options, name, default_region, clock, journal)
-        super().__init__(client, spec)
-        self.recipients = recipients
-        # A CSV's rows are indexed by position, as smskit.Campaign indexes a CSV file.
-        self._positions_as_index = False
-        # The last preflight, weakly: its spill (on disk) lives as long as the user holds it.
-        self._report: weakref.ref[DaskPreflightReport] | None = None
-        self._report_of: PreflightSettings | None = None
+        return recipients
 
     @classmethod
     def from_parquet(
@@ -187,75 +162,15 @@ class Campaign(SpecHolder):
         self._report, self._report_of = weakref.ref(report), spec.settings
         return report
 
-    async def aestimate(
-        self,
-        *,
-        offline: bool = False,
-        unit_prices: Mapping[str, float] | None = None,
-        chunk_size: int = 500,
-        concurrency: int = 4,
-        progress: ProgressOption = False,
-    ) -> CostEstimate:
-        """As :meth:`smskit.Campaign.estimate`, chunk by chunk of each partition's recipients
-        (the chunks a send makes): the gateway's figures (``simulation_mode``) and the
-        balance, or with ``offline=True`` the segments (cost only with ``unit_prices``)."""
-        check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
+    # -- where the recipients are: partitioned -------------------------------------------------
+
+    def _planned(self, chunk_size: int) -> KeptChunks:
         report = self._current_report()
         report.raise_for_errors()
-        chunks = _kept_chunks(report.kept(), chunk_size)
-        if offline:
-            return await asyncio.to_thread(
-                offline_estimate,
-                ((c["segments"].tolist(), c["region"].tolist()) for _, c in chunks),
-                unit_prices,
-            )
-        check_concurrency(concurrency)
-        stop, share = interruption()
-        async with async_client(self.client, share=share) as client:
-            simulator = Simulator(client, self.text, self.sender, self.options)
+        return KeptChunks(report.kept(), chunk_size, report.to_send)
 
-            async def one(item: tuple[int, pd.DataFrame]) -> None:
-                index, chunk = item
-                contacts = plan_contacts(sending.plan_columns(chunk), range(len(chunk)))
-                await simulator.chunk(index, chunk["row"].tolist(), contacts)
-
-            await run_chunks(
-                chunks,
-                one,
-                concurrency=concurrency,
-                stop=stop,
-                progress=progress,
-                total=report.to_send,
-                unit="recipient",
-                size=lambda item: len(item[1]),
-            )
-            balance = (await client.wallet.check_balance()).amount
-        return simulator.estimate(balance)
-
-    estimate = blocking(aestimate)
-
-    # -- sending -----------------------------------------------------------------------------
-
-    async def asend(
-        self,
-        *,
-        concurrency: int = 4,
-        chunk_size: int = 500,
-        progress: ProgressOption = True,
-        journal: str | Path | None = None,
-        wait: float = 0,
-        report: DaskPreflightReport | None = None,
-    ) -> StreamedResult:
-        """Send every recipient ``report`` (default: the last preflight of this spec, else a
-        new one) lets through, streamed from the partitions in chunks into the journaled
-        sender (:mod:`smskit.dask.sending`).
-
-        As :meth:`smskit.Campaign.send`: a journal that holds this campaign is continued, a
-        campaign-level preflight error raises ``ValidationError``, another runner sending it
-        ``CampaignBusy``. The recipients are staged as Parquet beside the journal
-        (``<journal>.parts``), which a resume reads again.
-        """
-        report = report if report is not None else self._current_report()
+    async def _deliver(self, path: Path, chunk_size: int, run: Run) -> StreamedResult:
+        report = self._current_report()
         report.raise_for_errors()
         frame = report.frame
         return await sending.asend_kept(
@@ -263,20 +178,24 @@ class Campaign(SpecHolder):
             report.kept(),
             frame.loc[~frame["send"], list(sending.EXCLUDED_COLUMNS)],
             self.spec.header,
-            journal=self.spec.journal_path(journal),
-            recipients=int(report.summary()["recipients"].iloc[0]),
+            journal=path,
+            recipients=report.recipients,
             default_region=self.default_region,
             source=repr(self),
             chunk_size=chunk_size,
-            concurrency=concurrency,
-            progress=progress,
-            wait=wait,
+            concurrency=run.concurrency,
+            progress=run.progress,
+            wait=run.wait,
         )
 
-    send = _report_given_first(blocking(asend))
+    @classmethod
+    async def _continue(cls, path: str | Path, client: ClientOption, run: Run) -> StreamedResult:
+        return await sending.aresume(
+            path, client, concurrency=run.concurrency, progress=run.progress, wait=run.wait
+        )
 
-    aresume = staticmethod(sending.aresume)
-    resume = staticmethod(sending.resume)
+    # The same send, also taking the report first as before (deprecated).
+    send = _report_given_first(CampaignExecutor.send)  # type: ignore[misc]
 
     # -- internals ---------------------------------------------------------------------------
 
@@ -361,13 +280,7 @@ class PartitionedAudience:
         missing = sum(int(info["missing"]) for info in infos)
         return {str(k): int(v) for k, v in per_region.items()}, missing
 
-    def report(
-        self,
-        settings: PreflightSettings,
-        when: datetime,
-        errors: tuple[ValidationError, ...],
-        findings: tuple[Finding, ...],
-    ) -> DaskPreflightReport:
+    def report(self, verdict: Verdict) -> DaskPreflightReport:
         shares, store, used = self._shares, self.store, self._used
         names = ("recipients", "to_send", "with_warning", "segments", "ucs2")
         totals = {name: sum(int(s["totals"][name]) for s in shares) for name in names}
@@ -389,15 +302,11 @@ class PartitionedAudience:
         return DaskPreflightReport(
             frame,
             kept,
-            summary_row(totals, counted, len(errors)),
+            summary_row(totals, counted, len(verdict.errors)),
             counted,
             _tidy(table),
-            errors=errors,
-            findings=findings,
-            text=settings.text,
-            purpose=settings.purpose or "wholesale",
-            evaluated_at=when,
             spill=store,
+            **verdict.report_fields(),
         )
 
 
@@ -431,12 +340,28 @@ def _paths(paths: Paths) -> str | list[str]:
     return [str(p) for p in paths]
 
 
-def _kept_chunks(kept: dd.DataFrame, size: int) -> Iterator[tuple[int, pd.DataFrame]]:
-    """The recipients to send, chunk by chunk of each partition (as a send chunks them),
-    numbered; one partition computed at a time."""
-    index = 0
-    for part in kept.to_delayed():
-        frame = part.compute()
-        for start in range(0, len(frame), size):
-            yield index, frame.iloc[start : start + size]
-            index += 1
+class KeptChunks:
+    """The recipients a preflight kept, in the chunks a send makes (chunk by chunk of each
+    partition), one partition computed at a time: what an estimate reads."""
+
+    def __init__(self, kept: dd.DataFrame, size: int, to_send: int) -> None:
+        self.kept = kept
+        self.size = size
+        self.to_send = to_send
+
+    def _frames(self) -> Iterator[tuple[int, pd.DataFrame]]:
+        index = 0
+        for part in self.kept.to_delayed():
+            frame = part.compute()
+            for start in range(0, len(frame), self.size):
+                yield index, frame.iloc[start : start + self.size]
+                index += 1
+
+    def segments_and_regions(self) -> Iterator[tuple[list[int], list[str | None]]]:
+        for _, chunk in self._frames():
+            yield chunk["segments"].tolist(), chunk["region"].tolist()
+
+    def chunks(self) -> Iterator[tuple[int, list[int], ContactChunk]]:
+        for index, chunk in self._frames():
+            payload = plan_contacts(sending.plan_columns(chunk), range(len(chunk)))
+            yield index, chunk["row"].tolist(), payload

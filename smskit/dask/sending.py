@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from smskit.campaigns.journal import FIELD_PREFIX, Chunk, Journal, open_leased
-from smskit.campaigns.reconnect import gateway_record, reconnect
+from smskit.campaigns.lease import closed_on_error
+from smskit.campaigns.reconnect import gateway_record, reopen
 from smskit.campaigns.runner import ProgressOption, check_chunk_size, check_concurrency
 from smskit.campaigns.sending import deliver
 from smskit.campaigns.twins import blocking, interruption
@@ -69,12 +70,12 @@ async def asend_kept(
     recipients: int,
     default_region: str | None,
     source: str,
+    wait: float = 0,
     chunk_size: int = 500,
     concurrency: int = 4,
     progress: ProgressOption = True,
-    wait: float = 0,
-    ahead: int = 1,
     counter: Materialised | None = None,
+    ahead: int = 1,
 ) -> StreamedResult:
     """Send the recipients of ``kept`` (``row``, ``phone_number``, ``segments`` and
     ``field:<name>`` columns, in sending order) under ``header`` (``name``, ``text``,
@@ -89,7 +90,7 @@ async def asend_kept(
     names = ["phone_number", "row", "segments", *_field_columns(kept)]
     kept = kept[names]
     book = await open_leased(journal, mode="any", wait=wait)
-    try:
+    with closed_on_error(book):
         meta = book.meta()
         if not meta:
             about = {
@@ -103,9 +104,6 @@ async def asend_kept(
             )
         else:
             await asyncio.to_thread(_check_same, book, meta, kept, header)
-    except BaseException:
-        book.close()
-        raise
     return await _deliver(book, client, meta, concurrency, progress, ahead, counter)
 
 
@@ -125,19 +123,14 @@ async def aresume(
     """Continue a streamed campaign from its journal and staged files alone (after a crash,
     an interrupt, a kernel restart): exactly the recipients not yet accepted are sent.
     Without ``client``, the gateway the journal records (see ``smskit.Campaign.resume``)."""
-    check_concurrency(concurrency)
-    runner = client if client is not None else reconnect(journal_path, Client)
-    book = await open_leased(journal_path, wait=wait)
-    try:
+    book, runner = await reopen(journal_path, client, concurrency=concurrency, wait=wait)
+    with closed_on_error(book):
         meta = book.meta()
         if "digests" not in meta:
             raise ConfigurationError(
                 f"journal {str(journal_path)!r} is not a streamed campaign's: "
                 "smskit.Campaign.resume continues it"
             )
-    except BaseException:
-        book.close()
-        raise
     return await _deliver(book, runner, meta, concurrency, progress, ahead, counter)
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import math
 import random
 import threading
 from collections.abc import Sequence
@@ -20,6 +19,7 @@ from typing import Any
 
 from smskit.errors import ValidationError
 from smskit.rules.once import once
+from smskit.sandbox._numbers import checked_number
 
 GATEWAY_PREFIX = "/v1/public/"
 
@@ -52,11 +52,7 @@ class FaultSettings:
 
 
 def _rate(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValidationError(name, "must be a number between 0 and 1", value=value)
-    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
-        raise ValidationError(name, "must be between 0 and 1", value=value)
-    return float(value)
+    return checked_number(name, value, high=1.0)
 
 
 def _latency(value: Any) -> tuple[float, float]:
@@ -66,10 +62,7 @@ def _latency(value: Any) -> tuple[float, float]:
         raise ValidationError("latency", "must be seconds or a (low, high) pair", value=value)
     low, high = value
     for bound in (low, high):
-        if isinstance(bound, bool) or not isinstance(bound, int | float):
-            raise ValidationError("latency", "bounds must be numbers of seconds", value=value)
-        if not (math.isfinite(bound) and 0.0 <= bound <= 30.0):
-            raise ValidationError("latency", "bounds must be between 0 and 30 s", value=value)
+        checked_number("latency", bound, high=30.0, unit=" of seconds")
     if low > high:
         raise ValidationError("latency", "low must not exceed high", value=value)
     return float(low), float(high)

@@ -7,7 +7,6 @@ cannot drift apart.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -22,6 +21,7 @@ from smskit.sandbox._callbacks import Deliveries, check_callback_url, script_cam
 from smskit.sandbox._casting import PHONE_RULE, normalize_phone
 from smskit.sandbox._clock import Clock
 from smskit.sandbox._domain import GatewayError
+from smskit.sandbox._numbers import checked_number
 from smskit.sandbox._player import Player
 from smskit.sandbox._prices import CURRENCY, to_eur
 from smskit.sandbox._reports import CallbackFaults, DeliveryModel
@@ -239,11 +239,8 @@ class Gateway:
 
     def set_balance(self, amount: float) -> None:
         """Set the account balance in EUR."""
-        if isinstance(amount, bool) or not isinstance(amount, int | float):
-            raise ValidationError("amount", "must be a number of EUR", value=amount)
-        if not math.isfinite(amount) or amount < 0:
-            raise ValidationError("amount", "must be a finite number >= 0", value=amount)
-        self.store.set_balance(float(amount), self.clock.timestamp())
+        amount = checked_number("amount", amount, unit=" of EUR")
+        self.store.set_balance(amount, self.clock.timestamp())
 
     def balance(self) -> float:
         """Current balance in EUR."""
@@ -252,10 +249,7 @@ class Gateway:
     def add_wallet_pack(self, amount: float, expires_in_days: float) -> str:
         """Add a pack of ``amount`` EUR that expires ``expires_in_days`` from now; its id."""
         for name, value in (("amount", amount), ("expires_in_days", expires_in_days)):
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ValidationError(name, "must be a number", value=value)
-            if not math.isfinite(value) or value <= 0:
-                raise ValidationError(name, "must be a finite number > 0", value=value)
+            checked_number(name, value, above=True)
         now = self.clock.timestamp()
         return self.store.add_pack(float(amount), now + expires_in_days * 86_400.0, now)
 
@@ -275,11 +269,8 @@ class Gateway:
             raise ValidationError(
                 "product_name", f"must be one of {', '.join(_spec.PRODUCTS)}", value=product_name
             )
-        if isinstance(price, bool) or not isinstance(price, int | float):
-            raise ValidationError("price", "must be a number of EUR", value=price)
-        if not math.isfinite(price) or price <= 0:
-            raise ValidationError("price", "must be a finite number > 0", value=price)
-        self.store.set_price(country, product_name, float(price))
+        price = checked_number("price", price, above=True, unit=" of EUR")
+        self.store.set_price(country, product_name, price)
 
     def prices(self) -> list[dict[str, Any]]:
         """Every unit price, by country then product."""
@@ -336,11 +327,7 @@ class Gateway:
 
     def advance(self, seconds: float) -> int:
         """Move the sandbox clock forward; dispatch scheduled sends now due; returns how many."""
-        if isinstance(seconds, bool) or not isinstance(seconds, int | float):
-            raise ValidationError("seconds", "must be a number", value=seconds)
-        if not math.isfinite(seconds) or seconds < 0:
-            raise ValidationError("seconds", "must be a finite number >= 0", value=seconds)
-        self.clock.advance(float(seconds))
+        self.clock.advance(checked_number("seconds", seconds))
         dispatched = self.store.dispatch_due(self.clock.timestamp())
         self.play_callbacks()
         return dispatched

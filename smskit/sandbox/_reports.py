@@ -16,7 +16,6 @@ moment it is scripted (an hour in a second by default; :meth:`DeliveryModel.fast
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,6 +24,7 @@ from typing import Any, Final
 from smskit.errors import ValidationError
 from smskit.rules.callbacks import DATE_FORMAT, report_message_id
 from smskit.rules.content import is_marketing
+from smskit.sandbox._numbers import checked_number
 
 __all__ = ["CallbackFaults", "DeliveryModel", "Outgoing", "SentMessage", "script"]
 
@@ -84,10 +84,7 @@ class DeliveryModel:
         for name in ("late_share", "duplicate_share", "stop_share"):
             _share(name, getattr(self, name))
         scale = self.time_scale
-        if isinstance(scale, bool) or not isinstance(scale, int | float):
-            raise ValidationError("time_scale", "must be a number", value=scale)
-        if not (math.isfinite(scale) and 0 < scale <= 1):
-            raise ValidationError("time_scale", "must be in (0, 1]", value=scale)
+        checked_number("time_scale", scale, high=1.0, above=True)
 
     @classmethod
     def fast(cls, seed: int = 0, **shares: float) -> DeliveryModel:

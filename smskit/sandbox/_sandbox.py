@@ -8,7 +8,6 @@ the sandbox (lazily) to start one when no credentials are configured.
 from __future__ import annotations
 
 import atexit
-import math
 import secrets
 import threading
 from collections.abc import Mapping, Sequence
@@ -19,6 +18,7 @@ from smskit.errors import ValidationError
 from smskit.sandbox._clock import Clock
 from smskit.sandbox._faults import Faults
 from smskit.sandbox._gateway import Gateway
+from smskit.sandbox._numbers import checked_number
 from smskit.sandbox._prices import DEFAULT_BALANCE_EUR
 from smskit.sandbox._reports import CallbackFaults, DeliveryModel
 from smskit.sandbox._request_ids import DuplicateAnswer
@@ -58,10 +58,7 @@ class Sandbox(Served):
             raise ValueError("login: must not be blank")
         if api_key is not None and not api_key:
             raise ValueError("api_key: must not be blank (omit it for a random key)")
-        if isinstance(balance, bool) or not isinstance(balance, int | float):
-            raise ValidationError("balance", "must be a number of EUR", value=balance)
-        if not math.isfinite(balance) or balance < 0:
-            raise ValidationError("balance", "must be a finite number >= 0", value=balance)
+        checked_number("balance", balance, unit=" of EUR")
         self.path = path
         self.seed = seed
         self._init_served(host, port)

@@ -101,11 +101,9 @@ class Composer(View):
         self._client = client
         # The one campaign (None without recipients): every field is read with the numbers,
         # so the first {field} typed costs no read.
-        self._held = (
-            None
-            if recipients is None
-            else Campaign.from_spec(client, recipients, spec, read_fields=DYNAMIC_FIELDS)
-        )
+        self._held = None if recipients is None else Campaign.from_spec(client, recipients, spec)
+        if self._held is not None:
+            self._held.read_fields = DYNAMIC_FIELDS
         self._spec = spec  # what the controls last described (the campaign's, when held)
         self._name = name  # the names given: the first send's, numbered for the next ones
         self._journal = Path(journal) if journal is not None else None

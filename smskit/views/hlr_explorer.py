@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit.campaigns.campaign import bulk_hlr
+from smskit.campaigns.bulk import bulk_hlr
 from smskit.client import AsyncClient, Client, frames
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec

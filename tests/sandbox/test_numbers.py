@@ -1,103 +1,45 @@
-"""The sandbox reads numbers with the rule book: the gateway's leniency and number -> country."""
+"""The sandbox's one numeric check (balance, amounts, prices, rates, latency, clock)."""
 
 from __future__ import annotations
 
-import re
+import math
 
-import phonenumbers
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from smskit.rules import phones
-from smskit.rules.phones import gateway_number, region_of
-from smskit.sandbox import _hlr
-from smskit.sandbox._casting import normalize_phone
-
-# The sandbox's own reading before it asked the rule book, kept as the reference its lenient
-# behaviour must not drift from: separators dropped one by one, "00" as "+", then E.164.
-_OLD_SEPARATORS = re.compile(r"[\s\-.()/\u00a0]")
-_OLD_E164 = re.compile(r"\+[1-9][0-9]{6,14}")
+from smskit.errors import ValidationError
+from smskit.sandbox import Sandbox
+from smskit.sandbox._numbers import checked_number
 
 
-def old_reading(text: str) -> str | None:
-    """The sandbox's former normalize_phone on a string."""
-    text = _OLD_SEPARATORS.sub("", text)
-    if text.startswith("00"):
-        text = "+" + text[2:]
-    return text if _OLD_E164.fullmatch(text) else None
+@given(value=st.floats(allow_nan=True, allow_infinity=True), above=st.booleans())
+def test_a_number_is_taken_exactly_when_finite_and_in_range(value: float, above: bool) -> None:
+    """Accepted iff finite and within [0, 1] (0 excluded when ``above``); the error names
+    the field."""
+    fits = math.isfinite(value) and (value > 0 if above else value >= 0) and value <= 1
+    if fits:
+        assert checked_number("rate", value, high=1.0, above=above) == value
+    else:
+        with pytest.raises(ValidationError, match="rate: must be a finite number between 0"):
+            checked_number("rate", value, high=1.0, above=above)
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        (" +33 6 12-34.56(78)", "+33612345678"),
-        ("0033612345678", "+33612345678"),
-        ("+33\u00a0612/345678", "+33612345678"),
-        ("\t+44 7911 123456\n", "+447911123456"),
-        ("0612345678", None),  # national: the gateway never guesses a country
-        ("+0612345678", None),
-        ("++33612345678", None),
-        ("+33612345ABC", None),
-        ("+331234", None),  # 6 digits: E.164 has 7 to 15
-    ],
-)
-def test_gateway_number_reads_like_the_gateway(text: str, expected: str | None) -> None:
-    """Separators and a leading 00 are read; anything else that is not E.164 is refused."""
-    assert gateway_number(text) == expected
-    assert normalize_phone(text) == expected
+@pytest.mark.parametrize("value", [True, "1", None, [1]])
+def test_a_bool_or_a_non_number_is_refused_naming_the_unit(value: object) -> None:
+    """True is not 1 EUR; a string or None is not a number either."""
+    with pytest.raises(ValidationError, match="amount: must be a number of EUR"):
+        checked_number("amount", value, unit=" of EUR")
 
 
-@settings(max_examples=400)
-@given(st.text(alphabet="+0123456789 -.()/\u00a0\t\nA٣", max_size=22))
-def test_sandbox_reading_has_not_drifted(text: str) -> None:
-    """The sandbox's reading through the rule book equals its former one on any text."""
-    assert normalize_phone(text) == old_reading(text)
-
-
-@settings(max_examples=400)
-@given(st.text(alphabet="0123456789", min_size=6, max_size=15))
-def test_what_the_client_sends_the_sandbox_reads_unchanged(digits: str) -> None:
-    """An E.164 number (what the client sends) is read as itself; anything else is refused."""
-    number = "+" + digits
-    assert (normalize_phone(number) == number) == phones.is_e164(number)
-
-
-@pytest.mark.parametrize(
-    ("number", "region"),
-    [
-        ("+33612345678", "FR"),
-        ("+12127363100", "US"),  # 212: New York
-        ("+14165551234", "CA"),  # 416: Toronto, same +1 code
-        ("+441534123456", "JE"),  # 01534: Jersey, same +44 code
-        ("+79161234567", "RU"),
-        ("+77012345678", "KZ"),  # 70x: Kazakh mobiles, same +7 code
-        ("+80012345678", None),  # international freephone: no country
-        ("33612345678", None),  # no '+'
-        ("+999123", None),  # no such country code
-    ],
-)
-def test_region_of(number: str, region: str | None) -> None:
-    """region_of resolves shared country codes from the whole number; None when no country."""
-    assert region_of(number) == region
-
-
-EXAMPLES = sorted(
-    phonenumbers.format_number(example, phonenumbers.PhoneNumberFormat.E164)
-    for region in phonenumbers.SUPPORTED_REGIONS
-    for kind in (phonenumbers.PhoneNumberType.MOBILE, phonenumbers.PhoneNumberType.FIXED_LINE)
-    if (example := phonenumbers.example_number_for_type(region, kind)) is not None
-)
-
-
-def test_preflight_and_sandbox_agree_on_the_country_of_valid_numbers() -> None:
-    """Every region's example numbers: the client's reading (classify) and the sandbox's
-    pricing country and HLR country are one region (non-geographic codes: no country)."""
-    assert len(EXAMPLES) > 400
-    for number in EXAMPLES:
-        check = phones.classify(number, None)
-        if not check.valid:
-            continue
-        expected = None if check.region == "001" else check.region
-        assert region_of(number) == expected, number
-        assert _hlr.lookup(number)["country_code"] == expected, number
+def test_every_sandbox_setter_refuses_through_it() -> None:
+    """Balance, price, pack amount and clock all refuse a negative or infinite value."""
+    with Sandbox(seed=0) as box:
+        with pytest.raises(ValidationError, match="amount: must be a finite number >= 0"):
+            box.set_balance(-1)
+        with pytest.raises(ValidationError, match="price: must be a finite number > 0"):
+            box.set_price("FR", "sms_premium", 0)
+        with pytest.raises(ValidationError, match="seconds: must be a finite number >= 0"):
+            box.advance(math.inf)
+    with pytest.raises(ValidationError, match="balance: must be a finite number >= 0"):
+        Sandbox(balance=-0.5)

@@ -1,0 +1,269 @@
+"""The campaign executors' common part: :class:`CampaignExecutor`, on which
+:class:`smskit.Campaign` (recipients in memory) and :class:`smskit.dask.Campaign` (recipients
+partitioned) are thin: one spec, one set of public methods with one signature each, every
+operation written once (async, with its generated blocking twin), and what differs (where
+the recipients are) behind three hooks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, Self, TypeVar
+
+from smskit.campaigns.definition import CampaignSpec
+from smskit.campaigns.estimates import CostEstimate, offline_estimate, simulate
+from smskit.campaigns.preflight import PreflightSettings
+from smskit.campaigns.runner import ProgressOption, check_chunk_size, check_concurrency
+from smskit.campaigns.served import destinations
+from smskit.campaigns.twins import blocking
+from smskit.client import AsyncClient, Client
+from smskit.errors import ConfigurationError
+from smskit.rules import spec as _spec
+from smskit.rules.destinations import Destinations
+from smskit.rules.region import DEFAULT_REGION
+
+if TYPE_CHECKING:
+    from smskit.rules.contacts import ContactChunk
+
+__all__ = ["CampaignExecutor", "ClientOption", "Planned", "Run", "check_client"]
+
+ResultT = TypeVar("ResultT")
+ClientOption = Client | AsyncClient | None
+
+
+@dataclass(frozen=True)
+class Run:
+    """How a send or a resume runs: requests at a time, progress, seconds to wait for the
+    journal's lease."""
+
+    concurrency: int
+    progress: ProgressOption
+    wait: float
+
+
+class Planned(Protocol):
+    """The chunks a send would make, as an estimate reads them."""
+
+    @property
+    def to_send(self) -> int:
+        """Recipients sent."""
+
+    def segments_and_regions(self) -> Iterable[tuple[Sequence[int], Sequence[str | None]]]:
+        """Each chunk's recipients' segments and regions."""
+
+    def chunks(self) -> Iterable[tuple[int, list[int], ContactChunk]]:
+        """Each chunk's index, rows and payload, made as they are taken."""
+
+
+def check_client(client: Any) -> None:
+    """A campaign's client: a smskit.Client or AsyncClient, or None (``smskit.Client()``,
+    made when the campaign first talks to the gateway)."""
+    if client is not None and not isinstance(client, Client | AsyncClient):
+        raise ConfigurationError(
+            f"client must be a smskit.Client or smskit.AsyncClient, got {type(client).__name__}"
+        )
+
+
+def _edited(name: str, doc: str) -> Any:
+    """A spec field as an attribute; assigning it gives the campaign an edited spec."""
+
+    def get(self: CampaignExecutor[Any]) -> Any:
+        return getattr(self.spec, name)
+
+    def set_(self: CampaignExecutor[Any], value: Any) -> None:
+        self.spec = self.spec.replace(**{name: value})
+
+    return property(get, set_, doc=doc)
+
+
+class CampaignExecutor(Generic[ResultT]):
+    """What both campaign executors share: a client and one spec (its fields as attributes,
+    ``text`` and ``sender`` assignable: the campaign then holds the edited spec), the repr,
+    and every operation above the client, each written once, async, with its generated
+    blocking twin. What differs is where the recipients are, behind three hooks:
+    ``_planned`` (the chunks to estimate), ``_deliver`` (a send) and ``_continue`` (a
+    resume)."""
+
+    kind: ClassVar[str] = "Campaign"
+
+    def __init__(
+        self,
+        client: Client | AsyncClient | None,
+        recipients: Any,
+        *,
+        text: str,
+        sender: str,
+        name: str | None = None,
+        default_region: str | None = DEFAULT_REGION,
+        clock: Callable[[], datetime] | None = None,
+        journal: str | Path | None = None,
+        **send_options: Any,
+    ) -> None:
+        check_client(client)
+        self._client = client
+        self.spec = CampaignSpec(text, sender, send_options, name, default_region, clock, journal)
+        self.recipients = self._taken(recipients)
+
+    def _taken(self, recipients: Any) -> Any:
+        """The recipients as this front end holds them (checked)."""
+        raise NotImplementedError
+
+    @property
+    def client(self) -> Client | AsyncClient:
+        """The client the campaign's requests go through (``smskit.Client()`` unless given)."""
+        if self._client is None:
+            self._client = Client()
+        return self._client
+
+    def __repr__(self) -> str:
+        return (
+            f"{self.kind}({self.name!r}, {self.describe_recipients()}, "
+            f"text={self.spec.shown_text()!r}, sender={self.sender!r})"
+        )
+
+    @classmethod
+    def from_spec(
+        cls, client: Client | AsyncClient | None, recipients: Any, spec: CampaignSpec
+    ) -> Self:
+        """The campaign ``spec`` describes (this very spec: its creation time, hence its
+        identity, kept), sending to ``recipients``."""
+        campaign = cls(client, recipients, **spec.arguments())
+        campaign.spec = spec
+        return campaign
+
+    def describe_recipients(self) -> str:
+        """The recipients in a few words (for the repr)."""
+        raise NotImplementedError
+
+    text = _edited("text", "The text (a template with ``{first_name}`` ... fields).")
+    sender = _edited("sender", "The sender shown to recipients.")
+
+    @property
+    def options(self) -> Mapping[str, Any]:
+        """The send options, checked (read-only)."""
+        return self.spec.options
+
+    @property
+    def name(self) -> str:
+        """The campaign's name: it names the journal (see :attr:`CampaignSpec.identity`)."""
+        return self.spec.identity
+
+    @property
+    def default_region(self) -> str | None:
+        """The country of national numbers when a row names none."""
+        return self.spec.default_region
+
+    @property
+    def settings(self) -> PreflightSettings:
+        """What preflight checks the campaign against."""
+        return self.spec.settings
+
+    def _serving(
+        self, offline: bool
+    ) -> Callable[[Callable[[], Mapping[str, str]]], Destinations | None]:
+        """What preflight asks the gateway (see ``run_preflight``): nothing when ``offline``,
+        else the countries served for the product and their prices, learned once per client."""
+        if offline:
+            return lambda _samples: None
+        product = self.settings.product
+        return lambda samples: destinations(self.client, samples(), product)
+
+    def default_journal(self) -> Path:
+        """Where :meth:`send` journals unless told: the spec's journal, else
+        ``<campaigns dir>/<name>.journal.sqlite`` (a per-user directory, see smskit._paths)."""
+        return self.spec.journal_path()
+
+    # -- the operations, written once ---------------------------------------------------------
+
+    async def aestimate(
+        self,
+        *,
+        offline: bool = False,
+        unit_prices: Mapping[str, float] | None = None,
+        chunk_size: int = 500,
+        concurrency: int = 4,
+        progress: ProgressOption = False,
+    ) -> CostEstimate:
+        """Cost, SMS count and residual credit; from the gateway (``simulation_mode``, chunk by
+        chunk, compared with the balance) or, with ``offline=True``, from :mod:`smskit.rules.text`
+        (no request; cost only with ``unit_prices``: EUR per segment by country code)."""
+        check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
+        planned = self._planned(chunk_size)
+        if offline:
+            counted = planned.segments_and_regions()
+            return await asyncio.to_thread(offline_estimate, counted, unit_prices)
+        return await simulate(
+            self.client, self.spec.header, planned.chunks(), total=planned.to_send,
+            concurrency=concurrency, progress=progress,
+        )  # fmt: skip
+
+    estimate = blocking(aestimate)
+
+    async def asend(
+        self,
+        *,
+        concurrency: int = 4,
+        chunk_size: int = 500,
+        progress: ProgressOption = True,
+        journal: str | Path | None = None,
+        wait: float = 0,
+    ) -> ResultT:
+        """Send every recipient that passes preflight, in chunks, ``concurrency`` at a time.
+
+        With a journal (``journal``, else :meth:`default_journal`) that already holds this
+        campaign, it continues it: chunks accepted before are not sent again. Raises
+        ``ValidationError`` for a campaign-level preflight error, ``CampaignBusy`` when
+        another runner sends this journal (after waiting ``wait`` s).
+        """
+        check_concurrency(concurrency)
+        check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
+        path = self.spec.journal_path(journal)
+        return await self._deliver(path, chunk_size, Run(concurrency, progress, wait))
+
+    send = blocking(asend)
+
+    @classmethod
+    async def aresume(
+        cls,
+        journal_path: str | Path,
+        client: Client | AsyncClient | None = None,
+        *,
+        concurrency: int = 4,
+        progress: ProgressOption = True,
+        wait: float = 0,
+    ) -> ResultT:
+        """Continue the campaign a journal holds (after a crash, a kill, a kernel restart).
+
+        Needs no recipients: the journal (and, for a Dask campaign, the files staged beside
+        it) has every chunk's payload. Chunks accepted before are never sent again; those
+        left in flight or failed for a transient reason are sent again with the same
+        request_id, which the gateway accepts at most once. Without ``client``, it goes back
+        to the gateway the journal records (URL and login; the key from ``SMSKIT_API_KEY``,
+        or the sandbox still running in this process), or raises a ConfigurationError asking
+        for one. Raises ``CampaignBusy`` when another runner sends it (after waiting
+        ``wait`` s).
+        """
+        check_concurrency(concurrency)
+        return await cls._continue(journal_path, client, Run(concurrency, progress, wait))
+
+    # mypy sees a classmethod's function in the class body, the runtime its descriptor.
+    resume = classmethod(blocking(aresume.__func__))  # type: ignore[attr-defined]
+
+    # -- the hooks: where the recipients are ----------------------------------------------------
+
+    def _planned(self, chunk_size: int) -> Planned:
+        """The chunks a send of ``chunk_size`` would make (preflight first if needed)."""
+        raise NotImplementedError
+
+    async def _deliver(self, path: Path, chunk_size: int, run: Run) -> ResultT:
+        """Send through the journal at ``path``."""
+        raise NotImplementedError
+
+    @classmethod
+    async def _continue(cls, journal_path: str | Path, client: ClientOption, run: Run) -> ResultT:
+        """Resume the journal at ``journal_path``."""
+        raise NotImplementedError
