@@ -253,3 +253,12 @@ def test_the_dask_send_with_the_report_first_is_deprecated(
     assert int(result.summary()["recipients"].iloc[0]) == 6
     assert int(result.summary()["excluded"].iloc[0]) == 0  # the offline report's verdicts
     assert inspect.signature(smskit.dask.Campaign.send) == inspect.signature(smskit.Campaign.send)
+
+
+def test_read_fields_are_checked_when_set(client: smskit.Client) -> None:
+    """Campaign.read_fields takes Contact field names only, refused naming read_fields."""
+    campaign = smskit.Campaign(client, fr_mobiles(2), text=TEXT, sender="Shop")
+    campaign.read_fields = ["first_name", "param1"]
+    assert list(campaign.read_fields) == ["first_name", "param1"]
+    with pytest.raises(smskit.ValidationError, match="read_fields"):
+        campaign.read_fields = ["first_name", "shoe_size"]
