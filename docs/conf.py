@@ -5,7 +5,9 @@ such as a docstring docutils cannot read or a reference page that names a missin
 fails). The reference pages (docs/reference/) each hold one ``smskit-facade`` directive:
 it documents the names in that module's ``__all__``, each object once. A name the top-level
 ``smskit`` also exports (the same object) is documented there and only linked from the
-facade's page; submodules named in ``__all__`` are linked to their own page.
+facade's page; submodules named in ``__all__`` are linked to their own page. The
+``smskit-endpoints`` directive (docs/reference/endpoints.rst) lists the client's endpoint
+groups, ``client.{resource}.{action}``, as the client's annotations declare them.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import sys
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,7 @@ from docutils import nodes
 from docutils.statemachine import StringList
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
+from sphinx.util.inspect import stringify_signature
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -87,6 +91,58 @@ class FacadeDirective(SphinxDirective):
         return container.children
 
 
+def endpoint_groups() -> dict[str, type]:
+    """``{"sms_campaign": SmsCampaign, ...}``: the endpoint groups a client carries, as its
+    annotations declare them (``client.{resource}.{action}(...)``)."""
+    import smskit
+
+    groups = {}
+    for name, hint in typing.get_type_hints(smskit.Client).items():
+        cls = typing.get_origin(hint) or hint
+        if (
+            not name.startswith("_")
+            and inspect.isclass(cls)
+            and cls.__module__.startswith("smskit")
+        ):
+            groups[name] = cls
+    return groups
+
+
+class EndpointsDirective(SphinxDirective):
+    """``.. smskit-endpoints::``: each endpoint group of the client and its methods, with the
+    signature users call (keyword arguments and the result type). An endpoint is an
+    ``Endpoint`` descriptor on its class, not a function, so autodoc would show it as a bare
+    attribute: the entries are written here, from the same signature help() shows."""
+
+    def run(self) -> list[nodes.Node]:
+        from smskit.client.core import Endpoint
+
+        lines = []
+        for name, cls in endpoint_groups().items():
+            lines += [
+                f".. rubric:: client.{name}",
+                "",
+                f".. py:class:: {cls.__qualname__}",
+                f"   :module: {cls.__module__}",
+                "",
+                *_indented(inspect.getdoc(cls) or "", 3),
+                "",
+            ]
+            for method, value in vars(cls).items():
+                if isinstance(value, Endpoint):
+                    signature = stringify_signature(value._signature())
+                    lines += [f"   .. py:method:: {method}{signature}", ""]
+                    lines += [*_indented(inspect.getdoc(value) or "", 6), ""]
+        container = nodes.container()
+        self.state.nested_parse(StringList(lines, source="<smskit-endpoints>"), 0, container)
+        return container.children
+
+
+def _indented(text: str, spaces: int) -> list[str]:
+    return [" " * spaces + line if line else "" for line in text.splitlines()]
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("smskit-facade", FacadeDirective)
+    app.add_directive("smskit-endpoints", EndpointsDirective)
     return {"parallel_read_safe": True}

@@ -148,3 +148,19 @@ def test_what_campaigns_and_bulk_helpers_return_is_exported_at_top_level() -> No
     assert len(operations) >= 10
     assert {smskit.PreflightReport, smskit.CostEstimate, smskit.CampaignResult} <= returned
     assert [c for c in returned if getattr(smskit, c.__name__, None) is not c] == []
+
+
+def test_every_endpoint_has_a_docstring() -> None:
+    """Each ``client.{resource}.{action}`` method (docs/reference/endpoints.rst) has a docstring."""
+    import smskit
+    from smskit.client.core import Endpoint
+
+    endpoints = {
+        f"client.{group}.{name}": value
+        for group, hint in typing.get_type_hints(smskit.Client).items()
+        if not group.startswith("_")
+        for name, value in vars(typing.get_origin(hint) or hint).items()
+        if isinstance(value, Endpoint)
+    }
+    assert "client.sms_campaign.send" in endpoints
+    assert [name for name, endpoint in endpoints.items() if not _own_doc(endpoint)] == []
