@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from smskit.errors import ValidationError
+from smskit.rules import csvtext
 from smskit.rules.csvtext import read_csv_text
 from smskit.rules.recipients import Recipients
 
@@ -231,3 +232,17 @@ def test_file_that_cannot_be_read_whole_is_refused_at_its_line(
     with pytest.raises(ValidationError) as caught:
         read_csv_text(path, WANTED)
     assert (caught.value.field, caught.value.line) == ("recipients", line)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(alphabet='ab",\n\r', max_size=40))
+def test_quick_quote_check_never_passes_a_file_with_a_quote_left_open(
+    tmp_path_factory: pytest.TempPathFactory, text: str
+) -> None:
+    """The vectorised check that every quote pairs up as a quoted value says "closed" only
+    when the exact reading (Python's csv module, pandas' quoting rules) finds no quote open
+    at the end of the file, whatever the quotes, commas and line ends."""
+    path = tmp_path_factory.mktemp("csv") / "recipients.csv"
+    path.write_bytes(text.encode())
+    if csvtext._quotes_closed(path):
+        assert csvtext._open_quote_line(path) is None

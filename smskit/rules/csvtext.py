@@ -28,6 +28,8 @@ _BLOCK: Final = 1 << 20
 # A line appended after the file when looking for an unclosed quote: a quote still open at
 # the end of the file swallows it into its value; otherwise it comes back as a row of its own.
 _SENTINEL: Final = "smskit:end-of-file\x1f"
+_QUOTE, _LF = ord('"'), ord("\n")
+_BOUNDS: Final = (ord(","), _LF, ord("\r"))  # what a value starts after and ends before
 RULE_NUL: Final = "holds a NUL byte: this is not a text (CSV) file"
 RULE_NOT_UTF8: Final = (
     "holds bytes that are not UTF-8 text: save the file as CSV UTF-8 (a spreadsheet's "
@@ -46,8 +48,10 @@ def _unreadable(field: str, line: int, rule: str, path: Path) -> ValidationError
 def check_whole(path: Path, field: str = "recipients") -> None:
     """Refuse a file that cannot be read whole as CSV text: a NUL byte, bytes that are not
     UTF-8, a quote never closed; the error names the line (counted from 1)."""
-    if _scan_bytes(path, field) and (line := _open_quote_line(path)) is not None:
-        raise _unreadable(field, line, RULE_OPEN_QUOTE, path)
+    if _scan_bytes(path, field) and not _quotes_closed(path):
+        line = _open_quote_line(path)
+        if line is not None:
+            raise _unreadable(field, line, RULE_OPEN_QUOTE, path)
 
 
 def _scan_bytes(path: Path, field: str) -> bool:
@@ -75,6 +79,40 @@ def _scan_bytes(path: Path, field: str) -> bool:
     except UnicodeDecodeError:  # a character cut off by the end of the file
         raise _unreadable(field, line, RULE_NOT_UTF8, path) from None
     return quoted
+
+
+def _quotes_closed(path: Path) -> bool:
+    """True when the quotes pair up as quoted values with nothing else in them: each pair's
+    first opens a value (at the file's or a line's start, or after a comma), its second
+    closes it (before a comma, a line end or the end of the file). Then no quote is open at
+    the end. False says only "look closer" (doubled or literal quotes:
+    :func:`_open_quote_line` decides). Over blocks of whole lines with numpy: no Python
+    object a value."""
+    carry = b""
+    with path.open("rb") as handle:
+        block = handle.read(_BLOCK).removeprefix(codecs.BOM_UTF8)
+        while block:
+            block = carry + block
+            cut = block.rfind(b"\n") + 1
+            if not _pairs_close(block[:cut]):
+                return False
+            carry = block[cut:]
+            block = handle.read(_BLOCK)
+    return _pairs_close(carry)
+
+
+def _pairs_close(part: bytes) -> bool:
+    import numpy as np
+
+    data = np.frombuffer(part, dtype=np.uint8)
+    at = np.flatnonzero(data == _QUOTE)
+    if at.size % 2:
+        return False
+    opens, closes = at[0::2], at[1::2]
+    before = data[np.maximum(opens - 1, 0)]
+    before[opens == 0] = _LF  # the part starts a line
+    after = np.append(data, _LF)[closes + 1]  # the part ends a line, or the file
+    return bool(np.isin(before, _BOUNDS).all() and np.isin(after, _BOUNDS).all())
 
 
 def _open_quote_line(path: Path) -> int | None:
