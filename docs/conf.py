@@ -38,7 +38,6 @@ exclude_patterns: list[str] = []
 
 autodoc_default_options = {"member-order": "bysource"}
 autodoc_typehints = "signature"
-autodoc_class_signature = "separated"
 autodoc_preserve_defaults = True
 
 html_theme = "pydata_sphinx_theme"
@@ -59,6 +58,21 @@ def _documented_at_top(facade: str) -> dict[str, Any]:
     }
 
 
+def _entry(facade: str, value: Any, name: str) -> list[str]:
+    """The autodoc directive for one exported name. A class shows its members, inherited ones
+    too (Campaign's operations live on its executor base) when smskit wrote them
+    (:func:`_skip_foreign`)."""
+    if inspect.isclass(value):
+        kind = "autoexception" if issubclass(value, BaseException) else "autoclass"
+        return [f".. {kind}:: {facade}.{name}", "   :members:", "   :inherited-members:", ""]
+    if callable(value):
+        return [f".. autofunction:: {facade}.{name}", ""]
+    # A constant holds no docstring (autodata would show its type's, dict's or pandas'):
+    # its name and type; the module's docstring says what it is.
+    kind = f"{type(value).__module__}.{type(value).__qualname__}".removeprefix("builtins.")
+    return [f".. py:data:: {name}", f"   :module: {facade}", f"   :type: {kind}", ""]
+
+
 class FacadeDirective(SphinxDirective):
     """``.. smskit-facade:: smskit.text``: the module's docstring and each public name once."""
 
@@ -75,10 +89,8 @@ class FacadeDirective(SphinxDirective):
                 submodules.append(value.__name__)
             elif name not in at_top:
                 members.append(name)
-        lines = [f".. automodule:: {facade}"]
-        if members:
-            lines.append(f"   :members: {', '.join(members)}")
-        lines.append("")
+        lines = [f".. automodule:: {facade}", ""]
+        lines += [line for name in members for line in _entry(facade, getattr(module, name), name)]
         if at_top:
             links = ", ".join(f":obj:`smskit.{name}`" for name in sorted(at_top))
             lines += [f"Also exported here, documented at the top level: {links}.", ""]
@@ -142,7 +154,29 @@ def _indented(text: str, spaces: int) -> list[str]:
     return [" " * spaces + line if line else "" for line in text.splitlines()]
 
 
+def _defined_in(member: Any) -> str:
+    """The module that defines a class member, as far as the object tells ("" if it cannot)."""
+    if isinstance(member, property):
+        member = member.fget
+    if isinstance(member, staticmethod | classmethod):
+        member = member.__func__
+    owner = getattr(member, "__objclass__", None)  # slot wrappers, getset descriptors
+    if owner is not None:
+        return str(owner.__module__)
+    return str(getattr(member, "__module__", "") or "")
+
+
+def _skip_foreign(
+    app: Sphinx, what: str, name: str, obj: Any, skip: bool, options: Any
+) -> bool | None:
+    """Leave out class members that smskit did not write (inherited from outside smskit)."""
+    if what in ("class", "exception") and _defined_in(obj).partition(".")[0] not in ("", "smskit"):
+        return True
+    return None
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("autodoc-skip-member", _skip_foreign)
     app.add_directive("smskit-facade", FacadeDirective)
     app.add_directive("smskit-endpoints", EndpointsDirective)
     return {"parallel_read_safe": True}

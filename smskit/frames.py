@@ -29,7 +29,7 @@ from smskit.client.frames import (
     send_results_frame,
     wallet_packs_frame,
 )
-from smskit.views.tables import percentages
+from smskit.views.tables import PercentTable, percentages
 
 __all__ = [
     "BREAKDOWN_KEYS",
@@ -41,6 +41,7 @@ __all__ = [
     "MOBILE_TYPES",
     "PHONE_NUMBER_TYPE_DTYPE",
     "TOTAL",
+    "PercentTable",
     "balance_frame",
     "breakdown",
     "categorical",
