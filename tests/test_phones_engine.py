@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from phonenumbers import PhoneMetadata, PhoneNumber, PhoneNumberType
 
-from smskit.rules import _fastphones
+from smskit.rules import _phoneplan
 from smskit.rules._digitdfa import DigitAutomaton, Unsupported, digit_matrix, parse
 
 # Every digit string of 0 to 4 digits: a small pattern is decided on all of them.
@@ -79,7 +79,7 @@ def test_every_pattern_of_phonenumbers_is_read() -> None:
     for region in sorted(phonenumbers.SUPPORTED_REGIONS):
         meta = PhoneMetadata.metadata_for_region(region)
         assert meta is not None
-        for name in _fastphones._DESCS:
+        for name in _phoneplan.DESCS:
             desc = getattr(meta, name)
             pattern = desc.national_number_pattern if desc is not None else None
             if pattern:
@@ -102,6 +102,6 @@ def test_length_rule_equals_phonenumbers_public_possibility_check() -> None:
             public = phonenumbers.is_possible_number_for_type_with_reason(
                 number, PhoneNumberType.UNKNOWN
             )
-            assert _fastphones._length_result(region, length) == int(public), (region, length)
+            assert _phoneplan.length_result(region, length) == int(public), (region, length)
             compared += 1
     assert compared > 3000

@@ -1,8 +1,9 @@
 """The per-number path of :mod:`smskit.rules.phones`: one value read as phonenumbers reads it.
 
-Its constants (reasons, the spec's line types) and functions are the rule; the array paths
-(:mod:`._phonematrix`, :mod:`._fastphones`) follow it for whole arrays and are pinned to its
-answers. :mod:`smskit.rules.phones` is the public face (it re-exports the public names).
+Its constants (reasons, the spec's line types) and functions are the rule, the reference;
+the whole-array lane (:mod:`._phonematrix`, with the region plans of :mod:`._phoneplan`)
+follows it for whole arrays and is pinned to its answers. :mod:`smskit.rules.phones` is the
+public face (it re-exports the public names).
 """
 
 from __future__ import annotations

@@ -1,18 +1,19 @@
-"""The whole-array lane of :func:`smskit.rules.phones.normalize`: texts as a character matrix.
+"""The phone lane of :func:`smskit.rules.phones.normalize`: texts as a character matrix.
 
-Most values of a recipient list are plain spellings of valid numbers (``06 12 34 56 78``,
-``+33 6 12 34 56 78``, ``0033 6…``, ``(201) 555-0123``). For those, the array path of
-:mod:`smskit.rules._fastphones` reads the digits literally and phonenumbers' own patterns
-(compiled automata) say the number is valid. This module does exactly that reading over an
-Arrow string array's bytes: the shape by one RE2 match, the digits (separators and every
-``(0)`` dropped) gathered from the flat byte buffer into a matrix, then with numpy the ``00``
-rule, the country code, the trunk prefix, the automata and the E.164 number (an integer),
-with no per-text Python work and answers as codes (:class:`Coded`). It follows
-``_fastphones`` step by step for the plain cases (literal reading; then parse()'s reading
-when the trunk rule is plain digits and the digits do not start with the country code) and
-leaves every other text (a refusal, a ``(0)`` in an invalid number, a transform rule, ...)
-to :func:`smskit.rules._fastphones.decide` and then to the per-number path, so the answers
-stay the same (pinned by the differential tests of the array path).
+Most values of a recipient list are plain spellings of numbers (``06 12 34 56 78``,
+``+33 6 12 34 56 78``, ``+33 (0)6…``, ``0033 6…``, ``(201) 555-0123``). This module reads them
+over an Arrow string array's bytes: the shape by one RE2 match, the digits gathered from the
+flat byte buffer into matrices (once without every ``(0)``: the per-number path's literal
+reading; once with every digit: what ``parse()`` reads), then with numpy the ``00`` rule, the
+country code, the trunk prefix, the digit automata of each region's plan
+(:mod:`smskit.rules._phoneplan`) and the E.164 number (an integer), with no per-text Python work
+except for the few codes whose trunk rule needs ``re`` (a transform). Answers are codes
+(:class:`Coded`). It follows the per-number path (``_phonecheck``: phonenumbers' ``parse`` and
+``number_type``) step by step: the literal reading when it gives a valid number, else
+``parse()``'s reading, then national digits as international (spreadsheets drop the "+").
+Every other text (a refusal, letters, one or two digits, a code without a plan, ...) is left
+undecided for the per-number path, the reference, so the answers stay the same (pinned by
+the differential and property tests of tests/test_phones_fastpath.py).
 """
 
 from __future__ import annotations
@@ -26,19 +27,19 @@ import phonenumbers
 from phonenumbers import ValidationResult
 
 from smskit.rules._digitdfa import PAD
-from smskit.rules._fastphones import (
-    _DIGIT_ALTERNATIVES,
-    _GENERAL,
-    _IDD,
-    _MAX_NSN,
-    _NO_STRIP_LENGTH,
-    _UNKNOWN,
+from smskit.rules._phoneplan import (
+    DIGIT_ALTERNATIVES,
+    GENERAL,
+    IDD,
+    MAX_NSN,
+    NO_STRIP_LENGTH,
+    UNKNOWN,
+    Plan,
     Vocabulary,
-    _length_result,
-    _main_region,
-    _Plan,
-    _plan,
-    _possible_reason,
+    length_result,
+    main_region,
+    plan_for,
+    possible_reason,
     region_types,
 )
 from smskit.rules.spec import PHONE_NUMBER_TYPE as TYPES
@@ -143,19 +144,43 @@ def express_texts(texts: pa.Array, region: str | None, words: Vocabulary) -> Cod
     rows = np.flatnonzero((lengths >= 3) & (lengths <= WIDTH))
     if not len(rows):
         return out
-    shaped, plus, plain, digits, count = _compact_digits(texts.take(pa.array(rows)))
-    rows, plus, plain, digits, count = (a[shaped] for a in (rows, plus, plain, digits, count))
+    shaped, plus, digits, count, every, total = _compact_digits(texts.take(pa.array(rows)))
+    rows, plus, digits, count, every, total = (
+        a[shaped] for a in (rows, plus, digits, count, every, total)
+    )
     two_zeros = ~plus & (digits[:, 0] == 0) & (digits[:, 1] == 0) & (count >= 2)
     intl = np.flatnonzero(plus | two_zeros)
     offset = np.where(two_zeros[intl], 2, 0)
     moved = _gather(digits[intl], offset, count[intl] - offset)
+    # parse() reads every digit after a "+" (a "(0)" too); "00..." is re-read as "+...",
+    # whose text has no "(0)" left: the compact digits.
+    zeros = two_zeros[intl]
+    parsed = np.where(zeros[:, None], moved, every[intl])
+    parsed_total = np.where(zeros, count[intl] - offset, total[intl])
     out.put(
         rows[intl],
-        _international(moved, count[intl] - offset, plain[intl], region, words),
+        _international(moved, count[intl] - offset, parsed, parsed_total, region, words),
     )
-    if region is not None:
-        home = np.flatnonzero(~(plus | two_zeros))
-        out.put(rows[home], _national(digits[home], count[home], plain[home], region, words))
+    home = np.flatnonzero(~(plus | two_zeros))
+    if region is None:
+        read = _nowhere(digits[home], count[home], words)
+    else:
+        read = _national(digits[home], count[home], every[home], total[home], region, words)
+    out.put(rows[home], read)
+    return out
+
+
+def _nowhere(digits: np.ndarray, count: np.ndarray, words: Vocabulary) -> Coded:
+    """National digits read in no region: no country code (invalid_country_code), unless the
+    digits, read as international (spreadsheets drop the "+"), are a valid number."""
+    out = Coded.empty(len(digits))
+    _refuse_code(out, np.flatnonzero(digits[:, 0] == 0), words)
+    retry = np.flatnonzero(digits[:, 0] != 0)
+    again, again_count = digits[retry], count[retry]
+    second = _international(again, again_count, again, again_count, None, words)
+    take_second = second.done & second.valid
+    out.put(retry[take_second], second, np.flatnonzero(take_second))
+    _refuse_code(out, retry[second.done & ~second.valid], words)
     return out
 
 
@@ -181,18 +206,22 @@ _SHAPE: Final = r"^[+(]?[0-9](?:[0-9 ./()\-]*[0-9])?\)?$"
 
 def _compact_digits(
     texts: pa.Array,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Texts of the plain shapes with at least 3 digits, whether each starts with ``+``,
-    whether it has no ``(0)``, its digits once the separators and every ``(0)`` are dropped
-    (the per-number path drops them: a trunk prefix written after the country code), as a
-    matrix left-aligned and padded with PAD, and their count."""
+    its digits once the separators and every ``(0)`` are dropped (the per-number path's
+    literal reading drops them: a trunk prefix written after the country code), as a matrix
+    left-aligned and padded with PAD, and their count; then every digit of the text (what
+    parse() reads, a ``(0)``'s included) as a matrix, and its count."""
     import pyarrow.compute as pc
 
     shaped = pc.match_substring_regex(texts, _SHAPE).to_numpy(zero_copy_only=False)
     plus = pc.starts_with(texts, "+").to_numpy(zero_copy_only=False)
-    plain = ~pc.match_substring(texts, "(0)").to_numpy(zero_copy_only=False)
     offsets, data = _buffers(texts)
     kept = (data >= 48) & (data <= 57)
+    every_rank = np.concatenate([[0], np.cumsum(kept)])[offsets]
+    total = np.diff(every_rank)
+    every = _matrix(data[kept] - 48, every_rank[:-1], total, PAD)
+    kept = kept.copy()
     if len(data) >= 3:
         # The "0" of a "(0)" inside one text (never across two).
         first = np.zeros(len(data) + 1, dtype=bool)
@@ -203,7 +232,9 @@ def _compact_digits(
     starts = ranks[offsets]
     count = np.diff(starts)
     digits = _matrix(data[kept] - 48, starts[:-1], count, PAD)
-    return shaped & (count >= 3), plus, plain, digits, count
+    # Both matrices as wide (the compact one is never the wider).
+    digits = np.pad(digits, ((0, 0), (0, every.shape[1] - digits.shape[1])), constant_values=PAD)
+    return shaped & (count >= 3), plus, digits, count, every, total
 
 
 def _buffers(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
@@ -259,7 +290,7 @@ def _starts_with(digits: np.ndarray, count: np.ndarray, prefix: str) -> np.ndarr
 
 
 def _split_code(digits: np.ndarray, total: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """_fastphones._split_code: the shortest country code starting the digits (0 when none, or
+    """The shortest country code starting the digits (0 when none, or
     when they start with 0), and its length."""
     d = digits[:, :3].astype(np.int64)
     one = d[:, 0]
@@ -277,40 +308,44 @@ def _split_code(digits: np.ndarray, total: np.ndarray) -> tuple[np.ndarray, np.n
 def _international(
     digits: np.ndarray,
     total: np.ndarray,
-    plain: np.ndarray,
+    parsed: np.ndarray,
+    parsed_total: np.ndarray,
     region: str | None,
     words: Vocabulary,
 ) -> Coded:
-    """``+`` then ``digits``: _fastphones._international where the text has no ``(0)`` (with
-    one, only a valid literal reading)."""
+    """``+`` then ``digits``: the per-number path's literal reading when it gives a valid
+    number, else parse() of ``parsed`` (every digit after the ``+``, a ``(0)``'s included)
+    with the main region's rules."""
     out = Coded.empty(len(digits))
     code, size = _split_code(digits, total)
     rest = total - size
     head = np.take_along_axis(digits, np.minimum(size, digits.shape[1] - 1)[:, None], axis=1)
     literal = np.flatnonzero(
-        (code != 0) & (total >= 3) & (total <= _MAX_NSN) & (rest > 0) & (head[:, 0] != 0)
+        (code != 0) & (total >= 3) & (total <= MAX_NSN) & (rest > 0) & (head[:, 0] != 0)
     )
     nsn = _gather(digits[literal], size[literal], rest[literal])
     first = _verdict(code[literal], nsn, rest[literal], words)
     good = first.done & first.valid
     out.put(literal[good], first, np.flatnonzero(good))
-    unknown = ~out.done & plain & (code == 0) & (total > 2) & (digits[:, 0] != 0)
+    code, size = _split_code(parsed, parsed_total)
+    rest = parsed_total - size
+    unknown = ~out.done & (code == 0) & (parsed_total > 2) & (parsed[:, 0] != 0)
     if region is None:
         _refuse_code(out, np.flatnonzero(unknown), words)
-    elif (reader := _plan(region)) is not None:
+    elif (reader := plan_for(region)) is not None:
         at = np.flatnonzero(unknown)
-        _refuse_code(out, at[(reader.automaton.masks(digits[at]) >> _IDD) & 1 == 0], words)
-    parse = np.flatnonzero(~out.done & plain & (code != 0) & (rest >= 2) & (total > 2))
+        _refuse_code(out, at[(reader.automaton.masks(parsed[at]) >> IDD) & 1 == 0], words)
+    parse = np.flatnonzero(~out.done & (code != 0) & (rest >= 2) & (parsed_total > 2))
     for one, where in _groups(code[parse]):
         main = phonenumbers.region_code_for_country_code(one)
-        plan = _plan(main) if len(main) == 2 else None
+        plan = plan_for(main) if len(main) == 2 else None
         at = parse[where]
-        numbers = _gather(digits[at], size[at], rest[at])
+        numbers = _gather(parsed[at], size[at], rest[at])
         stripped = _strip(plan, numbers, rest[at], check_length=True)
         if stripped is None:
             continue
         national, length = stripped
-        fits = (length >= 2) & (length <= _MAX_NSN)
+        fits = (length >= 2) & (length <= MAX_NSN)
         verdict = _verdict(np.full(int(fits.sum()), one), national[fits], length[fits], words)
         out.put(at[fits], verdict)
     return out
@@ -324,14 +359,16 @@ def _refuse_code(out: Coded, rows: np.ndarray, words: Vocabulary) -> None:
 def _national(
     digits: np.ndarray,
     count: np.ndarray,
-    plain: np.ndarray,
+    every: np.ndarray,
+    total: np.ndarray,
     region: str,
     words: Vocabulary,
 ) -> Coded:
-    """National digits: _fastphones._national where the trunk rule is plain digits and the
-    digits do not start with the country code (those are left undecided)."""
+    """National digits: the literal reading in ``region`` when valid, else parse() of
+    ``every`` digit in it, then the digits as international (spreadsheets drop the "+"), as
+    the per-number path does; rules this lane does not follow are left undecided."""
     out = Coded.empty(len(digits))
-    plan = _plan(region)
+    plan = plan_for(region)
     if plan is None:
         return out
     first = Coded.empty(len(digits))
@@ -345,30 +382,31 @@ def _national(
         size = count - skip
         head = np.take_along_axis(digits, np.minimum(skip, digits.shape[1] - 1)[:, None], axis=1)
         head = head[:, 0]
-        literal = np.flatnonzero((trunk | ~other) & (size >= 1) & (size <= _MAX_NSN) & (head != 0))
+        literal = np.flatnonzero((trunk | ~other) & (size >= 1) & (size <= MAX_NSN) & (head != 0))
         nsn = _gather(digits[literal], skip[literal], size[literal])
         read = _verdict(np.full(len(literal), plan.code), nsn, size[literal], words)
         good = read.done & read.valid
         first.put(literal[good], read, np.flatnonzero(good))
-    rest = np.flatnonzero(~first.done & plain & (count >= 3) & (count <= _MAX_NSN))
-    rest = rest[(plan.automaton.masks(digits[rest]) >> _IDD) & 1 == 0]
-    own_code = _starts_with(digits[rest], count[rest], str(plan.code))
+    rest = np.flatnonzero(~first.done & (total >= 3) & (total <= MAX_NSN))
+    rest = rest[(plan.automaton.masks(every[rest]) >> IDD) & 1 == 0]
+    own_code = _starts_with(every[rest], total[rest], str(plan.code))
     for at, meta, numbers, size in (
-        (rest[~own_code], plan, digits[rest[~own_code]], count[rest[~own_code]]),
-        *_after_own_code(plan, rest[own_code], digits, count),
+        (rest[~own_code], plan, every[rest[~own_code]], total[rest[~own_code]]),
+        *_after_own_code(plan, rest[own_code], every, total),
     ):
         stripped = _strip(meta, numbers, size, check_length=True)
         if stripped is None:
             continue
         national, length = stripped
-        fits = (length >= 2) & (length <= _MAX_NSN)
+        fits = (length >= 2) & (length <= MAX_NSN)
         verdict = _verdict(np.full(int(fits.sum()), plan.code), national[fits], length[fits], words)
         first.put(at[fits], verdict)
     settled = first.done & (first.valid | (digits[:, 0] == 0))
     out.put(np.flatnonzero(settled), first, np.flatnonzero(settled))
     retry = np.flatnonzero(first.done & ~settled)
     if len(retry):
-        second = _international(digits[retry], count[retry], plain[retry], None, words)
+        again, again_count = digits[retry], count[retry]
+        second = _international(again, again_count, again, again_count, None, words)
         take_second = second.done & second.valid
         out.put(retry[take_second], second, np.flatnonzero(take_second))
         keep_first = second.done & ~second.valid
@@ -377,8 +415,8 @@ def _national(
 
 
 def _after_own_code(
-    plan: _Plan, rows: np.ndarray, digits: np.ndarray, count: np.ndarray
-) -> list[tuple[np.ndarray, _Plan, np.ndarray, np.ndarray]]:
+    plan: Plan, rows: np.ndarray, digits: np.ndarray, count: np.ndarray
+) -> list[tuple[np.ndarray, Plan, np.ndarray, np.ndarray]]:
     """parse() of national digits that start with the region's country code: the digits
     after it, trunk prefix stripped, when only those fit the general pattern or the whole is
     too long (then read with the code's main region), else the whole; as (rows, plan,
@@ -388,11 +426,11 @@ def _after_own_code(
     tail = _gather(whole, np.full(len(rows), skip), size - skip)
     after = _strip(plan, tail, size - skip, check_length=False)
     main = phonenumbers.region_code_for_country_code(plan.code)
-    main_plan = _plan(main) if len(main) == 2 else None
+    main_plan = plan_for(main) if len(main) == 2 else None
     if after is None or main_plan is None:
         return []
     potential, potential_size = after
-    lengths = np.array([_length_result(plan.region, k) for k in range(whole.shape[1] + 1)])
+    lengths = np.array([length_result(plan.region, k) for k in range(whole.shape[1] + 1)])
     switch = (~_general(plan, whole) & _general(plan, potential)) | (
         lengths[size] == ValidationResult.TOO_LONG
     )
@@ -402,23 +440,23 @@ def _after_own_code(
     ]
 
 
-def _general(plan: _Plan, numbers: np.ndarray) -> np.ndarray:
+def _general(plan: Plan, numbers: np.ndarray) -> np.ndarray:
     """phonenumbers' _match_national_number on the general description (no lengths)."""
-    return (plan.automaton.masks(numbers) >> _GENERAL) & 1 == 1
+    return (plan.automaton.masks(numbers) >> GENERAL) & 1 == 1
 
 
 def _strip(
-    plan: _Plan | None, numbers: np.ndarray, size: np.ndarray, *, check_length: bool
+    plan: Plan | None, numbers: np.ndarray, size: np.ndarray, *, check_length: bool
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """_Plan.strip, or with ``check_length`` _fastphones._strip_if_possible, for a plain
-    trunk rule (digit alternatives, no transform); None for any other rule (the other paths
-    read those)."""
-    if plan is None or plan.transform:
+    """Plan.strip, or with ``check_length`` parse()'s "strip unless too short or local
+    only", on whole matrices for a plain trunk rule (digit alternatives, no transform), row by
+    row for any other; None where there is no plan (the per-number path reads those)."""
+    if plan is None:
         return None
     if not plan.parsing:
         return numbers, size
-    if _DIGIT_ALTERNATIVES.fullmatch(plan.parsing) is None:
-        return None
+    if plan.transform or DIGIT_ALTERNATIVES.fullmatch(plan.parsing) is None:
+        return _strip_rows(plan, numbers, size, check_length=check_length)
     # re.match tries the alternatives in order: the first that starts the number wins.
     cut = np.zeros(len(numbers), dtype=np.int64)
     matched = np.zeros(len(numbers), dtype=bool)
@@ -429,19 +467,41 @@ def _strip(
     candidates = _gather(numbers, cut, size - cut)
     use = matched & ~(_general(plan, numbers) & ~_general(plan, candidates))
     if check_length:
-        lengths = np.array([_length_result(plan.region, k) for k in range(numbers.shape[1] + 1)])
-        use &= ~np.isin(lengths, list(_NO_STRIP_LENGTH))[size - cut]
+        lengths = np.array([length_result(plan.region, k) for k in range(numbers.shape[1] + 1)])
+        use &= ~np.isin(lengths, list(NO_STRIP_LENGTH))[size - cut]
     return np.where(use[:, None], candidates, numbers), np.where(use, size - cut, size)
 
 
+def _strip_rows(
+    plan: Plan, numbers: np.ndarray, size: np.ndarray, *, check_length: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_strip` where the trunk rule needs ``re`` (a transform, or a pattern beyond
+    digit alternatives): row by row with the plan's own reader. Only the few codes with such
+    a rule get here."""
+    texts = [
+        "".join(map(str, row[:n])) for row, n in zip(numbers.tolist(), size.tolist(), strict=True)
+    ]
+    stripped = plan.strip(texts)
+    if check_length:
+        stripped = [
+            cut if length_result(plan.region, len(cut)) not in NO_STRIP_LENGTH else text
+            for text, cut in zip(texts, stripped, strict=True)
+        ]
+    lengths = np.array([len(text) for text in stripped], dtype=np.int64)
+    out = np.full((len(texts), max(numbers.shape[1], int(lengths.max(initial=0)))), PAD, np.uint8)
+    for row, text in enumerate(stripped):
+        out[row, : len(text)] = np.frombuffer(text.encode("ascii"), dtype=np.uint8) - 48
+    return out, lengths
+
+
 def _verdict(codes: np.ndarray, nsn: np.ndarray, size: np.ndarray, words: Vocabulary) -> Coded:
-    """_fastphones._judge for whole matrices: spec type (stage_and_screen first), region,
-    is_possible reason when invalid; not done for a code whose metadata needs parse()."""
+    """phonenumbers' verdict on (code, national number) matrices: spec type (stage_and_screen
+    first), region, is_possible reason when invalid; not done for a code without a plan."""
     out = Coded.empty(len(codes))
     kinds_of = _kinds(words)
     ok = words.reasons.index("ok")
     for code, group in _groups(codes):
-        plans = [_plan(r) for r in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(code, ())]
+        plans = [plan_for(r) for r in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(code, ())]
         if not plans or any(p is None for p in plans):
             continue
         found, types = region_types(plans, nsn[group], size[group])  # type: ignore[arg-type]
@@ -454,7 +514,7 @@ def _verdict(codes: np.ndarray, nsn: np.ndarray, size: np.ndarray, words: Vocabu
         out.done[group] = True
         out.kind[group] = kinds
         out.e164[group[valid]] = e164[valid]
-        main = _main_region(code)
+        main = main_region(code)
         out.region[group] = -1 if main is None else REGION_CODE[main]
         own = valid & (found >= 0)
         plan_regions = np.array([REGION_CODE[p.region] for p in plans], dtype=np.int16)  # type: ignore[union-attr]
@@ -462,7 +522,7 @@ def _verdict(codes: np.ndarray, nsn: np.ndarray, size: np.ndarray, words: Vocabu
         out.reason[group[valid]] = ok
         bad = group[~valid]
         for length, at in _groups(size[bad]):
-            reason = words.possible_reasons[_possible_reason(code, length)]
+            reason = words.possible_reasons[possible_reason(code, length)]
             out.reason[bad[at]] = words.reasons.index(reason)
     return out
 
@@ -478,10 +538,10 @@ def _groups(keys: np.ndarray) -> list[tuple[int, np.ndarray]]:
 
 def _kinds(words: Vocabulary) -> np.ndarray:
     """Spec type codes indexed by phonenumbers' line type (``bad_format`` for UNKNOWN)."""
-    kinds = np.full(max(max(words.type_names), _UNKNOWN) + 1, BAD, dtype=np.int8)
+    kinds = np.full(max(max(words.type_names), UNKNOWN) + 1, BAD, dtype=np.int8)
     for kind, name in words.type_names.items():
         kinds[int(kind)] = TYPES.index(name)
-    kinds[_UNKNOWN] = BAD
+    kinds[UNKNOWN] = BAD
     return kinds
 
 

@@ -21,8 +21,8 @@ Decisions:
   their own reason (:func:`refusal`).
 - Speed, in one process: :func:`normalize` reads whole arrays with phonenumbers' per-region
   patterns compiled into digit automata: Arrow strings and integer columns straight from
-  their bytes (:mod:`smskit.rules._phonematrix`), other values once per distinct value
-  (then :mod:`smskit.rules._fastphones`); only what those paths cannot follow exactly goes
+  their bytes (:mod:`smskit.rules._phonematrix`, the one lane), other values once per
+  distinct value (by the same lane); only what it cannot follow exactly goes
   through the per-number path (:mod:`smskit.rules._phonecheck`; same answers, pinned by
   property tests). Answers stay codes (:func:`normalize_codes`) until a frame asks for text.
 - Reading one number (:func:`classify`, the sandbox's requests) imports neither pandas nor
@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 import numpy as np
 
 from smskit.errors import ValidationError, guard_input
-from smskit.rules import _fastphones, _phonematrix
+from smskit.rules import _phonematrix, _phoneplan
 from smskit.rules._phonecheck import (
     _NOT_A_NUMBER,
     _POSSIBLE_REASON,
@@ -115,7 +115,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-_WORDS: Final = _fastphones.Vocabulary(TYPE_MAP, _POSSIBLE_REASON, is_stage_and_screen, REASONS)
+_WORDS: Final = _phoneplan.Vocabulary(TYPE_MAP, _POSSIBLE_REASON, is_stage_and_screen, REASONS)
 
 
 class Distinct(NamedTuple):
@@ -187,8 +187,8 @@ def normalize(
     ``values`` may be any iterable, a Series, a numpy array or a pyarrow array. Strings that
     pandas or Arrow hold as Arrow strings and integer columns are read from their bytes by the
     whole-array lane (:mod:`._phonematrix`: no Python string a row); other values once per
-    distinct (value, region), whole arrays at a time (the lane, then :mod:`._fastphones`);
-    what those paths cannot follow exactly is read one by one, with the same answers.
+    distinct (value, region), whole arrays at a time (the same lane);
+    what it cannot follow exactly is read one by one, with the same answers.
     """
     import pandas as pd
 
@@ -302,20 +302,8 @@ class _Answers:
 
     def read(self, at: np.ndarray, texts: list[str], region: str | None) -> None:
         """Read ``texts`` (canonical, not empty) in ``region`` into positions ``at``: the lane,
-        then the array path, then the per-number path for what each leaves."""
+        then the per-number path for what it leaves."""
         fast = _phonematrix.express(texts, region, _WORDS)
-        rest = np.flatnonzero(~fast.done)
-        if len(rest):
-            decided = _fastphones.decide([texts[i] for i in rest.tolist()], region, _WORDS)
-            coded = _phonematrix.Coded.of(
-                decided.done.tolist(),
-                decided.e164.tolist(),
-                decided.reason.tolist(),
-                decided.region.tolist(),
-                decided.kind.tolist(),
-                _WORDS,
-            )
-            fast.put(rest, coded)
         left = np.flatnonzero(~fast.done)
         fast.put(left, _coded([_classify_text(texts[i], region) for i in left.tolist()]))
         self.coded.put(at, fast)
