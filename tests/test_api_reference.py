@@ -183,3 +183,13 @@ def test_every_endpoint_has_a_docstring() -> None:
     }
     assert "client.sms_campaign.send" in endpoints
     assert [name for name, endpoint in endpoints.items() if not _own_doc(endpoint)] == []
+
+
+def test_make_test_builds_the_reference_strictly() -> None:
+    """``make test`` depends on ``make docs``, whose Sphinx build turns warnings into errors."""
+    makefile = (DOCS.parent / "Makefile").read_text()
+    test_target = re.search(r"^test:(.*)$", makefile, re.M)
+    docs_recipe = re.search(r"^docs:.*\n((?:\t.*\n)+)", makefile, re.M)
+    assert test_target is not None and "docs" in test_target.group(1).split()
+    assert docs_recipe is not None
+    assert re.search(r"-m sphinx\b.* -W\b.* docs build/docs", docs_recipe.group(1))
