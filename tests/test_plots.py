@@ -436,3 +436,38 @@ def test_figures_are_returned_never_shown(
     ]
     assert all(isinstance(figure, go.Figure) for figure in built)
     assert json.loads(built[0].to_json())["layout"]["title"]["text"].endswith("(300 numbers)")
+
+
+def _shapes_in(url: str) -> dict[str, Any]:
+    import base64
+
+    assert url.startswith("data:application/json;base64,") and url.endswith("#")
+    return dict(json.loads(base64.b64decode(url.split(",", 1)[1].rstrip("#"))))
+
+
+def test_credits_map_draws_offline_wherever_it_is_shown(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A credits map shown in a notebook cell, by to_html() or write_html() carries the
+    shipped shapes of its scope inline (no CDN); a config the caller passes is kept."""
+    import plotly.io as pio
+
+    from smskit.views.geo import TOPOJSON_DIR
+
+    monkeypatch.setattr(pio.renderers, "default", "plotly_mimetype")  # JupyterLab's
+
+    europe = json.loads((TOPOJSON_DIR / "europe_110m.json").read_text())
+    figure = plots.credits_map({"FR": {"premium_sms": 5}, "DE": {"premium_sms": 7}})
+    assert figure.layout.geo.scope == "europe"
+    bundle = figure._repr_mimebundle_()["application/vnd.plotly.v1+json"]
+    assert _shapes_in(bundle["config"]["topojsonURL"]) == europe
+    html = figure.to_html(config={"displayModeBar": False})
+    assert '"topojsonURL": "data:application/json;base64,' in html
+    assert '"displayModeBar": false' in html
+    page = tmp_path / "map.html"
+    figure.write_html(page)
+    assert '"topojsonURL": "data:application/json;base64,' in page.read_text()
+    plain = plots.hlr_breakdown(HLRResults.from_json([]))
+    assert "topojsonURL" not in plain._repr_mimebundle_()["application/vnd.plotly.v1+json"].get(
+        "config", {}
+    )

@@ -166,14 +166,14 @@ class HLRExplorer(View):
         return table.loc[:, present]
 
     def figures(self) -> list[go.Figure]:
-        """The charts of the filtered numbers: line status by number type, and by country."""
+        """The charts of the filtered numbers: line status by number type, and by network."""
         from smskit.views import plots
 
         shown = self.filtered
         if shown is None or shown.empty:
             return []
         shown = self.distinct(shown)
-        return [plots.hlr_breakdown(shown), plots.hlr_sunburst(shown)]
+        return [plots.hlr_breakdown(shown), plots.hlr_networks(shown)]
 
     def render(self) -> None:
         """Redraw the table and the charts for the current filters."""

@@ -473,7 +473,9 @@ def credits_map(
                 f"{name} ({value:,.0f})" if pd.notna(value) else name for name, value in outside
             )
             note = f"not on this map of {chosen.title()}: {listed}"
-    figure = go.Figure(
+    from smskit.views.geo import OfflineMap
+
+    figure = OfflineMap(
         go.Choropleth(
             locations=rows["iso3"].tolist(),
             locationmode="ISO-3",
