@@ -105,3 +105,16 @@ def test_length_rule_equals_phonenumbers_public_possibility_check() -> None:
             assert _phoneplan.length_result(region, length) == int(public), (region, length)
             compared += 1
     assert compared > 3000
+
+
+def test_every_trunk_transform_rule_writes_only_digits() -> None:
+    """Transform rules are digits and group references: the lane's row-by-row strip keeps
+    digit strings (a rule writing anything else would fail here, naming its region)."""
+    odd = {}
+    for region in sorted(phonenumbers.SUPPORTED_REGIONS):
+        meta = PhoneMetadata.metadata_for_region(region)
+        assert meta is not None
+        rule = meta.national_prefix_transform_rule
+        if rule and re.fullmatch(r"(?:[0-9]|\\[1-9])+", rule) is None:
+            odd[region] = rule
+    assert odd == {}
