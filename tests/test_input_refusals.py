@@ -93,6 +93,18 @@ def test_lone_surrogate_in_a_recipient_names_field_and_row(client: smskit.Client
         assert "surrogate" in error.rule
 
 
+def test_lone_surrogate_in_a_query_parameter_names_it(fresh_sandbox: Sandbox) -> None:
+    """A lone surrogate in check_balance's or check_credits' query was httpx's
+    UnicodeEncodeError (found by a 20,705-call sweep); now a ValidationError naming it."""
+    for validate in (True, False):
+        with smskit.Client(sandbox=fresh_sandbox, max_retries=0, validate=validate) as client:
+            balance = refused(
+                client.wallet.check_balance, country_code="F\ud800", product_name="sms_premium"
+            )
+            credits = refused(client.wallet.check_credits, ["\udfff"])
+        assert balance.field == "country_code" and credits.field == "country_codes"
+
+
 def test_repeated_column_is_refused_naming_it(client: smskit.Client) -> None:
     """Two phone_number (or first_name) columns were pandas' AttributeError / ValueError in
     Campaign, send, render_all, HLR and contacts; now a ValidationError naming the column."""

@@ -368,7 +368,7 @@ class Wallet(Resource[M]):
             "country_code": country_code,
             "product_name": product_name,
         }
-        params = tuple((name, _query_value(v)) for name, v in query.items() if v is not None)
+        params = tuple((n, _query_value(n, v)) for n, v in query.items() if v is not None)
         return Call("GET", f"{PREFIX}/wallet/check-balance", Balance.from_json, params=params)
 
     @endpoint(Credits)
@@ -386,7 +386,7 @@ class Wallet(Resource[M]):
         if self._checking(validate):
             for position, code in enumerate(codes):
                 check_country("country_codes", code, position=position)
-        params = tuple(("country_codes[]", str(code)) for code in codes)
+        params = tuple(("country_codes[]", _query_value("country_codes", c)) for c in codes)
         return Call("GET", f"{PREFIX}/wallet/check-credits", Credits.from_json, params=params)
 
 
@@ -440,7 +440,16 @@ def _encoded(body: Mapping[str, Any]) -> bytes:
     return b"{" + b",".join(members) + b"}"
 
 
-def _query_value(value: Any) -> str:
+def _query_value(name: str, value: Any) -> str:
+    """``value`` as the text of query parameter ``name``; text a URL cannot carry (a lone
+    surrogate, a value too nested to print: only reachable with validate=False) is named."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    return str(value)
+    try:
+        text = str(value)
+        text.encode("utf-8")
+    except (UnicodeEncodeError, RecursionError) as exc:
+        raise ValidationError(
+            name, f"cannot be sent in a URL query: {type(exc).__name__}", value=value
+        ) from exc
+    return text
