@@ -2,7 +2,7 @@
 :class:`smskit.Campaign` (recipients in memory) and :class:`smskit.dask.Campaign` (recipients
 partitioned) are thin: one spec, one set of public methods with one signature each, every
 operation written once (async, with its generated blocking twin), and what differs (where
-the recipients are) behind three hooks.
+the recipients are) behind four hooks.
 """
 
 from __future__ import annotations
@@ -17,11 +17,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, Self, TypeVa
 from smskit.campaigns.definition import CampaignSpec
 from smskit.campaigns.estimates import CostEstimate, offline_estimate, simulate
 from smskit.campaigns.preflight import PreflightSettings
-from smskit.campaigns.runner import ProgressOption, check_chunk_size, check_concurrency
+from smskit.campaigns.runner import (
+    ProgressOption,
+    check_chunk_size,
+    check_client,
+    check_concurrency,
+)
 from smskit.campaigns.served import destinations
 from smskit.campaigns.twins import blocking
 from smskit.client import AsyncClient, Client
-from smskit.errors import ConfigurationError
 from smskit.rules import spec as _spec
 from smskit.rules.destinations import Destinations
 from smskit.rules.region import DEFAULT_REGION
@@ -29,7 +33,7 @@ from smskit.rules.region import DEFAULT_REGION
 if TYPE_CHECKING:
     from smskit.rules.contacts import ContactChunk
 
-__all__ = ["CampaignExecutor", "ClientOption", "Planned", "Run", "check_client"]
+__all__ = ["CampaignExecutor", "ClientOption", "Planned", "Run"]
 
 ResultT = TypeVar("ResultT")
 ClientOption = Client | AsyncClient | None
@@ -59,15 +63,6 @@ class Planned(Protocol):
         """Each chunk's index, rows and payload, made as they are taken."""
 
 
-def check_client(client: Any) -> None:
-    """A campaign's client: a smskit.Client or AsyncClient, or None (``smskit.Client()``,
-    made when the campaign first talks to the gateway)."""
-    if client is not None and not isinstance(client, Client | AsyncClient):
-        raise ConfigurationError(
-            f"client must be a smskit.Client or smskit.AsyncClient, got {type(client).__name__}"
-        )
-
-
 def _edited(name: str, doc: str) -> Any:
     """A spec field as an attribute; assigning it gives the campaign an edited spec."""
 
@@ -84,9 +79,10 @@ class CampaignExecutor(Generic[ResultT]):
     """What both campaign executors share: a client and one spec (its fields as attributes,
     ``text`` and ``sender`` assignable: the campaign then holds the edited spec), the repr,
     and every operation above the client, each written once, async, with its generated
-    blocking twin. What differs is where the recipients are, behind three hooks:
-    ``_planned`` (the chunks to estimate), ``_deliver`` (a send) and ``_continue`` (a
-    resume)."""
+    blocking twin. What differs is where the recipients are, behind four hooks:
+    ``_taken`` (the recipients checked and held), ``_planned`` (the chunks to estimate),
+    ``_deliver`` (a send) and ``_continue`` (a resume); ``describe_recipients`` words them
+    for the repr."""
 
     kind: ClassVar[str] = "Campaign"
 

@@ -28,6 +28,7 @@ __all__ = [
     "ProgressOption",
     "async_client",
     "check_chunk_size",
+    "check_client",
     "check_concurrency",
     "refused_recipients",
     "run_blocking",
@@ -116,6 +117,15 @@ async def _awaitable(work: Callable[[threading.Event], Awaitable[T]], stop: thre
     return await work(stop)
 
 
+def check_client(client: Any) -> None:
+    """A campaign's client: a smskit.Client or AsyncClient, or None (``smskit.Client()``,
+    made when the campaign first talks to the gateway)."""
+    if client is not None and not isinstance(client, Client | AsyncClient):
+        raise ConfigurationError(
+            f"client must be a smskit.Client or smskit.AsyncClient, got {type(client).__name__}"
+        )
+
+
 @asynccontextmanager
 async def async_client(client: Client | AsyncClient, *, share: bool) -> AsyncIterator[AsyncClient]:
     """An AsyncClient with ``client``'s settings: ``client`` itself when ``share`` and async.
@@ -126,10 +136,7 @@ async def async_client(client: Client | AsyncClient, *, share: bool) -> AsyncIte
     if share and isinstance(client, AsyncClient):
         yield client
         return
-    if not isinstance(client, Client | AsyncClient):
-        raise ConfigurationError(
-            f"client must be a smskit.Client or smskit.AsyncClient, got {type(client).__name__}"
-        )
+    check_client(client)
     # Plain http (the loopback sandbox) has no TLS: skip building a certificate store.
     plain = client.base_url.startswith("http://")
     twin = client.to_async(transport=httpx.AsyncHTTPTransport(verify=False) if plain else None)
