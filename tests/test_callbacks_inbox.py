@@ -3,19 +3,18 @@ standing status of a message, signatures, files, bursts and stalls."""
 
 from __future__ import annotations
 
-import http.client
 import json
 import socket
 import sqlite3
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from _posting import post_concurrently
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -286,22 +285,7 @@ def test_burst_of_mixed_kinds_from_8_senders_loses_and_duplicates_nothing() -> N
     jobs = [raw for i in range(count) for raw in bodies(i)]
     jobs += jobs[::7]  # re-deliveries, by another sender
     with Inbox() as inbox:
-        target = urlsplit(inbox.url)
-
-        def sender(share: list[bytes]) -> list[int]:
-            conn = http.client.HTTPConnection(target.hostname, target.port, timeout=10)
-            statuses = []
-            for raw in share:
-                conn.request("POST", target.path, raw, {"Content-Type": "application/json"})
-                answer = conn.getresponse()
-                answer.read()
-                statuses.append(answer.status)
-            conn.close()
-            return statuses
-
-        with ThreadPoolExecutor(senders) as pool:
-            shares = [jobs[k::senders] for k in range(senders)]
-            statuses = [s for part in pool.map(sender, shares) for s in part]
+        statuses = post_concurrently(inbox.url, jobs, senders)
         status = inbox.delivery_status()
         stats = inbox.stats()
     assert statuses == [200] * len(jobs)

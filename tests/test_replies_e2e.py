@@ -6,11 +6,11 @@ import http.client
 import json
 import sqlite3
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from _posting import post_concurrently
 
 import smskit
 from smskit.replies.analytics import opt_out_rate, reply_rate
@@ -124,22 +124,7 @@ def test_burst_of_5000_callbacks_from_8_senders_loses_and_duplicates_nothing() -
     # Every 10th reply is delivered twice, by another sender: a gateway retry.
     jobs = [body(i) for i in range(count)] + [body(i) for i in range(0, count, 10)]
     with Inbox() as inbox:
-        target = urlsplit(inbox.url)
-
-        def sender(share: list[bytes]) -> list[int]:
-            conn = http.client.HTTPConnection(target.hostname, target.port, timeout=10)
-            statuses = []
-            for raw in share:
-                conn.request("POST", target.path, raw, {"Content-Type": "application/json"})
-                answer = conn.getresponse()
-                answer.read()
-                statuses.append(answer.status)
-            conn.close()
-            return statuses
-
-        with ThreadPoolExecutor(senders) as pool:
-            shares = [jobs[k::senders] for k in range(senders)]
-            statuses = [s for part in pool.map(sender, shares) for s in part]
+        statuses = post_concurrently(inbox.url, jobs, senders)
         frame = inbox.to_frame()
         stats = inbox.stats()
     assert statuses == [200] * len(jobs)
