@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -10,6 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
+from _receiver import Receiver
 
 from smskit._server import BackgroundServer
 from smskit.errors import ValidationError
@@ -22,28 +22,10 @@ NUMBERS = [f"+3367400{n:04d}" for n in range(40)]
 SENT_AT = datetime(2026, 3, 2, 10, 0, tzinfo=UTC).timestamp()
 
 
-class Collector:
-    """A loopback receiver that records every JSON body posted to it (answers 200)."""
-
-    def __init__(self) -> None:
-        self.bodies: list[dict[str, Any]] = []
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        chunks = []
-        while True:
-            message = await receive()
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body"):
-                break
-        self.bodies.append(json.loads(b"".join(chunks)))
-        await send({"type": "http.response.start", "status": 200, "headers": []})
-        await send({"type": "http.response.body", "body": b""})
-
-
 @pytest.fixture
-def collector() -> Iterator[tuple[Collector, str]]:
+def collector() -> Iterator[tuple[Receiver, str]]:
     """A running collector and its URL."""
-    app = Collector()
+    app = Receiver()
     with BackgroundServer(app, name="collector") as server:
         yield app, server.url + "/in"
 
@@ -145,7 +127,7 @@ def test_same_seed_same_callbacks_in_any_order() -> None:
 
 
 def test_send_posts_reports_and_stops_only_for_marketing(
-    fast_sandbox: Sandbox, collector: tuple[Collector, str]
+    fast_sandbox: Sandbox, collector: tuple[Receiver, str]
 ) -> None:
     """A marketing send gets reports and STOPs; an alert send, reports only."""
     app, url = collector
@@ -162,7 +144,7 @@ def test_send_posts_reports_and_stops_only_for_marketing(
 
 
 def test_one_kind_per_url_and_none_before_registration(
-    fast_sandbox: Sandbox, collector: tuple[Collector, str]
+    fast_sandbox: Sandbox, collector: tuple[Receiver, str]
 ) -> None:
     """A send before any URL gets nothing, even later; a report-only URL gets no STOP;
     a simulation gets nothing."""
@@ -182,7 +164,7 @@ def test_one_kind_per_url_and_none_before_registration(
     assert set(fast_sandbox.deliveries()["kind"]) == {"delivery_report"}
 
 
-def test_a_url_given_at_start_serves_every_kind(collector: tuple[Collector, str]) -> None:
+def test_a_url_given_at_start_serves_every_kind(collector: tuple[Receiver, str]) -> None:
     """Sandbox(callback_url=...) registers the URL for replies, reports and STOPs."""
     app, url = collector
     model = DeliveryModel.fast(stop_share=1.0)
@@ -197,7 +179,7 @@ def test_a_url_given_at_start_serves_every_kind(collector: tuple[Collector, str]
 
 
 def test_scheduled_send_reports_when_the_clock_reaches_it(
-    fast_sandbox: Sandbox, collector: tuple[Collector, str]
+    fast_sandbox: Sandbox, collector: tuple[Receiver, str]
 ) -> None:
     """Nothing is posted for a scheduled send until advance() dispatches it; its dates
     then follow send_at."""
@@ -220,7 +202,7 @@ def test_scheduled_send_reports_when_the_clock_reaches_it(
 
 
 def test_control_routes_mirror_the_python_methods(
-    fresh_sandbox: Sandbox, fresh_api: httpx.Client, collector: tuple[Collector, str]
+    fresh_sandbox: Sandbox, fresh_api: httpx.Client, collector: tuple[Receiver, str]
 ) -> None:
     """delivery-model, callback-faults, callback {kind} and reports over HTTP; bad values
     refused naming the field."""
@@ -262,7 +244,7 @@ def test_python_control_refuses_bad_settings(fresh_sandbox: Sandbox) -> None:
 
 
 def test_a_file_sandbox_opened_again_does_not_replay_old_sends(
-    tmp_path: Any, collector: tuple[Collector, str]
+    tmp_path: Any, collector: tuple[Receiver, str]
 ) -> None:
     """Reopened on its file (URLs kept), the sandbox posts nothing for messages it already
     held, and reports the next send."""
