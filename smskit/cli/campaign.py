@@ -16,6 +16,7 @@ from smskit.cli.output import (
     records,
     row,
 )
+from smskit.cli.sendcheck import journal_result
 
 if TYPE_CHECKING:
     from smskit.campaigns import CampaignResult
@@ -35,9 +36,7 @@ def campaign() -> None:
 @json_option
 def status(journal: Path, as_json: bool) -> int:
     """What the journal records, without sending anything; exits 7 unless complete."""
-    from smskit.campaigns import CampaignResult
-
-    return _report(CampaignResult.load(journal), as_json)
+    return _report(journal_result(journal, "JOURNAL"), as_json)
 
 
 @campaign.command()
@@ -49,6 +48,7 @@ def resume(journal: Path, concurrency: int, as_json: bool) -> int:
     key from SMSKIT_API_KEY). Never sends a chunk twice; exits 7 unless complete."""
     from smskit.campaigns import Campaign
 
+    journal_result(journal, "JOURNAL")  # not a campaign's journal: exit 4 before connecting
     result = Campaign.resume(journal, concurrency=concurrency, progress=progress())
     return _report(result, as_json)
 

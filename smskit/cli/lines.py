@@ -16,6 +16,7 @@ import smskit
 from smskit.cli.options import BreakdownKey, CountryCode
 from smskit.cli.output import (
     EXIT_INCOMPLETE,
+    EXIT_INPUT,
     connect,
     json_option,
     print_json,
@@ -23,6 +24,7 @@ from smskit.cli.output import (
     progress,
     records,
 )
+from smskit.cli.sendcheck import Refused
 from smskit.rules.region import DEFAULT_REGION
 
 if TYPE_CHECKING:
@@ -78,8 +80,13 @@ def hlr(
     once, answers cached.
 
     Prints the breakdown; exits 7 when any valid number got no answer (the gateway
-    unreachable or failing included), and lists why.
+    unreachable or failing included), and lists why; exits 4 when no value is a number
+    (nothing to check).
     """
+    if output is not None and not output.parent.is_dir():  # before any (paid) check
+        raise click.BadParameter(
+            f"{output}: directory {str(output.parent)!r} does not exist", param_hint="'-o'"
+        )
     numbers = _numbers(sources, column)
     with connect() as client:
         results = smskit.bulk_hlr(
@@ -92,6 +99,7 @@ def hlr(
     frame = results.to_frame()
     if output is not None:
         frame.to_csv(output, index=False)
+    _refuse_nothing_checked(frame, output)
     breakdown = results.breakdown(by)
     # Unanswered rows have no type (NA): compared as "not bad_format", not as unknown.
     bad = (frame["phone_number_type"].astype("string") == "bad_format").fillna(False)
@@ -118,6 +126,30 @@ def hlr(
         for error, count in reasons.items():
             click.echo(f"Without an answer: {count} value(s): {error}")
     return EXIT_INCOMPLETE if counts["without_answer"] else 0
+
+
+def _refuse_nothing_checked(frame: pd.DataFrame, output: Path | None) -> None:
+    """No value was a number, so nothing was checked: exit 4 naming a few values and why
+    (each value's reason is also in ``-o``), never a breakdown of nothing and exit 0."""
+    if len(frame) == 0:
+        raise Refused("nothing checked: no values were given (the column is empty)", EXIT_INPUT)
+    bad = (frame["phone_number_type"].astype("string") == "bad_format").fillna(False)
+    if not bad.all():
+        return
+    shown = ", ".join(
+        f"{value!r} ({error})"
+        for value, error in frame[["input", "error"]].head(SHOWN).itertuples(index=False)
+    )
+    more = f" and {len(frame) - SHOWN} more" if len(frame) > SHOWN else ""
+    written = f"; each value's reason written to {output}" if output is not None else ""
+    raise Refused(
+        f"nothing checked: none of the {len(frame)} value(s) is a phone number: {shown}{more}"
+        f"{written}",
+        EXIT_INPUT,
+    )
+
+
+SHOWN = 3  # values named when none is a number
 
 
 def _numbers(sources: tuple[str, ...], column: str | None) -> pd.DataFrame | pd.Series | list[str]:

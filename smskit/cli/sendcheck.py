@@ -19,7 +19,7 @@ from smskit.cli.output import EXIT_INPUT, EXIT_REPEAT, print_row
 if TYPE_CHECKING:
     import pandas as pd
 
-    from smskit.campaigns import PreflightReport
+    from smskit.campaigns import CampaignResult, PreflightReport
 
 __all__ = [
     "SHOWN_ROWS",
@@ -28,6 +28,7 @@ __all__ = [
     "check_journal",
     "grouped",
     "hours_refused",
+    "journal_result",
     "sending_regions",
     "show_preflight",
 ]
@@ -128,6 +129,19 @@ def show_preflight(report: PreflightReport, summary: dict[str, Any]) -> None:
             )
 
 
+def journal_result(path: Path, option: str) -> CampaignResult:
+    """What the journal at ``path`` records; a file that is not a campaign's journal (a
+    CSV, the HLR cache, another SQLite file) is input refused naming ``option`` (exit 4),
+    not a configuration error."""
+    from smskit.campaigns import CampaignResult
+    from smskit.errors import ConfigurationError
+
+    try:
+        return CampaignResult.load(path)
+    except ConfigurationError as exc:  # raised by the journal check, about this file only
+        raise Refused(f"{option} {path}: {exc}") from exc
+
+
 def check_journal(
     path: Path, name: str, named: bool, header: dict[str, Any], numbers: list[str]
 ) -> None:
@@ -136,10 +150,9 @@ def check_journal(
     campaign already complete (a re-run that would send nothing)."""
     if not path.exists():
         return
-    from smskit.campaigns import CampaignResult
     from smskit.campaigns.journal import Journal
 
-    held = CampaignResult.load(path)
+    held = journal_result(path, "--journal")
     if held.name != name:
         raise Refused(
             f"--journal {path} holds campaign {held.name!r}: give another --journal (or none), "

@@ -1,0 +1,124 @@
+"""The ``smskit`` command on the inputs a stranger gives it: a command that checked or read
+nothing never exits 0, a file that is not a campaign's journal is input (exit 4) naming the
+option or argument, and ``hlr -o`` into a missing directory is refused before any paid check.
+Each runs in-process against a real sandbox over HTTP."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from smskit.cli import cli
+from smskit.cli.output import EXIT_INPUT, EXIT_USAGE
+from smskit.sandbox import Sandbox
+
+Run = Callable[..., Result]
+ALERT = ("send", "--text", "Alerte serveur", "--sender", "Ops", "--to", "+33612345678",
+         "--purpose", "alert", "--yes")  # fmt: skip
+
+
+@pytest.fixture
+def run(fresh_sandbox: Sandbox) -> Iterator[Run]:
+    """``run(*args)``: the command in-process, configured for the test's sandbox."""
+    env = {
+        "SMSKIT_BASE_URL": fresh_sandbox.url,
+        "SMSKIT_API_LOGIN": fresh_sandbox.login,
+        "SMSKIT_API_KEY": fresh_sandbox.api_key,
+        "SMSKIT_NOW": "2026-03-03T10:00:00+01:00",
+    }
+
+    def invoke(*args: str) -> Result:
+        return CliRunner().invoke(cli, list(args), env=env, catch_exceptions=False)
+
+    yield invoke
+
+
+def one_line(result: Result) -> str:
+    """The single stderr line of a refused command (no traceback)."""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    return lines[0]
+
+
+def not_journals(tmp_path: Path) -> list[Path]:
+    """Files a user may pass where a journal is expected: a CSV, another SQLite database."""
+    csv = tmp_path / "customers.csv"
+    csv.write_text("phone_number\n+33612345678\n")
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE t (a)")
+    return [csv, other]
+
+
+@pytest.mark.parametrize(
+    "values", [("12",), ("12", "abc"), ("not-a-number", "+1")], ids=["one", "two", "mixed"]
+)
+def test_hlr_with_no_number_among_the_values_exits_4(
+    run: Run, fresh_sandbox: Sandbox, values: tuple[str, ...]
+) -> None:
+    """`smskit hlr` given only values that are not numbers checked nothing: exit 4 naming
+    them, no breakdown on stdout, nothing charged (never exit 0)."""
+    result = run("hlr", *values, "--json")
+    assert result.exit_code == EXIT_INPUT and result.stdout == ""
+    line = one_line(result)
+    assert "nothing checked" in line and repr(values[0]) in line
+    assert fresh_sandbox.balance() == 1000.0
+
+
+def test_hlr_csv_without_numbers_exits_4_and_writes_the_reasons(run: Run, tmp_path: Path) -> None:
+    """A CSV whose values are all bad: exit 4, and -o still says why for each value; a CSV
+    with a header only: exit 4 too."""
+    source, out = tmp_path / "bad.csv", tmp_path / "out.csv"
+    source.write_text("phone_number\n12\nabc\n")
+    result = run("hlr", str(source), "-o", str(out))
+    assert result.exit_code == EXIT_INPUT and str(out) in one_line(result)
+    assert out.read_text().count("not sent:") == 2
+    source.write_text("phone_number\n")
+    empty = run("hlr", str(source))
+    assert empty.exit_code == EXIT_INPUT and "no values" in one_line(empty)
+
+
+def test_hlr_with_some_numbers_still_checks_them(run: Run) -> None:
+    """One bad value among numbers is not a refusal: the numbers are checked, exit 0."""
+    result = run("hlr", "12", "+33612345678", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert '"bad_format": 1' in result.stdout
+
+
+def test_hlr_output_in_a_missing_directory_is_refused_before_checking(
+    run: Run, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """-o into a directory that does not exist: exit 2 naming -o, before any paid check."""
+    result = run("hlr", "+33612345678", "-o", str(tmp_path / "nowhere" / "out.csv"))
+    assert result.exit_code == EXIT_USAGE and "'-o'" in one_line(result)
+    assert fresh_sandbox.balance() == 1000.0
+
+
+@pytest.mark.parametrize("command", ["status", "resume"])
+def test_campaign_command_on_a_file_that_is_not_a_journal_exits_4(
+    run: Run, tmp_path: Path, command: str
+) -> None:
+    """`campaign status|resume` given a CSV or another SQLite file: exit 4 naming JOURNAL
+    (input), not 3 (configuration), and the file is left as it was."""
+    for path in not_journals(tmp_path):
+        before = path.read_bytes()
+        result = run("campaign", command, str(path))
+        assert result.exit_code == EXIT_INPUT
+        line = one_line(result)
+        assert line.startswith(f"smskit: error: JOURNAL {path}") and "not an smskit journal" in line
+        assert path.read_bytes() == before
+
+
+def test_send_journal_option_on_a_file_that_is_not_a_journal_exits_4(
+    run: Run, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """`send --journal customers.csv`: exit 4 naming --journal, nothing sent."""
+    for path in not_journals(tmp_path):
+        result = run(*ALERT, "--journal", str(path))
+        assert result.exit_code == EXIT_INPUT
+        assert f"--journal {path}" in one_line(result)
+    assert fresh_sandbox.sent().empty
