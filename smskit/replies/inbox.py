@@ -143,35 +143,37 @@ class _Store:
         with self.changed:
             self._seen_before = set()
             held = [r for r in self.unsaved.values() if isinstance(r, Report)]
+            replies = [r for r in self.unsaved.values() if not isinstance(r, Report)]
             try:
                 with _sqlite.transaction(self._db, self.changed):
                     now = micros(datetime.now(UTC))
-                    self._seen_before |= reports.write(self._db, held, now)
-                    for reply in self.unsaved.values():
-                        if isinstance(reply, Report):
-                            continue
-                        cursor = self._db.execute(
-                            "INSERT OR IGNORE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?)",
-                            (reply.message_id, reply.number, reply.text, reply.sim_card_number,
-                             reply.reception_us, reply.reception_raw,
-                             micros(datetime.now(UTC))),
-                        )  # fmt: skip
-                        if cursor.rowcount != 1:
-                            self._seen_before.add(reply.message_id)
+                    reports_seen = reports.write(self._db, held, now)
+                    replies_seen = {
+                        reply.message_id for reply in replies if not self._insert(reply, now)
+                    }
             except sqlite3.Error:
                 logger.exception(
                     "%d inbound callbacks held in memory: SQLite failed", len(self.unsaved)
                 )
                 return
-            again = sum(item.key in self._seen_before for item in held)
+            self._seen_before = reports_seen | replies_seen
             for item in held:
-                if item.key not in self._seen_before:
+                if item.key not in reports_seen:
                     self.kinds[item.kind] += 1
-            self.count += len(self.unsaved) - len(held) - (len(self._seen_before) - again)
+            self.count += len(replies) - len(replies_seen)
+            self.duplicates += len(replies_seen)
+            self.report_duplicates += len(reports_seen)
             self.unsaved.clear()
-            self.duplicates += len(self._seen_before) - again
-            self.report_duplicates += again
             self.changed.notify_all()
+
+    def _insert(self, reply: Reply, received_at: int) -> bool:
+        """Store one reply (inside the caller's transaction); False if it was already stored."""
+        cursor = self._db.execute(
+            "INSERT OR IGNORE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (reply.message_id, reply.number, reply.text, reply.sim_card_number,
+             reply.reception_us, reply.reception_raw, received_at),
+        )  # fmt: skip
+        return cursor.rowcount == 1
 
     def reject(self, reason: str, size: int, body: bytes | None) -> None:
         """Keep what could not be stored, for inspection."""
