@@ -36,6 +36,7 @@ from smskit.rules.missing import is_missing
 from smskit.rules.recipients import (
     REGION_COLUMN,
     Recipients,
+    check_file_name,
     contact,
     number_checks,
     records_of,
@@ -227,6 +228,12 @@ def _normalised(values: Any, field: str, region: str | None) -> tuple[list[Any],
 
     from smskit.rules import phones
 
+    if isinstance(values, str):  # one number, never a file read as one wrong number
+        check_file_name(
+            values,
+            field,
+            f"pass the numbers it holds (pandas.read_csv({values!r}, dtype=str) for a CSV)",
+        )
     items = as_list(values, field)
     for position, item in enumerate(items):
         try:

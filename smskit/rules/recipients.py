@@ -55,6 +55,7 @@ __all__ = [
     "Recipients",
     "check_collection",
     "check_columns",
+    "check_file_name",
     "contact",
     "contact_rows",
     "number_checks",
@@ -103,16 +104,17 @@ def check_collection(value: Any, field: str) -> None:
         )
 
 
-def _check_file_name(value: str, field: str) -> None:
+def check_file_name(value: str, field: str, instead: str | None = None) -> None:
     """Refuse a string no phone number could be that names a file, or ends in .csv/.parquet:
-    a string is always one number, so the file would be read as one wrong number."""
+    a string is always one number, so the file would be read as one wrong number.
+    ``instead`` says how to read the file where the default (pass a ``Path``) does not apply."""
     if _NUMBER_LIKE.fullmatch(value):
         return
     if value.strip().lower().endswith(_FILE_SUFFIXES) or os.path.isfile(value):
+        instead = instead or f"pass pathlib.Path({value!r}) (or Campaign.from_csv({value!r}, ...))"
         raise ValidationError(
             field,
-            "a string is one phone number, and this one names a file: to read the file, pass "
-            f"pathlib.Path({value!r}) (or Campaign.from_csv({value!r}, ...))",
+            f"a string is one phone number, and this one names a file: to read the file, {instead}",
             value=value,
         )
 
@@ -178,7 +180,7 @@ class Recipients:
             return
         check_collection(recipients, field)
         if isinstance(recipients, str):
-            _check_file_name(recipients, field)
+            check_file_name(recipients, field)
         import pandas as pd
 
         if isinstance(recipients, pd.DataFrame):

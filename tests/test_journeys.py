@@ -1,0 +1,54 @@
+"""Python journeys a stranger takes, against a real sandbox over HTTP: the bulk helpers read a
+string as one number, so one naming a file is refused (never checked as one bad number)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import smskit
+from smskit.sandbox import Sandbox
+
+
+@pytest.fixture
+def client(fresh_sandbox: Sandbox) -> Iterator[smskit.Client]:
+    """A client on the test's own sandbox."""
+    with smskit.Client(sandbox=fresh_sandbox) as made:
+        yield made
+
+
+@pytest.mark.parametrize("name", ["customers.csv", "list.txt", "missing.parquet", "Base.CSV"])
+def test_bulk_helpers_refuse_a_string_naming_a_file(
+    client: smskit.Client,
+    fresh_sandbox: Sandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+) -> None:
+    """bulk_hlr(client, "customers.csv") checked the path as one bad number and returned a
+    result; it is refused naming `numbers` and how to read the file, and nothing is charged
+    (delete_contacts alike, naming `phone_numbers`)."""
+    monkeypatch.chdir(tmp_path)
+    for existing in ("customers.csv", "list.txt"):
+        Path(existing).write_text("phone_number\n+33612345678\n")
+    with pytest.raises(smskit.ValidationError) as caught:
+        smskit.bulk_hlr(client, name, progress=False, journal=False)
+    assert (caught.value.field, caught.value.value) == ("numbers", name)
+    assert "read_csv" in caught.value.rule
+    with pytest.raises(smskit.ValidationError) as deleting:
+        smskit.campaigns.delete_contacts(client, name, progress=False)
+    assert deleting.value.field == "phone_numbers"
+    assert fresh_sandbox.balance() == 1000.0
+
+
+def test_bulk_hlr_string_that_is_a_number_is_checked(
+    client: smskit.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A string a phone number could be stays one number, even when a file has that name."""
+    monkeypatch.chdir(tmp_path)
+    Path("0612345678").write_text("phone_number\n+33698765432\n")
+    frame = smskit.bulk_hlr(client, "0612345678", progress=False, journal=False).to_frame()
+    assert frame["phone_number"].tolist() == ["+33612345678"]
+    assert frame["status"].astype(str).tolist() == ["valid"]
