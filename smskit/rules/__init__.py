@@ -5,8 +5,11 @@ Owns: the spec's closed value sets and limits (``spec``), the GSM-7/UCS-2 text e
 its numpy path ``textvec`` for many, ``gsm``), phone-number reading and normalisation
 (``phones``), country names (``countries``), and the rules that the client, campaigns,
 views, CLI and sandbox all ask (recipients, sender, STOP, purpose, hours, destinations and
-prices as the gateway reports them, findings as codes), and the one JSON spelling request
-bodies are posted in and ids are derived from (``canonical``).
+prices as the gateway reports them, findings as codes, the default region ``region``,
+the gateway's answers where the spec leaves their shape open ``answers``, callback kinds
+and delivery statuses ``callbacks``, CSV files read whole or refused ``csvtext``, first use
+from many threads ``once``), and the one JSON spelling request bodies are posted in and ids
+are derived from (``canonical``).
 
 May import: the standard library, pandas/numpy/pyarrow/phonenumbers/regex, and ``smskit.errors``.
 Never the client, campaigns, views, replies or sandbox, and no I/O.

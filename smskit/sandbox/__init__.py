@@ -4,6 +4,14 @@
 process-wide one the client uses when no credentials are set. Starlette and uvicorn are
 imported only when a sandbox starts. See docs/sandbox.md for every choice made where the
 spec is silent.
+
+Owns: the gateway's domain rules applied to requests, its SQLite store (wallet, contacts,
+sends, duplicate request_ids), HLR simulation, prices, callbacks (replies, delivery reports,
+STOPs), faults, clock, the Starlette app and its OpenAPI document.
+
+May import: ``smskit.rules``, ``smskit.errors`` and the top-level infrastructure modules
+(``smskit._server``, ``smskit._sqlite`` ...). Never the client, campaigns, views, replies
+or the CLI: it checks the client rather than echoing it.
 """
 
 from typing import Any
