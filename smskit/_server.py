@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, ClassVar, Self
 
+from smskit.errors import ValidationError
+
 __all__ = ["BackgroundServer", "Guards", "Served"]
 
 
@@ -56,11 +58,10 @@ class Guards:
         for name in ("request_timeout", "keep_alive_timeout", "max_connections", "header_timeout"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
-                raise ValueError(f"{name}: must be a positive number, got {value!r}")
-        if not isinstance(self.keep_alive_timeout, int) or not isinstance(
-            self.max_connections, int
-        ):
-            raise ValueError("keep_alive_timeout and max_connections: must be whole numbers")
+                raise ValidationError(name, "must be a positive number", value=value)
+        for name in ("keep_alive_timeout", "max_connections"):
+            if not isinstance(getattr(self, name), int):
+                raise ValidationError(name, "must be a whole number", value=getattr(self, name))
 
 
 class BackgroundServer:

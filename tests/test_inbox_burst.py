@@ -152,3 +152,21 @@ def test_header_timeout_is_checked_and_named() -> None:
     for value in (0, -1.0, True, "2"):
         with pytest.raises(ValidationError, match="header_timeout"):
             Inbox(header_timeout=value)  # type: ignore[arg-type]
+
+
+def test_each_server_guard_is_refused_under_its_own_name() -> None:
+    """A wrong request, keep-alive, header timeout or connection cap is a ValidationError
+    whose field is that one setting (not a message to parse)."""
+    from smskit.errors import ValidationError
+
+    for field, value in (
+        ("request_timeout", 0),
+        ("keep_alive_timeout", 2.5),
+        ("max_connections", 1.5),
+        ("max_connections", -3),
+        ("header_timeout", "2"),
+    ):
+        with pytest.raises(ValidationError) as info:
+            Inbox(**{field: value})
+        assert info.value.field == field
+        assert info.value.value == value

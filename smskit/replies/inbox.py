@@ -258,13 +258,7 @@ class Inbox(Served):
         ):
             raise ValidationError("signature_tolerance", "must be seconds in (0, 3600]")
         self.signature_tolerance = float(signature_tolerance)
-        try:
-            self.guards = Guards(
-                request_timeout, keep_alive_timeout, max_connections, header_timeout
-            )
-        except ValueError as exc:
-            field = str(exc).partition(":")[0]
-            raise ValidationError(field, str(exc).partition(": ")[2]) from exc
+        self.guards = Guards(request_timeout, keep_alive_timeout, max_connections, header_timeout)
         self.path = None if path is None else os.fspath(path)
         self._init_served(host, port)
         self.max_body = max_body
