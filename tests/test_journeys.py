@@ -52,3 +52,19 @@ def test_bulk_hlr_string_that_is_a_number_is_checked(
     frame = smskit.bulk_hlr(client, "0612345678", progress=False, journal=False).to_frame()
     assert frame["phone_number"].tolist() == ["+33612345678"]
     assert frame["status"].astype(str).tolist() == ["valid"]
+
+
+@pytest.mark.parametrize("bad", ["+3361234\ud800", "06\udc0012"])
+def test_bulk_helpers_name_the_value_holding_a_lone_surrogate(
+    client: smskit.Client, fresh_sandbox: Sandbox, bad: str
+) -> None:
+    """A number holding a lone surrogate (bytes decoded wrongly) was refused as "values: must
+    be an iterable of numbers (UnicodeEncodeError)"; it is refused naming the argument, the
+    position and the rule, before any request."""
+    for helper, field in ((smskit.bulk_hlr, "numbers"),
+                          (smskit.campaigns.delete_contacts, "phone_numbers")):  # fmt: skip
+        with pytest.raises(smskit.ValidationError) as caught:
+            helper(client, ["+33612345678", bad], progress=False)
+        assert (caught.value.field, caught.value.position) == (field, 1)
+        assert "lone surrogate" in caught.value.rule and caught.value.value == bad
+    assert fresh_sandbox.balance() == 1000.0

@@ -31,7 +31,7 @@ from smskit.client import AsyncClient, Client
 from smskit.client.checks import as_list
 from smskit.errors import SmskitError, ValidationError
 from smskit.rules import spec as _spec
-from smskit.rules.fields import DYNAMIC_FIELDS
+from smskit.rules.fields import DYNAMIC_FIELDS, RULE_UNENCODABLE, unencodable_at
 from smskit.rules.missing import is_missing
 from smskit.rules.recipients import (
     REGION_COLUMN,
@@ -241,6 +241,8 @@ def _normalised(values: Any, field: str, region: str | None) -> tuple[list[Any],
         except TypeError as exc:  # a list, dict, Series...: never a phone number
             rule = "must be a phone number (str, int or float)"
             raise ValidationError(field, rule, position=position) from exc
+        if isinstance(item, str) and unencodable_at(item) is not None:
+            raise ValidationError(field, RULE_UNENCODABLE, value=item, position=position)
     distinct = list(dict.fromkeys(items))
     checks = phones.normalize(pd.Series(distinct, dtype=object), region)
     return distinct, checks
