@@ -34,6 +34,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from smskit.errors import ValidationError
+from smskit.sandbox._numbers import checked_number
 
 MAX_ATTEMPTS = 6
 FIRST_PAUSE = 0.05  # seconds before the 2nd attempt; doubles after each failure
@@ -293,16 +294,11 @@ def script_campaign_replies(
     exponentially distributed whole number of seconds after its message was sent (capped
     by the window), so the same seed gives the same replies at the same offsets.
     """
-    _check_share("rate", rate)
-    _check_share("opt_out_share", opt_out_share)
+    checked_number("rate", rate, high=1.0)
+    checked_number("opt_out_share", opt_out_share, high=1.0)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValidationError("seed", "must be an integer", value=seed)
-    if (
-        isinstance(within_hours, bool)
-        or not isinstance(within_hours, int | float)
-        or not 0 < within_hours <= 24 * 30
-    ):
-        raise ValidationError("within_hours", "must be a number of hours in (0, 720]")
+    checked_number("within_hours", within_hours, high=24 * 30, above=True, unit=" of hours")
     rng = random.Random(seed)
     repliers = rng.sample(list(recipients), round(rate * len(recipients)))
     opting_out = round(opt_out_share * len(repliers))
@@ -313,8 +309,3 @@ def script_campaign_replies(
         delay = min(int(rng.expovariate(1 / MEAN_DELAY)) + 1, window)
         script.append(ScriptedReply(number, rng.choice(pool), float(int(sent_at)) + delay))
     return sorted(script, key=lambda reply: (reply.at, reply.number))
-
-
-def _check_share(field: str, value: float) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise ValidationError(field, "must be a number between 0 and 1", value=value)

@@ -491,10 +491,8 @@ class Gateway:
 
     def wait_for_deliveries(self, timeout: float | None = 10.0) -> None:
         """Block until no callback is queued or waiting for a retry; TimeoutError otherwise."""
-        if timeout is not None and (
-            isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout < 0
-        ):
-            raise ValidationError("timeout", "must be a number of seconds >= 0", value=timeout)
+        if timeout is not None:
+            checked_number("timeout", timeout, unit=" of seconds")
         self.deliveries.wait(timeout=timeout)
 
     def replies(self) -> list[dict[str, Any]]:

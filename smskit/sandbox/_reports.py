@@ -52,9 +52,7 @@ _GARBLES: Final = {
 
 
 def _share(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise ValidationError(name, "must be a number between 0 and 1", value=value)
-    return float(value)
+    return checked_number(name, value, high=1.0)
 
 
 def _seed(value: Any) -> int:

@@ -255,6 +255,21 @@ def test_campaign_replies_need_a_with_replies_ticket(fresh_sandbox: Sandbox) -> 
     assert fresh_sandbox.replies().empty
 
 
+def test_reply_and_delivery_settings_are_finite_numbers_in_range(fresh_sandbox: Sandbox) -> None:
+    """within_hours outside (0, 720] or not finite, and a wait for deliveries of an infinite
+    or negative timeout, are refused naming the setting (the sandbox's one numeric check)."""
+    ticket = send_campaign(fresh_sandbox)
+    for hours in (0, 721, float("nan"), float("inf"), True):
+        with pytest.raises(ValidationError) as info:
+            fresh_sandbox.simulate_campaign_replies(ticket, within_hours=hours)
+        assert info.value.field == "within_hours"
+    for timeout in (-1, float("inf"), float("nan"), "1"):
+        with pytest.raises(ValidationError) as info:
+            fresh_sandbox.wait_for_deliveries(timeout=timeout)  # type: ignore[arg-type]
+        assert info.value.field == "timeout"
+    assert fresh_sandbox.replies().empty
+
+
 def test_control_routes_for_campaign_replies_and_deliveries(
     fresh_sandbox: Sandbox, fresh_api: httpx.Client, receiver: tuple[Receiver, str]
 ) -> None:
