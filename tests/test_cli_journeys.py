@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from smskit.cli import cli
-from smskit.cli.output import EXIT_INPUT, EXIT_USAGE
+from smskit.cli.output import EXIT_INPUT, EXIT_REPEAT, EXIT_USAGE
 from smskit.sandbox import Sandbox
 
 Run = Callable[..., Result]
@@ -122,3 +122,33 @@ def test_send_journal_option_on_a_file_that_is_not_a_journal_exits_4(
         assert result.exit_code == EXIT_INPUT
         assert f"--journal {path}" in one_line(result)
     assert fresh_sandbox.sent().empty
+
+
+def test_same_alert_to_another_gateway_is_not_a_repeat(run: Run, fresh_sandbox: Sandbox) -> None:
+    """The same send to another account (URL or login) within 10 minutes was refused as a
+    repeat (exit 9) pointing to the first gateway's campaign; it is sent, and a repeat to
+    the first gateway is still refused."""
+    with Sandbox(seed=0) as other:
+        env = {
+            "SMSKIT_BASE_URL": other.url,
+            "SMSKIT_API_LOGIN": other.login,
+            "SMSKIT_API_KEY": other.api_key,
+            "SMSKIT_NOW": "2026-03-03T10:01:00+01:00",
+        }
+        assert run(*ALERT).exit_code == 0
+        elsewhere = CliRunner().invoke(cli, list(ALERT), env=env, catch_exceptions=False)
+        assert elsewhere.exit_code == 0, elsewhere.stderr
+        assert len(other.sent()) == 1
+    again = CliRunner().invoke(
+        cli,
+        list(ALERT),
+        env={
+            "SMSKIT_BASE_URL": fresh_sandbox.url,
+            "SMSKIT_API_LOGIN": fresh_sandbox.login,
+            "SMSKIT_API_KEY": fresh_sandbox.api_key,
+            "SMSKIT_NOW": "2026-03-03T10:02:00+01:00",
+        },
+        catch_exceptions=False,
+    )
+    assert again.exit_code == EXIT_REPEAT and "--again" in one_line(again)
+    assert len(fresh_sandbox.sent()) == 1

@@ -1,7 +1,8 @@
 """Sends the ``smskit send`` command made lately: an accidental repeat is refused.
 
-A send's *fingerprint* is its content: text, sender, send options, region and recipients
-(the ``--to`` numbers as given, or the bytes of the ``--csv`` file). Each send that went out
+A send's *fingerprint* is its content: text, sender, send options, region, recipients
+(the ``--to`` numbers as given, or the bytes of the ``--csv`` file) and the gateway it goes
+to (URL and login; the embedded sandbox counts as one). Each send that went out
 is recorded (when, fingerprint, campaign name, journal) in ``cli-sends.jsonl`` in the
 per-user data directory; a send whose fingerprint was recorded less than :data:`WINDOW`
 before "now" is refused until ``--again`` says it is meant. Records older than a day are

@@ -183,8 +183,11 @@ def send(
                 "--outside-hours to send it anyway"
             )
         path = journal if journal is not None else campaign.default_journal()
+        # The gateway is part of the send: the same alert to another account is not a
+        # repeat (the embedded sandbox, new at each command, counts as one gateway).
+        gateway = None if client.is_sandbox else [client.base_url.rstrip("/"), client.api_login]
         content = {"text": text, "sender": sender, "options": options, "region": region,
-                   "numbers": list(numbers), "name": name}  # fmt: skip
+                   "numbers": list(numbers), "name": name, "gateway": gateway}  # fmt: skip
         key = repeats.fingerprint(content, csv_file)
         if not dry_run:
             header = {"text": text, "sender": sender, "options": campaign.options}
