@@ -152,3 +152,19 @@ def test_same_alert_to_another_gateway_is_not_a_repeat(run: Run, fresh_sandbox: 
     )
     assert again.exit_code == EXIT_REPEAT and "--again" in one_line(again)
     assert len(fresh_sandbox.sent()) == 1
+
+
+def test_hlr_cache_option_on_a_campaign_journal_exits_4_and_leaves_it(
+    run: Run, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """`hlr --cache <a campaign's journal>` exited 0 and added the cache's table to the
+    journal (then unreadable by `campaign status`); now exit 4 naming --cache, before any
+    check, and the journal still reads."""
+    journal = tmp_path / "alert.journal.sqlite"
+    assert run(*ALERT, "--journal", str(journal)).exit_code == 0
+    before = journal.read_bytes()
+    result = run("hlr", "+33698765432", "--cache", str(journal))
+    assert result.exit_code == EXIT_INPUT and f"--cache {journal}" in one_line(result)
+    assert journal.read_bytes() == before
+    assert run("campaign", "status", str(journal)).exit_code == 0
+    assert fresh_sandbox.balance() == pytest.approx(1000.0 - 0.065)

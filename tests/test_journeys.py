@@ -68,3 +68,34 @@ def test_bulk_helpers_name_the_value_holding_a_lone_surrogate(
         assert (caught.value.field, caught.value.position) == (field, 1)
         assert "lone surrogate" in caught.value.rule and caught.value.value == bad
     assert fresh_sandbox.balance() == 1000.0
+
+
+def sent_journal(client: smskit.Client, path: Path) -> Path:
+    """The journal of a one-recipient campaign sent to the test's sandbox."""
+    campaign = smskit.Campaign(
+        client, ["+33612345678"], text="Alerte", sender="Ops", purpose="alert"
+    )
+    assert campaign.send(progress=False, journal=path).complete
+    return path
+
+
+def test_bulk_hlr_refuses_a_campaign_journal_as_its_cache_and_leaves_it_readable(
+    client: smskit.Client, tmp_path: Path
+) -> None:
+    """bulk_hlr(journal=<a campaign's journal>) added the cache's table to it, after which
+    the journal was refused as "the HLR cache" (resume impossible); it is refused naming
+    what the file is, the file byte for byte unchanged and still a readable journal."""
+    journal = sent_journal(client, tmp_path / "alert.journal.sqlite")
+    before = journal.read_bytes()
+    with pytest.raises(smskit.ConfigurationError, match="is not an HLR cache: it is an smskit"):
+        smskit.bulk_hlr(client, ["+33698765432"], progress=False, journal=journal)
+    assert journal.read_bytes() == before
+    assert smskit.CampaignResult.load(journal).complete
+
+
+def test_hlr_cache_file_of_its_own_kind_is_reused(client: smskit.Client, tmp_path: Path) -> None:
+    """A cache file made by bulk_hlr is accepted again and serves its answers."""
+    cache = tmp_path / "hlr.sqlite"
+    smskit.bulk_hlr(client, ["+33698765432"], progress=False, journal=cache)
+    again = smskit.bulk_hlr(client, ["+33698765432"], progress=False, journal=cache).to_frame()
+    assert again["cached"].tolist() == [True]

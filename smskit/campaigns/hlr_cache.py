@@ -17,6 +17,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import Any, Final
 
@@ -33,7 +34,28 @@ CREATE TABLE IF NOT EXISTS hlr_answers (
     result TEXT NOT NULL, checked_at REAL NOT NULL,
     PRIMARY KEY (base_url, api_login, phone_number));
 """
+_OWN_TABLES: Final = frozenset({"hlr_answers", "hlr"})  # ``hlr``: earlier versions' table
 _BATCH: Final = 500  # numbers per query (SQLite's variable limit is far above)
+
+
+def _check_kind(path: Path) -> None:
+    """Refuse (left unchanged) an SQLite file holding other tables than the cache's: adding
+    the cache's table to a campaign journal, say, would make that journal unreadable."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return  # a new cache
+    try:
+        with closing(sqlite3.connect(path)) as db:
+            tables = {name for (name,) in db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}  # fmt: skip
+    except sqlite3.DatabaseError as exc:
+        raise ConfigurationError(f"{str(path)!r} is not an HLR cache: {exc}") from exc
+    foreign = sorted(t for t in tables - _OWN_TABLES if not t.startswith("sqlite_"))
+    if foreign:
+        kind = "an smskit journal" if "meta" in tables else "an SQLite database of another kind"
+        raise ConfigurationError(
+            f"{str(path)!r} is not an HLR cache: it is {kind} (tables {', '.join(foreign)}); "
+            "it was left unchanged: give another cache file (or none)"
+        )
 
 
 def gateway_of(base_url: str, api_login: str) -> Gateway:
@@ -47,6 +69,7 @@ class HLRCache:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
+        _check_kind(self.path)
         try:
             self._db = _sqlite.connect(self.path, _SCHEMA)
         except sqlite3.DatabaseError as exc:

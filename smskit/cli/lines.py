@@ -88,6 +88,8 @@ def hlr(
             f"{output}: directory {str(output.parent)!r} does not exist", param_hint="'-o'"
         )
     numbers = _numbers(sources, column)
+    if cache is not None and not no_cache:
+        _check_cache(cache)
     with connect() as client:
         results = smskit.bulk_hlr(
             client,
@@ -126,6 +128,18 @@ def hlr(
         for error, count in reasons.items():
             click.echo(f"Without an answer: {count} value(s): {error}")
     return EXIT_INCOMPLETE if counts["without_answer"] else 0
+
+
+def _check_cache(path: Path) -> None:
+    """A --cache file that is not an HLR cache (a campaign journal, a CSV): exit 4 naming
+    --cache, the file left unchanged."""
+    from smskit.campaigns.hlr_cache import HLRCache
+    from smskit.errors import ConfigurationError
+
+    try:
+        HLRCache(path).close()
+    except ConfigurationError as exc:  # raised by the cache's check, about this file only
+        raise Refused(f"--cache {path}: {exc}", EXIT_INPUT) from exc
 
 
 def _refuse_nothing_checked(frame: pd.DataFrame, output: Path | None) -> None:
