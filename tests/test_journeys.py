@@ -99,3 +99,22 @@ def test_hlr_cache_file_of_its_own_kind_is_reused(client: smskit.Client, tmp_pat
     smskit.bulk_hlr(client, ["+33698765432"], progress=False, journal=cache)
     again = smskit.bulk_hlr(client, ["+33698765432"], progress=False, journal=cache).to_frame()
     assert again["cached"].tolist() == [True]
+
+
+def test_inbox_refuses_files_that_are_not_inboxes_and_leaves_them(
+    client: smskit.Client, tmp_path: Path
+) -> None:
+    """Inbox(<a campaign journal>) added the inbox's tables to it (the journal then refused by
+    CampaignResult.load); Inbox("customers.csv") and a path in a missing directory raised raw
+    sqlite3 errors. Each is a ConfigurationError naming the file, which is left unchanged."""
+    journal = sent_journal(client, tmp_path / "alert.journal.sqlite")
+    csv = tmp_path / "customers.csv"
+    csv.write_text("phone_number\n+33612345678\n")
+    for path in (journal, csv):
+        before = path.read_bytes()
+        with pytest.raises(smskit.ConfigurationError, match="is not an inbox file"):
+            smskit.Inbox(str(path))
+        assert path.read_bytes() == before
+    assert smskit.CampaignResult.load(journal).complete
+    with pytest.raises(smskit.ConfigurationError, match="cannot be an inbox file"):
+        smskit.Inbox(str(tmp_path / "missing" / "replies.sqlite"))

@@ -27,12 +27,13 @@ import sqlite3
 import threading
 import unicodedata
 from collections.abc import Sequence
+from contextlib import closing
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from smskit import _sqlite
 from smskit._server import Guards, Served
-from smskit.errors import ValidationError
+from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies import receiver, reports
 from smskit.replies.receiver import Reply, micros
 from smskit.replies.reports import Report
@@ -109,13 +110,40 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
+def _check_kind(path: str) -> None:
+    """Refuse (left unchanged) a file that is not an inbox: not SQLite, or holding other
+    tables (a campaign journal, the HLR cache), which the inbox's tables would spoil."""
+    if not os.path.isfile(path) or os.path.getsize(path) == 0:
+        return  # a new inbox
+    try:
+        with closing(sqlite3.connect(path)) as db:
+            tables = {name for (name,) in db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}  # fmt: skip
+        with closing(sqlite3.connect(":memory:")) as db:
+            db.executescript(_SCHEMA + reports.SCHEMA)
+            own = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+    except sqlite3.DatabaseError as exc:
+        raise ConfigurationError(f"{path!r} is not an inbox file (not SQLite: {exc})") from exc
+    foreign = sorted(t for t in tables - own if not t.startswith("sqlite_"))
+    if foreign:
+        raise ConfigurationError(
+            f"{path!r} is not an inbox file: it holds other tables ({', '.join(foreign)}); it "
+            "was left unchanged: give another file (or none, for an inbox in memory)"
+        )
+
+
 class _Store:
     """Replies, delivery reports, STOPs and rejects in SQLite; one connection behind one
     condition (any thread)."""
 
     def __init__(self, path: str | None) -> None:
         self.changed = threading.Condition()
-        self._db = _sqlite.connect(path or None, _SCHEMA + reports.SCHEMA)
+        if path:
+            _check_kind(path)
+        try:
+            self._db = _sqlite.connect(path or None, _SCHEMA + reports.SCHEMA)
+        except sqlite3.Error as exc:  # a directory that does not exist, a damaged file
+            raise ConfigurationError(f"{path!r} cannot be an inbox file: {exc}") from exc
         self.count = self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
         self.kinds = reports.counts(self._db)  # delivery reports and STOPs stored
         self.duplicates = 0  # replies received again
