@@ -168,3 +168,14 @@ def test_hlr_cache_option_on_a_campaign_journal_exits_4_and_leaves_it(
     assert journal.read_bytes() == before
     assert run("campaign", "status", str(journal)).exit_code == 0
     assert fresh_sandbox.balance() == pytest.approx(1000.0 - 0.065)
+
+
+def test_hlr_csv_without_the_column_names_the_columns_found(run: Run, tmp_path: Path) -> None:
+    """A semicolon-separated CSV: exit 4 listing the one column read and saying values are
+    separated by commas (was "numbers: a DataFrame of numbers needs a 'phone_number' column")."""
+    source = tmp_path / "excel.csv"
+    source.write_text("phone_number;first_name\r\n0612345678;Ana\r\n")
+    result = run("hlr", str(source))
+    assert result.exit_code == EXIT_INPUT
+    line = one_line(result)
+    assert "'phone_number;first_name'" in line and "commas" in line and "--column" in line

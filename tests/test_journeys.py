@@ -3,6 +3,7 @@ string as one number, so one naming a file is refused (never checked as one bad 
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -87,7 +88,9 @@ def test_bulk_hlr_refuses_a_campaign_journal_as_its_cache_and_leaves_it_readable
     what the file is, the file byte for byte unchanged and still a readable journal."""
     journal = sent_journal(client, tmp_path / "alert.journal.sqlite")
     before = journal.read_bytes()
-    with pytest.raises(smskit.ConfigurationError, match="is not an HLR cache: it is an smskit"):
+    with pytest.raises(
+        smskit.ConfigurationError, match="is not an HLR cache: it is the journal of a campaign"
+    ):
         smskit.bulk_hlr(client, ["+33698765432"], progress=False, journal=journal)
     assert journal.read_bytes() == before
     assert smskit.CampaignResult.load(journal).complete
@@ -118,3 +121,18 @@ def test_inbox_refuses_files_that_are_not_inboxes_and_leaves_them(
     assert smskit.CampaignResult.load(journal).complete
     with pytest.raises(smskit.ConfigurationError, match="cannot be an inbox file"):
         smskit.Inbox(str(tmp_path / "missing" / "replies.sqlite"))
+
+
+def test_hlr_cache_of_the_earlier_journal_format_is_still_a_cache(
+    client: smskit.Client, tmp_path: Path
+) -> None:
+    """A cache file of earlier versions (the journal's tables, no campaign, a table hlr) is
+    accepted: only a file holding a campaign or foreign tables is refused."""
+    from smskit.campaigns.journal import Journal
+
+    cache = tmp_path / "hlr.sqlite"
+    Journal(cache, mode="any").close()  # the journal's tables, never a campaign
+    with sqlite3.connect(cache) as db:
+        db.execute("CREATE TABLE hlr (phone_number TEXT PRIMARY KEY, result TEXT, checked_at REAL)")
+    frame = smskit.bulk_hlr(client, ["+33698765432"], progress=False, journal=cache).to_frame()
+    assert frame["status"].astype(str).tolist() == ["valid"]

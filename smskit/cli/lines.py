@@ -186,6 +186,16 @@ def _numbers(sources: tuple[str, ...], column: str | None) -> pd.DataFrame | pd.
     source = Path(files[0])
     # The recipients' one CSV reader: every cell as written, a too-long row refused.
     table = read_csv_text(source, [column or "phone_number"], field="IN")
+    if column is None and "phone_number" not in table.columns:
+        import pandas as pd
+
+        header = pd.read_csv(source, dtype=str, nrows=0).columns  # the file read whole above
+        names = ", ".join(repr(str(name)) for name in header)
+        raise Refused(
+            f"{source} has no phone_number column (columns: {names}): values are separated "
+            "by commas; --column names another column",
+            EXIT_INPUT,
+        )
     return table if column is None else _column(table, column, source)
 
 
