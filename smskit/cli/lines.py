@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 import smskit
-from smskit.cli.options import BreakdownKey, CountryCode
+from smskit.cli.options import BreakdownKey, region_option
 from smskit.cli.output import (
     EXIT_INCOMPLETE,
     EXIT_INPUT,
@@ -25,7 +25,6 @@ from smskit.cli.output import (
     records,
 )
 from smskit.cli.sendcheck import Refused
-from smskit.rules.region import DEFAULT_REGION
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,13 +43,7 @@ if TYPE_CHECKING:
     default=None,
     help="Column holding the numbers (default: phone_number).",
 )
-@click.option(
-    "--region",
-    type=CountryCode(),
-    default=DEFAULT_REGION,
-    show_default=True,
-    help="Country of numbers written without their +code (ISO code, any case).",
-)
+@region_option()
 @click.option(
     "--cache",
     type=click.Path(dir_okay=False, path_type=Path),

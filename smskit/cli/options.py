@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import click
 
 from smskit.errors import ConfigurationError
 from smskit.rules import spec as _spec
+from smskit.rules.region import DEFAULT_REGION, ENV_DEFAULT_REGION
 
 __all__ = [
     "CLOCK_VARIABLE",
@@ -25,12 +27,15 @@ __all__ = [
     "CountryCode",
     "is_quiet",
     "now",
+    "region_option",
 ]
 
 CLOCK_VARIABLE: Final = "SMSKIT_NOW"
 
 # Codes people write for a country that ISO 3166-1 spells otherwise.
 _NOT_ISO: Final = {"UK": "GB", "EL": "GR"}
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 PURPOSE: Final = click.Choice(_spec.PURPOSES, case_sensitive=False)
 SMS_TYPE: Final = click.Choice(_spec.SMS_TYPES, case_sensitive=False)
@@ -112,3 +117,16 @@ def is_quiet() -> bool:
 
 def _stderr_is_terminal() -> bool:
     return sys.stderr.isatty()
+
+
+def region_option() -> Callable[[_F], _F]:
+    """``--region``, as every command that reads numbers takes it: the country of numbers
+    written without their +code (default: the ``SMSKIT_DEFAULT_REGION`` setting)."""
+    return click.option(
+        "--region",
+        type=CountryCode(),
+        default=DEFAULT_REGION,
+        show_default=True,
+        help="Country of numbers written without their +code (ISO code, any case; "
+        f"the default comes from {ENV_DEFAULT_REGION}).",
+    )

@@ -18,7 +18,7 @@ import click
 
 import smskit
 from smskit.cli import repeats
-from smskit.cli.options import PURPOSE, SMS_TYPE, CountryCode, now
+from smskit.cli.options import PURPOSE, SMS_TYPE, now, region_option
 from smskit.cli.output import (
     EXIT_DECLINED,
     EXIT_INCOMPLETE,
@@ -43,7 +43,6 @@ from smskit.cli.sendcheck import (
     show_preflight,
 )
 from smskit.rules.hours import next_permitted
-from smskit.rules.region import DEFAULT_REGION
 
 
 @click.command()
@@ -77,13 +76,7 @@ from smskit.rules.region import DEFAULT_REGION
     "moment of every destination, and show it.",
 )
 @click.option("--with-replies", is_flag=True, default=None, help="Let recipients answer.")
-@click.option(
-    "--region",
-    type=CountryCode(),
-    default=DEFAULT_REGION,
-    show_default=True,
-    help="Country of national numbers (ISO code, any case).",
-)
+@region_option()
 @click.option(
     "--name",
     default=None,

@@ -17,3 +17,18 @@ CHROMIUM_FLAGS = (
     "--disable-sync",
     "--no-first-run",
 )
+
+# JupyterLab, asked from the page: the notebook is open with its kernel ready ...
+NOTEBOOK_READY = """() => {
+  const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  return Boolean(panel && panel.content && panel.context && panel.context.isReady
+    && panel.sessionContext && panel.sessionContext.isReady
+    && panel.sessionContext.session && panel.sessionContext.session.kernel);
+}"""
+# ... and, after "Run all", every code cell has run and the kernel is idle.
+ALL_EXECUTED = """() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  const cells = panel.content.widgets.filter(cell => cell.model.type === 'code');
+  return cells.length > 0 && cells.every(cell => cell.model.executionCount !== null)
+    && panel.sessionContext.session.kernel.status === 'idle';
+}"""

@@ -9,6 +9,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from browser._chromium import ALL_EXECUTED, NOTEBOOK_READY
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 NOTEBOOK = "03-compose-personalised-campaign.ipynb"
@@ -19,19 +21,6 @@ TYPED = (
     "Salut {first_name}, c’est la rentrée : -30 % sur les cartables jusqu'à dimanche. STOP au 36173"
 )
 WAIT_MS = 30_000
-
-_ALL_EXECUTED = """() => {
-  const panel = window.jupyterapp.shell.currentWidget;
-  const cells = panel.content.widgets.filter(cell => cell.model.type === 'code');
-  return cells.length > 0 && cells.every(cell => cell.model.executionCount !== null)
-    && panel.sessionContext.session.kernel.status === 'idle';
-}"""
-_NOTEBOOK_READY = """() => {
-  const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-  return Boolean(panel && panel.content && panel.context && panel.context.isReady
-    && panel.sessionContext && panel.sessionContext.isReady
-    && panel.sessionContext.session && panel.sessionContext.session.kernel);
-}"""
 
 
 def _loopback_only(route: Any) -> None:
@@ -52,7 +41,7 @@ def notebook_page(lab: Any, browser: Any) -> Iterator[Any]:
     page = context.new_page()
     try:
         page.goto(f"{lab.url}/lab/tree/{NOTEBOOK}?reset&token={lab.token}")
-        page.wait_for_function(_NOTEBOOK_READY, timeout=WAIT_MS)
+        page.wait_for_function(NOTEBOOK_READY, timeout=WAIT_MS)
         yield page
     finally:
         context.close()
@@ -67,7 +56,7 @@ def test_composer_switches_to_ucs2_and_back_in_the_browser(notebook_page: Any) -
     page = notebook_page
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    page.wait_for_function(_ALL_EXECUTED, timeout=60_000, polling=250)
+    page.wait_for_function(ALL_EXECUTED, timeout=60_000, polling=250)
 
     composer = page.locator(".smskit-composer").first
     encoding = composer.locator(".smskit-encoding")

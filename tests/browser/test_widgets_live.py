@@ -14,6 +14,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from browser._chromium import ALL_EXECUTED, NOTEBOOK_READY
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 NOTEBOOK = "03-compose-personalised-campaign.ipynb"
@@ -24,18 +26,6 @@ WAIT_MS = 60_000  # a bound for a busy 2-core machine, not a timing check
 TYPED = "Salut {first_name}, c’est la rentrée : -30 % sur les cartables jusqu'à dimanche."
 EDITED = "Salut {first_name}, dernier jour : -30 % sur les cartables !"
 
-_ALL_EXECUTED = """() => {
-  const panel = window.jupyterapp.shell.currentWidget;
-  const cells = panel.content.widgets.filter(cell => cell.model.type === 'code');
-  return cells.length > 0 && cells.every(cell => cell.model.executionCount !== null)
-    && panel.sessionContext.session.kernel.status === 'idle';
-}"""
-_NOTEBOOK_READY = """() => {
-  const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-  return Boolean(panel && panel.content && panel.context && panel.context.isReady
-    && panel.sessionContext && panel.sessionContext.isReady
-    && panel.sessionContext.session && panel.sessionContext.session.kernel);
-}"""
 # For each table of a widget: the columns whose header text is neither left- nor right-aligned
 # with the text of the cells under it (2 px tolerance), as "<header>: <cell>".
 _MISALIGNED = """(root) => {
@@ -85,10 +75,10 @@ def notebook(lab: Any, browser: Any) -> Iterator[tuple[Any, list[str]]]:
     page = context.new_page()
     try:
         page.goto(f"{lab.url}/lab/tree/{NOTEBOOK}?reset&token={lab.token}")
-        page.wait_for_function(_NOTEBOOK_READY, timeout=WAIT_MS)
+        page.wait_for_function(NOTEBOOK_READY, timeout=WAIT_MS)
         page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
         page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        page.wait_for_function(_ALL_EXECUTED, timeout=120_000, polling=250)
+        page.wait_for_function(ALL_EXECUTED, timeout=120_000, polling=250)
         BUILD.mkdir(exist_ok=True)
         yield page, aborted
     finally:
