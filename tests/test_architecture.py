@@ -31,10 +31,11 @@ MAY_IMPORT: Mapping[str, frozenset[str]] = {
     "client": frozenset({"rules", "errors", "infra"}),
     "sandbox": frozenset({"rules", "errors", "infra"}),
     "replies": frozenset({"rules", "errors", "infra"}),
-    "campaigns": frozenset({"client", "rules", "errors", "infra"}),
+    # Campaigns read what came back (outcomes, opt-outs) from the callbacks' store.
+    "campaigns": frozenset({"client", "replies", "rules", "errors", "infra"}),
     "views": frozenset({"campaigns", "client", "replies", "rules", "errors", "infra"}),
     # The [dask] extra: the rule book and campaigns partition-wise; reached through facades.
-    "dask": frozenset({"campaigns", "client", "rules", "errors", "infra"}),
+    "dask": frozenset({"campaigns", "client", "replies", "rules", "errors", "infra"}),
     "cli": frozenset(
         {"facade", "views", "campaigns", "client", "replies", "sandbox", "rules", "errors", "infra"}
     ),

@@ -7,8 +7,9 @@ over two audience back ends), the chunk runner, the SQLite journal that
 makes a send exactly-once across crashes and resumes, campaign results, and bulk HLR (with
 its answer cache, keyed by gateway) and contact helpers.
 
-May import: ``smskit.client``, ``smskit.rules``, ``smskit.errors`` and the top-level
-infrastructure modules. Never views, replies or the sandbox.
+May import: ``smskit.client``, ``smskit.replies`` (what came back after a send: outcomes and
+opt-outs), ``smskit.rules``, ``smskit.errors`` and the top-level infrastructure modules.
+Never views or the sandbox.
 """
 
 from smskit.campaigns.bulk import (

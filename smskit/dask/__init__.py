@@ -9,7 +9,7 @@ send streams the partitions into the journaled sender (:mod:`.sending`, over :mo
 its result read back lazily, :mod:`.results`),
 bulk HLR over a Dask series (:mod:`.bulk`), and a generated base for demos (:mod:`.generate`).
 
-May import campaigns, client, rules, errors and infra; nothing of smskit imports it but the
+May import campaigns, client, replies, rules, errors and infra; nothing of smskit imports it but the
 facades, lazily (``import smskit`` never loads dask). Every rule is the pandas one, called on
 each partition: this part adds partitioning, shuffles and reductions, never a rule.
 """
