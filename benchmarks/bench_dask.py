@@ -82,7 +82,7 @@ def worker_peak_mb() -> float:
 
 def import_smskit() -> None:
     """Import what a worker runs (inside each worker, before the clock starts)."""
-    import smskit.dask.partitions  # noqa: F401
+    import smskit.dask.partition_preflight  # noqa: F401
 
 
 def side_dask(base: Path, report_dir: Path, workers: int) -> dict[str, Any]:

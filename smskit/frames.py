@@ -1,7 +1,7 @@
 """The public name of the response DataFrames: ``smskit.frames.hlr_frame(...)`` and friends.
 
 They live in :mod:`smskit.client.frames`; this module only names them for users, with
-:func:`percentages` (from :mod:`smskit.views.tables`) to show their shares as percentages.
+:func:`percentages` (from :mod:`smskit.views.percentages`) to show their shares as percentages.
 """
 
 from smskit.client.frames import (
@@ -29,7 +29,7 @@ from smskit.client.frames import (
     send_results_frame,
     wallet_packs_frame,
 )
-from smskit.views.tables import PercentTable, percentages
+from smskit.views.percentages import PercentTable, percentages
 
 __all__ = [
     "BREAKDOWN_KEYS",

@@ -1,7 +1,7 @@
 """The public name of phone-number reading: ``smskit.phones.normalize(...)`` and friends.
 
 The rules live in :mod:`smskit.rules.phones`; this module names them for users, and sends
-a Dask Series to its partition-wise path (:mod:`smskit.dask.rules`, the ``[dask]`` extra).
+a Dask Series to its partition-wise path (:mod:`smskit.dask.partitionwise`, the ``[dask]`` extra).
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def normalize(
     Dask DataFrame, lazily, with the same columns and dtypes.
     """
     if is_dask_collection(values):
-        from smskit.dask import rules
+        from smskit.dask import partitionwise
 
-        return rules.normalize(values, default_region, region=region)  # type: ignore[arg-type]
+        return partitionwise.normalize(values, default_region, region=region)  # type: ignore[arg-type]
     return _normalize(values, default_region, region=region)

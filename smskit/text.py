@@ -3,7 +3,7 @@
 The rules live in :mod:`smskit.rules.text` (one text), :mod:`smskit.rules.personalize`
 (a template filled per recipient) and :mod:`smskit.rules.batch` (many texts); this module
 names them for users, and sends Dask collections to their partition-wise path
-(:mod:`smskit.dask.rules`, the ``[dask]`` extra).
+(:mod:`smskit.dask.partitionwise`, the ``[dask]`` extra).
 """
 
 from __future__ import annotations
@@ -66,9 +66,9 @@ def analyze_many(texts: Any, *, national: str | None = None) -> Any:
     and ``error`` (:func:`smskit.rules.batch.analyze_many`); a Dask Series gives a Dask
     DataFrame, lazily, with the same columns and dtypes."""
     if is_dask_collection(texts):
-        from smskit.dask import rules
+        from smskit.dask import partitionwise
 
-        return rules.analyze_many(texts, national=national)
+        return partitionwise.analyze_many(texts, national=national)
     return _analyze_many(texts, national=national)
 
 
@@ -76,7 +76,7 @@ def render_all(template: str, recipients: Any) -> Any:
     """``template`` rendered for every recipient (:func:`smskit.rules.personalize.render_all`);
     a Dask DataFrame gives a Dask Series, lazily, with the same name and dtype."""
     if is_dask_collection(recipients):
-        from smskit.dask import rules
+        from smskit.dask import partitionwise
 
-        return rules.render_all(template, recipients)
+        return partitionwise.render_all(template, recipients)
     return _render_all(template, recipients)

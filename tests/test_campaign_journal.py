@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 import smskit
+from smskit.campaigns.blocking import run_blocking
 from smskit.campaigns.journal import Journal
-from smskit.campaigns.runner import run_blocking, run_chunks
+from smskit.campaigns.runner import run_chunks
 from smskit.rules.canonical import canonical_json
 
 META = {"campaign_id": "c1", "name": "t", "text": "x STOP", "sender": "Shop", "options": {}}

@@ -25,8 +25,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import smskit
+from smskit.campaigns.blocking import run_blocking
 from smskit.campaigns.journal import Journal
-from smskit.campaigns.runner import run_blocking, run_chunks
+from smskit.campaigns.runner import run_chunks
 from smskit.campaigns.sending import execute
 from smskit.client.clients import Backoff
 from smskit.sandbox import Sandbox

@@ -24,7 +24,7 @@ from smskit.campaigns.plan import build_plan
 from smskit.campaigns.preflight import audience_for
 from smskit.dask import Campaign, connect
 from smskit.dask.campaign import repeats_by_owner
-from smskit.dask.partitions import SHIFT
+from smskit.dask.partition_preflight import SHIFT
 from smskit.dask.report import breakdown
 from smskit.rules.personalize import MissingFieldWarning
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from smskit import frames
 from smskit.errors import ValidationError
-from smskit.views.tables import share_columns
+from smskit.views.percentages import share_columns
 
 
 def _breakdown() -> pd.DataFrame:

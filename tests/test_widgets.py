@@ -1,6 +1,6 @@
 """The notebook widgets, driven headlessly: set values, press buttons, read panels and results.
 
-The live panel's content is :func:`smskit.views.compose.compose_panel` (pure, tested first);
+The live panel's content is :func:`smskit.views.pure_panel.compose_panel` (pure, tested first);
 the widgets run against a real sandbox over HTTP.
 """
 
@@ -19,7 +19,7 @@ import smskit
 from smskit import Campaign, Client, Composer, Dashboard, HLRExplorer
 from smskit.errors import ValidationError
 from smskit.sandbox import Sandbox
-from smskit.views.compose import compose_panel, highlight, panel_html
+from smskit.views.pure_panel import compose_panel, highlight, panel_html
 
 CURLY = (
     "Bonjour {first_name}, l’été arrive : -20 % sur toute la collection ce week-end ! STOP au 36173"

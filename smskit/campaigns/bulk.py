@@ -18,14 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit._paths import hlr_cache_path
+from smskit.campaigns.arguments import check_chunk_size, check_concurrency
+from smskit.campaigns.blocking import async_client
 from smskit.campaigns.hlr_cache import HLRCache, gateway_of
-from smskit.campaigns.runner import (
-    ProgressOption,
-    async_client,
-    check_chunk_size,
-    check_concurrency,
-    run_chunks,
-)
+from smskit.campaigns.progress import ProgressOption
+from smskit.campaigns.runner import run_chunks
 from smskit.campaigns.twins import blocking, interruption
 from smskit.client import AsyncClient, Client
 from smskit.client.checks import as_list
@@ -290,8 +287,8 @@ async def acreate_contacts(
                 refused[position] = f"not sent: {exc}"
         rows.append(row)
 
-    def call(runner: AsyncClient, chunk: list[dict[str, Any]]) -> Any:
-        return runner.contact.create(chunk, list_name=list_name, tag_name=tag_name, **options)
+    def call(twin: AsyncClient, chunk: list[dict[str, Any]]) -> Any:
+        return twin.contact.create(chunk, list_name=list_name, tag_name=tag_name, **options)
 
     def read(answer: Any, size: int) -> list[Any]:
         statuses = [item.status for item in answer]
@@ -335,8 +332,8 @@ async def adelete_contacts(
     inputs, checks = _normalised(phone_numbers, "phone_numbers", default_region)
     numbers = list(dict.fromkeys(e for e in checks["e164"] if isinstance(e, str)))
 
-    def call(runner: AsyncClient, chunk: list[str]) -> Any:
-        return runner.contact.delete(chunk, list_name=list_name)
+    def call(twin: AsyncClient, chunk: list[str]) -> Any:
+        return twin.contact.delete(chunk, list_name=list_name)
 
     def read(answer: Any, size: int) -> list[Any]:
         return [True] * size

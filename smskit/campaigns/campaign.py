@@ -163,9 +163,9 @@ class Campaign(CampaignExecutor[CampaignResult]):
 
     @classmethod
     async def _continue(cls, path: str | Path, client: ClientOption, run: Run) -> CampaignResult:
-        book, runner = await reopen(path, client, concurrency=run.concurrency, wait=run.wait)
+        book, sender = await reopen(path, client, concurrency=run.concurrency, wait=run.wait)
         stop, share = interruption()
-        return await execute(book, runner, run.concurrency, run.progress, stop, share=share)
+        return await execute(book, sender, run.concurrency, run.progress, stop, share=share)
 
     # -- internals ---------------------------------------------------------------------------
 

@@ -14,15 +14,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, Self, TypeVar
 
+from smskit.campaigns.arguments import check_chunk_size, check_client, check_concurrency
 from smskit.campaigns.definition import CampaignSpec
 from smskit.campaigns.estimates import CostEstimate, offline_estimate, simulate
 from smskit.campaigns.preflight import PreflightSettings
-from smskit.campaigns.runner import (
-    ProgressOption,
-    check_chunk_size,
-    check_client,
-    check_concurrency,
-)
+from smskit.campaigns.progress import ProgressOption
 from smskit.campaigns.served import destinations
 from smskit.campaigns.twins import blocking
 from smskit.client import AsyncClient, Client

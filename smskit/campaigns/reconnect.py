@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from smskit.campaigns.arguments import check_concurrency
 from smskit.campaigns.journal import Journal, open_leased
-from smskit.campaigns.runner import check_concurrency
 from smskit.client import AsyncClient, Client
 from smskit.client.config import ENV_KEY, ENV_LOGIN, Secret, running_sandbox
 from smskit.errors import ConfigurationError
@@ -44,10 +44,10 @@ async def reopen(
 ) -> tuple[Journal, Client | AsyncClient]:
     """What a resume needs: the journal, its lease held (waiting up to ``wait`` s without
     blocking the loop), and ``client``, else one on the gateway the journal records (only
-    ever used through an async twin, see ``runner.async_client``)."""
+    ever used through an async twin, see ``blocking.async_client``)."""
     check_concurrency(concurrency)
-    runner = client if client is not None else reconnect(journal_path, Client)
-    return await open_leased(journal_path, wait=wait), runner
+    sender = client if client is not None else reconnect(journal_path, Client)
+    return await open_leased(journal_path, wait=wait), sender
 
 
 def reconnect(

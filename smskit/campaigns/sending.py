@@ -10,9 +10,12 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
+from smskit.campaigns.blocking import async_client
 from smskit.campaigns.journal import Chunk, Journal
+from smskit.campaigns.progress import ProgressOption
+from smskit.campaigns.refusals import without_refused
 from smskit.campaigns.results import CampaignResult
-from smskit.campaigns.runner import ProgressOption, async_client, run_chunks, without_refused
+from smskit.campaigns.runner import run_chunks
 from smskit.errors import (
     APIError,
     AuthenticationError,

@@ -14,7 +14,7 @@ import weakref
 from collections.abc import Mapping
 from typing import Final
 
-from smskit.campaigns.runner import async_client, run_blocking
+from smskit.campaigns.blocking import async_client, run_blocking
 from smskit.client import AsyncClient, Client
 from smskit.errors import InsufficientCreditError, PayloadValidationError
 from smskit.rules.destinations import Destinations, Verdict
@@ -46,8 +46,8 @@ def destinations(
         return known
 
     async def learn(stop: threading.Event) -> Destinations:
-        async with async_client(client, share=False) as runner:
-            return await _ask(runner, known, wanted, product)
+        async with async_client(client, share=False) as probe:
+            return await _ask(probe, known, wanted, product)
 
     learned = run_blocking(learn)
     with _lock:

@@ -1,14 +1,14 @@
 """Each operation written once, async; its blocking twin generated (:func:`blocking`).
 
 The blocking twin runs the async implementation to completion with
-:func:`~smskit.campaigns.runner.run_blocking` (in a worker thread when the caller's thread
+:func:`~smskit.campaigns.blocking.run_blocking` (in a worker thread when the caller's thread
 already runs an event loop, as a notebook cell does). It keeps the implementation's
 signature (``inspect.signature`` follows ``__wrapped__``) and docstring, so help(), IDEs and
 the API reference show the same parameters. What differs between the two runs, the
 implementation asks :func:`interruption`: the blocking run's stop event (set by an interrupt:
 no new request starts, those in flight are recorded) and whether the caller's client may be
 used as is (awaited in the caller's loop) or needs an async twin of its own (see
-:func:`~smskit.campaigns.runner.async_client`).
+:func:`~smskit.campaigns.blocking.async_client`).
 
 A runtime bridge rather than generated source (httpcore's unasync): one event loop per
 blocking call, which these bulk operations spend far less on than on their requests.
@@ -23,7 +23,7 @@ from collections.abc import Callable, Coroutine
 from contextvars import ContextVar
 from typing import Any, ParamSpec, TypeVar
 
-from smskit.campaigns.runner import run_blocking
+from smskit.campaigns.blocking import run_blocking
 
 __all__ = ["blocking", "interruption"]
 

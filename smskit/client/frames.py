@@ -2,12 +2,12 @@
 
 Each converter takes the typed models (``HLRResults``, ``Credits``...) or the gateway's raw
 JSON, which it parses with the models (leniently, like the client does), then builds the
-table in :mod:`smskit.client.tables`; the HLR tables also take a frame (from
+table in :mod:`smskit.client.frame_builders`; the HLR tables also take a frame (from
 :func:`hlr_frame`, bulk HLR or a CSV), so widgets and bulk tools reuse them. A model's own
-``to_frame()`` goes straight to the tables: the models never import this module.
+``to_frame()`` goes straight to the builders: the models never import this module.
 
 Breakdown tables (:func:`breakdown`, :func:`crosstab`, :func:`porting`,
-:func:`reachability`) end with a ``"total"`` row; see :mod:`smskit.client.tables` for how
+:func:`reachability`) end with a ``"total"`` row; see :mod:`smskit.client.frame_builders` for how
 rows are ordered and missing values counted.
 """
 
@@ -18,16 +18,8 @@ from typing import Any
 
 import pandas as pd
 
-from smskit.client import tables
-from smskit.client.models import (
-    ContactItem,
-    ContactItems,
-    CountryCredits,
-    Draft,
-    HLRResult,
-    SendResult,
-)
-from smskit.client.tables import (
+from smskit.client import frame_builders
+from smskit.client.frame_builders import (
     BREAKDOWN_KEYS,
     CONTACT_ITEM_STATUS_DTYPE,
     CREDIT_PRODUCT_DTYPE,
@@ -38,6 +30,14 @@ from smskit.client.tables import (
     PHONE_NUMBER_TYPE_DTYPE,
     TOTAL,
     categorical,
+)
+from smskit.client.models import (
+    ContactItem,
+    ContactItems,
+    CountryCredits,
+    Draft,
+    HLRResult,
+    SendResult,
 )
 from smskit.client.wallet import Balance
 from smskit.errors import guard_input
@@ -83,11 +83,11 @@ def hlr_frame(results: Any) -> pd.DataFrame:
     """
     rows = results if isinstance(results, Sequence | pd.DataFrame) else list(results)
     try:
-        return tables.hlr_table(rows)
+        return frame_builders.hlr_table(rows)
     except (KeyError, TypeError, ValueError, AttributeError):
         if isinstance(rows, pd.DataFrame) or not rows or not isinstance(rows[0], Mapping):
             raise
-    return tables.hlr_table([HLRResult.from_json(row) for row in rows])
+    return frame_builders.hlr_table([HLRResult.from_json(row) for row in rows])
 
 
 def _hlr_data(data: Any) -> Any:
@@ -105,7 +105,7 @@ def breakdown(data: Any, by: str | Sequence[str] = "line_status") -> pd.DataFram
     ``("line_status", "phone_number_type")``). Columns ``count`` and ``share`` (of all rows);
     the last row is ``"total"`` (all rows, share 1).
     """
-    return tables.breakdown(_hlr_data(data), by)
+    return frame_builders.breakdown(_hlr_data(data), by)
 
 
 @guard_input("data", _HLR_RULE)
@@ -113,7 +113,7 @@ def crosstab(
     data: Any, rows: str = "line_status", columns: str = "phone_number_type"
 ) -> pd.DataFrame:
     """Counts of ``rows`` x ``columns`` (breakdown keys), with a ``"total"`` row and column."""
-    return tables.crosstab(_hlr_data(data), rows, columns)
+    return frame_builders.crosstab(_hlr_data(data), rows, columns)
 
 
 @guard_input("data", _HLR_RULE)
@@ -123,7 +123,7 @@ def porting(data: Any) -> pd.DataFrame:
     The original network of an unported number is its network; numbers whose original
     network is unknown (no network name: landlines, bad formats) are left out.
     """
-    return tables.porting(_hlr_data(data))
+    return frame_builders.porting(_hlr_data(data))
 
 
 @guard_input("data", _HLR_RULE)
@@ -134,7 +134,7 @@ def reachability(data: Any) -> pd.DataFrame:
     format is never one); ``reachable``: those whose ``line_status`` is live or
     absent_subscriber; ``reachable_share`` = reachable / mobiles.
     """
-    return tables.reachability(_hlr_data(data))
+    return frame_builders.reachability(_hlr_data(data))
 
 
 @guard_input("items", "must be a contact/create answer: ContactItems, its items or the raw body")
@@ -142,7 +142,7 @@ def contact_items_frame(items: Any) -> pd.DataFrame:
     """One row per contact of a ``contact/create`` answer (models, raw items or the raw body)."""
     if isinstance(items, Mapping):
         items = ContactItems.from_json(items)
-    return tables.contact_items_table(
+    return frame_builders.contact_items_table(
         i if isinstance(i, ContactItem) else ContactItem.from_json(i) for i in items
     )
 
@@ -151,7 +151,7 @@ def contact_items_frame(items: Any) -> pd.DataFrame:
 def credits_frame(credits: Mapping[str, Any]) -> pd.DataFrame:
     """Tidy credits: one row per country and product (``country_code``, ``country``, ``iso3``,
     ``product``, ``credits``); ``credits`` is a ``Credits`` answer or its raw JSON."""
-    return tables.credits_table(
+    return frame_builders.credits_table(
         entry if isinstance(entry, CountryCredits) else CountryCredits.from_json(code, entry)
         for code, entry in credits.items()
     )
@@ -160,7 +160,7 @@ def credits_frame(credits: Mapping[str, Any]) -> pd.DataFrame:
 @guard_input("credits", "must be Credits or the check-credits answer (country code -> credits)")
 def credits_wide(credits: Mapping[str, Any]) -> pd.DataFrame:
     """One row per country (index ``country_code``): ``country``, ``iso3``, a column per product."""
-    return tables.credits_wide(credits_frame(credits))
+    return frame_builders.credits_wide(credits_frame(credits))
 
 
 def _balance(balance: Balance | Mapping[str, Any]) -> Balance:
@@ -169,7 +169,7 @@ def _balance(balance: Balance | Mapping[str, Any]) -> Balance:
 
 def balance_frame(balance: Balance | Mapping[str, Any]) -> pd.DataFrame:
     """One row: ``amount`` and ``unit`` (a currency, or the product whose credits it counts)."""
-    return tables.balance_table(_balance(balance))
+    return frame_builders.balance_table(_balance(balance))
 
 
 def wallet_packs_frame(balance: Balance | Mapping[str, Any]) -> pd.DataFrame:
@@ -178,7 +178,7 @@ def wallet_packs_frame(balance: Balance | Mapping[str, Any]) -> pd.DataFrame:
     ``expiration_date`` is a datetime in Europe/Paris (the vendor's time for dates without
     an offset); the packs are in the gateway's order. Empty without ``with_details=True``.
     """
-    return tables.wallet_packs_table(_balance(balance))
+    return frame_builders.wallet_packs_table(_balance(balance))
 
 
 @guard_input("within_days", "must be a number of days (balance a Balance or its answer)")
@@ -187,18 +187,18 @@ def expiring_packs(
 ) -> pd.DataFrame:
     """The packs expiring within ``within_days`` of ``now`` (default: current time), soonest
     first, with ``days_left`` (whole days, rounded down)."""
-    return tables.expiring_packs_table(_balance(balance), within_days, now=now)
+    return frame_builders.expiring_packs_table(_balance(balance), within_days, now=now)
 
 
 def drafts_frame(*drafts: Draft) -> pd.DataFrame:
     """One row per draft, to compare them: ``kind`` (sms or voice), counts, cost, and
     ``cost_per_contact``; fields a kind lacks are missing."""
-    return tables.drafts_table(*drafts)
+    return frame_builders.drafts_table(*drafts)
 
 
 @guard_input("results", "must be SendResult objects or the gateway's send answers")
 def send_results_frame(results: Iterable[SendResult | Mapping[str, Any]]) -> pd.DataFrame:
     """One row per send result (ticket, counts, cost, request_id, duplicate)."""
-    return tables.send_results_table(
+    return frame_builders.send_results_table(
         r if isinstance(r, SendResult) else SendResult.from_json(r) for r in results
     )

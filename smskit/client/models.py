@@ -5,7 +5,7 @@ as lenient as the gateway (numbers sent as strings are cast, unknown fields are 
 ``.raw``, the spec's ``inconcusive`` becomes ``inconclusive``) but a body of the wrong shape
 raises :class:`ResponseShapeError`, which the client reports as an :class:`~smskit.errors.APIError`.
 Collections have ``.to_frame()`` (pandas is imported only then, in
-:mod:`smskit.client.tables`) and ``.to_html()`` (:mod:`smskit.client.reprs`); neither module
+:mod:`smskit.client.frame_builders`) and ``.to_html()`` (:mod:`smskit.client.reprs`); neither module
 imports this one.
 """
 
@@ -151,7 +151,7 @@ class SendResult(_Record):
 
     def to_frame(self) -> pd.DataFrame:
         """One row: ticket, counts, cost, request_id, duplicate."""
-        from smskit.client.tables import send_results_table
+        from smskit.client.frame_builders import send_results_table
 
         return send_results_table([self])
 
@@ -195,7 +195,7 @@ class Draft(_Record):
 
     def to_frame(self) -> pd.DataFrame:
         """One row (see :func:`smskit.client.frames.drafts_frame` for several drafts)."""
-        from smskit.client.tables import drafts_table
+        from smskit.client.frame_builders import drafts_table
 
         return drafts_table(self)
 
@@ -363,7 +363,7 @@ class ContactItems(_Items):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per contact; ``status`` categorical (added, updated, skipped)."""
-        from smskit.client.tables import contact_items_table
+        from smskit.client.frame_builders import contact_items_table
 
         return contact_items_table(self)
 
@@ -434,7 +434,7 @@ class Credits(Mapping[str, CountryCredits]):
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy: one row per (country_code, product) with the number of ``credits``."""
-        from smskit.client.tables import credits_table
+        from smskit.client.frame_builders import credits_table
 
         return credits_table(self.values())
 
@@ -560,7 +560,7 @@ class HLRResults(_Items):
 
     def to_frame(self) -> pd.DataFrame:
         """One row per number, every spec field; closed value sets are categoricals."""
-        from smskit.client.tables import hlr_table
+        from smskit.client.frame_builders import hlr_table
 
         frame, extra = hlr_table(self), self.extra
         for name, column in [] if extra is None else extra.items():  # by position, input first
@@ -573,19 +573,19 @@ class HLRResults(_Items):
         See :func:`smskit.client.frames.breakdown` (``by``: status, line_status, phone_number_type,
         country, network, or a tuple of them).
         """
-        from smskit.client.tables import breakdown
+        from smskit.client.frame_builders import breakdown
 
         return breakdown(self, by)
 
     def porting(self) -> pd.DataFrame:
         """Share of numbers ported away, per original network (:func:`smskit.frames.porting`)."""
-        from smskit.client.tables import porting
+        from smskit.client.frame_builders import porting
 
         return porting(self)
 
     def reachability(self) -> pd.DataFrame:
         """Valid mobiles live or absent, per country (:func:`smskit.client.frames.reachability`)."""
-        from smskit.client.tables import reachability
+        from smskit.client.frame_builders import reachability
 
         return reachability(self)
 

@@ -104,13 +104,13 @@ class Balance(_Record):
 
     def to_frame(self) -> pd.DataFrame:
         """One row: amount and unit."""
-        from smskit.client.tables import balance_table
+        from smskit.client.frame_builders import balance_table
 
         return balance_table(self)
 
     def packs_frame(self) -> pd.DataFrame:
         """One row per pack: ``id``, ``credit``, ``unit``, ``expiration_date`` (Paris time)."""
-        from smskit.client.tables import wallet_packs_table
+        from smskit.client.frame_builders import wallet_packs_table
 
         return wallet_packs_table(self)
 
@@ -118,7 +118,7 @@ class Balance(_Record):
         self, within_days: float = EXPIRING_SOON_DAYS, *, now: datetime | None = None
     ) -> pd.DataFrame:
         """The packs that expire within ``within_days`` of ``now`` (default: the current time)."""
-        from smskit.client.tables import expiring_packs_table
+        from smskit.client.frame_builders import expiring_packs_table
 
         return expiring_packs_table(self, within_days, now=now)
 

@@ -2,12 +2,13 @@
 contact bases too large for one process.
 
 Owns: the cluster connection (:func:`connect`), the Dask paths of the pure functions that
-accept a Dask collection (:mod:`.rules`: ``normalize``, ``render_all``, ``analyze_many``,
-reached through ``smskit.phones`` and ``smskit.text``), and the Dask-backed :class:`Campaign`
-whose preflight runs per partition (:mod:`.campaign`, report in :mod:`.report`) and whose
-send streams the partitions into the journaled sender (:mod:`.sending`, over :mod:`.stream`;
-its result read back lazily, :mod:`.results`),
-bulk HLR over a Dask series (:mod:`.bulk`), and a generated base for demos (:mod:`.generate`).
+accept a Dask collection (:mod:`.partitionwise`: ``normalize``, ``render_all``,
+``analyze_many``, reached through ``smskit.phones`` and ``smskit.text``), and the
+Dask-backed :class:`Campaign` whose preflight runs per partition (:mod:`.campaign`, the work
+on each partition in :mod:`.partition_preflight`, report in :mod:`.report`) and whose send
+streams the partitions into the journaled sender (:mod:`.sending`, over :mod:`.stream`; its
+result read back lazily, :mod:`.results`), bulk HLR over a Dask series (:mod:`.hlr`), and a
+generated base for demos (:mod:`.generate`).
 
 May import campaigns, client, replies, rules, errors and infra; nothing of smskit imports it but the
 facades, lazily (``import smskit`` never loads dask). Every rule is the pandas one, called on
@@ -24,13 +25,13 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
     raise MissingExtraError("smskit.dask", exc.name or "dask", "dask") from exc
 
-from smskit.dask.bulk import HLRParquet, bulk_hlr
 from smskit.dask.campaign import Campaign
 from smskit.dask.cluster import connect
 from smskit.dask.generate import contact_base
+from smskit.dask.hlr import HLRParquet, bulk_hlr
+from smskit.dask.partitionwise import analyze_many, normalize, render_all
 from smskit.dask.report import DaskPreflightReport
 from smskit.dask.results import StreamedResult
-from smskit.dask.rules import analyze_many, normalize, render_all
 
 __all__ = [
     "Campaign",

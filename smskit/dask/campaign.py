@@ -32,7 +32,7 @@ from smskit.campaigns.journal import plan_contacts
 from smskit.campaigns.orchestration import Verdict, run_preflight
 from smskit.campaigns.preflight import PreflightSettings
 from smskit.client import AsyncClient, Client
-from smskit.dask import partitions as parts
+from smskit.dask import partition_preflight as parts
 from smskit.dask import sending
 from smskit.dask.report import (
     BREAKDOWN_COLUMNS,

@@ -23,10 +23,11 @@ from collections.abc import Generator, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from smskit.campaigns.arguments import check_chunk_size, check_concurrency
 from smskit.campaigns.journal import FIELD_PREFIX, Chunk, Journal, open_leased
 from smskit.campaigns.lease import closed_on_error
+from smskit.campaigns.progress import ProgressOption
 from smskit.campaigns.reconnect import gateway_record, reopen
-from smskit.campaigns.runner import ProgressOption, check_chunk_size, check_concurrency
 from smskit.campaigns.sending import deliver
 from smskit.campaigns.twins import blocking, interruption
 from smskit.client import Client
@@ -123,7 +124,7 @@ async def aresume(
     """Continue a streamed campaign from its journal and staged files alone (after a crash,
     an interrupt, a kernel restart): exactly the recipients not yet accepted are sent.
     Without ``client``, the gateway the journal records (see ``smskit.Campaign.resume``)."""
-    book, runner = await reopen(journal_path, client, concurrency=concurrency, wait=wait)
+    book, sender = await reopen(journal_path, client, concurrency=concurrency, wait=wait)
     with closed_on_error(book):
         meta = book.meta()
         if "digests" not in meta:
@@ -131,7 +132,7 @@ async def aresume(
                 f"journal {str(journal_path)!r} is not a streamed campaign's: "
                 "smskit.Campaign.resume continues it"
             )
-    return await _deliver(book, runner, meta, concurrency, progress, ahead, counter)
+    return await _deliver(book, sender, meta, concurrency, progress, ahead, counter)
 
 
 resume = blocking(aresume)

@@ -1,7 +1,7 @@
 """The campaign :class:`Composer`: a text area whose cost, encoding and checks follow every
 keystroke, with one-click fixes, a cost estimate and a confirmed send.
 
-The live panel's content is :func:`smskit.views.compose.compose_panel` (pure); this module
+The live panel's content is :func:`smskit.views.pure_panel.compose_panel` (pure); this module
 only lays it out and wires the controls.
 """
 
@@ -25,7 +25,7 @@ from smskit.rules import text as engine
 from smskit.rules.fields import DYNAMIC_FIELDS
 from smskit.rules.region import DEFAULT_REGION
 from smskit.views.base import ProgressFile, View, escaped, widgets
-from smskit.views.compose import ComposerPanel, compose_panel, panel_html
+from smskit.views.pure_panel import ComposerPanel, compose_panel, panel_html
 
 __all__ = ["Composer", "Sent"]
 

@@ -1,0 +1,49 @@
+"""Names and modules that moved, still found at their old place for one release, with a
+:class:`DeprecationWarning` naming the new one.
+
+An old module keeps only ``__getattr__ = moved_module(__name__, "new.module")``; a module
+that kept some of its names gives the others with :func:`moved_names`. The new module is
+imported only when an old name is used, so the old module costs nothing at import.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any
+
+__all__ = ["moved_module", "moved_names"]
+
+
+def _forward(old: str, new: str, name: str) -> Any:
+    warnings.warn(
+        f"{old}.{name} moved to {new}.{name}; the old name is removed in the next release",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return getattr(importlib.import_module(new), name)
+
+
+def moved_module(old: str, new: str) -> Callable[[str], Any]:
+    """A module ``__getattr__`` for module ``old``, renamed ``new``: every public name of
+    ``new`` is found on ``old`` too, with a warning."""
+
+    def __getattr__(name: str) -> Any:
+        if name.startswith("_") or not hasattr(importlib.import_module(new), name):
+            raise AttributeError(f"module {old!r} has no attribute {name!r}")
+        return _forward(old, new, name)
+
+    return __getattr__
+
+
+def moved_names(old: str, homes: Mapping[str, str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` for module ``old``, whose names ``homes`` (name -> module)
+    moved out: each is found on ``old`` too, with a warning."""
+
+    def __getattr__(name: str) -> Any:
+        if name not in homes:
+            raise AttributeError(f"module {old!r} has no attribute {name!r}")
+        return _forward(old, homes[name], name)
+
+    return __getattr__

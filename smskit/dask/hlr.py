@@ -1,0 +1,245 @@
+"""Bulk HLR over a Dask series of numbers: deduplicated on the cluster, checked through the
+journaled bulk path, answers appended to Parquet, breakdowns reduced on the cluster.
+
+The cluster normalises every value and keeps one row per distinct number (a shuffle on the
+normalised number, never a collection on the client), writing them to Parquet. The client
+then reads those files one at a time and checks each through :func:`smskit.bulk_hlr` (chunks of
+200, the HLR cache journal: a number answered before is never paid twice, so a re-run after
+an interrupt pays only for the remainder), appending one Parquet file of answers per
+partition. Breakdowns are counted per file on the cluster and summed there.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from smskit.campaigns import bulk_hlr as checked
+from smskit.campaigns.progress import Progress, ProgressOption
+from smskit.dask.stream import Materialised, parts_of, rows_of, stage, stream
+from smskit.errors import ConfigurationError, ValidationError
+from smskit.rules.region import DEFAULT_REGION
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+    import pandas as pd
+
+    from smskit.client import AsyncClient, Client
+
+__all__ = ["HLRParquet", "bulk_hlr"]
+
+# Breakdown keys whose labels are the spec's closed value sets: per-file counts add up.
+CLOSED_KEYS = ("status", "line_status", "phone_number_type")
+DEFAULT_MAX_AGE_S = 24 * 3600.0
+
+
+def bulk_hlr(
+    client: Client | AsyncClient,
+    numbers: dd.Series,
+    output: str | Path,
+    *,
+    default_region: str | None = DEFAULT_REGION,
+    journal: str | Path | bool | None = None,
+    max_age: float | None = DEFAULT_MAX_AGE_S,
+    chunk_size: int = 200,
+    concurrency: int = 4,
+    progress: ProgressOption = True,
+    simulation_mode: bool | None = None,
+    counter: Materialised | None = None,
+) -> HLRParquet:
+    """Check every distinct number of ``numbers``; answers go to the Parquet directory ``output``.
+
+    One row per distinct normalised number (values that do not parse: one per distinct text,
+    ``phone_number_type`` bad_format, not sent), with the columns of
+    ``smskit.bulk_hlr(...).to_frame()`` but ``input``. ``output`` must be new or empty: answers are
+    appended to it, never written over a user's files. ``journal``, ``max_age``,
+    ``chunk_size``, ``concurrency``, ``simulation_mode`` are :func:`smskit.bulk_hlr`'s.
+    ``counter`` counts the partitions the client holds (one plus one read ahead).
+    """
+    import dask.dataframe as dd
+    import pandas as pd
+
+    if not isinstance(numbers, dd.Series):
+        raise ValidationError("numbers", "must be a dask Series (smskit.bulk_hlr takes the others)")
+    out = Path(output)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ConfigurationError(f"{str(out)!r} exists and is not an empty directory")
+    out.mkdir(parents=True, exist_ok=True)
+    meta = pd.DataFrame({"key": pd.Series(dtype="string")})
+    keys = numbers.map_partitions(_keys, default_region, meta=meta)
+    distinct = keys.drop_duplicates(split_out=keys.npartitions, ignore_index=True)
+    staging = out.with_name(f".{out.name}.distinct")
+    shutil.rmtree(staging, ignore_errors=True)  # ours: what an interrupted run left
+    try:
+        paths = stage(distinct, staging)
+        total = sum(rows_of(path) for path in paths)
+        with Progress(progress, total=total, initial=0, unit="number") as bar:
+            for index, part in stream(paths, counter=counter):
+                values = part["key"].tolist()
+                forward = _Forward(bar)
+                answers = checked(
+                    client,
+                    values,
+                    chunk_size=chunk_size,
+                    concurrency=concurrency,
+                    progress=forward,
+                    journal=journal,
+                    max_age=max_age,
+                    default_region=default_region,
+                    simulation_mode=simulation_mode,
+                )
+                frame = answers.to_frame().drop(columns="input")
+                _write(frame, out / f"part-{index:06d}.parquet")
+                bar.advance(len(values) - forward.done)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return HLRParquet(out)
+
+
+class HLRParquet:
+    """HLR answers written as a Parquet directory, one file per partition of distinct numbers."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+
+    def __repr__(self) -> str:
+        return f"HLRParquet({str(self.path)!r}, {len(parts_of(self.path))} files)"
+
+    def frame(self) -> dd.DataFrame:
+        """The answers as a lazy Dask frame, dtypes as ``smskit.bulk_hlr(...).to_frame()``."""
+        import dask.dataframe as dd
+
+        return dd.read_parquet(str(self.path)).map_partitions(_typed, meta=_empty())
+
+    def __len__(self) -> int:
+        return sum(rows_of(path) for path in parts_of(self.path))
+
+    def crosstab(
+        self, rows: str = "line_status", columns: str = "phone_number_type"
+    ) -> pd.DataFrame:
+        """Counts of ``rows`` x ``columns`` (closed value sets), summed on the cluster: what
+        :func:`smskit.frames.crosstab` gives on the whole answers."""
+        for key in (rows, columns):
+            _closed(key)
+        return _reduce(self.frame(), _crosstab, rows, columns)
+
+    def breakdown(self, by: str | Sequence[str] = "line_status") -> pd.DataFrame:
+        """Count and share per value of ``by`` (closed value sets), summed on the cluster: what
+        ``HLRResults.breakdown`` gives on the whole answers."""
+        for key in [by] if isinstance(by, str) else by:
+            _closed(key)
+        counts = _reduce(self.frame(), _counts, by)
+        total = int(counts["count"].iloc[-1])
+        counts["share"] = counts["count"] / total if total else float("nan")
+        return counts
+
+
+def _closed(key: str) -> None:
+    if key not in CLOSED_KEYS:
+        raise ValidationError(
+            "by", f"cluster breakdowns count closed value sets: {', '.join(CLOSED_KEYS)}", value=key
+        )
+
+
+def _reduce(frame: dd.DataFrame, count: Any, *args: Any) -> pd.DataFrame:
+    """``count(partition, *args)`` per partition on the cluster, summed there (a tree)."""
+    import dask
+    from dask import delayed
+
+    tables = [delayed(count)(part, *args) for part in frame.to_delayed()]
+    while len(tables) > 1:
+        tables = [delayed(_add)(tables[i : i + 8]) for i in range(0, len(tables), 8)]
+    (table,) = dask.compute(tables[0] if tables else delayed(count)(_empty(), *args))
+    return table
+
+
+def _add(tables: list[pd.DataFrame]) -> pd.DataFrame:
+    """The sum of per-file tables; labels in the order pandas gives (a label only some files
+    have, "(missing)", goes where those files have it: before the total)."""
+    index = _union([table.index for table in tables])
+    columns = _union([table.columns for table in tables])
+    total = tables[0].reindex(index=index, columns=columns, fill_value=0)
+    for table in tables[1:]:
+        total = total + table.reindex(index=index, columns=columns, fill_value=0)
+    return total
+
+
+def _union(indexes: list[pd.Index]) -> pd.Index:
+    import pandas as pd
+
+    first = indexes[0]
+    labels = [*dict.fromkeys(label for index in indexes for label in index[:-1]), first[-1]]
+    if isinstance(first, pd.MultiIndex):
+        return pd.MultiIndex.from_tuples(labels, names=first.names)
+    return pd.Index(labels, dtype=first.dtype, name=first.name)
+
+
+def _crosstab(part: pd.DataFrame, rows: str, columns: str) -> pd.DataFrame:
+    from smskit.client.frame_builders import crosstab
+
+    return crosstab(part, rows, columns)
+
+
+def _counts(part: pd.DataFrame, by: str | Sequence[str]) -> pd.DataFrame:
+    from smskit.client.frame_builders import breakdown
+
+    return breakdown(part, by)[["count"]]
+
+
+def _keys(values: pd.Series, region: str | None) -> pd.DataFrame:
+    """Per value: its E.164 number, or its text when it does not parse (then sent nowhere)."""
+    import pandas as pd
+
+    from smskit.rules import phones
+
+    checks = phones.normalize(values.astype(object), region)
+    texts = pd.array([str(v) for v in values.array], dtype="string")
+    key = checks["e164"].where(checks["e164"].notna(), pd.Series(texts, index=checks.index))
+    return pd.DataFrame({"key": key.astype("string")}, index=values.index)
+
+
+class _Forward:
+    """Progress of one partition's check, added to the whole run's bar."""
+
+    def __init__(self, bar: Progress) -> None:
+        self.bar = bar
+        self.done = 0
+
+    def start(self, total: int, initial: int, unit: str) -> None:
+        """The run's bar already knows the total."""
+
+    def advance(self, count: int, **postfix: Any) -> None:
+        """Count checked numbers on the run's bar."""
+        self.done += count
+        self.bar.advance(count, **postfix)
+
+    def finish(self) -> None:
+        """The run's bar closes when the run ends."""
+
+
+def _write(frame: pd.DataFrame, path: Path) -> None:
+    """Write then rename: an interrupted write never leaves half a file among the answers."""
+    partial = path.with_name(path.name + ".partial")
+    frame.to_parquet(partial, index=False)
+    os.replace(partial, path)
+
+
+def _empty() -> pd.DataFrame:
+    """No answer, with every column and dtype of the answers."""
+    import pandas as pd
+
+    from smskit.client.frame_builders import hlr_table
+
+    frame = hlr_table([])
+    frame["cached"] = pd.array([], dtype="bool")
+    frame["error"] = pd.array([], dtype="string")
+    return frame
+
+
+def _typed(part: pd.DataFrame) -> pd.DataFrame:
+    from smskit.client.frame_builders import hlr_table
+
+    return hlr_table(part)

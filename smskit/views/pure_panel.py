@@ -1,0 +1,233 @@
+"""What the composer's live panel shows, as a pure function of text, options and preflight.
+
+:class:`smskit.views.widgets.Composer` only renders :func:`compose_panel`'s answer, so every figure
+and every check it shows is testable without ipywidgets. The HTML comes from the
+``widget_composer.html`` template (autoescaped: the text is the user's, never markup).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+from smskit.errors import ValidationError
+from smskit.rules import text as engine
+from smskit.rules.content import has_stop_mention, is_marketing, sender_allows_spaces
+from smskit.rules.fields import split_fields
+from smskit.rules.sender import check_sender
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from smskit.campaigns.preflight import PreflightReport
+
+__all__ = ["Check", "ComposerPanel", "compose_panel", "highlight", "panel_html"]
+
+PREVIEW_ROWS: Final = 5
+_PREVIEW_COLUMNS: Final = ("row", "phone_number", "text", "encoding", "segments", "issue")
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One condition for sending: its name, whether it holds, and what to do otherwise."""
+
+    name: str
+    ok: bool
+    message: str
+
+
+@dataclass(frozen=True)
+class ComposerPanel:
+    """Everything the live panel shows for one state of the composer.
+
+    ``stats`` is the text as typed (None when it cannot be analysed); ``delivered`` the text
+    the gateway would count after its ``auto_optimize_text`` (None when that changes nothing
+    or is off). ``preview`` holds the first recipients' rendered texts (None without
+    recipients); ``worst_case`` the most segments any recipient to send gets.
+    """
+
+    text: str
+    stats: engine.TextStats | None
+    fields: tuple[str, ...]
+    unknown_fields: tuple[str, ...]
+    stop_required: bool
+    has_stop: bool
+    optimization: engine.Optimization | None
+    delivered: engine.TextStats | None
+    checks: tuple[Check, ...]
+    preview: pd.DataFrame | None = field(default=None, repr=False)
+    worst_case: int | None = None
+    to_send: int | None = None
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """Every check holds: the campaign may be sent."""
+        return all(check.ok for check in self.checks)
+
+    @property
+    def failed(self) -> tuple[Check, ...]:
+        """The checks that do not hold."""
+        return tuple(check for check in self.checks if not check.ok)
+
+    @property
+    def can_optimize(self) -> bool:
+        """ "optimise text" would change the text."""
+        return self.optimization is not None and bool(self.optimization.replacements)
+
+    @property
+    def can_add_stop(self) -> bool:
+        """ "add STOP mention" applies: marketing text without one."""
+        return self.stop_required and not self.has_stop
+
+
+def _text_check(text: str) -> Check:
+    try:
+        engine.validate_text(text)
+    except ValidationError as exc:
+        return Check("text", False, str(exc))
+    return Check("text", True, f"{len(text)} of {engine.MAX_TEXT_LENGTH} characters")
+
+
+def _sender_check(sender: str, options: Mapping[str, Any]) -> Check:
+    spaces = sender_allows_spaces(options.get("purpose"), options.get("with_replies"))
+    try:
+        check_sender(sender, spaces=spaces)
+    except ValidationError as exc:
+        return Check("sender", False, str(exc))
+    return Check("sender", True, sender)
+
+
+def _stop_check(required: bool, present: bool) -> Check:
+    if not required:
+        return Check("stop", True, "not required for purpose='alert'")
+    if present:
+        return Check("stop", True, "STOP mention present")
+    return Check("stop", False, "marketing (purpose='wholesale') needs a STOP mention")
+
+
+def _recipient_checks(
+    report: PreflightReport | None, option_error: str | None, recipients_error: str | None
+) -> list[Check]:
+    if option_error is not None:
+        return [Check("options", False, option_error)]
+    if recipients_error is not None:
+        return [Check("recipients", False, recipients_error)]
+    if report is None:
+        return [Check("recipients", False, "no recipients: pass recipients= to the composer")]
+    if not report.to_send:
+        return [Check("recipients", False, f"none of {report.recipients} recipients can be sent")]
+    excluded = report.recipients - report.to_send
+    shown = f"{report.to_send} to send" + (f", {excluded} excluded" if excluded else "")
+    return [Check("recipients", True, shown)]
+
+
+def _preview(report: PreflightReport, rows: int) -> tuple[pd.DataFrame, int | None]:
+    frame = report.frame
+    # Rows first: a column selection of the whole report would copy a million rows.
+    head = frame.iloc[:rows][list(_PREVIEW_COLUMNS)].reset_index(drop=True)
+    sending = frame["segments"].to_numpy()[frame["send"].to_numpy()]
+    return head, (int(sending.max()) if len(sending) else None)
+
+
+def compose_panel(
+    text: str,
+    *,
+    sender: str,
+    options: Mapping[str, Any],
+    report: PreflightReport | None = None,
+    option_error: str | None = None,
+    recipients_error: str | None = None,
+    preview_rows: int = PREVIEW_ROWS,
+) -> ComposerPanel:
+    """The live panel for ``text`` sent by ``sender`` with send ``options``.
+
+    ``report`` is the campaign's preflight (None without recipients); ``option_error`` says
+    why the options could not make a campaign (a bad ``send_at``, say), ``recipients_error``
+    why the recipients could not be checked.
+    """
+    try:
+        stats: engine.TextStats | None = engine.analyze(text)
+        optimization: engine.Optimization | None = engine.optimize(text)
+        has_stop = has_stop_mention(text)
+    except ValidationError:
+        stats, optimization, has_stop = None, None, False
+    known, unknown = split_fields(text)
+    stop_required = is_marketing(options.get("purpose"))
+    delivered = None
+    if (
+        optimization is not None
+        and optimization.replacements
+        and options.get("auto_optimize_text") is not False
+    ):
+        delivered = engine.analyze(optimization.text)
+    checks = [_text_check(text)]
+    if unknown:
+        names = ", ".join(f"{{{n}}}" for n in unknown)
+        checks.append(Check("fields", False, f"unknown dynamic field(s) {names}"))
+    else:
+        checks.append(Check("fields", True, ", ".join(f"{{{n}}}" for n in known) or "none used"))
+    checks.append(_stop_check(stop_required, has_stop))
+    checks.append(_sender_check(sender, options))
+    checks += _recipient_checks(report, option_error, recipients_error)
+    preview, worst, to_send = None, None, None
+    warnings: tuple[str, ...] = ()
+    if report is not None:
+        preview, worst = _preview(report, preview_rows)
+        to_send, warnings = report.to_send, report.warnings
+    return ComposerPanel(
+        text=text,
+        stats=stats,
+        fields=known,
+        unknown_fields=unknown,
+        stop_required=stop_required,
+        has_stop=has_stop,
+        optimization=optimization,
+        delivered=delivered,
+        checks=tuple(checks),
+        preview=preview,
+        worst_case=worst,
+        to_send=to_send,
+        warnings=tuple(warnings),
+    )
+
+
+def highlight(text: str, positions: set[int]) -> list[tuple[str, bool]]:
+    """``text`` in runs, each flagged when its characters are at ``positions`` (forcing UCS-2)."""
+    runs: list[tuple[str, bool]] = []
+    for index, char in enumerate(text):
+        hot = index in positions
+        if runs and runs[-1][1] == hot:
+            runs[-1] = (runs[-1][0] + char, hot)
+        else:
+            runs.append((char, hot))
+    return runs
+
+
+def _plain(value: Any) -> Any:
+    from smskit.rules.missing import is_missing
+
+    return "" if is_missing(value) else value
+
+
+def panel_html(panel: ComposerPanel) -> str:
+    """The live panel as HTML (every user value escaped by the template)."""
+    from smskit._html import render
+
+    stats = panel.stats
+    chars = [] if stats is None else list(dict.fromkeys(c for _, c in stats.non_gsm))
+    forcing = [(c, " ".join(f"U+{ord(u):04X}" for u in c)) for c in chars]
+    positions = set() if stats is None else {p for p, _ in stats.non_gsm}
+    preview = panel.preview
+    return render(
+        "widget_composer.html",
+        panel=panel,
+        stats=stats,
+        forcing=forcing,
+        known=[f"{{{n}}}" for n in panel.fields],
+        unknown=[f"{{{n}}}" for n in panel.unknown_fields],
+        runs=highlight(panel.text, positions),
+        columns=list(_PREVIEW_COLUMNS) if preview is not None else [],
+        rows=[] if preview is None else [[_plain(v) for v in r] for r in preview.itertuples(False)],
+    )
