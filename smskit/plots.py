@@ -1,8 +1,10 @@
 """The public name of the plotly figures: ``smskit.plots.hlr_breakdown(...)`` and friends.
 
-They live in :mod:`smskit.views.plots` (plotly loads with them); this module only names them.
+They live in :mod:`smskit.views.plots` and, for the ledger of campaigns,
+:mod:`smskit.views.ledger` (plotly loads with them); this module only names them.
 """
 
+from smskit.views.ledger import campaign_history
 from smskit.views.plots import (
     KIND_COLORS,
     LINE_STATUS_COLORS,
@@ -29,6 +31,7 @@ __all__ = [
     "REPLIES_COLUMNS",
     "REPLY_COLOR",
     "WHOLE_LIST",
+    "campaign_history",
     "credits_bar",
     "credits_map",
     "draft_costs",

@@ -6,7 +6,8 @@ common part (``front``: every operation written once, async, its blocking twin g
 over two audience back ends), the chunk runner (``runner``; beside it ``arguments``,
 ``blocking``, ``refusals`` and ``progress``), the SQLite journal that makes a send
 exactly-once across crashes and resumes, campaign results, and bulk HLR (with its answer
-cache, keyed by gateway) and contact helpers.
+cache, keyed by gateway) and contact helpers; the ledger of every journaled campaign
+(``ledger``: ``history()``).
 
 May import: ``smskit.client``, ``smskit.replies`` (what came back after a send: outcomes and
 opt-outs), ``smskit.rules``, ``smskit.errors`` and the top-level infrastructure modules.
@@ -33,6 +34,7 @@ from smskit.campaigns.campaign import (
     derive_request_id,
     register_marketing_hours,
 )
+from smskit.campaigns.ledger import history
 
 __all__ = [
     "ISSUES",
@@ -50,5 +52,6 @@ __all__ = [
     "create_contacts",
     "delete_contacts",
     "derive_request_id",
+    "history",
     "register_marketing_hours",
 ]

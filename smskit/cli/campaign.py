@@ -1,14 +1,16 @@
-"""``smskit campaign status|resume JOURNAL``: a journaled campaign, read or finished."""
+"""``smskit campaign status|resume JOURNAL``: a journaled campaign, read or finished;
+``smskit campaign list``: the ledger of every journaled campaign."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Final
 
 import click
 
 from smskit.cli.output import (
     EXIT_INCOMPLETE,
+    EXIT_INPUT,
     json_option,
     print_json,
     print_row,
@@ -16,9 +18,11 @@ from smskit.cli.output import (
     records,
     row,
 )
-from smskit.cli.sendcheck import journal_result
+from smskit.cli.sendcheck import Refused, journal_result
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from smskit.campaigns import CampaignResult
 
 journal_argument = click.argument(
@@ -28,7 +32,8 @@ journal_argument = click.argument(
 
 @click.group()
 def campaign() -> None:
-    """A campaign's journal: its status, or a resume after a crash or a stop."""
+    """Campaign journals: the ledger of all of them, one's status, or a resume after a crash
+    or a stop."""
 
 
 @campaign.command()
@@ -60,3 +65,75 @@ def _report(result: CampaignResult, as_json: bool) -> int:
     else:
         print_row("Campaign:", summary)
     return 0 if result.complete else EXIT_INCOMPLETE
+
+
+# The ledger's columns a table shows (--json and -o hold every column).
+SHOWN: Final = (
+    "name", "started", "sender", "purpose", "recipients", "sent", "sms", "cost", "delivered",
+    "replies", "opt_outs", "complete",
+)  # fmt: skip
+
+
+@campaign.command(name="list")
+@click.argument(
+    "journals", metavar="[JOURNAL | DIRECTORY]...", nargs=-1, type=click.Path(path_type=Path)
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="CSV written with the whole ledger (every column, unreadable journals included).",
+)
+@json_option
+def list_(journals: tuple[Path, ...], output: Path | None, as_json: bool) -> int:
+    """The ledger: one line per journaled campaign (name, when, sender, purpose, recipients,
+    sent, SMS, cost, delivered, replies, opt-outs), oldest first, from the journals in the
+    per-user campaigns directory, or those given (files, or directories of them).
+
+    Exits 4 when there is no journal to list, or when a file could not be read as a
+    campaign's journal (each named on stderr with why; the others are still listed).
+    """
+    import warnings
+
+    from smskit.campaigns import history
+
+    if output is not None and not output.parent.is_dir():
+        raise click.BadParameter(
+            f"{output}: directory {str(output.parent)!r} does not exist", param_hint="'-o'"
+        )
+    with warnings.catch_warnings():  # each unreadable journal is printed below, by row
+        warnings.simplefilter("ignore", UserWarning)
+        ledger = history(list(journals) or None)
+    where = ", ".join(map(str, journals)) or "the campaigns directory"
+    if ledger.empty:
+        raise Refused(f"no campaign journal found in {where}", EXIT_INPUT)
+    if output is not None:
+        ledger.to_csv(output, index=False)
+    unread = ledger[ledger["problem"].notna()]
+    read = ledger[ledger["problem"].isna()]
+    if as_json:
+        print_json({"campaigns": _json_rows(read.drop(columns="problem")),
+                    "unreadable": records(unread[["journal", "problem"]])})  # fmt: skip
+    elif len(read):
+        click.echo(_shown(read).to_string(index=False))
+    for journal, problem in unread[["journal", "problem"]].itertuples(index=False):
+        click.echo(f"smskit campaign list: unreadable journal {journal}: {problem}", err=True)
+    return EXIT_INPUT if len(unread) else 0
+
+
+def _json_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    rows = records(frame)
+    for record, started in zip(rows, frame["started"], strict=True):
+        record["started"] = started.isoformat()
+    return rows
+
+
+def _shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table's columns as people read them: minutes, money, blanks for unknown counts."""
+    from smskit._html import money
+
+    shown = frame[list(SHOWN)].astype(object).where(frame[list(SHOWN)].notna(), "")
+    shown["started"] = frame["started"].dt.strftime("%Y-%m-%d %H:%M %Z")
+    shown["cost"] = frame["cost"].map(money)
+    shown["complete"] = frame["complete"].map({True: "yes", False: "no"})
+    return shown

@@ -1,0 +1,229 @@
+"""The ledger of every campaign: one row per journal, read from the journals and the
+callbacks' store (:func:`history`).
+
+A row's journal columns come from one query per journal over its chunk records and
+``meta`` (never its recipients), so a Dask campaign of millions of recipients reads as fast as
+a small one, and both kinds of journal read alike. A file that cannot be read as a campaign's
+journal (another kind of file, another journal format, a damaged file, a journal never
+written) is never left out: it is a row whose ``problem`` says why (its other columns
+missing), and :func:`history` warns once listing them (docs/ledger.md).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import warnings
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from smskit._paths import campaigns_dir
+from smskit.campaigns.journal import DONE_STATES, Journal
+from smskit.campaigns.journalfile import as_journal_path
+from smskit.campaigns.results import chunk_outcomes
+from smskit.errors import ConfigurationError, ValidationError
+from smskit.rules import spec as _spec
+from smskit.rules.content import DEFAULT_PURPOSE
+from smskit.rules.timezone import account_time_zone
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["LEDGER_COLUMNS", "JournalRow", "history", "journal_files", "read_journal"]
+
+# Column -> dtype; "started" is datetime64[ns, <time zone>], "purpose" a categorical of the
+# spec's purposes (see ledger_dtypes).
+LEDGER_COLUMNS: Final[Mapping[str, str]] = {
+    "name": "string",
+    "started": "datetime64[ns, UTC]",
+    "sender": "string",
+    "purpose": "category",
+    "recipients": "Int64",
+    "sent": "Int64",
+    "sms": "Int64",
+    "cost": "float64",
+    "cost_estimated": "boolean",
+    "delivered": "Int64",
+    "replies": "Int64",
+    "opt_outs": "Int64",
+    "complete": "boolean",
+    "streamed": "boolean",
+    "gateway": "string",
+    "journal": "string",
+    "problem": "string",
+}
+# SQLite's own files beside a database: never journals themselves.
+_SIDECARS: Final = ("-wal", "-shm", "-journal")
+_UNSETTLED: Final = ("pending", "in_flight", "failed")
+
+
+@dataclass(frozen=True)
+class JournalRow:
+    """What one journal says of its campaign, or why it could not be read (``problem``)."""
+
+    journal: Path
+    name: str | None = None
+    started: float | None = None  # seconds since the epoch (the journal's created_at)
+    sender: str | None = None
+    purpose: str | None = None
+    recipients: int | None = None
+    sent: int | None = None
+    sms: int | None = None
+    cost: float | None = None
+    cost_estimated: bool | None = None
+    complete: bool | None = None
+    streamed: bool | None = None
+    gateway: str | None = None
+    problem: str | None = None
+
+
+def journal_files(journals: Any = None) -> list[Path]:
+    """The journal files ``journals`` names: None for every file of the campaigns directory
+    (:func:`smskit._paths.campaigns_dir`); a directory for every file in it (SQLite's
+    ``-wal``/``-shm``/``-journal`` files and sub-directories such as a Dask campaign's
+    ``.parts`` aside); a file path; or a list of those. A path that does not exist is kept:
+    its row says so."""
+    if journals is None:
+        return _in_directory(campaigns_dir())
+    if isinstance(journals, str | os.PathLike):
+        return _expand(as_journal_path(journals, "journals"))
+    if isinstance(journals, Iterable) and not isinstance(journals, bytes | Mapping):
+        found: list[Path] = []
+        for at, value in enumerate(journals):
+            found += _expand(as_journal_path(value, f"journals[{at}]"))
+        return found
+    raise ValidationError(
+        "journals", "must be a directory, a journal's path, or a list of them", value=journals
+    )
+
+
+def _expand(path: Path) -> list[Path]:
+    return _in_directory(path) if path.is_dir() else [path]
+
+
+def _in_directory(directory: Path) -> list[Path]:
+    return sorted(
+        path for path in directory.iterdir() if path.is_file() and not path.name.endswith(_SIDECARS)
+    )
+
+
+def read_journal(path: Path) -> JournalRow:
+    """One journal's row, read without its recipients and without changing the file; a file
+    that is not a readable campaign journal gives a row with ``problem`` set."""
+    if not path.exists():
+        return JournalRow(path, problem="the file does not exist")
+    if path.is_file() and path.stat().st_size == 0:
+        return JournalRow(path, problem="an empty file: no campaign was ever written to it")
+    try:
+        with Journal(path) as book:
+            return _row(book)
+    except (ConfigurationError, sqlite3.Error, OSError, ValueError) as exc:
+        return JournalRow(path, problem=str(exc) or type(exc).__name__)
+
+
+def _row(book: Journal) -> JournalRow:
+    """The row of an open journal (``meta`` read as written by a pandas or a Dask send)."""
+    meta = book.meta()
+    where = f"journal {str(book.path)!r}"
+    options = meta.get("options")
+    gateway = meta.get("gateway")
+    if not isinstance(options, Mapping):
+        raise ValueError(f"{where}: its meta has no send options")
+    outcomes = chunk_outcomes(book)
+    # (idx, start, stop, recipients, request_id, state, attempts, ticket, cost,
+    #  cost_estimated, sms, contacts, error, retryable)
+    accepted = [o for o in outcomes if o[5] in DONE_STATES]
+    reached = sum(o[2] - o[1] for o in outcomes)
+    to_send = meta.get("to_send")
+    unsettled = any(o[3] and o[5] in _UNSETTLED for o in outcomes)
+    return JournalRow(
+        journal=book.path,
+        name=_text(meta, "name", where),
+        started=_number(meta, "created_at", where),
+        sender=_text(meta, "sender", where),
+        purpose=options.get("purpose") or DEFAULT_PURPOSE,
+        recipients=int(_number(meta, "recipients", where)),
+        # What the gateway kept: its number_of_contacts when it said it, else the chunk.
+        sent=sum(o[3] if o[11] is None else min(o[11], o[3]) for o in accepted),
+        sms=sum(o[10] or 0 for o in outcomes),
+        cost=round(sum(o[8] or 0.0 for o in outcomes), 6),
+        cost_estimated=any(bool(o[9]) for o in outcomes),
+        complete=not unsettled and (not isinstance(to_send, int) or reached >= to_send),
+        streamed="digests" in meta,
+        gateway=str(gateway.get("base_url")) if isinstance(gateway, Mapping) else None,
+    )
+
+
+def _text(meta: Mapping[str, Any], key: str, where: str) -> str:
+    value = meta.get(key)
+    if not isinstance(value, str):
+        raise ValueError(f"{where}: its meta {key!r} is not a text ({value!r})")
+    return value
+
+
+def _number(meta: Mapping[str, Any], key: str, where: str) -> float:
+    value = meta.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{where}: its meta {key!r} is not a number ({value!r})")
+    return value
+
+
+def ledger_dtypes(time_zone: str) -> dict[str, Any]:
+    """The ledger's columns and dtypes, times in ``time_zone``."""
+    import pandas as pd
+
+    return {
+        **LEDGER_COLUMNS,
+        "started": pd.DatetimeTZDtype("ns", time_zone),
+        "purpose": pd.CategoricalDtype(list(_spec.PURPOSES)),
+    }
+
+
+def ledger_frame(rows: Iterable[JournalRow], time_zone: str) -> pd.DataFrame:
+    """The rows as the ledger: oldest campaign first, journals that could not be read last."""
+    import pandas as pd
+
+    records = [
+        {name: getattr(row, name, None) for name in LEDGER_COLUMNS} for row in rows
+    ]  # delivered, replies, opt_outs: filled by history() when the store is read
+    frame = pd.DataFrame.from_records(records, columns=list(LEDGER_COLUMNS))
+    frame["journal"] = frame["journal"].map(lambda p: None if p is None else str(p))
+    # created_at is time.time(): kept to the microsecond (a float's last digits are noise).
+    micros = (frame["started"].astype("float64") * 1e6).round()
+    started = pd.to_datetime(micros, unit="us", utc=True)
+    frame["started"] = started.dt.tz_convert(time_zone)
+    frame = frame.astype(ledger_dtypes(time_zone))
+    return frame.sort_values(["started", "journal"], na_position="last", ignore_index=True)
+
+
+def history(journals: Any = None, *, time_zone: str | None = None) -> pd.DataFrame:
+    """The ledger: one row per journaled campaign, oldest first.
+
+    ``journals``: the journals to read, a directory (every file in it), a journal's path, or
+    a list of them; default the campaigns directory both ``smskit.Campaign`` and
+    ``smskit.dask.Campaign`` journal into. Columns (:data:`LEDGER_COLUMNS`): ``name``;
+    ``started`` (when the journal was written, just before the first request; in
+    ``time_zone``, default the account's); ``sender``; ``purpose`` (the gateway's default,
+    ``wholesale``, when none was given); ``recipients`` (rows given, those preflight kept out
+    included); ``sent`` (recipients the gateway accepted: its ``number_of_contacts``);
+    ``sms`` and ``cost`` (the gateway's answers, in the account's currency;
+    ``cost_estimated`` when a duplicate's cost was estimated); ``delivered``, ``replies``,
+    ``opt_outs`` (missing: not read yet, see docs/ledger.md); ``complete`` (nothing left to
+    send); ``streamed`` (a Dask campaign's); ``gateway`` (its URL); ``journal``; and
+    ``problem``: why a file could not be read as a campaign's journal (its row is otherwise
+    missing). Such files are also named in one ``UserWarning``: never dropped silently.
+    """
+    zone = account_time_zone(time_zone)
+    rows = [read_journal(path) for path in journal_files(journals)]
+    unread = [row for row in rows if row.problem is not None]
+    if unread:
+        shown = "; ".join(f"{row.journal}: {row.problem}" for row in unread)
+        warnings.warn(
+            f"{len(unread)} file(s) could not be read as campaign journals (rows with a "
+            f"problem): {shown}",
+            UserWarning,
+            stacklevel=2,
+        )
+    return ledger_frame(rows, zone)
