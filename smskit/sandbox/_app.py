@@ -27,10 +27,10 @@ from starlette.routing import Route
 from smskit.errors import ValidationError
 from smskit.sandbox._casting import FORMAT, NOT_ALLOWED
 from smskit.sandbox._domain import GatewayError, field_error, validation_error
-from smskit.sandbox._faults import FaultMiddleware, Faults
+from smskit.sandbox._faults import FaultMiddleware
 from smskit.sandbox._gateway import Gateway
 from smskit.sandbox._openapi import openapi_document
-from smskit.sandbox._reports import CallbackFaults, DeliveryModel
+from smskit.sandbox._reports import DeliveryModel
 
 Handler = Callable[[Request], Awaitable[Response]]
 MAX_BODY = 4 * 1024 * 1024
@@ -117,8 +117,9 @@ async def _json_body(request: Request) -> Any:
     return payload
 
 
-def build_app(gateway: Gateway, faults: Faults, credentials: Credentials) -> Any:
+def build_app(gateway: Gateway, credentials: Credentials) -> Any:
     """The ASGI application of one sandbox."""
+    faults = gateway.request_faults
 
     def guarded(handler: Handler, *, auth: bool = True) -> Handler:
         async def endpoint(request: Request) -> Response:
@@ -196,7 +197,7 @@ def build_app(gateway: Gateway, faults: Faults, credentials: Credentials) -> Any
         return payload[name]
 
     async def state(request: Request) -> Response:
-        return JSONResponse({**gateway.state(), "faults": faults.state()})
+        return JSONResponse({**gateway.state(), "faults": faults.faults()})
 
     async def set_balance(request: Request) -> Response:
         gateway.set_balance(required(await control_body(request), "amount"))
@@ -226,7 +227,7 @@ def build_app(gateway: Gateway, faults: Faults, credentials: Credentials) -> Any
     async def callback(request: Request) -> Response:
         if request.method == "POST":
             body = await control_body(request)
-            gateway.set_callback_url(required(body, "url"), body.get("kind"))
+            gateway.register_callback_url(required(body, "url"), body.get("kind"))
         return JSONResponse({"url": gateway.callback_url(), "urls": gateway.callback_urls()})
 
     async def delivery_model(request: Request) -> Response:
@@ -238,10 +239,9 @@ def build_app(gateway: Gateway, faults: Faults, credentials: Credentials) -> Any
         if request.method == "POST":
             body = await control_body(request)
             known = ("withhold_rate", "garble_rate", "seed")
-            settings = CallbackFaults(**{k: body[k] for k in known if k in body})
-            gateway.inject_callback_faults(settings)
+            gateway.inject_callback_faults(**{k: body[k] for k in known if k in body})
         elif request.method == "DELETE":
-            gateway.inject_callback_faults(CallbackFaults())
+            gateway.inject_callback_faults()
         return JSONResponse(asdict(gateway.player.faults))
 
     async def reports(request: Request) -> Response:
@@ -271,7 +271,7 @@ def build_app(gateway: Gateway, faults: Faults, credentials: Credentials) -> Any
 
     async def deliveries(request: Request) -> Response:
         return JSONResponse(
-            {"pending": gateway.deliveries.pending(), "attempts": gateway.deliveries_log()}
+            {"pending": gateway.callback_queue.pending(), "attempts": gateway.deliveries()}
         )
 
     async def sent(request: Request) -> Response:
@@ -295,15 +295,15 @@ def build_app(gateway: Gateway, faults: Faults, credentials: Credentials) -> Any
         if request.method == "POST":
             body = await control_body(request)
             known = ("error_rate", "drop_rate", "rate_limit_rate", "latency", "seed")
-            faults.configure(**{k: body[k] for k in known if k in body})
+            faults.inject_faults(**{k: body[k] for k in known if k in body})
         elif request.method == "DELETE":
-            faults.clear()
-        return JSONResponse(faults.state())
+            faults.clear_faults()
+        return JSONResponse(faults.faults())
 
     async def duplicate_answer(request: Request) -> Response:
         if request.method == "POST":
             gateway.set_duplicate_answer(required(await control_body(request), "shape"))
-        return JSONResponse({"shape": gateway.duplicate_answer})
+        return JSONResponse({"shape": gateway.duplicate_answer()})
 
     async def clock(request: Request) -> Response:
         dispatched = 0
@@ -313,7 +313,6 @@ def build_app(gateway: Gateway, faults: Faults, credentials: Credentials) -> Any
 
     async def reset(request: Request) -> Response:
         gateway.reset()
-        faults.clear()
         return JSONResponse(gateway.state())
 
     # --- public documents --------------------------------------------------------------------

@@ -34,7 +34,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from smskit.errors import ValidationError
-from smskit.sandbox._numbers import checked_number
+from smskit.sandbox._numbers import checked_integer, checked_number, checked_share
 
 MAX_ATTEMPTS = 6
 FIRST_PAUSE = 0.05  # seconds before the 2nd attempt; doubles after each failure
@@ -294,10 +294,9 @@ def script_campaign_replies(
     exponentially distributed whole number of seconds after its message was sent (capped
     by the window), so the same seed gives the same replies at the same offsets.
     """
-    checked_number("rate", rate, high=1.0)
-    checked_number("opt_out_share", opt_out_share, high=1.0)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValidationError("seed", "must be an integer", value=seed)
+    checked_share("rate", rate)
+    checked_share("opt_out_share", opt_out_share)
+    checked_integer("seed", seed)
     checked_number("within_hours", within_hours, high=24 * 30, above=True, unit=" of hours")
     rng = random.Random(seed)
     repliers = rng.sample(list(recipients), round(rate * len(recipients)))

@@ -9,6 +9,8 @@ from __future__ import annotations
 import threading
 from datetime import UTC, datetime, timedelta
 
+from smskit.sandbox._numbers import checked_number
+
 
 class Clock:
     """UTC wall clock with an adjustable forward offset (never goes back)."""
@@ -26,9 +28,8 @@ class Clock:
         return self.now().timestamp()
 
     def advance(self, seconds: float) -> datetime:
-        """Move time forward by ``seconds`` (>= 0) and return the new time."""
-        if seconds < 0:
-            raise ValueError("seconds: the sandbox clock only moves forward (got a negative value)")
+        """Move time forward by ``seconds`` (a finite number >= 0) and return the new time."""
+        seconds = checked_number("seconds", seconds)
         with self._lock:
             self._offset += seconds
         return self.now()

@@ -19,7 +19,7 @@ from typing import Any
 
 from smskit.errors import ValidationError
 from smskit.rules.once import once
-from smskit.sandbox._numbers import checked_number
+from smskit.sandbox._numbers import checked_integer, checked_number, checked_share
 
 GATEWAY_PREFIX = "/v1/public/"
 
@@ -51,10 +51,6 @@ class FaultSettings:
     seed: int = 0
 
 
-def _rate(name: str, value: Any) -> float:
-    return checked_number(name, value, high=1.0)
-
-
 def _latency(value: Any) -> tuple[float, float]:
     if isinstance(value, int | float) and not isinstance(value, bool):
         value = (value, value)
@@ -77,36 +73,36 @@ class Faults:
         self._rng = random.Random(0)
         self.counts = {"requests": 0, "errors": 0, "drops": 0, "rate_limited": 0}
 
-    def configure(
+    def inject_faults(
         self,
         error_rate: float = 0.0,
         drop_rate: float = 0.0,
         rate_limit_rate: float = 0.0,
         latency: float | Sequence[float] = (0.0, 0.0),
         seed: int = 0,
-    ) -> FaultSettings:
-        """Replace the settings and restart the seeded draw."""
+    ) -> None:
+        """Fail a seeded share of gateway requests: 500, dropped after commit, 429; add latency.
+
+        Replaces the settings and restarts the seeded draw."""
         rates = (
-            _rate("error_rate", error_rate),
-            _rate("drop_rate", drop_rate),
-            _rate("rate_limit_rate", rate_limit_rate),
+            checked_share("error_rate", error_rate),
+            checked_share("drop_rate", drop_rate),
+            checked_share("rate_limit_rate", rate_limit_rate),
         )
         if sum(rates) > 1.0 + 1e-9:
             raise ValidationError(
                 "error_rate", "error_rate + drop_rate + rate_limit_rate must be <= 1"
             )
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise ValidationError("seed", "must be an integer", value=seed)
+        checked_integer("seed", seed)
         settings = FaultSettings(*rates, _latency(latency), seed)
         with self._lock:
             self.settings = settings
             self._rng = random.Random(seed)
             self.counts = dict.fromkeys(self.counts, 0)
-        return settings
 
-    def clear(self) -> None:
-        """No more faults."""
-        self.configure()
+    def clear_faults(self) -> None:
+        """Stop injecting faults."""
+        self.inject_faults()
 
     def draw(self) -> tuple[float, str | None]:
         """Latency to add and the fault to inject (``error``, ``drop``, ``rate_limit`` or None)."""
@@ -129,8 +125,8 @@ class Faults:
                 roll -= rate
             return delay, None
 
-    def state(self) -> dict[str, Any]:
-        """Settings and counts, JSON-ready."""
+    def faults(self) -> dict[str, Any]:
+        """Current fault settings and how many of each were injected (JSON-ready)."""
         with self._lock:
             return {**asdict(self.settings), "counts": dict(self.counts)}
 

@@ -21,6 +21,7 @@ from smskit.sandbox._callbacks import Deliveries, check_callback_url, script_cam
 from smskit.sandbox._casting import PHONE_RULE, normalize_phone
 from smskit.sandbox._clock import Clock
 from smskit.sandbox._domain import GatewayError
+from smskit.sandbox._faults import Faults
 from smskit.sandbox._numbers import checked_number
 from smskit.sandbox._player import Player
 from smskit.sandbox._prices import CURRENCY, to_eur
@@ -71,9 +72,10 @@ class Gateway:
         self.clock = clock
         self.seed = seed
         self.hlr_distribution = hlr_distribution
-        self.duplicate_answer: DuplicateAnswer = check_shape(duplicate_answer)
-        self.deliveries = Deliveries(store.mark_delivery)
-        self.player = Player(self.deliveries, delivery_model)
+        self._duplicate_answer: DuplicateAnswer = check_shape(duplicate_answer)
+        self.callback_queue = Deliveries(store.mark_delivery)
+        self.player = Player(self.callback_queue, delivery_model)
+        self.request_faults = Faults()  # applied to the HTTP routes by the app's middleware
         urls = self.callback_urls()
         if urls["delivery_report"] is not None or urls["stop"] is not None:
             self.player.skip(store.sent(clock.timestamp()))  # a file's sends were played
@@ -85,14 +87,22 @@ class Gateway:
         now = self.clock.now()
         request = _domain.parse_send(payload, now)
         messages, dropped = _domain.prepare_send(request)
-        answer = self.store.send(request, messages, dropped, now.timestamp(), self.duplicate_answer)
+        answer = self.store.send(
+            request, messages, dropped, now.timestamp(), self._duplicate_answer
+        )
         self.play_callbacks()
         return answer
 
-    def set_duplicate_answer(self, shape: Any) -> None:
-        """How a repeated request_id is refused: ``"spec"`` (errors.request_id) or
-        ``"legacy"`` (the vendor's older code 120)."""
-        self.duplicate_answer = check_shape(shape)
+    def set_duplicate_answer(self, shape: DuplicateAnswer) -> None:
+        """How a repeated request_id is refused (both 400, nothing sent or charged):
+        ``"spec"``, the spec's validation error naming ``request_id`` (the default), or
+        ``"legacy"``, the vendor's older ``{code: 120, message: "A SMS with the same
+        request_id has already been sent"}``."""
+        self._duplicate_answer = check_shape(shape)
+
+    def duplicate_answer(self) -> DuplicateAnswer:
+        """The shape a repeated request_id is refused in (see :meth:`set_duplicate_answer`)."""
+        return self._duplicate_answer
 
     def contact_create(self, payload: Any) -> dict[str, Any]:
         """POST /v1/public/contact/create."""
@@ -215,7 +225,7 @@ class Gateway:
     def set_drafts(
         self, sms: Mapping[str, Any] | None = None, voice: Mapping[str, Any] | None = None
     ) -> None:
-        """Replace fields of the SMS and/or voice draft the gateway returns."""
+        """Set fields of the SMS and/or voice draft the draft endpoints return."""
         drafts = dict(self.store.get_meta("drafts") or {})
         for kind, given, allowed in (
             ("sms", sms, SMS_DRAFT_FIELDS),
@@ -238,7 +248,7 @@ class Gateway:
     # --- wallet control --------------------------------------------------------------------
 
     def set_balance(self, amount: float) -> None:
-        """Set the account balance in EUR."""
+        """Set the balance in EUR: every wallet pack replaced by one valid 365 days."""
         amount = checked_number("amount", amount, unit=" of EUR")
         self.store.set_balance(amount, self.clock.timestamp())
 
@@ -247,21 +257,23 @@ class Gateway:
         return to_eur(self.store.balance_micros(self.clock.timestamp()))
 
     def add_wallet_pack(self, amount: float, expires_in_days: float) -> str:
-        """Add a pack of ``amount`` EUR that expires ``expires_in_days`` from now; its id."""
+        """Add a pack of ``amount`` EUR expiring ``expires_in_days`` from now; returns its id."""
         for name, value in (("amount", amount), ("expires_in_days", expires_in_days)):
             checked_number(name, value, above=True)
         now = self.clock.timestamp()
         return self.store.add_pack(float(amount), now + expires_in_days * 86_400.0, now)
 
     def wallet_packs(self) -> list[dict[str, Any]]:
-        """Packs with credit left, the first to expire first: id, credit (EUR), expiration."""
+        """Packs with credit left (EUR), the first to expire (Paris time) first: id, credit,
+        expiration_date."""
         return [
             {"id": p.id, "credit": to_eur(p.credit), "expiration_date": p.expiration_date}
             for p in self.store.wallet_packs(self.clock.timestamp())
         ]
 
     def set_price(self, country_code: str, product_name: str, price: float) -> None:
-        """Set the unit price (EUR) of a product in a country; a new country becomes served."""
+        """Set a unit price in EUR (``product_name``: sms_premium, sms_low_cost, vocal_sms, hlr);
+        a new country becomes served."""
         country = str(country_code).strip().upper()
         if not re.fullmatch(r"[A-Z]{2}", country):
             raise ValidationError("country_code", "must be 2 letters", value=country_code)
@@ -273,7 +285,7 @@ class Gateway:
         self.store.set_price(country, product_name, price)
 
     def prices(self) -> list[dict[str, Any]]:
-        """Every unit price, by country then product."""
+        """Unit prices: one row per country and product (country_code, product_name, price)."""
         return [
             {"country_code": c, "product_name": p, "price": to_eur(m)}
             for (c, p), m in sorted(self.store.prices().items())
@@ -282,13 +294,13 @@ class Gateway:
     # --- contacts, sends, tokens control ---------------------------------------------------
 
     def sent(self) -> list[dict[str, Any]]:
-        """Every accepted recipient (one row per recipient per send)."""
+        """One row per accepted recipient per send (scheduled ones until due, then sent)."""
         rows = self.store.sent(self.clock.timestamp())
         self.play_callbacks(rows)
         return rows
 
     def dropped(self) -> list[dict[str, Any]]:
-        """Every recipient a send ignored (convention 3), with its position and the reason."""
+        """Every recipient a send ignored (spec convention 3): ticket, position, number, why."""
         return self.store.dropped()
 
     def contacts(self) -> list[dict[str, Any]]:
@@ -316,18 +328,18 @@ class Gateway:
         return numbers
 
     def tokens(self) -> list[dict[str, Any]]:
-        """Issued credit-transfer tokens with the e-mail each is bound to."""
+        """Credit-transfer tokens issued, with their sub-account e-mail."""
         return self.store.tokens()
 
     # --- time ------------------------------------------------------------------------------
 
     def now(self) -> str:
-        """Sandbox time, ISO 8601 UTC."""
+        """Sandbox time (ISO 8601 UTC)."""
         return iso(self.clock.timestamp()) or ""
 
     def advance(self, seconds: float) -> int:
-        """Move the sandbox clock forward; dispatch scheduled sends now due; returns how many."""
-        self.clock.advance(checked_number("seconds", seconds))
+        """Move the sandbox clock forward; returns how many scheduled messages became sent."""
+        self.clock.advance(seconds)
         dispatched = self.store.dispatch_due(self.clock.timestamp())
         self.play_callbacks()
         return dispatched
@@ -339,12 +351,29 @@ class Gateway:
         return self.store.get_meta(_URL_KEYS[_check_kind(kind)])
 
     def callback_urls(self) -> dict[str, str | None]:
-        """The URL registered for each callback kind."""
+        """The URL registered for each callback kind (None: that kind is not posted)."""
         return {kind: self.callback_url(kind) for kind in CALLBACK_KINDS}
 
-    def set_callback_url(self, url: str | None, kind: str | None = None) -> None:
+    def set_callback_url(
+        self,
+        url: str | None,
+        *,
+        kind: str | None = None,
+        signing_secret: str | bytes | None = None,
+    ) -> None:
+        """Register a callback URL (loopback only) for every kind, or for one ``kind``
+        (``reply``, ``delivery_report`` or ``stop``); None removes it.
+
+        With ``signing_secret`` every callback is signed (an smskit extension, see
+        docs/reliability.md) for an ``Inbox(signing_secret=...)``; the secret is kept in memory.
+        """
+        self.register_callback_url(url, kind)
+        self.callback_queue.sign_with(signing_secret)
+
+    def register_callback_url(self, url: str | None, kind: str | None) -> None:
         """Register (or with None, remove) the URL of one callback kind, or of every kind
-        when ``kind`` is None; loopback only."""
+        when ``kind`` is None; loopback only. The signing secret is left as it is (the
+        control route: a secret never travels over HTTP)."""
         if url is not None:
             check_callback_url(url)
         kinds = CALLBACK_KINDS if kind is None else (_check_kind(kind),)
@@ -382,20 +411,26 @@ class Gateway:
         return len(played)
 
     def set_delivery_model(self, model: DeliveryModel) -> None:
-        """How later messages' reports and STOPs are played (seed, speed, shares)."""
+        """How messages sent from now on get their delivery reports and STOPs (see
+        :class:`DeliveryModel`; ``DeliveryModel.fast()`` for tests)."""
         if not isinstance(model, DeliveryModel):
             raise ValidationError("model", "must be a DeliveryModel", value=model)
         self.player.model = model
 
-    def inject_callback_faults(self, faults: CallbackFaults) -> None:
-        """Withhold or garble a seeded share of later reports and STOPs."""
-        self.player.faults = faults
+    def inject_callback_faults(
+        self, withhold_rate: float = 0.0, garble_rate: float = 0.0, seed: int = 0
+    ) -> None:
+        """Never post a seeded share of later delivery reports and STOPs, and garble another
+        (a missing field, a foreign status, an unreadable date); zeros stop it."""
+        self.player.faults = CallbackFaults(withhold_rate, garble_rate, seed)
 
     def reports(self) -> list[dict[str, Any]]:
-        """Every scripted report and STOP with how it was played and its delivery outcome."""
+        """Every delivery report and STOP scripted: kind, message_id, number, status, network
+        time ``at``, ``post_in`` (real seconds), ``copy`` (late/duplicate), ``fault``, and
+        its delivery (``delivered``, ``attempts``, ``last_status``)."""
         records = self.player.records()
         for record in records:
-            outcome = self.deliveries.outcome(record["key"])
+            outcome = self.callback_queue.outcome(record["key"])
             if record["fault"] == "withheld":
                 outcome = {"delivered": False, "attempts": 0, "last_status": "withheld"}
             elif outcome is None:
@@ -406,10 +441,11 @@ class Gateway:
     def simulate_reply(
         self, number: str, text: str, *, sim_card_number: str | None = None, wait: bool = True
     ) -> dict[str, Any]:
-        """A recipient replies: store it, queue its callback, blacklist on STOP.
+        """A recipient replies: stored, POSTed to the callback URL (retried); "STOP" blacklists.
 
         With ``wait`` (default) return once the delivery has its final outcome (bounded by
-        the retry policy); without, return at once with ``last_status`` "pending".
+        the retry policy); ``wait=False`` returns at once with ``last_status`` "pending" and
+        ``wait_for_deliveries()`` waits for the callbacks.
         """
         normalized = normalize_phone(number)
         if normalized is None:
@@ -431,10 +467,12 @@ class Gateway:
         within_hours: float = 48.0,
         wait: bool = True,
     ) -> list[dict[str, Any]]:
-        """Seeded replies from recipients of a ``with_replies`` send, over the next hours.
+        """Seeded replies from ``round(rate * recipients)`` recipients of a with_replies send.
 
-        Reception dates are the send time plus seeded delays; the sandbox clock then moves
-        forward to the last one, so the replies are in the past and a run is reproducible.
+        ``round(opt_out_share * repliers)`` of them opt out (STOP and variants); replies
+        arrive over ``within_hours`` after the send (the send time plus seeded delays) and the
+        sandbox clock moves forward to the last one, so the replies are in the past and a run
+        is reproducible.
         """
         if not isinstance(ticket, str) or not ticket.strip():
             raise ValidationError("ticket", "must be a non-blank string", value=ticket)
@@ -468,16 +506,16 @@ class Gateway:
         status = "no callback URL" if url is None else "pending"
         self.store.mark_delivery(body["message_id"], False, 0, status)
         if url is not None:
-            self.deliveries.submit(url, body)
+            self.callback_queue.submit(url, body)
         return body
 
     def _outcomes(self, bodies: list[dict[str, Any]], wait: bool) -> list[dict[str, Any]]:
         ids = [body["message_id"] for body in bodies]
         if wait:
-            self.deliveries.wait(ids)
+            self.callback_queue.wait(ids)
         results = []
         for body in bodies:
-            outcome = self.deliveries.outcome(body["message_id"])
+            outcome = self.callback_queue.outcome(body["message_id"])
             if outcome is None:
                 queued = self.callback_url() is not None
                 status = "pending" if queued else "no callback URL"
@@ -485,25 +523,29 @@ class Gateway:
             results.append({**body, **outcome})
         return results
 
-    def deliveries_log(self) -> list[dict[str, Any]]:
-        """Every callback delivery attempt: message_id, attempt, time, status, retry delay."""
-        return self.deliveries.log()
+    def deliveries(self) -> list[dict[str, Any]]:
+        """Every callback delivery attempt: message_id, attempt number, time, status, next
+        retry, ``kind`` (reply, delivery_report, stop) and ``key`` (a reply's message_id, a
+        report's key in ``reports()``)."""
+        return self.callback_queue.log()
 
     def wait_for_deliveries(self, timeout: float | None = 10.0) -> None:
-        """Block until no callback is queued or waiting for a retry; TimeoutError otherwise."""
+        """Block until every queued callback has its final outcome; TimeoutError otherwise."""
         if timeout is not None:
             checked_number("timeout", timeout, unit=" of seconds")
-        self.deliveries.wait(timeout=timeout)
+        self.callback_queue.wait(timeout=timeout)
 
     def replies(self) -> list[dict[str, Any]]:
-        """Every simulated reply with its delivery outcome."""
+        """Every simulated reply with its delivery outcome (``callback_url`` holds its token)."""
         return self.store.replies()
 
     # --- whole account ---------------------------------------------------------------------
 
     def reset(self) -> None:
-        """Fresh account: default balance, prices and drafts; no contacts, sends, tokens."""
-        self.deliveries.clear()
+        """Fresh account: default balance, prices and drafts; no contacts, sends, tokens,
+        faults."""
+        self.request_faults.clear_faults()
+        self.callback_queue.clear()
         self.player.clear()
         self.clock.reset()
         self.store.reset(self.clock.timestamp())
@@ -518,9 +560,9 @@ class Gateway:
             "callback_urls": self.callback_urls(),
             "lists": self.lists(),
             "blacklist_size": len(self.blacklist()),
-            "pending_deliveries": self.deliveries.pending(),
+            "pending_deliveries": self.callback_queue.pending(),
             "seed": self.seed,
-            "duplicate_answer": self.duplicate_answer,
+            "duplicate_answer": self._duplicate_answer,
         }
 
 

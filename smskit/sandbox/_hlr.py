@@ -59,10 +59,12 @@ from typing import Any, Final, NamedTuple
 import phonenumbers
 from phonenumbers import NumberParseException
 
+from smskit.errors import ValidationError
 from smskit.rules.answers import hlr_placeholder
 from smskit.rules.countries import country_info
 from smskit.rules.phones import main_region, read_valid, refusal, region_of, spec_type
 from smskit.rules.spec import LINE_STATUS
+from smskit.sandbox._numbers import checked_integer, checked_number, checked_share
 from smskit.sandbox._prefixdata import CARRIER, GEOCODE
 
 __all__ = ["DEFAULT", "HLRDistribution", "lookup", "lookup_many"]
@@ -117,13 +119,11 @@ class HLRDistribution:
                 f"line_status: {refused} not allowed; keys are the spec's line_status values"
                 " except not_applicable (kept for unparseable numbers)"
             )
-        weights = [float(w) for w in self.line_status.values()]
-        if any(w < 0 for w in weights) or sum(weights) <= 0:
-            raise ValueError("line_status: weights must be >= 0 with a positive sum")
-        if not 0 <= self.ported_share <= 1:
-            raise ValueError("ported_share: must be between 0 and 1")
-        if self.ported_window_days < 1:
-            raise ValueError("ported_window_days: must be at least 1")
+        weights = [checked_number(f"line_status.{k}", w) for k, w in self.line_status.items()]
+        if sum(weights) <= 0:
+            raise ValidationError("line_status", "the weights must have a positive sum")
+        checked_share("ported_share", self.ported_share)
+        checked_integer("ported_window_days", self.ported_window_days, low=1)
         total = sum(weights)
         object.__setattr__(self, "line_status", MappingProxyType(dict(self.line_status)))
         object.__setattr__(self, "_statuses", tuple(self.line_status))

@@ -1,4 +1,5 @@
-"""The sandbox's one numeric check: a real number (never a bool), finite, within its range."""
+"""The sandbox's numeric checks, each written once: a real number (never a bool), finite,
+within its range; a share between 0 and 1; an integer such as a seed."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 
 from smskit.errors import ValidationError
 
-__all__ = ["checked_number"]
+__all__ = ["checked_integer", "checked_number", "checked_share"]
 
 
 def checked_number(
@@ -32,3 +33,18 @@ def checked_number(
     if not (math.isfinite(value) and fits):
         raise ValidationError(name, f"must be a finite number {rule}", value=value)
     return float(value)
+
+
+def checked_share(name: str, value: Any) -> float:
+    """A rate or share of messages, requests or recipients: a finite number from 0 to 1."""
+    return checked_number(name, value, high=1.0)
+
+
+def checked_integer(name: str, value: Any, *, low: int | None = None) -> int:
+    """``value`` if it is an int (never a bool) and, with ``low``, at least ``low``; else a
+    ValidationError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValidationError(name, "must be an integer", value=value)
+    if low is not None and value < low:
+        raise ValidationError(name, f"must be an integer >= {low}", value=value)
+    return value

@@ -24,7 +24,7 @@ from typing import Any, Final
 from smskit.errors import ValidationError
 from smskit.rules.callbacks import DATE_FORMAT, report_message_id
 from smskit.rules.content import is_marketing
-from smskit.sandbox._numbers import checked_number
+from smskit.sandbox._numbers import checked_integer, checked_number, checked_share
 
 __all__ = ["CallbackFaults", "DeliveryModel", "Outgoing", "SentMessage", "script"]
 
@@ -51,16 +51,6 @@ _GARBLES: Final = {
 }
 
 
-def _share(name: str, value: Any) -> float:
-    return checked_number(name, value, high=1.0)
-
-
-def _seed(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValidationError("seed", "must be an integer", value=value)
-    return value
-
-
 @dataclass(frozen=True)
 class DeliveryModel:
     """How delivery reports and STOPs are played: seed, speed, shares late, twice, STOP.
@@ -78,9 +68,9 @@ class DeliveryModel:
     stop_share: float = 0.02
 
     def __post_init__(self) -> None:
-        _seed(self.seed)
+        checked_integer("seed", self.seed)
         for name in ("late_share", "duplicate_share", "stop_share"):
-            _share(name, getattr(self, name))
+            checked_share(name, getattr(self, name))
         scale = self.time_scale
         checked_number("time_scale", scale, high=1.0, above=True)
 
@@ -108,9 +98,9 @@ class CallbackFaults:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        withhold = _share("withhold_rate", self.withhold_rate)
-        garble = _share("garble_rate", self.garble_rate)
-        _seed(self.seed)
+        withhold = checked_share("withhold_rate", self.withhold_rate)
+        garble = checked_share("garble_rate", self.garble_rate)
+        checked_integer("seed", self.seed)
         if withhold + garble > 1 + 1e-9:
             raise ValidationError("withhold_rate", "withhold_rate + garble_rate must be <= 1")
 

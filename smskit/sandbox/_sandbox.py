@@ -8,10 +8,12 @@ the sandbox (lazily) to start one when no credentials are configured.
 from __future__ import annotations
 
 import atexit
+import functools
+import inspect
 import secrets
 import threading
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from smskit._server import Served
 from smskit.errors import ValidationError
@@ -20,7 +22,7 @@ from smskit.sandbox._faults import Faults
 from smskit.sandbox._gateway import Gateway
 from smskit.sandbox._numbers import checked_number
 from smskit.sandbox._prices import DEFAULT_BALANCE_EUR
-from smskit.sandbox._reports import CallbackFaults, DeliveryModel
+from smskit.sandbox._reports import DeliveryModel
 from smskit.sandbox._request_ids import DuplicateAnswer
 from smskit.sandbox._store import SENT_COLUMNS, Store
 
@@ -30,8 +32,133 @@ if TYPE_CHECKING:
 
 __all__ = ["Sandbox", "shared"]
 
-_TIME_COLUMNS = ("send_at", "sent_at", "created_at")
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+_T = TypeVar("_T")
 _REPLY_COLUMNS = ("message_id", "number", "text", "sim_card_number", "reception_date")
+
+
+def _forward(
+    method: Callable[Concatenate[Gateway, _P], _R],
+) -> Callable[Concatenate[Sandbox, _P], _R]:
+    """``Gateway.method`` as a Sandbox method: the gateway's signature and docstring, called
+    on the sandbox's gateway. The one place a control operation's signature is written is
+    the Gateway (the HTTP control routes call the same methods)."""
+
+    @functools.wraps(method)
+    def forwarded(self: Sandbox, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        return method(self._gateway, *args, **kwargs)
+
+    return _named(forwarded)
+
+
+def _forward_faults(
+    method: Callable[Concatenate[Faults, _P], _R],
+) -> Callable[Concatenate[Sandbox, _P], _R]:
+    """``Faults.method`` as a Sandbox method, called on the gateway's request faults."""
+
+    @functools.wraps(method)
+    def forwarded(self: Sandbox, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        return method(self._gateway.request_faults, *args, **kwargs)
+
+    return _named(forwarded)
+
+
+def _forward_as_frame(
+    method: Callable[Concatenate[Gateway, _P], _R], frame: Callable[[_R], _T]
+) -> Callable[Concatenate[Sandbox, _P], _T]:
+    """``Gateway.method`` as a Sandbox method whose records come back through ``frame`` (a
+    pandas DataFrame): the gateway's parameters and docstring, ``frame``'s return type."""
+
+    @functools.wraps(method)
+    def forwarded(self: Sandbox, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        return frame(method(self._gateway, *args, **kwargs))
+
+    returns = inspect.signature(frame).return_annotation
+    forwarded.__signature__ = inspect.signature(method).replace(  # type: ignore[attr-defined]
+        return_annotation=returns
+    )
+    forwarded.__annotations__ = {**method.__annotations__, "return": returns}
+    return _named(forwarded)
+
+
+def _named(forwarded: Callable[..., Any]) -> Any:
+    """The forwarded method named as a Sandbox method (the same name as its target's)."""
+    forwarded.__qualname__ = f"Sandbox.{forwarded.__name__}"
+    forwarded.__module__ = __name__
+    return forwarded
+
+
+# --- records as DataFrames (pandas imported only when one is asked for) -------------------
+
+
+def _frame(records: list[dict[str, Any]], columns: Sequence[str]) -> pandas.DataFrame:
+    import pandas as pd
+
+    return pd.DataFrame.from_records(records, columns=list(columns))
+
+
+def _with_times(frame: pandas.DataFrame, columns: Sequence[str]) -> pandas.DataFrame:
+    import pandas as pd
+
+    for column in columns:
+        frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
+    return frame
+
+
+def _wallet_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
+    import pandas as pd
+
+    frame = _frame(records, ("id", "credit", "expiration_date"))
+    frame["expiration_date"] = pd.to_datetime(frame["expiration_date"]).dt.tz_localize(
+        "Europe/Paris"
+    )
+    return frame
+
+
+def _prices_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
+    return _frame(records, ("country_code", "product_name", "price"))
+
+
+def _reports_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
+    columns = ("kind", "message_id", "number", "status", "at", "post_in", "copy", "fault",
+               "key", "delivered", "attempts", "last_status")  # fmt: skip
+    return _frame(records, columns)
+
+
+def _campaign_replies_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
+    frame = _frame(records, (*_REPLY_COLUMNS, "delivered", "attempts", "last_status"))
+    return _with_times(frame, ("reception_date",))
+
+
+def _replies_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
+    columns = (*_REPLY_COLUMNS, "callback_url", "delivered", "attempts", "last_status")
+    return _frame(records, columns)
+
+
+def _deliveries_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
+    columns = ("message_id", "attempt", "attempted_at", "status", "delivered", "retry_in",
+               "kind", "key")  # fmt: skip
+    return _with_times(_frame(records, columns), ("attempted_at",))
+
+
+def _sent_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
+    return _with_times(_frame(records, SENT_COLUMNS), ("send_at", "sent_at", "created_at"))
+
+
+def _dropped_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
+    columns = ("sms_ticket", "position", "phone_number", "reason", "created_at")
+    return _with_times(_frame(records, columns), ("created_at",))
+
+
+def _contacts_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
+    from smskit.sandbox._domain import DYNAMIC_FIELDS
+
+    return _frame(records, ("phone_number", "email", *DYNAMIC_FIELDS, "lists", "tags"))
+
+
+def _tokens_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
+    return _frame(records, ("token", "email_to", "created_at"))
 
 
 class Sandbox(Served):
@@ -74,7 +201,6 @@ class Sandbox(Served):
         )  # fmt: skip
         if callback_url is not None:
             self._gateway.set_callback_url(callback_url)
-        self._faults = Faults()
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -91,7 +217,7 @@ class Sandbox(Served):
     def _app(self) -> Any:
         from smskit.sandbox._app import Credentials, build_app
 
-        return build_app(self._gateway, self._faults, Credentials(self.login, self._api_key))
+        return build_app(self._gateway, Credentials(self.login, self._api_key))
 
     def __repr__(self) -> str:
         where = self._server.url if self._server is not None else "stopped"
@@ -101,236 +227,46 @@ class Sandbox(Served):
         """The ``api-login`` / ``api-key`` headers for raw HTTP calls."""
         return {"api-login": self.login, "api-key": self._api_key}
 
-    # --- wallet and prices -----------------------------------------------------------------
+    # --- control: each the Gateway's method, its signature and docstring written there once.
+    # Records come back as pandas DataFrames (the frame functions below this class).
 
-    def balance(self) -> float:
-        """Current balance in EUR."""
-        return self._gateway.balance()
+    balance = _forward(Gateway.balance)
+    set_balance = _forward(Gateway.set_balance)
+    add_wallet_pack = _forward(Gateway.add_wallet_pack)
+    wallet_packs = _forward_as_frame(Gateway.wallet_packs, _wallet_frame)
+    set_price = _forward(Gateway.set_price)
+    prices = _forward_as_frame(Gateway.prices, _prices_frame)
 
-    def set_balance(self, amount: float) -> None:
-        """Set the balance in EUR: every wallet pack replaced by one valid 365 days."""
-        self._gateway.set_balance(amount)
+    set_drafts = _forward(Gateway.set_drafts)
+    set_callback_url = _forward(Gateway.set_callback_url)
+    callback_urls = _forward(Gateway.callback_urls)
+    set_delivery_model = _forward(Gateway.set_delivery_model)
+    inject_callback_faults = _forward(Gateway.inject_callback_faults)
+    reports = _forward_as_frame(Gateway.reports, _reports_frame)
+    simulate_reply = _forward(Gateway.simulate_reply)
+    simulate_campaign_replies = _forward_as_frame(
+        Gateway.simulate_campaign_replies, _campaign_replies_frame
+    )
+    replies = _forward_as_frame(Gateway.replies, _replies_frame)
+    deliveries = _forward_as_frame(Gateway.deliveries, _deliveries_frame)
+    wait_for_deliveries = _forward(Gateway.wait_for_deliveries)
 
-    def add_wallet_pack(self, amount: float, expires_in_days: float) -> str:
-        """Add a pack of ``amount`` EUR expiring ``expires_in_days`` from now; returns its id."""
-        return self._gateway.add_wallet_pack(amount, expires_in_days)
+    sent = _forward_as_frame(Gateway.sent, _sent_frame)
+    dropped = _forward_as_frame(Gateway.dropped, _dropped_frame)
+    contacts = _forward_as_frame(Gateway.contacts, _contacts_frame)
+    lists = _forward(Gateway.lists)
+    blacklist = _forward(Gateway.blacklist)
+    add_to_blacklist = _forward(Gateway.add_to_blacklist)
+    tokens = _forward_as_frame(Gateway.tokens, _tokens_frame)
 
-    def wallet_packs(self) -> pandas.DataFrame:
-        """Packs with credit left (EUR), the first to expire (Paris time) first."""
-        frame = _frame(self._gateway.wallet_packs(), ("id", "credit", "expiration_date"))
-        import pandas as pd
-
-        frame["expiration_date"] = pd.to_datetime(frame["expiration_date"]).dt.tz_localize(
-            "Europe/Paris"
-        )
-        return frame
-
-    def set_price(self, country_code: str, product_name: str, price: float) -> None:
-        """Set a unit price in EUR (``product_name``: sms_premium, sms_low_cost, vocal_sms, hlr)."""
-        self._gateway.set_price(country_code, product_name, price)
-
-    def prices(self) -> pandas.DataFrame:
-        """Unit prices: one row per country and product."""
-        return _frame(self._gateway.prices(), ("country_code", "product_name", "price"))
-
-    # --- drafts, callbacks, replies --------------------------------------------------------
-
-    def set_drafts(
-        self, sms: Mapping[str, Any] | None = None, voice: Mapping[str, Any] | None = None
-    ) -> None:
-        """Set fields of the SMS and/or voice draft the draft endpoints return."""
-        self._gateway.set_drafts(sms=sms, voice=voice)
-
-    def set_callback_url(
-        self,
-        url: str | None,
-        *,
-        kind: str | None = None,
-        signing_secret: str | bytes | None = None,
-    ) -> None:
-        """Register a callback URL (loopback only) for every kind, or for one ``kind``
-        (``reply``, ``delivery_report`` or ``stop``); None removes it.
-
-        With ``signing_secret`` every callback is signed (an smskit extension, see
-        docs/reliability.md) for an ``Inbox(signing_secret=...)``; the secret is kept in memory.
-        """
-        self._gateway.set_callback_url(url, kind)
-        self._gateway.deliveries.sign_with(signing_secret)
-
-    def callback_urls(self) -> dict[str, str | None]:
-        """The URL registered for each callback kind (None: that kind is not posted)."""
-        return self._gateway.callback_urls()
-
-    def set_delivery_model(self, model: DeliveryModel) -> None:
-        """How messages sent from now on get their delivery reports and STOPs (see
-        :class:`DeliveryModel`; ``DeliveryModel.fast()`` for tests)."""
-        self._gateway.set_delivery_model(model)
-
-    def inject_callback_faults(
-        self, withhold_rate: float = 0.0, garble_rate: float = 0.0, seed: int = 0
-    ) -> None:
-        """Never post a seeded share of later delivery reports and STOPs, and garble another
-        (a missing field, a foreign status, an unreadable date); zeros stop it."""
-        self._gateway.inject_callback_faults(CallbackFaults(withhold_rate, garble_rate, seed))
-
-    def reports(self) -> pandas.DataFrame:
-        """Every delivery report and STOP scripted: kind, message_id, number, status, network
-        time ``at``, ``post_in`` (real seconds), ``copy`` (late/duplicate), ``fault``, and
-        its delivery (``delivered``, ``attempts``, ``last_status``)."""
-        columns = ("kind", "message_id", "number", "status", "at", "post_in", "copy", "fault",
-                   "key", "delivered", "attempts", "last_status")  # fmt: skip
-        return _frame(self._gateway.reports(), columns)
-
-    def simulate_reply(
-        self, number: str, text: str, *, sim_card_number: str | None = None, wait: bool = True
-    ) -> dict[str, Any]:
-        """A recipient replies: stored, POSTed to the callback URL (retried); "STOP" blacklists.
-
-        ``wait=False`` returns at once; ``wait_for_deliveries()`` waits for the callbacks.
-        """
-        return self._gateway.simulate_reply(
-            number, text, sim_card_number=sim_card_number, wait=wait
-        )
-
-    def simulate_campaign_replies(
-        self,
-        ticket: str,
-        *,
-        rate: float = 0.2,
-        opt_out_share: float = 0.1,
-        seed: int = 0,
-        within_hours: float = 48.0,
-        wait: bool = True,
-    ) -> pandas.DataFrame:
-        """Seeded replies from ``round(rate * recipients)`` recipients of a with_replies send.
-
-        ``round(opt_out_share * repliers)`` of them opt out (STOP and variants); replies
-        arrive over ``within_hours`` after the send and the clock moves to the last one.
-        """
-        replies = self._gateway.simulate_campaign_replies(
-            ticket, rate=rate, opt_out_share=opt_out_share, seed=seed,
-            within_hours=within_hours, wait=wait,
-        )  # fmt: skip
-        frame = _frame(replies, (*_REPLY_COLUMNS, "delivered", "attempts", "last_status"))
-        return _with_times(frame, ("reception_date",))
-
-    def replies(self) -> pandas.DataFrame:
-        """Every simulated reply with its delivery outcome (``callback_url`` holds its token)."""
-        columns = (*_REPLY_COLUMNS, "callback_url", "delivered", "attempts", "last_status")
-        return _frame(self._gateway.replies(), columns)
-
-    def deliveries(self) -> pandas.DataFrame:
-        """Every callback delivery attempt: message_id, attempt number, time, status, next
-        retry, ``kind`` (reply, delivery_report, stop) and ``key`` (a reply's message_id, a
-        report's key in ``reports()``)."""
-        columns = ("message_id", "attempt", "attempted_at", "status", "delivered", "retry_in",
-                   "kind", "key")  # fmt: skip
-        return _with_times(_frame(self._gateway.deliveries_log(), columns), ("attempted_at",))
-
-    def wait_for_deliveries(self, timeout: float | None = 10.0) -> None:
-        """Block until every queued callback has its final outcome; TimeoutError otherwise."""
-        self._gateway.wait_for_deliveries(timeout)
-
-    # --- what happened ---------------------------------------------------------------------
-
-    def sent(self) -> pandas.DataFrame:
-        """One row per accepted recipient per send (scheduled ones until due, then sent)."""
-        import pandas as pd
-
-        frame = _frame(self._gateway.sent(), SENT_COLUMNS)
-        for column in _TIME_COLUMNS:
-            frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
-        return frame
-
-    def dropped(self) -> pandas.DataFrame:
-        """Every recipient a send ignored (spec convention 3): ticket, position, number, why."""
-        frame = _frame(
-            self._gateway.dropped(),
-            ("sms_ticket", "position", "phone_number", "reason", "created_at"),
-        )
-        return _with_times(frame, ("created_at",))
-
-    def contacts(self) -> pandas.DataFrame:
-        """Every contact with its lists and tags."""
-        from smskit.sandbox._domain import DYNAMIC_FIELDS
-
-        columns = ("phone_number", "email", *DYNAMIC_FIELDS, "lists", "tags")
-        return _frame(self._gateway.contacts(), columns)
-
-    def lists(self) -> dict[str, int]:
-        """Contact lists and their sizes."""
-        return self._gateway.lists()
-
-    def blacklist(self) -> list[str]:
-        """Blacklisted numbers."""
-        return self._gateway.blacklist()
-
-    def add_to_blacklist(self, phone_numbers: Sequence[str] | str) -> list[str]:
-        """Blacklist numbers; returns them normalised."""
-        return self._gateway.add_to_blacklist(phone_numbers)
-
-    def tokens(self) -> pandas.DataFrame:
-        """Credit-transfer tokens issued, with their sub-account e-mail."""
-        return _frame(self._gateway.tokens(), ("token", "email_to", "created_at"))
-
-    # --- time, faults, reset ---------------------------------------------------------------
-
-    def now(self) -> str:
-        """Sandbox time (ISO 8601 UTC)."""
-        return self._gateway.now()
-
-    def advance(self, seconds: float) -> int:
-        """Move the sandbox clock forward; returns how many scheduled messages became sent."""
-        return self._gateway.advance(seconds)
-
-    def inject_faults(
-        self,
-        error_rate: float = 0.0,
-        drop_rate: float = 0.0,
-        rate_limit_rate: float = 0.0,
-        latency: float | Sequence[float] = (0.0, 0.0),
-        seed: int = 0,
-    ) -> None:
-        """Fail a seeded share of gateway requests: 500, dropped after commit, 429; add latency."""
-        self._faults.configure(error_rate, drop_rate, rate_limit_rate, latency, seed)
-
-    def set_duplicate_answer(self, shape: DuplicateAnswer) -> None:
-        """How a repeated request_id is refused (both 400, nothing sent or charged):
-        ``"spec"``, the spec's validation error naming ``request_id`` (the default), or
-        ``"legacy"``, the vendor's older ``{code: 120, message: "A SMS with the same
-        request_id has already been sent"}``."""
-        self._gateway.set_duplicate_answer(shape)
-
-    def duplicate_answer(self) -> DuplicateAnswer:
-        """The shape a repeated request_id is refused in (see :meth:`set_duplicate_answer`)."""
-        return self._gateway.duplicate_answer
-
-    def clear_faults(self) -> None:
-        """Stop injecting faults."""
-        self._faults.clear()
-
-    def faults(self) -> dict[str, Any]:
-        """Current fault settings and how many of each were injected."""
-        return self._faults.state()
-
-    def reset(self) -> None:
-        """Fresh account: default balance and prices; no contacts, sends, tokens, faults."""
-        self._gateway.reset()
-        self._faults.clear()
-
-
-def _frame(records: list[dict[str, Any]], columns: Sequence[str]) -> pandas.DataFrame:
-    import pandas as pd
-
-    return pd.DataFrame.from_records(records, columns=list(columns))
-
-
-def _with_times(frame: pandas.DataFrame, columns: Sequence[str]) -> pandas.DataFrame:
-    import pandas as pd
-
-    for column in columns:
-        frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
-    return frame
+    now = _forward(Gateway.now)
+    advance = _forward(Gateway.advance)
+    set_duplicate_answer = _forward(Gateway.set_duplicate_answer)
+    duplicate_answer = _forward(Gateway.duplicate_answer)
+    inject_faults = _forward_faults(Faults.inject_faults)
+    clear_faults = _forward_faults(Faults.clear_faults)
+    faults = _forward_faults(Faults.faults)
+    reset = _forward(Gateway.reset)
 
 
 _shared: Sandbox | None = None

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from smskit.errors import ValidationError
-from smskit.sandbox import Sandbox
+from smskit.sandbox import DeliveryModel, HLRDistribution, Sandbox
+from smskit.sandbox._callbacks import script_campaign_replies
+from smskit.sandbox._clock import Clock
+from smskit.sandbox._faults import Faults
 from smskit.sandbox._numbers import checked_number
+from smskit.sandbox._reports import CallbackFaults
 
 
 @given(value=st.floats(allow_nan=True, allow_infinity=True), above=st.booleans())
@@ -43,3 +49,52 @@ def test_every_sandbox_setter_refuses_through_it() -> None:
             box.advance(math.inf)
     with pytest.raises(ValidationError, match="balance: must be a finite number >= 0"):
         Sandbox(balance=-0.5)
+
+
+@pytest.mark.parametrize(
+    "configure",
+    [
+        lambda: DeliveryModel(seed=True),  # type: ignore[arg-type]
+        lambda: CallbackFaults(seed=1.0),  # type: ignore[arg-type]
+        lambda: Faults().inject_faults(seed="1"),  # type: ignore[arg-type]
+        lambda: script_campaign_replies(
+            [],
+            rate=0.1,
+            opt_out_share=0,
+            seed=None,  # type: ignore[arg-type]
+            within_hours=1,
+        ),
+    ],
+)
+def test_every_seed_is_refused_by_the_one_integer_check(configure: Callable[[], object]) -> None:
+    """A bool, float, string or None seed is refused with the same sentence everywhere."""
+    with pytest.raises(ValidationError, match=r"^seed: must be an integer"):
+        configure()
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"line_status": {"live": math.nan, "dead": 1.0}}, "line_status.live"),
+        ({"line_status": {"live": math.inf}}, "line_status.live"),
+        ({"line_status": {"live": True}}, "line_status.live"),
+        ({"ported_share": math.nan}, "ported_share"),
+        ({"ported_window_days": 1.5}, "ported_window_days"),
+    ],
+)
+def test_hlr_distribution_numbers_go_through_the_one_check(
+    options: dict[str, object], field: str
+) -> None:
+    """A NaN or infinite weight (once taken: NaN passed ``w < 0``), a NaN share or a
+    fractional window is refused naming the field."""
+    with pytest.raises(ValidationError, match=rf"^{re.escape(field)}: must be"):
+        HLRDistribution(**options)  # type: ignore[arg-type]
+
+
+def test_the_clock_refuses_nan_itself() -> None:
+    """Clock.advance checks its seconds (NaN once slipped past ``seconds < 0``)."""
+    clock = Clock()
+    with pytest.raises(ValidationError, match="seconds: must be a finite number >= 0"):
+        clock.advance(math.nan)
+    before = clock.timestamp()
+    assert clock.advance(60).timestamp() >= before + 60
