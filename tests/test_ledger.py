@@ -369,3 +369,18 @@ def test_cli_output_into_a_missing_directory_is_usage(
     result = run("-o", str(tmp_path / "nowhere" / "ledger.csv"))
     assert result.exit_code == EXIT_USAGE and "'-o'" in result.stderr
     assert result.stdout == "" and not (tmp_path / "nowhere").exists()
+
+
+def test_files_smskit_keeps_beside_journals_are_not_rows(sends: Sends) -> None:
+    """SQLite's -wal/-shm files, an experiment's record and a Dask campaign's .parts
+    directory are not journals: no row, no warning."""
+    directory = campaigns_dir()
+    (directory / "june-ab.experiment.json").write_text('{"format": "smskit-experiment/1"}')
+    (directory / "june-ab.experiment.json.partial").write_text("{")
+    (directory / "big.journal.sqlite.parts").mkdir()
+    (directory / "promo.journal.sqlite-wal").write_bytes(b"")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ledger = history()
+    assert sorted(ledger["name"]) == ["alert", "long", "promo"]
+    assert ledger["experiment"].isna().all() and ledger["arm"].isna().all()

@@ -37,6 +37,8 @@ __all__ = ["LEDGER_COLUMNS", "JournalRow", "history", "journal_files", "read_jou
 # spec's purposes (see ledger_dtypes).
 LEDGER_COLUMNS: Final[Mapping[str, str]] = {
     "name": "string",
+    "experiment": "string",
+    "arm": "string",
     "started": "datetime64[ns, UTC]",
     "sender": "string",
     "purpose": "category",
@@ -54,8 +56,10 @@ LEDGER_COLUMNS: Final[Mapping[str, str]] = {
     "journal": "string",
     "problem": "string",
 }
-# SQLite's own files beside a database: never journals themselves.
-_SIDECARS: Final = ("-wal", "-shm", "-journal")
+# Files smskit keeps beside journals that are not journals: SQLite's own (-wal, -shm,
+# -journal) and an experiment's record (smskit.campaigns.experimentfile, written whole
+# through a .partial file).
+_NOT_JOURNALS: Final = ("-wal", "-shm", "-journal", ".experiment.json", ".experiment.json.partial")
 _UNSETTLED: Final = ("pending", "in_flight", "failed")
 
 
@@ -65,6 +69,8 @@ class JournalRow:
 
     journal: Path
     name: str | None = None
+    experiment: str | None = None
+    arm: str | None = None
     started: float | None = None  # seconds since the epoch (the journal's created_at)
     sender: str | None = None
     purpose: str | None = None
@@ -82,8 +88,9 @@ class JournalRow:
 def journal_files(journals: Any = None) -> list[Path]:
     """The journal files ``journals`` names: None for every file of the campaigns directory
     (:func:`smskit._paths.campaigns_dir`); a directory for every file in it (SQLite's
-    ``-wal``/``-shm``/``-journal`` files and sub-directories such as a Dask campaign's
-    ``.parts`` aside); a file path; or a list of those. A path that does not exist is kept:
+    ``-wal``/``-shm``/``-journal`` files, an experiment's ``.experiment.json`` record and
+    sub-directories such as a Dask campaign's ``.parts`` aside); a file path; or a list of
+    those. A path that does not exist is kept:
     its row says so."""
     if journals is None:
         return _in_directory(campaigns_dir())
@@ -105,7 +112,9 @@ def _expand(path: Path) -> list[Path]:
 
 def _in_directory(directory: Path) -> list[Path]:
     return sorted(
-        path for path in directory.iterdir() if path.is_file() and not path.name.endswith(_SIDECARS)
+        path
+        for path in directory.iterdir()
+        if path.is_file() and not path.name.endswith(_NOT_JOURNALS)
     )
 
 
@@ -138,9 +147,12 @@ def _row(book: Journal) -> JournalRow:
     reached = sum(o[2] - o[1] for o in outcomes)
     to_send = meta.get("to_send")
     unsettled = any(o[3] and o[5] in _UNSETTLED for o in outcomes)
+    experiment, arm = _experiment(meta, where)
     return JournalRow(
         journal=book.path,
         name=_text(meta, "name", where),
+        experiment=experiment,
+        arm=arm,
         started=_number(meta, "created_at", where),
         sender=_text(meta, "sender", where),
         purpose=options.get("purpose") or DEFAULT_PURPOSE,
@@ -154,6 +166,17 @@ def _row(book: Journal) -> JournalRow:
         streamed="digests" in meta,
         gateway=str(gateway.get("base_url")) if isinstance(gateway, Mapping) else None,
     )
+
+
+def _experiment(meta: Mapping[str, Any], where: str) -> tuple[str | None, str | None]:
+    """The experiment and arm a campaign is (:class:`smskit.Experiment` records them in its
+    arms' journals), or (None, None)."""
+    if "experiment" not in meta:
+        return None, None
+    about = meta["experiment"]
+    if not isinstance(about, Mapping):
+        raise ValueError(f"{where}: its meta 'experiment' is not a mapping ({about!r})")
+    return _text(about, "name", where), _text(about, "arm", where)
 
 
 def _text(meta: Mapping[str, Any], key: str, where: str) -> str:
@@ -204,6 +227,7 @@ def history(journals: Any = None, *, time_zone: str | None = None) -> pd.DataFra
     ``journals``: the journals to read, a directory (every file in it), a journal's path, or
     a list of them; default the campaigns directory both ``smskit.Campaign`` and
     ``smskit.dask.Campaign`` journal into. Columns (:data:`LEDGER_COLUMNS`): ``name``;
+    ``experiment`` and ``arm`` (an arm of a :class:`smskit.Experiment`; missing otherwise);
     ``started`` (when the journal was written, just before the first request; in
     ``time_zone``, default the account's); ``sender``; ``purpose`` (the gateway's default,
     ``wholesale``, when none was given); ``recipients`` (rows given, those preflight kept out

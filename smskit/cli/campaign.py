@@ -129,10 +129,14 @@ def _json_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _shown(frame: pd.DataFrame) -> pd.DataFrame:
-    """The table's columns as people read them: minutes, money, blanks for unknown counts."""
+    """The table's columns as people read them: minutes, money, blanks for unknown counts;
+    an experiment's and arm's columns only when some campaign is an experiment's arm."""
     from smskit._html import money
 
-    shown = frame[list(SHOWN)].astype(object).where(frame[list(SHOWN)].notna(), "")
+    columns = list(SHOWN)
+    if frame["experiment"].notna().any():
+        columns[1:1] = ["experiment", "arm"]
+    shown = frame[columns].astype(object).where(frame[columns].notna(), "")
     shown["started"] = frame["started"].dt.strftime("%Y-%m-%d %H:%M %Z")
     shown["cost"] = frame["cost"].map(money)
     shown["complete"] = frame["complete"].map({True: "yes", False: "no"})
