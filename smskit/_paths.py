@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["campaigns_dir", "data_dir", "hlr_cache_path"]
+__all__ = ["campaigns_dir", "data_dir", "hlr_cache_path", "replies_path"]
 
 APP = "smskit"
 
@@ -34,6 +34,12 @@ def campaigns_dir() -> Path:
     path = data_dir() / "campaigns"
     path.mkdir(exist_ok=True)
     return path
+
+
+def replies_path() -> Path:
+    """The callbacks' store ``smskit replies serve`` keeps by default (replies, delivery
+    reports, STOPs), which ``CampaignResult.outcomes()`` reads by default."""
+    return data_dir() / "replies.sqlite"
 
 
 def hlr_cache_path() -> Path:

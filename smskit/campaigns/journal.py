@@ -515,6 +515,19 @@ class Journal:
         """(row, chunk, phone_number, error) of recipients the gateway refused."""
         return self._read("SELECT row, chunk, phone_number, error FROM rejected")
 
+    def accepted_at(self) -> dict[int, float]:
+        """When each accepted chunk was recorded accepted (Unix seconds), by chunk index.
+
+        Read from the ``log`` table, which every journal format has kept, so older journals
+        answer too. For ``already_accepted`` (an earlier attempt's answer was lost) the gateway
+        took the chunk before that moment, at or after the chunk's ``first_attempt_at``.
+        """
+        rows = self._read(
+            "SELECT chunk, MIN(at) FROM log WHERE state IN ('sent', 'already_accepted') "
+            "GROUP BY chunk"
+        )
+        return {int(idx): float(at) for idx, at in rows if idx is not None}
+
     def log(self) -> list[tuple[int | None, float, str, str | None, str | None]]:
         """Every state change: (chunk, at, state, request_id, detail), oldest first."""
         return self._read("SELECT chunk, at, state, request_id, detail FROM log ORDER BY id")

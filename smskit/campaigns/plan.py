@@ -113,7 +113,13 @@ def build_plan(
     rows: list[int] = frame["row"].to_numpy()[sending].tolist()
     segments: list[int] = frame["segments"].to_numpy()[sending].tolist()
     regions: list[str | None] = frame["region"].astype(object).to_numpy()[sending].tolist()
-    columns: dict[str, list[Any]] = {"phone_number": numbers, "row": rows, "segments": segments}
+    # What preflight priced each message at (None when it could not: offline, not served),
+    # kept for outcomes' predicted vs billed cost; not part of the campaign id.
+    costs = frame["cost"].to_numpy(dtype="float64")[sending]
+    predicted = [None if cost != cost else float(cost) for cost in costs.tolist()]
+    columns: dict[str, list[Any]] = {
+        "phone_number": numbers, "row": rows, "segments": segments, "predicted_cost": predicted,
+    }  # fmt: skip
     columns.update({FIELD_PREFIX + name: values[name] for name in sorted(used)})
     # The campaign id covers what is sent to whom, not how it is chunked.
     digest = hashlib.blake2b(digest_size=16)

@@ -13,6 +13,8 @@ from smskit.campaigns.journal import DONE_STATES, Chunk, Journal
 if TYPE_CHECKING:
     import pandas as pd
 
+    from smskit.campaigns.outcomes import Match
+
 __all__ = [
     "RECIPIENT_STATES",
     "RESULT_COLUMNS",
@@ -149,6 +151,41 @@ class CampaignResult:
         """One row per chunk: request_id, state, recipients, attempts, kept (the gateway's
         number_of_contacts), ticket, sms, cost, error."""
         return self._chunks_frame.copy()
+
+    def outcomes(
+        self,
+        inbox: Any = None,
+        *,
+        hlr: Any = None,
+        time_zone: str | None = None,
+        match: Match = "auto",
+    ) -> pd.DataFrame:
+        """One row per recipient the gateway accepted, with what came back after the send:
+        delivery status (a categorical of the vendor's statuses plus ``pending``), delivery
+        time, first reply, opt-out, country, HLR network and line type, cost predicted,
+        billed and reported (:data:`smskit.campaigns.outcomes.OUTCOME_COLUMNS`).
+
+        ``inbox``: the :class:`smskit.Inbox` that received the callbacks, its SQLite file,
+        or None for the store ``smskit replies serve`` keeps (``replies.sqlite`` in the
+        per-user data directory; refused when there is none). ``hlr``: HLR answers as a
+        frame, an HLR cache file, or None for the bulk HLR cache (its answers from this
+        campaign's gateway, when it has them). ``match``: ``message_id`` (the sandbox's
+        ids), ``number`` (number and time), ``auto`` (the first on a sandbox journal). Times
+        in ``time_zone`` (default: the account's). See docs/outcomes.md.
+        """
+        from smskit.campaigns.outcomes import (
+            Callbacks,
+            SendFacts,
+            outcomes_frame,
+            sent_recipients,
+        )
+        from smskit.rules.timezone import account_time_zone
+
+        zone = account_time_zone(time_zone)
+        with Journal(self.journal) as book:
+            facts = SendFacts.read(book)
+        sent = sent_recipients(self._recipients_frame)
+        return outcomes_frame(sent, facts, Callbacks.read(inbox), hlr, match=match, time_zone=zone)
 
     @property
     def not_sent(self) -> pd.DataFrame:

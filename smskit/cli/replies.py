@@ -41,10 +41,10 @@ def serve(
 ) -> int:
     """Receive replies at a callback URL (register it as the account's inbound-SMS callback;
     it holds a secret token) and store each once, until Ctrl-C."""
-    from smskit._paths import data_dir
+    from smskit._paths import replies_path
     from smskit.replies import Inbox
 
-    where = path if path is not None else data_dir() / "replies.sqlite"
+    where = path if path is not None else replies_path()
     inbox = Inbox(where, host=host, port=port, signing_secret=signing_secret or None)
     try:
         inbox.start()

@@ -24,6 +24,13 @@ import pandas as pd
 from dask import delayed
 
 from smskit.campaigns.journal import DONE_STATES, Journal
+from smskit.campaigns.outcomes import (
+    Callbacks,
+    Match,
+    SendFacts,
+    outcome_dtypes,
+    outcomes_frame,
+)
 from smskit.campaigns.results import (
     RECIPIENT_STATES,
     chunk_dtypes,
@@ -39,6 +46,7 @@ from smskit.campaigns.results import (
 )
 from smskit.dask.stream import parts_of, rows_of
 from smskit.errors import ConfigurationError
+from smskit.rules.timezone import account_time_zone
 
 __all__ = ["StreamedResult"]
 
@@ -68,7 +76,7 @@ class StreamedResult:
     chunk_size: int
     kept_files: tuple[tuple[Path, int], ...] = field(repr=False)  # (file, rows) in order
     excluded_files: tuple[Path, ...] = field(repr=False)
-    outcomes: pd.DataFrame = field(repr=False)  # one row per chunk the journal holds
+    chunk_states: pd.DataFrame = field(repr=False)  # one row per chunk the journal holds
     rejected: pd.DataFrame = field(repr=False)  # the gateway's refusals
     excluded: int = 0
 
@@ -113,19 +121,19 @@ class StreamedResult:
     def _unreached(self) -> int:
         """Recipients in chunks the journal does not hold yet."""
         staged = sum(rows for _, rows in self.kept_files)
-        return staged - int((self.outcomes["stop"] - self.outcomes["start"]).sum())
+        return staged - int((self.chunk_states["stop"] - self.chunk_states["start"]).sum())
 
     @property
     def complete(self) -> bool:
         """Nothing left to send: every recipient sent, rejected or excluded."""
-        held = self.outcomes
+        held = self.chunk_states
         unsettled = held["state"].isin(_UNSETTLED) & (held["recipients"] > 0)
         return not unsettled.any() and self._unreached() == 0
 
     def summary(self) -> pd.DataFrame:
         """One row: recipients per state, chunks, SMS, cost, completeness, journal (the
         columns of ``CampaignResult.summary()``)."""
-        held = self.outcomes
+        held = self.chunk_states
         per_state = held.groupby("state")["recipients"].sum()
         counts = {state: int(per_state.get(state, 0)) for state in RECIPIENT_STATES[:5]}
         counts["pending"] += self._unreached()
@@ -150,7 +158,7 @@ class StreamedResult:
     def chunks(self) -> pd.DataFrame:
         """One row per chunk (those not reached yet ``pending``): the columns and dtypes of
         ``CampaignResult.chunks()``."""
-        held = self.outcomes.rename(columns={"recipients": "left"})
+        held = self.chunk_states.rename(columns={"recipients": "left"})
         frame = self._planned().merge(held, on="chunk", how="left")
         # a chunk the gateway refused recipients of holds the others only
         frame["recipients"] = frame["left"].fillna(frame["recipients"])
@@ -171,21 +179,45 @@ class StreamedResult:
         first = start = 0  # the partition's first chunk, and its first row in the result
         for index, (path, rows) in enumerate(self.kept_files):
             count = -(-rows // self.chunk_size)
-            mine = self.outcomes["chunk"].between(first, first + count - 1)
+            mine = self.chunk_states["chunk"].between(first, first + count - 1)
             refused = self.rejected["chunk"].between(first, first + count - 1)
             out = self.excluded_files[index] if paired else None
-            chunks = self.outcomes[mine], self.rejected[refused], first, self.chunk_size
+            chunks = self.chunk_states[mine], self.rejected[refused], first, self.chunk_size
             parts.append(delayed(outcomes_partition)(path, out, *chunks, start))
             first += count
             start += rows + (rows_of(out) if out is not None else 0)
         for out in () if paired else self.excluded_files:
-            none = self.outcomes.iloc[:0], self.rejected.iloc[:0], 0, self.chunk_size
+            none = self.chunk_states.iloc[:0], self.rejected.iloc[:0], 0, self.chunk_size
             parts.append(delayed(outcomes_partition)(None, out, *none, start))
             start += rows_of(out)
         meta = _empty()
         if not parts:
             return dd.from_pandas(meta, npartitions=1)
         return dd.from_delayed(parts, meta=meta, verify_meta=False)
+
+    def outcomes(
+        self,
+        inbox: Any = None,
+        *,
+        hlr: Any = None,
+        time_zone: str | None = None,
+        match: Match = "auto",
+    ) -> dd.DataFrame:
+        """``CampaignResult.outcomes()``'s rows and dtypes, lazily, one partition per
+        partition of :meth:`to_frame` (the same join, :func:`outcomes_frame`, on each). The
+        callbacks' store is read once, on the client; predicted costs are not known for a
+        streamed campaign (its plan is never read whole)."""
+        zone = account_time_zone(time_zone)
+        with Journal(self.journal) as book:
+            facts = SendFacts.read(book, costs=False)
+        callbacks = Callbacks.read(inbox)
+        frame = self.to_frame()
+        sent = frame[frame["state"].isin(list(DONE_STATES))]
+        dtypes = outcome_dtypes(zone)
+        meta = pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in dtypes.items()})
+        return sent.map_partitions(
+            outcomes_frame, facts, callbacks, hlr, match=match, time_zone=zone, meta=meta
+        )
 
     @property
     def not_sent(self) -> dd.DataFrame:

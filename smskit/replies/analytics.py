@@ -14,7 +14,7 @@ from smskit.replies.inbox import is_opt_out
 if TYPE_CHECKING:
     import pandas
 
-__all__ = ["link_replies", "opt_out_rate", "replies_per_period", "reply_rate"]
+__all__ = ["link_replies", "number_keys", "opt_out_rate", "replies_per_period", "reply_rate"]
 
 
 def replies_per_period(replies: pandas.DataFrame, freq: str = "D") -> pandas.DataFrame:
@@ -60,9 +60,9 @@ def link_replies(replies: pandas.DataFrame, sends: pandas.DataFrame) -> pandas.D
     left = pd.DataFrame(
         {
             "row": range(len(replies)),
-            "key": _number_keys(replies["number"]).to_numpy(),
-            # compared with the sends' times: one zone for both (merge_asof needs it)
-            "at": _times(replies["reception_date"]).dt.tz_convert("UTC").to_numpy(),
+            "key": number_keys(replies["number"]).to_numpy(),
+            # compared with the sends' times: one zone and unit for both (merge_asof needs it)
+            "at": _utc_ns(replies["reception_date"]).to_numpy(),
         }
     )
     if "sim_card_number" in replies.columns:
@@ -105,7 +105,7 @@ def reply_rate(replies: pandas.DataFrame, sends: pandas.DataFrame) -> pandas.Dat
     candidates = _sends(sends)
     linked = link_replies(replies, sends)
     linked = linked.assign(
-        key=_number_keys(linked["number"]).to_numpy(),
+        key=number_keys(linked["number"]).to_numpy(),
         opt=_opt_out_flags(linked).to_numpy(),
     )
     linked = linked[linked["ticket"].notna()]
@@ -135,7 +135,7 @@ def opt_out_rate(replies: pandas.DataFrame, sends: pandas.DataFrame) -> float:
         return float("nan")
     linked = link_replies(replies, sends)
     opted = linked[linked["ticket"].notna() & _opt_out_flags(linked).to_numpy()]
-    return _number_keys(opted["number"]).nunique() / recipients
+    return number_keys(opted["number"]).nunique() / recipients
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -164,12 +164,12 @@ def _sends(sends: Any) -> pandas.DataFrame:
         rows = rows[rows["with_replies"].fillna(False).astype(bool).to_numpy()]
     out = pd.DataFrame(
         {"ticket": rows[ticket].astype(str).to_numpy(),
-         "key": _number_keys(rows["phone_number"]).to_numpy()}
+         "key": number_keys(rows["phone_number"]).to_numpy()}
     )  # fmt: skip
     if "sender" in rows.columns:
         out["sender"] = rows["sender"].to_numpy()
     if "sent_at" in rows.columns:
-        out["sent_at"] = _times(rows["sent_at"]).dt.tz_convert("UTC").to_numpy()
+        out["sent_at"] = _utc_ns(rows["sent_at"]).to_numpy()
         out = out[out["sent_at"].notna()]  # scheduled, not sent yet: nobody can reply
     return out.reset_index(drop=True)
 
@@ -185,7 +185,13 @@ def _times(values: pandas.Series) -> pandas.Series:
     return pd.to_datetime(values, utc=True, format="ISO8601")
 
 
-def _number_keys(numbers: pandas.Series) -> pandas.Series:
+def _utc_ns(values: pandas.Series) -> pandas.Series:
+    """:func:`_times` in UTC nanoseconds: replies' and sends' times compare whatever unit
+    each frame holds (merge_asof refuses microseconds against nanoseconds)."""
+    return _times(values).dt.tz_convert("UTC").dt.as_unit("ns")
+
+
+def number_keys(numbers: pandas.Series) -> pandas.Series:
     """Digits only, without a leading 00: +33 6.. and 0033 6.. compare equal."""
     return (
         numbers.astype(str).str.replace(r"\D", "", regex=True).str.replace(r"^00", "", regex=True)

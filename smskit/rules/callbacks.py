@@ -21,6 +21,7 @@ __all__ = [
     "DELIVERY_REPORT_FIELDS",
     "DELIVERY_STATUSES",
     "FINAL_STATUSES",
+    "OUTCOME_STATUSES",
     "REPLY_FIELDS",
     "STOP_FIELDS",
     "callback_kind",
@@ -49,6 +50,9 @@ DELIVERY_STATUSES: Final = (
 )
 # ACK only says an operator took the message: every other status ends the message's story.
 FINAL_STATUSES: Final = frozenset(DELIVERY_STATUSES) - {"ACK"}
+
+# A sent message's outcome: a vendor status, or `pending` while no report has come.
+OUTCOME_STATUSES: Final = (*DELIVERY_STATUSES, "pending")
 
 # `YYYY-MM-DD HH:MM:SS` (delivery_date, stop_date); the vendor names no zone: read as UTC.
 DATE_FORMAT: Final = "%Y-%m-%d %H:%M:%S"

@@ -1,0 +1,436 @@
+"""Each sent recipient's outcome: the campaign's journal joined to the callbacks' store.
+
+One row per recipient the gateway accepted (journal state ``sent`` or ``already_accepted``):
+its message's standing delivery status (as the :class:`smskit.Inbox` ranks a message's
+reports, :func:`smskit.rules.callbacks.status_tier`: read, never ranked again here), the
+delivery time, the first reply, whether it opted out, its country (from the number, by the
+rule book), network and line type (from the bulk HLR cache, when it holds the number), and
+its cost three ways: predicted by preflight, billed (the chunk's cost shared by segments),
+reported (the delivery report's ``unit_price`` times the segments). Decisions:
+docs/outcomes.md.
+
+Which message is a recipient's (``match``): on the sandbox, the report's ``message_id`` is
+``<ticket>-<digits>`` (:func:`smskit.rules.callbacks.report_message_id`), an exact key. The
+real gateway's ``message_id`` is opaque, so there a recipient's message is the first one of
+its number whose report is dated from :data:`CLOCK_SLACK` before its send to
+:data:`MATCH_WINDOW` after. ``"auto"`` takes the first on a journal the sandbox wrote.
+
+Pure pandas, column-wise; the pandas result calls :func:`outcomes_frame` on its recipients,
+the Dask result on each partition of them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from smskit.campaigns.journal import DONE_STATES, Journal
+from smskit.errors import ConfigurationError, ValidationError
+from smskit.replies.analytics import link_replies, number_keys
+from smskit.replies.inbox import Inbox
+from smskit.rules.callbacks import FINAL_STATUSES, OUTCOME_STATUSES, report_message_id
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "CLOCK_SLACK",
+    "MATCH_WINDOW",
+    "OUTCOME_COLUMNS",
+    "Callbacks",
+    "Match",
+    "SendFacts",
+    "open_inbox",
+    "outcome_dtypes",
+    "outcomes_frame",
+    "sent_recipients",
+]
+
+Match = Literal["auto", "message_id", "number"]
+MATCHES: Final = ("auto", "message_id", "number")
+# A report dated this much before the journal's send time still counts (the gateway's
+# clock and ours are not the same clock).
+CLOCK_SLACK: Final = 300.0  # seconds
+# How long after its send a message's reports and STOP are looked for (match="number").
+MATCH_WINDOW: Final = 72 * 3600.0  # seconds
+
+OUTCOME_COLUMNS: Final = (
+    "row", "phone_number", "ticket", "message_id", "sent_at", "status", "status_raw",
+    "final", "delivery_date", "time_to_delivery", "reports", "flags", "flagged", "replied",
+    "replies", "reply_text", "reply_date", "opt_out", "opt_out_date", "country", "network",
+    "line_status", "phone_number_type", "segments", "predicted_cost", "billed_cost",
+    "reported_cost",
+)  # fmt: skip
+_TIMES: Final = ("sent_at", "delivery_date", "reply_date", "opt_out_date")
+
+
+def outcome_dtypes(time_zone: Any = "UTC") -> dict[str, Any]:
+    """The outcomes frame's columns and dtypes (times in ``time_zone``)."""
+    import pandas as pd
+
+    from smskit.client.tables import LINE_STATUS_DTYPE, PHONE_NUMBER_TYPE_DTYPE
+
+    moment = pd.DatetimeTZDtype("ns", time_zone)
+    return {
+        "row": "int64",
+        "phone_number": "string",
+        "ticket": "string",
+        "message_id": "string",
+        "sent_at": moment,
+        "status": pd.CategoricalDtype(list(OUTCOME_STATUSES)),
+        "status_raw": "string",
+        "final": "bool",
+        "delivery_date": moment,
+        "time_to_delivery": "timedelta64[ns]",
+        "reports": "int64",
+        "flags": "string",
+        "flagged": "bool",
+        "replied": "bool",
+        "replies": "int64",
+        "reply_text": "string",
+        "reply_date": moment,
+        "opt_out": "bool",
+        "opt_out_date": moment,
+        "country": "string",
+        "network": "string",
+        "line_status": LINE_STATUS_DTYPE,
+        "phone_number_type": PHONE_NUMBER_TYPE_DTYPE,
+        "segments": "Int64",
+        "predicted_cost": "Float64",
+        "billed_cost": "Float64",
+        "reported_cost": "Float64",
+    }
+
+
+# -------------------------------------------------------------------------- what is read
+
+
+def open_inbox(inbox: Any) -> Inbox:
+    """``inbox`` as an :class:`Inbox`: one given, the file at a path, or (None) the store
+    ``smskit replies serve`` keeps by default (:func:`smskit._paths.replies_path`)."""
+    if isinstance(inbox, Inbox):
+        return inbox
+    if inbox is None:
+        from smskit._paths import replies_path
+
+        path = replies_path()
+    elif isinstance(inbox, str | os.PathLike) and str(inbox) not in ("", "."):
+        path = Path(inbox)
+    else:
+        raise ValidationError(
+            "inbox", "must be an smskit.Inbox, the path of its file, or None", value=inbox
+        )
+    if not path.is_file():
+        raise ConfigurationError(
+            f"no callbacks' store at {str(path)!r}: pass inbox= (an smskit.Inbox, or the file "
+            "`smskit replies serve --path` keeps); without it no outcome can be known"
+        )
+    return Inbox(path)
+
+
+@dataclass(frozen=True)
+class Callbacks:
+    """What the callbacks' store holds, read once, times in UTC: each message's standing
+    report, the unit price its reports gave, what was flagged in any of its reports, the
+    replies and the STOPs."""
+
+    status: pd.DataFrame
+    prices: pd.Series  # message_id -> unit_price (its first report giving one)
+    flags: pd.Series  # message_id -> the flags of all its reports, sorted, comma-separated
+    replies: pd.DataFrame
+    stops: pd.DataFrame
+
+    @classmethod
+    def read(cls, inbox: Any) -> Callbacks:
+        """From an :class:`Inbox`, its file, or None (see :func:`open_inbox`)."""
+        box = open_inbox(inbox)
+        reports = box.delivery_reports("UTC")
+        priced = reports[reports["message_id"].notna() & reports["unit_price"].notna()]
+        prices = priced.groupby("message_id", sort=False)["unit_price"].first()
+        flagged = reports[reports["message_id"].notna() & reports["flagged"]]
+        flags = flagged.groupby("message_id", sort=False)["flags"].agg(_union)
+        return cls(box.delivery_status("UTC"), prices, flags, box.to_frame("UTC"), box.stops("UTC"))
+
+
+def _union(flags: pd.Series) -> str:
+    return ",".join(sorted({code for text in flags for code in text.split(",") if code}))
+
+
+@dataclass(frozen=True)
+class SendFacts:
+    """What the journal says about each recipient's send: when each chunk was accepted,
+    the scheduled time, the gateway, and each row's predicted cost (when recorded)."""
+
+    accepted: Mapping[int, float]  # chunk -> Unix seconds
+    send_at: str | None = None  # ISO text, as the plan keeps it
+    gateway: tuple[str, str] | None = None  # (base URL, login): whose HLR answers apply
+    sandbox: bool = False
+    predicted: Mapping[int, float] = field(default_factory=dict)  # row -> EUR
+
+    @classmethod
+    def read(cls, journal: Journal, *, costs: bool = True) -> SendFacts:
+        """From an open journal (any format this smskit reads: the times come from its log).
+
+        ``costs``: read the predicted costs from the plan (False for a streamed campaign,
+        whose plan is never read whole: its predicted costs stay unknown).
+        """
+        meta = journal.meta()
+        gateway = meta.get("gateway") or {}
+        base_url, login = gateway.get("base_url"), gateway.get("api_login")
+        plan = journal.plan() if costs else {}
+        predicted = {
+            int(row): float(cost)
+            for row, cost in zip(plan.get("row", ()), plan.get("predicted_cost", ()), strict=False)
+            if isinstance(cost, int | float)
+        }
+        return cls(
+            journal.accepted_at(),
+            (meta.get("options") or {}).get("send_at"),
+            (str(base_url).rstrip("/"), str(login)) if base_url and login else None,
+            bool(gateway.get("sandbox")),
+            predicted,
+        )
+
+    def by_message_id(self, match: Any) -> bool:
+        """Whether ``match`` (checked here) joins on the sandbox's message ids."""
+        if match not in MATCHES:
+            raise ValidationError("match", f"must be one of {', '.join(MATCHES)}", value=match)
+        return self.sandbox if match == "auto" else match == "message_id"
+
+
+def sent_recipients(recipients: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``CampaignResult.to_frame()`` the gateway accepted."""
+    return recipients[recipients["state"].isin(DONE_STATES)]
+
+
+# ------------------------------------------------------------------------------ the join
+
+
+def outcomes_frame(
+    sent: pd.DataFrame,
+    facts: SendFacts,
+    callbacks: Callbacks,
+    hlr: Any = None,
+    *,
+    match: Match = "auto",
+    time_zone: Any = "UTC",
+) -> pd.DataFrame:
+    """One row per recipient of ``sent`` (rows of ``to_frame()`` the gateway accepted: row,
+    phone_number, chunk, ticket, segments, cost): :data:`OUTCOME_COLUMNS`.
+
+    ``hlr``: a frame of HLR answers (``phone_number``, ``network_name``, ``line_status``,
+    ``phone_number_type``), the path of an HLR cache, or None for the default cache (read
+    only if it exists).
+    """
+    import pandas as pd
+
+    by_id = facts.by_message_id(match)
+    sent = sent.reset_index(drop=True)
+    numbers = sent["phone_number"].astype(object)
+    tickets = sent["ticket"].astype(object)
+    sent_at = _sent_at(sent["chunk"], facts)
+    keys = number_keys(numbers.fillna(""))
+    out = pd.DataFrame(
+        {"row": sent["row"].to_numpy(), "phone_number": numbers, "ticket": tickets,
+         "sent_at": sent_at}
+    )  # fmt: skip
+
+    status = callbacks.status
+    if by_id:
+        ids = pd.Series(
+            [report_message_id(t, n) if isinstance(t, str) and isinstance(n, str) else None
+             for t, n in zip(tickets, numbers, strict=True)],
+            dtype=object,
+        )  # fmt: skip
+        found = ids.where(ids.isin(status["message_id"]))
+    else:
+        events = pd.DataFrame(
+            {"key": number_keys(status["number"].fillna("")),
+             "at": status["delivery_date"].fillna(status["received_at"])}
+        )  # fmt: skip
+        at = _nearest(keys, sent_at, events)
+        found = pd.Series(status["message_id"].to_numpy(dtype=object)[at.fillna(0)], dtype=object)
+        found = found.where(at.notna())
+    out["message_id"] = found
+    standing = status.set_index("message_id").reindex(found.to_numpy())
+    _delivery(out, standing)
+    flags = callbacks.flags.reindex(found.to_numpy()).astype(object)
+    out["flags"] = flags.where(flags.notna(), "").to_numpy()
+    out["flagged"] = out["flags"] != ""
+
+    _replies_and_stops(out, keys, callbacks, by_id)
+    out["country"] = _countries(numbers)
+    network = _hlr(hlr, facts, numbers)
+    for column, source in (("network", "network_name"), ("line_status", "line_status"),
+                           ("phone_number_type", "phone_number_type")):  # fmt: skip
+        out[column] = network[source].to_numpy() if network is not None else None
+    segments = sent["segments"].astype("Float64").to_numpy()
+    out["segments"] = sent["segments"].to_numpy()
+    out["predicted_cost"] = sent["row"].map(facts.predicted).to_numpy()
+    out["billed_cost"] = sent["cost"].to_numpy()
+    price = callbacks.prices.reindex(found.to_numpy()).to_numpy(dtype="float64")
+    out["reported_cost"] = pd.array(price, dtype="Float64") * segments
+    return _typed(out, time_zone)
+
+
+def _sent_at(chunks: pd.Series, facts: SendFacts) -> pd.Series:
+    """When each recipient's chunk was accepted, or its scheduled time when later (UTC)."""
+    import pandas as pd
+
+    seconds = chunks.map(facts.accepted).astype("float64")
+    moments = pd.to_datetime(seconds, unit="s", utc=True).astype("datetime64[ns, UTC]")
+    if facts.send_at is not None:
+        scheduled = pd.Timestamp(facts.send_at)
+        scheduled = scheduled.tz_localize("UTC") if scheduled.tzinfo is None else scheduled
+        moments = moments.where(moments.isna() | (moments >= scheduled), scheduled)
+    return moments.reset_index(drop=True)
+
+
+def _nearest(keys: pd.Series, sent_at: pd.Series, events: pd.DataFrame) -> pd.Series:
+    """For each send (number key, time), the position in ``events`` (key, at) of the
+    first event of its number from CLOCK_SLACK before the send to MATCH_WINDOW after
+    (nullable integers; missing where none)."""
+    import pandas as pd
+
+    slack = pd.Timedelta(seconds=CLOCK_SLACK)
+    left = pd.DataFrame(
+        {"pos": range(len(keys)), "key": keys.to_numpy(dtype=object),
+         "at": (sent_at - slack).astype("datetime64[ns, UTC]").to_numpy()}
+    )  # fmt: skip
+    left["at"] = pd.to_datetime(left["at"], utc=True)
+    right = pd.DataFrame(
+        {"event": range(len(events)), "key": events["key"].to_numpy(dtype=object),
+         "at": pd.to_datetime(events["at"], utc=True).astype("datetime64[ns, UTC]")}
+    )  # fmt: skip
+    left = left[left["at"].notna() & (left["key"] != "")].sort_values("at")
+    right = right[right["at"].notna() & (right["key"] != "")].sort_values("at")
+    if left.empty or right.empty:
+        return pd.Series(pd.NA, index=range(len(keys)), dtype="Int64")
+    merged = pd.merge_asof(
+        left, right, on="at", by="key", direction="forward",
+        tolerance=pd.Timedelta(seconds=CLOCK_SLACK + MATCH_WINDOW),
+    )  # fmt: skip
+    found = pd.Series(merged["event"].to_numpy(), index=merged["pos"].to_numpy())
+    return found.reindex(range(len(keys))).astype("Int64")
+
+
+def _delivery(out: pd.DataFrame, standing: pd.DataFrame) -> None:
+    """Status columns from each recipient's standing report (NaN rows: no message found)."""
+    import numpy as np
+
+    raw = standing["status_raw"].to_numpy(dtype=object)
+    matched = out["message_id"].notna().to_numpy()
+    known = np.isin(raw, list(OUTCOME_STATUSES[:-1]))
+    readable = np.where(known, raw, np.full(len(raw), None, dtype=object))
+    out["status"] = np.where(matched, readable, "pending")
+    out["status_raw"] = raw
+    out["final"] = np.isin(raw, list(FINAL_STATUSES))
+    out["delivery_date"] = standing["delivery_date"].to_numpy()
+    reached = out["final"] & out["delivery_date"].notna()
+    out["time_to_delivery"] = (out["delivery_date"] - out["sent_at"]).where(reached)
+    out["reports"] = standing["reports"].fillna(0).to_numpy(dtype="int64")
+
+
+def _replies_and_stops(
+    out: pd.DataFrame, keys: pd.Series, callbacks: Callbacks, by_id: bool
+) -> None:
+    """Reply and opt-out columns: replies linked to this send (:func:`link_replies`), STOPs
+    by message id (or by number and time, as reports are)."""
+    import pandas as pd
+
+    sends = pd.DataFrame(
+        {"ticket": out["ticket"].fillna("").to_numpy(), "phone_number": out["phone_number"],
+         "sent_at": out["sent_at"]}
+    )  # fmt: skip
+    mine = (out["ticket"].fillna("") + "|" + keys).to_numpy()
+    replies = callbacks.replies
+    linked = link_replies(replies, sends) if len(replies) and len(sends) else replies.iloc[:0]
+    if "ticket" not in linked.columns:
+        linked = linked.assign(ticket=pd.Series(dtype=object))
+    linked = linked[linked["ticket"].notna()].sort_values("reception_date", kind="stable")
+    linked = linked.assign(key=(linked["ticket"] + "|" + number_keys(linked["number"])))
+    first = linked.drop_duplicates("key").set_index("key")
+    counts = linked.groupby("key").size()
+    out["replies"] = counts.reindex(mine).fillna(0).to_numpy(dtype="int64")
+    out["replied"] = out["replies"] > 0
+    out["reply_text"] = first["text"].reindex(mine).to_numpy()
+    out["reply_date"] = first["reception_date"].reindex(mine).to_numpy()
+    asked = linked[linked["is_opt_out"]].drop_duplicates("key").set_index("key")
+    by_reply = asked["reception_date"].reindex(mine).reset_index(drop=True)
+
+    stops = callbacks.stops
+    stop_at = stops["stop_date"].fillna(stops["received_at"])
+    if by_id:
+        at = stop_at.groupby(stops["message_id"]).min()
+        by_stop = at.reindex(out["message_id"].to_numpy()).reset_index(drop=True)
+    else:
+        events = pd.DataFrame({"key": number_keys(stops["number"].fillna("")), "at": stop_at})
+        place = _nearest(keys, out["sent_at"], events)
+        by_stop = pd.Series(stop_at.to_numpy()[place.fillna(0)]).where(place.notna())
+    both = pd.concat([by_reply, by_stop], axis=1)
+    out["opt_out_date"] = both.min(axis=1).to_numpy()
+    out["opt_out"] = out["opt_out_date"].notna()
+
+
+def _countries(numbers: pd.Series) -> Any:
+    """Each number's country (ISO 3166 alpha-2) as the rule book reads the number."""
+    from smskit.rules.phones import normalize
+
+    return normalize(numbers.reset_index(drop=True), None)["region"].to_numpy(dtype=object)
+
+
+def _hlr(source: Any, facts: SendFacts, numbers: pd.Series) -> pd.DataFrame | None:
+    """The HLR answers for ``numbers`` in their order (None when none can be had)."""
+    import pandas as pd
+
+    if isinstance(source, pd.DataFrame):
+        answers = source
+    else:
+        from smskit.campaigns.hlr_cache import HLRCache
+        from smskit.client.frames import hlr_frame
+
+        if source is None:
+            from smskit._paths import hlr_cache_path
+
+            path = hlr_cache_path()
+        elif isinstance(source, str | os.PathLike):
+            path = Path(source)
+            if not path.is_file():
+                raise ConfigurationError(f"no HLR cache at {str(path)!r} (hlr=)")
+        else:
+            raise ValidationError(
+                "hlr", "must be a frame of HLR answers, the path of an HLR cache, or None",
+                value=type(source).__name__,
+            )  # fmt: skip
+        if facts.gateway is None or not path.is_file():
+            return None
+        cache = HLRCache(path)
+        try:
+            found = cache.cached(facts.gateway, numbers.dropna().unique().tolist(), None)
+        finally:
+            cache.close()
+        if not found:
+            return None
+        answers = hlr_frame(list(found.values()))
+    needed = ("phone_number", "network_name", "line_status", "phone_number_type")
+    missing = [name for name in needed if name not in answers.columns]
+    if missing:
+        raise ValidationError("hlr", f"needs the column(s) {', '.join(missing)}")
+    table = answers.drop_duplicates("phone_number", keep="last").set_index("phone_number")
+    return table.reindex(numbers.to_numpy())[list(needed[1:])]
+
+
+def _typed(out: pd.DataFrame, time_zone: Any) -> pd.DataFrame:
+    import pandas as pd
+
+    dtypes = outcome_dtypes("UTC")
+    for name in _TIMES:
+        out[name] = pd.to_datetime(out[name], utc=True)
+    frame = out[list(OUTCOME_COLUMNS)].astype(dtypes)
+    if str(time_zone) != "UTC":
+        for name in _TIMES:
+            frame[name] = frame[name].dt.tz_convert(time_zone)
+    return frame
