@@ -101,7 +101,7 @@ def _timed(label: str, count: int, work: Callable[[], object]) -> float:
 def bench_normalize(size: int, repeat: int) -> None:
     """normalize() and the bare loop side by side, interleaved, min and median of ``repeat``."""
     from smskit import phones
-    from smskit.rules import phones as rules_phones
+    from smskit.rules import phonecheck
 
     values = make_inputs(size, 0.20)
     distinct = len({repr(v) for v in values})
@@ -112,7 +112,7 @@ def bench_normalize(size: int, repeat: int) -> None:
     for _ in range(repeat):
         # A fresh copy each round: normalize must not profit from an earlier round's caches
         # of the same objects (the per-number cache is cleared too).
-        rules_phones._classify_text.cache_clear()
+        phonecheck._classify_text.cache_clear()
         ours += _times(lambda: phones.normalize(list(values)), 1)
         anchor += _times(lambda: _bare_loop(values), 1)
     for label, times in (("phones.normalize", ours), ("bare parse+format loop", anchor)):
@@ -144,7 +144,7 @@ def _valid_mobiles(count: int, seed: int = 1) -> list[str]:
 
 
 def bench_hlr(count: int) -> None:
-    from smskit.rules.phones import region_of
+    from smskit.rules.phonecheck import region_of
     from smskit.sandbox import _hlr
 
     numbers = _valid_mobiles(count)

@@ -64,7 +64,9 @@ if TYPE_CHECKING:
     from smskit.client.config import SandboxLike
     from smskit.replies.inbox import Inbox
     from smskit.sandbox import Sandbox
-    from smskit.views.widgets import Composer, Dashboard, HLRExplorer
+    from smskit.views.composer import Composer
+    from smskit.views.dashboard import Dashboard
+    from smskit.views.hlr_explorer import HLRExplorer
 
 __all__ = [
     "APIError",
@@ -125,6 +127,13 @@ __all__ = [
 _BULK = frozenset({"bulk_hlr", "create_contacts", "delete_contacts"})
 _BULK |= {"a" + name for name in _BULK}
 
+# The notebook widgets, each in the view module that defines it.
+_WIDGETS = {
+    "Composer": "smskit.views.composer",
+    "Dashboard": "smskit.views.dashboard",
+    "HLRExplorer": "smskit.views.hlr_explorer",
+}
+
 # Submodules reachable as attributes (smskit.text ...) but imported only on first access.
 _LAZY_MODULES = frozenset(
     {"campaigns", "dask", "frames", "phones", "plots", "replies", "sandbox", "text", "views"}
@@ -176,10 +185,8 @@ def __getattr__(name: str) -> Any:
         from smskit.replies.inbox import Inbox
 
         return Inbox
-    if name in ("Composer", "Dashboard", "HLRExplorer"):  # ipywidgets only when a widget is made
-        from smskit.views import widgets
-
-        return getattr(widgets, name)
+    if name in _WIDGETS:  # ipywidgets only when a widget is made
+        return getattr(importlib.import_module(_WIDGETS[name]), name)
     if name in _LAZY_MODULES:
         return importlib.import_module(f"smskit.{name}")
     raise AttributeError(f"module 'smskit' has no attribute {name!r}")

@@ -202,7 +202,7 @@ class DuplicateRequestError(PayloadValidationError):
     earlier one with this id was accepted.
 
     Recognised by the field it names (``errors.request_id``, whatever its code) or by the
-    vendor's older code 120 (:func:`smskit.rules.answers.is_duplicate_request_id`).
+    vendor's older code 120.
     """
 
 

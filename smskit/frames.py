@@ -4,7 +4,7 @@ They live in :mod:`smskit.client.frames`; this module only names them for users,
 :func:`percentages` (from :mod:`smskit.views.percentages`) to show their shares as percentages.
 """
 
-from smskit.client.frames import (
+from smskit.client.frame_builders import (
     BREAKDOWN_KEYS,
     CONTACT_ITEM_STATUS_DTYPE,
     CREDIT_PRODUCT_DTYPE,
@@ -14,9 +14,11 @@ from smskit.client.frames import (
     MOBILE_TYPES,
     PHONE_NUMBER_TYPE_DTYPE,
     TOTAL,
+    categorical,
+)
+from smskit.client.frames import (
     balance_frame,
     breakdown,
-    categorical,
     contact_items_frame,
     credits_frame,
     credits_wide,

@@ -1,7 +1,8 @@
 """The public name of phone-number reading: ``smskit.phones.normalize(...)`` and friends.
 
-The rules live in :mod:`smskit.rules.phones`; this module names them for users, and sends
-a Dask Series to its partition-wise path (:mod:`smskit.dask.partitionwise`, the ``[dask]`` extra).
+One number (:func:`classify`, :func:`to_e164`, :func:`is_e164`) or many at once
+(:func:`normalize`: a list, an array, a pandas Series, or a Dask Series with the ``[dask]``
+extra, answered lazily).
 """
 
 from __future__ import annotations
@@ -10,10 +11,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from smskit._dask import is_dask_collection
-from smskit.rules.phones import (
-    REASON_DTYPE,
+from smskit.rules.phonecheck import (
     REASONS,
-    TYPE_DTYPE,
     PhoneCheck,
     classify,
     is_e164,
@@ -24,6 +23,7 @@ from smskit.rules.phones import (
     spec_type,
     to_e164,
 )
+from smskit.rules.phones import REASON_DTYPE, TYPE_DTYPE
 from smskit.rules.phones import normalize as _normalize
 from smskit.rules.region import DEFAULT_REGION
 

@@ -4,10 +4,10 @@ They live in :mod:`smskit.views.plots` and, for the ledger of campaigns,
 :mod:`smskit.views.ledger` (plotly loads with them); this module only names them.
 """
 
+from smskit._html import LINE_STATUS_COLORS
 from smskit.views.ledger import campaign_history
 from smskit.views.plots import (
     KIND_COLORS,
-    LINE_STATUS_COLORS,
     OPT_OUT_COLOR,
     PRODUCT_COLORS,
     REPLIES_COLUMNS,

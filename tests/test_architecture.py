@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import inspect
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -255,6 +255,121 @@ def private_imports() -> list[str]:
     return found
 
 
+# The faces: package ``__init__`` modules and the documented top-level facades. Only they may
+# hand out a name another module defines (docs/api.md, "Re-exports only at the faces").
+FACADES: frozenset[str] = frozenset(
+    {"smskit", "smskit.text", "smskit.phones", "smskit.frames", "smskit.plots"}
+)
+
+
+def is_face(module: str) -> bool:
+    """A package ``__init__`` or a documented top-level facade."""
+    return module in FACADES or _is_package(module)
+
+
+def _bound(body: list[ast.stmt]) -> Iterator[tuple[str, ast.stmt]]:
+    """Each name a module's top-level statements bind (under ``if``/``try`` too), with the
+    statement that binds it."""
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            yield node.name, node
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        yield name.id, node
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                yield (alias.asname or alias.name).split(".")[0], node
+        elif isinstance(node, ast.If | ast.Try):
+            yield from _bound([*node.body, *node.orelse])
+            for handler in getattr(node, "handlers", []):
+                yield from _bound(handler.body)
+            yield from _bound(getattr(node, "finalbody", []))
+
+
+def defined_names(module: str) -> set[str]:
+    """The names ``module`` defines itself: functions, classes and assignments, names its
+    own ``__getattr__`` makes on first use, and third-party imports (``ipywidgets as
+    widgets``: what it guards). A name imported from another smskit module is not defined
+    here, nor is a smskit module imported here."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    found = set()
+    for name, node in _bound(tree.body):
+        if isinstance(node, ast.ImportFrom):
+            if _absolute(module, node).split(".")[0] == "smskit":
+                continue
+        elif isinstance(node, ast.Import):
+            if name == "smskit":
+                continue
+        elif isinstance(node, ast.FunctionDef) and name == "__getattr__":
+            found.update(
+                c.value
+                for c in ast.walk(node)
+                if isinstance(c, ast.Constant)
+                and isinstance(c.value, str)
+                and c.value.isidentifier()
+            )
+        found.add(name)
+    return found
+
+
+def declared_all(module: str) -> list[str] | None:
+    """The entries of ``module``'s ``__all__``, None without one."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            return [ast.literal_eval(element) for element in node.value.elts]  # type: ignore[attr-defined]
+    return None
+
+
+def reexports() -> list[str]:
+    """``module: name`` for each ``__all__`` entry of a module that is not a face and does
+    not define the name."""
+    found = []
+    for module in MODULES:
+        if is_face(module):
+            continue
+        names = declared_all(module) or []
+        found += [f"{module}: {n}" for n in names if n not in defined_names(module)]
+    return found
+
+
+def names_through_a_relay(modules: Iterable[str] = ()) -> list[str]:
+    """``module:line name from relay`` for each name a module takes from a smskit module that
+    is not a face and does not define it (imported, or read as an attribute of the module)."""
+    found = []
+    defined = {m: defined_names(m) for m in MODULES}
+    for module in modules or MODULES:
+        if is_face(module):
+            continue
+        tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                origin = _absolute(module, node)
+                if origin not in MODULES or is_face(origin):
+                    continue
+                for alias in node.names:
+                    child = f"{origin}.{alias.name}"
+                    if child not in MODULES and alias.name not in defined[origin]:
+                        found.append(f"{module}:{node.lineno} {alias.name} from {origin}")
+        aliases = _module_aliases(module, tree)
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+                and not is_face(aliases[node.value.id])
+                and node.attr not in defined[aliases[node.value.id]]
+                and f"{aliases[node.value.id]}.{node.attr}" not in MODULES
+            ):
+                found.append(f"{module}:{node.lineno} {node.attr} from {aliases[node.value.id]}")
+    return found
+
+
 def line_counts() -> dict[str, int]:
     """Lines of every module."""
     return {m: len(p.read_text(encoding="utf-8").splitlines()) for m, p in MODULES.items()}
@@ -319,6 +434,29 @@ def test_circle_finder_reports_a_planted_loop() -> None:
     assert circles(edges) == [["a", "b", "c"]]
     assert _loop_through(["a", "b", "c"], edges) == ["a", "b", "c", "a"]
     assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_only_the_faces_re_export() -> None:
+    """A module that is not a face lists in ``__all__`` only names it defines itself."""
+    found = reexports()
+    assert not found, "re-exported outside the faces:\n" + "\n".join(found)
+
+
+def test_every_name_comes_from_its_defining_module_or_a_face() -> None:
+    """No module takes a name through another module that only imported it (a relay)."""
+    found = names_through_a_relay()
+    assert not found, "names taken through a relay:\n" + "\n".join(found)
+
+
+def test_the_re_export_checks_see_a_relayed_name() -> None:
+    """The checks read what they claim: a name another module defines is not defined here,
+    a module's own constant is, and the known faces are faces."""
+    assert "ResponseShapeError" in defined_names("smskit.errors")
+    assert "AsyncClient" not in defined_names("smskit.campaigns.blocking")
+    assert "run_blocking" in defined_names("smskit.campaigns.blocking")
+    assert {"REASON_DTYPE", "TYPE_DTYPE"} <= defined_names("smskit.rules.phones")
+    assert is_face("smskit.frames") and is_face("smskit.dask") and is_face("smskit.campaigns")
+    assert not is_face("smskit.client.frames") and not is_face("smskit.campaigns.campaign")
 
 
 def _public_methods(cls: type) -> dict[str, inspect.Signature]:

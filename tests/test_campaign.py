@@ -20,8 +20,9 @@ import pandas as pd
 import pytest
 
 import smskit
-from smskit.campaigns.campaign import Campaign, CampaignResult, derive_request_id
-from smskit.campaigns.journal import Journal
+from smskit.campaigns.campaign import Campaign
+from smskit.campaigns.journal import Journal, derive_request_id
+from smskit.campaigns.results import CampaignResult
 from smskit.client.clients import Backoff
 from smskit.sandbox import Sandbox
 

@@ -15,13 +15,9 @@ import pandas as pd
 import pytest
 
 import smskit
-from smskit.campaigns.campaign import (
-    ISSUES,
-    MARKETING_HOURS,
-    Campaign,
-    MarketingHours,
-    register_marketing_hours,
-)
+from smskit.campaigns.campaign import Campaign
+from smskit.rules.findings import ISSUES
+from smskit.rules.hours import MARKETING_HOURS, MarketingHours, register_marketing_hours
 from smskit.sandbox import Sandbox
 
 PARIS = ZoneInfo("Europe/Paris")

@@ -126,13 +126,14 @@ def test_every_default_region_default_is_the_setting() -> None:
     """Run with SMSKIT_DEFAULT_REGION=BE: the campaigns, the Composer, bulk helpers,
     normalize and preflight settings all default to BE (no "FR" written anywhere else)."""
     probe = (
-        "import inspect, smskit, smskit.dask, smskit.phones\n"
+        "import inspect, smskit, smskit.dask, smskit.dask.partitionwise, smskit.phones\n"
         "from smskit.views.composer import Composer\n"
         "from smskit.campaigns.preflight import PreflightSettings\n"
         "from smskit.campaigns.definition import CampaignSpec\n"
         "things = [smskit.Campaign, smskit.dask.Campaign, Composer, smskit.bulk_hlr,\n"
         "          smskit.create_contacts, smskit.delete_contacts, smskit.dask.bulk_hlr,\n"
-        "          smskit.phones.normalize, smskit.dask.normalize, PreflightSettings,\n"
+        "          smskit.phones.normalize, smskit.dask.partitionwise.normalize,\n"
+        "          PreflightSettings,\n"
         "          CampaignSpec]\n"
         "print(sorted({inspect.signature(t).parameters['default_region'].default\n"
         "              for t in things}))\n"

@@ -21,8 +21,8 @@ import pytest
 
 import smskit
 from smskit import frames
-from smskit.client.models import HLRResults, ResponseShapeError, SmsDraft, VoiceDraft
-from smskit.errors import ValidationError
+from smskit.client.models import HLRResults, SmsDraft, VoiceDraft
+from smskit.errors import ResponseShapeError, ValidationError
 from smskit.rules import spec as _spec
 from smskit.sandbox import Sandbox
 

@@ -64,7 +64,7 @@ def test_lazy_attributes() -> None:
 
     assert smskit.Sandbox is Sandbox
     assert smskit.__version__ == __version__
-    assert smskit.rules.text.has_stop_mention("STOP au 36173")
+    assert smskit.text.has_stop_mention("STOP au 36173")
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         _ = smskit.nope
 

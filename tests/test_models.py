@@ -15,13 +15,13 @@ from smskit.client.models import (
     HLRResult,
     HLRResults,
     ListEmptied,
-    ResponseShapeError,
     SendResult,
     SmsDraft,
     TransferToken,
     VoiceDraft,
 )
 from smskit.client.wallet import Balance
+from smskit.errors import ResponseShapeError
 from smskit.rules.spec import CONTACT_ITEM_STATUS, HLR_STATUS, LINE_STATUS, PHONE_NUMBER_TYPE
 
 # Bodies shaped as the spec's resource tables describe them.

@@ -12,9 +12,10 @@ import pytest
 from phonenumbers import PhoneNumberFormat, PhoneNumberType
 
 from smskit.errors import ValidationError
-from smskit.rules import phones
+from smskit.rules import phonecheck, phones
 from smskit.rules import spec as _spec
-from smskit.rules.phones import classify, is_e164, normalize, to_e164
+from smskit.rules.phonecheck import classify, is_e164, to_e164
+from smskit.rules.phones import normalize
 
 
 @pytest.mark.parametrize(
@@ -105,7 +106,7 @@ def test_rejection_reasons(value: object, reason: str) -> None:
     """Each rejected value gets one of the documented reasons, no E.164, type bad_format."""
     check = classify(value)
     assert check.reason == reason
-    assert check.reason in phones.REASONS
+    assert check.reason in phonecheck.REASONS
     assert (check.valid, check.e164, check.type) == (False, None, "bad_format")
 
 
@@ -165,7 +166,7 @@ def test_frame_columns_and_dtypes() -> None:
     assert frame["e164"].dtype == pd.StringDtype()
     assert frame["region"].dtype == pd.StringDtype()
     assert frame["valid"].dtype == bool
-    assert list(frame["reason"].cat.categories) == list(phones.REASONS)
+    assert list(frame["reason"].cat.categories) == list(phonecheck.REASONS)
     assert list(frame["type"].cat.categories) == list(_spec.PHONE_NUMBER_TYPE)
     assert frame["e164"].tolist() == ["+33612345678", pd.NA, pd.NA]
     assert frame["valid"].tolist() == [True, False, False]
@@ -188,7 +189,7 @@ def test_empty_input_gives_empty_typed_frame() -> None:
     frame = normalize([])
     assert len(frame) == 0
     assert list(frame.columns) == ["input", "e164", "valid", "reason", "region", "type"]
-    assert list(frame["reason"].cat.categories) == list(phones.REASONS)
+    assert list(frame["reason"].cat.categories) == list(phonecheck.REASONS)
 
 
 def test_duplicates_are_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from phonenumbers import PhoneNumberFormat, PhoneNumberType
 
-from smskit.rules import _phonecheck, _phonematrix, _phoneplan, phones
+from smskit.rules import _phonematrix, _phoneplan, phonecheck, phones
 from smskit.rules._digitdfa import DigitAutomaton
 from smskit.rules.spec import PHONE_NUMBER_TYPE
 
@@ -59,14 +59,14 @@ def _decoded(lane: _phonematrix.Coded, i: int) -> tuple[object, ...]:
     e164, reason, region = int(lane.e164[i]), int(lane.reason[i]), int(lane.region[i])
     return (
         f"+{e164}" if e164 else None,
-        phones.REASONS[reason] if reason >= 0 else None,
+        phonecheck.REASONS[reason] if reason >= 0 else None,
         _phonematrix.REGIONS[region] if region >= 0 else None,
         PHONE_NUMBER_TYPE[int(lane.kind[i])],
     )
 
 
 def _per_number(texts: list[str], regions: list[str | None]) -> list[tuple[object, ...]]:
-    read = _phonecheck._classify_uncached
+    read = phonecheck._classify_uncached
     return [tuple(read(t, r)) for t, r in zip(texts, regions, strict=True)]
 
 
@@ -103,7 +103,7 @@ def test_matrix_lane_answers_as_the_per_number_path() -> None:
         lane = _phonematrix.express(texts, region, phones._WORDS)
         at = np.flatnonzero(lane.done).tolist()
         answers = [_decoded(lane, i) for i in at]
-        expected = [_phonecheck._classify_uncached(texts[i], region) for i in at]
+        expected = [phonecheck._classify_uncached(texts[i], region) for i in at]
         assert answers == [(c.e164, c.reason, c.region, c.type) for c in expected]
         decided += len(at)
     assert decided > 0.6 * len(drawn)

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_phones_fastpath import _spelling
 
-from smskit.rules import phones
+from smskit.rules import phonecheck, phones
 
 COLUMNS = ["e164", "valid", "reason", "region", "type"]
 MISSING = [None, float("nan"), np.nan, pd.NA, pd.NaT, np.float32("nan"), np.datetime64("NaT")]
@@ -44,7 +44,7 @@ def _rows(frame: pd.DataFrame) -> list[tuple[object, ...]]:
 
 
 def _per_value(values: list[object], region: str | None = "FR") -> list[tuple[object, ...]]:
-    return [tuple(phones.classify(v, region))[:5] for v in values]
+    return [tuple(phonecheck.classify(v, region))[:5] for v in values]
 
 
 # Spellings at the edge of the byte lane's plain shapes (blanks, floats, "(0)", signs, digits of

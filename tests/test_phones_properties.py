@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 from phonenumbers import PhoneNumberFormat, PhoneNumberType
 
 from smskit.errors import ValidationError
-from smskit.rules import phones
-from smskit.rules.phones import classify, normalize, to_e164
+from smskit.rules import phonecheck
+from smskit.rules.phonecheck import classify, to_e164
+from smskit.rules.phones import normalize
 from smskit.sandbox._hlr import lookup
 
 REGIONS = sorted(phonenumbers.SUPPORTED_REGIONS)
@@ -118,14 +119,14 @@ def test_valid_numbers_read_as_phonenumbers_reads_them(
 ) -> None:
     """Differential: for numbers phonenumbers calls valid, same E.164, same line type."""
     text, region, number = drawn
-    if not phonenumbers.is_valid_number(number) or phones.is_stage_and_screen(
+    if not phonenumbers.is_valid_number(number) or phonecheck.is_stage_and_screen(
         phonenumbers.format_number(number, PhoneNumberFormat.E164)
     ):
         return
     spelled = text.replace(" ", separator)
     reference = phonenumbers.parse(spelled, region)
     expected = phonenumbers.format_number(reference, PhoneNumberFormat.E164)
-    kind = phones.TYPE_MAP[phonenumbers.number_type(reference)]
+    kind = phonecheck.TYPE_MAP[phonenumbers.number_type(reference)]
     check = classify(spelled, region)
     assert (check.e164, check.type, check.reason) == (expected, kind, "ok"), spelled
     row = normalize([spelled], region=[region], default_region=None).iloc[0]
@@ -162,7 +163,7 @@ def test_each_refusal_reason(value: object, reason: str) -> None:
         reason,
         "bad_format",
     )
-    assert reason in phones.REASONS
+    assert reason in phonecheck.REASONS
     assert normalize([value])["reason"].tolist() == [reason]
 
 

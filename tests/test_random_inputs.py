@@ -34,7 +34,7 @@ from hypothesis import HealthCheck, find, given, settings
 
 import smskit
 from smskit import frames, phones, text
-from smskit.client.models import ResponseShapeError
+from smskit.errors import ResponseShapeError
 from smskit.sandbox import Sandbox
 
 SWEEP = settings(

@@ -27,7 +27,9 @@ RENAMED = [
 def test_an_old_module_path_warns_and_gives_the_new_object(old: str, name: str, new: str) -> None:
     """``old.name`` warns naming ``new.name`` and is the object ``new`` defines."""
     module = importlib.import_module(old)
-    with pytest.warns(DeprecationWarning, match=rf"{old}\.{name} moved to {new}\.{name}"):
+    with pytest.warns(
+        DeprecationWarning, match=rf"{old}\.{name} is deprecated: moved to {new}\.{name}"
+    ):
         value = getattr(module, name)
     assert value is getattr(importlib.import_module(new), name)
 
@@ -58,3 +60,27 @@ def test_the_runner_module_keeps_only_the_runner() -> None:
     assert runner.__all__ == ["run_chunks"]
     with pytest.raises(AttributeError):
         runner.not_moved  # noqa: B018
+
+
+@pytest.mark.parametrize(
+    ("name", "instead"),
+    [
+        ("normalize", "smskit.phones.normalize"),
+        ("render_all", "smskit.text.render_all"),
+        ("analyze_many", "smskit.text.analyze_many"),
+    ],
+)
+def test_smskit_dask_s_second_spellings_warn_and_name_the_one_to_use(
+    name: str, instead: str
+) -> None:
+    """smskit.dask.normalize/render_all/analyze_many left ``__all__``; each still works for
+    one release, warning with the facade function that takes Dask input."""
+    import smskit.dask
+    from smskit.dask import partitionwise
+
+    assert name not in smskit.dask.__all__
+    with pytest.warns(
+        DeprecationWarning, match=rf"smskit\.dask\.{name} is deprecated: use {instead}"
+    ):
+        value = getattr(smskit.dask, name)
+    assert value is getattr(partitionwise, name)

@@ -20,7 +20,7 @@ from smskit.errors import ValidationError
 from smskit.replies.analytics import link_replies, opt_out_rate, replies_per_period, reply_rate
 from smskit.replies.inbox import FRAME_COLUMNS, MAX_BODY, Inbox, is_opt_out
 from smskit.replies.receiver import Malformed, parse_callback
-from smskit.rules.text import has_stop_mention
+from smskit.rules.content import has_stop_mention
 from smskit.sandbox._callbacks import ANSWER_TEXTS, OPT_OUT_TEXTS
 
 FR = "+33612345678"

@@ -11,19 +11,16 @@ import pytest
 from smskit.errors import ValidationError
 from smskit.rules import gsm as _gsm
 from smskit.rules.batch import analyze_many, estimate
+from smskit.rules.content import DEFAULT_STOP_MENTION, add_stop_mention, has_stop_mention
+from smskit.rules.fields import DYNAMIC_FIELDS, field_texts
 from smskit.rules.personalize import MissingFieldWarning, fields, render, render_all
 from smskit.rules.text import (
-    DEFAULT_STOP_MENTION,
-    DYNAMIC_FIELDS,
     MAX_FIELD_LENGTH,
     MAX_TEXT_LENGTH,
     OPTIMIZE_TABLE,
     Replacement,
-    add_stop_mention,
     analyze,
-    field_texts,
     gsm_capacity,
-    has_stop_mention,
     optimize,
     validate_text,
 )

@@ -11,8 +11,8 @@ import pytest
 
 import smskit
 from smskit import frames
-from smskit.client.models import ResponseShapeError
 from smskit.client.wallet import Balance
+from smskit.errors import ResponseShapeError
 from smskit.sandbox import Sandbox
 
 PARIS = ZoneInfo("Europe/Paris")

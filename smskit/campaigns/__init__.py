@@ -22,19 +22,14 @@ from smskit.campaigns.bulk import (
     create_contacts,
     delete_contacts,
 )
-from smskit.campaigns.campaign import (
-    ISSUES,
-    MARKETING_HOURS,
-    RECIPIENT_STATES,
-    Campaign,
-    CampaignResult,
-    CostEstimate,
-    MarketingHours,
-    PreflightReport,
-    derive_request_id,
-    register_marketing_hours,
-)
+from smskit.campaigns.campaign import Campaign
+from smskit.campaigns.estimates import CostEstimate
+from smskit.campaigns.journal import derive_request_id
 from smskit.campaigns.ledger import history
+from smskit.campaigns.report import PreflightReport
+from smskit.campaigns.results import RECIPIENT_STATES, CampaignResult
+from smskit.rules.findings import ISSUES
+from smskit.rules.hours import MARKETING_HOURS, MarketingHours, register_marketing_hours
 
 __all__ = [
     "ISSUES",

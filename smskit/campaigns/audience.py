@@ -344,7 +344,7 @@ def _type_dtype() -> Any:
 
 @lru_cache(maxsize=1)
 def _spec_reasons() -> tuple[str, ...]:
-    from smskit.rules.phones import REASONS
+    from smskit.rules.phonecheck import REASONS
 
     return REASONS
 

@@ -76,7 +76,7 @@ async def abulk_hlr(
     """Check any number of lines: one result per distinct value given, as :class:`HLRResults`
     (the type ``client.contact.hlr_request`` returns: ``.to_frame()``, ``.breakdown()``...).
 
-    Values are normalised (:func:`smskit.rules.phones.normalize`), each distinct number is checked
+    Values are normalised (:func:`smskit.phones.normalize`), each distinct number is checked
     once, in requests of ``chunk_size`` (at most 200). Answers are cached in ``journal``
     (default: the per-user cache, ``~/.cache/smskit/hlr.sqlite`` on Linux, see
     :mod:`smskit._paths`; ``False``: no cache) under the client's gateway (base URL and login,
@@ -208,7 +208,7 @@ def _by_number(chunk: list[str], raw: Any) -> dict[str, Any]:
     items = [item for item in raw if isinstance(item, Mapping)] if isinstance(raw, list) else []
     if len(items) == len(chunk):
         return dict(zip(chunk, items, strict=True))
-    from smskit.rules.phones import to_e164
+    from smskit.rules.phonecheck import to_e164
 
     asked = set(chunk)
     found = {}
@@ -297,7 +297,7 @@ async def acreate_contacts(
     outcomes, errors = await _by_chunks(client, rows, call, read, chunk_size, concurrency, progress)
     for position, reason in refused.items():
         errors[position] = reason
-    from smskit.client.frames import CONTACT_ITEM_STATUS_DTYPE, categorical
+    from smskit.client.frame_builders import CONTACT_ITEM_STATUS_DTYPE, categorical
 
     return pd.DataFrame(
         {

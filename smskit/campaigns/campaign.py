@@ -26,40 +26,24 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from smskit.campaigns.estimates import CostEstimate
+from smskit.campaigns.audience import Audience
 from smskit.campaigns.front import CampaignExecutor, ClientOption, Run
-from smskit.campaigns.journal import Journal, derive_request_id, open_leased
+from smskit.campaigns.journal import Journal, open_leased
 from smskit.campaigns.orchestration import InMemoryAudience, run_preflight
 from smskit.campaigns.plan import Plan, build_plan
-from smskit.campaigns.preflight import (
-    ISSUES,
-    MARKETING_HOURS,
-    Audience,
-    MarketingHours,
-    PreflightReport,
-    PreflightSettings,
-    Recipients,
-    register_marketing_hours,
-)
+from smskit.campaigns.preflight import PreflightSettings
 from smskit.campaigns.reconnect import gateway_record, reopen
-from smskit.campaigns.results import RECIPIENT_STATES, CampaignResult
+from smskit.campaigns.report import PreflightReport
+from smskit.campaigns.results import CampaignResult
 from smskit.campaigns.sending import execute
 from smskit.campaigns.twins import interruption
 from smskit.client import AsyncClient, Client
 from smskit.errors import ConfigurationError
 from smskit.rules.fields import check_field_names
+from smskit.rules.recipients import Recipients
 
 __all__ = [
-    "ISSUES",
-    "MARKETING_HOURS",
-    "RECIPIENT_STATES",
     "Campaign",
-    "CampaignResult",
-    "CostEstimate",
-    "MarketingHours",
-    "PreflightReport",
-    "derive_request_id",
-    "register_marketing_hours",
 ]
 
 logger = logging.getLogger("smskit.campaigns.campaign")

@@ -163,7 +163,7 @@ class CostEstimate:
     """What the campaign would cost: per chunk (``to_frame()``), totals, and the balance.
 
     ``source`` is ``"gateway"`` (simulation_mode requests) or ``"offline"`` (segments from
-    :mod:`smskit.rules.text`; cost only with unit prices). ``problems`` lists recipients the
+    :mod:`smskit.text`; cost only with unit prices). ``problems`` lists recipients the
     gateway would refuse (e.g. an unserved destination). The gateway checks the balance
     even when simulating, so a chunk dearer than the balance has no figures:
     ``refused_for_credit`` is then True, ``cost`` None and ``enough`` False.

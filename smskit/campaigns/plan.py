@@ -24,7 +24,8 @@ from smskit.rules.canonical import canonical_json
 
 if TYPE_CHECKING:
     from smskit.campaigns.audience import Audience
-    from smskit.campaigns.preflight import PreflightReport, PreflightSettings
+    from smskit.campaigns.preflight import PreflightSettings
+    from smskit.campaigns.report import PreflightReport
     from smskit.rules.contacts import ContactChunk
 
 __all__ = [

@@ -23,13 +23,10 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.campaigns.audience import (
-    DOUBTFUL_LINE_TYPES,
     DOUBTFUL_ORDER,
-    NO_SMS_LINE_TYPES,
     NUMBER_BLOCK_ROWS,
     Audience,
 )
-from smskit.campaigns.report import PreflightReport
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.content import RULE_STOP_MISSING, has_stop_mention, sender_allows_spaces
@@ -37,10 +34,7 @@ from smskit.rules.destinations import Destinations
 from smskit.rules.fields import used_fields
 from smskit.rules.findings import ISSUES, Finding
 from smskit.rules.hours import (
-    MARKETING_HOURS,
-    MarketingHours,
     hours_refusals,
-    register_marketing_hours,
 )
 from smskit.rules.missing import is_missing
 from smskit.rules.recipients import Recipients
@@ -52,19 +46,10 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "DOUBTFUL_LINE_TYPES",
-    "ISSUES",
-    "MARKETING_HOURS",
-    "NO_SMS_LINE_TYPES",
-    "Audience",
-    "MarketingHours",
-    "PreflightReport",
     "PreflightSettings",
-    "Recipients",
     "audience_for",
     "evaluation_instant",
     "priced",
-    "register_marketing_hours",
     "samples",
 ]
 

@@ -140,7 +140,7 @@ def check_text(text: Any, *, marketing: bool) -> None:
 
 def check_number(field: str, value: Any, position: int | None = None) -> None:
     """International format: '+' then digits (E.164)."""
-    from smskit.rules.phones import is_e164
+    from smskit.rules.phonecheck import is_e164
 
     if not is_e164(value):
         raise ValidationError(

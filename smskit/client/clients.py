@@ -51,12 +51,12 @@ from smskit.client.core import (
     Wallet,
 )
 from smskit.client.error_map import error_from_response
-from smskit.client.models import ResponseShapeError
 from smskit.errors import (
     APIError,
     ConfigurationError,
     DuplicateRequestError,
     RateLimitError,
+    ResponseShapeError,
     ServerError,
     TimeoutError,
     TransportError,

@@ -19,18 +19,6 @@ from typing import Any
 import pandas as pd
 
 from smskit.client import frame_builders
-from smskit.client.frame_builders import (
-    BREAKDOWN_KEYS,
-    CONTACT_ITEM_STATUS_DTYPE,
-    CREDIT_PRODUCT_DTYPE,
-    HLR_STATUS_DTYPE,
-    LINE_STATUS_DTYPE,
-    MISSING,
-    MOBILE_TYPES,
-    PHONE_NUMBER_TYPE_DTYPE,
-    TOTAL,
-    categorical,
-)
 from smskit.client.models import (
     ContactItem,
     ContactItems,
@@ -43,18 +31,8 @@ from smskit.client.wallet import Balance
 from smskit.errors import guard_input
 
 __all__ = [
-    "BREAKDOWN_KEYS",
-    "CONTACT_ITEM_STATUS_DTYPE",
-    "CREDIT_PRODUCT_DTYPE",
-    "HLR_STATUS_DTYPE",
-    "LINE_STATUS_DTYPE",
-    "MISSING",
-    "MOBILE_TYPES",
-    "PHONE_NUMBER_TYPE_DTYPE",
-    "TOTAL",
     "balance_frame",
     "breakdown",
-    "categorical",
     "contact_items_frame",
     "credits_frame",
     "credits_wide",

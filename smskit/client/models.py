@@ -48,7 +48,6 @@ __all__ = [
     "HLRResults",
     "ListEmptied",
     "NetworkDetails",
-    "ResponseShapeError",
     "SendResult",
     "SmsDraft",
     "TransferToken",

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from zoneinfo import ZoneInfo
 
 from smskit.client import reprs
-from smskit.client.models import ResponseShapeError, _Record
+from smskit.client.models import _Record
 from smskit.client.readers import as_object, read_datetime, read_float, read_str
+from smskit.errors import ResponseShapeError
 from smskit.rules.spec import PRODUCTS
 
 if TYPE_CHECKING:

@@ -2,8 +2,8 @@
 contact bases too large for one process.
 
 Owns: the cluster connection (:func:`connect`), the Dask paths of the pure functions that
-accept a Dask collection (:mod:`.partitionwise`: ``normalize``, ``render_all``,
-``analyze_many``, reached through ``smskit.phones`` and ``smskit.text``), and the
+accept a Dask collection (:mod:`.partitionwise`, reached through ``smskit.phones.normalize``,
+``smskit.text.render_all`` and ``smskit.text.analyze_many``), and the
 Dask-backed :class:`Campaign` whose preflight runs per partition (:mod:`.campaign`, the work
 on each partition in :mod:`.partition_preflight`, report in :mod:`.report`) and whose send
 streams the partitions into the journaled sender (:mod:`.sending`, over :mod:`.stream`; its
@@ -25,11 +25,11 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
     raise MissingExtraError("smskit.dask", exc.name or "dask", "dask") from exc
 
+from smskit._deprecation import retired_names
 from smskit.dask.campaign import Campaign
 from smskit.dask.cluster import connect
 from smskit.dask.generate import contact_base
 from smskit.dask.hlr import HLRParquet, bulk_hlr
-from smskit.dask.partitionwise import analyze_many, normalize, render_all
 from smskit.dask.report import DaskPreflightReport
 from smskit.dask.results import StreamedResult
 
@@ -38,10 +38,19 @@ __all__ = [
     "DaskPreflightReport",
     "HLRParquet",
     "StreamedResult",
-    "analyze_many",
     "bulk_hlr",
     "connect",
     "contact_base",
-    "normalize",
-    "render_all",
 ]
+
+# smskit.phones.normalize, smskit.text.render_all and analyze_many take Dask input too: the
+# names here were a second spelling of the same operations (one release with a warning).
+__getattr__ = retired_names(
+    __name__,
+    "smskit.dask.partitionwise",
+    {
+        "normalize": "smskit.phones.normalize (it takes a Dask Series)",
+        "render_all": "smskit.text.render_all (it takes a Dask DataFrame)",
+        "analyze_many": "smskit.text.analyze_many (it takes a Dask Series)",
+    },
+)

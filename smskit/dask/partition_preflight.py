@@ -27,11 +27,12 @@ from dask.dataframe.utils import clear_known_categories
 from smskit.campaigns.audience import Audience
 from smskit.campaigns.journal import FIELD_PREFIX
 from smskit.campaigns.orchestration import preflight
-from smskit.campaigns.preflight import ISSUES, PreflightSettings, priced, samples
+from smskit.campaigns.preflight import PreflightSettings, priced, samples
 from smskit.dask.report import breakdown
 from smskit.dask.spill import Spill
 from smskit.rules import spec
 from smskit.rules.destinations import Destinations
+from smskit.rules.findings import ISSUES
 from smskit.rules.recipients import Recipients
 
 __all__ = [

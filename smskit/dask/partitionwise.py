@@ -39,7 +39,7 @@ def normalize(
     *,
     region: dd.Series | None = None,
 ) -> dd.DataFrame:
-    """:func:`smskit.rules.phones.normalize` of every partition of ``values``.
+    """:func:`smskit.phones.normalize` of every partition of ``values``.
 
     ``region``, when given, is a Dask Series partitioned like ``values`` (a column of the
     same frame), paired row by row within each partition.
@@ -78,7 +78,7 @@ def _normalize(
 
 
 def render_all(template: str, recipients: dd.DataFrame) -> dd.Series:
-    """:func:`smskit.rules.personalize.render_all` of every partition of ``recipients``."""
+    """:func:`smskit.text.render_all` of every partition of ``recipients``."""
     if not isinstance(recipients, dd.DataFrame):
         raise ValidationError(
             "recipients", "must be a Dask DataFrame here", value=type(recipients).__name__
@@ -100,7 +100,7 @@ def _render(recipients: pd.DataFrame, template: str, start: int) -> pd.Series:
 
 
 def analyze_many(texts: dd.Series, *, national: str | None = None) -> dd.DataFrame:
-    """:func:`smskit.rules.batch.analyze_many` of every partition of ``texts``."""
+    """:func:`smskit.text.analyze_many` of every partition of ``texts``."""
     _check_series(texts, "texts")
     _pandas_analyze_many([], national=national)  # a bad `national` is refused on the client
     ints = {name: pd.Series(dtype="Int64") for name in ("characters", "units", "segments")}

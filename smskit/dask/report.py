@@ -12,10 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from smskit.campaigns.preflight import ISSUES
 from smskit.campaigns.report import CampaignFindings
 from smskit.errors import ValidationError
-from smskit.rules.findings import Finding
+from smskit.rules.findings import ISSUES, Finding
 
 if TYPE_CHECKING:
     import dask.dataframe as dd

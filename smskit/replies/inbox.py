@@ -39,7 +39,7 @@ from smskit.replies.receiver import Reply, micros
 from smskit.replies.reports import Report
 from smskit.replies.signing import DEFAULT_TOLERANCE, secret_bytes
 from smskit.rules.callbacks import CALLBACK_KINDS
-from smskit.rules.text import has_stop_mention
+from smskit.rules.content import has_stop_mention
 from smskit.rules.timezone import account_time_zone
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ _WORD = re.compile(r"[^\W_]+")
 def is_opt_out(text: str) -> bool:
     """Whether an inbound reply asks to stop receiving messages.
 
-    True when the reply has the outbound STOP mention (:func:`smskit.rules.text.has_stop_mention`),
+    True when the reply has the outbound STOP mention (:func:`smskit.text.has_stop_mention`),
     or, ignoring case and accents, the word stop / stopall / stop sms, arrêt / arrêter /
     arrêtez, unsubscribe / unsub, opt out, or a word starting with désabonn, désinscri or
     unsubscrib; or when the whole reply is END, QUIT, CANCEL, REVOKE or FIN. Deliberately

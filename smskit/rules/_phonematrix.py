@@ -8,7 +8,7 @@ reading; once with every digit: what ``parse()`` reads), then with numpy the ``0
 country code, the trunk prefix, the digit automata of each region's plan
 (:mod:`smskit.rules._phoneplan`) and the E.164 number (an integer), with no per-text Python work
 except for the few codes whose trunk rule needs ``re`` (a transform). Answers are codes
-(:class:`Coded`). It follows the per-number path (``_phonecheck``: phonenumbers' ``parse`` and
+(:class:`Coded`). It follows the per-number path (``phonecheck``: phonenumbers' ``parse`` and
 ``number_type``) step by step: the literal reading when it gives a valid number, else
 ``parse()``'s reading, then national digits as international (spreadsheets drop the "+").
 Every other text (a refusal, letters, one or two digits, a code without a plan, ...) is left

@@ -12,21 +12,23 @@ Decisions:
   after the country code, a ``00`` international prefix, and integers or integral floats (a
   CSV column read as numbers, ``33612345678.0``) are accepted. A digit-only value invalid in
   the default region is retried as international, since spreadsheets drop the ``+``.
-- ``reason`` is one of :data:`REASONS`; ``type`` is ``bad_format`` for every rejected value.
+- ``reason`` is one of :data:`~smskit.rules.phonecheck.REASONS`; ``type`` is ``bad_format``
+  for every rejected value.
 - Regulator "drama" numbers (Ofcom's UK ranges such as 020 7946 0xxx and 07700 900xxx, and
   NANP 555-0100..0199) are reported valid with type ``stage_and_screen``, even where the
   metadata no longer lists the range, so demos can use them and preflight can flag them.
 - Numbers are never altered: letters (never read as keypad digits), a sign other than one
   leading ``+``, and any character but digits, blanks and ``. - / ( )`` are refused with
-  their own reason (:func:`refusal`).
+  their own reason (:func:`~smskit.rules.phonecheck.refusal`).
 - Speed, in one process: :func:`normalize` reads whole arrays with phonenumbers' per-region
   patterns compiled into digit automata: Arrow strings and integer columns straight from
   their bytes (:mod:`smskit.rules._phonematrix`, the one lane), other values once per
   distinct value (by the same lane); only what it cannot follow exactly goes
-  through the per-number path (:mod:`smskit.rules._phonecheck`; same answers, pinned by
+  through the per-number path (:mod:`smskit.rules.phonecheck`; same answers, pinned by
   property tests). Answers stay codes (:func:`normalize_codes`) until a frame asks for text.
-- Reading one number (:func:`classify`, the sandbox's requests) imports neither pandas nor
-  pyarrow: they load where arrays are read.
+- One number is read by :mod:`smskit.rules.phonecheck` (``classify``, ``to_e164``: the
+  sandbox's requests, the client's checks), which imports neither pandas nor pyarrow: they
+  load where arrays are read.
 """
 
 from __future__ import annotations
@@ -38,7 +40,13 @@ import numpy as np
 
 from smskit.errors import ValidationError, guard_input
 from smskit.rules import _phonematrix, _phoneplan
-from smskit.rules._phonecheck import (
+from smskit.rules._phonetexts import NOT_A_NUMBER_TEXT as _NOT_A_NUMBER_TEXT
+from smskit.rules._phonetexts import as_series as _as_series
+from smskit.rules._phonetexts import factorize as _factorize
+from smskit.rules._phonetexts import lane_texts as _lane_texts
+from smskit.rules._phonetexts import to_texts as _to_texts
+from smskit.rules.once import once
+from smskit.rules.phonecheck import (
     _NOT_A_NUMBER,
     _POSSIBLE_REASON,
     _REASON_CODE,
@@ -47,23 +55,8 @@ from smskit.rules._phonecheck import (
     PhoneCheck,
     _classify_text,
     _region,
-    classify,
-    gateway_number,
-    is_e164,
     is_stage_and_screen,
-    main_region,
-    read_valid,
-    refusal,
-    region_of,
-    spec_type,
-    to_e164,
 )
-from smskit.rules._phonetexts import NOT_A_NUMBER_TEXT as _NOT_A_NUMBER_TEXT
-from smskit.rules._phonetexts import as_series as _as_series
-from smskit.rules._phonetexts import factorize as _factorize
-from smskit.rules._phonetexts import lane_texts as _lane_texts
-from smskit.rules._phonetexts import to_texts as _to_texts
-from smskit.rules.once import once
 from smskit.rules.region import DEFAULT_REGION
 from smskit.rules.spec import PHONE_NUMBER_TYPE
 
@@ -71,27 +64,15 @@ if TYPE_CHECKING:  # pandas is imported where arrays are read: the sandbox reads
     import pandas as pd
 
 __all__ = [
-    "REASONS",
     "REASON_DTYPE",  # noqa: F822  (made on first use: __getattr__ below)
     "REGION_NAMES",
     "TYPE_DTYPE",  # noqa: F822
     "Codes",
     "Distinct",
-    "PhoneCheck",
-    "classify",
     "e164_texts",
-    "gateway_number",
-    "is_e164",
-    "is_stage_and_screen",
-    "main_region",
     "normalize",
     "normalize_codes",
     "normalize_distinct",
-    "read_valid",
-    "refusal",
-    "region_of",
-    "spec_type",
-    "to_e164",
 ]
 
 # Every region code an answer may name ("001": non-geographic), in the order of Codes.region.

@@ -39,12 +39,8 @@ from typing import Any, Final, Literal
 from smskit.errors import ValidationError
 from smskit.rules import gsm as _gsm
 from smskit.rules import spec as _spec
-from smskit.rules.content import DEFAULT_STOP_MENTION, add_stop_mention, has_stop_mention
-from smskit.rules.fields import DYNAMIC_FIELDS, field_texts
 
 __all__ = [
-    "DEFAULT_STOP_MENTION",
-    "DYNAMIC_FIELDS",
     "MAX_FIELD_LENGTH",
     "MAX_TEXT_LENGTH",
     "NATIONAL_LANGUAGES",
@@ -52,10 +48,7 @@ __all__ = [
     "Optimization",
     "Replacement",
     "TextStats",
-    "add_stop_mention",
     "analyze",
-    "field_texts",
-    "has_stop_mention",
     "optimize",
     "optimize_text",
     "validate_text",

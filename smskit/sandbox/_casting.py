@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from smskit.rules.phones import gateway_number
+from smskit.rules.phonecheck import gateway_number
 
 # Field error codes: the spec shows 410 for blank; the rest are the sandbox's documented choice.
 BLANK = 410

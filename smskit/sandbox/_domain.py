@@ -22,7 +22,7 @@ from smskit.rules import text as textlib
 from smskit.rules.content import has_stop_mention, is_marketing, sender_allows_spaces
 from smskit.rules.fields import DYNAMIC_FIELDS, used_fields
 from smskit.rules.personalize import render
-from smskit.rules.phones import region_of
+from smskit.rules.phonecheck import region_of
 from smskit.rules.sender import allowed_characters, clean_sender
 from smskit.sandbox._casting import (
     BLANK,

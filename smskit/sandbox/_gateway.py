@@ -20,7 +20,6 @@ from smskit.sandbox import _domain
 from smskit.sandbox._callbacks import Deliveries, check_callback_url, script_campaign_replies
 from smskit.sandbox._casting import PHONE_RULE, normalize_phone
 from smskit.sandbox._clock import Clock
-from smskit.sandbox._domain import GatewayError
 from smskit.sandbox._faults import Faults
 from smskit.sandbox._numbers import checked_number
 from smskit.sandbox._player import Player
@@ -577,4 +576,4 @@ def _check_wait(wait: bool) -> None:
         raise ValidationError("wait", "must be true or false", value=wait)
 
 
-__all__ = ["Gateway", "GatewayError"]
+__all__ = ["Gateway"]

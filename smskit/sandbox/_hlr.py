@@ -62,7 +62,7 @@ from phonenumbers import NumberParseException
 from smskit.errors import ValidationError
 from smskit.rules.answers import hlr_placeholder
 from smskit.rules.countries import country_info
-from smskit.rules.phones import main_region, read_valid, refusal, region_of, spec_type
+from smskit.rules.phonecheck import main_region, read_valid, refusal, region_of, spec_type
 from smskit.rules.spec import LINE_STATUS
 from smskit.sandbox._numbers import checked_integer, checked_number, checked_share
 from smskit.sandbox._prefixdata import CARRIER, GEOCODE

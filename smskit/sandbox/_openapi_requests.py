@@ -16,8 +16,9 @@ import phonenumbers
 
 from smskit.rules import spec as _spec
 from smskit.rules.content import STOP_MENTION_PATTERN
-from smskit.rules.phones import region_of
-from smskit.sandbox._domain import CONTACTS_MAX, DYNAMIC_FIELDS, REQUEST_ID_MAX
+from smskit.rules.fields import DYNAMIC_FIELDS
+from smskit.rules.phonecheck import region_of
+from smskit.sandbox._domain import CONTACTS_MAX, REQUEST_ID_MAX
 
 _ALNUM = "A-Za-z0-9"
 # Python's whitespace (what str.strip() and re's \s mean on the server), spelt out: the

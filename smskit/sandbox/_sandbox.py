@@ -152,7 +152,7 @@ def _dropped_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
 
 
 def _contacts_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
-    from smskit.sandbox._domain import DYNAMIC_FIELDS
+    from smskit.rules.fields import DYNAMIC_FIELDS
 
     return _frame(records, ("phone_number", "email", *DYNAMIC_FIELDS, "lists", "tags"))
 

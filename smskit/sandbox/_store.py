@@ -22,11 +22,11 @@ from typing import Any
 from smskit import _sqlite
 from smskit.rules import spec as _spec
 from smskit.rules.answers import BLANK_CODE, NO_RECIPIENT_MESSAGE, RECIPIENTS_FIELD, nobody_left
+from smskit.rules.fields import DYNAMIC_FIELDS
 from smskit.sandbox import _wallet
 from smskit.sandbox._casting import NOT_ALLOWED
 from smskit.sandbox._domain import (
     CODE_INSUFFICIENT_CREDIT,
-    DYNAMIC_FIELDS,
     ContactCreate,
     ContactDelete,
     Dropped,

@@ -15,11 +15,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from smskit.campaigns.campaign import Campaign, CampaignResult, CostEstimate
+from smskit.campaigns.audience import Audience
+from smskit.campaigns.campaign import Campaign
 from smskit.campaigns.definition import CampaignSpec
-from smskit.campaigns.preflight import Audience, PreflightReport
+from smskit.campaigns.estimates import CostEstimate
+from smskit.campaigns.report import PreflightReport
+from smskit.campaigns.results import CampaignResult
 from smskit.client import AsyncClient, Client
 from smskit.errors import ValidationError
+from smskit.rules import content
 from smskit.rules import spec as _spec
 from smskit.rules import text as engine
 from smskit.rules.fields import DYNAMIC_FIELDS
@@ -352,9 +356,9 @@ class Composer(View):
         )
         return result
 
-    def add_stop_mention(self, mention: str = engine.DEFAULT_STOP_MENTION) -> str:
+    def add_stop_mention(self, mention: str = content.DEFAULT_STOP_MENTION) -> str:
         """Append a STOP mention on a new line (unless the text has one)."""
-        self.text = engine.add_stop_mention(self.text, mention)
+        self.text = content.add_stop_mention(self.text, mention)
         self.refresh()
         self.message.value = escaped(f"added {mention!r}")
         return self.text

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from smskit.campaigns.bulk import bulk_hlr
 from smskit.client import AsyncClient, Client, frames
+from smskit.client.frame_builders import TOTAL
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.region import DEFAULT_REGION
@@ -40,7 +41,7 @@ class HLRExplorer(View):
     ``numbers``: a list or Series (a DataFrame column) to check, else paste them in the box.
     ``journal`` is the HLR cache :func:`smskit.bulk_hlr` keeps (False: none).
 
-    Numbers are counted in their normalised form (:func:`smskit.rules.phones.normalize`):
+    Numbers are counted in their normalised form (:func:`smskit.phones.normalize`):
     ``+33612345678`` and ``0612345678`` are one number, checked once; the frame and the CSV
     keep one row per entry as typed, the table and charts count numbers (:meth:`distinct`).
     """
@@ -162,7 +163,7 @@ class HLRExplorer(View):
         shown = self.distinct(shown)
         table = frames.crosstab(shown, "country", "line_status")
         present = (table != 0).any(axis=0)
-        present[frames.TOTAL] = True  # statuses nobody has are left out, the total never
+        present[TOTAL] = True  # statuses nobody has are left out, the total never
         return table.loc[:, present]
 
     def figures(self) -> list[go.Figure]:

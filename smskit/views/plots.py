@@ -17,6 +17,7 @@ import pandas as pd
 
 from smskit._html import LINE_STATUS_COLORS, MISSING_COLOR
 from smskit.client import frames
+from smskit.client.frame_builders import CREDIT_PRODUCT_DTYPE, MISSING, TOTAL
 from smskit.client.models import Draft
 from smskit.errors import MissingExtraError, ValidationError
 from smskit.rules.timezone import account_time_zone
@@ -29,7 +30,6 @@ except ImportError as exc:  # an optional extra: say which one installs it
 
 __all__ = [
     "KIND_COLORS",
-    "LINE_STATUS_COLORS",
     "OPT_OUT_COLOR",
     "PRODUCT_COLORS",
     "REPLIES_COLUMNS",
@@ -122,7 +122,7 @@ def hlr_sunburst(results: Any, *, title: str | None = None) -> go.Figure:
     high; labels too small to read are hidden (hover shows them). For two levels,
     :func:`hlr_networks` reads better."""
     frame = _hlr(results)
-    table = frames.breakdown(frame, ("network", "line_status"))["count"].drop(frames.TOTAL, level=0)
+    table = frames.breakdown(frame, ("network", "line_status"))["count"].drop(TOTAL, level=0)
     table = table[table > 0]
     names = _country_names(frame)
     ids: list[str] = []
@@ -185,13 +185,13 @@ def hlr_networks(results: Any, *, top: int = 15, title: str | None = None) -> go
     if isinstance(top, bool) or not isinstance(top, int) or top < 1:
         raise ValidationError("top", "a whole number of networks, 1 or more", value=top)
     frame = _hlr(results)
-    table = frames.breakdown(frame, ("network", "line_status"))["count"].drop(frames.TOTAL, level=0)
+    table = frames.breakdown(frame, ("network", "line_status"))["count"].drop(TOTAL, level=0)
     per_network = table.groupby(level=[0, 1], sort=False).sum()
     per_network = per_network[per_network > 0].sort_values(ascending=False, kind="stable")
     networks = [(str(country), str(network)) for country, network in per_network.index]
     shown, rest = networks[:top], networks[top:]
     labels = [
-        f"{'no network' if network == frames.MISSING else network} ({country})"
+        f"{'no network' if network == MISSING else network} ({country})"
         for country, network in shown
     ]
     if rest:
@@ -254,7 +254,7 @@ def _credits(credits: Any) -> pd.DataFrame:
 
 def _products(products: str | Sequence[str]) -> list[str]:
     chosen = [products] if isinstance(products, str) else list(products)
-    known = list(frames.CREDIT_PRODUCT_DTYPE.categories)
+    known = list(CREDIT_PRODUCT_DTYPE.categories)
     for product in chosen:
         if product not in known:
             raise ValidationError("product", f"one of {', '.join(known)}", value=product)
@@ -264,7 +264,7 @@ def _products(products: str | Sequence[str]) -> list[str]:
 def credits_bar(
     credits: Any,
     *,
-    products: Sequence[str] = tuple(frames.CREDIT_PRODUCT_DTYPE.categories),
+    products: Sequence[str] = tuple(CREDIT_PRODUCT_DTYPE.categories),
     top: int = 12,
     title: str | None = None,
 ) -> go.Figure:

@@ -2,8 +2,9 @@
 
 Its constants (reasons, the spec's line types) and functions are the rule, the reference;
 the whole-array lane (:mod:`._phonematrix`, with the region plans of :mod:`._phoneplan`)
-follows it for whole arrays and is pinned to its answers. :mod:`smskit.rules.phones` is the
-public face (it re-exports the public names).
+follows it for whole arrays and is pinned to its answers. One number is read here
+(:func:`classify`, :func:`to_e164`, what the sandbox and the client's checks ask); arrays
+are read by :mod:`smskit.rules.phones`.
 """
 
 from __future__ import annotations
@@ -26,6 +27,22 @@ from smskit.rules._phonetexts import NOT_A_NUMBER_TEXT as _NOT_A_NUMBER_TEXT
 from smskit.rules._phonetexts import to_text as _to_text
 from smskit.rules.region import DEFAULT_REGION
 from smskit.rules.spec import PHONE_NUMBER_TYPE
+
+__all__ = [
+    "REASONS",
+    "TYPE_MAP",
+    "PhoneCheck",
+    "classify",
+    "gateway_number",
+    "is_e164",
+    "is_stage_and_screen",
+    "main_region",
+    "read_valid",
+    "refusal",
+    "region_of",
+    "spec_type",
+    "to_e164",
+]
 
 REASONS: Final = (
     "ok",
