@@ -15,7 +15,7 @@ from typing import Any
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.callbacks import CALLBACK_KINDS
-from smskit.rules.phones import region_of
+from smskit.rules.phonecheck import region_of
 from smskit.sandbox import _domain
 from smskit.sandbox._callbacks import Deliveries, check_callback_url, script_campaign_replies
 from smskit.sandbox._casting import PHONE_RULE, normalize_phone
