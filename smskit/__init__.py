@@ -51,7 +51,7 @@ from smskit.errors import (
 )
 
 if TYPE_CHECKING:
-    from smskit.campaigns import CampaignResult, CostEstimate, PreflightReport
+    from smskit.campaigns import CampaignResult, CampaignSpec, CostEstimate, PreflightReport
     from smskit.campaigns.bulk import (
         abulk_hlr,
         acreate_contacts,
@@ -77,6 +77,7 @@ __all__ = [
     "Campaign",
     "CampaignBusy",
     "CampaignResult",
+    "CampaignSpec",
     "Client",
     "Composer",
     "ConfigurationError",
@@ -123,6 +124,9 @@ __all__ = [
     "errors",
 ]
 
+# What a Campaign returns, and the spec it is made of (from_spec, Composer.spec).
+_CAMPAIGN_TYPES = frozenset({"CampaignResult", "CampaignSpec", "CostEstimate", "PreflightReport"})
+
 # The bulk helpers, each blocking one beside its async twin.
 _BULK = frozenset({"bulk_hlr", "create_contacts", "delete_contacts"})
 _BULK |= {"a" + name for name in _BULK}
@@ -163,7 +167,7 @@ def __getattr__(name: str) -> Any:
         from smskit.campaigns.campaign import Campaign
 
         return Campaign
-    if name in ("CampaignResult", "CostEstimate", "PreflightReport"):  # what a Campaign returns
+    if name in _CAMPAIGN_TYPES:  # what a Campaign returns, and the spec it is made of
         from smskit import campaigns
 
         return getattr(campaigns, name)

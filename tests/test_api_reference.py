@@ -193,3 +193,22 @@ def test_make_test_builds_the_reference_strictly() -> None:
     assert test_target is not None and "docs" in test_target.group(1).split()
     assert docs_recipe is not None
     assert re.search(r"-m sphinx\b.* -W\b.* docs build/docs", docs_recipe.group(1))
+
+
+def test_the_spec_a_campaign_is_made_of_is_exported_beside_it() -> None:
+    """``campaign.spec`` (what ``from_spec`` takes and the Composer edits) is a
+    ``smskit.CampaignSpec``, the same class in ``smskit.campaigns``."""
+    import smskit
+    import smskit.campaigns
+
+    campaign = smskit.Campaign(None, ["+33612345678"], text="Hello", sender="Shop")
+    assert type(campaign.spec) is smskit.CampaignSpec is smskit.campaigns.CampaignSpec
+    again = smskit.Campaign.from_spec(None, ["+33612345679"], campaign.spec)
+    assert again.spec is campaign.spec
+
+
+def test_state_a_front_end_shows_for_inspection_is_not_exported() -> None:
+    """By decision (docs/api.md), ``Campaign.audience``'s and ``Composer.panel``'s types are
+    read through those properties, never imported: no facade exports them."""
+    exported = {name for facade in FACADES for name in importlib.import_module(facade).__all__}
+    assert {"Audience", "ComposerPanel", "Check"}.isdisjoint(exported)

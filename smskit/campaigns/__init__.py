@@ -23,6 +23,7 @@ from smskit.campaigns.bulk import (
     delete_contacts,
 )
 from smskit.campaigns.campaign import Campaign
+from smskit.campaigns.definition import CampaignSpec
 from smskit.campaigns.estimates import CostEstimate
 from smskit.campaigns.journal import derive_request_id
 from smskit.campaigns.ledger import history
@@ -37,6 +38,7 @@ __all__ = [
     "RECIPIENT_STATES",
     "Campaign",
     "CampaignResult",
+    "CampaignSpec",
     "CostEstimate",
     "MarketingHours",
     "PreflightReport",
