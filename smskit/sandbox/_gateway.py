@@ -20,13 +20,14 @@ from smskit.sandbox import _domain
 from smskit.sandbox._callbacks import Deliveries, check_callback_url, script_campaign_replies
 from smskit.sandbox._casting import PHONE_RULE, normalize_phone
 from smskit.sandbox._clock import Clock
+from smskit.sandbox._database import derive_id, iso
 from smskit.sandbox._faults import Faults
 from smskit.sandbox._numbers import checked_number
 from smskit.sandbox._player import Player
 from smskit.sandbox._prices import CURRENCY, to_eur
 from smskit.sandbox._reports import CallbackFaults, DeliveryModel
 from smskit.sandbox._request_ids import DuplicateAnswer, check_shape
-from smskit.sandbox._store import Store, derive_id, iso
+from smskit.sandbox._store import Store
 
 SMS_DRAFT_FIELDS: dict[str, type | tuple[type, ...]] = {
     "ticket_number": str,
@@ -72,12 +73,12 @@ class Gateway:
         self.seed = seed
         self.hlr_distribution = hlr_distribution
         self._duplicate_answer: DuplicateAnswer = check_shape(duplicate_answer)
-        self.callback_queue = Deliveries(store.mark_delivery)
+        self.callback_queue = Deliveries(store.replies.mark_delivery)
         self.player = Player(self.callback_queue, delivery_model)
         self.request_faults = Faults()  # applied to the HTTP routes by the app's middleware
         urls = self.callback_urls()
         if urls["delivery_report"] is not None or urls["stop"] is not None:
-            self.player.skip(store.sent(clock.timestamp()))  # a file's sends were played
+            self.player.skip(store.sends.sent(clock.timestamp()))  # a file's sends were played
 
     # --- endpoints -------------------------------------------------------------------------
 
@@ -86,7 +87,7 @@ class Gateway:
         now = self.clock.now()
         request = _domain.parse_send(payload, now)
         messages, dropped = _domain.prepare_send(request)
-        answer = self.store.send(
+        answer = self.store.sends.send(
             request, messages, dropped, now.timestamp(), self._duplicate_answer
         )
         self.play_callbacks()
@@ -106,16 +107,19 @@ class Gateway:
     def contact_create(self, payload: Any) -> dict[str, Any]:
         """POST /v1/public/contact/create."""
         request = _domain.parse_contact_create(payload)
-        return {"items": self.store.create_contacts(request, self.clock.timestamp())}
+        return {"items": self.store.contacts.create(request, self.clock.timestamp())}
 
     def contact_delete(self, payload: Any) -> None:
         """DELETE /v1/public/contact/delete."""
-        self.store.delete_contacts(_domain.parse_contact_delete(payload))
+        self.store.contacts.delete(_domain.parse_contact_delete(payload))
 
     def contact_list_empty(self, payload: Any) -> dict[str, Any]:
         """POST /v1/public/contact-list/empty."""
         name = _domain.parse_list_empty(payload)
-        return {"list_name": name, "number_of_contacts_removed": self.store.empty_list(name)}
+        return {
+            "list_name": name,
+            "number_of_contacts_removed": self.store.contacts.empty_list(name),
+        }
 
     def hlr_request(self, payload: Any) -> list[dict[str, Any]]:
         """POST /v1/public/contact/hlr-request: deterministic results, charged per priced number."""
@@ -125,7 +129,9 @@ class Gateway:
         countries = [
             region_of(n) if (n := normalize_phone(raw)) else None for raw in request.phone_numbers
         ]
-        self.store.charge_hlr(countries, self.clock.timestamp(), simulation=request.simulation_mode)
+        self.store.account.charge_hlr(
+            countries, self.clock.timestamp(), simulation=request.simulation_mode
+        )
         return _hlr.lookup_many(list(request.phone_numbers), **self._hlr_options())
 
     def _hlr_options(self) -> dict[str, Any]:
@@ -143,10 +149,10 @@ class Gateway:
         """
         request = _domain.parse_balance_query(query)
         now = self.clock.timestamp()
-        packs = self.store.wallet_packs(now)
+        packs = self.store.account.wallet_packs(now)
         total = sum(pack.credit for pack in packs)
         if request.country_code is not None and request.product_name is not None:
-            price = self.store.prices().get((request.country_code, request.product_name))
+            price = self.store.account.prices().get((request.country_code, request.product_name))
             unit: str = request.product_name
             amount: float = total // price if price else 0
 
@@ -169,10 +175,10 @@ class Gateway:
     def check_credits(self, country_codes: Sequence[Any]) -> dict[str, dict[str, int]]:
         """GET /v1/public/wallet/check-credits: every served country, or those asked for."""
         wanted = _domain.parse_country_codes(country_codes)
-        served = self.store.countries()
+        served = self.store.account.countries()
         countries = served if wanted is None else [c for c in wanted if c in served]
-        balance = self.store.balance_micros(self.clock.timestamp())
-        return {country: self.store.credits(balance, country) for country in countries}
+        balance = self.store.account.balance_micros(self.clock.timestamp())
+        return {country: self.store.account.credits(balance, country) for country in countries}
 
     def sms_draft(self) -> dict[str, Any]:
         """GET /v1/public/sms-campaign/draft."""
@@ -185,12 +191,12 @@ class Gateway:
     def credit_transfer_token(self, payload: Any) -> dict[str, str]:
         """POST /v1/public/subaccount/credit-transfer/token."""
         email = _domain.parse_token(payload)
-        return {"token": self.store.new_token(email, self.clock.timestamp())}
+        return {"token": self.store.account.new_token(email, self.clock.timestamp())}
 
     # --- drafts ----------------------------------------------------------------------------
 
     def _default_draft(self, kind: str) -> dict[str, Any]:
-        prices = self.store.prices()
+        prices = self.store.account.prices()
         balance = self.balance()
         ticket = derive_id(self.seed, f"draft-{kind}", 1)
         if kind == "sms":
@@ -249,25 +255,25 @@ class Gateway:
     def set_balance(self, amount: float) -> None:
         """Set the balance in EUR: every wallet pack replaced by one valid 365 days."""
         amount = checked_number("amount", amount, unit=" of EUR")
-        self.store.set_balance(amount, self.clock.timestamp())
+        self.store.account.set_balance(amount, self.clock.timestamp())
 
     def balance(self) -> float:
         """Current balance in EUR."""
-        return to_eur(self.store.balance_micros(self.clock.timestamp()))
+        return to_eur(self.store.account.balance_micros(self.clock.timestamp()))
 
     def add_wallet_pack(self, amount: float, expires_in_days: float) -> str:
         """Add a pack of ``amount`` EUR expiring ``expires_in_days`` from now; returns its id."""
         for name, value in (("amount", amount), ("expires_in_days", expires_in_days)):
             checked_number(name, value, above=True)
         now = self.clock.timestamp()
-        return self.store.add_pack(float(amount), now + expires_in_days * 86_400.0, now)
+        return self.store.account.add_pack(float(amount), now + expires_in_days * 86_400.0, now)
 
     def wallet_packs(self) -> list[dict[str, Any]]:
         """Packs with credit left (EUR), the first to expire (Paris time) first: id, credit,
         expiration_date."""
         return [
             {"id": p.id, "credit": to_eur(p.credit), "expiration_date": p.expiration_date}
-            for p in self.store.wallet_packs(self.clock.timestamp())
+            for p in self.store.account.wallet_packs(self.clock.timestamp())
         ]
 
     def set_price(self, country_code: str, product_name: str, price: float) -> None:
@@ -281,38 +287,38 @@ class Gateway:
                 "product_name", f"must be one of {', '.join(_spec.PRODUCTS)}", value=product_name
             )
         price = checked_number("price", price, above=True, unit=" of EUR")
-        self.store.set_price(country, product_name, price)
+        self.store.account.set_price(country, product_name, price)
 
     def prices(self) -> list[dict[str, Any]]:
         """Unit prices: one row per country and product (country_code, product_name, price)."""
         return [
             {"country_code": c, "product_name": p, "price": to_eur(m)}
-            for (c, p), m in sorted(self.store.prices().items())
+            for (c, p), m in sorted(self.store.account.prices().items())
         ]
 
     # --- contacts, sends, tokens control ---------------------------------------------------
 
     def sent(self) -> list[dict[str, Any]]:
         """One row per accepted recipient per send (scheduled ones until due, then sent)."""
-        rows = self.store.sent(self.clock.timestamp())
+        rows = self.store.sends.sent(self.clock.timestamp())
         self.play_callbacks(rows)
         return rows
 
     def dropped(self) -> list[dict[str, Any]]:
         """Every recipient a send ignored (spec convention 3): ticket, position, number, why."""
-        return self.store.dropped()
+        return self.store.sends.dropped()
 
     def contacts(self) -> list[dict[str, Any]]:
         """Every contact with its lists and tags."""
-        return self.store.contacts()
+        return self.store.contacts.records()
 
     def lists(self) -> dict[str, int]:
         """Contact lists and their sizes."""
-        return self.store.lists()
+        return self.store.contacts.lists()
 
     def blacklist(self) -> list[str]:
         """Blacklisted numbers."""
-        return self.store.blacklist()
+        return self.store.contacts.blacklist()
 
     def add_to_blacklist(self, phone_numbers: Sequence[str] | str) -> list[str]:
         """Blacklist numbers (international format); returns them normalised."""
@@ -323,12 +329,12 @@ class Gateway:
             if number is None:
                 raise ValidationError("phone_numbers", PHONE_RULE, position=index, value=item)
             numbers.append(number)
-        self.store.add_to_blacklist(numbers, self.clock.timestamp(), "control")
+        self.store.contacts.add_to_blacklist(numbers, self.clock.timestamp(), "control")
         return numbers
 
     def tokens(self) -> list[dict[str, Any]]:
         """Credit-transfer tokens issued, with their sub-account e-mail."""
-        return self.store.tokens()
+        return self.store.account.tokens()
 
     # --- time ------------------------------------------------------------------------------
 
@@ -339,7 +345,7 @@ class Gateway:
     def advance(self, seconds: float) -> int:
         """Move the sandbox clock forward; returns how many scheduled messages became sent."""
         self.clock.advance(seconds)
-        dispatched = self.store.dispatch_due(self.clock.timestamp())
+        dispatched = self.store.sends.dispatch_due(self.clock.timestamp())
         self.play_callbacks()
         return dispatched
 
@@ -378,7 +384,7 @@ class Gateway:
         kinds = CALLBACK_KINDS if kind is None else (_check_kind(kind),)
         if any(k != "reply" for k in kinds):
             # What left before gets what the URLs registered then give it (maybe nothing).
-            rows = self.store.sent(self.clock.timestamp())
+            rows = self.store.sends.sent(self.clock.timestamp())
             self.play_callbacks(rows)
             self.player.skip(rows)
         for each in kinds:
@@ -401,12 +407,12 @@ class Gateway:
             return answer["line_status"], answer["phone_number_type"]
 
         played = self.player.play(
-            rows if rows is not None else self.store.sent(now),
-            urls=urls, line_of=line_of, blacklist=set(self.store.blacklist()), now=now,
+            rows if rows is not None else self.store.sends.sent(now),
+            urls=urls, line_of=line_of, blacklist=set(self.store.contacts.blacklist()), now=now,
         )  # fmt: skip
         for item in played:
             if item.kind == "stop":  # the vendor blacklists a number that sent STOP
-                self.store.add_to_blacklist([item.number], item.at, "stop")
+                self.store.contacts.add_to_blacklist([item.number], item.at, "stop")
         return len(played)
 
     def set_delivery_model(self, model: DeliveryModel) -> None:
@@ -476,7 +482,9 @@ class Gateway:
         if not isinstance(ticket, str) or not ticket.strip():
             raise ValidationError("ticket", "must be a non-blank string", value=ticket)
         _check_wait(wait)
-        rows = [r for r in self.store.sent(self.clock.timestamp()) if r["sms_ticket"] == ticket]
+        rows = [
+            r for r in self.store.sends.sent(self.clock.timestamp()) if r["sms_ticket"] == ticket
+        ]
         if not rows:
             raise ValidationError("ticket", "no accepted send has this ticket", value=ticket)
         if not rows[0]["with_replies"]:
@@ -499,11 +507,11 @@ class Gateway:
 
     def _reply(self, number: str, text: str, sim: str, at: float) -> dict[str, Any]:
         url = self.callback_url()
-        body = self.store.record_reply(number, text, sim, at, url)
+        body = self.store.replies.record(number, text, sim, at, url)
         if _STOP_REPLY.match(text):
-            self.store.add_to_blacklist([number], at, "reply")
+            self.store.contacts.add_to_blacklist([number], at, "reply")
         status = "no callback URL" if url is None else "pending"
-        self.store.mark_delivery(body["message_id"], False, 0, status)
+        self.store.replies.mark_delivery(body["message_id"], False, 0, status)
         if url is not None:
             self.callback_queue.submit(url, body)
         return body
@@ -536,7 +544,7 @@ class Gateway:
 
     def replies(self) -> list[dict[str, Any]]:
         """Every simulated reply with its delivery outcome (``callback_url`` holds its token)."""
-        return self.store.replies()
+        return self.store.replies.records()
 
     # --- whole account ---------------------------------------------------------------------
 

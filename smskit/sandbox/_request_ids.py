@@ -29,6 +29,8 @@ from smskit.sandbox._domain import GatewayError, validation_error
 
 __all__ = [
     "DUPLICATE_ANSWERS",
+    "SCHEMA",
+    "TABLES",
     "DuplicateAnswer",
     "check_shape",
     "check_unused",
@@ -36,6 +38,11 @@ __all__ = [
     "remember",
 ]
 
+SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS request_ids (
+    request_id TEXT PRIMARY KEY, sms_ticket TEXT NOT NULL, created_at REAL NOT NULL);
+"""
+TABLES: Final = ("request_ids",)
 DuplicateAnswer = Literal["spec", "legacy"]
 DUPLICATE_ANSWERS: Final = get_args(DuplicateAnswer)
 _MESSAGE: Final = (

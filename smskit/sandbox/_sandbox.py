@@ -24,7 +24,8 @@ from smskit.sandbox._numbers import checked_number
 from smskit.sandbox._prices import DEFAULT_BALANCE_EUR
 from smskit.sandbox._reports import DeliveryModel
 from smskit.sandbox._request_ids import DuplicateAnswer
-from smskit.sandbox._store import SENT_COLUMNS, Store
+from smskit.sandbox._sends import DROPPED_COLUMNS, SENT_COLUMNS
+from smskit.sandbox._store import Store
 
 if TYPE_CHECKING:
     import pandas
@@ -147,8 +148,7 @@ def _sent_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
 
 
 def _dropped_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
-    columns = ("sms_ticket", "position", "phone_number", "reason", "created_at")
-    return _with_times(_frame(records, columns), ("created_at",))
+    return _with_times(_frame(records, DROPPED_COLUMNS), ("created_at",))
 
 
 def _contacts_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
