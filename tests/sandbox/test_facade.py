@@ -18,23 +18,34 @@ from smskit.sandbox._gateway import Gateway
 
 
 def _public_functions(cls: type) -> dict[str, Callable[..., Any]]:
-    return {
-        name: value
-        for name, value in vars(cls).items()
-        if not name.startswith("_") and inspect.isfunction(value)
-    }
+    """The public functions ``cls`` defines or takes from its smskit bases (its parts)."""
+    found: dict[str, Callable[..., Any]] = {}
+    for klass in reversed(cls.__mro__):
+        if klass.__module__.startswith("smskit"):
+            found.update(
+                (name, value)
+                for name, value in vars(klass).items()
+                if not name.startswith("_") and inspect.isfunction(value)
+            )
+    return found
 
 
-# The facade's methods that are not a Gateway or Faults method: the sandbox's own lifecycle.
+# The facade's methods that are not a Gateway or Faults method: the sandbox's own lifecycle
+# (start, stop and running come from smskit._server.Served).
 OWN = {"auth_headers"}
+# What Sandbox itself declares.
+DECLARED = {
+    name: value
+    for name, value in vars(Sandbox).items()
+    if not name.startswith("_") and inspect.isfunction(value)
+}
 
 
 def test_every_facade_method_the_gateway_has_is_the_gateways_method() -> None:
     """A Sandbox method named like a Gateway/Faults method wraps exactly that method; the
     rest are the facade's own lifecycle methods (none restates a control signature)."""
     targets = {**_public_functions(Faults), **_public_functions(Gateway)}
-    facade = _public_functions(Sandbox)
-    for name, method in facade.items():
+    for name, method in DECLARED.items():
         if name in OWN:
             assert name not in targets, name
             continue
@@ -42,7 +53,7 @@ def test_every_facade_method_the_gateway_has_is_the_gateways_method() -> None:
         assert method.__wrapped__ is targets[name], name  # type: ignore[attr-defined]
         assert method.__doc__ == targets[name].__doc__, name
         assert method.__qualname__ == f"Sandbox.{name}"
-    assert len(facade) - len(OWN) >= 30  # the whole control surface, not a sample
+    assert len(DECLARED) - len(OWN) >= 30  # the whole control surface, not a sample
 
 
 def test_facade_signatures_equal_the_gateways() -> None:
@@ -54,7 +65,7 @@ def test_facade_signatures_equal_the_gateways() -> None:
         **{n: getattr(box._gateway, n) for n in _public_functions(Gateway)},
     }
     frames = 0
-    for name in set(_public_functions(Sandbox)) - OWN:
+    for name in set(DECLARED) - OWN:
         ours, theirs = inspect.signature(getattr(box, name)), inspect.signature(targets[name])
         assert ours.parameters == theirs.parameters, name
         if ours.return_annotation != theirs.return_annotation:
