@@ -61,6 +61,8 @@ if TYPE_CHECKING:
         delete_contacts,
     )
     from smskit.campaigns.campaign import Campaign
+    from smskit.campaigns.comparison import ExperimentComparison
+    from smskit.campaigns.experiment import Experiment, ExperimentResult
     from smskit.client.config import SandboxLike
     from smskit.replies.inbox import Inbox
     from smskit.sandbox import Sandbox
@@ -88,6 +90,9 @@ __all__ = [
     "Credits",
     "Dashboard",
     "DuplicateRequestError",
+    "Experiment",
+    "ExperimentComparison",
+    "ExperimentResult",
     "HLRExplorer",
     "HLRResult",
     "HLRResults",
@@ -167,6 +172,10 @@ def __getattr__(name: str) -> Any:
         from smskit.campaigns.campaign import Campaign
 
         return Campaign
+    if name in ("Experiment", "ExperimentComparison", "ExperimentResult"):
+        from smskit import campaigns  # statsmodels loads when compare() first runs
+
+        return getattr(campaigns, name)
     if name in _CAMPAIGN_TYPES:  # what a Campaign returns, and the spec it is made of
         from smskit import campaigns
 

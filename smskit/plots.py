@@ -1,10 +1,12 @@
 """The public name of the plotly figures: ``smskit.plots.hlr_breakdown(...)`` and friends.
 
-They live in :mod:`smskit.views.plots` and, for the ledger of campaigns,
-:mod:`smskit.views.ledger` (plotly loads with them); this module only names them.
+They live in :mod:`smskit.views.plots`, and for the ledger of campaigns and experiments'
+arms in :mod:`smskit.views.ledger` and :mod:`smskit.views.experiment` (plotly loads with
+them); this module only names them.
 """
 
 from smskit._html import LINE_STATUS_COLORS
+from smskit.views.experiment import experiment_arms
 from smskit.views.ledger import campaign_history
 from smskit.views.plots import (
     KIND_COLORS,
@@ -35,6 +37,7 @@ __all__ = [
     "credits_bar",
     "credits_map",
     "draft_costs",
+    "experiment_arms",
     "hlr_breakdown",
     "hlr_networks",
     "hlr_sunburst",

@@ -44,6 +44,16 @@ def test_first_hlr_answer_loads_neither_pandas_nor_pyarrow() -> None:
     assert "pandas" in _modules_after(f"{hlr}.to_frame()")
 
 
+def test_statsmodels_loads_only_for_a_comparison() -> None:
+    """statsmodels and scipy load when an experiment's arms are compared, not with
+    ``import smskit`` nor with smskit.Experiment and its split."""
+    split = "import smskit; smskit.Experiment; smskit.campaigns.split.assign_arms(10, 2, 1)"
+    assert _modules_after(split).isdisjoint({"statsmodels", "scipy"})
+    compare = "from smskit.campaigns import compare_counts; compare_counts({'A': c, 'B': c})"
+    counts = "c = {'sent': 9, 'delivered': 5, 'replied': 1, 'opted_out': 1}"
+    assert "statsmodels" in _modules_after(f"{counts}\n{compare}")
+
+
 def test_import_does_not_load_dask() -> None:
     """dask and distributed load only with smskit.dask; the facades that dispatch to it too."""
     loaded = _modules_after("import smskit, smskit.text, smskit.phones")

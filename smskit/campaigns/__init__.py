@@ -7,7 +7,8 @@ over two audience back ends), the chunk runner (``runner``; beside it ``argument
 ``blocking``, ``refusals`` and ``progress``), the SQLite journal that makes a send
 exactly-once across crashes and resumes, campaign results, and bulk HLR (with its answer
 cache, keyed by gateway) and contact helpers; the ledger of every journaled campaign
-(``ledger``: ``history()``).
+(``ledger``: ``history()``); text experiments (``split``, ``experiment``, its record
+``experimentfile``; their statistics in ``comparison``, statsmodels' own).
 
 May import: ``smskit.client``, ``smskit.replies`` (what came back after a send: outcomes and
 opt-outs), ``smskit.rules``, ``smskit.errors`` and the top-level infrastructure modules.
@@ -24,7 +25,9 @@ from smskit.campaigns.bulk import (
 )
 from smskit.campaigns.campaign import Campaign
 from smskit.campaigns.definition import CampaignSpec
+from smskit.campaigns.comparison import ExperimentComparison, compare_counts
 from smskit.campaigns.estimates import CostEstimate
+from smskit.campaigns.experiment import Experiment, ExperimentResult
 from smskit.campaigns.journal import derive_request_id
 from smskit.campaigns.ledger import history
 from smskit.campaigns.report import PreflightReport
@@ -40,12 +43,16 @@ __all__ = [
     "CampaignResult",
     "CampaignSpec",
     "CostEstimate",
+    "Experiment",
+    "ExperimentComparison",
+    "ExperimentResult",
     "MarketingHours",
     "PreflightReport",
     "abulk_hlr",
     "acreate_contacts",
     "adelete_contacts",
     "bulk_hlr",
+    "compare_counts",
     "create_contacts",
     "delete_contacts",
     "derive_request_id",

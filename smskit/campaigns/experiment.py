@@ -1,0 +1,458 @@
+"""Text experiments: one audience split at random into arms, one text each, compared after.
+
+```
+experiment = smskit.Experiment(client, customers, sender="Shop", name="june-ab", seed=7,
+                               variants={"A": "Soldes -20% ... STOP au 36173",
+                                         "B": "-20% ce week-end ... STOP au 36173"},
+                               stratify="country", purpose="marketing")
+experiment.preview()            # per arm: recipients, to send, segments, estimated cost
+experiment.send()               # every arm through its campaign journal; re-run: resumes
+experiment.compare(inbox)       # rates with intervals, tests against arm A, sample sizes
+smskit.Experiment.load("june-ab").send()     # after a crash or a kernel restart
+```
+
+An experiment is identified by its name (given, or ``experiment-<created>-<hash>``) and the
+directory of its files (default: the campaign journals' own). Its record
+(:mod:`smskit.campaigns.experimentfile`) keeps the split; each arm is a
+:class:`smskit.Campaign` named ``<name>.<arm>``, made from the experiment's one
+:class:`~smskit.campaigns.definition.CampaignSpec` with the arm's text, journaled like any
+campaign. Before the first SMS leaves, the record is written and every arm's plan is
+journaled; a send after that (a re-run, :meth:`Experiment.load`) resumes the journals and
+neither splits nor plans again, so nothing is sent twice. See docs/experiments.md.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final
+
+from smskit._paths import campaigns_dir
+from smskit.campaigns.campaign import Campaign
+from smskit.campaigns.definition import CampaignSpec
+from smskit.campaigns.experimentfile import (
+    ExperimentRecord,
+    arm_journal,
+    numbers_digest,
+    record_path,
+)
+from smskit.campaigns.front import ClientOption, Run
+from smskit.campaigns.journal import Journal, open_leased
+from smskit.campaigns.plan import Plan, check_name
+from smskit.campaigns.results import CampaignResult
+from smskit.campaigns.arguments import check_chunk_size, check_client
+from smskit.campaigns.progress import ProgressOption
+from smskit.campaigns.split import (
+    UNKNOWN_STRATUM,
+    assign_arms,
+    check_arms,
+    check_seed,
+    check_stratify,
+    new_seed,
+)
+from smskit.campaigns.twins import blocking
+from smskit.client import Client
+from smskit.errors import ConfigurationError, ValidationError
+from smskit.rules import spec as _spec
+from smskit.rules.canonical import canonical_json
+from smskit.rules.fields import used_fields
+from smskit.rules.recipients import Recipients, number_checks
+from smskit.rules.region import DEFAULT_REGION
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["Experiment", "ExperimentResult"]
+
+logger = logging.getLogger("smskit.campaigns.experiment")
+
+# <experiment>.<arm> names the arm's campaign: 100 characters at most (check_name), arms 30.
+NAME_MAX: Final = 68
+
+
+class _Arm(Campaign):
+    """One arm: a campaign whose journal also records the experiment it belongs to."""
+
+    experiment: Mapping[str, Any] = MappingProxyType({})
+
+    def _plan(self, chunk_size: int) -> Plan:
+        plan = super()._plan(chunk_size)
+        return dataclasses.replace(plan, meta={**plan.meta, "experiment": dict(self.experiment)})
+
+    async def journal_plan(self, path: Path, chunk_size: int, wait: float) -> None:
+        """Journal the arm's plan at ``path`` (preflight first), sending nothing."""
+        plan = self._plan(chunk_size)
+        book = self._adopt(await open_leased(path, mode="any", wait=wait), plan, chunk_size)
+        book.close()
+
+
+class Experiment:
+    """An A/B (or A/B/n) test of texts: the audience split at random, one arm per text.
+
+    ``variants``: arm name -> text, the first arm the control (2 to 26 arms). ``seed``
+    (default: drawn, then recorded) makes the split; ``stratify="country"`` splits each
+    country's recipients evenly. ``sender``, ``default_region``, ``clock`` and the send
+    options are every arm's (a campaign's, see :class:`smskit.Campaign`). ``name`` names the
+    experiment and its files in ``directory`` (default: the campaign journals' directory):
+    made again with the same name, the experiment adopts the split its record holds (the same
+    recipients, texts and options needed) rather than drawing another.
+    """
+
+    def __init__(
+        self,
+        client: ClientOption,
+        recipients: Any,
+        *,
+        variants: Mapping[str, str],
+        sender: str,
+        name: str | None = None,
+        seed: int | None = None,
+        stratify: str | None = None,
+        default_region: str | None = DEFAULT_REGION,
+        clock: Callable[[], datetime] | None = None,
+        directory: str | Path | None = None,
+        **send_options: Any,
+    ) -> None:
+        check_client(client)
+        arms = check_arms(variants)
+        stratify = check_stratify(stratify)
+        if seed is not None:
+            check_seed(seed)
+        first = next(iter(arms.values()))
+        spec = CampaignSpec(first, sender, send_options, None, default_region, clock)
+        for text in arms.values():
+            spec.replace(text=text)  # each arm's text checked like a campaign's
+        if name is not None:
+            _check_name(name)
+        reader = Recipients(recipients)
+        used = sorted({f for text in arms.values() for f in used_fields(text)})
+        frame = reader.columns(used).reset_index(drop=True)
+        numbers, regions = frame["phone_number"].tolist(), frame["country"].tolist()
+        assert spec.created is not None
+        record = ExperimentRecord(
+            name=name or _default_name(arms, sender, spec.options, spec.created),
+            created=spec.created.isoformat(),
+            arms=arms,
+            sender=sender,
+            options=dict(spec.options),
+            default_region=default_region,
+            seed=-1,  # drawn below unless a record is adopted
+            stratify=stratify,
+            recipients=len(frame),
+            numbers=numbers_digest(numbers, regions),
+            assignment=[],
+        )
+        self._directory = Path(directory) if directory is not None else campaigns_dir()
+        self._frame: pd.DataFrame | None = frame
+        self._client = client
+        self.record = self._adopted(record, seed) or self._split(record, seed, default_region)
+        self._arms = self._make_arms(spec)
+
+    # -- identity -------------------------------------------------------------------------
+
+    @classmethod
+    def load(
+        cls, name: str, client: ClientOption = None, *, directory: str | Path | None = None
+    ) -> Experiment:
+        """The experiment ``name`` as its record holds it (in ``directory``, default the
+        campaign journals'), without its recipients: it can :meth:`send` (resume) once its
+        arms' plans are journaled (its first send does that before any SMS), and compare."""
+        check_client(client)
+        _check_name(name)
+        where = Path(directory) if directory is not None else campaigns_dir()
+        record = ExperimentRecord.read(record_path(where, name))
+        experiment = cls.__new__(cls)
+        experiment._directory = where
+        experiment._frame = None
+        experiment._client = client
+        experiment.record = record
+        spec = CampaignSpec(
+            next(iter(record.arms.values())), record.sender, record.options, None,
+            record.default_region, None, None, record.created_at,
+        )  # fmt: skip
+        experiment._arms = experiment._make_arms(spec)
+        return experiment
+
+    @property
+    def name(self) -> str:
+        """The experiment's name: it names its record and its arms' campaigns."""
+        return self.record.name
+
+    @property
+    def seed(self) -> int:
+        """The seed the split was drawn with (given, or drawn and recorded)."""
+        return self.record.seed
+
+    @property
+    def variants(self) -> dict[str, str]:
+        """Arm name -> text, the control first."""
+        return dict(self.record.arms)
+
+    @property
+    def control(self) -> str:
+        """The arm every other arm is compared with (the first)."""
+        return next(iter(self.record.arms))
+
+    @property
+    def directory(self) -> Path:
+        """Where the record and the arms' journals are."""
+        return self._directory
+
+    @property
+    def path(self) -> Path:
+        """The experiment's record."""
+        return record_path(self._directory, self.name)
+
+    @property
+    def client(self) -> Client | Any:
+        """The client every arm sends through (``smskit.Client()`` unless given)."""
+        if self._client is None:
+            self._client = Client()
+        return self._client
+
+    @property
+    def arms(self) -> dict[str, Campaign]:
+        """Each arm's campaign (``<name>.<arm>``); preflight one with ``arms[arm].preflight()``.
+        After :meth:`load`, arms hold no recipients: they can only resume."""
+        return dict(self._arms)
+
+    def journal(self, arm: str) -> Path:
+        """The journal of ``arm``."""
+        return arm_journal(self._directory, self.name, arm)
+
+    def assignment(self) -> pd.DataFrame:
+        """One row per input row: ``row``, its ``arm`` (categorical, arms in order), its
+        ``stratum`` (the country, when stratified) and, when the recipients are held,
+        ``phone_number`` as given."""
+        import pandas as pd
+
+        record = self.record
+        arms = list(record.arms)
+        frame = pd.DataFrame({"row": range(record.recipients)})
+        frame["arm"] = pd.Categorical.from_codes(record.assignment, categories=pd.Index(arms))
+        if record.strata is not None:
+            frame["stratum"] = pd.Series(record.strata, dtype="string")
+        if self._frame is not None:
+            frame["phone_number"] = self._frame["phone_number"].to_numpy()
+        return frame
+
+    def __repr__(self) -> str:
+        sizes = self.assignment()["arm"].value_counts(sort=False)
+        shown = ", ".join(f"{arm}={int(n)}" for arm, n in sizes.items())
+        return f"Experiment({self.name!r}, {shown}, seed={self.seed})"
+
+    # -- preview, send, compare ------------------------------------------------------------
+
+    async def apreview(
+        self,
+        *,
+        offline: bool = False,
+        unit_prices: Mapping[str, float] | None = None,
+        now: datetime | None = None,
+    ) -> pd.DataFrame:
+        """Per arm, before anything is sent: its text's encoding and segments, its campaign's
+        preflight (recipients, to send, excluded, segments) and estimate (SMS and cost from
+        the gateway's simulation, or ``offline`` from the rule book with ``unit_prices``)."""
+        import pandas as pd
+
+        from smskit.rules.text import analyze
+
+        rows = []
+        for arm, campaign in self._held_arms().items():
+            report = campaign.preflight(now=now, offline=offline)
+            estimate = None
+            if report.ok:
+                estimate = await campaign.aestimate(offline=offline, unit_prices=unit_prices)
+            stats = analyze(campaign.text)
+            summary = report.summary().iloc[0]
+            rows.append({
+                "arm": arm,
+                "text": campaign.text,
+                "encoding": stats.encoding,
+                "segments_per_sms": stats.segments,
+                "recipients": int(summary["recipients"]),
+                "to_send": int(summary["to_send"]),
+                "excluded": int(summary["excluded"]),
+                "segments": int(summary["segments"]),
+                "ok": bool(summary["ok"]),
+                "estimated_sms": None if estimate is None else estimate.sms,
+                "estimated_cost": None if estimate is None else estimate.cost,
+                "estimate": None if estimate is None else estimate.source,
+            })  # fmt: skip
+        frame = pd.DataFrame(rows)
+        frame["arm"] = pd.Categorical(frame["arm"], categories=list(self.record.arms))
+        return frame.astype(
+            {"estimated_sms": "Int64", "estimated_cost": "Float64", "estimate": "string"}
+        )
+
+    preview = blocking(apreview)
+
+    async def asend(
+        self,
+        *,
+        chunk_size: int = 500,
+        concurrency: int = 4,
+        progress: ProgressOption = True,
+        wait: float = 0,
+    ) -> ExperimentResult:
+        """Send every arm, each through its campaign journal (exactly once, resumable).
+
+        First the record is written (if it is not yet) and every arm's plan journaled (arms
+        already journaled are not planned again), so that a crash at any point leaves an
+        experiment that :meth:`load` resumes; then each arm is sent in turn, or resumed: a
+        chunk accepted before is never sent again. ``chunk_size``, ``concurrency``,
+        ``progress`` and ``wait`` as for :meth:`smskit.Campaign.send`.
+        """
+        check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
+        if not self.path.exists():
+            self._directory.mkdir(parents=True, exist_ok=True)
+            self.record.write(self.path)
+        for arm, campaign in self._arms.items():
+            path = self.journal(arm)
+            if _journaled(path):
+                continue
+            if not isinstance(campaign, _Arm) or self._frame is None:
+                raise ConfigurationError(
+                    f"arm {arm!r} of experiment {self.name!r} was never journaled: make the "
+                    "Experiment again with its recipients (same name) to send it"
+                )
+            await campaign.journal_plan(path, chunk_size, wait)
+        results = {}
+        for arm in self._arms:
+            run = Run(concurrency, progress, wait)
+            results[arm] = await Campaign._continue(self.journal(arm), self.client, run)
+        return ExperimentResult(self.name, results)
+
+    send = blocking(asend)
+
+    def results(self) -> ExperimentResult:
+        """What each arm's journal holds so far (nothing sent)."""
+        found = {}
+        for arm in self.record.arms:
+            path = self.journal(arm)
+            if not _journaled(path):
+                raise ConfigurationError(f"arm {arm!r} of {self.name!r} has not been sent")
+            found[arm] = CampaignResult.load(path)
+        return ExperimentResult(self.name, found)
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _held_arms(self) -> dict[str, _Arm]:
+        arms = {arm: c for arm, c in self._arms.items() if isinstance(c, _Arm)}
+        if len(arms) != len(self._arms):
+            raise ConfigurationError(
+                f"experiment {self.name!r} was loaded without its recipients: make it again "
+                "with them (same name) to preview it"
+            )
+        return arms
+
+    def _adopted(self, record: ExperimentRecord, seed: int | None) -> ExperimentRecord | None:
+        """The record already written for this name, when it is this experiment's."""
+        path = record_path(self._directory, record.name)
+        if not path.exists():
+            return None
+        found = ExperimentRecord.read(path)
+        differing = found.differences(record)
+        if seed is not None and seed != found.seed:
+            differing.append("seed")
+        if differing:
+            raise ConfigurationError(
+                f"experiment {record.name!r} ({str(path)!r}) was made with other "
+                f"{', '.join(differing)}: pass another name=, or delete its files to start over"
+            )
+        logger.info("experiment %s: the split recorded in %s is kept", record.name, path)
+        return found
+
+    def _split(
+        self, record: ExperimentRecord, seed: int | None, default_region: str | None
+    ) -> ExperimentRecord:
+        """``record`` with a new split drawn from ``seed`` (or a fresh seed)."""
+        assert self._frame is not None
+        seed = new_seed() if seed is None else seed
+        strata = None
+        if record.stratify == "country":
+            frame = self._frame
+            checked = number_checks(
+                frame["phone_number"].array, frame["country"].array, default_region
+            )
+            strata = checked["region"].astype(object).fillna(UNKNOWN_STRATUM).tolist()
+        drawn = assign_arms(record.recipients, len(record.arms), seed, strata)
+        return dataclasses.replace(record, seed=seed, assignment=drawn.tolist(), strata=strata)
+
+    def _make_arms(self, spec: CampaignSpec) -> dict[str, Campaign]:
+        """Each arm's campaign: ``spec`` with the arm's text, name and journal."""
+        arms: dict[str, Campaign] = {}
+        for arm, text in self.record.arms.items():
+            arm_spec = spec.replace(text=text, name=f"{self.name}.{arm}", journal=self.journal(arm))
+            if self._frame is None:
+                arms[arm] = Campaign.from_spec(self._client, [], arm_spec)
+                continue
+            rows = self.record.rows_of(arm)
+            campaign = _Arm.from_spec(self._client, self._frame.iloc[rows], arm_spec)
+            campaign.experiment = {
+                "name": self.name, "arm": arm, "arms": list(self.record.arms),
+                "control": self.control, "seed": self.seed, "stratify": self.record.stratify,
+                "record": self.path.name,
+            }  # fmt: skip
+            arms[arm] = campaign
+        return arms
+
+
+@dataclass(frozen=True)
+class ExperimentResult:
+    """What each arm's journal holds: one :class:`~smskit.campaigns.results.CampaignResult`
+    per arm, the control first."""
+
+    name: str
+    arms: dict[str, CampaignResult] = field(repr=False)
+
+    @property
+    def complete(self) -> bool:
+        """Every arm has nothing left to send."""
+        return all(result.complete for result in self.arms.values())
+
+    def summary(self) -> pd.DataFrame:
+        """One row per arm: its campaign's summary (recipients per state, SMS, cost ...)."""
+        import pandas as pd
+
+        frames = [r.summary().assign(arm=arm) for arm, r in self.arms.items()]
+        frame = pd.concat(frames, ignore_index=True)
+        frame["arm"] = pd.Categorical(frame["arm"], categories=list(self.arms))
+        return frame[["arm", *[c for c in frame.columns if c != "arm"]]]
+
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"{arm}: {r.summary().iloc[0]['sent']} sent" for arm, r in self.arms.items()
+        )
+        return f"ExperimentResult({self.name!r}, {shown})"
+
+
+def _journaled(path: Path) -> bool:
+    """Whether ``path`` is a journal holding a plan (an empty file is none)."""
+    if not path.exists() or path.stat().st_size == 0:
+        return False
+    with Journal(path) as book:
+        return bool(book.meta())
+
+
+def _check_name(name: Any) -> None:
+    check_name(name)
+    if len(name) > NAME_MAX:
+        raise ValidationError(
+            "name", f"an experiment's name is at most {NAME_MAX} characters", value=name
+        )
+
+
+def _default_name(
+    arms: Mapping[str, str], sender: str, options: Mapping[str, Any], created: datetime
+) -> str:
+    """``experiment-<created>-<hash>`` of when it was made and its texts, sender and options."""
+    body = canonical_json({"arms": dict(arms), "sender": sender, "options": dict(options)})
+    digest = hashlib.blake2b(body.encode(), digest_size=5).hexdigest()
+    return f"experiment-{created.astimezone(UTC):%Y%m%dT%H%M%S.%f}Z-{digest}"

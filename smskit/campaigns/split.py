@@ -1,0 +1,121 @@
+"""An experiment's audience split into arms at random: seeded, balanced, stratified if asked.
+
+:func:`assign_arms` is the whole rule. Each stratum (every row, or the rows of one country)
+is put in a random order by NumPy's ``Generator(PCG64(seed))``; the rows are then dealt to
+the arms in turn, the deal running on from one stratum to the next. So every stratum's arms
+differ by at most one recipient, and so do the arms overall (a stratum's leftover rows go to
+the arms the previous stratum's left short). The same rows, strata and seed give the same
+split with the same NumPy; the experiment also records the split itself (see
+:mod:`smskit.campaigns.experiment`), so a resume never splits again and never depends on it.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from smskit.errors import ValidationError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = [
+    "ARM_NAME",
+    "MAX_ARMS",
+    "STRATA",
+    "UNKNOWN_STRATUM",
+    "assign_arms",
+    "check_arms",
+    "check_seed",
+    "check_stratify",
+    "new_seed",
+]
+
+MAX_ARMS: Final = 26
+# An arm names its campaign (<experiment>.<arm>), hence its journal file.
+ARM_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,29}")
+# What a split may be stratified by: the recipient's country (its number's region).
+STRATA: Final = ("country",)
+# The stratum of a row whose number has no country (invalid, or national without a region).
+UNKNOWN_STRATUM: Final = "unknown"
+
+
+def check_arms(variants: Any) -> dict[str, str]:
+    """``variants`` checked: a mapping of 2 to 26 arm names (letters, digits, ``_``, ``-``,
+    up to 30 characters) to texts, in the order given (the first arm is the control)."""
+    if not isinstance(variants, Mapping):
+        raise ValidationError("variants", "must be a mapping of arm name to text", value=variants)
+    if not 2 <= len(variants) <= MAX_ARMS:
+        raise ValidationError(
+            "variants", f"an experiment has 2 to {MAX_ARMS} arms", value=len(variants)
+        )
+    for position, (arm, text) in enumerate(variants.items()):
+        if not isinstance(arm, str) or not ARM_NAME.fullmatch(arm):
+            raise ValidationError(
+                "variants",
+                "an arm's name is 1 to 30 letters, digits, '_' or '-', starting with a letter "
+                "or digit (it names the arm's journal)",
+                position=position,
+                value=arm,
+            )
+        if not isinstance(text, str):
+            raise ValidationError(f"variants.{arm}", "must be a string", value=text)
+    return dict(variants)
+
+
+def check_seed(seed: Any) -> int:
+    """A seed: an integer from 0 to 2**63 - 1 (what NumPy and the journal's JSON both hold)."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise ValidationError("seed", "must be an integer from 0 to 2**63 - 1", value=seed)
+    return seed
+
+
+def new_seed() -> int:
+    """A fresh seed for an experiment given none (it is recorded, so the split is known)."""
+    return secrets.randbits(63)
+
+
+def check_stratify(stratify: Any) -> str | None:
+    """``stratify``: None (one stratum) or one of :data:`STRATA`."""
+    if stratify is not None and stratify not in STRATA:
+        raise ValidationError(
+            "stratify", f"must be None or one of {', '.join(STRATA)}", value=stratify
+        )
+    return stratify
+
+
+def assign_arms(size: int, arms: int, seed: int, strata: Sequence[Any] | None = None) -> np.ndarray:
+    """Each of ``size`` rows' arm (0 to ``arms - 1``), at random from ``seed``.
+
+    ``strata``: each row's stratum (any hashable; None: one stratum). Strata are dealt in
+    sorted order of their labels (as text), each in a random order, to the arms in turn.
+    """
+    import numpy as np
+
+    check_seed(seed)
+    if arms < 1:
+        raise ValidationError("arms", "must be at least 1", value=arms)
+    if strata is not None and len(strata) != size:
+        raise ValidationError("strata", f"must have one label per row ({size})", value=len(strata))
+    generator = np.random.Generator(np.random.PCG64(seed))
+    assignment = np.empty(size, dtype="int64")
+    dealt = 0
+    for rows in _strata_rows(size, strata):
+        order = rows[generator.permutation(len(rows))]
+        assignment[order] = (dealt + np.arange(len(order))) % arms
+        dealt += len(order)
+    return assignment
+
+
+def _strata_rows(size: int, strata: Sequence[Any] | None) -> list[np.ndarray]:
+    """The rows of each stratum, strata in sorted order of their labels as text."""
+    import numpy as np
+
+    if strata is None:
+        return [np.arange(size)]
+    labels = np.array([str(label) for label in strata], dtype=str)
+    _, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    by_stratum = np.argsort(inverse, kind="stable")
+    return np.split(by_stratum, np.cumsum(counts)[:-1])

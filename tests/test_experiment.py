@@ -1,0 +1,256 @@
+"""Experiments: the split (seeded, balanced, stratified), its record, the arms' previews and
+sends over real HTTP on the sandbox, and a resume after a SIGKILL that neither splits again
+nor sends twice."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import smskit
+from smskit.campaigns.experiment import Experiment
+from smskit.campaigns.split import assign_arms
+from smskit.errors import ConfigurationError, ValidationError
+from smskit.sandbox import Sandbox
+
+A = "Soldes -20% ce week-end ! STOP au 36173"
+B = "Bonjour {first_name}, -20% ce week-end seulement. STOP au 36173"
+FR = [f"+3367200{n:04d}" for n in range(60)]
+ES = [f"+34622{n:06d}" for n in range(30)]
+BE = [f"+3248{n:07d}" for n in range(15)]
+
+
+def people() -> list[dict[str, str]]:
+    """105 recipients in three countries, each with a first name."""
+    return [{"phone_number": n, "first_name": f"P{i}"} for i, n in enumerate(FR + ES + BE)]
+
+
+def country_of(number: str) -> str:
+    return {"+33": "FR", "+34": "ES", "+32": "BE"}[number[:3]]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    labels=st.lists(st.sampled_from(["FR", "ES", "BE", "unknown"]), max_size=300),
+    arms=st.integers(2, 5),
+    seed=st.integers(0, 2**63 - 1),
+    stratified=st.booleans(),
+)
+def test_the_split_is_balanced_overall_and_per_stratum(
+    labels: list[str], arms: int, seed: int, stratified: bool
+) -> None:
+    """Arms differ by at most one recipient overall and, stratified, within every stratum;
+    every row gets one arm; the same seed gives the same split."""
+    strata = labels if stratified else None
+    split = assign_arms(len(labels), arms, seed, strata)
+    assert np.array_equal(split, assign_arms(len(labels), arms, seed, strata))
+    assert split.shape == (len(labels),) and ((split >= 0) & (split < arms)).all()
+    sizes = np.bincount(split, minlength=arms)
+    assert sizes.max() - sizes.min() <= 1
+    if stratified:
+        for label in set(labels):
+            inside = np.bincount(split[np.array(labels) == label], minlength=arms)
+            assert inside.max() - inside.min() <= 1
+
+
+def test_the_split_depends_on_the_seed_and_looks_random() -> None:
+    """Another seed, another split; neither is the rows dealt in order (A, B, A, B ...)."""
+    first, second = assign_arms(1000, 2, 1), assign_arms(1000, 2, 2)
+    assert not np.array_equal(first, second)
+    assert not np.array_equal(first, np.arange(1000) % 2)
+    assert 400 < int((first == second).sum()) < 600  # two independent draws agree half the time
+
+
+@pytest.mark.parametrize(
+    ("variants", "field"),
+    [({"A": A}, "variants"), ({"A": A, "B b": B}, "variants"), ({"A": A, "B": 3}, "variants.B"),
+     ({"A": A, "B": "caf\ud800"}, "text")],
+)  # fmt: skip
+def test_variants_are_checked(variants: dict[str, object], field: str, tmp_path: Path) -> None:
+    """One arm, an arm name that cannot name a file, a text not a string or not encodable."""
+    with pytest.raises(ValidationError) as caught:
+        Experiment(None, FR, variants=variants, sender="Shop", directory=tmp_path)  # type: ignore[arg-type]
+    assert caught.value.field == field
+
+
+def test_preview_gives_each_arm_its_preflight_and_the_gateway_estimate(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Per arm: recipients assigned, segments of its text, to send and the gateway's
+    simulated SMS and cost, equal to that arm's own campaign preflight and estimate; the
+    stratified split puts every country's recipients evenly in the two arms."""
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        experiment = Experiment(client, people(), variants={"A": A, "B": B}, sender="Shop",
+                                seed=11, stratify="country", directory=tmp_path)  # fmt: skip
+        assignment = experiment.assignment()
+        assert assignment["stratum"].tolist() == [country_of(n) for n in FR + ES + BE]
+        per_country = assignment.groupby(["stratum", "arm"], observed=True).size().unstack()
+        assert per_country.sum(axis=1).to_dict() == {"BE": 15, "ES": 30, "FR": 60}
+        assert ((per_country["A"] - per_country["B"]).abs() <= 1).all()
+        preview = experiment.preview().set_index("arm")
+        for arm, campaign in experiment.arms.items():
+            report = campaign.preflight()
+            estimate = campaign.estimate()
+            row = preview.loc[arm]
+            assert row["recipients"] == (assignment["arm"] == arm).sum() == report.recipients
+            assert row["to_send"] == report.to_send and row["segments"] == report.segments
+            assert row["estimated_sms"] == estimate.sms and row["estimated_cost"] == estimate.cost
+        assert preview.loc["A", "encoding"] == "GSM-7"
+    assert not experiment.path.exists()  # a preview writes nothing
+
+
+def test_send_records_the_split_and_a_second_send_sends_nothing(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Each number gets its arm's text once; each arm's journal names the experiment, its
+    arm and seed; making the experiment again (no seed) adopts the recorded split, and its
+    send sends nothing more."""
+    variants = {"A": A, "B": B, "C": A.replace("-20%", "-30%")}
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        experiment = Experiment(client, people(), variants=variants, sender="Shop",
+                                name="ab", seed=5, directory=tmp_path)  # fmt: skip
+        result = experiment.send(progress=False)
+        assert result.complete
+        sent = fresh_sandbox.sent()
+        assert sorted(sent["phone_number"]) == sorted(FR + ES + BE)
+        arms = experiment.assignment().set_index("phone_number")["arm"]
+        names = {p["phone_number"]: p["first_name"] for p in people()}
+        for number, text in zip(sent["phone_number"], sent["text"], strict=True):
+            assert text == variants[arms[number]].replace("{first_name}", names[number])
+        for arm in variants:
+            with sqlite3.connect(experiment.journal(arm)) as db:
+                meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+            record = json.loads(meta["experiment"])
+            assert (record["name"], record["arm"], record["seed"]) == ("ab", arm, 5)
+            assert json.loads(meta["name"]) == f"ab.{arm}"
+        summary = result.summary().set_index("arm")
+        assert summary["sent"].to_dict() == Counter(arms.astype(str))
+
+        again = Experiment(client, people(), variants=variants, sender="Shop", name="ab",
+                           directory=tmp_path)  # fmt: skip
+        assert again.seed == 5 and again.assignment().equals(experiment.assignment())
+        again.send(progress=False)
+        assert len(fresh_sandbox.sent()) == len(sent)
+
+
+def test_an_experiment_made_again_otherwise_is_refused(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """The same name with another seed, other texts or other recipients: refused, naming
+    what differs, and the record left as it was."""
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        first = Experiment(client, FR, variants={"A": A, "B": A + "!"}, sender="Shop",
+                           name="x", seed=1, directory=tmp_path)  # fmt: skip
+        first.send(progress=False)
+        written = first.path.read_bytes()
+        for changes, named in (
+            ({"seed": 2}, "seed"),
+            ({"variants": {"A": A, "B": A + "?"}}, "arms"),
+            ({"recipients": FR[:-1]}, "recipients"),
+        ):
+            options = {"variants": {"A": A, "B": A + "!"}, "seed": 1, "recipients": FR, **changes}
+            with pytest.raises(ConfigurationError, match=named):
+                Experiment(client, options.pop("recipients"), sender="Shop", name="x",
+                           directory=tmp_path, **options)  # fmt: skip
+        assert first.path.read_bytes() == written
+
+
+def test_a_record_edited_by_hand_is_refused(tmp_path: Path) -> None:
+    """A record whose assignment names an arm that does not exist is refused, by field."""
+    experiment = Experiment(None, FR, variants={"A": A, "B": A + "!"}, sender="Shop",
+                            name="edited", seed=1, directory=tmp_path)  # fmt: skip
+    experiment.record.write(experiment.path)
+    body = json.loads(experiment.path.read_text())
+    body["assignment"][0] = 7
+    experiment.path.write_text(json.dumps(body))
+    with pytest.raises(ConfigurationError, match="assignment"):
+        Experiment.load("edited", directory=tmp_path)
+
+
+SEND = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    import smskit
+
+    recipients = [f"+3366{i:07d}" for i in range(600)]
+    client = smskit.Client(max_retries=10, backoff=smskit.Backoff(base=0.01, cap=0.05))
+    experiment = smskit.Experiment(client, recipients, sender="Shop", name="killed",
+                                   variants={"A": sys.argv[2], "B": sys.argv[3]},
+                                   directory=Path(sys.argv[1]))
+    experiment.send(chunk_size=50, concurrency=1, progress=False)
+    print("finished", flush=True)
+    """
+)
+
+
+def chunks_done(path: Path) -> int:
+    """Chunks a journal records as accepted (0 while it does not exist yet)."""
+    try:  # read-only: polling must not create the file before the child does
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            found = db.execute(
+                "SELECT COUNT(*) FROM chunks WHERE state IN ('sent', 'already_accepted')"
+            ).fetchone()
+    except sqlite3.OperationalError:
+        return 0
+    return int(found[0])
+
+
+def test_a_killed_send_resumes_without_splitting_again_or_sending_twice(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """An experiment's send SIGKILLed in another process midway through its first arm (its
+    seed drawn there, never given) is resumed by Experiment.load: the record is unchanged,
+    every recipient gets its recorded arm's text exactly once."""
+    fresh_sandbox.inject_faults(latency=(0.02, 0.04), seed=1)
+    env = {
+        **os.environ,
+        "SMSKIT_API_LOGIN": fresh_sandbox.login,
+        "SMSKIT_API_KEY": fresh_sandbox.api_key,
+        "SMSKIT_BASE_URL": fresh_sandbox.url,
+    }
+    child = subprocess.Popen(
+        [sys.executable, "-c", SEND, str(tmp_path), A, A + " Vite !"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    first_arm = tmp_path / "killed.A.journal.sqlite"
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline and child.poll() is None and chunks_done(first_arm) < 2:
+            time.sleep(0.005)
+    finally:
+        child.send_signal(signal.SIGKILL)
+        _, err = child.communicate(timeout=30)
+    assert child.returncode == -signal.SIGKILL, err.decode()
+    fresh_sandbox.clear_faults()
+    record = (tmp_path / "killed.experiment.json").read_bytes()
+    before = len(fresh_sandbox.sent())
+    assert 100 <= before < 600
+
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        experiment = Experiment.load("killed", client, directory=tmp_path)
+        result = experiment.send(progress=False)
+    assert result.complete
+    assert (tmp_path / "killed.experiment.json").read_bytes() == record
+    sent = fresh_sandbox.sent()
+    numbers = [f"+3366{i:07d}" for i in range(600)]
+    assert sorted(sent["phone_number"]) == sorted(numbers)  # each exactly once
+    arms = dict(zip(numbers, experiment.assignment()["arm"].astype(str), strict=True))
+    texts = {"A": A, "B": A + " Vite !"}
+    assert all(texts[arms[n]] == t for n, t in zip(sent["phone_number"], sent["text"], strict=True))
+    assert Counter(arms.values()) == {"A": 300, "B": 300}
