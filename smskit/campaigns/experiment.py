@@ -34,6 +34,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit._paths import campaigns_dir
+from smskit.campaigns.arguments import check_chunk_size, check_client
 from smskit.campaigns.campaign import Campaign
 from smskit.campaigns.definition import CampaignSpec
 from smskit.campaigns.experimentfile import (
@@ -45,9 +46,8 @@ from smskit.campaigns.experimentfile import (
 from smskit.campaigns.front import ClientOption, Run
 from smskit.campaigns.journal import Journal, open_leased
 from smskit.campaigns.plan import Plan, check_name
-from smskit.campaigns.results import CampaignResult
-from smskit.campaigns.arguments import check_chunk_size, check_client
 from smskit.campaigns.progress import ProgressOption
+from smskit.campaigns.results import CampaignResult
 from smskit.campaigns.split import (
     UNKNOWN_STRATUM,
     assign_arms,
