@@ -24,8 +24,8 @@ from smskit.campaigns.bulk import (
     delete_contacts,
 )
 from smskit.campaigns.campaign import Campaign
-from smskit.campaigns.definition import CampaignSpec
 from smskit.campaigns.comparison import ExperimentComparison, compare_counts
+from smskit.campaigns.definition import CampaignSpec
 from smskit.campaigns.estimates import CostEstimate
 from smskit.campaigns.experiment import Experiment, ExperimentResult
 from smskit.campaigns.journal import derive_request_id
