@@ -1,13 +1,20 @@
 """The public name of the plotly figures: ``smskit.plots.hlr_breakdown(...)`` and friends.
 
-They live in :mod:`smskit.views.plots`, and for the ledger of campaigns and experiments'
-arms in :mod:`smskit.views.ledger` and :mod:`smskit.views.experiment` (plotly loads with
-them); this module only names them.
+They live in :mod:`smskit.views.plots`, and for the ledger of campaigns, experiments' arms
+and a campaign's outcomes in :mod:`smskit.views.ledger`, :mod:`smskit.views.experiment` and
+:mod:`smskit.views.outcomes` (plotly loads with them); this module only names them.
 """
 
 from smskit._html import LINE_STATUS_COLORS
 from smskit.views.experiment import experiment_arms
 from smskit.views.ledger import campaign_history
+from smskit.views.outcomes import (
+    COST_COLORS,
+    DELIVERY_STATUS_COLORS,
+    cost_breakdown,
+    delivery_breakdown,
+    delivery_times,
+)
 from smskit.views.plots import (
     KIND_COLORS,
     OPT_OUT_COLOR,
@@ -26,6 +33,8 @@ from smskit.views.plots import (
 )
 
 __all__ = [
+    "COST_COLORS",
+    "DELIVERY_STATUS_COLORS",
     "KIND_COLORS",
     "LINE_STATUS_COLORS",
     "OPT_OUT_COLOR",
@@ -34,8 +43,11 @@ __all__ = [
     "REPLY_COLOR",
     "WHOLE_LIST",
     "campaign_history",
+    "cost_breakdown",
     "credits_bar",
     "credits_map",
+    "delivery_breakdown",
+    "delivery_times",
     "draft_costs",
     "experiment_arms",
     "hlr_breakdown",

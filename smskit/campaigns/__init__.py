@@ -8,13 +8,16 @@ over two audience back ends), the chunk runner (``runner``; beside it ``argument
 exactly-once across crashes and resumes, campaign results, and bulk HLR (with its answer
 cache, keyed by gateway) and contact helpers; the ledger of every journaled campaign
 (``ledger``: ``history()``); text experiments (``split``, ``experiment``, its record
-``experimentfile``; their statistics in ``comparison``, statsmodels' own).
+``experimentfile``; their statistics in ``comparison``, statsmodels' own); each recipient's
+outcome after the send, joined from the journal and the callbacks' store (``outcomes``), and
+its breakdowns (``breakdowns``).
 
 May import: ``smskit.client``, ``smskit.replies`` (what came back after a send: outcomes and
 opt-outs), ``smskit.rules``, ``smskit.errors`` and the top-level infrastructure modules.
 Never views or the sandbox.
 """
 
+from smskit.campaigns.breakdowns import cost_breakdown, delivery_breakdown, delivery_times
 from smskit.campaigns.bulk import (
     abulk_hlr,
     acreate_contacts,
@@ -53,8 +56,11 @@ __all__ = [
     "adelete_contacts",
     "bulk_hlr",
     "compare_counts",
+    "cost_breakdown",
     "create_contacts",
     "delete_contacts",
+    "delivery_breakdown",
+    "delivery_times",
     "derive_request_id",
     "history",
     "register_marketing_hours",

@@ -252,8 +252,7 @@ def outcomes_frame(
              "at": status["delivery_date"].fillna(status["received_at"])}
         )  # fmt: skip
         at = _nearest(keys, sent_at, events)
-        found = pd.Series(status["message_id"].to_numpy(dtype=object)[at.fillna(0)], dtype=object)
-        found = found.where(at.notna())
+        found = _take(status["message_id"], at)
     out["message_id"] = found
     standing = status.set_index("message_id").reindex(found.to_numpy())
     _delivery(out, standing)
@@ -270,10 +269,30 @@ def outcomes_frame(
     segments = sent["segments"].astype("Float64").to_numpy()
     out["segments"] = sent["segments"].to_numpy()
     out["predicted_cost"] = sent["row"].map(facts.predicted).to_numpy()
-    out["billed_cost"] = sent["cost"].to_numpy()
+    out["billed_cost"] = _billed(sent, out["predicted_cost"])
     price = callbacks.prices.reindex(found.to_numpy()).to_numpy(dtype="float64")
     out["reported_cost"] = pd.array(price, dtype="Float64") * segments
     return _typed(out, time_zone)
+
+
+def _billed(sent: pd.DataFrame, predicted: pd.Series) -> Any:
+    """Each message's share of its chunk's bill (the send answer gives one cost a chunk):
+    in proportion to preflight's prices when the chunk has one for every recipient (so a
+    chunk mixing countries bills each at its price), else by segments (``to_frame()``'s
+    ``cost``)."""
+    import numpy as np
+    import pandas as pd
+
+    shares = sent["cost"].astype("float64").to_numpy()
+    prices = predicted.astype("float64").to_numpy()
+    frame = {"chunk": sent["chunk"].to_numpy(), "share": shares, "price": prices}
+    by_chunk = pd.DataFrame(frame).groupby("chunk")
+    bill = by_chunk["share"].transform("sum").to_numpy()
+    priced = by_chunk["price"].transform(lambda p: p.notna().all()).to_numpy(dtype=bool)
+    total = by_chunk["price"].transform("sum").to_numpy()
+    fair = priced & (total > 0) & ~np.isnan(shares)
+    spread = np.divide(bill * prices, total, out=np.full(len(bill), np.nan), where=fair)
+    return pd.array(np.where(fair, spread, shares), dtype="Float64")
 
 
 def _sent_at(chunks: pd.Series, facts: SendFacts) -> pd.Series:
@@ -317,9 +336,21 @@ def _nearest(keys: pd.Series, sent_at: pd.Series, events: pd.DataFrame) -> pd.Se
     return found.reindex(range(len(keys))).astype("Int64")
 
 
+def _take(values: pd.Series, positions: pd.Series) -> pd.Series:
+    """``values`` at ``positions`` (nullable integers), None where a position is missing."""
+    import numpy as np
+    import pandas as pd
+
+    have = positions.notna().to_numpy()
+    taken = np.full(len(positions), None, dtype=object)
+    taken[have] = values.to_numpy(dtype=object)[positions[have].to_numpy(dtype="int64")]
+    return pd.Series(taken, dtype=object)
+
+
 def _delivery(out: pd.DataFrame, standing: pd.DataFrame) -> None:
     """Status columns from each recipient's standing report (NaN rows: no message found)."""
     import numpy as np
+    import pandas as pd
 
     raw = standing["status_raw"].to_numpy(dtype=object)
     matched = out["message_id"].notna().to_numpy()
@@ -328,7 +359,7 @@ def _delivery(out: pd.DataFrame, standing: pd.DataFrame) -> None:
     out["status"] = np.where(matched, readable, "pending")
     out["status_raw"] = raw
     out["final"] = np.isin(raw, list(FINAL_STATUSES))
-    out["delivery_date"] = standing["delivery_date"].to_numpy()
+    out["delivery_date"] = pd.to_datetime(standing["delivery_date"], utc=True).set_axis(out.index)
     reached = out["final"] & out["delivery_date"].notna()
     out["time_to_delivery"] = (out["delivery_date"] - out["sent_at"]).where(reached)
     out["reports"] = standing["reports"].fillna(0).to_numpy(dtype="int64")
@@ -369,7 +400,7 @@ def _replies_and_stops(
     else:
         events = pd.DataFrame({"key": number_keys(stops["number"].fillna("")), "at": stop_at})
         place = _nearest(keys, out["sent_at"], events)
-        by_stop = pd.Series(stop_at.to_numpy()[place.fillna(0)]).where(place.notna())
+        by_stop = pd.to_datetime(_take(stop_at, place), utc=True)
     both = pd.concat([by_reply, by_stop], axis=1)
     out["opt_out_date"] = both.min(axis=1).to_numpy()
     out["opt_out"] = out["opt_out_date"].notna()

@@ -1,0 +1,168 @@
+"""Breakdowns of a campaign's outcomes: delivery by group, time to delivery, cost three ways.
+
+Pure pandas over the frame ``CampaignResult.outcomes()`` returns (column-wise, no row loop);
+the figures of :mod:`smskit.views.outcomes` draw these same frames, so a figure and its table
+always agree. A group with no value (a number bulk HLR never checked has no network) is
+``"(missing)"``; a categorical group (``line_status``) lists every category, zero rows too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from smskit.errors import ValidationError
+from smskit.rules.callbacks import OUTCOME_STATUSES
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "BREAKDOWN_GROUPS",
+    "MISSING",
+    "TOTAL",
+    "cost_breakdown",
+    "delivery_breakdown",
+    "delivery_times",
+    "group_values",
+]
+
+BREAKDOWN_GROUPS: Final = ("country", "network", "line_status", "phone_number_type", "ticket")
+MISSING: Final = "(missing)"
+TOTAL: Final = "total"
+UNREADABLE: Final = "unreadable"  # a status column: reports came, none with a known status
+_QUANTILES: Final = {"median": 0.5, "p90": 0.9}
+
+
+def delivery_breakdown(outcomes: pd.DataFrame, by: str = "country") -> pd.DataFrame:
+    """Per value of ``by``: ``recipients``, one count per status (the vendor's eight,
+    ``pending``, ``unreadable``: zero columns too), ``delivered``, ``final`` and the rates
+    ``delivery_rate`` (DELIVERED / recipients) and ``final_rate``; the last row ``total``.
+
+    ``by``: ``country``, ``network``, ``line_status``, ``phone_number_type``, ``ticket``, or
+    any other column of the outcomes frame.
+    """
+    import pandas as pd
+
+    groups = group_values(outcomes, by, ("status", "final"))
+    order = _order(groups)
+    columns = [*OUTCOME_STATUSES, UNREADABLE]
+    status = outcomes["status"].astype(object).where(outcomes["status"].notna(), UNREADABLE)
+    status = pd.Series(pd.Categorical(status, categories=columns), index=outcomes.index)
+    counts = status.groupby(groups, observed=False).value_counts().unstack()
+    table = counts.reindex(index=order, columns=columns, fill_value=0).fillna(0)
+    table["final"] = outcomes["final"].groupby(groups, observed=False).sum().reindex(order)
+    table = table.fillna(0).astype("int64")
+    table.loc[TOTAL] = table.sum()
+    table.columns = pd.Index([*columns, "final"])
+    table.insert(0, "recipients", table[columns].sum(axis=1))
+    table.insert(len(columns) + 1, "delivered", table["DELIVERED"])
+    table["delivery_rate"] = _rate(table["delivered"], table["recipients"])
+    table["final_rate"] = _rate(table["final"], table["recipients"])
+    table.index.name = by
+    return table
+
+
+def delivery_times(
+    outcomes: pd.DataFrame, by: str | None = None, *, status: str = "DELIVERED"
+) -> pd.DataFrame:
+    """Time from send to the report of ``status`` (default DELIVERED), per value of ``by``
+    (None: all together): ``messages`` with a known time, ``median``, ``p90``, ``max``
+    (Timedelta); the last row ``total`` when grouped."""
+    import pandas as pd
+
+    if status not in OUTCOME_STATUSES[:-1]:
+        raise ValidationError("status", f"must be one of {', '.join(OUTCOME_STATUSES[:-1])}")
+    groups = group_values(outcomes, by, ("status", "time_to_delivery")) if by else None
+    mask = (outcomes["status"] == status).to_numpy() & outcomes["time_to_delivery"].notna()
+    times = outcomes.loc[mask, "time_to_delivery"]
+    rows: dict[Any, list[Any]] = {}
+    if groups is not None:
+        for key in _order(groups):
+            rows[key] = _describe(times[groups[mask] == key])
+    rows[TOTAL] = _describe(times)
+    table = pd.DataFrame.from_dict(
+        rows, orient="index", columns=["messages", *_QUANTILES, "max"]
+    ).astype({"messages": "int64", "median": "timedelta64[ns]", "p90": "timedelta64[ns]",
+              "max": "timedelta64[ns]"})  # fmt: skip
+    table.index.name = by
+    return table
+
+
+def cost_breakdown(outcomes: pd.DataFrame, by: str = "country") -> pd.DataFrame:
+    """Cost per value of ``by``, three ways: ``predicted`` (preflight's prices), ``billed``
+    (what the gateway's send answers charged, shared by segments), ``reported`` (the delivery
+    reports' ``unit_price`` times segments); sums over the messages where each is known,
+    with ``messages``, ``segments`` and, for each way, how many messages it does not know
+    (``unknown_predicted``...); ``billed_minus_predicted``; the last row ``total``."""
+    import pandas as pd
+
+    ways = {"predicted": "predicted_cost", "billed": "billed_cost", "reported": "reported_cost"}
+    groups = group_values(outcomes, by, ("segments", *ways.values()))
+    columns: dict[str, Any] = {
+        "messages": outcomes["row"].groupby(groups, observed=False).size(),
+        "segments": outcomes["segments"].astype("float64").groupby(groups, observed=False).sum(),
+    }
+    for way, column in ways.items():
+        values = outcomes[column].astype("float64")
+        columns[way] = values.groupby(groups, observed=False).sum(min_count=0)
+        columns[f"unknown_{way}"] = values.isna().groupby(groups, observed=False).sum()
+    table = pd.DataFrame(columns).reindex(_order(groups)).fillna(0)
+    table.loc[TOTAL] = table.sum()
+    counted = ["messages", "segments", *(f"unknown_{way}" for way in ways)]
+    table = table.astype(dict.fromkeys(counted, "int64"))
+    for way in ways:
+        table[way] = table[way].round(6)
+    table["billed_minus_predicted"] = (table["billed"] - table["predicted"]).round(6)
+    table.index.name = by
+    return table
+
+
+# ------------------------------------------------------------------------------- helpers
+
+
+def group_values(outcomes: Any, by: Any, needed: Sequence[str] = ()) -> pd.Series:
+    """Each row's group: its value in column ``by`` (missing as MISSING; a categorical keeps
+    its categories), after checking ``outcomes`` is a frame with the columns ``needed``."""
+    import pandas as pd
+
+    if not isinstance(outcomes, pd.DataFrame):
+        raise ValidationError(
+            "outcomes", "must be the frame CampaignResult.outcomes() returns",
+            value=type(outcomes).__name__,
+        )  # fmt: skip
+    absent = [name for name in needed if name not in outcomes.columns]
+    if absent:
+        raise ValidationError("outcomes", f"needs the column(s) {', '.join(absent)}")
+    if not isinstance(by, str) or by not in outcomes.columns:
+        raise ValidationError(
+            "by", f"must be a column of the outcomes, e.g. {', '.join(BREAKDOWN_GROUPS)}", value=by
+        )
+    values = outcomes[by]
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        if values.isna().any():
+            values = values.cat.add_categories([MISSING]).fillna(MISSING)
+        return values.rename(by)
+    return values.astype(object).where(values.notna(), MISSING).astype(str).rename(by)
+
+
+def _order(groups: pd.Series) -> list[Any]:
+    """Categories in their order; other values most frequent first (then by name)."""
+    import pandas as pd
+
+    if isinstance(groups.dtype, pd.CategoricalDtype):
+        return list(groups.cat.categories)
+    counts = groups.value_counts()
+    return sorted(counts.index, key=lambda key: (-int(counts[key]), str(key)))
+
+
+def _rate(part: pd.Series, whole: pd.Series) -> pd.Series:
+    return (part / whole.where(whole > 0)).astype("float64")
+
+
+def _describe(times: pd.Series) -> list[Any]:
+    import pandas as pd
+
+    if times.empty:
+        return [0, pd.NaT, pd.NaT, pd.NaT]
+    return [len(times), *(times.quantile(q) for q in _QUANTILES.values()), times.max()]
