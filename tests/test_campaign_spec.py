@@ -214,6 +214,57 @@ def test_the_composer_holds_one_campaign_and_reads_its_recipients_once(
     assert (tmp_path / "j.sqlite").exists()
 
 
+def _specs_in(obj: object) -> list[str]:
+    """The attributes of ``obj`` holding a CampaignSpec (directly)."""
+    return [k for k, v in vars(obj).items() if isinstance(v, CampaignSpec)]
+
+
+def test_the_composer_keeps_no_copy_of_the_held_campaign_s_spec(
+    client: smskit.Client, tmp_path: Path
+) -> None:
+    """With recipients, the one spec is the campaign's: the Composer holds none of its own,
+    and options the controls do not show (auto_optimize_text) are read from that spec."""
+    frame = pd.DataFrame({"phone_number": fr_mobiles(3)})
+    composer = Composer(client, frame, text="Promo STOP au 36173", sender="Shop", debounce=0,
+                        journal=tmp_path / "j.sqlite", auto_optimize_text=True)  # fmt: skip
+    held = composer.campaign()
+    assert _specs_in(composer) == [] and _specs_in(held) == ["spec"]
+    composer.sender = "Shop2"
+    composer.purpose_select.value = "alert"
+    assert composer.spec is held.spec
+    assert (held.spec.sender, held.spec.options["purpose"]) == ("Shop2", "alert")
+    assert composer.options()["auto_optimize_text"] is True
+    assert composer.send_kwargs()["auto_optimize_text"] is True
+
+
+def test_the_composer_numbers_new_campaigns_from_the_names_it_was_given(
+    client: smskit.Client, tmp_path: Path
+) -> None:
+    """Each new campaign is the held one renamed: its spec says "promo-2" then "promo-3" and
+    their journals, numbered from the name and journal the Composer was given."""
+    frame = pd.DataFrame({"phone_number": fr_mobiles(2)})
+    composer = Composer(client, frame, text="Promo STOP au 36173", sender="Shop", debounce=0,
+                        name="promo", journal=tmp_path / "p.journal.sqlite")  # fmt: skip
+    composer.send()
+    assert (composer.spec.name, composer.spec.journal) == ("promo", tmp_path / "p.journal.sqlite")
+    for number in (2, 3):
+        composer.send(again=True)
+        journal = tmp_path / f"p-{number}.journal.sqlite"
+        assert (composer.spec.name, composer.spec.journal) == (f"promo-{number}", journal)
+        assert journal.exists()
+    assert [s.name for s in composer.sends] == ["promo", "promo-2", "promo-3"]
+
+
+def test_without_recipients_the_composer_holds_the_spec_it_edits(client: smskit.Client) -> None:
+    """No campaign to hold it: the Composer's one spec follows the controls all the same."""
+    composer = Composer(client, text="Promo STOP au 36173", sender="Shop", debounce=0)
+    composer.text = "Autre promo STOP au 36173"
+    composer.replies_box.value = True
+    assert _specs_in(composer) == ["_unheld_spec"]
+    assert composer.spec.text == "Autre promo STOP au 36173"
+    assert composer.spec.options["with_replies"] is True
+
+
 # -- the Dask front end ----------------------------------------------------------------------
 
 

@@ -50,6 +50,24 @@ class Sent:
 
 
 @dataclass(frozen=True)
+class _Series:
+    """How a composer names the campaigns it sends: the first one ``name`` (None: dated) in
+    ``journal`` (None: the campaign's default), the next ones numbered from them. What the
+    constructor was given, not a campaign setting: the held campaign's spec says the current
+    campaign's name and journal (numbered ones included)."""
+
+    name: str | None
+    journal: Path | None
+
+    def numbered(self, number: int) -> tuple[str | None, Path | None]:
+        """The name and journal of the ``number``-th campaign (2, 3 ...)."""
+        journal = _numbered(self.journal, number) if self.journal is not None else None
+        # Unnamed, the campaign names itself with its creation time: a new name anyway.
+        name = f"{self.name[:90]}-{number}" if self.name is not None else None
+        return name, journal
+
+
+@dataclass(frozen=True)
 class _Next:
     """What the next send would be: a new campaign (``name``, ``journal``) or a repeat of
     ``previous`` (the same values, already sent from this composer)."""
@@ -84,7 +102,10 @@ class Composer(View):
     The Composer holds one :class:`smskit.Campaign` (:meth:`campaign`): each edit of the
     controls gives it an edited :class:`~smskit.campaigns.definition.CampaignSpec`, and a new
     campaign sent from it is the same campaign given a new name and journal, so the
-    recipients are read once and estimate and send use the campaign the panel checked.
+    recipients are read once and estimate and send use the campaign the panel checked. The
+    spec lives in that campaign only (:attr:`spec` reads it; without recipients the Composer
+    holds the spec itself): text, sender and options are the controls', send options the
+    controls do not show are the spec's, and the name and journal are the spec's too.
     """
 
     def __init__(
@@ -101,21 +122,19 @@ class Composer(View):
         **send_options: Any,
     ) -> None:
         spec = CampaignSpec(text, sender, send_options, name, default_region, journal=journal)
-        options = dict(spec.options)
         self._client = client
-        # The one campaign (None without recipients): every field is read with the numbers,
-        # so the first {field} typed costs no read.
+        # The one campaign (None without recipients), which holds the one spec: every field
+        # is read with the numbers, so the first {field} typed costs no read.
         self._held = None if recipients is None else Campaign.from_spec(client, recipients, spec)
         if self._held is not None:
             self._held.read_fields = DYNAMIC_FIELDS
-        self._spec = spec  # what the controls last described (the campaign's, when held)
-        self._name = name  # the names given: the first send's, numbered for the next ones
-        self._journal = Path(journal) if journal is not None else None
+        # Without recipients there is no campaign to hold the spec: the Composer holds it.
+        self._unheld_spec = spec if self._held is None else None
+        self._series = _Series(spec.name, None if spec.journal is None else Path(spec.journal))
         self._debounce = debounce
         self._refresh_s = 0.0  # how long the last refresh took
         self._last_key = float("-inf")  # when the text last changed (perf_counter)
         self._pending: asyncio.TimerHandle | None = None
-        self._extra = {k: v for k, v in options.items() if k not in _UI_OPTIONS}
         self.result: CampaignResult | None = None
         self.sends: list[Sent] = []  # every campaign sent from this composer, oldest first
         self._again = False  # what Confirm does: the confirmation on show asked to send again
@@ -123,7 +142,7 @@ class Composer(View):
         self.cost_estimate: CostEstimate | None = None
         self._report: PreflightReport | None = None
         self._shown_for: Any = None  # the values the estimate or result on show were made from
-        self._build(text, sender, options)
+        self._build(text, sender, spec.options)
         self.refresh()
 
     # -- layout --------------------------------------------------------------------------------
@@ -224,8 +243,9 @@ class Composer(View):
 
     def options(self) -> dict[str, Any]:
         """The send options the controls and the constructor set (None values left out)."""
+        beyond_controls = {k: v for k, v in self.spec.options.items() if k not in _UI_OPTIONS}
         chosen: dict[str, Any] = {
-            **self._extra,
+            **beyond_controls,
             "type": self.type_select.value or None,
             "purpose": self.purpose_select.value,
             "with_replies": bool(self.replies_box.value),
@@ -245,8 +265,21 @@ class Composer(View):
 
     @property
     def spec(self) -> CampaignSpec:
-        """The campaign the controls describe, as of the last refresh."""
-        return self._spec
+        """The campaign the controls describe, as of the last refresh: the held campaign's
+        spec (the Composer keeps no copy of it)."""
+        if self._held is not None:
+            return self._held.spec
+        assert self._unheld_spec is not None  # set whenever no campaign is held
+        return self._unheld_spec
+
+    def _edit(self, **changes: Any) -> CampaignSpec:
+        """Give the one spec ``changes`` (checked: a ValidationError leaves it as it was)."""
+        spec = self.spec.replace(**changes)
+        if self._held is not None:
+            self._held.spec = spec
+        else:
+            self._unheld_spec = spec
+        return spec
 
     @property
     def audience(self) -> Audience | None:
@@ -315,13 +348,12 @@ class Composer(View):
         option_error = recipients_error = None
         self._report = None
         try:
-            self._spec = self._spec.replace(text=text, sender=self.sender, options=options)
+            spec = self._edit(text=text, sender=self.sender, options=options)
         except ValidationError as exc:
             option_error = str(exc)
         else:
-            options = dict(self._spec.options)
+            options = dict(spec.options)
             if self._held is not None:
-                self._held.spec = self._spec
                 try:
                     self._report = self._held.preflight(offline=True)
                 except Exception as exc:  # whatever broke, the panel must say so and block send
@@ -406,16 +438,15 @@ class Composer(View):
             return _Next(previous.name, previous.journal, previous, new=False)
         # The first send goes where it was asked to, unless an unnamed composer finds that
         # journal taken: its campaign (named with its creation time) cannot be the one there.
-        first = self._journal is None or self._name is not None or not self._journal.exists()
+        series = self._series
+        first = series.journal is None or series.name is not None or not series.journal.exists()
         if not self.sends and first:
-            return _Next(self._name, self._journal, previous, new=True)
+            return _Next(series.name, series.journal, previous, new=True)
         used = {s.journal for s in self.sends}
         number = max(2, len(self.sends) + 1)
         while True:
-            journal = _numbered(self._journal, number) if self._journal is not None else None
+            name, journal = series.numbered(number)
             if journal is None or (journal not in used and not journal.exists()):
-                # Unnamed, the campaign names itself with its creation time: a new name anyway.
-                name = f"{self._name[:90]}-{number}" if self._name is not None else None
                 return _Next(name, journal, previous, new=True)
             number += 1
 
@@ -435,7 +466,7 @@ class Composer(View):
                 f"(sent: {int(sent['sent'])}). Send it AGAIN, {what}, as a new campaign"
                 f"{_where(plan)}?"
             )
-        elif self.sends or plan.journal != self._journal:
+        elif self.sends or plan.journal != self._series.journal:
             question = f"Send {what}, as a new campaign{_where(plan)}?"
         else:
             question = f"Send {what}?"
@@ -476,10 +507,9 @@ class Composer(View):
                 "nothing sent again; send(again=True), or the send button, sends it again"
             )
             return self.result
-        if self.sends or plan.journal != self._journal:
+        if self.sends or plan.journal != self._series.journal:
             # a new campaign: a name and journal of its own (unnamed: a new date)
-            self._spec = self._spec.replace(name=plan.name, journal=plan.journal, created=None)
-            campaign.spec = self._spec
+            self._edit(name=plan.name, journal=plan.journal, created=None)
         to_send = self._checked_online(campaign)
         self.message.value = escaped(f"sending to {to_send} recipient(s)…")
         kwargs = self.send_kwargs()
