@@ -6,7 +6,9 @@ objects, and plausible values (valid numbers, texts, senders) so that calls get 
 first check and reach the deeper code. It also draws each class of input issue #26 found
 raising raw exceptions or read silently wrong: text with a lone surrogate (alone, inside
 numbers, texts, senders and field values), every missing-value kind (``MISSING``),
-DataFrames with repeated or non-string column names, Dask and Arrow objects, and files of
+DataFrames with repeated or non-string column names, Dask objects, Arrow and polars
+objects (read as recipients: tables and arrays of random cells, of every Arrow type the
+cells give), another library's Arrow data (refused), and files of
 every kind given where a CSV or a journal is read (``FILES``: the HLR cache, another
 SQLite file, a journal of another format version, binary and undecodable files, CSVs with
 an unclosed quote or a NUL byte). ``entry_points(client)`` lists every public callable with
@@ -36,6 +38,7 @@ from typing import Any
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
+import polars as pl
 import pyarrow as pa
 from hypothesis import strategies as st
 
@@ -161,16 +164,84 @@ def _dask_frame() -> Any:
     return dd.from_pandas(pd.DataFrame({"phone_number": ["+33612345678"]}), npartitions=1)
 
 
-# Objects of other libraries where pandas or a list is read (polars is not installed: it
-# exports Arrow data like pyarrow, the same refusal).
+class OtherArrowData:
+    """Another library's Arrow data (it exports a stream): refused where recipients are read."""
+
+    def __arrow_c_stream__(self, requested_schema: object = None) -> object:
+        return pa.table({"phone_number": ["+33612345678"]}).__arrow_c_stream__(requested_schema)
+
+
+# Objects of other libraries where pandas or a list is read: pyarrow and polars objects are
+# read as recipients (ARROW_DATA draws them with random cells too); Dask and other Arrow
+# exporters are refused.
 FOREIGN = st.sampled_from([
     lambda: pa.table({"phone_number": ["+33612345678"]}),
     lambda: pa.array(["+33612345678"]),
     lambda: pa.chunked_array([["+33612345678"]]),
     lambda: pa.record_batch({"phone_number": ["+33612345678"]}),
+    lambda: pl.DataFrame({"phone_number": ["+33612345678"], "first_name": ["Al"]}),
+    lambda: pl.Series(["+33612345678"]),
+    lambda: pl.DataFrame({"phone_number": ["+33612345678"]}).lazy(),
+    OtherArrowData,
     _dask_frame,
     lambda: _dask_frame()["phone_number"],
 ]).map(lambda make: make())  # fmt: skip
+
+
+def _arrow_table(columns: dict[str, list[Any]]) -> Any:
+    try:
+        return pa.table(columns)
+    except Exception:  # Arrow refuses some mixes: the columns themselves are still an input
+        return columns
+
+
+# polars' constructor panics on some Python values (a Rust panic is not an Exception), and
+# prints a backtrace for each: the Decimal values that cause it are not given to polars.
+_POLARS_REFUSALS = (Exception, pl.exceptions.PanicException)
+
+
+def _polars_frame(columns: dict[str, list[Any]]) -> Any:
+    if any(isinstance(v, Decimal) for values in columns.values() for v in values):
+        return columns
+    try:
+        return pl.DataFrame(columns, strict=False)
+    except _POLARS_REFUSALS:
+        return columns
+
+
+def _arrow_array(values: list[Any]) -> Any:
+    try:
+        return pa.array(values)
+    except Exception:
+        return values
+
+
+def _polars_series(values: list[Any]) -> Any:
+    if any(isinstance(v, Decimal) for v in values):
+        return values
+    try:
+        return pl.Series(values, strict=False)
+    except _POLARS_REFUSALS:
+        return values
+
+
+def arrow_data(cells: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """pyarrow and polars tables and arrays of ``cells`` (two rows a column), whatever type
+    Arrow or polars infers from them (text, integers, floats, dates, decimals, bytes, lists,
+    structs, nulls); values neither library takes stay the lists they were."""
+    columns = st.dictionaries(
+        st.sampled_from(["phone_number", "first_name", "param1", "country", "other"]),
+        st.lists(cells, min_size=2, max_size=2),
+        min_size=1,
+        max_size=3,
+    )
+    values = st.lists(cells, max_size=3)
+    return st.one_of(
+        columns.map(_arrow_table),
+        columns.map(_polars_frame),
+        values.map(_arrow_array),
+        values.map(_polars_series),
+    )
 
 
 def class_values() -> dict[str, Any]:
@@ -189,6 +260,20 @@ def class_values() -> dict[str, Any]:
         "arrow table": pa.table({"phone_number": numbers}),
         "arrow array": pa.array(numbers),
         "arrow chunked array": pa.chunked_array([numbers]),
+        "arrow table of bytes": pa.table({"phone_number": [n.encode() for n in numbers]}),
+        "arrow dictionary column": pa.table(
+            {"phone_number": pa.array(numbers).dictionary_encode()}
+        ),
+        "arrow string_view column": pa.table({"phone_number": pa.array(numbers, pa.string_view())}),
+        "arrow list column": pa.table({"phone_number": [numbers, numbers]}),
+        "arrow table repeating a column": pa.table([numbers, numbers], ["phone_number"] * 2),
+        "polars frame": pl.DataFrame({"phone_number": numbers, "country": ["FR", None]}),
+        "polars categorical": pl.DataFrame(
+            {"phone_number": pl.Series(numbers, dtype=pl.Categorical)}
+        ),
+        "polars series": pl.Series(numbers),
+        "polars lazy frame": pl.DataFrame({"phone_number": numbers}).lazy(),
+        "other library's arrow data": OtherArrowData(),
         # Absolute, naming no file: given as a journal, it must not land in the working dir.
         "file name as a string": str(_SWEEP_DIR / f"{next(_FILE_NUMBERS)}-customers.csv"),
         **{f"file: {kind}": sample_file(kind) for kind in FILE_KINDS},
@@ -252,6 +337,7 @@ ANY: st.SearchStrategy[Any] = st.recursive(
         st.dictionaries(st.sampled_from(["phone_number", "first_name", "param1", "country"]),
                         inner, min_size=1, max_size=3).map(lambda d: _frame([d, d])),
         named_frames(inner),
+        arrow_data(inner),
     ),
     max_leaves=6,
 ) | st.integers(min_value=500, max_value=3000).map(_nested)  # fmt: skip

@@ -3,9 +3,9 @@
 One test per class of issue #26 items 3 and 4, each through every entry point the class
 reaches: a lone surrogate in any text; a column the reader reads twice; a missing value of
 any kind where a date is expected; a file of another kind given as a journal; a string that
-names a file; a Dask or Arrow object where pandas or a list is expected; a CSV that cannot
-be read whole; a campaign that would reach nobody. The refusal is an smskit error naming
-the field (and the row, or the file's line) and the rule.
+names a file; a Dask object or another library's Arrow data where pandas or a list is
+expected; a CSV that cannot be read whole; a campaign that would reach nobody. The refusal
+is an smskit error naming the field (and the row, or the file's line) and the rule.
 """
 
 from __future__ import annotations
@@ -256,14 +256,27 @@ def test_dask_collection_is_refused_with_a_pointer_to_smskit_dask(client: smskit
         assert error.field == field and "smskit.dask" in error.rule
 
 
-def test_arrow_objects_are_refused_with_the_conversion_to_use(client: smskit.Client) -> None:
-    """A pyarrow Table, Array or ChunkedArray is refused (iterating one gives Arrow scalars,
-    not numbers or rows), naming .to_pandas() / .to_pylist()."""
-    numbers = ["+33612345678"]
-    arrow = (pa.table({"phone_number": numbers}), pa.array(numbers), pa.chunked_array([numbers]))
-    for value in arrow:
-        assert ".to_pandas()" in refused(smskit.Campaign, client, value, **OPTIONS).rule
-        assert ".to_pandas()" in refused(client.contact.hlr_request, value).rule
+class OtherArrowFrame:
+    """Another library's object exporting Arrow data (neither pandas, pyarrow nor polars)."""
+
+    def __arrow_c_stream__(self, requested_schema: object = None) -> object:
+        """What pyarrow would read: never called, the reader refuses before."""
+        return pa.table({"phone_number": ["+33612345678"]}).__arrow_c_stream__(requested_schema)
+
+
+def test_other_libraries_arrow_data_is_refused_with_the_conversion_to_use(
+    client: smskit.Client,
+) -> None:
+    """pyarrow and polars objects are read (tests/test_arrow_recipients.py); another library's
+    Arrow data is refused (iterating it gives no rows), naming the pandas or pyarrow
+    conversion, in the reader and in the lists of numbers."""
+    value = OtherArrowFrame()
+    for error in (
+        refused(smskit.Campaign, client, value, **OPTIONS),
+        refused(client.contact.hlr_request, value),
+    ):
+        assert ".to_pandas()" in error.rule and "pyarrow.table(" in error.rule
+        assert error.value == "OtherArrowFrame"
 
 
 CSV_DEFECTS = {

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import polars as pl
+import pyarrow as pa
 import pytest
 from _sweep import (
     FILE_KINDS,
@@ -22,7 +24,9 @@ from _sweep import (
     SCALARS,
     Deep,
     Entry,
+    OtherArrowData,
     arguments,
+    arrow_data,
     call,
     class_values,
     client_entry_points,
@@ -31,6 +35,7 @@ from _sweep import (
     sample_file,
 )
 from hypothesis import HealthCheck, find, given, settings
+from hypothesis import strategies as st
 
 import smskit
 from smskit import frames, phones, text
@@ -196,9 +201,10 @@ def test_every_class_in_every_parameter_of_client_entry_points(
 
 def test_strategies_generate_every_class() -> None:
     """The sweep's random values include each class: a lone surrogate inside text, every
-    missing-value kind, Dask and Arrow objects and files of every kind among the scalars
-    ``ANY`` is built on, repeated and non-string column names among its DataFrames (so the
-    random sweep, not only the lists above, meets them)."""
+    missing-value kind, Dask, Arrow and polars objects and files of every kind among the
+    scalars ``ANY`` is built on, repeated and non-string column names among its DataFrames,
+    Arrow and polars tables and arrays of random cells (text, numbers, bytes, nested) among
+    its containers (so the random sweep, not only the lists above, meets them)."""
     scalars: dict[str, Any] = {
         "text with a lone surrogate": lambda v: isinstance(v, str)
         and len(v) > 1 and any("\ud800" <= c <= "\udfff" for c in v),
@@ -206,6 +212,8 @@ def test_strategies_generate_every_class() -> None:
            for m in MISSING_VALUES},
         "dask collection": lambda v: hasattr(type(v), "__dask_graph__"),
         "arrow object": lambda v: type(v).__module__.startswith("pyarrow"),
+        "polars object": lambda v: type(v).__module__.startswith("polars"),
+        "other library's arrow data": lambda v: isinstance(v, OtherArrowData),
         **{f"file: {kind}": (lambda v, kind=kind: isinstance(v, Path) and v.name.endswith(kind))
            for kind in FILE_KINDS},
     }  # fmt: skip
@@ -215,11 +223,29 @@ def test_strategies_generate_every_class() -> None:
             isinstance(v, pd.DataFrame) and any(not isinstance(c, str) for c in v.columns)
         ),
     }
+    arrow: dict[str, Any] = {
+        "arrow table of text": lambda v: isinstance(v, pa.Table)
+        and pa.types.is_string(v.schema.field(0).type),
+        "arrow table of integers": lambda v: isinstance(v, pa.Table)
+        and pa.types.is_integer(v.schema.field(0).type),
+        "arrow table of bytes": lambda v: isinstance(v, pa.Table)
+        and pa.types.is_binary(v.schema.field(0).type),
+        "arrow nested column": lambda v: isinstance(v, pa.Table)
+        and pa.types.is_nested(v.schema.field(0).type),
+        "arrow array": lambda v: isinstance(v, pa.Array),
+        "polars frame of text": lambda v: isinstance(v, pl.DataFrame)
+        and v.dtypes[0] == pl.String,
+        "polars series": lambda v: isinstance(v, pl.Series),
+    }  # fmt: skip
     draw = settings(database=None, derandomize=True, max_examples=2000)
     for label, predicate in scalars.items():
         assert predicate(find(SCALARS, predicate, settings=draw)), label
     for label, predicate in frames.items():
         assert predicate(find(named_frames(SCALARS), predicate, settings=draw)), label
+    for label, predicate in arrow.items():
+        # ANY gives arrow_data its own values, lists among them: a list cell is drawn here.
+        cells = SCALARS | st.lists(SCALARS, max_size=2)
+        assert predicate(find(arrow_data(cells), predicate, settings=draw)), label
 
 
 # --- one regression test per raw exception kind the sweep found ------------------------------

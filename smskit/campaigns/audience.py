@@ -159,11 +159,13 @@ class Audience:
             self._fields[name] = _field_values(name, table[name])
         given, regions = table["phone_number"], table[REGION_COLUMN].array
         del table  # the fields' texts are codes now: only the numbers' columns stay
-        # A CSV's numbers stay pandas' compact strings; other inputs are typed as a report
+        # A CSV's numbers and a `str` column (pandas' own, or Arrow data's) stay compact
+        # strings: inference would give that same column. Other inputs are typed as a report
         # column would be (pandas' own inference), so no report re-infers a million values.
         self.input: Any = (
             given.array
             if self.recipients.path is not None
+            or given.dtype == pd.StringDtype("pyarrow", na_value=np.nan)
             else pd.Series(given.to_numpy(dtype=object)).array
         )
         numbers = _Numbers(len(self.row))

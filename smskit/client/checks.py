@@ -27,7 +27,7 @@ from smskit.rules.fields import used_fields
 from smskit.rules.hours import check_country
 from smskit.rules.missing import is_missing
 from smskit.rules.once import loaded
-from smskit.rules.recipients import check_collection, check_columns
+from smskit.rules.recipients import arrow_recipients, check_collection, check_columns
 from smskit.rules.sender import check_sender
 
 
@@ -56,10 +56,12 @@ def _plain(value: Any) -> Any:
 
 
 def as_list(value: Any, field: str) -> list[Any]:
-    """One string, an iterable of values (list, Series ...) or a DataFrame's phone_number column."""
+    """One string, an iterable of values (list, Series, Arrow array ...) or a DataFrame's
+    (pandas, pyarrow or polars) phone_number column."""
     if isinstance(value, str):
         return [value]
     check_collection(value, field)
+    value = arrow_recipients(value, field)  # pyarrow / polars: a pandas frame, read through Arrow
     pandas = loaded("pandas")
     if pandas is not None and isinstance(value, pandas.DataFrame):
         if "phone_number" not in value.columns:

@@ -6,11 +6,13 @@ its numpy path ``textvec`` for many, ``gsm``), phone-number reading and normalis
 (``phones``), country names (``countries``), and the rules that the client, campaigns,
 views, CLI and sandbox all ask (recipients, sender, STOP, purpose, hours, destinations and
 prices as the gateway reports them, findings as codes, the default region ``region``,
-the gateway's answers where the spec leaves their shape open ``answers``, callback kinds
+the gateway's answers where the spec leaves their shape open ``answers``, recipients given
+as pyarrow or polars objects read through Arrow ``arrowinput``, callback kinds
 and delivery statuses ``callbacks``, CSV files read whole or refused ``csvtext``, first use
 from many threads ``once``), and the one JSON spelling request bodies are posted in and ids
 are derived from (``canonical``).
 
-May import: the standard library, pandas/numpy/pyarrow/phonenumbers/regex, and ``smskit.errors``.
+May import: the standard library, pandas/numpy/pyarrow/phonenumbers/regex, and ``smskit.errors``
+(polars never: a polars object the user passed is read through its own ``.to_arrow()``).
 Never the client, campaigns, views, replies or sandbox, and no I/O.
 """

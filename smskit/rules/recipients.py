@@ -7,6 +7,9 @@ helpers all read recipients here:
 - a dict is one recipient (``phone_number`` and the dynamic fields);
 - a list, tuple or Series of numbers and/or dicts;
 - a DataFrame with a ``phone_number`` column (other columns are ignored);
+- Arrow data: a pyarrow ``Table``/``RecordBatch`` or polars ``DataFrame`` as a DataFrame, a
+  pyarrow ``Array``/``ChunkedArray`` or polars ``Series`` as a Series, read through Arrow
+  (:mod:`smskit.rules.arrowinput`: text stays in Arrow's buffers, no Python string a cell);
 - a file, named explicitly: a :class:`~pathlib.Path` (or any ``os.PathLike``), or
   :meth:`Recipients.from_csv`; it is read as text, so a leading ``+`` or ``0`` survives.
 
@@ -16,8 +19,9 @@ rows without one use the default region. A dict's key that is neither a Contact 
 
 What would be read silently wrong is refused, with what to pass instead: a string that no
 phone number could be and that names a file (or ends in ``.csv``/``.parquet``); a Dask
-collection (``smskit.dask`` sends those); an Arrow or polars object (iterating one does not
-give rows); a DataFrame naming a column it reads twice; a text holding a lone surrogate.
+collection (``smskit.dask`` sends those); another library's Arrow data or DataFrame
+(iterating one does not give rows); a DataFrame naming a column it reads twice; a text
+holding a lone surrogate; an Arrow column that cannot be read exactly (bytes, nested types).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from smskit.errors import ValidationError
+from smskit.rules.arrowinput import RULE_NOT_RECIPIENT, arrow_frame, arrow_library
 from smskit.rules.csvtext import read_csv_text
 from smskit.rules.fields import (
     CONTACT_FIELDS,
@@ -53,6 +58,7 @@ __all__ = [
     "BLOCK_ROWS",
     "REGION_COLUMN",
     "Recipients",
+    "arrow_recipients",
     "check_collection",
     "check_columns",
     "check_file_name",
@@ -69,8 +75,8 @@ _KNOWN_KEYS: Final = frozenset((*CONTACT_FIELDS, REGION_COLUMN))
 # values), so a campaign's memory is one process's and bounded by the block, not the input.
 BLOCK_ROWS: Final = 50_000
 _SHAPES: Final = (
-    "a phone number (str), a dict, a list of numbers or dicts, a DataFrame with a "
-    "'phone_number' column, or a CSV file given as a pathlib.Path"
+    "a phone number (str), a dict, a list of numbers or dicts, a DataFrame (pandas, pyarrow "
+    "or polars) with a 'phone_number' column, or a CSV file given as a pathlib.Path"
 )
 
 
@@ -81,7 +87,8 @@ _FILE_SUFFIXES: Final = (".csv", ".parquet")
 
 def check_collection(value: Any, field: str) -> None:
     """Refuse a collection that iterating would read wrongly: a Dask collection (its column
-    names, not its rows), an Arrow or polars object, another library's DataFrame."""
+    names, not its rows), Arrow data or a DataFrame of a library other than pandas, pyarrow
+    and polars (those are read by :func:`arrow_recipients`)."""
     kind = type(value)
     if hasattr(kind, "__dask_graph__"):
         raise ValidationError(
@@ -94,12 +101,14 @@ def check_collection(value: Any, field: str) -> None:
     pandas = loaded("pandas")  # whole, even while another thread still imports it
     if pandas is not None and isinstance(value, pandas.DataFrame | pandas.Series):
         return
+    if arrow_library(value) is not None:
+        return
     if any(hasattr(kind, name) for name in ("__arrow_c_stream__", "__arrow_c_array__",
                                             "__dataframe__")):  # fmt: skip
         raise ValidationError(
             field,
             f"a {kind.__module__.partition('.')[0]} object is not read here: pass a pandas "
-            "DataFrame (.to_pandas()) or a list (.to_pylist())",
+            "DataFrame (.to_pandas()), a pyarrow Table (pyarrow.table(...)) or a list",
             value=kind.__name__,
         )
 
@@ -179,6 +188,7 @@ class Recipients:
                 )
             return
         check_collection(recipients, field)
+        recipients = arrow_recipients(recipients, field, need_number=need_number)
         if isinstance(recipients, str):
             check_file_name(recipients, field)
         import pandas as pd
@@ -266,6 +276,13 @@ class Recipients:
         return frame
 
 
+def arrow_recipients(value: Any, field: str, *, need_number: bool = True) -> Any:
+    """A pyarrow or polars object as the pandas DataFrame of its recipients' columns, read
+    through Arrow (:func:`smskit.rules.arrowinput.arrow_frame`); any other value as it is."""
+    frame = arrow_frame(value, field, _KNOWN_KEYS, need_number=need_number)
+    return value if frame is None else frame
+
+
 def _frame_of_items(items: list[Any], field: str, need_number: bool) -> pd.DataFrame:
     import pandas as pd
 
@@ -287,7 +304,7 @@ def _frame_of_items(items: list[Any], field: str, need_number: bool) -> pd.DataF
         else:
             raise ValidationError(
                 field,
-                "each recipient must be a phone number or a dict with 'phone_number'",
+                RULE_NOT_RECIPIENT,
                 position=position,
                 value=item,
             )
