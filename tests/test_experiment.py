@@ -4,6 +4,7 @@ nor sends twice."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -16,15 +17,18 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from statsmodels.stats.proportion import proportion_confint, proportions_ztest
 
 import smskit
-from smskit.campaigns.experiment import Experiment
+from smskit.campaigns.experiment import Experiment, ExperimentResult
 from smskit.campaigns.split import assign_arms
 from smskit.errors import ConfigurationError, ValidationError
-from smskit.sandbox import Sandbox
+from smskit.replies.inbox import Inbox
+from smskit.sandbox import DeliveryModel, HLRDistribution, Sandbox
 
 A = "Soldes -20% ce week-end ! STOP au 36173"
 B = "Bonjour {first_name}, -20% ce week-end seulement. STOP au 36173"
@@ -254,3 +258,84 @@ def test_a_killed_send_resumes_without_splitting_again_or_sending_twice(
     texts = {"A": A, "B": A + " Vite !"}
     assert all(texts[arms[n]] == t for n, t in zip(sent["phone_number"], sent["text"], strict=True))
     assert Counter(arms.values()) == {"A": 300, "B": 300}
+
+
+SPREAD = HLRDistribution(line_status={"live": 0.7, "dead": 0.15, "absent_subscriber": 0.15})
+
+
+def test_compare_counts_each_arm_as_the_inbox_received_it(tmp_path: Path) -> None:
+    """End to end over real HTTP: two arms sent to 300 numbers on a seeded sandbox whose
+    delivery reports, STOPs and replies reach an Inbox; compare()'s per-arm counts equal
+    the Inbox's own frames split by the recorded arms, and its rates, intervals and test
+    equal statsmodels' on those counts."""
+    model = DeliveryModel.fast(seed=7, late_share=0.3, duplicate_share=0.3, stop_share=0.1)
+    numbers = [f"+3367300{n:04d}" for n in range(300)]
+    with (
+        Inbox() as inbox,
+        Sandbox(seed=3, hlr_distribution=SPREAD, delivery_model=model) as sb,
+        smskit.Client(sandbox=sb) as client,
+    ):
+        sb.set_callback_url(inbox.url)
+        experiment = Experiment(client, numbers, variants={"A": A, "B": A + " Vite !"},
+                                sender="Shop", name="e2e", seed=9, directory=tmp_path,
+                                with_replies=True)  # fmt: skip
+        result = experiment.send(progress=False, chunk_size=100)
+        for seed, (arm, rate) in enumerate((("A", 0.1), ("B", 0.25))):
+            for ticket in result.arms[arm].chunks()["ticket"]:
+                sb.simulate_campaign_replies(ticket, rate=rate, opt_out_share=0.2, seed=seed)
+        sb.wait_for_deliveries(timeout=60)
+        comparison = experiment.compare(inbox, lift=0.5)
+
+        arms = experiment.assignment().set_index("phone_number")["arm"].astype(str)
+        status = inbox.delivery_status()
+        delivered = status.loc[status["status"] == "DELIVERED", "number"]
+        repliers = set(inbox.to_frame()["number"])
+        expected = {
+            arm: {
+                "sent": int((arms == arm).sum()),
+                "delivered": int((delivered.map(arms) == arm).sum()),
+                "replied": sum(arms[n] == arm for n in repliers),
+                "opted_out": sum(arms[n] == arm for n in inbox.opt_outs()),
+            }
+            for arm in ("A", "B")
+        }
+    counts = comparison.counts.set_index(comparison.counts["arm"].astype(str))
+    assert counts.drop(columns="arm").to_dict("index") == expected
+    assert 0 < expected["A"]["delivered"] < expected["A"]["sent"]  # dead lines are not
+    assert expected["A"]["replied"] < expected["B"]["replied"] and expected["B"]["opted_out"]
+    rates = comparison.rates.set_index(["arm", "metric"])
+    for arm, values in expected.items():
+        low, high = proportion_confint(values["replied"], values["sent"], 0.05, "wilson")
+        assert (rates.loc[(arm, "replied"), "ci_low"], rates.loc[(arm, "replied"), "ci_high"]) == (
+            low,
+            high,
+        )
+    z, p = proportions_ztest(
+        [expected["B"]["replied"], expected["A"]["replied"]], [expected["B"]["sent"], 150]
+    )
+    test = comparison.tests.set_index("metric").loc["replied"]
+    assert (test["z"], test["p_value"]) == (z, p)
+
+
+def test_the_async_twins_preview_and_send_with_an_async_client(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """apreview and asend, awaited with an AsyncClient in the caller's loop, preview and
+    send every arm (each number once, with its arm's text)."""
+
+    async def run() -> tuple[Experiment, pd.DataFrame, ExperimentResult]:
+        async with smskit.AsyncClient(sandbox=fresh_sandbox) as client:
+            experiment = Experiment(client, FR, variants={"A": A, "B": A + " Vite !"},
+                                    sender="Shop", seed=2, directory=tmp_path)  # fmt: skip
+            preview = await experiment.apreview(offline=True)
+            return experiment, preview, await experiment.asend(progress=False)
+
+    experiment, preview, result = asyncio.run(run())
+    assert preview["to_send"].tolist() == [30, 30] and result.complete
+    sent = fresh_sandbox.sent()
+    arms = experiment.assignment().set_index("phone_number")["arm"].astype(str)
+    assert sorted(sent["phone_number"]) == sorted(FR)
+    assert all(
+        t == (A if arms[n] == "A" else A + " Vite !")
+        for n, t in zip(sent["phone_number"], sent["text"], strict=True)
+    )

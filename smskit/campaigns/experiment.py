@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Final
 from smskit._paths import campaigns_dir
 from smskit.campaigns.arguments import check_chunk_size, check_client
 from smskit.campaigns.campaign import Campaign
+from smskit.campaigns.comparison import ExperimentComparison, compare_counts
 from smskit.campaigns.definition import CampaignSpec
 from smskit.campaigns.experimentfile import (
     ExperimentRecord,
@@ -45,6 +46,7 @@ from smskit.campaigns.experimentfile import (
 )
 from smskit.campaigns.front import ClientOption, Run
 from smskit.campaigns.journal import Journal, open_leased
+from smskit.campaigns.outcomes import Match
 from smskit.campaigns.plan import Plan, check_name
 from smskit.campaigns.progress import ProgressOption
 from smskit.campaigns.results import CampaignResult
@@ -341,6 +343,26 @@ class Experiment:
             found[arm] = CampaignResult.load(path)
         return ExperimentResult(self.name, found)
 
+    def compare(
+        self,
+        inbox: Any = None,
+        *,
+        alpha: float = 0.05,
+        power: float = 0.8,
+        lift: float = 0.1,
+        correction: str = "holm",
+        match: Match = "auto",
+    ) -> ExperimentComparison:
+        """The arms compared on delivery, reply and opt-out among their recipients sent:
+        Wilson intervals at ``1 - alpha``, each arm tested against the control (p-values
+        adjusted by ``correction``), and the recipients an arm needs to detect a relative
+        ``lift`` at ``power`` (:func:`~smskit.campaigns.comparison.compare_counts`, from
+        statsmodels). The counts are :meth:`ExperimentResult.counts`: each arm's outcomes
+        (:meth:`smskit.CampaignResult.outcomes` with ``inbox`` and ``match``). Nothing is
+        sent; an arm not sent yet is refused. See docs/experiments.md."""
+        counts = self.results().counts(inbox, match=match)
+        return compare_counts(counts, alpha=alpha, power=power, lift=lift, correction=correction)
+
     # -- internals ------------------------------------------------------------------------
 
     def _held_arms(self) -> dict[str, _Arm]:
@@ -425,6 +447,33 @@ class ExperimentResult:
         frame = pd.concat(frames, ignore_index=True)
         frame["arm"] = pd.Categorical(frame["arm"], categories=list(self.arms))
         return frame[["arm", *[c for c in frame.columns if c != "arm"]]]
+
+    def outcomes(self, inbox: Any = None, *, match: Match = "auto") -> pd.DataFrame:
+        """Every arm's :meth:`smskit.CampaignResult.outcomes` (one row per recipient the
+        gateway accepted) with an ``arm`` column first; ``inbox`` and ``match`` as there
+        (HLR details from the bulk HLR cache)."""
+        import pandas as pd
+
+        frames = [r.outcomes(inbox, match=match).assign(arm=arm) for arm, r in self.arms.items()]
+        frame = pd.concat(frames, ignore_index=True)
+        frame["arm"] = pd.Categorical(frame["arm"], categories=list(self.arms))
+        return frame[["arm", *[c for c in frame.columns if c != "arm"]]]
+
+    def counts(self, inbox: Any = None, *, match: Match = "auto") -> pd.DataFrame:
+        """Per arm, from :meth:`outcomes`: ``sent`` (recipients the gateway accepted: every
+        rate's denominator), ``delivered`` (standing status ``DELIVERED``), ``replied`` (at
+        least one reply), ``opted_out`` (a STOP callback or a reply that opts out)."""
+        import pandas as pd
+
+        frame = self.outcomes(inbox, match=match)
+        grouped = frame.groupby("arm", observed=False, sort=True)
+        counts = pd.DataFrame({
+            "sent": grouped.size(),
+            "delivered": grouped["status"].agg(lambda s: int((s == "DELIVERED").sum())),
+            "replied": grouped["replied"].sum(),
+            "opted_out": grouped["opt_out"].sum(),
+        })  # fmt: skip
+        return counts.astype("int64").reset_index()
 
     def __repr__(self) -> str:
         shown = ", ".join(
