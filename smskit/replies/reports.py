@@ -44,6 +44,7 @@ CREATE TABLE IF NOT EXISTS delivery_reports (
     key TEXT PRIMARY KEY, message_id TEXT, number TEXT, status TEXT, delivery_date INTEGER,
     delivery_date_raw TEXT, list_name TEXT, unit_price REAL, flags TEXT NOT NULL,
     body TEXT NOT NULL, received_at INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS delivery_reports_by_message ON delivery_reports (message_id);
 CREATE TABLE IF NOT EXISTS delivery_status (
     message_id TEXT PRIMARY KEY, report_key TEXT NOT NULL, tier INTEGER NOT NULL,
     delivery_date INTEGER);

@@ -1,0 +1,153 @@
+"""Callbacks into the Inbox: milliseconds per delivery report, and where they go.
+
+Two measurements, each beside its anchor:
+
+1. **Per callback, posted one after another** over one keep-alive connection (as the
+   sandbox's delivery worker posts): to a bare app on the same server machinery that
+   answers 200 and stores nothing (the HTTP floor, the anchor), to an Inbox in memory, and
+   to an Inbox on a file (SQLite WAL, a commit per callback before the 200).
+2. **A whole send**: a 5,000-recipient campaign on the sandbox with a fast delivery model
+   (late, duplicated, out-of-order reports; STOPs), every callback into a file Inbox; then
+   ``Inbox.delivery_status()`` and ``CampaignResult.outcomes()``. Reported: the send, the
+   wait for every callback (the sandbox's scripted network time is 0.2 s of it), callbacks
+   per second, the standing-status frame, the join.
+
+    .venv/bin/python benchmarks/bench_callbacks.py             # 3,000 posts, 5,000 recipients
+    .venv/bin/python benchmarks/bench_callbacks.py --posts 1000 --recipients 1000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from _common import cpu_model
+
+TEXT = "Soldes -20% ce week-end ! STOP au 36173"
+
+
+def report_body(i: int) -> bytes:
+    """A distinct delivery report (a new message each time: nothing deduplicated)."""
+    body = {"message_id": f"bench-{i}", "number": f"+336{i:08d}", "status": "DELIVERED",
+            "delivery_date": "2026-11-25 10:00:00", "unit_price": 0.065}  # fmt: skip
+    return json.dumps(body).encode()
+
+
+def post_all(url: str, count: int) -> float:
+    """Post ``count`` reports one after another on one connection; seconds taken."""
+    timeout = httpx.Timeout(5.0).as_dict()
+    with httpx.HTTPTransport() as transport:
+        start = time.perf_counter()
+        for i in range(count):
+            request = httpx.Request("POST", url, content=report_body(i),
+                                    headers={"content-type": "application/json"},
+                                    extensions={"timeout": timeout})  # fmt: skip
+            response = transport.handle_request(request)
+            response.read()
+            response.close()
+            assert response.status_code == 200
+        return time.perf_counter() - start
+
+
+def bare_app() -> Any:
+    """An app that reads the body and answers 200, storing nothing (the HTTP floor)."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    async def inbound(request: Request) -> Response:
+        await request.body()
+        return Response(status_code=200)
+
+    return Starlette(routes=[Route("/callbacks/x/inbound", inbound, methods=["POST"])])
+
+
+def per_callback(posts: int, directory: Path) -> dict[str, float]:
+    """Milliseconds per posted report: bare server, Inbox in memory, Inbox on a file."""
+    from smskit._server import BackgroundServer, Guards
+    from smskit.replies import Inbox
+
+    found: dict[str, float] = {}
+    server = BackgroundServer(bare_app(), name="bench-bare", guards=Guards())
+    server.start()
+    try:
+        post_all(f"{server.url}/callbacks/x/inbound", 100)  # warm-up
+        found["bare"] = post_all(f"{server.url}/callbacks/x/inbound", posts) / posts * 1e3
+    finally:
+        server.stop()
+    for name, path in (("inbox, memory", None), ("inbox, file", directory / "inbox.sqlite")):
+        with Inbox(path) as inbox:
+            post_all(inbox.url, 100)
+            seconds = post_all(inbox.url, posts)
+            assert inbox.stats()["delivery_reports"] >= posts
+        found[name] = seconds / posts * 1e3
+    return found
+
+
+def whole_send(recipients: int, directory: Path) -> dict[str, float]:
+    """A campaign's send, its callbacks into a file Inbox, and the outcomes join."""
+    import smskit
+    from smskit.replies import Inbox
+    from smskit.sandbox import DeliveryModel, Sandbox
+
+    model = DeliveryModel.fast(seed=7, late_share=0.3, duplicate_share=0.3, stop_share=0.05)
+    numbers = [f"+336{n:08d}" for n in range(recipients)]
+    with (
+        Inbox(directory / "send.sqlite") as inbox,
+        Sandbox(seed=3, delivery_model=model) as sb,
+        smskit.Client(sandbox=sb) as client,
+    ):
+        sb.set_callback_url(inbox.url)
+        start = time.perf_counter()
+        campaign = smskit.Campaign(client, numbers, text=TEXT, sender="Shop", name="bench")
+        result = campaign.send(journal=directory / "journal.sqlite", progress=False)
+        sent = time.perf_counter()
+        sb.wait_for_deliveries(timeout=600)
+        delivered = time.perf_counter()
+        status = inbox.delivery_status()
+        counted = time.perf_counter()
+        outcomes = result.outcomes(inbox)
+        joined = time.perf_counter()
+        stats = inbox.stats()
+    callbacks = stats["delivery_reports"] + stats["stops"] + stats["report_duplicates"]
+    assert len(outcomes) == recipients == len(status) and outcomes["final"].all()
+    return {
+        "send_s": sent - start,
+        "callbacks": callbacks,
+        "deliveries_s": delivered - sent,
+        "callbacks_per_s": callbacks / (delivered - sent),
+        "delivery_status_s": counted - delivered,
+        "outcomes_s": joined - counted,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--posts", type=int, default=3000)
+    parser.add_argument("--recipients", type=int, default=5000)
+    args = parser.parse_args()
+    print(f"{platform.python_implementation()} {platform.python_version()} on {cpu_model()}")
+    with tempfile.TemporaryDirectory() as tmp:
+        found = per_callback(args.posts, Path(tmp))
+        print(f"\n{args.posts} reports posted one after another (ms per callback, x bare):")
+        for name, ms in found.items():
+            print(f"  {name:<14} {ms:6.3f} ms  x{ms / found['bare']:.2f}")
+        send = whole_send(args.recipients, Path(tmp))
+    print(f"\n{args.recipients}-recipient campaign, callbacks into a file Inbox:")
+    print(f"  send            {send['send_s']:6.2f} s")
+    rate = send["callbacks_per_s"]
+    print(f"  callbacks       {int(send['callbacks'])} in {send['deliveries_s']:.2f} s "
+          f"({rate:.0f}/s, {1e3 / rate:.2f} ms each)")  # fmt: skip
+    print(f"  delivery_status {send['delivery_status_s']:6.2f} s")
+    print(f"  outcomes()      {send['outcomes_s']:6.2f} s")
+
+
+if __name__ == "__main__":
+    main()
