@@ -29,26 +29,7 @@ from smskit.client.models import (
     VoiceDraft,
 )
 from smskit.client.wallet import Balance, WalletPack
-from smskit.errors import (
-    APIError,
-    AuthenticationError,
-    CampaignBusy,
-    ConfigurationError,
-    DuplicateRequestError,
-    InsufficientCreditError,
-    MissingExtraError,
-    NoRecipientError,
-    NotFoundError,
-    PayloadValidationError,
-    RateLimitError,
-    ResponseShapeError,
-    ServerError,
-    SmskitError,
-    StopMentionMissingError,
-    TimeoutError,
-    TransportError,
-    ValidationError,
-)
+from smskit.errors import *  # noqa: F403  (each error at the top level too: errors.__all__)
 
 if TYPE_CHECKING:
     from smskit.campaigns import CampaignResult, CampaignSpec, CostEstimate, PreflightReport
@@ -71,25 +52,20 @@ if TYPE_CHECKING:
     from smskit.views.hlr_explorer import HLRExplorer
 
 __all__ = [
-    "APIError",
     "AsyncClient",
-    "AuthenticationError",
     "Backoff",
     "Balance",
     "Campaign",
-    "CampaignBusy",
     "CampaignResult",
     "CampaignSpec",
     "Client",
     "Composer",
-    "ConfigurationError",
     "ContactItem",
     "ContactItems",
     "CostEstimate",
     "CountryCredits",
     "Credits",
     "Dashboard",
-    "DuplicateRequestError",
     "Experiment",
     "ExperimentComparison",
     "ExperimentResult",
@@ -97,29 +73,16 @@ __all__ = [
     "HLRResult",
     "HLRResults",
     "Inbox",
-    "InsufficientCreditError",
     "ListEmptied",
-    "MissingExtraError",
     "NetworkDetails",
-    "NoRecipientError",
-    "NotFoundError",
-    "PayloadValidationError",
     "PreflightReport",
-    "RateLimitError",
-    "ResponseShapeError",
     "Sandbox",
     "SendResult",
-    "ServerError",
     "SmsDraft",
-    "SmskitError",
-    "StopMentionMissingError",
-    "TimeoutError",
     "TransferToken",
-    "TransportError",
-    "ValidationError",
     "VoiceDraft",
     "WalletPack",
-    "__version__",
+    "__version__",  # noqa: F405  (made on first use: __getattr__)
     "abulk_hlr",
     "acreate_contacts",
     "adelete_contacts",
@@ -128,16 +91,26 @@ __all__ = [
     "delete_contacts",
     "errors",
 ]
-
-# What a Campaign returns, and the spec it is made of (from_spec, Composer.spec).
-_CAMPAIGN_TYPES = frozenset({"CampaignResult", "CampaignSpec", "CostEstimate", "PreflightReport"})
+__all__ += errors.__all__
 
 # The bulk helpers, each blocking one beside its async twin.
 _BULK = frozenset({"bulk_hlr", "create_contacts", "delete_contacts"})
 _BULK |= {"a" + name for name in _BULK}
 
-# The notebook widgets, each in the view module that defines it.
-_WIDGETS = {
+# Names loaded on first use, each from the module that defines it (or its part's face), so
+# that `import smskit` loads no pandas, Starlette, uvicorn or ipywidgets: the campaign
+# machinery, what a Campaign returns and the spec it is made of, experiments, the bulk
+# helpers, the sandbox, the replies receiver and the notebook widgets.
+_LAZY: dict[str, str] = {
+    "Campaign": "smskit.campaigns.campaign",
+    **dict.fromkeys(
+        ("CampaignResult", "CampaignSpec", "CostEstimate", "PreflightReport"), "smskit.campaigns"
+    ),
+    # statsmodels loads when compare() first runs
+    **dict.fromkeys(("Experiment", "ExperimentComparison", "ExperimentResult"), "smskit.campaigns"),
+    **dict.fromkeys(_BULK, "smskit.campaigns.bulk"),
+    "Sandbox": "smskit.sandbox",
+    "Inbox": "smskit.replies.inbox",
     "Composer": "smskit.views.composer",
     "Dashboard": "smskit.views.dashboard",
     "HLRExplorer": "smskit.views.hlr_explorer",
@@ -164,26 +137,8 @@ def __getattr__(name: str) -> Any:
         from smskit._version import __version__
 
         return __version__
-    if name == "Sandbox":
-        from smskit.sandbox import Sandbox
-
-        return Sandbox
-    if name == "Campaign":  # the bulk machinery loads on first use
-        from smskit.campaigns.campaign import Campaign
-
-        return Campaign
-    if name in ("Experiment", "ExperimentComparison", "ExperimentResult"):
-        from smskit import campaigns  # statsmodels loads when compare() first runs
-
-        return getattr(campaigns, name)
-    if name in _CAMPAIGN_TYPES:  # what a Campaign returns, and the spec it is made of
-        from smskit import campaigns
-
-        return getattr(campaigns, name)
-    if name in _BULK:  # each blocking helper beside its async twin
-        from smskit.campaigns import bulk
-
-        return getattr(bulk, name)
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
     if name == "hlr":  # its former name, too close to client.contact.hlr_request
         warnings.warn(
             "smskit.hlr is renamed smskit.bulk_hlr (one request of up to 200 numbers is "
@@ -194,12 +149,6 @@ def __getattr__(name: str) -> Any:
         from smskit.campaigns.bulk import bulk_hlr
 
         return bulk_hlr
-    if name == "Inbox":  # the replies receiver: Starlette/uvicorn only once it starts
-        from smskit.replies.inbox import Inbox
-
-        return Inbox
-    if name in _WIDGETS:  # ipywidgets only when a widget is made
-        return getattr(importlib.import_module(_WIDGETS[name]), name)
     if name in _LAZY_MODULES:
         return importlib.import_module(f"smskit.{name}")
     raise AttributeError(f"module 'smskit' has no attribute {name!r}")

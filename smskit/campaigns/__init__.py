@@ -17,15 +17,9 @@ opt-outs), ``smskit.rules``, ``smskit.errors`` and the top-level infrastructure 
 Never views or the sandbox.
 """
 
+from smskit.campaigns import bulk
 from smskit.campaigns.breakdowns import cost_breakdown, delivery_breakdown, delivery_times
-from smskit.campaigns.bulk import (
-    abulk_hlr,
-    acreate_contacts,
-    adelete_contacts,
-    bulk_hlr,
-    create_contacts,
-    delete_contacts,
-)
+from smskit.campaigns.bulk import *  # noqa: F403  (its __all__, added below)
 from smskit.campaigns.campaign import Campaign
 from smskit.campaigns.comparison import ExperimentComparison, compare_counts
 from smskit.campaigns.definition import CampaignSpec
@@ -51,17 +45,12 @@ __all__ = [
     "ExperimentResult",
     "MarketingHours",
     "PreflightReport",
-    "abulk_hlr",
-    "acreate_contacts",
-    "adelete_contacts",
-    "bulk_hlr",
     "compare_counts",
     "cost_breakdown",
-    "create_contacts",
-    "delete_contacts",
     "delivery_breakdown",
     "delivery_times",
     "derive_request_id",
     "history",
     "register_marketing_hours",
 ]
+__all__ += bulk.__all__

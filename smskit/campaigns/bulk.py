@@ -297,7 +297,7 @@ async def acreate_contacts(
     outcomes, errors = await _by_chunks(client, rows, call, read, chunk_size, concurrency, progress)
     for position, reason in refused.items():
         errors[position] = reason
-    from smskit.client.frame_builders import CONTACT_ITEM_STATUS_DTYPE, categorical
+    from smskit.client.dtypes import CONTACT_ITEM_STATUS_DTYPE, categorical
 
     return pd.DataFrame(
         {

@@ -71,7 +71,7 @@ def outcome_dtypes(time_zone: Any = "UTC") -> dict[str, Any]:
     """The outcomes frame's columns and dtypes (times in ``time_zone``)."""
     import pandas as pd
 
-    from smskit.client.frame_builders import LINE_STATUS_DTYPE, PHONE_NUMBER_TYPE_DTYPE
+    from smskit.client.dtypes import LINE_STATUS_DTYPE, PHONE_NUMBER_TYPE_DTYPE
 
     moment = pd.DatetimeTZDtype("ns", time_zone)
     return {

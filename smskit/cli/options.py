@@ -67,7 +67,7 @@ class CountryCode(click.ParamType):
 
 
 class BreakdownKey(click.ParamType):
-    """A key of the HLR breakdown (``smskit.client.frame_builders.BREAKDOWN_KEYS``), listed in
+    """A key of the HLR breakdown (``smskit.frames.BREAKDOWN_KEYS``), listed in
     ``--help``. The keys are read when used, not at start-up: their module imports pandas,
     which a command that never breaks anything down should not pay for."""
 
@@ -75,7 +75,7 @@ class BreakdownKey(click.ParamType):
 
     @staticmethod
     def keys() -> tuple[str, ...]:
-        from smskit.client.frame_builders import BREAKDOWN_KEYS
+        from smskit.client.dtypes import BREAKDOWN_KEYS
 
         return tuple(BREAKDOWN_KEYS)
 

@@ -1,8 +1,8 @@
-"""The pandas side of client results: declared dtypes, one-row and per-item tables, breakdowns.
+"""The pandas side of client results: one-row and per-item tables, and the breakdowns.
 
-Closed value sets are categoricals whose categories are every spec value in spec order, so
-counts and breakdowns list zero rows too; a value the spec does not list is kept, as an
-extra category after the spec's. Numbers that may be missing use pandas' nullable dtypes.
+Closed value sets take the categorical dtypes of :mod:`smskit.client.dtypes` (every spec
+value in spec order, so counts and breakdowns list zero rows too; a value the spec does not
+list is kept, as an extra category). Numbers that may be missing use pandas' nullable dtypes.
 
 Everything here takes parsed results (read by attribute: the models' ``to_frame()`` call in
 here), the gateway's HLR dicts when typed as the spec types them (read directly, a million
@@ -22,30 +22,33 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import compress, product, repeat
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from smskit.client.dtypes import (
+    BREAKDOWN_KEYS,
+    CONTACT_ITEM_STATUS_DTYPE,
+    CREDIT_PRODUCT_DTYPE,
+    DRAFT_KIND_DTYPE,
+    HLR_STATUS_DTYPE,
+    LINE_STATUS_DTYPE,
+    MISSING,
+    MOBILE_TYPES,
+    PHONE_NUMBER_TYPE_DTYPE,
+    TOTAL,
+    categorical,
+)
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.answers import hlr_known
 from smskit.rules.countries import country_info
 
 __all__ = [
-    "BREAKDOWN_KEYS",
-    "CONTACT_ITEM_STATUS_DTYPE",
-    "CREDIT_PRODUCT_DTYPE",
     "HLR_COLUMNS",
-    "HLR_STATUS_DTYPE",
-    "LINE_STATUS_DTYPE",
-    "MISSING",
-    "MOBILE_TYPES",
-    "PHONE_NUMBER_TYPE_DTYPE",
-    "TOTAL",
     "balance_table",
     "breakdown",
-    "categorical",
     "contact_items_table",
     "credits_table",
     "credits_wide",
@@ -58,20 +61,6 @@ __all__ = [
     "send_results_table",
     "wallet_packs_table",
 ]
-
-HLR_STATUS_DTYPE = pd.CategoricalDtype(list(_spec.HLR_STATUS))
-LINE_STATUS_DTYPE = pd.CategoricalDtype(list(_spec.LINE_STATUS))
-PHONE_NUMBER_TYPE_DTYPE = pd.CategoricalDtype(list(_spec.PHONE_NUMBER_TYPE))
-CONTACT_ITEM_STATUS_DTYPE = pd.CategoricalDtype(list(_spec.CONTACT_ITEM_STATUS))
-# The products of the credits answer, in the order of the spec's "Credits per country".
-CREDIT_PRODUCT_DTYPE = pd.CategoricalDtype(list(_spec.CREDIT_PRODUCTS))
-DRAFT_KIND_DTYPE = pd.CategoricalDtype(["sms", "voice"])
-
-TOTAL: Final = "total"
-MISSING: Final = "(missing)"
-# Line types that receive SMS. reachability() counts live lines and absent subscribers (who
-# get the SMS when the phone is back on the network) as reachable.
-MOBILE_TYPES: Final = ("mobile", "mobile_or_landline")
 
 _VENDOR_TZ = "Europe/Paris"  # the vendor's time for date-times without an offset
 _STRING = "string"
@@ -132,42 +121,6 @@ _ALIASES: Mapping[str, Mapping[str, str]] = {"line_status": _spec.LINE_STATUS_AL
 
 
 # -- typed columns ---------------------------------------------------------------------------
-
-
-def categorical(
-    values: Iterable[Any], dtype: pd.CategoricalDtype, aliases: Mapping[str, str] | None = None
-) -> pd.Categorical[Any]:
-    """``values`` with ``dtype``'s categories, plus any value outside them as an extra one.
-
-    ``aliases`` map other spellings onto a category. Built from codes with a dict lookup, which
-    is several times faster than ``pd.Categorical(values)`` on a million strings.
-    """
-    if not isinstance(dtype, pd.CategoricalDtype) or dtype.categories is None:
-        raise ValidationError("dtype", "must be a pandas CategoricalDtype with categories")
-    if not isinstance(values, Iterable):
-        raise ValidationError("values", "must be an iterable", value=values)
-    if aliases is not None and not isinstance(aliases, Mapping):
-        raise ValidationError("aliases", "must be a mapping of spellings to categories")
-    values = values if isinstance(values, Sequence | np.ndarray) else list(values)
-    categories = [*dtype.categories]
-    lookup: dict[Any, int] = {value: code for code, value in enumerate(categories)}
-    for alias, target in (aliases or {}).items():
-        lookup[alias] = lookup[target]
-    unknown = set(values) - lookup.keys()
-    extra = sorted((v for v in unknown if not _is_missing(v)), key=str)
-    for value in unknown:
-        lookup[value] = -1
-    for value in extra:
-        lookup[value] = len(categories)
-        categories.append(str(value))
-    codes = np.fromiter(map(lookup.__getitem__, values), dtype=np.int16, count=len(values))
-    return pd.Categorical.from_codes(
-        codes, dtype=pd.CategoricalDtype(categories, ordered=bool(dtype.ordered))
-    )
-
-
-def _is_missing(value: Any) -> bool:
-    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
 
 
 def _column(name: str, values: Any, dtype: Any) -> Any:
@@ -307,15 +260,6 @@ def _hlr(data: Any, needed: Iterable[str]) -> pd.DataFrame:
 
 
 # -- breakdowns --------------------------------------------------------------------------------
-
-# What each breakdown key counts by: the frame columns that make up one label.
-BREAKDOWN_KEYS: Final[Mapping[str, tuple[str, ...]]] = {
-    "status": ("status",),
-    "line_status": ("line_status",),
-    "phone_number_type": ("phone_number_type",),
-    "country": ("country_code",),
-    "network": ("country_code", "network_name"),
-}
 
 
 class _Level:

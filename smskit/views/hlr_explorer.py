@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from smskit.campaigns.bulk import bulk_hlr
 from smskit.client import AsyncClient, Client, frames
-from smskit.client.frame_builders import TOTAL
+from smskit.client.dtypes import TOTAL
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.region import DEFAULT_REGION

@@ -17,7 +17,7 @@ import pandas as pd
 
 from smskit._html import LINE_STATUS_COLORS, MISSING_COLOR
 from smskit.client import frames
-from smskit.client.frame_builders import CREDIT_PRODUCT_DTYPE, MISSING, TOTAL
+from smskit.client.dtypes import CREDIT_PRODUCT_DTYPE, MISSING, TOTAL
 from smskit.client.models import Draft
 from smskit.errors import MissingExtraError, ValidationError
 from smskit.rules.timezone import account_time_zone
