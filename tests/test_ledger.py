@@ -18,13 +18,14 @@ import pytest
 from click.testing import CliRunner, Result
 
 import smskit
-from smskit._paths import campaigns_dir
+from smskit._paths import campaigns_dir, replies_path
 from smskit.campaigns import history
 from smskit.campaigns.journal import Journal
 from smskit.cli import cli
 from smskit.cli.output import EXIT_INPUT, EXIT_OK, EXIT_USAGE
 from smskit.plots import campaign_history
-from smskit.sandbox import Sandbox
+from smskit.replies import is_opt_out
+from smskit.sandbox import DeliveryModel, Sandbox
 
 PROMO = "Promo -20% ce week-end. STOP au 36173"  # 1 GSM-7 segment
 ALERT = "Alerte: maintenance ce soir de 22h a 23h"
@@ -119,11 +120,88 @@ def test_columns_have_explicit_dtypes_and_times_in_the_account_zone(sends: Sends
     assert ledger.loc[0, "started"].timestamp() == pytest.approx(created, abs=1e-6)
 
 
-def test_outcomes_not_read_are_missing_never_zero(sends: Sends) -> None:
-    """Without a reading of the callbacks' store, delivered, replies and opt-outs are <NA>,
-    not 0 (nothing is claimed about what was not read)."""
+def test_outcomes_without_a_callbacks_store_are_missing_never_zero(sends: Sends) -> None:
+    """No callbacks' store (none given, none where `smskit replies serve` keeps it): reported,
+    delivered, replies and opt-outs are <NA>, not 0 (nothing claimed that was not read); a
+    store given that does not exist is refused."""
+    assert not replies_path().exists()
     ledger = history()
-    assert ledger[["delivered", "replies", "opt_outs"]].isna().all().all()
+    assert ledger[["reported", "delivered", "replies", "opt_outs"]].isna().all().all()
+    assert not replies_path().exists()  # the default store is not created by reading
+    with pytest.raises(smskit.ConfigurationError, match="no callbacks' store"):
+        history(inbox=campaigns_dir() / "nowhere.sqlite")
+
+
+@dataclass
+class Outcomes:
+    """Two campaigns whose every callback reached the default store, and the sandbox's own
+    script of them."""
+
+    numbers: dict[str, list[str]]  # campaign -> its recipients
+    reports: pd.DataFrame  # the sandbox's scripted delivery reports and STOPs
+    replies: pd.DataFrame  # the sandbox's simulated replies
+
+
+@pytest.fixture
+def outcomes() -> Iterator[Outcomes]:
+    """A marketing send with replies to 300 numbers and an alert to 120 on a fast, seeded
+    delivery model (late, duplicated, out-of-order reports, STOPs), every callback received by
+    the store `smskit replies serve` keeps; a third of the first campaign's recipients reply."""
+    numbers = {"promo": fr_mobiles(300), "alert": fr_mobiles(120, 5000)}
+    model = DeliveryModel.fast(seed=7, late_share=0.3, duplicate_share=0.3, stop_share=0.2)
+    with (
+        smskit.Inbox(replies_path()) as inbox,
+        Sandbox(seed=3, delivery_model=model) as sb,
+        smskit.Client(sandbox=sb) as client,
+    ):
+        sb.set_callback_url(inbox.url)
+        promo = smskit.Campaign(
+            client, numbers["promo"], text=PROMO, sender="Shop", name="promo", with_replies=True
+        ).send(progress=False)
+        smskit.Campaign(
+            client, numbers["alert"], text=ALERT, sender="Ops", purpose="alert", name="alert"
+        ).send(progress=False)
+        sb.wait_for_deliveries(timeout=60)
+        sb.simulate_campaign_replies(promo.chunks()["ticket"][0], rate=0.3, opt_out_share=0.2)
+        sb.wait_for_deliveries(timeout=60)
+        yield Outcomes(numbers, pd.DataFrame(sb.reports()), pd.DataFrame(sb.replies()))
+
+
+def test_outcome_counts_equal_the_sandboxs_own_script(outcomes: Outcomes) -> None:
+    """Per campaign, reported and delivered are the final statuses the sandbox decided for
+    its recipients, replies the recipients it made reply, opt-outs those it sent a STOP for
+    or whose reply asks to stop: read from the default store with no argument."""
+    ledger = history().set_index("name")
+    reports = outcomes.reports
+    finals = reports[(reports["kind"] == "delivery_report") & (reports["status"] != "ACK")]
+    decided = finals.drop_duplicates("message_id").set_index("number")["status"]
+    stops = set(reports.loc[reports["kind"] == "stop", "number"])
+    replies = outcomes.replies
+    asked = set(replies.loc[replies["text"].map(is_opt_out), "number"])
+    for name, numbers in outcomes.numbers.items():
+        mine = decided[decided.index.isin(numbers)]
+        assert ledger.loc[name, "reported"] == len(mine) == len(numbers)
+        assert ledger.loc[name, "delivered"] == (mine == "DELIVERED").sum()
+        assert ledger.loc[name, "replies"] == replies["number"].isin(numbers).sum()
+        assert ledger.loc[name, "opt_outs"] == len((stops | asked) & set(numbers))
+    assert ledger.loc["promo", "replies"] == 90 and ledger.loc["alert", "replies"] == 0
+    assert 0 < ledger.loc["promo", "delivered"] < 300
+    assert ledger.loc["promo", "opt_outs"] > len(stops & set(outcomes.numbers["promo"]))
+
+
+def test_outcome_counts_equal_the_campaigns_own_outcomes(outcomes: Outcomes) -> None:
+    """The ledger's counts are each campaign's CampaignResult.outcomes() counted: one join,
+    the same figures; an Inbox object given reads the same as its file."""
+    ledger = history().set_index("name")
+    given = history(inbox=smskit.Inbox(replies_path())).set_index("name")
+    for name in outcomes.numbers:
+        frame = smskit.CampaignResult.load(ledger.loc[name, "journal"]).outcomes()
+        assert ledger.loc[name, "reported"] == frame["final"].sum()
+        assert ledger.loc[name, "delivered"] == (frame["status"] == "DELIVERED").sum()
+        assert ledger.loc[name, "replies"] == frame["replied"].sum()
+        assert ledger.loc[name, "opt_outs"] == frame["opt_out"].sum()
+    counts = ["reported", "delivered", "replies", "opt_outs"]
+    assert given[counts].equals(ledger[counts])
 
 
 def test_a_stopped_campaign_is_incomplete_and_counts_what_went(
@@ -146,25 +224,35 @@ def test_a_dask_campaign_is_in_the_ledger_beside_the_pandas_ones(
     dask_cluster: object, fresh_sandbox: Sandbox
 ) -> None:
     """A campaign sent from Dask partitions journals into the same directory: its row says
-    streamed, and its sent and cost are the gateway's."""
+    streamed, its sent and cost are the gateway's, and its delivered count the sandbox's
+    decided statuses."""
     import dask.dataframe as dd
 
     from smskit.dask import Campaign as DaskCampaign
 
     base = pd.DataFrame({"phone_number": fr_mobiles(1100)})
-    with smskit.Client(sandbox=fresh_sandbox) as client:
+    fresh_sandbox.set_delivery_model(DeliveryModel.fast(seed=2))
+    with smskit.Inbox(replies_path()) as inbox, smskit.Client(sandbox=fresh_sandbox) as client:
+        fresh_sandbox.set_callback_url(inbox.url)
         DaskCampaign(
             client, dd.from_pandas(base, npartitions=3), text=PROMO, sender="Shop", name="big"
         ).send(progress=False)
         smskit.Campaign(
             client, fr_mobiles(3, 9000), text=ALERT, sender="Ops", purpose="alert", name="small"
         ).send(progress=False)
+        fresh_sandbox.wait_for_deliveries(timeout=60)
     ledger = history().set_index("name")
     assert ledger.loc["big", "streamed"] and not ledger.loc["small", "streamed"]
     held = fresh_sandbox.sent()
     assert ledger.loc["big", "sent"] == (held["text"] == PROMO).sum() == 1100
     assert ledger.loc["big", "recipients"] == 1100 and ledger.loc["big", "complete"]
     assert ledger["cost"].sum() == pytest.approx(float(held["cost"].sum()))
+    reports = pd.DataFrame(fresh_sandbox.reports())
+    finals = reports[(reports["kind"] == "delivery_report") & (reports["status"] != "ACK")]
+    decided = finals.drop_duplicates("message_id").set_index("number")["status"]
+    big = decided[decided.index.isin(base["phone_number"])]
+    assert ledger.loc["big", "reported"] == len(big) == 1100
+    assert ledger.loc["big", "delivered"] == (big == "DELIVERED").sum()
 
 
 def _meta(path: Path) -> dict[str, str]:
@@ -384,3 +472,60 @@ def test_files_smskit_keeps_beside_journals_are_not_rows(sends: Sends) -> None:
         ledger = history()
     assert sorted(ledger["name"]) == ["alert", "long", "promo"]
     assert ledger["experiment"].isna().all() and ledger["arm"].isna().all()
+
+
+def test_the_figure_draws_delivered_when_known(outcomes: Outcomes) -> None:
+    """With the store read, the delivered trace holds each campaign's delivered count and its
+    hover the delivery rate over sent; the title claims no unknown delivery."""
+    ledger = history()
+    figure = campaign_history(ledger)
+    trace = next(t for t in figure.data if t.name == "delivered")
+    assert list(trace.y) == list(ledger["delivered"])
+    pairs = zip(ledger["delivered"], ledger["sent"], strict=True)
+    rates = [f"{delivered / sent:.1%} delivered" for delivered, sent in pairs]
+    assert list(trace.customdata) == rates
+    assert "not known" not in figure.layout.title.text
+
+
+def test_cli_counts_outcomes_from_the_store(
+    outcomes: Outcomes, run: Callable[..., Result], tmp_path: Path
+) -> None:
+    """The table's delivered column is the ledger's; --inbox naming a file that is not a
+    callbacks' store (a journal) is input refused naming --inbox (exit 4), left unchanged."""
+    ledger = history().set_index("name")
+    result = run("--json", "--inbox", str(replies_path()))
+    assert result.exit_code == EXIT_OK
+    rows = {row["name"]: row for row in json.loads(result.stdout)["campaigns"]}
+    for name in ("promo", "alert"):
+        for column in ("reported", "delivered", "replies", "opt_outs"):
+            assert rows[name][column] == ledger.loc[name, column]
+    journal = Path(ledger.loc["promo", "journal"])
+    before = journal.read_bytes()
+    refused = run("--inbox", str(journal))
+    assert refused.exit_code == EXIT_INPUT and refused.stdout == ""
+    assert "--inbox" in refused.stderr and "not an inbox" in refused.stderr
+    assert journal.read_bytes() == before
+
+
+def test_a_campaign_without_callbacks_counts_zero_reported(fresh_sandbox: Sandbox) -> None:
+    """A campaign sent before the callback URL was registered has no report in the store: it
+    reads as reported 0 and delivered 0 beside one that has them (CampaignResult.outcomes()
+    gives it `pending` rows; it raised on a zone-less delivery_date before)."""
+    fresh_sandbox.set_delivery_model(DeliveryModel.fast(seed=1))
+    with smskit.Inbox() as inbox, smskit.Client(sandbox=fresh_sandbox) as client:
+        early = smskit.Campaign(client, fr_mobiles(5), text=PROMO, sender="Shop", name="early")
+        result = early.send(progress=False)
+        fresh_sandbox.set_callback_url(inbox.url)
+        smskit.Campaign(client, fr_mobiles(4, 100), text=PROMO, sender="Shop", name="late").send(
+            progress=False
+        )
+        fresh_sandbox.wait_for_deliveries(timeout=30)
+        ledger = history(inbox=inbox).set_index("name")
+        outcomes = result.outcomes(inbox)
+    scripted = pd.DataFrame(fresh_sandbox.reports())
+    assert not scripted["number"].isin(fr_mobiles(5)).any()
+    assert ledger.loc["early", ["reported", "delivered", "replies", "opt_outs"]].tolist() == [
+        0, 0, 0, 0,
+    ]  # fmt: skip
+    assert ledger.loc["late", "reported"] == 4
+    assert (outcomes["status"] == "pending").all() and outcomes["delivery_date"].isna().all()

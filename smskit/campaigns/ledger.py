@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit._paths import campaigns_dir
+from smskit._paths import campaigns_dir, replies_path
 from smskit.campaigns.journal import DONE_STATES, Journal
 from smskit.campaigns.journalfile import as_journal_path
-from smskit.campaigns.results import chunk_outcomes
+from smskit.campaigns.outcomes import Callbacks, SendFacts, outcomes_frame, sent_recipients
+from smskit.campaigns.results import CampaignResult, chunk_outcomes
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.content import DEFAULT_PURPOSE
@@ -31,7 +32,15 @@ from smskit.rules.timezone import account_time_zone
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["LEDGER_COLUMNS", "JournalRow", "history", "journal_files", "read_journal"]
+__all__ = [
+    "LEDGER_COLUMNS",
+    "JournalRow",
+    "history",
+    "journal_files",
+    "outcome_counts",
+    "read_callbacks",
+    "read_journal",
+]
 
 # Column -> dtype; "started" is datetime64[ns, <time zone>], "purpose" a categorical of the
 # spec's purposes (see ledger_dtypes).
@@ -47,6 +56,7 @@ LEDGER_COLUMNS: Final[Mapping[str, str]] = {
     "sms": "Int64",
     "cost": "float64",
     "cost_estimated": "boolean",
+    "reported": "Int64",
     "delivered": "Int64",
     "replies": "Int64",
     "opt_outs": "Int64",
@@ -79,6 +89,10 @@ class JournalRow:
     sms: int | None = None
     cost: float | None = None
     cost_estimated: bool | None = None
+    reported: int | None = None  # these four: from the callbacks' store, when read
+    delivered: int | None = None
+    replies: int | None = None
+    opt_outs: int | None = None
     complete: bool | None = None
     streamed: bool | None = None
     gateway: str | None = None
@@ -193,6 +207,49 @@ def _number(meta: Mapping[str, Any], key: str, where: str) -> float:
     return value
 
 
+def read_callbacks(inbox: Any) -> Callbacks | None:
+    """What the callbacks' store holds, read once for every campaign: ``inbox`` (an
+    :class:`smskit.Inbox` or its file, refused when there is none), or None for the store
+    ``smskit replies serve`` keeps when it exists (None when it does not: nothing known)."""
+    if inbox is None and not replies_path().is_file():
+        return None
+    return Callbacks.read(inbox)
+
+
+def outcome_counts(row: JournalRow, callbacks: Callbacks) -> JournalRow:
+    """``row`` with its campaign's reported, delivered, replies and opt-out counts, counted
+    from :func:`smskit.campaigns.outcomes.outcomes_frame` (the one join of the callbacks to
+    a journal's recipients); a journal that cannot be read now gets its ``problem``."""
+    import dataclasses
+
+    if row.problem is not None:
+        return row
+    try:
+        with Journal(row.journal) as book:
+            result = CampaignResult.from_journal(book)
+            facts = SendFacts.read(book, costs=False)
+    except (ConfigurationError, sqlite3.Error, OSError, ValueError) as exc:
+        return dataclasses.replace(row, problem=str(exc) or type(exc).__name__)
+    sent = sent_recipients(result.to_frame())
+    frame = outcomes_frame(sent, facts, callbacks, _no_hlr_answers())
+    return dataclasses.replace(
+        row,
+        reported=int(frame["final"].sum()),
+        delivered=int((frame["status"] == "DELIVERED").sum()),
+        replies=int(frame["replied"].sum()),
+        opt_outs=int(frame["opt_out"].sum()),
+    )
+
+
+def _no_hlr_answers() -> pd.DataFrame:
+    """An empty frame of HLR answers: the counts need none, so no HLR cache is opened."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        columns=["phone_number", "network_name", "line_status", "phone_number_type"]
+    )
+
+
 def ledger_dtypes(time_zone: str) -> dict[str, Any]:
     """The ledger's columns and dtypes, times in ``time_zone``."""
     import pandas as pd
@@ -221,26 +278,36 @@ def ledger_frame(rows: Iterable[JournalRow], time_zone: str) -> pd.DataFrame:
     return frame.sort_values(["started", "journal"], na_position="last", ignore_index=True)
 
 
-def history(journals: Any = None, *, time_zone: str | None = None) -> pd.DataFrame:
+def history(
+    journals: Any = None, *, inbox: Any = None, time_zone: str | None = None
+) -> pd.DataFrame:
     """The ledger: one row per journaled campaign, oldest first.
 
     ``journals``: the journals to read, a directory (every file in it), a journal's path, or
     a list of them; default the campaigns directory both ``smskit.Campaign`` and
-    ``smskit.dask.Campaign`` journal into. Columns (:data:`LEDGER_COLUMNS`): ``name``;
-    ``experiment`` and ``arm`` (an arm of a :class:`smskit.Experiment`; missing otherwise);
-    ``started`` (when the journal was written, just before the first request; in
-    ``time_zone``, default the account's); ``sender``; ``purpose`` (the gateway's default,
-    ``wholesale``, when none was given); ``recipients`` (rows given, those preflight kept out
-    included); ``sent`` (recipients the gateway accepted: its ``number_of_contacts``);
-    ``sms`` and ``cost`` (the gateway's answers, in the account's currency;
-    ``cost_estimated`` when a duplicate's cost was estimated); ``delivered``, ``replies``,
-    ``opt_outs`` (missing: not read yet, see docs/ledger.md); ``complete`` (nothing left to
-    send); ``streamed`` (a Dask campaign's); ``gateway`` (its URL); ``journal``; and
-    ``problem``: why a file could not be read as a campaign's journal (its row is otherwise
-    missing). Such files are also named in one ``UserWarning``: never dropped silently.
+    ``smskit.dask.Campaign`` journal into. ``inbox``: the callbacks' store (an
+    :class:`smskit.Inbox` or its file); default the one ``smskit replies serve`` keeps, when
+    it exists (else the four outcome counts are missing). Times in ``time_zone`` (default:
+    the account's).
+
+    Columns (:data:`LEDGER_COLUMNS`; docs/ledger.md): ``name``; ``experiment`` and ``arm``
+    (an arm of a :class:`smskit.Experiment`); ``started`` (when the journal was written,
+    just before the first request); ``sender``; ``purpose`` (``wholesale``, the gateway's
+    default, when none was given); ``recipients`` (rows given, those kept out included);
+    ``sent`` (recipients the gateway accepted); ``sms`` and ``cost`` (the gateway's answers,
+    in the account's currency; ``cost_estimated``); from the callbacks' store, as
+    :meth:`CampaignResult.outcomes` joins them, the recipients whose delivery report is
+    final (``reported``), ``delivered``, who replied (``replies``) and who opted out
+    (``opt_outs``); ``complete`` (nothing left to send); ``streamed`` (a Dask campaign's);
+    ``gateway``; ``journal``; and ``problem``: why a file could not be read as a campaign's
+    journal (its other columns missing). Such files are also named in one ``UserWarning``:
+    never dropped silently.
     """
     zone = account_time_zone(time_zone)
     rows = [read_journal(path) for path in journal_files(journals)]
+    callbacks = read_callbacks(inbox)
+    if callbacks is not None:
+        rows = [outcome_counts(row, callbacks) for row in rows]
     unread = [row for row in rows if row.problem is not None]
     if unread:
         shown = "; ".join(f"{row.journal}: {row.problem}" for row in unread)

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from smskit.campaigns import CampaignResult
+    from smskit.replies import Inbox
 
 journal_argument = click.argument(
     "journal", metavar="JOURNAL", type=click.Path(exists=True, dir_okay=False, path_type=Path)
@@ -69,8 +70,8 @@ def _report(result: CampaignResult, as_json: bool) -> int:
 
 # The ledger's columns a table shows (--json and -o hold every column).
 SHOWN: Final = (
-    "name", "started", "sender", "purpose", "recipients", "sent", "sms", "cost", "delivered",
-    "replies", "opt_outs", "complete",
+    "name", "started", "sender", "purpose", "recipients", "sent", "sms", "cost", "reported",
+    "delivered", "replies", "opt_outs", "complete",
 )  # fmt: skip
 
 
@@ -84,11 +85,21 @@ SHOWN: Final = (
     type=click.Path(dir_okay=False, writable=True, path_type=Path),
     help="CSV written with the whole ledger (every column, unreadable journals included).",
 )
+@click.option(
+    "--inbox",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="The callbacks' store delivery reports, replies and STOPs are counted from "
+    "(default: the one `smskit replies serve` keeps, when there is one).",
+)
 @json_option
-def list_(journals: tuple[Path, ...], output: Path | None, as_json: bool) -> int:
+def list_(
+    journals: tuple[Path, ...], output: Path | None, inbox: Path | None, as_json: bool
+) -> int:
     """The ledger: one line per journaled campaign (name, when, sender, purpose, recipients,
-    sent, SMS, cost, delivered, replies, opt-outs), oldest first, from the journals in the
-    per-user campaigns directory, or those given (files, or directories of them).
+    sent, SMS, cost, reported, delivered, replies, opt-outs), oldest first, from the journals
+    in the per-user campaigns directory, or those given (files, or directories of them); the
+    outcome counts from the callbacks' store (blank when there is none).
 
     Exits 4 when there is no journal to list, or when a file could not be read as a
     campaign's journal (each named on stderr with why; the others are still listed).
@@ -101,9 +112,10 @@ def list_(journals: tuple[Path, ...], output: Path | None, as_json: bool) -> int
         raise click.BadParameter(
             f"{output}: directory {str(output.parent)!r} does not exist", param_hint="'-o'"
         )
+    store = None if inbox is None else _inbox(inbox)
     with warnings.catch_warnings():  # each unreadable journal is printed below, by row
         warnings.simplefilter("ignore", UserWarning)
-        ledger = history(list(journals) or None)
+        ledger = history(list(journals) or None, inbox=store)
     where = ", ".join(map(str, journals)) or "the campaigns directory"
     if ledger.empty:
         raise Refused(f"no campaign journal found in {where}", EXIT_INPUT)
@@ -119,6 +131,18 @@ def list_(journals: tuple[Path, ...], output: Path | None, as_json: bool) -> int
     for journal, problem in unread[["journal", "problem"]].itertuples(index=False):
         click.echo(f"smskit campaign list: unreadable journal {journal}: {problem}", err=True)
     return EXIT_INPUT if len(unread) else 0
+
+
+def _inbox(path: Path) -> Inbox:
+    """The store at ``path``; a file that is not one is input refused naming --inbox (exit 4),
+    left unchanged."""
+    from smskit.errors import ConfigurationError
+    from smskit.replies import Inbox
+
+    try:
+        return Inbox(path)
+    except ConfigurationError as exc:  # raised by the inbox's check, about this file only
+        raise Refused(f"--inbox {path}: {exc}", EXIT_INPUT) from exc
 
 
 def _json_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:
