@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import sqlite3
+import stat
 import subprocess
 import sys
 import textwrap
@@ -140,6 +141,7 @@ def test_send_records_the_split_and_a_second_send_sends_nothing(
             record = json.loads(meta["experiment"])
             assert (record["name"], record["arm"], record["seed"]) == ("ab", arm, 5)
             assert json.loads(meta["name"]) == f"ab.{arm}"
+        assert stat.S_IMODE(experiment.path.stat().st_mode) == 0o600
         summary = result.summary().set_index("arm")
         assert summary["sent"].to_dict() == Counter(arms.astype(str))
 
@@ -153,8 +155,8 @@ def test_send_records_the_split_and_a_second_send_sends_nothing(
 def test_an_experiment_made_again_otherwise_is_refused(
     fresh_sandbox: Sandbox, tmp_path: Path
 ) -> None:
-    """The same name with another seed, other texts or other recipients: refused, naming
-    what differs, and the record left as it was."""
+    """The same name with another seed, other texts, the arms in another order (another
+    control) or other recipients: refused, naming what differs; the record left as it was."""
     with smskit.Client(sandbox=fresh_sandbox) as client:
         first = Experiment(client, FR, variants={"A": A, "B": A + "!"}, sender="Shop",
                            name="x", seed=1, directory=tmp_path)  # fmt: skip
@@ -163,6 +165,7 @@ def test_an_experiment_made_again_otherwise_is_refused(
         for changes, named in (
             ({"seed": 2}, "seed"),
             ({"variants": {"A": A, "B": A + "?"}}, "arms"),
+            ({"variants": {"B": A + "!", "A": A}}, "arms"),  # another control
             ({"recipients": FR[:-1]}, "recipients"),
         ):
             options = {"variants": {"A": A, "B": A + "!"}, "seed": 1, "recipients": FR, **changes}
@@ -339,3 +342,23 @@ def test_the_async_twins_preview_and_send_with_an_async_client(
         t == (A if arms[n] == "A" else A + " Vite !")
         for n, t in zip(sent["phone_number"], sent["text"], strict=True)
     )
+
+
+def test_the_split_is_the_same_whichever_form_the_recipients_take(tmp_path: Path) -> None:
+    """The same rows as dicts, a DataFrame, a CSV file or an Arrow table, with one seed: the
+    same recipients (digest) and the same arms, per country (stratified)."""
+    import pyarrow as pa
+
+    rows = [{"phone_number": n, "first_name": f"P{i}"} for i, n in enumerate(FR + ES + BE)]
+    frame = pd.DataFrame(rows)
+    path = tmp_path / "people.csv"
+    frame.to_csv(path, index=False)
+    forms = [rows, frame, path, pa.Table.from_pandas(frame)]
+    options = {"sender": "Shop", "seed": 4, "stratify": "country", "directory": tmp_path}
+    splits = [Experiment(None, form, variants={"A": A, "B": B}, **options) for form in forms]
+    first = splits[0]
+    assert first.assignment()["stratum"].tolist() == [country_of(n) for n in FR + ES + BE]
+    for other in splits[1:]:
+        assert other.record.numbers == first.record.numbers
+        assert other.record.assignment == first.record.assignment
+        assert other.record.strata == first.record.strata

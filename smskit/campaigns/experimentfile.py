@@ -62,7 +62,11 @@ class ExperimentRecord:
         """The fields (split aside) where ``other`` describes another experiment."""
         fields = ("arms", "sender", "options", "default_region", "stratify", "recipients",
                   "numbers")  # fmt: skip
-        return [name for name in fields if getattr(self, name) != getattr(other, name)]
+        # The arms in order: the first is the control.
+        found = [n for n in fields if getattr(self, n) != getattr(other, n)]
+        if "arms" not in found and list(self.arms.items()) != list(other.arms.items()):
+            found.insert(0, "arms")
+        return found
 
     def write(self, path: Path) -> None:
         """Write the record at ``path`` whole (a temporary file renamed over), mode 0600."""
