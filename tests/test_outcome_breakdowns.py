@@ -136,3 +136,21 @@ def test_a_chunk_mixing_prices_bills_each_message_at_its_price() -> None:
     assert got["billed_cost"].tolist() == pytest.approx([0.065, 0.089, 0.08, 0.08])
     assert got["status"].astype(str).tolist() == ["pending"] * 4
     assert got["country"].tolist() == ["FR", "DE", "FR", "FR"]
+
+
+def test_a_scheduled_send_counts_from_its_send_at() -> None:
+    """A chunk accepted before its send_at was sent at send_at; one accepted after, then."""
+    sent = pd.DataFrame(
+        {"row": [0, 1], "phone_number": ["+33612345678", "+33612345679"], "chunk": [0, 1],
+         "ticket": ["t0", "t1"], "segments": [1, 1], "cost": [0.065, 0.065]}
+    )  # fmt: skip
+    at = pd.Timestamp("2026-12-01 09:00", tz="UTC")
+    accepted = {0: (at - MIN).timestamp(), 1: (at + MIN).timestamp()}
+    facts = SendFacts(accepted, send_at="2026-12-01T10:00:00+01:00")
+    got = outcomes_frame(
+        sent,
+        facts,
+        Callbacks.read(Inbox()),
+        pd.DataFrame(columns=["phone_number", "network_name", "line_status", "phone_number_type"]),
+    )
+    assert got["sent_at"].tolist() == [at, at + MIN]

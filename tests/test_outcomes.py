@@ -295,3 +295,18 @@ def test_the_dask_result_joins_each_partition_as_pandas_joins_the_whole(
     assert lazy.npartitions == 3 and len(got) == 150
     assert got["status"].eq("DELIVERED").sum() > 100
     pd.testing.assert_frame_equal(got, want)
+
+
+def test_sent_at_is_when_the_journal_logged_the_chunk_accepted(world: World) -> None:
+    """Each recipient's sent_at is its chunk's 'sent' entry in the journal's log."""
+    from smskit.campaigns.journal import Journal
+
+    with Journal(world.result.journal) as book:
+        logged = {chunk: at for chunk, at, state, _, _ in book.log() if state == "sent"}
+    chunks = world.result.to_frame().set_index("row")["chunk"]
+    want = pd.to_datetime(
+        [logged[int(chunks[row])] for row in world.outcomes["row"]], unit="s", utc=True
+    )
+    got = world.outcomes["sent_at"]
+    assert (abs(got.to_numpy() - want.to_numpy()) < pd.Timedelta(microseconds=1)).all()
+    assert world.outcomes.groupby("ticket")["sent_at"].nunique().eq(1).all()
