@@ -529,3 +529,37 @@ def test_a_campaign_without_callbacks_counts_zero_reported(fresh_sandbox: Sandbo
     ]  # fmt: skip
     assert ledger.loc["late", "reported"] == 4
     assert (outcomes["status"] == "pending").all() and outcomes["delivery_date"].isna().all()
+
+
+def test_an_experiments_arms_are_rows_naming_it(
+    fresh_sandbox: Sandbox, run: Callable[..., Result]
+) -> None:
+    """Each arm of a smskit.Experiment is a row naming the experiment and its arm, with the
+    arm's own recipients (the record's split) and what the gateway holds for its text; the
+    experiment's record is no row; the table shows the two columns."""
+    texts = {"A": PROMO, "B": "Soldes ce week-end: -20%. STOP au 36173"}
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        experiment = smskit.Experiment(
+            client, fr_mobiles(200), variants=texts, sender="Shop", name="june-ab", seed=7
+        )
+        experiment.send(progress=False)
+        smskit.Campaign(client, fr_mobiles(3, 900), text=LONG, sender="Shop", name="solo").send(
+            progress=False
+        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the record beside the journals is not a problem
+        ledger = history().set_index("name")
+    assert sorted(ledger.index) == ["june-ab.A", "june-ab.B", "solo"]
+    held = fresh_sandbox.sent()
+    for arm, text in texts.items():
+        row = ledger.loc[f"june-ab.{arm}"]
+        assert (row["experiment"], row["arm"]) == ("june-ab", arm)
+        assert row["recipients"] == len(experiment.record.rows_of(arm))
+        assert row["sent"] == (held["text"] == text).sum()
+    assert ledger.loc["solo", ["experiment", "arm"]].isna().all()
+    assert ledger.loc["june-ab.A", "recipients"] + ledger.loc["june-ab.B", "recipients"] == 200
+    lines = run().stdout.strip().splitlines()
+    assert lines[0].split()[:3] == ["name", "experiment", "arm"]
+    assert sorted(line.split()[1] for line in lines[1:] if line.startswith("june-ab")) == [
+        "june-ab", "june-ab",
+    ]  # fmt: skip
