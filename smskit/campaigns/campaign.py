@@ -29,6 +29,7 @@ from typing import Any
 from smskit.campaigns.audience import Audience
 from smskit.campaigns.front import CampaignExecutor, ClientOption, Run
 from smskit.campaigns.journal import Journal, open_leased
+from smskit.campaigns.journal_fit import JournalCheck, check_journal, holds_campaign
 from smskit.campaigns.orchestration import InMemoryAudience, run_preflight
 from smskit.campaigns.plan import Plan, build_plan
 from smskit.campaigns.preflight import PreflightSettings
@@ -44,6 +45,7 @@ from smskit.rules.recipients import Recipients
 
 __all__ = [
     "Campaign",
+    "journal_check",
 ]
 
 logger = logging.getLogger("smskit.campaigns.campaign")
@@ -161,7 +163,7 @@ class Campaign(CampaignExecutor[CampaignResult]):
             if not meta:
                 meta = {**plan.meta, "gateway": gateway_record(self.client)}
                 book.initialise(meta, plan.columns, plan.bounds, plan.excluded)
-            elif meta.get("campaign_id") != plan.campaign_id:
+            elif not holds_campaign(meta, plan.campaign_id):
                 raise ConfigurationError(
                     f"journal {str(path)!r} holds another campaign ({meta.get('name')!r}, "
                     "other text, sender, options or recipients); pass journal= or name= for "
@@ -191,3 +193,12 @@ class Campaign(CampaignExecutor[CampaignResult]):
         report = self._current_report()
         assert self._audience is not None  # set by the preflight that made the report
         return build_plan(report, self._audience, self.spec.header, self.default_region, chunk_size)
+
+
+def journal_check(campaign: Campaign, journal: str | Path | None = None) -> JournalCheck:
+    """How the journal a send of ``campaign`` would use (``journal``, else the campaign's
+    default) fits it: free, this campaign unfinished or complete, or another campaign (see
+    :class:`~smskit.campaigns.journal_fit.JournalFit`). Runs preflight if the campaign has
+    none for its current recipients and settings; sends nothing."""
+    plan = campaign._plan(500)  # the campaign id does not depend on the chunking
+    return check_journal(campaign.spec.journal_path(journal), campaign.name, plan.campaign_id)

@@ -183,9 +183,7 @@ def send(
                    "numbers": list(numbers), "name": name, "gateway": gateway}  # fmt: skip
         key = repeats.fingerprint(content, csv_file)
         if not dry_run:
-            header = {"text": text, "sender": sender, "options": campaign.options}
-            sending = report.frame.loc[report.frame["send"], "phone_number"].tolist()
-            check_journal(path, campaign.name, name is not None, header, sending)
+            check_journal(campaign, path, name is not None)
             _check_repeat(key, instant, again)
         estimate = campaign.estimate(progress=progress())
         document["estimate"] = row(estimate.summary())

@@ -19,6 +19,7 @@ from smskit.cli.output import EXIT_INPUT, EXIT_REPEAT, print_row
 if TYPE_CHECKING:
     import pandas as pd
 
+    import smskit
     from smskit.campaigns import CampaignResult, PreflightReport
 
 __all__ = [
@@ -142,31 +143,30 @@ def journal_result(path: Path, option: str) -> CampaignResult:
         raise Refused(f"{option} {path}: {exc}") from exc
 
 
-def check_journal(
-    path: Path, name: str, named: bool, header: dict[str, Any], numbers: list[str]
-) -> None:
+def check_journal(campaign: smskit.Campaign, path: Path, named: bool) -> None:
     """Refuse a journal that holds another campaign (another name, or the same name with
-    another ``header`` (text, sender, options) or other ``numbers`` to send), or a named
-    campaign already complete (a re-run that would send nothing)."""
-    if not path.exists():
-        return
-    from smskit.campaigns.journal import Journal
+    another text, sender, options or recipients), or a named campaign already complete (a
+    re-run that would send nothing). The library decides (``journal_check``); this words it."""
+    from smskit.campaigns.campaign import journal_check
+    from smskit.campaigns.journal_fit import JournalFit
+    from smskit.errors import ConfigurationError
 
-    held = journal_result(path, "--journal")
-    if held.name != name:
+    try:
+        check = journal_check(campaign, path)
+    except ConfigurationError as exc:  # not a campaign's journal: about this file only
+        raise Refused(f"--journal {path}: {exc}") from exc
+    name = campaign.name
+    if check.fit is JournalFit.OTHER_NAME:
         raise Refused(
-            f"--journal {path} holds campaign {held.name!r}: give another --journal (or none), "
-            f"or finish that one with `smskit campaign resume {path}`"
+            f"--journal {path} holds campaign {check.held_name!r}: give another --journal "
+            f"(or none), or finish that one with `smskit campaign resume {path}`"
         )
-    with Journal(path) as book:
-        meta = book.meta()
-        planned = book.plan()["phone_number"]
-    if any(meta.get(key) != value for key, value in header.items()) or planned != numbers:
+    if check.fit is JournalFit.OTHER_CONTENT:
         raise Refused(
             f"campaign {name!r} (journal {path}) was created with another text, sender, "
             "options or recipients: give this send another --name (or --journal)"
         )
-    if held.complete:
+    if check.fit is JournalFit.COMPLETE:
         hint = "give another --name to send it again" if named else "send it again later"
         raise Refused(
             f"campaign {name!r} was already sent (journal {path}, complete): nothing sent; {hint}",

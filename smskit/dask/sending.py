@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from smskit.campaigns.arguments import check_chunk_size, check_concurrency
 from smskit.campaigns.journal import FIELD_PREFIX, Chunk, Journal, open_leased
+from smskit.campaigns.journal_fit import holds_campaign
 from smskit.campaigns.lease import closed_on_error
 from smskit.campaigns.progress import ProgressOption
 from smskit.campaigns.reconnect import gateway_record, reopen
@@ -234,7 +235,7 @@ def _check_same(
 
     parts = kept.to_delayed()
     digests = list(dask.compute(*(dask.delayed(_digest)(part) for part in parts)))
-    if meta.get("campaign_id") != _campaign_id(header, digests):
+    if not holds_campaign(meta, _campaign_id(header, digests)):
         raise ConfigurationError(
             f"journal {str(book.path)!r} holds another campaign ({meta.get('name')!r}, other "
             "text, sender, options or recipients); pass journal= or name= for this one, or "
