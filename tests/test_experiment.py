@@ -217,11 +217,11 @@ def chunks_done(path: Path) -> int:
 
 
 def test_a_killed_send_resumes_without_splitting_again_or_sending_twice(
-    fresh_sandbox: Sandbox, tmp_path: Path
+    fresh_sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An experiment's send SIGKILLed in another process midway through its first arm (its
-    seed drawn there, never given) is resumed by Experiment.load: the record is unchanged,
-    every recipient gets its recorded arm's text exactly once."""
+    seed drawn there, never given) is resumed by Experiment.load without a client: the record
+    is unchanged, every recipient gets its recorded arm's text exactly once."""
     fresh_sandbox.inject_faults(latency=(0.02, 0.04), seed=1)
     env = {
         **os.environ,
@@ -249,9 +249,11 @@ def test_a_killed_send_resumes_without_splitting_again_or_sending_twice(
     before = len(fresh_sandbox.sent())
     assert 100 <= before < 600
 
-    with smskit.Client(sandbox=fresh_sandbox) as client:
-        experiment = Experiment.load("killed", client, directory=tmp_path)
-        result = experiment.send(progress=False)
+    # No client: each arm goes back to the gateway its journal records, with the key the
+    # environment gives (as Campaign.resume does).
+    monkeypatch.setenv("SMSKIT_API_KEY", fresh_sandbox.api_key)
+    experiment = Experiment.load("killed", directory=tmp_path)
+    result = experiment.send(progress=False)
     assert result.complete
     assert (tmp_path / "killed.experiment.json").read_bytes() == record
     sent = fresh_sandbox.sent()

@@ -23,6 +23,7 @@ neither splits nor plans again, so nothing is sent twice. See docs/experiments.m
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import hashlib
 import logging
@@ -59,7 +60,7 @@ from smskit.campaigns.split import (
     new_seed,
 )
 from smskit.campaigns.twins import blocking
-from smskit.client import Client
+from smskit.client import AsyncClient, Client
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.canonical import canonical_json
@@ -212,10 +213,10 @@ class Experiment:
         return record_path(self._directory, self.name)
 
     @property
-    def client(self) -> Client | Any:
-        """The client every arm sends through (``smskit.Client()`` unless given)."""
-        if self._client is None:
-            self._client = Client()
+    def client(self) -> Client | AsyncClient | None:
+        """The client given (None: each arm's campaign makes ``smskit.Client()`` for a first
+        send; a resume goes back to the gateway its journal records, as
+        :meth:`smskit.Campaign.resume` does)."""
         return self._client
 
     @property
@@ -267,7 +268,8 @@ class Experiment:
 
         rows = []
         for arm, campaign in self._held_arms().items():
-            report = campaign.preflight(now=now, offline=offline)
+            # CPU work and a cached lookup: off the event loop, which may be the caller's.
+            report = await asyncio.to_thread(campaign.preflight, now=now, offline=offline)
             estimate = None
             if report.ok:
                 estimate = await campaign.aestimate(offline=offline, unit_prices=unit_prices)
@@ -328,7 +330,7 @@ class Experiment:
         results = {}
         for arm in self._arms:
             run = Run(concurrency, progress, wait)
-            results[arm] = await Campaign._continue(self.journal(arm), self.client, run)
+            results[arm] = await Campaign._continue(self.journal(arm), self._client, run)
         return ExperimentResult(self.name, results)
 
     send = blocking(asend)
