@@ -310,3 +310,28 @@ def test_sent_at_is_when_the_journal_logged_the_chunk_accepted(world: World) -> 
     got = world.outcomes["sent_at"]
     assert (abs(got.to_numpy() - want.to_numpy()) < pd.Timedelta(microseconds=1)).all()
     assert world.outcomes.groupby("ticket")["sent_at"].nunique().eq(1).all()
+
+
+def test_a_chunk_accepted_before_without_its_ticket_is_matched_by_number(
+    world: World, tmp_path: Path
+) -> None:
+    """A chunk the journal records already_accepted with no ticket (the gateway refused a
+    repeat of a request whose answer was lost): its recipients' messages are found by number
+    and time, the same ones; sent_at is its first attempt."""
+    journal = tmp_path / "repeat.sqlite"
+    shutil.copy(world.result.journal, journal)
+    with sqlite3.connect(journal) as db:
+        db.execute("UPDATE chunks SET state = 'already_accepted', ticket = NULL WHERE idx = 0")
+        db.execute("UPDATE log SET state = 'already_accepted' WHERE chunk = 0 AND state = 'sent'")
+        first = db.execute("SELECT first_attempt_at FROM chunks WHERE idx = 0").fetchone()[0]
+    got = CampaignResult.load(journal).outcomes(world.inbox, hlr=world.hlr_cache, time_zone="UTC")
+    mine = got["ticket"].isna()
+    assert mine.sum() == 100
+    want = world.outcomes[mine]
+    found = want["message_id"].isin(set(world.inbox.delivery_status("UTC").dropna(
+        subset=["number"])["message_id"]))  # fmt: skip
+    assert found.sum() >= 90
+    for column in ("message_id", "status", "delivery_date"):
+        assert got.loc[found[found].index, column].equals(want.loc[found[found].index, column])
+    assert (got.loc[mine, "sent_at"] == pd.Timestamp(first, unit="s", tz="UTC")).all()
+    assert got[~mine].equals(world.outcomes[~mine])

@@ -515,18 +515,20 @@ class Journal:
         """(row, chunk, phone_number, error) of recipients the gateway refused."""
         return self._read("SELECT row, chunk, phone_number, error FROM rejected")
 
-    def accepted_at(self) -> dict[int, float]:
-        """When each accepted chunk was recorded accepted (Unix seconds), by chunk index.
-
-        Read from the ``log`` table, which every journal format has kept, so older journals
-        answer too. For ``already_accepted`` (an earlier attempt's answer was lost) the gateway
-        took the chunk before that moment, at or after the chunk's ``first_attempt_at``.
+    def sent_at(self) -> dict[int, float]:
+        """When each accepted chunk went out, as well as the journal knows (Unix seconds), by
+        chunk index: when its acceptance was recorded (``sent``); for ``already_accepted``
+        (an earlier attempt's answer was lost) its first attempt, the earliest the gateway
+        can have taken it. Read from the ``log`` and chunk rows every journal format has, so
+        older journals answer too.
         """
         rows = self._read(
-            "SELECT chunk, MIN(at) FROM log WHERE state IN ('sent', 'already_accepted') "
-            "GROUP BY chunk"
+            "SELECT c.idx, CASE WHEN c.state = 'already_accepted' "
+            "THEN COALESCE(c.first_attempt_at, MIN(l.at)) ELSE MIN(l.at) END "
+            "FROM chunks c JOIN log l ON l.chunk = c.idx "
+            "WHERE l.state IN ('sent', 'already_accepted') GROUP BY c.idx"
         )
-        return {int(idx): float(at) for idx, at in rows if idx is not None}
+        return {int(idx): float(at) for idx, at in rows}
 
     def log(self) -> list[tuple[int | None, float, str, str | None, str | None]]:
         """Every state change: (chunk, at, state, request_id, detail), oldest first."""

@@ -164,7 +164,7 @@ class SendFacts:
     """What the journal says about each recipient's send: when each chunk was accepted,
     the scheduled time, the gateway, and each row's predicted cost (when recorded)."""
 
-    accepted: Mapping[int, float]  # chunk -> Unix seconds
+    accepted: Mapping[int, float]  # chunk -> Unix seconds (Journal.sent_at)
     send_at: str | None = None  # ISO text, as the plan keeps it
     gateway: tuple[str, str] | None = None  # (base URL, login): whose HLR answers apply
     sandbox: bool = False
@@ -187,7 +187,7 @@ class SendFacts:
             if isinstance(cost, int | float)
         }
         return cls(
-            journal.accepted_at(),
+            journal.sent_at(),
             (meta.get("options") or {}).get("send_at"),
             (str(base_url).rstrip("/"), str(login)) if base_url and login else None,
             bool(gateway.get("sandbox")),
@@ -239,20 +239,7 @@ def outcomes_frame(
     )  # fmt: skip
 
     status = callbacks.status
-    if by_id:
-        ids = pd.Series(
-            [report_message_id(t, n) if isinstance(t, str) and isinstance(n, str) else None
-             for t, n in zip(tickets, numbers, strict=True)],
-            dtype=object,
-        )  # fmt: skip
-        found = ids.where(ids.isin(status["message_id"]))
-    else:
-        events = pd.DataFrame(
-            {"key": number_keys(status["number"].fillna("")),
-             "at": status["delivery_date"].fillna(status["received_at"])}
-        )  # fmt: skip
-        at = _nearest(keys, sent_at, events)
-        found = _take(status["message_id"], at)
+    found = _messages(status, tickets, numbers, keys, sent_at, by_id)
     out["message_id"] = found
     standing = status.set_index("message_id").reindex(found.to_numpy())
     _delivery(out, standing)
@@ -293,6 +280,41 @@ def _billed(sent: pd.DataFrame, predicted: pd.Series) -> Any:
     fair = priced & (total > 0) & ~np.isnan(shares)
     spread = np.divide(bill * prices, total, out=np.full(len(bill), np.nan), where=fair)
     return pd.array(np.where(fair, spread, shares), dtype="Float64")
+
+
+def _messages(
+    status: pd.DataFrame,
+    tickets: pd.Series,
+    numbers: pd.Series,
+    keys: pd.Series,
+    sent_at: pd.Series,
+    by_id: bool,
+) -> pd.Series:
+    """Each recipient's message_id in the store (None: none found). By the sandbox's id
+    where the recipient's ticket is known; by number and time otherwise, and for a
+    recipient whose chunk the journal holds no ticket for (accepted by an earlier attempt
+    whose answer was lost), among the messages no id claimed."""
+    import pandas as pd
+
+    found = pd.Series(None, index=range(len(numbers)), dtype=object)
+    loose = pd.Series(True, index=found.index)
+    if by_id:
+        ids = pd.Series(
+            [report_message_id(t, n) if isinstance(t, str) and isinstance(n, str) else None
+             for t, n in zip(tickets, numbers, strict=True)],
+            dtype=object,
+        )  # fmt: skip
+        found = ids.where(ids.isin(status["message_id"]))
+        loose = ids.isna()
+    if loose.any():
+        free = status[~status["message_id"].isin(found.dropna())]
+        events = pd.DataFrame(
+            {"key": number_keys(free["number"].fillna("")),
+             "at": free["delivery_date"].fillna(free["received_at"])}
+        )  # fmt: skip
+        at = _nearest(keys[loose], sent_at[loose], events)
+        found[loose] = _take(free["message_id"], at).to_numpy()
+    return found
 
 
 def _sent_at(chunks: pd.Series, facts: SendFacts) -> pd.Series:
