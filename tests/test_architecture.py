@@ -503,6 +503,7 @@ def test_every_blocking_twin_shows_its_async_implementation_s_signature() -> Non
         (bulk.bulk_hlr, bulk.abulk_hlr),
         (bulk.create_contacts, bulk.acreate_contacts),
         (bulk.delete_contacts, bulk.adelete_contacts),
+        (smskit.dask.bulk_hlr, smskit.dask.abulk_hlr),
     ]
     for blocking, awaited in pairs:
         assert inspect.iscoroutinefunction(awaited), awaited

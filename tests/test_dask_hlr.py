@@ -3,6 +3,7 @@ the same answers and breakdowns as the pandas bulk HLR, each distinct number bil
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -89,6 +90,36 @@ def test_dask_hlr_equals_pandas_hlr(
     assert 1 <= counter.peak <= 2
     assert counter.now == 0
     assert counter.read == len(list((tmp_path / "answers").glob("part-*.parquet")))
+
+
+def test_the_async_twin_awaited_with_an_async_client_equals_pandas_hlr(
+    dask_cluster: DaskClient, client: smskit.Client, tmp_path: Path, fresh_sandbox: Sandbox
+) -> None:
+    """smskit.dask.abulk_hlr awaited in the caller's loop with its AsyncClient writes the
+    pandas bulk HLR's answers; the blocking name has the async one's signature."""
+    import inspect
+
+    import smskit.dask
+
+    values = random_numbers(3, 400)
+    numbers = dd.from_pandas(pd.Series(values, dtype="string"), npartitions=3)
+
+    async def run() -> pd.DataFrame:
+        async with smskit.AsyncClient(sandbox=fresh_sandbox) as aclient:
+            written = await smskit.dask.abulk_hlr(
+                aclient, numbers, tmp_path / "answers", journal=tmp_path / "a.sqlite",
+                progress=False,
+            )  # fmt: skip
+        return written.frame().compute()
+
+    got = asyncio.run(run())
+    want = pandas_answers(client, values, tmp_path / "pandas.sqlite")
+    pd.testing.assert_frame_equal(by_number(got), by_number(want))
+    sync, awaited = (
+        inspect.signature(smskit.dask.bulk_hlr),
+        inspect.signature(smskit.dask.abulk_hlr),
+    )
+    assert sync == awaited
 
 
 def test_dask_hlr_rerun_pays_nothing_for_cached_numbers(

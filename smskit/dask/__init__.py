@@ -29,7 +29,7 @@ from smskit._deprecation import retired_names
 from smskit.dask.campaign import Campaign
 from smskit.dask.cluster import connect
 from smskit.dask.generate import contact_base
-from smskit.dask.hlr import HLRParquet, bulk_hlr
+from smskit.dask.hlr import HLRParquet, abulk_hlr, bulk_hlr
 from smskit.dask.report import DaskPreflightReport
 from smskit.dask.results import StreamedResult
 
@@ -38,6 +38,7 @@ __all__ = [
     "DaskPreflightReport",
     "HLRParquet",
     "StreamedResult",
+    "abulk_hlr",
     "bulk_hlr",
     "connect",
     "contact_base",

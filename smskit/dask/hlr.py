@@ -11,14 +11,17 @@ partition. Breakdowns are counted per file on the cluster and summed there.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 from collections.abc import Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from smskit.campaigns import bulk_hlr as checked
+from smskit.campaigns import abulk_hlr as checked
 from smskit.campaigns.progress import Progress, ProgressOption
+from smskit.campaigns.twins import blocking, interruption
 from smskit.dask.stream import Materialised, parts_of, rows_of, stage, stream
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.rules.region import DEFAULT_REGION
@@ -29,14 +32,14 @@ if TYPE_CHECKING:
 
     from smskit.client import AsyncClient, Client
 
-__all__ = ["HLRParquet", "bulk_hlr"]
+__all__ = ["HLRParquet", "abulk_hlr", "bulk_hlr"]
 
 # Breakdown keys whose labels are the spec's closed value sets: per-file counts add up.
 CLOSED_KEYS = ("status", "line_status", "phone_number_type")
 DEFAULT_MAX_AGE_S = 24 * 3600.0
 
 
-def bulk_hlr(
+async def abulk_hlr(
     client: Client | AsyncClient,
     numbers: dd.Series,
     output: str | Path,
@@ -58,6 +61,10 @@ def bulk_hlr(
     appended to it, never written over a user's files. ``journal``, ``max_age``,
     ``chunk_size``, ``concurrency``, ``simulation_mode`` are :func:`smskit.bulk_hlr`'s.
     ``counter`` counts the partitions the client holds (one plus one read ahead).
+
+    The cluster's work (the distinct numbers, reading each file) runs in a worker thread, so
+    the event loop keeps serving while it computes. After an interrupt (under the blocking
+    twin) the file being checked is not written: its answers stay in the journal's cache.
     """
     import dask.dataframe as dd
     import pandas as pd
@@ -73,14 +80,19 @@ def bulk_hlr(
     distinct = keys.drop_duplicates(split_out=keys.npartitions, ignore_index=True)
     staging = out.with_name(f".{out.name}.distinct")
     shutil.rmtree(staging, ignore_errors=True)  # ours: what an interrupted run left
+    stop, _ = interruption()
     try:
-        paths = stage(distinct, staging)
+        paths = await asyncio.to_thread(stage, distinct, staging)
         total = sum(rows_of(path) for path in paths)
-        with Progress(progress, total=total, initial=0, unit="number") as bar:
-            for index, part in stream(paths, counter=counter):
+        with (
+            closing(stream(paths, counter=counter)) as parts,
+            Progress(progress, total=total, initial=0, unit="number") as bar,
+        ):
+            while (item := await asyncio.to_thread(next, parts, None)) is not None:
+                index, part = item
                 values = part["key"].tolist()
                 forward = _Forward(bar)
-                answers = checked(
+                answers = await checked(
                     client,
                     values,
                     chunk_size=chunk_size,
@@ -91,12 +103,17 @@ def bulk_hlr(
                     default_region=default_region,
                     simulation_mode=simulation_mode,
                 )
+                if stop.is_set():  # interrupted: this file's answers may be partial
+                    break
                 frame = answers.to_frame().drop(columns="input")
                 _write(frame, out / f"part-{index:06d}.parquet")
                 bar.advance(len(values) - forward.done)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return HLRParquet(out)
+
+
+bulk_hlr = blocking(abulk_hlr)
 
 
 class HLRParquet:

@@ -9,7 +9,7 @@ reads again, and the cluster never ships everything to the client.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,7 +75,7 @@ def stream(
     ahead: int = 1,
     counter: Materialised | None = None,
     columns: list[str] | None = None,
-) -> Iterator[tuple[int, pd.DataFrame]]:
+) -> Generator[tuple[int, pd.DataFrame], None, None]:
     """(index, partition) for each staged file, read ``ahead`` files in advance in a thread.
 
     At most ``ahead + 1`` partitions are held at once: the one the consumer works on and
