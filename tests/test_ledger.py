@@ -563,3 +563,19 @@ def test_an_experiments_arms_are_rows_naming_it(
     assert sorted(line.split()[1] for line in lines[1:] if line.startswith("june-ab")) == [
         "june-ab", "june-ab",
     ]  # fmt: skip
+
+
+def test_cli_says_why_the_outcome_columns_are_blank_on_a_terminal(
+    sends: Sends, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No callbacks' store: on a terminal, one notice says where none was found and how to
+    name one; --quiet drops it (the exit stays 0: the journals were all read)."""
+    monkeypatch.setattr("smskit.cli.options._stderr_is_terminal", lambda: True)
+    shown = CliRunner().invoke(cli, ["campaign", "list"], catch_exceptions=False)
+    assert shown.exit_code == EXIT_OK
+    assert shown.stderr.strip() == (
+        "reported, delivered, replies and opt-outs are blank: no callbacks' store at "
+        f"{replies_path()} (--inbox FILE names one)"
+    )
+    quiet = CliRunner().invoke(cli, ["-q", "campaign", "list"], catch_exceptions=False)
+    assert quiet.exit_code == EXIT_OK and quiet.stderr == ""

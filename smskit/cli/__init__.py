@@ -5,6 +5,7 @@ smskit balance | credits [--country FR ...]         the account
 smskit hlr IN.csv -o OUT.csv | NUMBER...            bulk line checks, breakdown printed
 smskit send --text .. --sender .. --to .. | --csv FILE [--dry-run] [--yes]
 smskit campaign status|resume JOURNAL                a journaled campaign
+smskit campaign list [PATH...] [--inbox FILE]        the ledger: one line per campaign
 smskit replies serve                                 the inbound-SMS receiver
 smskit sandbox                                       the embedded gateway, standalone
 ```

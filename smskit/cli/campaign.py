@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import click
 
+from smskit.cli.options import is_quiet
 from smskit.cli.output import (
     EXIT_INCOMPLETE,
     EXIT_INPUT,
@@ -128,6 +129,15 @@ def list_(
                     "unreadable": records(unread[["journal", "problem"]])})  # fmt: skip
     elif len(read):
         click.echo(_shown(read).to_string(index=False))
+    if inbox is None and not is_quiet():
+        from smskit._paths import replies_path
+
+        if not replies_path().is_file():
+            click.echo(
+                f"reported, delivered, replies and opt-outs are blank: no callbacks' store at "
+                f"{replies_path()} (--inbox FILE names one)",
+                err=True,
+            )
     for journal, problem in unread[["journal", "problem"]].itertuples(index=False):
         click.echo(f"smskit campaign list: unreadable journal {journal}: {problem}", err=True)
     return EXIT_INPUT if len(unread) else 0
