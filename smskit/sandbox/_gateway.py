@@ -28,12 +28,13 @@ from smskit.sandbox._reports import DeliveryModel
 from smskit.sandbox._request_ids import DuplicateAnswer, check_shape
 from smskit.sandbox._store import Store
 
+_AMOUNT = (int, float)
 SMS_DRAFT_FIELDS: dict[str, type | tuple[type, ...]] = {
     "ticket_number": str,
     "number_of_contacts": int,
     "number_of_sms_needed": int,
-    "residual_credit": (int, float),
-    "total_cost": (int, float),
+    "residual_credit": _AMOUNT,
+    "total_cost": _AMOUNT,
     "status": str,
     "message": str,
     "code": int,
@@ -44,8 +45,8 @@ VOICE_DRAFT_FIELDS: dict[str, type | tuple[type, ...]] = {
     "code": int,
     "message": str,
     "number_of_contacts": int,
-    "residual_credit": (int, float),
-    "total_cost": (int, float),
+    "residual_credit": _AMOUNT,
+    "total_cost": _AMOUNT,
     "estimated_duration": int,
 }
 
@@ -237,6 +238,8 @@ class Gateway(FollowUps):
                     )
                 if isinstance(value, bool) or not isinstance(value, allowed[name]):
                     raise ValidationError(f"{kind}.{name}", "wrong type", value=value)
+                if allowed[name] == _AMOUNT:  # EUR: finite (NaN or inf is no JSON answer)
+                    checked_number(f"{kind}.{name}", value, unit=" of EUR")
             drafts[kind] = {**drafts.get(kind, {}), **given}
         self.store.set_meta("drafts", drafts)
 

@@ -227,8 +227,9 @@ class Sandbox(Served):
         """The ``api-login`` / ``api-key`` headers for raw HTTP calls."""
         return {"api-login": self.login, "api-key": self._api_key}
 
-    # --- control: each the Gateway's method, its signature and docstring written there once.
-    # Records come back as pandas DataFrames (the frame functions below this class).
+    # --- control: each the Gateway's (or its request Faults') method, its signature and
+    # docstring written there once; records come back as DataFrames (the _*_frame functions
+    # above this class).
 
     balance = _forward(Gateway.balance)
     set_balance = _forward(Gateway.set_balance)

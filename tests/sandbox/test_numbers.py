@@ -6,6 +6,7 @@ import math
 import re
 from collections.abc import Callable
 
+import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -98,3 +99,14 @@ def test_the_clock_refuses_nan_itself() -> None:
         clock.advance(math.nan)
     before = clock.timestamp()
     assert clock.advance(60).timestamp() >= before + 60
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -1.0])
+def test_a_draft_amount_goes_through_the_one_check(fresh_sandbox: Sandbox, value: float) -> None:
+    """A NaN, infinite or negative draft cost is refused naming the field and nothing is
+    stored (a NaN once made the draft endpoint answer 500: no JSON number)."""
+    with pytest.raises(ValidationError, match=r"^sms\.total_cost: must be a finite number >= 0"):
+        fresh_sandbox.set_drafts(sms={"total_cost": value, "status": "pending"})
+    with httpx.Client(base_url=fresh_sandbox.url, headers=fresh_sandbox.auth_headers()) as api:
+        draft = api.get("/v1/public/sms-campaign/draft")
+    assert draft.status_code == 200 and draft.json()["status"] == "validated"
