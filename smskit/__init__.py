@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from smskit.campaigns.experiment import Experiment, ExperimentResult
     from smskit.client.config import SandboxLike
     from smskit.replies.inbox import Inbox
+    from smskit.replies.optouts import OptOuts
     from smskit.sandbox import Sandbox
     from smskit.views.composer import Composer
     from smskit.views.dashboard import Dashboard
@@ -75,6 +76,7 @@ __all__ = [
     "Inbox",
     "ListEmptied",
     "NetworkDetails",
+    "OptOuts",
     "PreflightReport",
     "Sandbox",
     "SendResult",
@@ -111,6 +113,7 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(_BULK, "smskit.campaigns.bulk"),
     "Sandbox": "smskit.sandbox",
     "Inbox": "smskit.replies.inbox",
+    "OptOuts": "smskit.replies.optouts",  # the account's opt-out list (sqlite3 only)
     "Composer": "smskit.views.composer",
     "Dashboard": "smskit.views.dashboard",
     "HLRExplorer": "smskit.views.hlr_explorer",

@@ -44,8 +44,9 @@ from hypothesis import strategies as st
 
 import smskit
 from smskit import frames, phones, text
+from smskit._account import gateway_of
 from smskit.campaigns import CampaignResult, create_contacts, delete_contacts
-from smskit.campaigns.hlr_cache import HLRCache, gateway_of
+from smskit.campaigns.hlr_cache import HLRCache
 from smskit.campaigns.journal import Journal
 from smskit.campaigns.plan import SEND_OPTIONS
 from smskit.cli.main import main as cli_main

@@ -21,6 +21,7 @@ from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.fields import field_text
 from smskit.rules.findings import ISSUES
+from smskit.rules.optouts import opted_out
 from smskit.rules.recipients import REGION_COLUMN, Recipients, number_codes
 
 if TYPE_CHECKING:
@@ -127,6 +128,7 @@ class Audience:
         self._fields: dict[str, FieldValues] = {}
         self._combinations: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
         self._base_duplicates: tuple[np.ndarray, np.ndarray] | None = None
+        self._listed: tuple[frozenset[str], np.ndarray] | None = None
         self._read_numbers(tuple(dict.fromkeys(fields)))
 
     def fits(self, recipients: Recipients, default_region: str | None) -> bool:
@@ -252,6 +254,17 @@ class Audience:
         return made
 
     # -- duplicates ----------------------------------------------------------------------------
+
+    def listed(self, suppressed: frozenset[str]) -> np.ndarray:
+        """Per row, whether its number is on the opt-out list ``suppressed``
+        (:func:`smskit.rules.optouts.opted_out`); kept while the list is the same, so the
+        Composer's keystrokes do not look a million numbers up again."""
+        known = self._listed
+        if known is not None and (known[0] is suppressed or known[0] == suppressed):
+            return known[1]
+        mask = opted_out(self.phone_number, suppressed)
+        self._listed = (suppressed, mask)
+        return mask
 
     def duplicates(self, candidates: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         """Rows whose number an earlier candidate row already has, and that earlier row's

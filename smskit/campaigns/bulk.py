@@ -17,10 +17,11 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from smskit._account import gateway_of
 from smskit._paths import hlr_cache_path
 from smskit.campaigns.arguments import check_chunk_size, check_concurrency
 from smskit.campaigns.blocking import async_client
-from smskit.campaigns.hlr_cache import HLRCache, gateway_of
+from smskit.campaigns.hlr_cache import HLRCache
 from smskit.campaigns.progress import ProgressOption
 from smskit.campaigns.runner import run_chunks
 from smskit.campaigns.twins import blocking, interruption

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from smskit.campaigns.audience import Audience
-from smskit.campaigns.front import CampaignExecutor, ClientOption, Run
+from smskit.campaigns.front import CampaignExecutor, ClientOption, OptOutState, Run
 from smskit.campaigns.journal import Journal, open_leased
 from smskit.campaigns.journal_fit import JournalCheck, check_journal, holds_campaign
 from smskit.campaigns.orchestration import InMemoryAudience, run_preflight
@@ -66,6 +66,9 @@ class Campaign(CampaignExecutor[CampaignResult]):
     marketing-hours check; ``journal`` where :meth:`send` journals by default. Together they
     are the campaign's :class:`~smskit.campaigns.definition.CampaignSpec` (``.spec``),
     checked once here. ``client`` None: ``smskit.Client()``, made on the first request.
+    Numbers on the account's opt-out list (:class:`smskit.OptOuts`) are never sent to
+    (issue ``opted_out``), unless ``include_opted_out=True`` on a transactional send
+    (``purpose="alert"``; refused for marketing): see docs/optouts.md.
     """
 
     recipients: Recipients
@@ -74,8 +77,9 @@ class Campaign(CampaignExecutor[CampaignResult]):
     # The recipients' half of preflight, kept while they (and default_region) do not change.
     _audience: Audience | None = None
     # What the report checked: the recipients' fingerprint and the settings (the text,
-    # sender and options may change between preflight and send).
-    _report_of: tuple[str, PreflightSettings] | None = None
+    # sender and options may change between preflight and send),
+    # and the state of the opt-out list it read.
+    _report_of: tuple[str, PreflightSettings, OptOutState] | None = None
 
     def _taken(self, recipients: Any) -> Recipients:
         return Recipients(recipients)
@@ -125,15 +129,19 @@ class Campaign(CampaignExecutor[CampaignResult]):
         it learns from the gateway (once per client: the credits-per-country answer and one
         simulated SMS per new country); ``offline=True`` asks nothing and leaves both
         unchecked. ``now`` (an aware datetime) overrides the clock for the marketing-hours
-        check.
+        check. Numbers on the account's opt-out list (:class:`smskit.OptOuts`) are excluded
+        (issue ``opted_out``) unless the campaign includes them (``include_opted_out``).
         """
         fingerprint = self.recipients.fingerprint()
         spec = self.spec
+        suppression, state = self._suppression(offline)
         back_end = InMemoryAudience(self.recipients, self._audience, fields=self._read_fields)
-        report = run_preflight(back_end, spec.settings, spec.instant(now), self._serving(offline))
+        report = run_preflight(
+            back_end, spec.settings, spec.instant(now), self._serving(offline), suppression
+        )
         self._audience = back_end.audience
         self._report = report
-        self._report_of = (fingerprint, spec.settings)
+        self._report_of = (fingerprint, spec.settings, state)
         return report
 
     # -- where the recipients are: in memory ---------------------------------------------------
@@ -179,10 +187,12 @@ class Campaign(CampaignExecutor[CampaignResult]):
         return book
 
     def _current_report(self) -> PreflightReport:
-        """The last preflight if neither recipients nor settings changed since, else a new one."""
+        """The last preflight if neither recipients, settings nor the opt-out list changed
+        since, else a new one."""
         if self._report is None or self._report_of != (
             self.recipients.fingerprint(),
             self.settings,
+            self._optout_state(),
         ):
             self.preflight()
         assert self._report is not None

@@ -30,6 +30,7 @@ from smskit.campaigns.plan import (
 )
 from smskit.campaigns.preflight import PreflightSettings, evaluation_instant
 from smskit.errors import ValidationError
+from smskit.rules.optouts import check_include_opted_out
 from smskit.rules.region import DEFAULT_REGION, check_region
 
 __all__ = ["CampaignSpec"]
@@ -44,7 +45,9 @@ class CampaignSpec:
     left out, ``send_at`` as ISO text). ``name`` as given (None: derived, see
     :attr:`identity`). ``clock`` (returning an aware datetime) is what "now" means to the
     creation time and the marketing-hours check; ``journal`` where a send journals (None:
-    :meth:`journal_path`); ``created`` when the spec was made (default: ``clock()``, else now).
+    :meth:`journal_path`); ``created`` when the spec was made (default: ``clock()``, else now);
+    ``include_opted_out`` sends to numbers on the account's opt-out list too (transactional
+    sends only, ``purpose="alert"``: refused for marketing; see docs/optouts.md).
     Every field is checked when the spec is made; a wrong one raises ``ValidationError``.
     """
 
@@ -56,12 +59,14 @@ class CampaignSpec:
     clock: Callable[[], datetime] | None = None
     journal: str | Path | None = None  # kept as a Path
     created: datetime | None = None  # set when the spec is made: clock(), else now
+    include_opted_out: bool = False  # transactional only: send to numbers that opted out
 
     def __post_init__(self) -> None:
         check_text_and_sender(self.text, self.sender)
         if not isinstance(self.options, Mapping):
             raise ValidationError("options", "must be a mapping of send options")
         object.__setattr__(self, "options", MappingProxyType(check_options(self.options)))
+        check_include_opted_out(self.include_opted_out, self.options.get("purpose"))
         if self.name is not None:
             check_name(self.name)
         check_region(self.default_region, "default_region")
@@ -80,7 +85,8 @@ class CampaignSpec:
     def __hash__(self) -> int:
         options = tuple(sorted(self.options.items()))
         return hash((self.text, self.sender, options, self.name, self.default_region,
-                     self.clock, self.journal, self.created))  # fmt: skip
+                     self.clock, self.journal, self.created,
+                     self.include_opted_out))  # fmt: skip
 
     def replace(self, **changes: Any) -> CampaignSpec:
         """This spec with ``changes`` (field names), checked again; a derived name follows
@@ -101,7 +107,8 @@ class CampaignSpec:
     @property
     def settings(self) -> PreflightSettings:
         """What preflight checks the campaign against."""
-        return campaign_settings(self.text, self.sender, self.default_region, self.options)
+        settings = campaign_settings(self.text, self.sender, self.default_region, self.options)
+        return dataclasses.replace(settings, include_opted_out=self.include_opted_out)
 
     @property
     def header(self) -> dict[str, Any]:
@@ -137,6 +144,7 @@ class CampaignSpec:
             "default_region": self.default_region,
             "clock": self.clock,
             "journal": self.journal,
+            "include_opted_out": self.include_opted_out,
             **self.options,
         }
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, Protocol, Self, TypeVar
 
 from smskit.campaigns.arguments import check_chunk_size, check_client, check_concurrency
 from smskit.campaigns.definition import CampaignSpec
@@ -22,8 +22,10 @@ from smskit.campaigns.progress import ProgressOption
 from smskit.campaigns.served import destinations
 from smskit.campaigns.twins import blocking
 from smskit.client import AsyncClient, Client
+from smskit.replies.optouts import account_key, listed_numbers
 from smskit.rules import spec as _spec
 from smskit.rules.destinations import Destinations
+from smskit.rules.optouts import Suppression
 from smskit.rules.region import DEFAULT_REGION
 
 if TYPE_CHECKING:
@@ -33,6 +35,9 @@ __all__ = ["CampaignExecutor", "ClientOption", "Planned", "Run"]
 
 ResultT = TypeVar("ResultT")
 ClientOption = Client | AsyncClient | None
+# Whose opt-out list a report checked, and its version (None: not read).
+OptOutState = tuple[tuple[str, str], int] | None
+NO_ACCOUNT: Final = "no client yet (an offline preflight makes none): give the campaign a client"
 
 
 @dataclass(frozen=True)
@@ -93,11 +98,15 @@ class CampaignExecutor(Generic[ResultT]):
         default_region: str | None = DEFAULT_REGION,
         clock: Callable[[], datetime] | None = None,
         journal: str | Path | None = None,
+        include_opted_out: bool = False,
         **send_options: Any,
     ) -> None:
         check_client(client)
         self._client = client
-        self.spec = CampaignSpec(text, sender, send_options, name, default_region, clock, journal)
+        self.spec = CampaignSpec(
+            text, sender, send_options, name, default_region, clock, journal,
+            include_opted_out=include_opted_out,
+        )  # fmt: skip
         self.recipients = self._taken(recipients)
 
     def _taken(self, recipients: Any) -> Any:
@@ -163,6 +172,22 @@ class CampaignExecutor(Generic[ResultT]):
             return lambda _samples: None
         product = self.settings.product
         return lambda samples: destinations(self.client, samples(), product)
+
+    def _suppression(self, offline: bool) -> tuple[Suppression, OptOutState]:
+        """The account's opt-out list as preflight reads it, and its state (what a report
+        checked: a send preflights again when the list changed since). The account is the
+        client's; an offline preflight of a campaign without a client yet makes none (that
+        would start the embedded sandbox) and says the list was not read."""
+        if self._client is None and offline:
+            return Suppression(unread=NO_ACCOUNT), None
+        key = account_key(self.client)
+        version, numbers = listed_numbers(key)
+        return Suppression(numbers), (key, version)
+
+    def _optout_state(self) -> OptOutState:
+        """The state of the account's opt-out list now (the client made if needed)."""
+        key = account_key(self.client)
+        return key, listed_numbers(key)[0]
 
     def default_journal(self) -> Path:
         """Where :meth:`send` journals unless told: the spec's journal, else

@@ -22,11 +22,10 @@ from pathlib import Path
 from typing import Any, Final
 
 from smskit import _sqlite
+from smskit._account import Gateway
 from smskit.errors import ConfigurationError
 
-__all__ = ["Gateway", "HLRCache"]
-
-Gateway = tuple[str, str]  # (base URL, login): whose answers these are
+__all__ = ["HLRCache"]  # the key (Gateway, gateway_of): smskit._account
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS hlr_answers (
@@ -71,11 +70,6 @@ def _check_kind(path: Path) -> None:
             f"{str(path)!r} is not an HLR cache: it is {kind}; it was left unchanged: give "
             "another cache file (or none)"
         )
-
-
-def gateway_of(base_url: str, api_login: str) -> Gateway:
-    """The cache key of a gateway account (a trailing slash does not make another gateway)."""
-    return base_url.rstrip("/"), api_login
 
 
 class HLRCache:

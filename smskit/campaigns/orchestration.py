@@ -1,11 +1,13 @@
 """Preflight, orchestrated once over two audience back ends.
 
 :func:`run_preflight` is the order of the checks every campaign goes through: campaign-level
-findings (text, STOP, sender), every recipient checked by the back end, the gateway's served
-countries and prices (asked only for a campaign without error), then the closing findings
-(marketing hours per country, fields missing). Where the recipients are is the back end's:
-:class:`InMemoryAudience` here (what :func:`preflight` and :class:`smskit.Campaign` use), a
-partitioned one in :mod:`smskit.dask.campaign`.
+findings (text, STOP, sender), every recipient checked by the back end (the account's
+opt-out list among the checks: :mod:`smskit.rules.optouts`), the gateway's served countries
+and prices (asked only for a campaign without error), then the closing findings (marketing
+hours per country, fields missing, opted-out recipients sent anyway, a list not read).
+Where the recipients are is the back end's: :class:`InMemoryAudience` here (what
+:func:`preflight` and :class:`smskit.Campaign` use), a partitioned one in
+:mod:`smskit.dask.campaign`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from smskit.campaigns.audience import NUMBER_BLOCK_ROWS, Audience
 from smskit.campaigns.preflight import (
@@ -31,12 +33,16 @@ from smskit.errors import ValidationError
 from smskit.rules.destinations import Destinations
 from smskit.rules.findings import Finding
 from smskit.rules.hours import hours_refusals
+from smskit.rules.optouts import INCLUDED_COUNT, UNREAD, Suppression
 from smskit.rules.recipients import Recipients
 
 if TYPE_CHECKING:
     import pandas as pd
 
+NO_LIST: Final = Suppression()  # no opt-out list given: nothing excluded, nothing said
+
 __all__ = [
+    "NO_LIST",
     "AudienceBackEnd",
     "InMemoryAudience",
     "Verdict",
@@ -54,15 +60,18 @@ def preflight(
     clock: Callable[[], datetime] | None = None,
     block_rows: int = NUMBER_BLOCK_ROWS,
     audience: Audience | None = None,
+    suppression: Suppression = NO_LIST,
 ) -> PreflightReport:
     """Check every recipient and the campaign; nothing is sent.
 
     ``audience``: the recipients' half computed before (see :class:`Audience`), reused when
     it is of these recipients and ``settings.default_region``, so only the text's half runs.
     The gateway is not asked which countries it serves (:class:`smskit.Campaign` asks it).
+    ``suppression``: the account's opt-out list (default: none given, nothing excluded).
     """
     back_end = InMemoryAudience(recipients, audience, block_rows=block_rows)
-    return run_preflight(back_end, settings, evaluation_instant(now, clock), lambda _: None)
+    instant = evaluation_instant(now, clock)
+    return run_preflight(back_end, settings, instant, lambda _: None, suppression)
 
 
 # -- one orchestration, two audience back ends -----------------------------------------------
@@ -98,9 +107,15 @@ class AudienceBackEnd(Protocol[ReportT]):
     checked, and in which order, is :func:`run_preflight`'s alone."""
 
     def check(
-        self, settings: PreflightSettings, instant: datetime, when: datetime, used: tuple[str, ...]
+        self,
+        settings: PreflightSettings,
+        instant: datetime,
+        when: datetime,
+        used: tuple[str, ...],
+        suppressed: frozenset[str],
     ) -> None:
-        """Check every recipient against ``settings`` (hours at ``when``): the first pass."""
+        """Check every recipient against ``settings`` (hours at ``when``) and the opt-out
+        list (``suppressed``, E.164): the first pass."""
 
     def samples(self) -> Mapping[str, str]:
         """One sendable number per destination country (what to ask the gateway about)."""
@@ -108,6 +123,9 @@ class AudienceBackEnd(Protocol[ReportT]):
     def settle(self, served: Destinations | None, product: str) -> tuple[Mapping[str, int], int]:
         """With ``served``, exclude the countries not served and price the others; return the
         recipients sendable before prices per country, and how many miss a field."""
+
+    def sent_anyway(self) -> int:
+        """Recipients on the opt-out list let through (``include_opted_out``)."""
 
     def report(self, verdict: Verdict) -> ReportT:
         """The report, once settled, saying ``verdict``."""
@@ -118,17 +136,31 @@ def run_preflight(
     settings: PreflightSettings,
     instant: datetime,
     serve: Callable[[Callable[[], Mapping[str, str]]], Destinations | None],
+    suppression: Suppression = NO_LIST,
 ) -> ReportT:
     """Preflight, the one orchestration: campaign-level findings, the recipients checked by
-    ``back_end``, the gateway's served countries and prices (``serve(samples)``, asked only
-    when the campaign has no error; None: not checked), then the closing findings."""
+    ``back_end`` (against the account's opt-out list, ``suppression``), the gateway's served
+    countries and prices (``serve(samples)``, asked only when the campaign has no error;
+    None: not checked), then the closing findings."""
     errors, found, used = campaign_findings(settings)
     when = send_instant(settings, instant)
-    back_end.check(settings, instant, when, used)
+    back_end.check(settings, instant, when, used, suppression.numbers)
     served = None if errors else serve(back_end.samples)
     counts, missing = back_end.settle(served, settings.product)
     found += closing_findings(counts, settings.purpose, when, missing)
+    found += optout_findings(suppression, back_end.sent_anyway())
     return back_end.report(Verdict(settings, when, tuple(errors), tuple(found)))
+
+
+def optout_findings(suppression: Suppression, sent_anyway: int) -> list[Finding]:
+    """What the campaign says of the opt-out list: recipients on it sent anyway (counted),
+    or why it was not read."""
+    found = []
+    if sent_anyway:
+        found.append(Finding(INCLUDED_COUNT, "include_opted_out", None, str(sent_anyway)))
+    if suppression.unread is not None:
+        found.append(Finding(UNREAD, None, None, suppression.unread))
+    return found
 
 
 def closing_findings(
@@ -164,9 +196,15 @@ class InMemoryAudience:
         self.block_rows = block_rows
         self._frame: pd.DataFrame | None = None
         self._missing = 0
+        self._sent_anyway = 0
 
     def check(
-        self, settings: PreflightSettings, instant: datetime, when: datetime, used: tuple[str, ...]
+        self,
+        settings: PreflightSettings,
+        instant: datetime,
+        when: datetime,
+        used: tuple[str, ...],
+        suppressed: frozenset[str] = frozenset(),
     ) -> None:
         import pandas as pd
 
@@ -174,7 +212,9 @@ class InMemoryAudience:
             self.recipients, settings, self.audience, fields=self.fields, block_rows=self.block_rows
         )
         self.audience = audience
-        columns, self._missing = report_columns(audience, settings, used, when)
+        columns, self._missing, self._sent_anyway = report_columns(
+            audience, settings, used, when, suppressed
+        )
         # The columns are made for the frame (or shared with the audience, which never edits
         # them): no copy, so the peak is one report, not two.
         self._frame = pd.DataFrame(columns, index=audience.index, copy=False)
@@ -195,6 +235,9 @@ class InMemoryAudience:
         if served is not None:
             priced(self._frame, served, product)
         return sendable, self._missing
+
+    def sent_anyway(self) -> int:
+        return self._sent_anyway
 
     def report(self, verdict: Verdict) -> PreflightReport:
         assert self._frame is not None

@@ -16,7 +16,7 @@ and listed; a *warning* does not exclude. Campaign-level *errors* stop the send 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -37,6 +37,7 @@ from smskit.rules.hours import (
     hours_refusals,
 )
 from smskit.rules.missing import is_missing
+from smskit.rules.optouts import INCLUDED, OPTED_OUT, check_include_opted_out
 from smskit.rules.recipients import Recipients
 from smskit.rules.region import DEFAULT_REGION
 from smskit.rules.sender import check_sender
@@ -54,6 +55,7 @@ __all__ = [
 ]
 
 ENCODINGS: Final = ("GSM-7", "UCS-2")
+
 _ISSUE: Final = {name: code for code, name in enumerate(ISSUES)}
 
 
@@ -69,6 +71,7 @@ class PreflightSettings:
     send_at: str | None = None
     auto_optimize_text: bool | None = None
     type: str | None = None
+    include_opted_out: bool = False  # send to numbers on the opt-out list (transactional)
 
     @property
     def product(self) -> str:
@@ -95,6 +98,10 @@ def campaign_findings(
     marketing = settings.purpose in (None, "wholesale")
     if isinstance(settings.text, str) and marketing and not has_stop_mention(settings.text):
         errors.append(ValidationError("text", RULE_STOP_MISSING))
+    try:
+        check_include_opted_out(settings.include_opted_out, settings.purpose)
+    except ValidationError as exc:
+        errors.append(exc)
     try:
         check_sender(
             settings.sender, spaces=sender_allows_spaces(settings.purpose, settings.with_replies)
@@ -254,20 +261,33 @@ def _dtype(categories: tuple[str, ...]) -> Any:
 
 
 def report_columns(
-    audience: Audience, settings: PreflightSettings, used: tuple[str, ...], when: datetime
-) -> tuple[dict[str, Any], int]:
-    """The report's columns for every recipient, and how many recipients miss a field."""
+    audience: Audience,
+    settings: PreflightSettings,
+    used: tuple[str, ...],
+    when: datetime,
+    suppressed: Collection[str] = frozenset(),
+) -> tuple[dict[str, Any], int, int]:
+    """The report's columns for every recipient, how many recipients miss a field, and how
+    many on the opt-out list are sent to anyway.
+    ``suppressed``: the account's opted-out numbers (E.164): excluded (issue ``opted_out``)
+    unless ``settings.include_opted_out``, then warned (``opted_out_included``)."""
     import numpy as np
 
     codes, table = audience.combinations(used)
     found = messages(settings, [audience.field(name) for name in used], table)
     text = found.text[codes]
     issue = audience.issue.copy()
+    listed = audience.listed(frozenset(suppressed)) & (issue == -1)
+    included = listed if settings.include_opted_out else None
+    if included is None:
+        issue[listed] = _ISSUE[OPTED_OUT]
     by_text = found.issue[codes]
     fresh = (issue == -1) & (by_text >= 0)
     issue[fresh] = by_text[fresh]
-    # Unless the text excluded a recipient that has a number, the repeats are the audience's.
-    repeats = audience.duplicates((issue == -1) if fresh.any() else None)
+    # Unless the text or the opt-out list excluded a recipient that has a number, the
+    # repeats are the audience's.
+    narrowed = fresh.any() or (included is None and listed.any())
+    repeats = audience.duplicates((issue == -1) if narrowed else None)
     issue[repeats[0]] = _ISSUE["duplicate"]
     sizes = np.bincount(codes, minlength=len(table))
     n = len(audience)
@@ -284,10 +304,11 @@ def report_columns(
         "cost": np.full(n, np.nan),  # known once the gateway's prices are: see priced()
         "issue": coded(issue, ISSUES),
         "detail": _details(audience, found, codes, fresh, repeats),
-        "warning": _warnings_of(audience, settings, used, when, found, codes),
+        "warning": _warnings_of(audience, settings, used, when, found, codes, included),
         "send": issue == -1,
     }
-    return columns, int(sizes[found.missing != 0].sum())
+    sent_anyway = 0 if included is None else int(included.sum())
+    return columns, int(sizes[found.missing != 0].sum()), sent_anyway
 
 
 def _details(
@@ -324,12 +345,13 @@ def _warnings_of(
     when: datetime,
     found: Messages,
     codes: np.ndarray,
+    included: np.ndarray | None = None,
 ) -> pd.Categorical:
     """Each recipient's warnings in words, a code into the distinct combinations of them.
 
-    A recipient's warnings are a key of four small numbers (the doubtful line kind, the
-    missing fields' bits, the too-long text, the region outside its hours): one message is
-    written per distinct key, never per recipient."""
+    A recipient's warnings are a key of five small numbers (the doubtful line kind, the
+    missing fields' bits, the too-long text, the region outside its hours, opted out but
+    included): one message is written per distinct key, never per recipient."""
     import numpy as np
     import pandas as pd
 
@@ -340,12 +362,13 @@ def _warnings_of(
     kinds = len(DOUBTFUL_ORDER) + 1
     regions = audience.regions
     refused = hours_refusals(audience.valid_regions, settings.purpose, when)
-    if not (per_combination.any() or audience.doubtful.any() or refused):
+    flagged = included is not None and bool(included.any())
+    if not (per_combination.any() or audience.doubtful.any() or refused or flagged):
         return coded(np.full(len(audience), -1, dtype="int8"), ())
     # Dense keys: the combinations' warnings are few, so the recipients' keys index a small
     # table (no hash of a million keys).
     combined, per_values = pd.factorize(per_combination)
-    space = len(per_values) * kinds * (len(regions) + 1)
+    space = len(per_values) * kinds * (len(regions) + 1) * 2
     key = combined.astype("int64")[codes] * kinds + audience.doubtful
     key *= len(regions) + 1
     if refused:
@@ -353,6 +376,10 @@ def _warnings_of(
         for country in refused:
             table[regions.index(country) + 1] = regions.index(country) + 1
         key += np.where(audience.valid, table[audience.region.codes + 1], 0)
+    key *= 2
+    if flagged:
+        assert included is not None
+        key += included
     if space <= 4 * len(key) + 4096:
         distinct = np.flatnonzero(np.bincount(key, minlength=space))
         lookup = np.full(space, -1, dtype="int32")
@@ -362,7 +389,8 @@ def _warnings_of(
         keys, distinct = pd.factorize(key)
     said = []
     for value in distinct.tolist():
-        value, region = divmod(int(value), len(regions) + 1)
+        value, listed = divmod(int(value), 2)
+        value, region = divmod(value, len(regions) + 1)
         value, kind = divmod(value, kinds)
         bits, text = divmod(int(per_values[value]), texts + 1)
         notes = []
@@ -377,6 +405,8 @@ def _warnings_of(
             notes.append(Finding("rendered_too_long", "text", None, over_by))
         if region:
             notes.append(Finding("outside_hours", None, None, regions[region - 1]))
+        if listed:
+            notes.append(Finding(INCLUDED, "phone_number"))
         said.append("; ".join(note.message() for note in notes) if notes else None)
     remap, categories = pd.factorize(np.array(said, dtype=object))
     return coded(remap[keys], categories)

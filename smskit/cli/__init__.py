@@ -7,6 +7,7 @@ smskit send --text .. --sender .. --to .. | --csv FILE [--dry-run] [--yes]
 smskit campaign status|resume JOURNAL                a journaled campaign
 smskit campaign list [PATH...] [--inbox FILE]        the ledger: one line per campaign
 smskit replies serve                                 the inbound-SMS receiver
+smskit optouts list|history|export|import|add|remove|absorb   the account's opt-out list
 smskit sandbox                                       the embedded gateway, standalone
 ```
 

@@ -9,7 +9,7 @@ from typing import Any, Final
 
 import click
 
-from smskit.cli import account, campaign, lines, replies, sandbox, send
+from smskit.cli import account, campaign, lines, optouts, replies, sandbox, send
 from smskit.cli.output import (
     EXIT_BUSY,
     EXIT_CODES_HELP,
@@ -107,6 +107,7 @@ cli.add_command(lines.hlr)
 cli.add_command(send.send)
 cli.add_command(campaign.campaign)
 cli.add_command(replies.replies)
+cli.add_command(optouts.optouts)
 cli.add_command(sandbox.sandbox)
 
 

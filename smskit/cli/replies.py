@@ -40,12 +40,20 @@ def serve(
     path: Path | None, host: str, port: int, signing_secret: str | None, as_json: bool
 ) -> int:
     """Receive replies at a callback URL (register it as the account's inbound-SMS callback;
-    it holds a secret token) and store each once, until Ctrl-C."""
+    it holds a secret token) and store each once, until Ctrl-C. With SMSKIT_BASE_URL and
+    SMSKIT_API_LOGIN set, every STOP and reply asking to stop also goes on that account's
+    opt-out list (smskit optouts list), which every preflight excludes."""
+    import os
+
     from smskit._paths import replies_path
     from smskit.replies import Inbox
 
     where = path if path is not None else replies_path()
-    inbox = Inbox(where, host=host, port=port, signing_secret=signing_secret or None)
+    base_url, login = os.environ.get("SMSKIT_BASE_URL"), os.environ.get("SMSKIT_API_LOGIN")
+    account = (base_url, login) if base_url and login else None
+    inbox = Inbox(
+        where, host=host, port=port, signing_secret=signing_secret or None, account=account
+    )
     try:
         inbox.start()
     except OSError as exc:
@@ -59,6 +67,8 @@ def serve(
             else:
                 click.echo(f"Inbox callback URL: {inbox.url}")
                 click.echo(f"Replies stored in {where} ({len(inbox)} so far). Ctrl-C stops it.")
+                if account is not None:
+                    click.echo(f"Opt-outs go on the opt-out list of {login} at {base_url}.")
             seen = len(inbox)
             while True:
                 try:

@@ -76,6 +76,12 @@ from smskit.rules.hours import next_permitted
     "moment of every destination, and show it.",
 )
 @click.option("--with-replies", is_flag=True, default=None, help="Let recipients answer.")
+@click.option(
+    "--include-opted-out",
+    is_flag=True,
+    help="Send to numbers on the account's opt-out list too (--purpose alert only; each is "
+    "shown as a warning). Without it they are excluded (opted_out).",
+)
 @region_option()
 @click.option(
     "--name",
@@ -110,6 +116,7 @@ def send(
     outside_hours: bool,
     at_next_permitted: bool,
     with_replies: bool | None,
+    include_opted_out: bool,
     region: str,
     name: str | None,
     journal: Path | None,
@@ -149,7 +156,8 @@ def send(
         def campaign_for(settings: dict[str, Any]) -> smskit.Campaign:
             return smskit.Campaign(
                 client, recipients, text=text, sender=sender, name=name,
-                default_region=region, clock=lambda: instant, **settings,
+                default_region=region, clock=lambda: instant,
+                include_opted_out=include_opted_out, **settings,
             )  # fmt: skip
 
         campaign = campaign_for(options)
@@ -179,8 +187,12 @@ def send(
         # The gateway is part of the send: the same alert to another account is not a
         # repeat (the embedded sandbox, new at each command, counts as one gateway).
         gateway = None if client.is_sandbox else [client.base_url.rstrip("/"), client.api_login]
-        content = {"text": text, "sender": sender, "options": options, "region": region,
-                   "numbers": list(numbers), "name": name, "gateway": gateway}  # fmt: skip
+        content: dict[str, Any] = {
+            "text": text, "sender": sender, "options": options, "region": region,
+            "numbers": list(numbers), "name": name, "gateway": gateway,
+        }  # fmt: skip
+        if include_opted_out:  # another send than without it (the key of others unchanged)
+            content["include_opted_out"] = True
         key = repeats.fingerprint(content, csv_file)
         if not dry_run:
             check_journal(campaign, path, name is not None)

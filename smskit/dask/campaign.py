@@ -27,7 +27,7 @@ import dask.dataframe as dd
 import pandas as pd
 from dask.delayed import delayed
 
-from smskit.campaigns.front import CampaignExecutor, ClientOption, Run
+from smskit.campaigns.front import CampaignExecutor, ClientOption, OptOutState, Run
 from smskit.campaigns.journal import plan_contacts
 from smskit.campaigns.orchestration import Verdict, run_preflight
 from smskit.campaigns.preflight import PreflightSettings
@@ -67,7 +67,10 @@ def _report_given_first(send: Callable[..., Any]) -> Callable[..., Any]:
                 stacklevel=2,
             )
             (given,) = report
-            self._report, self._report_of = weakref.ref(given), self.settings
+            held = self._report() if self._report is not None else None
+            if held is not given:  # the last preflight's keeps the opt-out state it read
+                state = self._optout_state()
+                self._report, self._report_of = weakref.ref(given), (self.settings, state)
         return send(self, **options)
 
     return compatible
@@ -90,7 +93,7 @@ class Campaign(CampaignExecutor[StreamedResult]):
     _positions_as_index = False
     # The last preflight, weakly: its spill (on disk) lives as long as the user holds it.
     _report: weakref.ref[DaskPreflightReport] | None = None
-    _report_of: PreflightSettings | None = None
+    _report_of: tuple[PreflightSettings, OptOutState] | None = None
 
     def _taken(self, recipients: Any) -> dd.DataFrame:
         if not isinstance(recipients, dd.DataFrame):
@@ -157,9 +160,12 @@ class Campaign(CampaignExecutor[StreamedResult]):
         report's ``frame``, ``kept()`` and ``to_parquet()`` read the settled files.
         """
         spec = self.spec
+        suppression, state = self._suppression(offline)
         back_end = PartitionedAudience(self.recipients, self._positions_as_index, Spill(spill))
-        report = run_preflight(back_end, spec.settings, spec.instant(now), self._serving(offline))
-        self._report, self._report_of = weakref.ref(report), spec.settings
+        report = run_preflight(
+            back_end, spec.settings, spec.instant(now), self._serving(offline), suppression
+        )
+        self._report, self._report_of = weakref.ref(report), (spec.settings, state)
         return report
 
     # -- where the recipients are: partitioned -------------------------------------------------
@@ -200,10 +206,10 @@ class Campaign(CampaignExecutor[StreamedResult]):
     # -- internals ---------------------------------------------------------------------------
 
     def _current_report(self) -> DaskPreflightReport:
-        """The last preflight if it is still held and the spec's settings did not change
-        since, else a new one."""
+        """The last preflight if it is still held and neither the spec's settings nor the
+        opt-out list changed since, else a new one."""
         report = self._report() if self._report is not None else None
-        if report is None or self._report_of != self.settings:
+        if report is None or self._report_of != (self.settings, self._optout_state()):
             report = self.preflight()
         return report
 
@@ -223,13 +229,19 @@ class PartitionedAudience:
         self._used: tuple[str, ...] = ()
 
     def check(
-        self, settings: PreflightSettings, instant: datetime, when: datetime, used: tuple[str, ...]
+        self,
+        settings: PreflightSettings,
+        instant: datetime,
+        when: datetime,
+        used: tuple[str, ...],
+        suppressed: frozenset[str],
     ) -> None:
-        """The first pass, reading the input once: each partition's preflight spilled, and
-        its duplicates of earlier rows found by a shuffle on the number and written back to
-        that partition's own file."""
+        """The first pass, reading the input once: each partition's preflight spilled (the
+        opt-out list, ``suppressed``, checked there), and its duplicates of earlier rows
+        found by a shuffle on the number and written back to that partition's own file."""
         store = self.store
         self._used = used
+        listed = delayed(suppressed, pure=True)  # one copy on the cluster, not one per task
         checked = [
             delayed(parts.check_partition, nout=2)(
                 part,
@@ -239,6 +251,7 @@ class PartitionedAudience:
                 self.positions_as_index,
                 used,
                 store.file("checked", n),
+                listed,
             )
             for n, part in enumerate(self.recipients.to_delayed())
         ]
@@ -279,6 +292,9 @@ class PartitionedAudience:
         per_region = _summed([s["regions"] for s in self._shares])
         missing = sum(int(info["missing"]) for info in infos)
         return {str(k): int(v) for k, v in per_region.items()}, missing
+
+    def sent_anyway(self) -> int:
+        return sum(int(info["sent_anyway"]) for info in self._infos)
 
     def report(self, verdict: Verdict) -> DaskPreflightReport:
         shares, store, used = self._shares, self.store, self._used

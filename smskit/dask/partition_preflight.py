@@ -33,6 +33,7 @@ from smskit.dask.spill import Spill
 from smskit.rules import spec
 from smskit.rules.destinations import Destinations
 from smskit.rules.findings import ISSUES
+from smskit.rules.optouts import INCLUDED_COUNT, Suppression
 from smskit.rules.recipients import Recipients
 
 __all__ = [
@@ -107,20 +108,25 @@ def check_partition(
     positions_as_index: bool,
     used: tuple[str, ...],
     path: str,
+    suppressed: frozenset[str] = frozenset(),
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The pandas preflight of partition ``number``, written to ``path`` with a ``field:``
     text column per field of ``used`` (for the rows it lets through). Returns the duplicate
     candidates (key, number) and ``rows``, ``missing`` (recipients missing a field the text
-    uses) and ``samples`` (one sendable number per country). Duplicates within the
+    uses), ``sent_anyway`` (recipients on the opt-out list, ``suppressed``, let through by
+    ``include_opted_out``) and ``samples`` (one sendable number per country). Duplicates within the
     partition are marked here; :func:`settle_partition` names the first of the whole base."""
     if positions_as_index:
         part = part.set_axis(pd.RangeIndex(len(part)))
     recipients = Recipients(part)
     # The preflight's own reading of the fields gives the texts the gateway will receive.
     audience = Audience(recipients, settings.default_region, fields=used)
-    report = preflight(recipients, settings, now=now, audience=audience)
+    report = preflight(
+        recipients, settings, now=now, audience=audience, suppression=Suppression(suppressed)
+    )
     frame = _conform(report.frame)
     missing = sum(int(f.detail or 0) for f in report.findings if f.code == "fields_missing")
+    sent_anyway = sum(int(f.detail or 0) for f in report.findings if f.code == INCLUDED_COUNT)
     sending = frame["send"].to_numpy()
     for name in sorted(used):
         values = audience.field(name)
@@ -136,7 +142,12 @@ def check_partition(
             "phone_number": frame["phone_number"].to_numpy()[candidate],
         }
     ).astype({"phone_number": _TEXT})
-    info = {"rows": len(frame), "missing": missing, "samples": samples(frame)}
+    info = {
+        "rows": len(frame),
+        "missing": missing,
+        "sent_anyway": sent_anyway,
+        "samples": samples(frame),
+    }
     return candidates, info
 
 

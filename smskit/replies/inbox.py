@@ -35,6 +35,7 @@ from smskit import _sqlite
 from smskit._server import Guards, Served
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies import receiver, reports
+from smskit.replies.optouts import Account, OptOutEvent, OptOuts
 from smskit.replies.receiver import Reply, micros
 from smskit.replies.reports import Report
 from smskit.replies.signing import DEFAULT_TOLERANCE, secret_bytes
@@ -151,6 +152,9 @@ class _Store:
         self.refused = 0  # bad or missing signatures: counted, never stored
         self.unsaved: dict[str, Reply | Report] = {}  # by message_id (reply) or key (report)
         self._seen_before: set[str] = set()
+        # The account's opt-out list, given the opt-outs as they are stored (Inbox(account=)).
+        self.feed: OptOuts | None = None
+        self.feed_pending: list[OptOutEvent] = []
 
     def add(self, item: Reply | Report) -> bool:
         """Store a reply unless its message_id is known, a delivery report or STOP unless
@@ -191,8 +195,33 @@ class _Store:
             self.count += len(replies) - len(replies_seen)
             self.duplicates += len(replies_seen)
             self.report_duplicates += len(reports_seen)
+            if self.feed is not None:
+                self._feed(held, replies, reports_seen | replies_seen, now)
             self.unsaved.clear()
             self.changed.notify_all()
+
+    def _feed(self, held: list[Report], replies: list[Reply], seen: set[str], now: int) -> None:
+        """Give the opt-out list the opt-outs just stored; held for the next flush if its
+        file fails (the list takes each once, so giving one twice is harmless)."""
+        assert self.feed is not None
+        self.feed_pending += [
+            OptOutEvent(item.number, "stop_callback", item.key, item.at_us or now)
+            for item in held
+            if item.kind == "stop" and item.key not in seen
+        ]
+        self.feed_pending += [
+            OptOutEvent(reply.number, "stop_reply", reply.message_id, reply.reception_us)
+            for reply in replies
+            if reply.message_id not in seen and is_opt_out(reply.text)
+        ]
+        if not self.feed_pending:
+            return
+        try:
+            self.feed.record(self.feed_pending)
+        except (sqlite3.Error, ConfigurationError):
+            logger.exception("%d opt-outs wait for the opt-out list", len(self.feed_pending))
+            return
+        self.feed_pending = []
 
     def _insert(self, reply: Reply, received_at: int) -> bool:
         """Store one reply (inside the caller's transaction); False if it was already stored."""
@@ -242,6 +271,11 @@ class Inbox(Served):
     the token and port, so the callback URL stays the same after a restart (``token=`` sets
     it). The data stays readable after ``stop()``.
 
+    ``account`` (the client whose callbacks these are, or a ``(base_url, login)`` pair):
+    every STOP callback and reply that opts out is also put on that account's opt-out list
+    as it is stored (:class:`smskit.OptOuts`, file ``optouts_path``, default in the per-user
+    data directory), so the next preflight excludes the number (docs/optouts.md).
+
     To face the internet: ``host`` another address than loopback (logged as a warning),
     ``allowed_hosts`` the names the gateway puts in the ``Host`` header (required for a
     wildcard address such as ``0.0.0.0``), ``signing_secret`` to accept only signed callbacks
@@ -270,6 +304,8 @@ class Inbox(Served):
         keep_alive_timeout: int = 5,
         max_connections: int = 256,
         header_timeout: float = 5.0,
+        account: Account | tuple[str, str] | None = None,
+        optouts_path: str | os.PathLike[str] | None = None,
     ) -> None:
         if isinstance(max_body, bool) or not isinstance(max_body, int) or max_body < 1024:
             raise ValidationError("max_body", "must be an integer >= 1024 bytes", value=max_body)
@@ -295,6 +331,8 @@ class Inbox(Served):
         ):
             raise ValidationError("token", "must be 16 to 128 characters A-Z a-z 0-9 _ -")
         self._store = _Store(self.path)
+        self.optouts = None if account is None else OptOuts(account, path=optouts_path)
+        self._store.feed = self.optouts
         # The spec gives the callback no authentication: this token in the URL is the secret.
         # A file inbox keeps its token and port, so the URL registered with the gateway
         # still answers after a kernel restart.
@@ -465,6 +503,24 @@ class Inbox(Served):
         ]
         asked.sort(key=lambda pair: pair[0])  # stable: replies first on a tie
         return list(dict.fromkeys(number for _, number in asked))
+
+    def opt_out_events(self) -> list[OptOutEvent]:
+        """Every opt-out stored (STOP callbacks, replies that opt out), as the account's
+        opt-out list takes them (:meth:`smskit.OptOuts.absorb`)."""
+        replies = self._store.rows(
+            "SELECT message_id, number, text, reception_date FROM replies ORDER BY rowid"
+        )
+        stops = self._store.rows(
+            "SELECT key, number, stop_date, received_at FROM stops ORDER BY rowid"
+        )
+        return [
+            OptOutEvent(number, "stop_reply", message_id, at)
+            for message_id, number, text, at in replies
+            if is_opt_out(text)
+        ] + [
+            OptOutEvent(number, "stop_callback", key, received if at is None else at)
+            for key, number, at, received in stops
+        ]
 
     def delivery_reports(self, time_zone: str | None = None) -> pandas.DataFrame:
         """One row per delivery report received (a report delivered twice: once), in arrival

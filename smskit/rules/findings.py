@@ -17,6 +17,7 @@ __all__ = ["ISSUES", "MESSAGES", "WARNINGS", "Finding"]
 ISSUES: Final = (
     "invalid_number",
     "cannot_receive_sms",
+    "opted_out",
     "not_served",
     "field_not_scalar",
     "field_too_long",
@@ -32,10 +33,14 @@ WARNINGS: Final = (
     "sender_replaced",
     "fields_missing",
     "hours_refused",
+    "opted_out_included",
+    "opted_outs_included",
+    "optouts_unread",
 )
 MESSAGES: Final[dict[str, str]] = {
     "invalid_number": "{detail}",
     "cannot_receive_sms": "line type {detail}",
+    "opted_out": "opted out: on the account's opt-out list",
     "not_served": "{detail}",
     "field_not_scalar": "{field} is a {detail}: a dynamic field must be a string, number or date",
     "field_too_long": "{field} has {detail} characters (max 50)",
@@ -48,6 +53,10 @@ MESSAGES: Final[dict[str, str]] = {
     "sender_replaced": "with_replies=True: the sender is replaced by the gateway's short number",
     "fields_missing": "{detail} recipient(s) miss a dynamic field: it renders empty",
     "hours_refused": "{detail}",
+    "opted_out_included": "opted out, sent anyway (include_opted_out=True, a transactional send)",
+    "opted_outs_included": "{detail} recipient(s) on the opt-out list are sent to anyway "
+    "(include_opted_out=True, a transactional send)",
+    "optouts_unread": "the opt-out list was not read: {detail}",
 }
 
 

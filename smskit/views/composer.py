@@ -90,7 +90,9 @@ class Composer(View):
     recipients, a busy machine) it waits for a pause of twice the last refresh, at most
     :data:`DEBOUNCE_S`, so a burst costs one refresh, not one per key. 0 refreshes on every
     change, as tests want. ``journal`` is where :meth:`send` journals (default: the
-    campaign's).
+    campaign's). Numbers on the account's opt-out list are excluded (``opted_out``) in the
+    panel and the send; ``include_opted_out=True`` sends to them too, for a transactional
+    send only (``purpose="alert"``; docs/optouts.md).
 
     Each send with other values (text, sender, options) is a new campaign: the first one is
     named ``name`` and journaled in ``journal``, the next ones ``<name>-2``, ``<name>-3`` ...
@@ -119,9 +121,13 @@ class Composer(View):
         journal: str | Path | None = None,
         default_region: str | None = DEFAULT_REGION,
         debounce: float | None = None,
+        include_opted_out: bool = False,
         **send_options: Any,
     ) -> None:
-        spec = CampaignSpec(text, sender, send_options, name, default_region, journal=journal)
+        spec = CampaignSpec(
+            text, sender, send_options, name, default_region, journal=journal,
+            include_opted_out=include_opted_out,
+        )  # fmt: skip
         self._client = client
         # The one campaign (None without recipients), which holds the one spec: every field
         # is read with the numbers, so the first {field} typed costs no read.

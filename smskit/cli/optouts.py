@@ -1,0 +1,175 @@
+"""``smskit optouts list|history|export|import|add|remove|absorb``: an account's opt-out list.
+
+The list is local (SQLite in the per-user data directory), so these commands send nothing
+and need no key: the account is named by ``SMSKIT_BASE_URL`` and ``SMSKIT_API_LOGIN`` (or
+``--base-url`` and ``--login``), the key every list is filed under (docs/optouts.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from smskit.cli.options import region_option
+from smskit.cli.output import json_option, print_json, print_table, records
+
+if TYPE_CHECKING:
+    from smskit.replies.optouts import OptOuts
+
+
+def _account(function: Any) -> Any:
+    """``--base-url``, ``--login`` and ``--path``: whose list, in which file."""
+    function = click.option(
+        "--path",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="SQLite file of the lists (default: optouts.sqlite in the per-user data directory).",
+    )(function)
+    function = click.option(
+        "--login", envvar="SMSKIT_API_LOGIN", default=None, help="The account's login "
+        "(default: $SMSKIT_API_LOGIN).",
+    )(function)  # fmt: skip
+    return click.option(
+        "--base-url", envvar="SMSKIT_BASE_URL", default=None, help="The gateway's base URL "
+        "(default: $SMSKIT_BASE_URL).",
+    )(function)  # fmt: skip
+
+
+def _open(base_url: str | None, login: str | None, path: Path | None) -> OptOuts:
+    from smskit.errors import ConfigurationError
+    from smskit.replies.optouts import OptOuts
+
+    if not base_url or not login:
+        raise ConfigurationError(
+            "name the account whose opt-out list this is: set SMSKIT_BASE_URL and "
+            "SMSKIT_API_LOGIN (or pass --base-url and --login)"
+        )
+    return OptOuts((base_url, login), path=path)
+
+
+@click.group()
+def optouts() -> None:
+    """The account's opt-out list: numbers every preflight excludes (opted_out)."""
+
+
+@optouts.command("list")
+@_account
+@json_option
+def list_(base_url: str | None, login: str | None, path: Path | None, as_json: bool) -> int:
+    """The numbers on the list, first opt-out first, with source and reference."""
+    with _open(base_url, login, path) as listed:
+        frame = listed.to_frame()
+    if as_json:
+        print_json({"count": len(frame), "optouts": records(frame)})
+    elif frame.empty:
+        click.echo("No number on the opt-out list.")
+    else:
+        print_table(frame)
+    return 0
+
+
+@optouts.command()
+@_account
+@json_option
+def history(base_url: str | None, login: str | None, path: Path | None, as_json: bool) -> int:
+    """Every change of the list (added, removed, and callbacks that changed nothing)."""
+    with _open(base_url, login, path) as listed:
+        frame = listed.history()
+    if as_json:
+        print_json({"count": len(frame), "events": records(frame)})
+    else:
+        print_table(frame)
+    return 0
+
+
+@optouts.command("export")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@_account
+def export_(file: Path, base_url: str | None, login: str | None, path: Path | None) -> int:
+    """Write the list to FILE as CSV (phone_number, opted_out_at, source, reference, note)."""
+    with _open(base_url, login, path) as listed:
+        count = listed.to_csv(file)
+    click.echo(f"{count} number(s) written to {file}")
+    return 0
+
+
+@optouts.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--note", default=None, help="Why these numbers are listed (kept in history).")
+@region_option()
+@_account
+def import_(
+    file: Path,
+    note: str | None,
+    region: str | None,
+    base_url: str | None,
+    login: str | None,
+    path: Path | None,
+) -> int:
+    """List every number of the CSV FILE (a phone_number column). A row that cannot be read
+    exactly refuses the whole file (exit 4, naming the row and the rule); nothing is listed."""
+    with _open(base_url, login, path) as listed:
+        added = listed.import_csv(file, note=note, default_region=region)
+    click.echo(f"{added} number(s) added from {file}")
+    return 0
+
+
+@optouts.command()
+@click.argument("numbers", nargs=-1, required=True, metavar="NUMBER...")
+@click.option("--note", default=None, help="Why (kept in history).")
+@region_option()
+@_account
+def add(
+    numbers: tuple[str, ...],
+    note: str | None,
+    region: str | None,
+    base_url: str | None,
+    login: str | None,
+    path: Path | None,
+) -> int:
+    """List NUMBER... by hand (an opt-out received another way)."""
+    with _open(base_url, login, path) as listed:
+        added = listed.add(numbers, note=note, default_region=region)
+    click.echo(f"{added} number(s) added")
+    return 0
+
+
+@optouts.command()
+@click.argument("numbers", nargs=-1, required=True, metavar="NUMBER...")
+@click.option("--note", required=True, help="Why they are removed (kept in history).")
+@region_option()
+@_account
+def remove(
+    numbers: tuple[str, ...],
+    note: str,
+    region: str | None,
+    base_url: str | None,
+    login: str | None,
+    path: Path | None,
+) -> int:
+    """Take NUMBER... off the list (undo a mistaken opt-out); the removal stays in history.
+    Exits 4 when none of them was listed."""
+    from smskit.cli.sendcheck import Refused
+
+    with _open(base_url, login, path) as listed:
+        removed = listed.remove(numbers, note=note, default_region=region)
+    if removed == 0:
+        raise Refused("none of these numbers is on the opt-out list: nothing removed")
+    click.echo(f"{removed} number(s) removed")
+    return 0
+
+
+@optouts.command()
+@click.argument("inbox", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@_account
+def absorb(inbox: Path, base_url: str | None, login: str | None, path: Path | None) -> int:
+    """Take every opt-out an inbox file holds (STOP callbacks, replies asking to stop); each
+    callback is taken once, however often absorbed."""
+    from smskit.replies import Inbox
+
+    with _open(base_url, login, path) as listed:
+        added = listed.absorb(Inbox(inbox))
+    click.echo(f"{added} number(s) added from {inbox}")
+    return 0

@@ -1,0 +1,98 @@
+"""An opt-out list read from CSV, every row exactly or the whole file refused.
+
+The file :meth:`smskit.replies.optouts.OptOuts.to_csv` writes (and any file with a
+``phone_number`` column): ``phone_number`` a valid number (national ones in the default
+region), ``opted_out_at`` empty or an ISO 8601 date-time with its offset, ``source`` empty
+or one of :data:`~smskit.replies.optouts.SOURCES`, ``reference`` and ``note`` any text. The
+cells are read as the text they hold (:func:`smskit.rules.csvtext.read_csv_text`); a row
+that breaks a rule refuses the file with a :class:`~smskit.ValidationError` naming the row
+(``optouts[3].phone_number``, counted from 0 after the header) and the rule.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Final
+
+from smskit.errors import ValidationError
+from smskit.rules.missing import is_missing
+
+__all__ = ["CSV_SOURCES", "read_optouts_csv"]
+
+CSV_SOURCES: Final = ("stop_callback", "stop_reply", "manual")  # optouts.SOURCES
+_COLUMNS: Final = ("phone_number", "opted_out_at", "source", "reference", "note")
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+_US: Final = timedelta(microseconds=1)
+
+Row = tuple[str, int | None, str, str | None, str | None]
+
+
+def read_optouts_csv(path: Path, default_region: str | None) -> list[Row]:
+    """Each row of the file at ``path`` as (E.164 number, when in UTC microseconds or None,
+    source, reference, note), in file order, a number once (its first row)."""
+    from smskit.rules.csvtext import read_csv_text
+
+    frame = read_csv_text(path, _COLUMNS, field="optouts")
+    if "phone_number" not in frame.columns:
+        raise ValidationError("optouts", "the CSV file has no phone_number column", value=path.name)
+    rows: dict[str, Row] = {}
+    for position, record in enumerate(frame.to_dict("records")):
+        number = _number(record.get("phone_number"), default_region, position)
+        if number not in rows:
+            rows[number] = (
+                number,
+                _when(record.get("opted_out_at"), position),
+                _source(record.get("source"), position),
+                _text(record.get("reference")),
+                _text(record.get("note")),
+            )
+    return list(rows.values())
+
+
+def _number(value: Any, default_region: str | None, position: int) -> str:
+    from smskit.rules.phonecheck import classify
+
+    check = classify(None if is_missing(value) else value, default_region)
+    if check.e164 is None:
+        raise ValidationError(
+            "optouts.phone_number",
+            f"not a valid phone number ({check.reason})",
+            position=position,
+            value=value,
+        )
+    return check.e164
+
+
+def _when(value: Any, position: int) -> int | None:
+    if value is None or is_missing(value):
+        return None
+    try:
+        moment = datetime.fromisoformat(str(value))
+    except ValueError:
+        moment = None
+    if moment is None or moment.utcoffset() is None:
+        raise ValidationError(
+            "optouts.opted_out_at",
+            "must be an ISO 8601 date-time with its offset (2026-11-24T17:05:00+00:00)",
+            position=position,
+            value=value,
+        )
+    return (moment - _EPOCH) // _US
+
+
+def _source(value: Any, position: int) -> str:
+    if value is None or is_missing(value):
+        return "manual"
+    if value not in CSV_SOURCES:
+        raise ValidationError(
+            "optouts.source",
+            f"must be one of {', '.join(CSV_SOURCES)} (or empty: manual)",
+            position=position,
+            value=value,
+        )
+    return str(value)
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None or is_missing(value) else str(value)

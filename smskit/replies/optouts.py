@@ -1,0 +1,490 @@
+"""The opt-out list of an account: numbers that asked to stop, kept in SQLite, with a trace.
+
+Why here, in ``replies``: the list is fed by what the callback receiver stores (STOP
+callbacks, replies that opt out), and read by every preflight above (campaigns, dask, views,
+cli). ``replies`` is the one part both sides may import (the receiver cannot import
+campaigns); the rule preflight applies, given the numbers, is :mod:`smskit.rules.optouts`.
+
+One list per account, all accounts in one file (default ``optouts.sqlite`` in the per-user
+data directory, :mod:`smskit._paths`), keyed by the gateway's base URL and the login: the
+key the HLR answer cache uses (:func:`smskit._account.gateway_of`), so a second gateway (a
+second sandbox, the real account) never sees the first one's list.
+
+Every change is an event in ``optout_events`` (what, when, from where, why), never deleted:
+``history()`` is the trace, and an analyst undoing a mistaken opt-out (``remove``) leaves
+one. The numbers listed now are in ``optouts``, written in the same transaction. A callback
+(STOP or opt-out reply) is taken once per account however often it is offered (by the Inbox
+as it stores it, or by ``absorb(inbox)`` later), and a number removed by hand is not put
+back by a callback dated before the removal; a later STOP puts it back. See docs/optouts.md.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from contextlib import closing
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, Protocol
+
+from smskit import _sqlite
+from smskit._account import Gateway, gateway_of
+from smskit.errors import ConfigurationError, ValidationError
+from smskit.replies.optoutcsv import CSV_SOURCES, read_optouts_csv
+from smskit.rules.region import DEFAULT_REGION
+
+if TYPE_CHECKING:
+    import pandas
+
+__all__ = [
+    "ACTIONS",
+    "CSV_COLUMNS",
+    "FRAME_COLUMNS",
+    "HISTORY_COLUMNS",
+    "SOURCES",
+    "OptOutEvent",
+    "OptOuts",
+    "account_key",
+    "listed_numbers",
+    "optouts_path",
+]
+
+# Where an opt-out came from: the gateway's STOP callback, a reply asking to stop, a person.
+SOURCES: Final = CSV_SOURCES
+# What an event did: listed, unlisted, nothing (already listed; removed after it was sent).
+ACTIONS: Final = ("added", "removed", "already_listed", "kept_removed")
+FRAME_COLUMNS: Final = ("phone_number", "opted_out_at", "source", "reference", "note")
+CSV_COLUMNS: Final = FRAME_COLUMNS
+HISTORY_COLUMNS: Final = (
+    "phone_number", "action", "source", "reference", "note", "at", "recorded_at", "via",
+)  # fmt: skip
+
+_SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS optout_events (
+    id INTEGER PRIMARY KEY, base_url TEXT NOT NULL, api_login TEXT NOT NULL,
+    phone_number TEXT NOT NULL, action TEXT NOT NULL, source TEXT NOT NULL, reference TEXT,
+    note TEXT, at INTEGER NOT NULL, recorded_at INTEGER NOT NULL, via TEXT NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS optout_callbacks ON optout_events
+    (base_url, api_login, source, reference) WHERE via = 'inbox';
+CREATE INDEX IF NOT EXISTS optout_numbers ON optout_events
+    (base_url, api_login, phone_number, action);
+CREATE TABLE IF NOT EXISTS optouts (
+    base_url TEXT NOT NULL, api_login TEXT NOT NULL, phone_number TEXT NOT NULL,
+    at INTEGER NOT NULL, source TEXT NOT NULL, reference TEXT, note TEXT,
+    PRIMARY KEY (base_url, api_login, phone_number));
+"""
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
+_US: Final = timedelta(microseconds=1)
+
+
+def optouts_path() -> Path:
+    """The default file of every account's opt-out list: ``optouts.sqlite`` in smskit's
+    per-user data directory."""
+    from smskit._paths import data_dir
+
+    return data_dir() / "optouts.sqlite"
+
+
+@dataclass(frozen=True)
+class OptOutEvent:
+    """One opt-out a callback brought: the number as the gateway gave it, ``source``
+    (``stop_callback`` or ``stop_reply``), ``reference`` (the callback's key: a reply's
+    message_id, a STOP's body hash) and when it was asked (UTC microseconds)."""
+
+    number: str | None
+    source: str
+    reference: str
+    at_us: int
+
+
+class HoldsOptOuts(Protocol):
+    """What :meth:`OptOuts.absorb` reads: an :class:`~smskit.replies.Inbox`."""
+
+    def opt_out_events(self) -> list[OptOutEvent]:
+        """Every opt-out the inbox holds."""
+
+
+class Account(Protocol):
+    """A client (``smskit.Client`` / ``AsyncClient``): what names the account."""
+
+    @property
+    def base_url(self) -> str: ...
+
+    @property
+    def api_login(self) -> str: ...
+
+
+def account_key(account: Account | tuple[str, str]) -> Gateway:
+    """The key of ``account``: a client (its ``base_url`` and ``api_login``) or a
+    ``(base_url, login)`` pair."""
+    if isinstance(account, tuple):
+        if len(account) == 2 and all(isinstance(part, str) and part for part in account):
+            return gateway_of(*account)
+    else:
+        base_url = getattr(account, "base_url", None)
+        login = getattr(account, "api_login", None)
+        if isinstance(base_url, str) and isinstance(login, str) and base_url and login:
+            return gateway_of(base_url, login)
+    raise ValidationError(
+        "account",
+        "must be a client (smskit.Client, smskit.AsyncClient) or a (base_url, login) pair",
+        value=type(account).__name__,
+    )
+
+
+def _micros(moment: datetime) -> int:
+    return (moment - _EPOCH) // _US
+
+
+def _check_kind(path: Path) -> None:
+    """Refuse (left unchanged) a file that is not an opt-out list: not SQLite, or holding
+    other tables (an inbox, a journal, the HLR cache), which these tables would spoil."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    try:
+        with closing(sqlite3.connect(path)) as db:
+            tables = {name for (name,) in db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}  # fmt: skip
+    except sqlite3.DatabaseError as exc:
+        raise ConfigurationError(f"{str(path)!r} is not an opt-out list: {exc}") from exc
+    foreign = sorted(
+        t for t in tables - {"optout_events", "optouts"} if not t.startswith("sqlite_")
+    )
+    if foreign:
+        raise ConfigurationError(
+            f"{str(path)!r} is not an opt-out list: it holds other tables "
+            f"({', '.join(foreign)}); it was left unchanged: give another file (or none)"
+        )
+
+
+class OptOuts:
+    """The opt-out list of one account (``smskit.OptOuts(client)``): numbers every preflight
+    excludes (finding ``opted_out``), fed by STOP callbacks and replies that opt out.
+
+    ``account``: a client, or a ``(base_url, login)`` pair. ``path``: the SQLite file
+    (default :func:`optouts_path`, shared by every account, each seeing its own). Safe from
+    any thread; ``close()`` when done (or use it as a context manager).
+    """
+
+    def __init__(
+        self, account: Account | tuple[str, str], *, path: str | os.PathLike[str] | None = None
+    ) -> None:
+        self.gateway = account_key(account)
+        self.path = Path(path) if path is not None else optouts_path()
+        self._lock = threading.Lock()
+        _check_kind(self.path)
+        try:
+            self._db = _sqlite.connect(self.path, _SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise ConfigurationError(f"{str(self.path)!r} is not an opt-out list: {exc}") from exc
+
+    def __repr__(self) -> str:
+        base_url, login = self.gateway
+        return f"<OptOuts {base_url} login={login!r} numbers={len(self)}>"
+
+    def __enter__(self) -> OptOuts:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the file (every change is already on disk)."""
+        with self._lock:
+            self._db.close()
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return int(self._one("SELECT COUNT(*) FROM optouts WHERE base_url = ? AND api_login = ?"))
+
+    def __contains__(self, number: object) -> bool:
+        e164 = _e164_or_none(number)
+        return e164 is not None and e164 in self.numbers()
+
+    def _one(self, sql: str, *args: Any) -> Any:
+        with self._lock:
+            return self._db.execute(sql, (*self.gateway, *args)).fetchone()[0]
+
+    def version(self) -> int:
+        """A number that changes whenever the list does (its latest event)."""
+        return self._version_of(self.gateway)
+
+    def numbers(self) -> frozenset[str]:
+        """The numbers listed now (E.164)."""
+        return self._numbers_of(self.gateway)
+
+    # The list of another account in the same file (what listed_numbers reads).
+    def _version_of(self, gateway: Gateway) -> int:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT COALESCE(MAX(id), 0) FROM optout_events WHERE base_url = ? "
+                "AND api_login = ?",
+                gateway,
+            ).fetchone()
+        return int(row[0])
+
+    def _numbers_of(self, gateway: Gateway) -> frozenset[str]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT phone_number FROM optouts WHERE base_url = ? AND api_login = ?", gateway
+            ).fetchall()
+        return frozenset(number for (number,) in rows)
+
+    def to_frame(self, time_zone: str | None = None) -> pandas.DataFrame:
+        """One row per number listed, first opt-out first: :data:`FRAME_COLUMNS`
+        (``opted_out_at`` in ``time_zone``, default the account's; ``source`` a categorical
+        of :data:`SOURCES`; ``reference`` the callback it came from)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT phone_number, at, source, reference, note FROM optouts "
+                "WHERE base_url = ? AND api_login = ? ORDER BY at, phone_number",
+                self.gateway,
+            ).fetchall()
+        return _frame(rows, list(FRAME_COLUMNS), ("opted_out_at",), time_zone)
+
+    def history(self, time_zone: str | None = None) -> pandas.DataFrame:
+        """Every event of the list, in the order recorded: :data:`HISTORY_COLUMNS` (``at``:
+        when the opt-out was asked or the change made; ``via``: ``inbox``, ``hand`` or
+        ``csv:<file name>``)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT phone_number, action, source, reference, note, at, recorded_at, via "
+                "FROM optout_events WHERE base_url = ? AND api_login = ? ORDER BY id",
+                self.gateway,
+            ).fetchall()
+        frame = _frame(rows, list(HISTORY_COLUMNS), ("at", "recorded_at"), time_zone)
+        import pandas as pd
+
+        frame["action"] = pd.Categorical(frame["action"], categories=list(ACTIONS))
+        return frame
+
+    # -- changes -------------------------------------------------------------------------------
+
+    def record(self, events: Iterable[OptOutEvent]) -> int:
+        """Take the opt-outs callbacks brought, each once (by ``source`` and ``reference``);
+        returns how many numbers were added. A number the gateway gave that is not a valid
+        E.164 number is recorded as given (listed, so never sent to: it cannot match a
+        recipient, and ``history()`` shows it)."""
+        now = _micros(datetime.now(UTC))
+        added = 0
+        with _sqlite.transaction(self._db, self._lock) as db:
+            for event in events:
+                if event.number is None:
+                    continue
+                number = _e164_or_none(event.number) or event.number
+                action = self._action_for(db, number, event.at_us)
+                cursor = db.execute(
+                    "INSERT OR IGNORE INTO optout_events (base_url, api_login, phone_number, "
+                    "action, source, reference, note, at, recorded_at, via) "
+                    "VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, 'inbox')",
+                    (*self.gateway, number, action, event.source, event.reference,
+                     event.at_us, now),
+                )  # fmt: skip
+                if cursor.rowcount == 1 and action == "added":
+                    self._list(db, number, event.at_us, event.source, event.reference, None)
+                    added += 1
+        return added
+
+    def _action_for(self, db: sqlite3.Connection, number: str, at_us: int) -> str:
+        """What a callback asking at ``at_us`` does to ``number``: add it, nothing (already
+        listed), or nothing because a person removed it after it was asked."""
+        listed = db.execute(
+            "SELECT 1 FROM optouts WHERE base_url = ? AND api_login = ? AND phone_number = ?",
+            (*self.gateway, number),
+        ).fetchone()
+        if listed:
+            return "already_listed"
+        removed = db.execute(
+            "SELECT MAX(at) FROM optout_events WHERE base_url = ? AND api_login = ? AND "
+            "phone_number = ? AND action = 'removed'",
+            (*self.gateway, number),
+        ).fetchone()[0]
+        return "kept_removed" if removed is not None and removed >= at_us else "added"
+
+    def _list(
+        self,
+        db: sqlite3.Connection,
+        number: str,
+        at_us: int,
+        source: str,
+        reference: str | None,
+        note: str | None,
+    ) -> None:
+        db.execute(
+            "INSERT OR IGNORE INTO optouts VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (*self.gateway, number, at_us, source, reference, note),
+        )
+
+    def absorb(self, inbox: HoldsOptOuts) -> int:
+        """Take every opt-out ``inbox`` holds (STOP callbacks, replies that opt out), each
+        once however often absorbed; returns how many numbers were added. An Inbox made with
+        ``account=`` does this as it stores them."""
+        return self.record(inbox.opt_out_events())
+
+    def add(
+        self,
+        numbers: Iterable[Any] | str,
+        *,
+        note: str | None = None,
+        default_region: str | None = DEFAULT_REGION,
+    ) -> int:
+        """List ``numbers`` by hand (read like recipients: national ones in
+        ``default_region``); returns how many were not listed before. A value that is not a
+        valid number refuses the whole call, naming its position; nothing is written."""
+        e164 = _read_numbers(numbers, default_region, "numbers")
+        return self._change(e164, "added", note, "hand")
+
+    def remove(
+        self,
+        numbers: Iterable[Any] | str,
+        *,
+        note: str | None = None,
+        default_region: str | None = DEFAULT_REGION,
+    ) -> int:
+        """Unlist ``numbers`` (undo a mistaken opt-out); returns how many were listed. The
+        removal stays in :meth:`history` with ``note``; a callback dated before it does not
+        list the number again, a later one does."""
+        e164 = _read_numbers(numbers, default_region, "numbers")
+        return self._change(e164, "removed", note, "hand")
+
+    def _change(
+        self,
+        numbers: Sequence[tuple[str, int | None, str, str | None, str | None]] | Sequence[str],
+        action: str,
+        note: str | None,
+        via: str,
+    ) -> int:
+        if note is not None and not isinstance(note, str):
+            raise ValidationError("note", "must be a text", value=note)
+        now = _micros(datetime.now(UTC))
+        changed = 0
+        with _sqlite.transaction(self._db, self._lock) as db:
+            for item in numbers:
+                if isinstance(item, str):
+                    number, at, source, reference, why = item, now, "manual", None, note
+                else:
+                    number, at_given, source, reference, why = item
+                    at = now if at_given is None else at_given
+                    why = why if why is not None else note
+                if action == "added":
+                    cursor = db.execute(
+                        "INSERT OR IGNORE INTO optouts VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (*self.gateway, number, at, source, reference, why),
+                    )
+                else:
+                    cursor = db.execute(
+                        "DELETE FROM optouts WHERE base_url = ? AND api_login = ? AND "
+                        "phone_number = ?",
+                        (*self.gateway, number),
+                    )
+                    at = now  # a removal happens now, whatever it undoes
+                if cursor.rowcount == 1:
+                    changed += 1
+                    db.execute(
+                        "INSERT INTO optout_events (base_url, api_login, phone_number, action, "
+                        "source, reference, note, at, recorded_at, via) VALUES "
+                        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (*self.gateway, number, action, source, reference, why, at, now, via),
+                    )
+        return changed
+
+    # -- CSV -----------------------------------------------------------------------------------
+
+    def to_csv(self, path: str | Path) -> int:
+        """Write the list to ``path`` as CSV (:data:`CSV_COLUMNS`, dates ISO 8601 in UTC);
+        returns the rows written."""
+        frame = self.to_frame("UTC")
+        frame["opted_out_at"] = frame["opted_out_at"].map(lambda t: t.isoformat())
+        frame.to_csv(Path(path), index=False)
+        return len(frame)
+
+    def import_csv(
+        self,
+        path: str | Path,
+        *,
+        note: str | None = None,
+        default_region: str | None = DEFAULT_REGION,
+    ) -> int:
+        """List every number of the CSV file at ``path`` (a ``phone_number`` column; the
+        other :data:`CSV_COLUMNS` kept when present, as :meth:`to_csv` writes them); returns
+        how many were not listed before. A row smskit cannot read exactly (a number that is
+        not valid, a date without a time zone, an unknown source) refuses the whole file,
+        naming the row and the rule; nothing is written."""
+        rows = read_optouts_csv(Path(path), default_region)
+        return self._change(rows, "added", note, f"csv:{Path(path).name}")
+
+
+def _e164_or_none(number: object) -> str | None:
+    from smskit.rules.phonecheck import to_e164
+
+    if not isinstance(number, str):
+        return None
+    return to_e164(number, None)
+
+
+def _read_numbers(
+    numbers: Iterable[Any] | str, default_region: str | None, field: str
+) -> list[str]:
+    """``numbers`` in E.164 form, or a ValidationError naming the first unreadable one."""
+    from smskit.rules.phonecheck import classify
+
+    values = [numbers] if isinstance(numbers, str | int) else list(numbers)
+    read: list[str] = []
+    for position, value in enumerate(values):
+        check = classify(value, default_region)
+        if check.e164 is None:
+            raise ValidationError(
+                field, f"not a valid phone number ({check.reason})", value=value, position=position
+            )
+        read.append(check.e164)
+    return list(dict.fromkeys(read))
+
+
+def _frame(
+    rows: list[tuple[Any, ...]], columns: list[str], times: tuple[str, ...], time_zone: str | None
+) -> pandas.DataFrame:
+    import pandas as pd
+
+    from smskit.rules.timezone import account_time_zone
+
+    zone = account_time_zone(time_zone)
+    frame = pd.DataFrame.from_records(rows, columns=columns)
+    for column in times:
+        moments = pd.to_datetime(frame[column].astype("int64"), unit="us", utc=True)
+        frame[column] = moments.dt.tz_convert(zone)
+    frame["source"] = pd.Categorical(frame["source"], categories=list(SOURCES))
+    for column in ("phone_number", "reference", "note"):
+        frame[column] = frame[column].astype(object)
+    return frame
+
+
+# -- what preflight reads ----------------------------------------------------------------------
+
+_open: dict[Path, OptOuts] = {}  # one connection per file, for the lists preflight reads
+_known: dict[tuple[Path, Gateway], tuple[int, frozenset[str]]] = {}  # numbers by version
+_open_lock = threading.Lock()
+
+
+def listed_numbers(
+    account: Account | tuple[str, str], path: str | Path | None = None
+) -> tuple[int, frozenset[str]]:
+    """The version of ``account``'s opt-out list (see :meth:`OptOuts.version`) and the
+    numbers on it, read once per version (preflight asks at every run: the Composer at
+    every keystroke)."""
+    gateway = account_key(account)
+    where = Path(path) if path is not None else optouts_path()
+    with _open_lock:
+        store = _open.get(where)
+        if store is None:
+            store = _open[where] = OptOuts(gateway, path=where)
+        version = store._version_of(gateway)
+        known = _known.get((where, gateway))
+        if known is not None and known[0] == version:
+            return known
+        numbers = store._numbers_of(gateway)
+        _known[(where, gateway)] = (version, numbers)
+        return version, numbers

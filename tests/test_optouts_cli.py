@@ -1,0 +1,87 @@
+"""``smskit optouts ...``: the account's opt-out list from the shell, with exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+
+from smskit.cli import cli
+from smskit.replies import Inbox
+from smskit.replies.optouts import OptOuts
+from smskit.sandbox import Sandbox
+
+ACCOUNT = {"SMSKIT_BASE_URL": "https://gw.example", "SMSKIT_API_LOGIN": "acme"}
+
+
+def run(*args: str, env: dict[str, str | None] | None = None) -> Result:
+    """The command in-process on the ACCOUNT (unless ``env`` says otherwise)."""
+    return CliRunner().invoke(cli, list(args), env=ACCOUNT if env is None else env)
+
+
+def test_add_list_remove_and_history() -> None:
+    """add lists numbers (read like recipients), list --json shows them, remove needs a
+    note and leaves it in history."""
+    added = run("optouts", "add", "06 12 34 56 78", "+33612345679", "--note", "by phone")
+    assert added.exit_code == 0 and "2 number(s) added" in added.stdout
+    listed = json.loads(run("optouts", "list", "--json").stdout)
+    assert listed["count"] == 2
+    assert {r["phone_number"] for r in listed["optouts"]} == {"+33612345678", "+33612345679"}
+    assert run("optouts", "remove", "+33612345678").exit_code == 2  # --note is required
+    removed = run("optouts", "remove", "+33612345678", "--note", "typed by mistake")
+    assert removed.exit_code == 0 and "1 number(s) removed" in removed.stdout
+    events = json.loads(run("optouts", "history", "--json").stdout)["events"]
+    assert [e["action"] for e in events] == ["added", "added", "removed"]
+    assert events[-1]["note"] == "typed by mistake"
+
+
+def test_removing_a_number_not_listed_exits_4() -> None:
+    """Nothing removed is not reported as success: exit 4, one line."""
+    result = run("optouts", "remove", "+33612345678", "--note", "x")
+    assert result.exit_code == 4 and "nothing removed" in result.stderr
+
+
+def test_export_then_import_into_another_account(tmp_path: Path) -> None:
+    """export writes the CSV; import into another gateway lists the same numbers."""
+    run("optouts", "add", "+33612345678", "+447700900123")
+    out = tmp_path / "list.csv"
+    exported = run("optouts", "export", str(out))
+    assert exported.exit_code == 0 and "2 number(s) written" in exported.stdout
+    other = {"SMSKIT_BASE_URL": "https://other.example", "SMSKIT_API_LOGIN": "acme"}
+    imported = run("optouts", "import", str(out), env=other)
+    assert imported.exit_code == 0 and "2 number(s) added" in imported.stdout
+    with OptOuts(("https://other.example", "acme")) as listed:
+        assert listed.numbers() == frozenset({"+33612345678", "+447700900123"})
+
+
+def test_a_broken_csv_exits_4_naming_the_row_and_lists_nothing(tmp_path: Path) -> None:
+    """A row with an invalid number: exit 4, one line naming optouts[1].phone_number."""
+    broken = tmp_path / "broken.csv"
+    broken.write_text("phone_number\n+33612345678\n12\n", encoding="utf-8")
+    result = run("optouts", "import", str(broken))
+    assert result.exit_code == 4
+    assert "optouts[1].phone_number" in result.stderr
+    assert json.loads(run("optouts", "list", "--json").stdout)["count"] == 0
+
+
+def test_without_an_account_it_exits_3() -> None:
+    """No SMSKIT_BASE_URL / SMSKIT_API_LOGIN: configuration error, exit 3, naming them."""
+    result = run("optouts", "list", env={"SMSKIT_BASE_URL": None, "SMSKIT_API_LOGIN": None})
+    assert result.exit_code == 3 and "SMSKIT_BASE_URL" in result.stderr
+
+
+def test_absorb_takes_an_inbox_files_opt_outs_once(tmp_path: Path) -> None:
+    """absorb INBOX takes the STOP reply an inbox file received over HTTP; a second absorb
+    adds nothing."""
+    path = tmp_path / "replies.sqlite"
+    with Sandbox() as sb, Inbox(path) as inbox:
+        sb.set_callback_url(inbox.url)
+        sb.simulate_reply("+33612345679", "STOP")
+        sb.simulate_reply("+33612345670", "Merci !")
+        inbox.wait(2)
+    first = run("optouts", "absorb", str(path))
+    assert first.exit_code == 0 and "1 number(s) added" in first.stdout
+    assert "0 number(s) added" in run("optouts", "absorb", str(path)).stdout
+    with OptOuts(("https://gw.example", "acme")) as listed:
+        assert listed.numbers() == frozenset({"+33612345679"})
