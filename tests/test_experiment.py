@@ -364,3 +364,11 @@ def test_the_split_is_the_same_whichever_form_the_recipients_take(tmp_path: Path
         assert other.record.numbers == first.record.numbers
         assert other.record.assignment == first.record.assignment
         assert other.record.strata == first.record.strata
+
+
+@pytest.mark.parametrize("directory", [3, "", b"/tmp"])
+def test_a_directory_that_is_not_a_path_is_refused(directory: object) -> None:
+    """directory= takes a str or a Path; anything else is refused by name, nothing written."""
+    with pytest.raises(ValidationError) as caught:
+        Experiment(None, FR, variants={"A": A, "B": B}, sender="Shop", directory=directory)  # type: ignore[arg-type]
+    assert caught.value.field == "directory"

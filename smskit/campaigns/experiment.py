@@ -27,6 +27,7 @@ import asyncio
 import dataclasses
 import hashlib
 import logging
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -151,7 +152,7 @@ class Experiment:
             numbers=numbers_digest(numbers, regions),
             assignment=[],
         )
-        self._directory = Path(directory) if directory is not None else campaigns_dir()
+        self._directory = _directory(directory)
         self._frame: pd.DataFrame | None = frame
         self._client = client
         self.record = self._adopted(record, seed) or self._split(record, seed, default_region)
@@ -168,7 +169,7 @@ class Experiment:
         arms' plans are journaled (its first send does that before any SMS), and compare."""
         check_client(client)
         _check_name(name)
-        where = Path(directory) if directory is not None else campaigns_dir()
+        where = _directory(directory)
         record = ExperimentRecord.read(record_path(where, name))
         experiment = cls.__new__(cls)
         experiment._directory = where
@@ -490,6 +491,15 @@ def _journaled(path: Path) -> bool:
         return False
     with Journal(path) as book:
         return bool(book.meta())
+
+
+def _directory(directory: Any) -> Path:
+    """``directory`` as a Path (None: the campaign journals' directory)."""
+    if directory is None:
+        return campaigns_dir()
+    if not isinstance(directory, str | os.PathLike) or str(directory) == "":
+        raise ValidationError("directory", "must be a path (str or pathlib.Path)", value=directory)
+    return Path(directory)
 
 
 def _check_name(name: Any) -> None:
