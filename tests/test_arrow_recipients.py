@@ -334,3 +334,26 @@ def test_every_entry_point_reads_arrow_and_polars_recipients(
         composer = smskit.Composer(client, value, text="Hi {first_name}", sender="Shop")
         report = composer.preflight
         assert report is not None and report.to_frame()["text"].tolist() == ["Hi Al", "Hi Bo"]
+
+
+def test_an_experiment_splits_arrow_and_polars_recipients_as_pandas_ones(tmp_path: Path) -> None:
+    """smskit.Experiment reads its audience through the same reader: with the same seed, a
+    pyarrow Table and a polars DataFrame are split into the same arms, row for row, as the
+    pandas frame of the same recipients (and record the same count and digest of numbers)."""
+    columns = {
+        "phone_number": [f"06123456{i:02d}" for i in range(40)],
+        "country": ["FR", "BE"] * 20,
+    }
+    made = {
+        library: smskit.Experiment(
+            None, value, variants={"a": "Code 1234", "b": "Code 5678"}, sender="Shop",
+            seed=7, stratify="country", directory=tmp_path / library, purpose="alert",
+        )
+        for library, value in libraries(columns).items()
+    }  # fmt: skip
+    expected = made.pop("pandas")
+    assert set(expected.assignment()["arm"]) == {"a", "b"}
+    for library, experiment in made.items():
+        assert experiment.record.recipients == 40, library
+        assert experiment.record.numbers == expected.record.numbers, library
+        pd.testing.assert_frame_equal(experiment.assignment(), expected.assignment(), obj=library)
