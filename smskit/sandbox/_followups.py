@@ -22,7 +22,7 @@ from smskit.sandbox._clock import Clock
 from smskit.sandbox._database import iso
 from smskit.sandbox._numbers import checked_number
 from smskit.sandbox._player import Player
-from smskit.sandbox._reports import CallbackFaults, DeliveryModel
+from smskit.sandbox._reports import CallbackFaults, DeliveryModel, checked_model
 from smskit.sandbox._store import Store
 
 __all__ = ["FollowUps"]
@@ -132,9 +132,7 @@ class FollowUps:
     def set_delivery_model(self, model: DeliveryModel) -> None:
         """How messages sent from now on get their delivery reports and STOPs (see
         :class:`DeliveryModel`; ``DeliveryModel.fast()`` for tests)."""
-        if not isinstance(model, DeliveryModel):
-            raise ValidationError("model", "must be a DeliveryModel", value=model)
-        self.player.model = model
+        self.player.model = checked_model("model", model)
 
     def inject_callback_faults(
         self, withhold_rate: float = 0.0, garble_rate: float = 0.0, seed: int = 0

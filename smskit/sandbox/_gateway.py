@@ -24,7 +24,7 @@ from smskit.sandbox._followups import FollowUps
 from smskit.sandbox._numbers import checked_number
 from smskit.sandbox._player import Player
 from smskit.sandbox._prices import CURRENCY, to_eur
-from smskit.sandbox._reports import DeliveryModel
+from smskit.sandbox._reports import DeliveryModel, checked_model
 from smskit.sandbox._request_ids import DuplicateAnswer, check_shape
 from smskit.sandbox._store import Store
 
@@ -71,6 +71,8 @@ class Gateway(FollowUps):
         self.hlr_distribution = hlr_distribution
         self._duplicate_answer: DuplicateAnswer = check_shape(duplicate_answer)
         self.callback_queue = Deliveries(store.replies.mark_delivery)
+        if delivery_model is not None:
+            checked_model("delivery_model", delivery_model)
         self.player = Player(self.callback_queue, delivery_model)
         self.request_faults = Faults()  # applied to the HTTP routes by the app's middleware
         urls = self.callback_urls()

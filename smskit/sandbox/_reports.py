@@ -26,7 +26,7 @@ from smskit.rules.callbacks import DATE_FORMAT, report_message_id
 from smskit.rules.content import is_marketing
 from smskit.sandbox._numbers import checked_integer, checked_number, checked_share
 
-__all__ = ["CallbackFaults", "DeliveryModel", "Outgoing", "SentMessage", "script"]
+__all__ = ["CallbackFaults", "DeliveryModel", "Outgoing", "SentMessage", "checked_model", "script"]
 
 _HOUR: Final = 3600.0
 EXPIRY: Final = 6 * _HOUR  # when a message nobody could take is given up (network time)
@@ -87,6 +87,13 @@ class DeliveryModel:
             if name not in known:
                 raise ValidationError(name, f"unknown field; use {', '.join(known)}")
         return cls(**body)
+
+
+def checked_model(name: str, value: Any) -> DeliveryModel:
+    """``value`` if it is a :class:`DeliveryModel`; else a ValidationError naming ``name``."""
+    if not isinstance(value, DeliveryModel):
+        raise ValidationError(name, "must be a DeliveryModel", value=value)
+    return value
 
 
 @dataclass(frozen=True)

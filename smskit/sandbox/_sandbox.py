@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from smskit._server import Served
-from smskit.errors import ValidationError
 from smskit.sandbox._clock import Clock
 from smskit.sandbox._faults import Faults
 from smskit.sandbox._gateway import Gateway
@@ -193,8 +192,6 @@ class Sandbox(Served):
         self._api_key = api_key or secrets.token_urlsafe(24)
         self._clock = Clock()
         self._store = Store(path, seed=seed, balance=balance, now=self._clock.timestamp())
-        if delivery_model is not None and not isinstance(delivery_model, DeliveryModel):
-            raise ValidationError("delivery_model", "must be a DeliveryModel", value=delivery_model)
         self._gateway = Gateway(
             self._store, self._clock, seed=seed, hlr_distribution=hlr_distribution,
             delivery_model=delivery_model, duplicate_answer=duplicate_answer,

@@ -135,3 +135,13 @@ def test_inject_callback_faults_takes_rates_and_refuses_through_the_one_check(
     assert (faults.withhold_rate, faults.garble_rate, faults.seed) == (0.25, 0.5, 7)
     with pytest.raises(ValidationError, match="garble_rate: must be a finite number between"):
         fresh_sandbox.inject_callback_faults(garble_rate=1.5)
+
+
+def test_a_delivery_model_is_refused_by_one_check_where_it_is_given() -> None:
+    """Sandbox(delivery_model=...) and set_delivery_model(...) refuse a non-model, each naming
+    its own argument (one check, _reports.checked_model)."""
+    with pytest.raises(ValidationError, match=r"^delivery_model: must be a DeliveryModel"):
+        Sandbox(delivery_model="fast")  # type: ignore[arg-type]
+    box = Sandbox()
+    with pytest.raises(ValidationError, match=r"^model: must be a DeliveryModel"):
+        box.set_delivery_model({"seed": 1})  # type: ignore[arg-type]
