@@ -12,6 +12,10 @@ Two measurements, each beside its anchor:
    wait for every callback (the sandbox's scripted network time is 0.2 s of it), callbacks
    per second, the standing-status frame, the join.
 
+The whole send also reports the Inbox's own share of each callback: the time spent reading
+the body (``receiver.parse_callback``) and storing it (the store's ``add``, the commit
+included), timed by wrapping both for this run.
+
     .venv/bin/python benchmarks/bench_callbacks.py             # 3,000 posts, 5,000 recipients
     .venv/bin/python benchmarks/bench_callbacks.py --posts 1000 --recipients 1000
 """
@@ -91,31 +95,50 @@ def per_callback(posts: int, directory: Path) -> dict[str, float]:
     return found
 
 
+def timed(owner: Any, name: str, spent: list[float]) -> None:
+    """Wrap ``owner.name`` so that each call adds its seconds to ``spent[0]`` (count in 1)."""
+    original = getattr(owner, name)
+
+    def wrapper(*args: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return original(*args)
+        finally:
+            spent[0] += time.perf_counter() - start
+            spent[1] += 1
+
+    setattr(owner, name, wrapper)
+
+
 def whole_send(recipients: int, directory: Path) -> dict[str, float]:
     """A campaign's send, its callbacks into a file Inbox, and the outcomes join."""
     import smskit
-    from smskit.replies import Inbox
+    from smskit.replies import Inbox, inbox, receiver
     from smskit.sandbox import DeliveryModel, Sandbox
+
+    parsing, storing = [0.0, 0.0], [0.0, 0.0]
+    timed(receiver, "parse_callback", parsing)
+    timed(inbox._Store, "add", storing)  # the one place a benchmark reaches inside
 
     model = DeliveryModel.fast(seed=7, late_share=0.3, duplicate_share=0.3, stop_share=0.05)
     numbers = [f"+336{n:08d}" for n in range(recipients)]
     with (
-        Inbox(directory / "send.sqlite") as inbox,
+        Inbox(directory / "send.sqlite") as box,
         Sandbox(seed=3, delivery_model=model) as sb,
         smskit.Client(sandbox=sb) as client,
     ):
-        sb.set_callback_url(inbox.url)
+        sb.set_callback_url(box.url)
         start = time.perf_counter()
         campaign = smskit.Campaign(client, numbers, text=TEXT, sender="Shop", name="bench")
         result = campaign.send(journal=directory / "journal.sqlite", progress=False)
         sent = time.perf_counter()
         sb.wait_for_deliveries(timeout=600)
         delivered = time.perf_counter()
-        status = inbox.delivery_status()
+        status = box.delivery_status()
         counted = time.perf_counter()
-        outcomes = result.outcomes(inbox)
+        outcomes = result.outcomes(box)
         joined = time.perf_counter()
-        stats = inbox.stats()
+        stats = box.stats()
     callbacks = stats["delivery_reports"] + stats["stops"] + stats["report_duplicates"]
     assert len(outcomes) == recipients == len(status) and outcomes["final"].all()
     return {
@@ -123,6 +146,8 @@ def whole_send(recipients: int, directory: Path) -> dict[str, float]:
         "callbacks": callbacks,
         "deliveries_s": delivered - sent,
         "callbacks_per_s": callbacks / (delivered - sent),
+        "parse_ms": parsing[0] / max(parsing[1], 1) * 1e3,
+        "store_ms": storing[0] / max(storing[1], 1) * 1e3,
         "delivery_status_s": counted - delivered,
         "outcomes_s": joined - counted,
     }
@@ -145,6 +170,7 @@ def main() -> None:
     rate = send["callbacks_per_s"]
     print(f"  callbacks       {int(send['callbacks'])} in {send['deliveries_s']:.2f} s "
           f"({rate:.0f}/s, {1e3 / rate:.2f} ms each)")  # fmt: skip
+    print(f"    of which read {send['parse_ms']:.3f} ms, stored {send['store_ms']:.3f} ms each")
     print(f"  delivery_status {send['delivery_status_s']:6.2f} s")
     print(f"  outcomes()      {send['outcomes_s']:6.2f} s")
 
