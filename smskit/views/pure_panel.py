@@ -1,7 +1,7 @@
 """What the composer's live panel shows, as a pure function of text, options and preflight.
 
-:class:`smskit.views.widgets.Composer` only renders :func:`compose_panel`'s answer, so every figure
-and every check it shows is testable without ipywidgets. The HTML comes from the
+:class:`smskit.views.composer.Composer` only renders :func:`compose_panel`'s answer, so every
+figure and every check it shows is testable without ipywidgets. The HTML comes from the
 ``widget_composer.html`` template (autoescaped: the text is the user's, never markup).
 """
 
