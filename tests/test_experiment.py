@@ -372,3 +372,18 @@ def test_a_directory_that_is_not_a_path_is_refused(directory: object) -> None:
     with pytest.raises(ValidationError) as caught:
         Experiment(None, FR, variants={"A": A, "B": B}, sender="Shop", directory=directory)  # type: ignore[arg-type]
     assert caught.value.field == "directory"
+
+
+def test_the_arms_share_one_client(fresh_sandbox: Sandbox, tmp_path: Path) -> None:
+    """Given a client, every arm sends through it; given none, one Client is made for all
+    the arms when the first needs it (not one per arm)."""
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        given = Experiment(client, FR, variants={"A": A, "B": B}, sender="Shop",
+                           directory=tmp_path)  # fmt: skip
+        given.preview()
+        assert all(arm.client is client for arm in given.arms.values())
+    made = Experiment(None, FR, variants={"A": A, "B": B}, sender="Shop", directory=tmp_path)
+    assert made.client is None
+    made.preview()
+    assert isinstance(made.client, smskit.Client)
+    assert all(arm.client is made.client for arm in made.arms.values())

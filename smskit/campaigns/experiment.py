@@ -155,6 +155,7 @@ class Experiment:
         self._directory = _directory(directory)
         self._frame: pd.DataFrame | None = frame
         self._client = client
+        self._made: Client | None = None
         self.record = self._adopted(record, seed) or self._split(record, seed, default_region)
         self._arms = self._make_arms(spec)
 
@@ -175,6 +176,7 @@ class Experiment:
         experiment._directory = where
         experiment._frame = None
         experiment._client = client
+        experiment._made = None
         experiment.record = record
         spec = CampaignSpec(
             next(iter(record.arms.values())), record.sender, record.options, None,
@@ -215,9 +217,9 @@ class Experiment:
 
     @property
     def client(self) -> Client | AsyncClient | None:
-        """The client given (None: each arm's campaign makes ``smskit.Client()`` for a first
-        send; a resume goes back to the gateway its journal records, as
-        :meth:`smskit.Campaign.resume` does)."""
+        """The client the arms use: the one given, else one ``smskit.Client()`` made when an
+        arm first needs it (None until then). A resume without a client given goes back to
+        the gateway each journal records, as :meth:`smskit.Campaign.resume` does."""
         return self._client
 
     @property
@@ -327,11 +329,14 @@ class Experiment:
                     f"arm {arm!r} of experiment {self.name!r} was never journaled: make the "
                     "Experiment again with its recipients (same name) to send it"
                 )
+            self._share_client()
             await campaign.journal_plan(path, chunk_size, wait)
         results = {}
         for arm in self._arms:
             run = Run(concurrency, progress, wait)
-            results[arm] = await Campaign._continue(self.journal(arm), self._client, run)
+            # A client made for the arms is dropped: None goes back to the journal's gateway.
+            given = None if self._client is self._made else self._client
+            results[arm] = await Campaign._continue(self.journal(arm), given, run)
         return ExperimentResult(self.name, results)
 
     send = blocking(asend)
@@ -375,7 +380,16 @@ class Experiment:
                 f"experiment {self.name!r} was loaded without its recipients: make it again "
                 "with them (same name) to preview it"
             )
+        self._share_client()
         return arms
+
+    def _share_client(self) -> None:
+        """Give every arm one client: the one given, else one ``smskit.Client()`` made for
+        them all when the first needs it (not one per arm)."""
+        if self._client is None:
+            self._client = self._made = Client()
+        for campaign in self._arms.values():
+            campaign._client = self._client
 
     def _adopted(self, record: ExperimentRecord, seed: int | None) -> ExperimentRecord | None:
         """The record already written for this name, when it is this experiment's."""
