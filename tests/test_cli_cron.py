@@ -42,11 +42,18 @@ PROMO = ("send", "--text", "Promo -20% STOP au 36173", "--sender", "Shop",
 Run = Callable[..., Result]
 
 
+_HELD: list[socket.socket] = []
+
+
 def closed_port() -> int:
-    """A loopback port nothing listens on (bound, then released)."""
-    with socket.socket() as sock:
+    """A loopback port nothing listens on: bound by this process and never listened on, for
+    the whole run (a port bound then released could be taken by any other server on the
+    machine before the command connects, and answer)."""
+    if not _HELD:
+        sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+        _HELD.append(sock)
+    return int(_HELD[0].getsockname()[1])
 
 
 @pytest.fixture(params=["healthy", "failing", "unreachable"])
