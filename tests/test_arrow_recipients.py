@@ -357,3 +357,12 @@ def test_an_experiment_splits_arrow_and_polars_recipients_as_pandas_ones(tmp_pat
         assert experiment.record.recipients == 40, library
         assert experiment.record.numbers == expected.record.numbers, library
         pd.testing.assert_frame_equal(experiment.assignment(), expected.assignment(), obj=library)
+
+
+def test_phones_normalize_reads_a_polars_series_as_the_pandas_series() -> None:
+    """smskit.phones.normalize of a polars Series (read through its Arrow array, as a pyarrow
+    array is) equals normalize of the pandas Series of the same values, nulls included."""
+    values = [*NUMBERS, "0470123457"]
+    expected = smskit.phones.normalize(pd.Series(values), "FR")
+    for value in (pl.Series(values), pa.array(values)):
+        pd.testing.assert_frame_equal(smskit.phones.normalize(value, "FR"), expected)

@@ -105,11 +105,14 @@ def to_texts(values: np.ndarray) -> list[str | None]:
 
 
 def as_series(values: Any) -> pd.Series:
-    """The values as a Series (a copy): a pyarrow or 1-D numpy array keeps its type."""
+    """The values as a Series (a copy): a pyarrow or 1-D numpy array keeps its type, and so
+    does a polars Series (read through its own ``.to_arrow()``: polars is not imported)."""
     import pandas as pd
 
     if isinstance(values, pd.Series):
         return values.copy()
+    if type(values).__module__.startswith("polars.") and hasattr(values, "to_arrow"):
+        values = values.to_arrow()
     if type(values).__module__.startswith("pyarrow"):
         return pd.Series(values)
     if isinstance(values, np.ndarray) and values.ndim == 1:
