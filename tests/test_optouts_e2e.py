@@ -165,3 +165,35 @@ def test_a_marketing_send_refuses_to_include_them(world: World) -> None:
             include_opted_out=True,
         )  # fmt: skip
     assert caught.value.field == "include_opted_out"
+
+
+def test_dask_counts_the_opted_out_it_sends_anyway(world: World, dask_cluster: object) -> None:
+    """A transactional Dask campaign with include_opted_out: nobody excluded as opted_out,
+    and the finding counts them across partitions."""
+    import dask.dataframe as dd
+
+    import smskit.dask
+
+    parts = dd.from_pandas(recipients(), npartitions=3)
+    campaign = smskit.dask.Campaign(
+        world.client, parts, text=ALERT, sender="Banque", purpose="alert",
+        include_opted_out=True,
+    )  # fmt: skip
+    report = campaign.preflight()
+    counted = [f.detail for f in report.findings if f.code == "opted_outs_included"]
+    assert counted == [str(len(world.stopped))]
+    assert report.to_send == len(MOBILES) + 1
+
+
+def test_an_offline_preflight_without_a_client_says_the_list_was_not_read() -> None:
+    """No client and offline: no list read, the campaign warning optouts_unread; with a
+    client the list is read and nothing is said."""
+    campaign = smskit.Campaign(None, ["+33612345678"], text=MARKETING, sender="Boutique")
+    codes = [f.code for f in campaign.preflight(offline=True).findings]
+    assert "optouts_unread" in codes
+    with Sandbox() as sb, smskit.Client(sandbox=sb) as client:
+        smskit.OptOuts(client).add(["+33612345678"])
+        read = smskit.Campaign(client, ["+33612345678"], text=MARKETING, sender="Boutique")
+        report = read.preflight(offline=True)
+        assert "optouts_unread" not in [f.code for f in report.findings]
+        assert report.issues()["opted_out"] == 1
