@@ -303,6 +303,13 @@ class Journal:
         )
         return (json.loads(found[0][0]), found[0][1]) if found else (self._base(), 0)
 
+    def plan_columns(self, *names: str) -> dict[str, list[Any]]:
+        """Only the columns ``names`` of the plan :meth:`initialise` wrote (those it does not
+        hold are left out; chunks added by :meth:`add_chunk` are not read)."""
+        marks = ",".join("?" * len(names))
+        rows = self._read(f"SELECT name, value FROM plan WHERE name IN ({marks})", names)
+        return {name: json.loads(value) for name, value in rows}
+
     def plan(self) -> dict[str, list[Any]]:
         """The plan's columns, those of chunks added by :meth:`add_chunk` after (in memory
         at once: for results, not for sending)."""

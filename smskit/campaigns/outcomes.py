@@ -175,14 +175,15 @@ class SendFacts:
         """From an open journal (any format this smskit reads: the times come from its log).
 
         ``costs``: read the predicted costs from the plan (False for a streamed campaign,
-        whose plan is never read whole: its predicted costs stay unknown).
+        whose plan is never read whole: its predicted costs stay unknown; its chunks' plans,
+        added as it streams, hold none).
         """
         meta = journal.meta()
         gateway = meta.get("gateway") or {}
         base_url, login = gateway.get("base_url"), gateway.get("api_login")
-        plan = journal.plan() if costs else {}
+        plan = journal.plan_columns("row", "predicted_cost") if costs else {}
         predicted = {
-            int(row): float(cost)
+            row: float(cost)
             for row, cost in zip(plan.get("row", ()), plan.get("predicted_cost", ()), strict=False)
             if isinstance(cost, int | float)
         }
@@ -339,9 +340,8 @@ def _nearest(keys: pd.Series, sent_at: pd.Series, events: pd.DataFrame) -> pd.Se
     slack = pd.Timedelta(seconds=CLOCK_SLACK)
     left = pd.DataFrame(
         {"pos": range(len(keys)), "key": keys.to_numpy(dtype=object),
-         "at": (sent_at - slack).astype("datetime64[ns, UTC]").to_numpy()}
+         "at": (sent_at - slack).astype("datetime64[ns, UTC]").array}
     )  # fmt: skip
-    left["at"] = pd.to_datetime(left["at"], utc=True)
     right = pd.DataFrame(
         {"event": range(len(events)), "key": events["key"].to_numpy(dtype=object),
          "at": pd.to_datetime(events["at"], utc=True).astype("datetime64[ns, UTC]")}
@@ -410,7 +410,7 @@ def _replies_and_stops(
     out["replies"] = counts.reindex(mine).fillna(0).to_numpy(dtype="int64")
     out["replied"] = out["replies"] > 0
     out["reply_text"] = first["text"].reindex(mine).to_numpy()
-    out["reply_date"] = first["reception_date"].reindex(mine).to_numpy()
+    out["reply_date"] = first["reception_date"].reindex(mine).array
     asked = linked[linked["is_opt_out"]].drop_duplicates("key").set_index("key")
     by_reply = asked["reception_date"].reindex(mine).reset_index(drop=True)
 
@@ -424,7 +424,7 @@ def _replies_and_stops(
         place = _nearest(keys, out["sent_at"], events)
         by_stop = pd.to_datetime(_take(stop_at, place), utc=True)
     both = pd.concat([by_reply, by_stop], axis=1)
-    out["opt_out_date"] = both.min(axis=1).to_numpy()
+    out["opt_out_date"] = both.min(axis=1).array
     out["opt_out"] = out["opt_out_date"].notna()
 
 

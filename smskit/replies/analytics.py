@@ -62,7 +62,7 @@ def link_replies(replies: pandas.DataFrame, sends: pandas.DataFrame) -> pandas.D
             "row": range(len(replies)),
             "key": number_keys(replies["number"]).to_numpy(),
             # compared with the sends' times: one zone and unit for both (merge_asof needs it)
-            "at": _utc_ns(replies["reception_date"]).to_numpy(),
+            "at": _utc_ns(replies["reception_date"]).array,
         }
     )
     if "sim_card_number" in replies.columns:
@@ -169,7 +169,7 @@ def _sends(sends: Any) -> pandas.DataFrame:
     if "sender" in rows.columns:
         out["sender"] = rows["sender"].to_numpy()
     if "sent_at" in rows.columns:
-        out["sent_at"] = _utc_ns(rows["sent_at"]).to_numpy()
+        out["sent_at"] = _utc_ns(rows["sent_at"]).array
         out = out[out["sent_at"].notna()]  # scheduled, not sent yet: nobody can reply
     return out.reset_index(drop=True)
 
