@@ -5,6 +5,9 @@
   ``~/Library/Application Support/smskit/campaigns`` on macOS;
 - the replies ``smskit replies serve`` receives, and ``smskit sandbox``'s ``sandbox.env``
   (mode 0600): in ``user_data_path("smskit")``;
+- every account's opt-out list (never deleted by smskit: it is what keeps a number that
+  said STOP from the next campaign): ``user_data_path("smskit") / "optouts.sqlite"``
+  (``smskit.replies.optouts.optouts_path``);
 - the bulk HLR answer cache (safe to delete: it only saves paying twice for a check):
   ``user_cache_path("smskit") / "hlr.sqlite"``, e.g. ``~/.cache/smskit/hlr.sqlite`` on Linux.
 

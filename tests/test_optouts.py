@@ -271,3 +271,10 @@ def test_listed_numbers_follow_every_change(tmp_path: Path) -> None:
         after, numbers = listed_numbers(GATEWAY, path)
         assert after > changed and numbers == frozenset()
     assert np.array_equal(opted_out(["+33612345678"], numbers), [False])
+
+
+def test_reading_a_list_creates_no_file(tmp_path: Path) -> None:
+    """A preflight's read of an account without a list file leaves the directory empty."""
+    path = tmp_path / "never.sqlite"
+    assert listed_numbers(GATEWAY, path) == (0, frozenset())
+    assert not path.exists()

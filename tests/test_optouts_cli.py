@@ -85,3 +85,20 @@ def test_absorb_takes_an_inbox_files_opt_outs_once(tmp_path: Path) -> None:
     assert "0 number(s) added" in run("optouts", "absorb", str(path)).stdout
     with OptOuts(("https://gw.example", "acme")) as listed:
         assert listed.numbers() == frozenset({"+33612345679"})
+
+
+def test_send_refuses_include_opted_out_for_marketing(fresh_sandbox: Sandbox) -> None:
+    """smskit send --include-opted-out without --purpose alert: exit 4, one line naming the
+    option; nothing sent."""
+    env: dict[str, str | None] = {
+        "SMSKIT_BASE_URL": fresh_sandbox.url,
+        "SMSKIT_API_LOGIN": fresh_sandbox.login,
+        "SMSKIT_API_KEY": fresh_sandbox.api_key,
+    }
+    result = run(
+        "send", "--text", "Soldes ! STOP au 36173", "--sender", "Shop", "--to", "+33612345678",
+        "--include-opted-out", "--yes", env=env,
+    )  # fmt: skip
+    assert result.exit_code == 4
+    assert "include_opted_out" in result.stderr and "Traceback" not in result.stderr
+    assert fresh_sandbox.sent().empty

@@ -474,12 +474,14 @@ def listed_numbers(
 ) -> tuple[int, frozenset[str]]:
     """The version of ``account``'s opt-out list (see :meth:`OptOuts.version`) and the
     numbers on it, read once per version (preflight asks at every run: the Composer at
-    every keystroke)."""
+    every keystroke). Reading creates no file: without one, the list is empty."""
     gateway = account_key(account)
     where = Path(path) if path is not None else optouts_path()
     with _open_lock:
         store = _open.get(where)
         if store is None:
+            if not where.is_file():
+                return 0, frozenset()
             store = _open[where] = OptOuts(gateway, path=where)
         version = store._version_of(gateway)
         known = _known.get((where, gateway))
