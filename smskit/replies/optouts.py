@@ -71,6 +71,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS optout_callbacks ON optout_events
     (base_url, api_login, source, reference) WHERE via = 'inbox';
 CREATE INDEX IF NOT EXISTS optout_numbers ON optout_events
     (base_url, api_login, phone_number, action);
+CREATE INDEX IF NOT EXISTS optout_versions ON optout_events (base_url, api_login, id);
 CREATE TABLE IF NOT EXISTS optouts (
     base_url TEXT NOT NULL, api_login TEXT NOT NULL, phone_number TEXT NOT NULL,
     at INTEGER NOT NULL, source TEXT NOT NULL, reference TEXT, note TEXT,
