@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
+import httpx
 from click.testing import CliRunner, Result
 
 from smskit.cli import cli
@@ -102,3 +107,33 @@ def test_send_refuses_include_opted_out_for_marketing(fresh_sandbox: Sandbox) ->
     assert result.exit_code == 4
     assert "include_opted_out" in result.stderr and "Traceback" not in result.stderr
     assert fresh_sandbox.sent().empty
+
+
+def test_replies_serve_puts_a_stop_on_the_named_accounts_list(tmp_path: Path) -> None:
+    """`smskit replies serve` as a real process with SMSKIT_BASE_URL and SMSKIT_API_LOGIN set:
+    a STOP reply POSTed to it is on that account's opt-out list (and only that one's)."""
+    repo = Path(__file__).resolve().parent.parent
+    environ = {**os.environ, **ACCOUNT, "PYTHONPATH": str(repo)}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "smskit", "replies", "serve", "--path",
+         str(tmp_path / "replies.sqlite"), "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environ,
+    )  # fmt: skip
+    assert server.stdout is not None
+    printed = ""
+    for line in server.stdout:
+        printed += line
+        if line.startswith("}"):
+            break
+    reply = {"message_id": "m1", "number": "+33612345678", "text": "STOP",
+             "reception_date": "2025-03-01T10:15:00+00:00"}  # fmt: skip
+    try:
+        url = str(json.loads(printed)["url"])
+        assert httpx.post(url, json=reply, timeout=10).status_code == 200
+    finally:
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=30) == 0
+    with OptOuts(("https://gw.example", "acme")) as listed:
+        assert listed.numbers() == frozenset({"+33612345678"})
+    with OptOuts(("https://gw.example", "someone-else")) as other:
+        assert len(other) == 0
