@@ -249,6 +249,8 @@ class Experiment:
         return frame
 
     def __repr__(self) -> str:
+        if "record" not in vars(self):  # a constructor that raised (tracebacks show locals)
+            return "Experiment(<not made>)"
         sizes = self.assignment()["arm"].value_counts(sort=False)
         shown = ", ".join(f"{arm}={int(n)}" for arm, n in sizes.items())
         return f"Experiment({self.name!r}, {shown}, seed={self.seed})"
@@ -330,7 +332,16 @@ class Experiment:
                     "Experiment again with its recipients (same name) to send it"
                 )
             self._share_client()
-            await campaign.journal_plan(path, chunk_size, wait)
+            try:
+                await campaign.journal_plan(path, chunk_size, wait)
+            except ValidationError as exc:  # an arm refused (every recipient opted out...)
+                raise ValidationError(
+                    f"arm {arm!r}: {exc.field}",
+                    exc.rule,
+                    position=exc.position,
+                    value=exc.value,
+                    line=exc.line,
+                ) from exc
         results = {}
         for arm in self._arms:
             run = Run(concurrency, progress, wait)

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from smskit.cli.options import region_option
-from smskit.cli.output import json_option, print_json, print_table, records
+from smskit.cli.output import EXIT_INPUT, json_option, print_json, print_table, records
+from smskit.cli.sendcheck import Refused
 
 if TYPE_CHECKING:
     from smskit.replies.optouts import OptOuts
@@ -46,7 +47,12 @@ def _open(base_url: str | None, login: str | None, path: Path | None) -> OptOuts
             "name the account whose opt-out list this is: set SMSKIT_BASE_URL and "
             "SMSKIT_API_LOGIN (or pass --base-url and --login)"
         )
-    return OptOuts((base_url, login), path=path)
+    try:
+        return OptOuts((base_url, login), path=path)
+    except ConfigurationError as exc:  # the file given is not a list: input refused (exit 4)
+        if path is None:
+            raise
+        raise Refused(f"--path {path}: {exc}", EXIT_INPUT) from exc
 
 
 @click.group()
@@ -151,8 +157,6 @@ def remove(
 ) -> int:
     """Take NUMBER... off the list (undo a mistaken opt-out); the removal stays in history.
     Exits 4 when none of them was listed."""
-    from smskit.cli.sendcheck import Refused
-
     with _open(base_url, login, path) as listed:
         removed = listed.remove(numbers, note=note, default_region=region)
     if removed == 0:
@@ -167,9 +171,14 @@ def remove(
 def absorb(inbox: Path, base_url: str | None, login: str | None, path: Path | None) -> int:
     """Take every opt-out an inbox file holds (STOP callbacks, replies asking to stop); each
     callback is taken once, however often absorbed."""
+    from smskit.errors import ConfigurationError
     from smskit.replies import Inbox
 
+    try:
+        store = Inbox(inbox)
+    except ConfigurationError as exc:  # not an inbox file: input refused, like --inbox (exit 4)
+        raise Refused(f"INBOX {inbox}: {exc}", EXIT_INPUT) from exc
     with _open(base_url, login, path) as listed:
-        added = listed.absorb(Inbox(inbox))
+        added = listed.absorb(store)
     click.echo(f"{added} number(s) added from {inbox}")
     return 0

@@ -396,6 +396,8 @@ class Inbox(Served):
         return self.guards
 
     def __repr__(self) -> str:
+        if "_store" not in vars(self):  # a constructor that raised (tracebacks show locals)
+            return "<Inbox (not opened)>"
         where = f"{self._server.url}{self._path('***')}" if self._server is not None else "stopped"
         return f"<Inbox {where} replies={len(self)}>"
 

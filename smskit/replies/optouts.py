@@ -183,8 +183,16 @@ class OptOuts:
             raise ConfigurationError(f"{str(self.path)!r} is not an opt-out list: {exc}") from exc
 
     def __repr__(self) -> str:
+        # Shown in tracebacks with their locals too: a constructor that raised, or a closed
+        # file, still has a repr (and never a raw sqlite3 error).
+        if "_db" not in vars(self):
+            return "<OptOuts (not opened)>"
         base_url, login = self.gateway
-        return f"<OptOuts {base_url} login={login!r} numbers={len(self)}>"
+        try:
+            count = f"numbers={len(self)}"
+        except sqlite3.ProgrammingError:  # closed
+            count = "closed"
+        return f"<OptOuts {base_url} login={login!r} {count}>"
 
     def __enter__(self) -> OptOuts:
         return self

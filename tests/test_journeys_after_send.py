@@ -1,0 +1,144 @@
+"""Journeys through the after-the-send features as a stranger walks them: the CLI as cron
+runs it (exit codes and stderr only), broken files, odd inputs, and tracebacks shown with
+their locals."""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+import smskit
+from smskit.campaigns.experiment import Experiment
+from smskit.cli import cli
+from smskit.errors import ValidationError
+from smskit.replies.inbox import Inbox
+from smskit.replies.optouts import OptOuts
+from smskit.sandbox import Sandbox
+
+ACCOUNT = {"SMSKIT_BASE_URL": "https://gw.example", "SMSKIT_API_LOGIN": "acme"}
+KEY = "k3y-of-the-journeys-0123456789"
+STOP_TEXT = "Soldes -20% ! STOP au 36173"
+
+
+def run(*args: str) -> Result:
+    """The command in-process on the ACCOUNT, as cron runs it (no terminal)."""
+    return CliRunner().invoke(cli, list(args), env=ACCOUNT)
+
+
+def locals_shown(error: BaseException) -> str:
+    """The traceback as ``capture_locals=True`` prints it (every frame's locals repr'd)."""
+    shown = traceback.TracebackException(
+        type(error), error, error.__traceback__, capture_locals=True
+    )
+    return "".join(shown.format())
+
+
+# --- a file given that is not what the command reads: exit 4, naming it ------------------------
+
+
+def test_optouts_absorb_of_a_file_that_is_not_an_inbox_exits_4_naming_it(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """`smskit optouts absorb` of a text file, or of a campaign journal: input refused (exit 4,
+    as `campaign list --inbox` does), naming the argument, the file left unchanged."""
+    text = tmp_path / "notes.sqlite"
+    text.write_text("hello\n")
+    results = [run("optouts", "absorb", str(text))]
+    with smskit.Client(sandbox=sandbox) as client:
+        result = smskit.Campaign(
+            client, ["+33612345678"], text="Rappel RDV", sender="Clinic", purpose="alert"
+        ).send(progress=False, journal=tmp_path / "c.journal.sqlite")
+    journal = Path(result.journal)
+    before = journal.read_bytes()
+    results.append(run("optouts", "absorb", str(journal)))
+    assert [r.exit_code for r in results] == [4, 4]
+    assert f"INBOX {text}: " in results[0].output and "not an inbox file" in results[0].output
+    assert f"INBOX {journal}: " in results[1].output and "other tables" in results[1].output
+    assert text.read_text() == "hello\n" and journal.read_bytes() == before
+
+
+def test_optouts_path_that_is_not_a_list_exits_4_naming_the_option(tmp_path: Path) -> None:
+    """`smskit optouts list --path FILE` where FILE is no opt-out list: exit 4 naming --path,
+    the file unchanged (not exit 3: the account is configured, the file given is wrong)."""
+    wrong = tmp_path / "wrong.sqlite"
+    wrong.write_bytes(b"not sqlite at all")
+    result = run("optouts", "list", "--path", str(wrong))
+    assert result.exit_code == 4
+    assert f"--path {wrong}: " in result.output
+    assert wrong.read_bytes() == b"not sqlite at all"
+
+
+# --- reprs survive a constructor that raised (tracebacks with locals) ---------------------------
+
+
+def _failing_constructors(tmp_path: Path) -> dict[str, Callable[[], object]]:
+    """Calls that raise inside a new class's constructor, after ``self`` exists."""
+    not_a_store = tmp_path / "not-a-store.sqlite"
+    not_a_store.write_text("hello")
+    client = smskit.Client("acme", KEY, "http://127.0.0.1:9")
+    two = {"A": STOP_TEXT, "B": STOP_TEXT.replace("20", "30")}
+    return {
+        "Experiment one arm": lambda: Experiment(
+            client, ["+33612345678"], variants={"A": STOP_TEXT}, sender="Shop"
+        ),
+        "Experiment directory": lambda: Experiment(
+            client, ["+33612345678"], variants=two, sender="Shop", directory=3
+        ),
+        "OptOuts account": lambda: OptOuts(42),  # type: ignore[arg-type]
+        "OptOuts file": lambda: OptOuts(client, path=not_a_store),
+        "Inbox file": lambda: Inbox(not_a_store),
+        "Inbox account": lambda: Inbox(None, account=42),  # type: ignore[arg-type]
+    }
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["Experiment one arm", "Experiment directory", "OptOuts account", "OptOuts file",
+     "Inbox file", "Inbox account"],
+)  # fmt: skip
+def test_a_refused_constructor_can_be_shown_with_its_locals(case: str, tmp_path: Path) -> None:
+    """A constructor of Experiment, OptOuts or Inbox that raises: the traceback with every
+    frame's locals (IPython verbose, pytest --showlocals) formats, shows the half-made object,
+    and shows no API key."""
+    call = _failing_constructors(tmp_path)[case]
+    with pytest.raises(smskit.SmskitError) as caught:
+        call()
+    shown = locals_shown(caught.value)
+    assert "self = <" in shown or "self = Experiment(" in shown
+    assert KEY not in shown
+
+
+def test_a_closed_opt_out_list_still_has_a_repr() -> None:
+    """An OptOuts after close() (a `with` block left) has a repr saying so, not a raw
+    sqlite3 error."""
+    with OptOuts(("https://gw.example", "acme")) as listed:
+        listed.add(["+33612345678"])
+        assert repr(listed) == "<OptOuts https://gw.example login='acme' numbers=1>"
+    assert repr(listed) == "<OptOuts https://gw.example login='acme' closed>"
+
+
+# --- an experiment whose arm is emptied by the opt-out list -------------------------------------
+
+
+def test_an_arm_emptied_by_opt_outs_is_refused_naming_the_arm(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Every recipient of one arm opted out: the send is refused naming that arm and the
+    rule, and no arm sends anything."""
+    numbers = [f"+3367200{n:04d}" for n in range(8)]
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        experiment = Experiment(
+            client, numbers, variants={"A": STOP_TEXT, "B": STOP_TEXT.replace("20", "30")},
+            sender="Shop", name="emptied", seed=1, directory=tmp_path,
+        )  # fmt: skip
+        arms = experiment.assignment()
+        OptOuts(client).add(arms.loc[arms["arm"] == "B", "phone_number"].tolist())
+        with pytest.raises(ValidationError) as caught:
+            experiment.send(progress=False)
+    assert caught.value.field == "arm 'B': recipients"
+    assert "no recipient can be sent" in str(caught.value)
+    assert len(fresh_sandbox.sent()) == 0
