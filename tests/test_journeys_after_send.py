@@ -142,3 +142,37 @@ def test_an_arm_emptied_by_opt_outs_is_refused_naming_the_arm(
     assert caught.value.field == "arm 'B': recipients"
     assert "no recipient can be sent" in str(caught.value)
     assert len(fresh_sandbox.sent()) == 0
+
+
+def test_compare_before_any_report_warns_how_many_are_pending(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """compare() while no delivery report has arrived (callbacks going nowhere): a
+    UserWarning says every recipient sent is still pending, so "0 % delivered" is not read
+    as a result."""
+    numbers = [f"+3367200{n:04d}" for n in range(12)]
+    with smskit.Client(sandbox=fresh_sandbox) as client, Inbox(tmp_path / "in.sqlite") as inbox:
+        experiment = Experiment(
+            client, numbers, variants={"A": STOP_TEXT, "B": STOP_TEXT.replace("20", "30")},
+            sender="Shop", name="early", seed=1, directory=tmp_path,
+        )  # fmt: skip
+        experiment.send(progress=False)
+        with pytest.warns(UserWarning, match=r"12 of the 12 recipient\(s\) sent have no delivery"):
+            comparison = experiment.compare(inbox)
+    assert comparison.counts["sent"].tolist() == [6, 6]
+    assert comparison.counts["delivered"].tolist() == [0, 0]
+
+
+def test_a_polars_frame_given_to_the_dask_campaign_is_named_as_polars() -> None:
+    """smskit.dask.Campaign given a polars DataFrame: refused naming polars' type (not a bare
+    'DataFrame', which reads like pandas') and where such a frame goes."""
+    import polars as pl
+
+    from smskit.dask import Campaign as DaskCampaign
+
+    frame = pl.DataFrame({"phone_number": ["+33612345678"]})
+    with pytest.raises(ValidationError) as caught:
+        DaskCampaign(None, frame, text=STOP_TEXT, sender="Shop")
+    assert caught.value.field == "recipients"
+    assert caught.value.value == "polars.DataFrame"
+    assert "smskit.Campaign" in caught.value.rule

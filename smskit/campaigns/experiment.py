@@ -28,6 +28,7 @@ import dataclasses
 import hashlib
 import logging
 import os
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -378,8 +379,20 @@ class Experiment:
         ``lift`` at ``power`` (:func:`~smskit.campaigns.comparison.compare_counts`, from
         statsmodels). The counts are :meth:`ExperimentResult.counts`: each arm's outcomes
         (:meth:`smskit.CampaignResult.outcomes` with ``inbox`` and ``match``). Nothing is
-        sent; an arm not sent yet is refused. See docs/experiments.md."""
-        counts = self.results().counts(inbox, match=match)
+        sent; an arm not sent yet is refused. Recipients still ``pending`` (no report yet)
+        count as not delivered: a :class:`UserWarning` says how many. See
+        docs/experiments.md."""
+        outcomes = self.results().outcomes(inbox, match=match)
+        pending = int((outcomes["status"] == "pending").sum())
+        if pending:
+            warnings.warn(
+                f"{pending} of the {len(outcomes)} recipient(s) sent have no delivery report "
+                "yet (status 'pending'): the delivered rates count them as not delivered; "
+                "compare once the reports are in",
+                UserWarning,
+                stacklevel=2,
+            )
+        counts = _count_outcomes(outcomes)
         return compare_counts(counts, alpha=alpha, power=power, lift=lift, correction=correction)
 
     # -- internals ------------------------------------------------------------------------
@@ -491,17 +504,7 @@ class ExperimentResult:
         """Per arm, from :meth:`outcomes`: ``sent`` (recipients the gateway accepted: every
         rate's denominator), ``delivered`` (standing status ``DELIVERED``), ``replied`` (at
         least one reply), ``opted_out`` (a STOP callback or a reply that opts out)."""
-        import pandas as pd
-
-        frame = self.outcomes(inbox, match=match)
-        grouped = frame.groupby("arm", observed=False, sort=True)
-        counts = pd.DataFrame({
-            "sent": grouped.size(),
-            "delivered": grouped["status"].agg(lambda s: int((s == "DELIVERED").sum())),
-            "replied": grouped["replied"].sum(),
-            "opted_out": grouped["opt_out"].sum(),
-        })  # fmt: skip
-        return counts.astype("int64").reset_index()
+        return _count_outcomes(self.outcomes(inbox, match=match))
 
     def __repr__(self) -> str:
         shown = ", ".join(
@@ -542,3 +545,18 @@ def _default_name(
     body = canonical_json({"arms": dict(arms), "sender": sender, "options": dict(options)})
     digest = hashlib.blake2b(body.encode(), digest_size=5).hexdigest()
     return f"experiment-{created.astimezone(UTC):%Y%m%dT%H%M%S.%f}Z-{digest}"
+
+
+def _count_outcomes(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per arm of :meth:`ExperimentResult.outcomes`' ``frame``: sent, delivered, replied,
+    opted_out (what :meth:`ExperimentResult.counts` returns)."""
+    import pandas as pd
+
+    grouped = frame.groupby("arm", observed=False, sort=True)
+    counts = pd.DataFrame({
+        "sent": grouped.size(),
+        "delivered": grouped["status"].agg(lambda s: int((s == "DELIVERED").sum())),
+        "replied": grouped["replied"].sum(),
+        "opted_out": grouped["opt_out"].sum(),
+    })  # fmt: skip
+    return counts.astype("int64").reset_index()

@@ -97,8 +97,12 @@ class Campaign(CampaignExecutor[StreamedResult]):
 
     def _taken(self, recipients: Any) -> dd.DataFrame:
         if not isinstance(recipients, dd.DataFrame):
+            kind = type(recipients)  # its module too: a polars DataFrame is not pandas'
             raise ValidationError(
-                "recipients", "must be a Dask DataFrame", value=type(recipients).__name__
+                "recipients",
+                "must be a Dask DataFrame (dask.dataframe.from_pandas(...); recipients that "
+                "fit in memory, pandas, polars or pyarrow, go to smskit.Campaign)",
+                value=f"{kind.__module__.split('.')[0]}.{kind.__qualname__}",
             )
         if "phone_number" not in recipients.columns:
             raise ValidationError(
