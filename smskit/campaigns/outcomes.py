@@ -169,6 +169,10 @@ class SendFacts:
     gateway: tuple[str, str] | None = None  # (base URL, login): whose HLR answers apply
     sandbox: bool = False
     predicted: Mapping[int, float] = field(default_factory=dict)  # row -> EUR
+    # Sent with_replies: only then can a reply answer it (spec, Events: the inbound SMS
+    # callback is for "a message sent with with_replies=true"). Unknown (a journal that
+    # records no options): True, replies linked as before.
+    with_replies: bool = True
 
     @classmethod
     def read(cls, journal: Journal, *, costs: bool = True) -> SendFacts:
@@ -187,12 +191,14 @@ class SendFacts:
             for row, cost in zip(plan.get("row", ()), plan.get("predicted_cost", ()), strict=False)
             if isinstance(cost, int | float)
         }
+        options = meta.get("options")
         return cls(
             journal.sent_at(),
-            (meta.get("options") or {}).get("send_at"),
+            (options or {}).get("send_at"),
             (str(base_url).rstrip("/"), str(login)) if base_url and login else None,
             bool(gateway.get("sandbox")),
             predicted,
+            True if options is None else bool(options.get("with_replies")),
         )
 
     def by_message_id(self, match: Any) -> bool:
@@ -248,7 +254,7 @@ def outcomes_frame(
     out["flags"] = flags.where(flags.notna(), "").to_numpy()
     out["flagged"] = out["flags"] != ""
 
-    _replies_and_stops(out, keys, callbacks, by_id)
+    _replies_and_stops(out, keys, callbacks, by_id, replies=facts.with_replies)
     out["country"] = _countries(numbers)
     network = _hlr(hlr, facts, numbers)
     for column, source in (("network", "network_name"), ("line_status", "line_status"),
@@ -388,10 +394,11 @@ def _delivery(out: pd.DataFrame, standing: pd.DataFrame) -> None:
 
 
 def _replies_and_stops(
-    out: pd.DataFrame, keys: pd.Series, callbacks: Callbacks, by_id: bool
+    out: pd.DataFrame, keys: pd.Series, callbacks: Callbacks, by_id: bool, *, replies: bool
 ) -> None:
-    """Reply and opt-out columns: replies linked to this send (:func:`link_replies`), STOPs
-    by message id (or by number and time, as reports are)."""
+    """Reply and opt-out columns: replies linked to this send (:func:`link_replies`; none
+    when it was not sent ``with_replies``: nobody could answer it), STOPs by message id (or
+    by number and time, as reports are)."""
     import pandas as pd
 
     sends = pd.DataFrame(
@@ -399,8 +406,9 @@ def _replies_and_stops(
          "sent_at": out["sent_at"]}
     )  # fmt: skip
     mine = (out["ticket"].fillna("") + "|" + keys).to_numpy()
-    replies = callbacks.replies
-    linked = link_replies(replies, sends) if len(replies) and len(sends) else replies.iloc[:0]
+    received = callbacks.replies
+    answerable = replies and len(received) and len(sends)
+    linked = link_replies(received, sends) if answerable else received.iloc[:0]
     if "ticket" not in linked.columns:
         linked = linked.assign(ticket=pd.Series(dtype=object))
     linked = linked[linked["ticket"].notna()].sort_values("reception_date", kind="stable")
