@@ -176,3 +176,59 @@ def test_a_polars_frame_given_to_the_dask_campaign_is_named_as_polars() -> None:
     assert caught.value.field == "recipients"
     assert caught.value.value == "polars.DataFrame"
     assert "smskit.Campaign" in caught.value.rule
+
+
+# --- two gateways never mix through one inbox ----------------------------------------------------
+
+
+def test_outcomes_through_another_accounts_inbox_are_refused_not_mixed(tmp_path: Path) -> None:
+    """Two sandboxes with one seed issue the same tickets: a campaign sent on A, its outcomes
+    asked of the inbox that receives B's callbacks (account=B), is refused naming both
+    gateways (it used to show B's reports as A's); B's campaign reads its own; the ledger
+    leaves A's outcome columns blank; the file refuses to receive A's callbacks too."""
+    numbers = [f"+3367200{n:04d}" for n in range(6)]
+    (tmp_path / "journals").mkdir()
+    with (
+        Sandbox(seed=1) as a,
+        Sandbox(seed=1) as b,
+        smskit.Client(sandbox=a) as on_a,
+        smskit.Client(sandbox=b) as on_b,
+        Inbox(tmp_path / "b.sqlite", account=on_b) as inbox,
+    ):
+        b.set_callback_url(inbox.url)
+        sent = {
+            name: smskit.Campaign(client, numbers, text=STOP_TEXT, sender="Shop").send(
+                progress=False, journal=tmp_path / "journals" / f"{name}.journal.sqlite"
+            )
+            for name, client in (("a", on_a), ("b", on_b))
+        }
+        assert sent["a"].chunks()["ticket"].tolist() == sent["b"].chunks()["ticket"].tolist()
+        b.wait_for_deliveries(timeout=30)
+        assert inbox.account == (b.url, "sandbox")
+        assert sent["b"].outcomes(inbox)["status"].ne("pending").all()
+        with pytest.raises(smskit.ConfigurationError, match="sent through") as caught:
+            sent["a"].outcomes(inbox)
+        assert a.url in str(caught.value) and b.url in str(caught.value)
+        ledger = smskit.campaigns.history(tmp_path / "journals", inbox=inbox)
+    by_journal = ledger.set_index(ledger["journal"].map(lambda p: Path(p).stem.split(".")[0]))
+    assert by_journal.loc["b", "reported"] == len(numbers)
+    assert by_journal.loc["a", ["reported", "delivered"]].isna().all()
+    assert by_journal["problem"].isna().all()
+    with pytest.raises(smskit.ConfigurationError, match="one inbox file per account"):
+        Inbox(tmp_path / "b.sqlite", account=on_a)
+
+
+def test_a_journal_in_a_directory_that_does_not_exist_is_refused_naming_it(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """send(journal=) in a missing directory: refused before anything is sent, naming the
+    directory (it said "is not an smskit journal", as if a file were damaged)."""
+    journal = tmp_path / "missing" / "c.journal.sqlite"
+    sent_before = len(sandbox.sent())
+    with smskit.Client(sandbox=sandbox) as client:
+        campaign = smskit.Campaign(client, ["+33612345678"], text=STOP_TEXT, sender="Shop")
+        with pytest.raises(smskit.ConfigurationError) as caught:
+            campaign.send(progress=False, journal=journal)
+    assert f"its directory {str(journal.parent)!r} does not exist" in str(caught.value)
+    assert "not an smskit journal" not in str(caught.value)
+    assert len(sandbox.sent()) == sent_before and not journal.parent.exists()

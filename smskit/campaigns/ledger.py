@@ -230,6 +230,8 @@ def outcome_counts(row: JournalRow, callbacks: Callbacks) -> JournalRow:
             facts = SendFacts.read(book, costs=False)
     except (ConfigurationError, sqlite3.Error, OSError, ValueError) as exc:
         return dataclasses.replace(row, problem=str(exc) or type(exc).__name__)
+    if not callbacks.serves(facts.gateway):  # another account's inbox: nothing known here
+        return row
     sent = sent_recipients(result.to_frame())
     frame = outcomes_frame(sent, facts, callbacks, _no_hlr_answers())
     return dataclasses.replace(

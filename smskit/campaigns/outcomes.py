@@ -142,6 +142,12 @@ class Callbacks:
     flags: pd.Series  # message_id -> the flags of all its reports, sorted, comma-separated
     replies: pd.DataFrame
     stops: pd.DataFrame
+    account: tuple[str, str] | None = None  # whose callbacks (Inbox.account), None: not said
+
+    def serves(self, gateway: tuple[str, str] | None) -> bool:
+        """Whether these callbacks may be a journal's on ``gateway``: the inbox's account is
+        that one, or one of the two is not known."""
+        return self.account is None or gateway is None or self.account == gateway
 
     @classmethod
     def read(cls, inbox: Any) -> Callbacks:
@@ -152,7 +158,10 @@ class Callbacks:
         prices = priced.groupby("message_id", sort=False)["unit_price"].first()
         flagged = reports[reports["message_id"].notna() & reports["flagged"]]
         flags = flagged.groupby("message_id", sort=False)["flags"].agg(_union)
-        return cls(box.delivery_status("UTC"), prices, flags, box.to_frame("UTC"), box.stops("UTC"))
+        return cls(
+            box.delivery_status("UTC"), prices, flags, box.to_frame("UTC"), box.stops("UTC"),
+            box.account,
+        )  # fmt: skip
 
 
 def _union(flags: pd.Series) -> str:
@@ -234,6 +243,13 @@ def outcomes_frame(
     """
     import pandas as pd
 
+    if not callbacks.serves(facts.gateway):
+        assert callbacks.account is not None and facts.gateway is not None
+        raise ConfigurationError(
+            f"the inbox receives the callbacks of {callbacks.account[0]} as "
+            f"{callbacks.account[1]!r}; this campaign was sent through {facts.gateway[0]} as "
+            f"{facts.gateway[1]!r}: its outcomes are in that account's inbox"
+        )
     by_id = facts.by_message_id(match)
     sent = sent.reset_index(drop=True)
     numbers = sent["phone_number"].astype(object)

@@ -35,7 +35,7 @@ from smskit import _sqlite
 from smskit._server import Guards, Served
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies import receiver, reports
-from smskit.replies.optouts import Account, OptOutEvent, OptOuts
+from smskit.replies.optouts import Account, OptOutEvent, OptOuts, claim_account, kept_account
 from smskit.replies.receiver import Reply, micros
 from smskit.replies.reports import Report
 from smskit.replies.signing import DEFAULT_TOLERANCE, secret_bytes
@@ -332,6 +332,8 @@ class Inbox(Served):
             raise ValidationError("token", "must be 16 to 128 characters A-Z a-z 0-9 _ -")
         self._store = _Store(self.path)
         self.optouts = None if account is None else OptOuts(account, path=optouts_path)
+        if self.optouts is not None:  # a file keeps one account's callbacks (docs/outcomes.md)
+            claim_account(self._store, self.optouts.gateway, self.path)
         self._store.feed = self.optouts
         # The spec gives the callback no authentication: this token in the URL is the secret.
         # A file inbox keeps its token and port, so the URL registered with the gateway
@@ -344,6 +346,11 @@ class Inbox(Served):
         self._requested_port = port
 
     # --- lifecycle -------------------------------------------------------------------------
+
+    @property
+    def account(self) -> tuple[str, str] | None:
+        """Whose callbacks these are, ``(base_url, login)``: ``account=``'s, or its file's."""
+        return kept_account(self._store)
 
     @property
     def url(self) -> str:

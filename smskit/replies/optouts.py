@@ -20,6 +20,7 @@ back by a callback dated before the removal; a later STOP puts it back. See docs
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
@@ -48,6 +49,8 @@ __all__ = [
     "OptOutEvent",
     "OptOuts",
     "account_key",
+    "claim_account",
+    "kept_account",
     "listed_numbers",
     "optouts_path",
 ]
@@ -134,6 +137,30 @@ def account_key(account: Account | tuple[str, str]) -> Gateway:
         "must be a client (smskit.Client, smskit.AsyncClient) or a (base_url, login) pair",
         value=type(account).__name__,
     )
+
+
+class _Remembers(Protocol):
+    def remembered(self, key: str, value: str | None) -> str | None: ...
+
+
+def kept_account(store: _Remembers) -> Gateway | None:
+    """The account an inbox's store says its callbacks are from, None when never said."""
+    kept = store.remembered("account", None)
+    return None if kept is None else gateway_of(*json.loads(kept))
+
+
+def claim_account(store: _Remembers, gateway: Gateway, path: str | None) -> None:
+    """Record in an inbox's store that its callbacks are ``gateway``'s; a file that holds
+    another account's is refused (their outcomes and opt-outs would mix), left unchanged."""
+    kept = kept_account(store)
+    if kept is not None and kept != gateway:
+        raise ConfigurationError(
+            f"{path!r} holds the callbacks of {kept[0]} as {kept[1]!r}, not of {gateway[0]} "
+            f"as {gateway[1]!r}: one inbox file per account (their outcomes and opt-outs "
+            "would mix); give another file"
+        )
+    if kept is None:
+        store.remembered("account", json.dumps(list(gateway)))
 
 
 def _micros(moment: datetime) -> int:
