@@ -168,7 +168,9 @@ def test_button_icons_use_a_loaded_icon_font(pages: Callable[[Path], Page], note
 def test_page_tells_what_its_text_says(pages: Callable[[Path], Page], notebook: Path) -> None:
     """03: the composer under "UCS-2" text shows UCS-2 and the one after the send its result,
     the dashboard's map draws;
-    02 and 05: shares and rates as percentages; 04: the map shows Europe; 05: Paris times."""
+    02 and 05: shares and rates as percentages; 04: the map shows Europe; 05: Paris times;
+    07: each arm's reply rate with its interval as percentages, B's difference significant,
+    the arms figure in three panels, the ledger equal to outcomes and compare()."""
     page = pages(notebook)
     name, tab = page.name, page.tab
     text = tab.locator("body").inner_text()
@@ -198,3 +200,14 @@ def test_page_tells_what_its_text_says(pages: Callable[[Path], Page], notebook: 
     if name.startswith("05-"):
         times = re.findall(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}([+-]\d{2}:\d{2})", text)
         assert times and set(times) <= {"+01:00", "+02:00"}
+    if name.startswith("07-"):
+        # "the rate with its 95 % Wilson interval", as percentages (table cells: tabs)
+        assert re.search(r"B\s+replied\s+53\s+240\s+22\.1%\s+17\.3%\s+27\.7%", text)
+        assert re.search(r"B\s+A\s+replied\s+10\.1%\s+0\.003669\s+0\.003669\s+True", text)
+        panels = tab.evaluate(
+            "() => [...document.querySelectorAll('.js-plotly-plot')]"
+            ".map(plot => (plot._fullLayout.annotations || []).map(a => a.text))"
+            ".find(texts => texts.includes('Replied'))"
+        )
+        assert panels is not None and {"Delivered", "Replied", "Opted out"} <= set(panels)
+        assert "arm B: sent 240 = 240, delivered 200 = 200, replies 53 = 53" in text
