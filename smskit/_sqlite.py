@@ -13,13 +13,24 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+
+from smskit.errors import ConfigurationError
 
 __all__ = ["connect", "transaction"]
 
 
 def connect(path: str | os.PathLike[str] | None, schema: str) -> sqlite3.Connection:
-    """Open ``path`` (memory when ``None``) and apply ``schema``; closed again if that fails."""
+    """Open ``path`` (memory when ``None``) and apply ``schema``; closed again if that fails.
+    A file in a directory that does not exist is refused naming the directory (SQLite's own
+    "unable to open database file" read as a damaged journal, inbox or list)."""
     if path is not None and os.fspath(path) not in ("", ":memory:"):
+        parent = Path(os.fspath(path)).parent
+        if not parent.is_dir():
+            raise ConfigurationError(
+                f"{os.fspath(path)!r} cannot be opened: its directory {str(parent)!r} does not "
+                "exist (create it, or give another path)"
+            )
         _create_private(path)
     db = sqlite3.connect(
         ":memory:" if path is None else path, check_same_thread=False, isolation_level=None
@@ -58,5 +69,5 @@ def _create_private(path: str | os.PathLike[str]) -> None:
     except FileExistsError:
         return
     except OSError:
-        return  # e.g. a missing directory: sqlite3.connect reports it in its own words
+        return  # e.g. not writable: sqlite3.connect reports it in its own words
     os.close(fd)

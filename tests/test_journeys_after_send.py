@@ -218,7 +218,7 @@ def test_outcomes_through_another_accounts_inbox_are_refused_not_mixed(tmp_path:
         Inbox(tmp_path / "b.sqlite", account=on_a)
 
 
-def test_a_journal_in_a_directory_that_does_not_exist_is_refused_naming_it(
+def test_a_journal_in_a_missing_directory_is_refused_naming_it(
     sandbox: Sandbox, tmp_path: Path
 ) -> None:
     """send(journal=) in a missing directory: refused before anything is sent, naming the
@@ -232,3 +232,24 @@ def test_a_journal_in_a_directory_that_does_not_exist_is_refused_naming_it(
     assert f"its directory {str(journal.parent)!r} does not exist" in str(caught.value)
     assert "not an smskit journal" not in str(caught.value)
     assert len(sandbox.sent()) == sent_before and not journal.parent.exists()
+
+
+@pytest.mark.parametrize("kind", ["OptOuts", "Inbox", "HLR cache"])
+def test_a_store_in_a_missing_directory_is_refused_naming_the_directory(
+    kind: str, tmp_path: Path
+) -> None:
+    """An opt-out list, inbox or HLR cache file in a directory that does not exist: a
+    ConfigurationError naming the directory (it said "is not an opt-out list: unable to open
+    database file"); nothing is created."""
+    from smskit.campaigns.hlr_cache import HLRCache
+
+    path = tmp_path / "missing" / "store.sqlite"
+    opens: dict[str, Callable[[], object]] = {
+        "OptOuts": lambda: OptOuts(("https://gw.example", "acme"), path=path),
+        "Inbox": lambda: Inbox(path),
+        "HLR cache": lambda: HLRCache(path),
+    }
+    with pytest.raises(smskit.ConfigurationError) as caught:
+        opens[kind]()
+    assert f"its directory {str(path.parent)!r} does not exist" in str(caught.value)
+    assert "not an" not in str(caught.value) and not path.parent.exists()

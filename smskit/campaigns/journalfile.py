@@ -84,11 +84,6 @@ def as_journal_path(value: Any, field: str = "journal") -> Path:
 def connect_journal(path: Path, schema: str, version: int, *, campaign: bool) -> sqlite3.Connection:
     """``path`` checked (:func:`check_journal_file`), then opened with ``schema`` applied."""
     check_journal_file(path, schema, version, campaign=campaign)
-    if not path.parent.is_dir():  # else SQLite's "unable to open" reads as a damaged journal
-        raise ConfigurationError(
-            f"journal {str(path)!r} cannot be written: its directory {str(path.parent)!r} "
-            "does not exist (create it, or give another journal=)"
-        )
     try:
         return _sqlite.connect(path, schema)
     except sqlite3.DatabaseError as exc:  # damaged past its header
