@@ -30,6 +30,7 @@ PICTURES = {
     "02-hlr-line-quality.html": (".js-plotly-plot", 1, "notebook-02.png"),
     "04-credits-and-costs.html": (".js-plotly-plot", 1, "notebook-04.png"),
     "05-replies.html": (".js-plotly-plot", 0, "notebook-05.png"),
+    "07-after-the-send.html": (".js-plotly-plot", 2, "notebook-07.png"),
 }
 
 
