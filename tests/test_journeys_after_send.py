@@ -253,3 +253,58 @@ def test_a_store_in_a_missing_directory_is_refused_naming_the_directory(
         opens[kind]()
     assert f"its directory {str(path.parent)!r} does not exist" in str(caught.value)
     assert "not an" not in str(caught.value) and not path.parent.exists()
+
+
+def _public_classes_with_their_own_repr() -> list[type]:
+    """Every public class (smskit, .campaigns, .replies, .dask, .sandbox) that is neither an
+    exception nor a dataclass (whose generated __init__ sets every field first) and defines
+    a __repr__ somewhere below object."""
+    import dataclasses
+    import importlib
+    import inspect
+
+    found: list[type] = []
+    for name in ("smskit", "smskit.campaigns", "smskit.replies", "smskit.dask", "smskit.sandbox"):
+        module = importlib.import_module(name)
+        for public in module.__all__:
+            cls = getattr(module, public)
+            if (
+                inspect.isclass(cls)
+                and not issubclass(cls, BaseException)
+                and not dataclasses.is_dataclass(cls)
+                and any("__repr__" in vars(k) for k in cls.__mro__[:-1])
+                and cls not in found
+            ):
+                found.append(cls)
+    return found
+
+
+def test_every_public_repr_answers_for_an_object_whose_constructor_raised() -> None:
+    """repr() of each public class's instance that no __init__ finished (as a traceback with
+    locals shows a constructor's self) is a string naming the class, never an exception."""
+    classes = _public_classes_with_their_own_repr()
+    assert {c.__name__ for c in classes} >= {"Sandbox", "Campaign", "Composer", "Experiment"}
+    shown = [(cls.__name__, repr(object.__new__(cls))) for cls in classes]
+    assert [(name, text) for name, text in shown if name not in text] == []
+
+
+def test_secrets_given_to_a_refused_sandbox_or_inbox_are_not_in_its_locals() -> None:
+    """Sandbox(api_key=..., login="") and Inbox(signing_secret=..., token=..., <a bad
+    option>): the refusal's traceback with locals shows neither the key, the signing secret
+    nor the token."""
+    secret, token = "s1gning-secret-0123456789abcdef", "t0ken-0123456789abcdef"
+    errors = []
+    for make in (
+        lambda: Sandbox(api_key=KEY, login=""),
+        lambda: Inbox(signing_secret=secret, token=token, max_body=1),
+        lambda: Inbox(signing_secret=secret, token=token, account=42),  # type: ignore[arg-type]
+        lambda: Inbox(signing_secret=secret, token="short"),
+    ):
+        with pytest.raises(ValueError) as caught:
+            make()
+        shown = traceback.TracebackException(
+            type(caught.value), caught.value, caught.value.__traceback__, capture_locals=True
+        )  # smskit's frames only: this test's own locals hold the secrets it passes
+        errors.append("".join(str(f.locals) for f in shown.stack if "/smskit/" in f.filename))
+    assert all("'self': '<" in text for text in errors)
+    assert [[s for s in (KEY, secret, token) if s in text] for text in errors] == [[]] * 4

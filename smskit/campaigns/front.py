@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, Protocol, Self, TypeVar
 
+from smskit._repr import tolerant_repr
 from smskit.campaigns.arguments import check_chunk_size, check_client, check_concurrency
 from smskit.campaigns.definition import CampaignSpec
 from smskit.campaigns.estimates import CostEstimate, offline_estimate, simulate
@@ -120,6 +121,7 @@ class CampaignExecutor(Generic[ResultT]):
             self._client = Client()
         return self._client
 
+    @tolerant_repr
     def __repr__(self) -> str:
         return (
             f"{self.kind}({self.name!r}, {self.describe_recipients()}, "

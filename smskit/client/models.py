@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Self, overload
 
+from smskit._repr import tolerant_repr
 from smskit.client import reprs
 from smskit.client.readers import (
     as_object,
@@ -356,6 +357,7 @@ class ContactItems(_Items):
             raise ResponseShapeError("items: expected a JSON array")
         return cls([ContactItem.from_json(item) for item in items], raw=data)
 
+    @tolerant_repr
     def __repr__(self) -> str:
         tally = self._tally("status", CONTACT_ITEM_STATUS)
         return f"<ContactItems {len(self)} contacts{': ' + tally if tally else ''}>"
@@ -428,6 +430,7 @@ class Credits(Mapping[str, CountryCredits]):
     def __len__(self) -> int:
         return len(self._by_country)
 
+    @tolerant_repr
     def __repr__(self) -> str:
         return f"<Credits {len(self)} countries: {', '.join(self._by_country)}>"
 
@@ -553,6 +556,7 @@ class HLRResults(_Items):
             raise ResponseShapeError(f"HLR results: expected a JSON array, got {kind}")
         return cls([HLRResult.from_json(item) for item in data], raw=data)
 
+    @tolerant_repr
     def __repr__(self) -> str:
         tally = self._tally("status", HLR_STATUS)
         return f"<HLRResults {len(self)} numbers{': ' + tally if tally else ''}>"

@@ -19,6 +19,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from smskit._repr import tolerant_repr
 from smskit.campaigns import abulk_hlr as checked
 from smskit.campaigns.progress import Progress, ProgressOption
 from smskit.campaigns.twins import blocking, interruption
@@ -122,6 +123,7 @@ class HLRParquet:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
 
+    @tolerant_repr
     def __repr__(self) -> str:
         return f"HLRParquet({str(self.path)!r}, {len(parts_of(self.path))} files)"
 

@@ -307,14 +307,17 @@ class Inbox(Served):
         account: Account | tuple[str, str] | None = None,
         optouts_path: str | os.PathLike[str] | None = None,
     ) -> None:
+        self._secret = (
+            None if signing_secret is None else secret_bytes("signing_secret", signing_secret)
+        )
+        del signing_secret  # on self only: a refusal's traceback shows the locals
+        self._token = receiver.checked_token(token)
+        del token
         if isinstance(max_body, bool) or not isinstance(max_body, int) or max_body < 1024:
             raise ValidationError("max_body", "must be an integer >= 1024 bytes", value=max_body)
         if not isinstance(host, str) or not host:
             raise ValidationError("host", "must be an IP address or host name", value=host)
         self.allowed_hosts = _allowed_hosts(host, allowed_hosts)
-        self._secret = (
-            None if signing_secret is None else secret_bytes("signing_secret", signing_secret)
-        )
         if (
             isinstance(signature_tolerance, bool)
             or not isinstance(signature_tolerance, int | float)
@@ -326,10 +329,6 @@ class Inbox(Served):
         self.path = None if path is None else os.fspath(path)
         self._init_served(host, port)
         self.max_body = max_body
-        if token is not None and (
-            not isinstance(token, str) or not receiver.TOKEN_RE.fullmatch(token)
-        ):
-            raise ValidationError("token", "must be 16 to 128 characters A-Z a-z 0-9 _ -")
         self._store = _Store(self.path)
         self.optouts = None if account is None else OptOuts(account, path=optouts_path)
         if self.optouts is not None:  # a file keeps one account's callbacks (docs/outcomes.md)
@@ -338,7 +337,9 @@ class Inbox(Served):
         # The spec gives the callback no authentication: this token in the URL is the secret.
         # A file inbox keeps its token and port, so the URL registered with the gateway
         # still answers after a kernel restart.
-        self._token = token or self._store.remembered("token", None) or secrets.token_urlsafe(24)
+        self._token = (
+            self._token or self._store.remembered("token", None) or secrets.token_urlsafe(24)
+        )
         if self.path is not None:
             self._store.remembered("token", self._token)
             if port == 0:

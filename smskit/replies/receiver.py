@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from smskit.errors import ValidationError
 from smskit.replies.reports import Report, parse_report
 from smskit.replies.signing import SignatureError, verify
 from smskit.rules.callbacks import callback_kind
@@ -239,3 +240,12 @@ async def _read(request: Any, limit: int) -> tuple[bytes | None, int]:
             return None, size
         chunks.append(chunk)
     return b"".join(chunks), size
+
+
+def checked_token(token: object) -> str:
+    """An inbox's ``token=``: 16 to 128 URL-safe characters, or "" for None (one is made)."""
+    if token is None:
+        return ""
+    if not isinstance(token, str) or not TOKEN_RE.fullmatch(token):
+        raise ValidationError("token", "must be 16 to 128 characters A-Z a-z 0-9 _ -")
+    return token

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
+from smskit._repr import tolerant_repr
 from smskit._server import Served
 from smskit.sandbox._clock import Clock
 from smskit.sandbox._faults import Faults
@@ -180,16 +181,17 @@ class Sandbox(Served):
         delivery_model: DeliveryModel | None = None,
         duplicate_answer: DuplicateAnswer = "spec",
     ) -> None:
-        if not login:
-            raise ValueError("login: must not be blank")
         if api_key is not None and not api_key:
             raise ValueError("api_key: must not be blank (omit it for a random key)")
+        self._api_key = api_key or secrets.token_urlsafe(24)
+        del api_key  # a later refusal's traceback, shown with its locals, would show the key
+        if not login:
+            raise ValueError("login: must not be blank")
         checked_number("balance", balance, unit=" of EUR")
         self.path = path
         self.seed = seed
         self._init_served(host, port)
         self.login = login
-        self._api_key = api_key or secrets.token_urlsafe(24)
         self._clock = Clock()
         self._store = Store(path, seed=seed, balance=balance, now=self._clock.timestamp())
         self._gateway = Gateway(
@@ -216,6 +218,7 @@ class Sandbox(Served):
 
         return build_app(self._gateway, Credentials(self.login, self._api_key))
 
+    @tolerant_repr
     def __repr__(self) -> str:
         where = self._server.url if self._server is not None else "stopped"
         return f"Sandbox({where}, login={self.login!r}, seed={self.seed})"

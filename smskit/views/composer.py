@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+from smskit._repr import tolerant_repr
 from smskit.campaigns.audience import Audience
 from smskit.campaigns.campaign import Campaign
 from smskit.campaigns.definition import CampaignSpec
@@ -540,6 +541,7 @@ class Composer(View):
             self.progress.value = 0
             self.progress_label.value = ""
 
+    @tolerant_repr
     def __repr__(self) -> str:
         panel = self._panel
         shown = self.text if len(self.text) <= 30 else self.text[:29] + "…"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from smskit._repr import tolerant_repr
 from smskit.client import AsyncClient, Client, frames
 from smskit.errors import ValidationError
 from smskit.views.base import View, figure_output, table_html, table_style, widgets
@@ -71,6 +72,7 @@ class Dashboard(View):
         figure_output(self.map, [plots.credits_map(self._raw_credits, product=self.product)])
         self.message.value = ""
 
+    @tolerant_repr
     def __repr__(self) -> str:
         if self.balance is None:
             return "Dashboard(not loaded)"

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from smskit._repr import tolerant_repr
 from smskit.campaigns.bulk import bulk_hlr
 from smskit.client import AsyncClient, Client, frames
 from smskit.client.dtypes import TOTAL
@@ -199,6 +200,7 @@ class HLRExplorer(View):
         rows = len(self.filtered) if self.filtered is not None else 0
         self.message.value = escaped(f"{rows} row(s) written to {path}")
 
+    @tolerant_repr
     def __repr__(self) -> str:
         if self.frame is None:
             return f"HLRExplorer({len(self.numbers())} number(s) to check)"
