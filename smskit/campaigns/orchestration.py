@@ -44,6 +44,7 @@ NO_LIST: Final = Suppression()  # no opt-out list given: nothing excluded, nothi
 __all__ = [
     "NO_LIST",
     "AudienceBackEnd",
+    "FirstPass",
     "InMemoryAudience",
     "Verdict",
     "closing_findings",
@@ -101,21 +102,27 @@ class Verdict:
 ReportT = TypeVar("ReportT", covariant=True)
 
 
+@dataclass(frozen=True)
+class FirstPass:
+    """What a back end's first pass checks every recipient against: the campaign's
+    ``settings``, the preflight's ``instant`` and the send's ``when`` (hours), the fields the
+    text ``used``, and the opt-out list (``suppressed``, E.164)."""
+
+    settings: PreflightSettings
+    instant: datetime
+    when: datetime
+    used: tuple[str, ...]
+    suppressed: frozenset[str] = frozenset()
+
+
 class AudienceBackEnd(Protocol[ReportT]):
     """Where a campaign's recipients are and how their half of preflight runs: in memory
     (:class:`InMemoryAudience`) or partitioned on a cluster (``smskit.dask``). What is
     checked, and in which order, is :func:`run_preflight`'s alone."""
 
-    def check(
-        self,
-        settings: PreflightSettings,
-        instant: datetime,
-        when: datetime,
-        used: tuple[str, ...],
-        suppressed: frozenset[str],
-    ) -> None:
-        """Check every recipient against ``settings`` (hours at ``when``) and the opt-out
-        list (``suppressed``, E.164): the first pass."""
+    def check(self, first: FirstPass) -> None:
+        """Check every recipient against ``first.settings`` (hours at ``first.when``) and the
+        opt-out list (``first.suppressed``, E.164): the first pass."""
 
     def samples(self) -> Mapping[str, str]:
         """One sendable number per destination country (what to ask the gateway about)."""
@@ -144,7 +151,7 @@ def run_preflight(
     None: not checked), then the closing findings."""
     errors, found, used = campaign_findings(settings)
     when = send_instant(settings, instant)
-    back_end.check(settings, instant, when, used, suppression.numbers)
+    back_end.check(FirstPass(settings, instant, when, used, suppression.numbers))
     served = None if errors else serve(back_end.samples)
     counts, missing = back_end.settle(served, settings.product)
     found += closing_findings(counts, settings.purpose, when, missing)
@@ -198,22 +205,16 @@ class InMemoryAudience:
         self._missing = 0
         self._sent_anyway = 0
 
-    def check(
-        self,
-        settings: PreflightSettings,
-        instant: datetime,
-        when: datetime,
-        used: tuple[str, ...],
-        suppressed: frozenset[str] = frozenset(),
-    ) -> None:
+    def check(self, first: FirstPass) -> None:
         import pandas as pd
 
+        settings = first.settings
         audience = audience_for(
             self.recipients, settings, self.audience, fields=self.fields, block_rows=self.block_rows
         )
         self.audience = audience
         columns, self._missing, self._sent_anyway = report_columns(
-            audience, settings, used, when, suppressed
+            audience, settings, first.used, first.when, first.suppressed
         )
         # The columns are made for the frame (or shared with the audience, which never edits
         # them): no copy, so the peak is one report, not two.

@@ -29,7 +29,7 @@ from dask.delayed import delayed
 
 from smskit.campaigns.front import CampaignExecutor, ClientOption, OptOutState, Run
 from smskit.campaigns.journal import plan_contacts
-from smskit.campaigns.orchestration import Verdict, run_preflight
+from smskit.campaigns.orchestration import FirstPass, Verdict, run_preflight
 from smskit.campaigns.preflight import PreflightSettings
 from smskit.client import AsyncClient, Client
 from smskit.dask import partition_preflight as parts
@@ -232,28 +232,21 @@ class PartitionedAudience:
         self._shares: list[dict[str, Any]] = []
         self._used: tuple[str, ...] = ()
 
-    def check(
-        self,
-        settings: PreflightSettings,
-        instant: datetime,
-        when: datetime,
-        used: tuple[str, ...],
-        suppressed: frozenset[str],
-    ) -> None:
+    def check(self, first: FirstPass) -> None:
         """The first pass, reading the input once: each partition's preflight spilled (the
-        opt-out list, ``suppressed``, checked there), and its duplicates of earlier rows
-        found by a shuffle on the number and written back to that partition's own file."""
+        opt-out list, ``first.suppressed``, checked there), and its duplicates of earlier
+        rows found by a shuffle on the number and written back to that partition's own file."""
         store = self.store
-        self._used = used
-        listed = delayed(suppressed, pure=True)  # one copy on the cluster, not one per task
+        self._used = first.used
+        listed = delayed(first.suppressed, pure=True)  # one copy on the cluster, not per task
         checked = [
             delayed(parts.check_partition, nout=2)(
                 part,
                 n,
-                settings,
-                instant,
+                first.settings,
+                first.instant,
                 self.positions_as_index,
-                used,
+                first.used,
                 store.file("checked", n),
                 listed,
             )
