@@ -308,3 +308,33 @@ def test_secrets_given_to_a_refused_sandbox_or_inbox_are_not_in_its_locals() -> 
         errors.append("".join(str(f.locals) for f in shown.stack if "/smskit/" in f.filename))
     assert all("'self': '<" in text for text in errors)
     assert [[s for s in (KEY, secret, token) if s in text] for text in errors] == [[]] * 4
+
+
+@pytest.mark.parametrize("kind", ["directory", "dangling link"])
+def test_an_opt_out_list_path_that_is_not_a_file_stops_the_send(
+    kind: str, sandbox: Sandbox, user_dirs: Path
+) -> None:
+    """The account's optouts.sqlite is a directory or a dangling symlink: preflight and
+    `smskit send` refuse naming it (exit 3), instead of reading an empty list and sending to
+    every listed number (the dry run exited 0 with nothing excluded)."""
+    from smskit.replies.optouts import optouts_path
+
+    where = optouts_path()
+    where.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "directory":
+        where.mkdir()
+    else:
+        where.symlink_to(user_dirs / "unmounted" / "optouts.sqlite")
+    with smskit.Client(sandbox=sandbox) as client:
+        campaign = smskit.Campaign(client, ["+33612345678"], text=STOP_TEXT, sender="Shop")
+        with pytest.raises(smskit.ConfigurationError, match="is not an opt-out list"):
+            campaign.preflight()
+    env = {
+        "SMSKIT_BASE_URL": sandbox.url,
+        "SMSKIT_API_LOGIN": sandbox.login,
+        "SMSKIT_API_KEY": sandbox.api_key,
+    }
+    args = ["send", "--text", STOP_TEXT, "--sender", "Shop", "--to", "0612345678", "--dry-run"]
+    result = CliRunner().invoke(cli, args, env=env)
+    assert result.exit_code == 3
+    assert str(where) in result.output and "is not an opt-out list" in result.output

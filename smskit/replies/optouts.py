@@ -517,6 +517,11 @@ def listed_numbers(
         store = _open.get(where)
         if store is None:
             if not where.is_file():
+                if os.path.lexists(where):  # a directory, a dangling link: not "no list yet"
+                    raise ConfigurationError(
+                        f"{str(where)!r} is not an opt-out list (not a file): the list cannot "
+                        "be read, so no preflight could exclude its numbers"
+                    )
                 return 0, frozenset()
             store = _open[where] = OptOuts(gateway, path=where)
         version = store._version_of(gateway)
