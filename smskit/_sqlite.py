@@ -11,13 +11,13 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Collection, Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 from smskit.errors import ConfigurationError
 
-__all__ = ["connect", "transaction"]
+__all__ = ["check_kind", "connect", "schema_tables", "transaction"]
 
 
 def connect(path: str | os.PathLike[str] | None, schema: str) -> sqlite3.Connection:
@@ -45,6 +45,39 @@ def connect(path: str | os.PathLike[str] | None, schema: str) -> sqlite3.Connect
         db.close()
         raise
     return db
+
+
+def schema_tables(schema: str) -> frozenset[str]:
+    """The tables ``schema`` creates (applied to an empty database in memory)."""
+    with closing(sqlite3.connect(":memory:")) as db:
+        db.executescript(schema)
+        return frozenset(name for (name,) in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'"))  # fmt: skip
+
+
+def check_kind(
+    path: str | os.PathLike[str], kind: str, own: Collection[str], *, instead: str
+) -> frozenset[str]:
+    """Refuse, leaving it unchanged, an existing file that is not ``kind`` (e.g. "an inbox
+    file"): not SQLite, or holding tables other than ``own``, which the tables of ``kind``
+    would spoil (a journal given as an inbox, say). ``instead`` ends the message (what to
+    give). Returns the file's tables (none for a new or empty file)."""
+    where = os.fspath(path)
+    if not os.path.isfile(where) or os.path.getsize(where) == 0:
+        return frozenset()
+    try:
+        with closing(sqlite3.connect(where)) as db:
+            tables = frozenset(name for (name,) in db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'"))  # fmt: skip
+    except sqlite3.DatabaseError as exc:
+        raise ConfigurationError(f"{where!r} is not {kind} (not SQLite: {exc})") from exc
+    foreign = sorted(t for t in tables - set(own) if not t.startswith("sqlite_"))
+    if foreign:
+        raise ConfigurationError(
+            f"{where!r} is not {kind}: it holds other tables ({', '.join(foreign)}); it was "
+            f"left unchanged: {instead}"
+        )
+    return tables
 
 
 @contextmanager

@@ -42,34 +42,20 @@ def _check_kind(path: Path) -> None:
     the cache's nor a journal's: adding the cache's table to a campaign's journal, say, would
     make that journal unreadable. Caches of earlier versions had the journal's format (its
     tables, no campaign): they are accepted."""
-    if not path.is_file() or path.stat().st_size == 0:
-        return  # a new cache
     from smskit.campaigns.journal import _SCHEMA as JOURNAL_SCHEMA
     from smskit.campaigns.lease import LEASE_SCHEMA
 
-    try:
+    own = _OWN_TABLES | _sqlite.schema_tables(JOURNAL_SCHEMA + LEASE_SCHEMA)
+    instead = "give another cache file (or none)"
+    tables = _sqlite.check_kind(path, "an HLR cache", own, instead=instead)
+    if "meta" in tables:
         with closing(sqlite3.connect(path)) as db:
-            tables = {name for (name,) in db.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}  # fmt: skip
-            keys = {k for (k,) in db.execute("SELECT key FROM meta")} if "meta" in tables else set()
-        with closing(sqlite3.connect(":memory:")) as db:
-            db.executescript(JOURNAL_SCHEMA + LEASE_SCHEMA)
-            journal_tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
-    except sqlite3.DatabaseError as exc:
-        raise ConfigurationError(f"{str(path)!r} is not an HLR cache: {exc}") from exc
-    foreign = sorted(
-        t for t in tables - _OWN_TABLES - journal_tables if not t.startswith("sqlite_")
-    )
-    if foreign or "campaign_id" in keys:
-        kind = (
-            "an SQLite database of another kind (tables " + ", ".join(foreign) + ")"
-            if foreign
-            else "the journal of a campaign"
-        )
-        raise ConfigurationError(
-            f"{str(path)!r} is not an HLR cache: it is {kind}; it was left unchanged: give "
-            "another cache file (or none)"
-        )
+            keys = {k for (k,) in db.execute("SELECT key FROM meta")}
+        if "campaign_id" in keys:
+            raise ConfigurationError(
+                f"{str(path)!r} is not an HLR cache: it is the journal of a campaign; it was "
+                f"left unchanged: {instead}"
+            )
 
 
 class HLRCache:

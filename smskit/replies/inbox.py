@@ -27,7 +27,6 @@ import sqlite3
 import threading
 import unicodedata
 from collections.abc import Sequence
-from contextlib import closing
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -114,23 +113,9 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 def _check_kind(path: str) -> None:
     """Refuse (left unchanged) a file that is not an inbox: not SQLite, or holding other
     tables (a campaign journal, the HLR cache), which the inbox's tables would spoil."""
-    if not os.path.isfile(path) or os.path.getsize(path) == 0:
-        return  # a new inbox
-    try:
-        with closing(sqlite3.connect(path)) as db:
-            tables = {name for (name,) in db.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}  # fmt: skip
-        with closing(sqlite3.connect(":memory:")) as db:
-            db.executescript(_SCHEMA + reports.SCHEMA)
-            own = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
-    except sqlite3.DatabaseError as exc:
-        raise ConfigurationError(f"{path!r} is not an inbox file (not SQLite: {exc})") from exc
-    foreign = sorted(t for t in tables - own if not t.startswith("sqlite_"))
-    if foreign:
-        raise ConfigurationError(
-            f"{path!r} is not an inbox file: it holds other tables ({', '.join(foreign)}); it "
-            "was left unchanged: give another file (or none, for an inbox in memory)"
-        )
+    own = _sqlite.schema_tables(_SCHEMA + reports.SCHEMA)
+    instead = "give another file (or none, for an inbox in memory)"
+    _sqlite.check_kind(path, "an inbox file", own, instead=instead)
 
 
 class _Store:

@@ -25,7 +25,6 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
-from contextlib import closing
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -170,22 +169,8 @@ def _micros(moment: datetime) -> int:
 def _check_kind(path: Path) -> None:
     """Refuse (left unchanged) a file that is not an opt-out list: not SQLite, or holding
     other tables (an inbox, a journal, the HLR cache), which these tables would spoil."""
-    if not path.is_file() or path.stat().st_size == 0:
-        return
-    try:
-        with closing(sqlite3.connect(path)) as db:
-            tables = {name for (name,) in db.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}  # fmt: skip
-    except sqlite3.DatabaseError as exc:
-        raise ConfigurationError(f"{str(path)!r} is not an opt-out list: {exc}") from exc
-    foreign = sorted(
-        t for t in tables - {"optout_events", "optouts"} if not t.startswith("sqlite_")
-    )
-    if foreign:
-        raise ConfigurationError(
-            f"{str(path)!r} is not an opt-out list: it holds other tables "
-            f"({', '.join(foreign)}); it was left unchanged: give another file (or none)"
-        )
+    own = {"optout_events", "optouts"}
+    _sqlite.check_kind(path, "an opt-out list", own, instead="give another file (or none)")
 
 
 class OptOuts:
