@@ -75,8 +75,10 @@ class BackgroundServer:
         port: int = 0,
         name: str = "smskit",
         guards: Guards | None = None,
+        date_header: bool = True,
     ) -> None:
         self.app = app
+        self.date_header = date_header  # False: the app dates its own answers
         self.host = host
         self.requested_port = port
         self.name = name
@@ -136,6 +138,7 @@ class BackgroundServer:
             log_level=None,
             access_log=False,
             timeout_graceful_shutdown=2,
+            date_header=self.date_header,
             **options,
         )
         server = _quick_server_class()(config)
@@ -190,6 +193,7 @@ class Served:
     """
 
     _server_name = "smskit"
+    _date_header = True  # uvicorn's Date header (wall clock); False: the app sets its own
 
     def _init_served(self, host: str, port: int) -> None:
         self.host = host
@@ -224,6 +228,7 @@ class Served:
                     port=self.port,
                     name=self._server_name,
                     guards=self._guards(),
+                    date_header=self._date_header,
                 )
                 server.start()
                 self._server = server

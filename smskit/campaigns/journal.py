@@ -86,6 +86,9 @@ CREATE TABLE IF NOT EXISTS log (
     id INTEGER PRIMARY KEY, chunk INTEGER, at REAL NOT NULL, state TEXT NOT NULL,
     request_id TEXT, detail TEXT);
 CREATE TABLE IF NOT EXISTS streamed (idx INTEGER PRIMARY KEY, plan TEXT NOT NULL);
+-- The gateway's time of a chunk's accepting answer (HTTP Date) beside ours; none before.
+CREATE TABLE IF NOT EXISTS answered (chunk INTEGER PRIMARY KEY, gateway_at REAL NOT NULL,
+    local_at REAL NOT NULL);
 """
 
 
@@ -463,8 +466,10 @@ class Journal:
         contacts: int | None = None,
         error: str | None = None,
         retryable: bool = False,
+        gateway_at: float | None = None,
     ) -> None:
-        """After the request returned (or gave up): its outcome."""
+        """After the request returned (or gave up): its outcome (``gateway_at``: the answer's
+        time by the gateway's clock, Unix seconds, when it gave one)."""
         if state not in ("sent", "already_accepted", "failed"):
             raise ValueError(f"state: an outcome is sent, already_accepted or failed, not {state}")
         now = time.time()
@@ -476,6 +481,10 @@ class Journal:
                  now, idx),
             )  # fmt: skip
             _log(db, idx, state, error or ticket, now)
+            if gateway_at is not None:
+                db.execute(
+                    "INSERT OR REPLACE INTO answered VALUES (?, ?, ?)", (idx, gateway_at, now)
+                )
 
     def reject(self, chunk: Chunk, refused: Mapping[int, str]) -> Chunk:
         """The gateway refused some recipients of a chunk: drop them and re-key the chunk.
@@ -536,6 +545,11 @@ class Journal:
             "WHERE l.state IN ('sent', 'already_accepted') GROUP BY c.idx"
         )
         return {int(idx): float(at) for idx, at in rows}
+
+    def answered(self) -> dict[int, tuple[float, float]]:
+        """(gateway's time, ours) of each chunk's accepting answer that was dated, by chunk
+        (none in a journal written before smskit recorded them)."""
+        return {int(c): (float(g), float(o)) for c, g, o in self._read("SELECT * FROM answered")}
 
     def log(self) -> list[tuple[int | None, float, str, str | None, str | None]]:
         """Every state change: (chunk, at, state, request_id, detail), oldest first."""

@@ -40,9 +40,11 @@ __all__ = [
     "CLOCK_SLACK",
     "MATCH_WINDOW",
     "OUTCOME_COLUMNS",
+    "SKEW_UNSEEN",
     "Callbacks",
     "Match",
     "SendFacts",
+    "gateway_times",
     "open_inbox",
     "outcome_dtypes",
     "outcomes_frame",
@@ -54,6 +56,9 @@ MATCHES: Final = ("auto", "message_id", "number")
 # A report dated this much before the journal's send time still counts (the gateway's
 # clock and ours are not the same clock).
 CLOCK_SLACK: Final = 300.0  # seconds
+# A gap between our clock and the gateway's answer's Date (whole seconds, stamped before the
+# answer travelled) this small is not read as a skew: our finer time is kept.
+SKEW_UNSEEN: Final = 2.5  # seconds
 # How long after its send a message's reports and STOP are looked for (match="number").
 MATCH_WINDOW: Final = 72 * 3600.0  # seconds
 
@@ -173,7 +178,7 @@ class SendFacts:
     """What the journal says about each recipient's send: when each chunk was accepted,
     the scheduled time, the gateway, and each row's predicted cost (when recorded)."""
 
-    accepted: Mapping[int, float]  # chunk -> Unix seconds (Journal.sent_at)
+    accepted: Mapping[int, float]  # chunk -> Unix seconds, the gateway's (gateway_times)
     send_at: str | None = None  # ISO text, as the plan keeps it
     gateway: tuple[str, str] | None = None  # (base URL, login): whose HLR answers apply
     sandbox: bool = False
@@ -202,7 +207,7 @@ class SendFacts:
         }
         options = meta.get("options")
         return cls(
-            journal.sent_at(),
+            gateway_times(journal.sent_at(), journal.answered()),
             (options or {}).get("send_at"),
             (str(base_url).rstrip("/"), str(login)) if base_url and login else None,
             bool(gateway.get("sandbox")),
@@ -215,6 +220,28 @@ class SendFacts:
         if match not in MATCHES:
             raise ValidationError("match", f"must be one of {', '.join(MATCHES)}", value=match)
         return self.sandbox if match == "auto" else match == "message_id"
+
+
+def gateway_times(
+    local: Mapping[int, float], answered: Mapping[int, tuple[float, float]]
+) -> dict[int, float]:
+    """When each chunk was accepted by the gateway's clock, the one its reports are dated
+    by: ``local`` (:meth:`Journal.sent_at`, our clock) moved by how far the gateway's clock
+    stood from ours when its accepting answer came (``answered``: :meth:`Journal.answered`).
+
+    The answer's HTTP Date is whole seconds, stamped before the answer reached us: a skew
+    under :data:`SKEW_UNSEEN` cannot be told from that and our (finer) time is kept; beyond
+    it, the chunk is put at the middle of the gateway's second. A chunk with no dated
+    answer (accepted by an earlier attempt whose answer was lost) is moved by the median of
+    the others' offsets; a journal with none (written before they were recorded, or a
+    gateway that sends no Date) keeps our clock, as before.
+    """
+    import statistics
+
+    offsets = {chunk: 0.0 if abs(ours - theirs - 0.5) <= SKEW_UNSEEN else theirs + 0.5 - ours
+               for chunk, (theirs, ours) in answered.items()}  # fmt: skip
+    usual = statistics.median(offsets.values()) if offsets else 0.0
+    return {chunk: at + offsets.get(chunk, usual) for chunk, at in local.items()}
 
 
 def sent_recipients(recipients: pd.DataFrame) -> pd.DataFrame:

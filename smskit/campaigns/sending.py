@@ -247,6 +247,7 @@ class _Sender:
             cost=result.total_cost,
             sms=result.number_of_sms_needed,
             contacts=result.number_of_contacts,
+            gateway_at=None if result.gateway_date is None else result.gateway_date.timestamp(),
         )
         self.cost += result.total_cost or 0.0
 

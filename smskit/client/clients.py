@@ -274,7 +274,8 @@ class _BaseClient(Generic[M]):
 
 def _parse(call: Call[T], response: httpx.Response, request: httpx.Request) -> T:
     try:
-        return call.parse(None if response.status_code == 204 else _json(response))
+        result = call.parse(None if response.status_code == 204 else _json(response))
+        return result if call.dated is None else call.dated(result, response.headers.get("date"))
     except APIError as exc:  # a success that reports a failure (a send that kept nobody)
         exc.request, exc.response = request, _detached(response, request)
         raise

@@ -15,12 +15,14 @@ error answer to an exception in :mod:`smskit.client.error_map`.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
+from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
 
 from smskit.client.checks import (
@@ -85,6 +87,8 @@ class Call(Generic[T]):
     request_id: str | None = None
     # What a retry refused as a duplicate of an accepted earlier attempt returns.
     on_duplicate: Callable[[Any], T] | None = None
+    # What the answer's HTTP Date header (its text, None if absent) adds to the result.
+    dated: Callable[[T, str | None], T] | None = None
 
 
 class Sync:
@@ -233,6 +237,7 @@ class SmsCampaign(Resource[M]):
             body=_encoded(body),
             request_id=rid,
             on_duplicate=functools.partial(SendResult.already_accepted, request_id=rid),
+            dated=_gateway_dated,
         )
 
     @endpoint(SmsDraft)
@@ -253,6 +258,18 @@ def _send_result(data: Any, *, request_id: str, submitted: int) -> SendResult:
             status_code=201,
         )
     return result
+
+
+def _gateway_dated(result: SendResult, date: str | None) -> SendResult:
+    """``result`` with the gateway's time of its answer (the HTTP Date header, RFC 9110; a
+    header that does not read as one leaves it unknown: the caller then has only its own)."""
+    moment = None
+    if date:
+        with contextlib.suppress(TypeError, ValueError):
+            moment = parsedate_to_datetime(date)
+    if moment is not None and moment.tzinfo is None:
+        moment = None  # "-0000": no time zone said
+    return replace(result, gateway_date=moment)
 
 
 class VoiceCampaign(Resource[M]):

@@ -108,6 +108,8 @@ class SendResult(_Record):
     request_id: str | None = None
     duplicate: bool = False
     submitted: int | None = field(default=None, repr=False)
+    # The answer's HTTP Date: the gateway's clock (whole seconds), None when not sent.
+    gateway_date: datetime | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_json(

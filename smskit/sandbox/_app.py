@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict
+from email.utils import format_datetime
 from typing import Any
 
 from starlette.applications import Starlette
@@ -26,6 +27,7 @@ from starlette.routing import Route
 
 from smskit.errors import ValidationError
 from smskit.sandbox._casting import FORMAT, NOT_ALLOWED
+from smskit.sandbox._clock import Clock
 from smskit.sandbox._domain import GatewayError, field_error, validation_error
 from smskit.sandbox._faults import FaultMiddleware
 from smskit.sandbox._gateway import Gateway
@@ -384,4 +386,28 @@ def build_app(gateway: Gateway, credentials: Credentials) -> Any:
     # A trailing slash is another path (404): a redirect here would make code that works
     # on the sandbox depend on a redirect the real gateway does not document.
     app.router.redirect_slashes = False
-    return FaultMiddleware(app, faults)
+    return ClockDate(FaultMiddleware(app, faults), gateway.clock)
+
+
+class ClockDate:
+    """ASGI middleware: every answer's HTTP ``Date`` header is the sandbox's clock (moved by
+    ``advance()``), as a real gateway dates its answers by its own clock (RFC 9110, 6.6.1).
+    The server is started without uvicorn's wall-clock Date, so there is one."""
+
+    def __init__(self, app: Any, clock: Clock) -> None:
+        self.app = app
+        self.clock = clock
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def dated(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                stamp = format_datetime(self.clock.now(), usegmt=True).encode("latin-1")
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"date"]
+                message = {**message, "headers": [*headers, (b"date", stamp)]}
+            await send(message)
+
+        await self.app(scope, receive, dated)

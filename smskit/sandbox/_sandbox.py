@@ -165,6 +165,7 @@ class Sandbox(Served):
     """An embedded gateway: ``with Sandbox() as sb: ...`` or ``sb.start()`` / ``sb.stop()``."""
 
     _server_name = "smskit-sandbox"
+    _date_header = False  # every answer is dated by the sandbox's own clock (_app.ClockDate)
 
     def __init__(
         self,
