@@ -17,7 +17,22 @@ from pathlib import Path
 
 from smskit.errors import ConfigurationError
 
-__all__ = ["check_kind", "connect", "schema_tables", "transaction"]
+__all__ = ["BUSY_TIMEOUT_S", "StoreBusy", "check_kind", "connect", "schema_tables", "transaction"]
+
+BUSY_TIMEOUT_S: float = 10  # how long a write waits for another process's lock on the file
+
+
+class StoreBusy(ConfigurationError, sqlite3.OperationalError):
+    """Another process kept the file locked for longer than :data:`BUSY_TIMEOUT_S`; nothing
+    was written. A ConfigurationError naming the file (never SQLite's bare "database is
+    locked"), and still an ``sqlite3.OperationalError`` for code that keeps what it could
+    not write (the inbox holds callbacks in memory)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"{path!r} is locked by another process (waited {BUSY_TIMEOUT_S:g} s): nothing was "
+            "written; try again once it is done"
+        )
 
 
 def connect(path: str | os.PathLike[str] | None, schema: str) -> sqlite3.Connection:
@@ -37,9 +52,9 @@ def connect(path: str | os.PathLike[str] | None, schema: str) -> sqlite3.Connect
     )
     try:
         if path is not None:
+            db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")  # first: WAL waits
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
-            db.execute("PRAGMA busy_timeout=10000")
         db.executescript(schema)
     except BaseException:
         db.close()
@@ -84,9 +99,15 @@ def check_kind(
 def transaction(
     db: sqlite3.Connection, lock: threading.Lock | threading.RLock | threading.Condition
 ) -> Iterator[sqlite3.Connection]:
-    """``BEGIN IMMEDIATE`` under ``lock``; commit on success, roll back on any exception."""
+    """``BEGIN IMMEDIATE`` under ``lock``; commit on success, roll back on any exception.
+    A file another process keeps locked past the busy timeout is :class:`StoreBusy`."""
     with lock:
-        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if not _busy(exc):
+                raise
+            raise StoreBusy(_file_of(db)) from exc
         try:
             yield db
         except BaseException:
@@ -104,3 +125,13 @@ def _create_private(path: str | os.PathLike[str]) -> None:
     except OSError:
         return  # e.g. not writable: sqlite3.connect reports it in its own words
     os.close(fd)
+
+
+def _file_of(db: sqlite3.Connection) -> str:
+    """The main database file of ``db`` ("" in memory)."""
+    return str(db.execute("PRAGMA database_list").fetchone()[2])
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    """Whether SQLite gave up waiting for another connection's lock (by its error code)."""
+    return getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)

@@ -338,3 +338,31 @@ def test_an_opt_out_list_path_that_is_not_a_file_stops_the_send(
     result = CliRunner().invoke(cli, args, env=env)
     assert result.exit_code == 3
     assert str(where) in result.output and "is not an opt-out list" in result.output
+
+
+def test_an_opt_out_list_locked_by_another_process_is_refused_by_name_not_raw(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process holds the list's write lock past the busy timeout: add() raises a
+    ConfigurationError naming the file (not sqlite3's bare "database is locked"), `smskit
+    optouts add` exits 3 saying so, nothing is written; once released, the add goes in."""
+    import sqlite3
+
+    import smskit._sqlite
+
+    monkeypatch.setattr(smskit._sqlite, "BUSY_TIMEOUT_S", 0.2)
+    path = tmp_path / "optouts.sqlite"
+    listed = OptOuts(("https://gw.example", "acme"), path=path)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(smskit.ConfigurationError) as caught:
+            listed.add(["+33612345678"])
+        result = run("optouts", "add", "0612345679", "--path", str(path))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert f"{str(path)!r} is locked by another process (waited 0.2 s)" in str(caught.value)
+    assert result.exit_code == 3 and "is locked by another process" in result.output
+    assert len(listed) == 0
+    assert listed.add(["+33612345678"]) == 1
