@@ -22,7 +22,7 @@ the Dask result on each partition of them.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
@@ -40,15 +40,18 @@ __all__ = [
     "CLOCK_SLACK",
     "MATCH_WINDOW",
     "OUTCOME_COLUMNS",
+    "POLL_S",
     "SKEW_UNSEEN",
     "Callbacks",
     "Match",
     "SendFacts",
     "gateway_times",
+    "no_hlr",
     "open_inbox",
     "outcome_dtypes",
     "outcomes_frame",
     "sent_recipients",
+    "wait_for_final",
 ]
 
 Match = Literal["auto", "message_id", "number"]
@@ -59,6 +62,8 @@ CLOCK_SLACK: Final = 300.0  # seconds
 # A gap between our clock and the gateway's answer's Date (whole seconds, stamped before the
 # answer travelled) this small is not read as a skew: our finer time is kept.
 SKEW_UNSEEN: Final = 2.5  # seconds
+# How often wait_for_final reads the callbacks' store again.
+POLL_S: Final = 0.25  # seconds
 # How long after its send a message's reports and STOP are looked for (match="number").
 MATCH_WINDOW: Final = 72 * 3600.0  # seconds
 
@@ -242,6 +247,43 @@ def gateway_times(
                for chunk, (theirs, ours) in answered.items()}  # fmt: skip
     usual = statistics.median(offsets.values()) if offsets else 0.0
     return {chunk: at + offsets.get(chunk, usual) for chunk, at in local.items()}
+
+
+def wait_for_final(inbox: Any, timeout: Any, pending: Callable[[Callbacks], int]) -> int:
+    """Read the callbacks' store every :data:`POLL_S` until ``pending`` (how many accepted
+    recipients have no final status yet, given the callbacks) is 0 or ``timeout`` seconds
+    passed; returns that count. Time running out is not an error (a report may never come:
+    a kept-back one, a dropped recipient), nor is it silent: a :class:`UserWarning` names
+    how many are still waiting."""
+    import time
+    import warnings
+
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout >= 0:
+        raise ValidationError("timeout", "must be a number of seconds >= 0", value=timeout)
+    box = open_inbox(inbox)
+    deadline = time.monotonic() + timeout
+    while True:
+        left = pending(Callbacks.read(box))
+        remaining = deadline - time.monotonic()
+        if left == 0 or remaining <= 0:
+            break
+        time.sleep(min(POLL_S, remaining))
+    if left:
+        warnings.warn(
+            f"{left} accepted recipient(s) still have no final delivery status after "
+            f"{timeout:g} s: their outcome rows stay pending (or ACK)",
+            UserWarning,
+            stacklevel=3,
+        )
+    return left
+
+
+def no_hlr() -> pd.DataFrame:
+    """HLR answers that know no number (what counting final statuses needs of them)."""
+    import pandas as pd
+
+    names = ("phone_number", "network_name", "line_status", "phone_number_type")
+    return pd.DataFrame({name: pd.Series(dtype=object) for name in names})
 
 
 def sent_recipients(recipients: pd.DataFrame) -> pd.DataFrame:

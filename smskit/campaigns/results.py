@@ -187,6 +187,34 @@ class CampaignResult:
         sent = sent_recipients(self._recipients_frame)
         return outcomes_frame(sent, facts, Callbacks.read(inbox), hlr, match=match, time_zone=zone)
 
+    def wait_for_outcomes(
+        self, inbox: Any = None, *, timeout: float = 60.0, match: Match = "auto"
+    ) -> int:
+        """Wait until every recipient the gateway accepted has a final delivery status in
+        ``inbox`` (as :meth:`outcomes` would read it), or ``timeout`` seconds; returns how
+        many still have none (0: all in). On timeout nothing is raised, but a
+        ``UserWarning`` names that count, and :meth:`outcomes` shows those rows ``pending``
+        (or ``ACK``). STOPs and replies may come later still: they are not waited for.
+        """
+        from smskit.campaigns.outcomes import (
+            SendFacts,
+            no_hlr,
+            outcomes_frame,
+            sent_recipients,
+            wait_for_final,
+        )
+
+        with Journal(self.journal) as book:
+            facts = SendFacts.read(book, costs=False)
+        sent = sent_recipients(self._recipients_frame)
+        hlr = no_hlr()
+
+        def pending(callbacks: Any) -> int:
+            frame = outcomes_frame(sent, facts, callbacks, hlr, match=match)
+            return int((~frame["final"]).sum())
+
+        return wait_for_final(inbox, timeout, pending)
+
     @property
     def not_sent(self) -> pd.DataFrame:
         """Every recipient not (yet) sent, with its state and why."""

@@ -28,8 +28,10 @@ from smskit.campaigns.outcomes import (
     Callbacks,
     Match,
     SendFacts,
+    no_hlr,
     outcome_dtypes,
     outcomes_frame,
+    wait_for_final,
 )
 from smskit.campaigns.results import (
     RECIPIENT_STATES,
@@ -207,10 +209,11 @@ class StreamedResult:
         partition of :meth:`to_frame` (the same join, :func:`outcomes_frame`, on each). The
         callbacks' store is read once, on the client; predicted costs are not known for a
         streamed campaign (its plan is never read whole)."""
-        zone = account_time_zone(time_zone)
+        return self._outcomes(Callbacks.read(inbox), hlr, match, account_time_zone(time_zone))
+
+    def _outcomes(self, callbacks: Callbacks, hlr: Any, match: Match, zone: Any) -> dd.DataFrame:
         with Journal(self.journal) as book:
             facts = SendFacts.read(book, costs=False)
-        callbacks = Callbacks.read(inbox)
         frame = self.to_frame()
         sent = frame[frame["state"].isin(list(DONE_STATES))]
         dtypes = outcome_dtypes(zone)
@@ -218,6 +221,19 @@ class StreamedResult:
         return sent.map_partitions(
             outcomes_frame, facts, callbacks, hlr, match=match, time_zone=zone, meta=meta
         )
+
+    def wait_for_outcomes(
+        self, inbox: Any = None, *, timeout: float = 60.0, match: Match = "auto"
+    ) -> int:
+        """``CampaignResult.wait_for_outcomes()``: the same wait (one shared loop), each
+        count computed on the cluster."""
+        hlr = no_hlr()
+
+        def pending(callbacks: Callbacks) -> int:
+            lazy = self._outcomes(callbacks, hlr, match, "UTC")
+            return int((~lazy["final"]).sum().compute())
+
+        return wait_for_final(inbox, timeout, pending)
 
     @property
     def not_sent(self) -> dd.DataFrame:
