@@ -366,3 +366,31 @@ def test_an_opt_out_list_locked_by_another_process_is_refused_by_name_not_raw(
     assert result.exit_code == 3 and "is locked by another process" in result.output
     assert len(listed) == 0
     assert listed.add(["+33612345678"]) == 1
+
+
+def test_a_number_given_twice_to_an_experiment_is_in_one_arm_and_sent_once(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Recipients holding numbers twice (the same spelling, or national and E.164): each
+    number's rows share one arm, the sandbox receives each number once with one text (rows
+    were dealt separately: 7 of 10 numbers got both texts); without repeats the split is
+    the plain row deal of assign_arms."""
+    from smskit.campaigns.split import assign_arms
+
+    unique = [f"+3367200{n:04d}" for n in range(10)]
+    given = [*unique, *unique, "06 72 00 00 01", "0672000002"]
+    variants = {"A": STOP_TEXT, "B": STOP_TEXT.replace("20", "30")}
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        experiment = Experiment(client, given, variants=variants, sender="Shop", name="twice",
+                                seed=3, directory=tmp_path)  # fmt: skip
+        arms = experiment.assignment()["arm"].astype(str).tolist()
+        experiment.send(progress=False)
+        plain = Experiment(client, unique, variants=variants, sender="Shop", name="plain",
+                           seed=3, directory=tmp_path)  # fmt: skip
+    by_number = {n: {arms[i] for i, g in enumerate(given) if g.replace(" ", "")[-9:] == n[-9:]}
+                 for n in unique}  # fmt: skip
+    assert all(len(found) == 1 for found in by_number.values())
+    assert sorted(arms[:10].count(a) for a in "AB") == [5, 5]
+    sent = fresh_sandbox.sent()
+    assert sorted(sent["phone_number"]) == unique
+    assert plain.assignment()["arm"].cat.codes.tolist() == assign_arms(10, 2, 3).tolist()

@@ -436,16 +436,26 @@ class Experiment:
         self, record: ExperimentRecord, seed: int | None, default_region: str | None
     ) -> ExperimentRecord:
         """``record`` with a new split drawn from ``seed`` (or a fresh seed)."""
+        import numpy as np
+        import pandas as pd
+
         assert self._frame is not None
         seed = new_seed() if seed is None else seed
+        frame = self._frame
+        checked = number_checks(frame["phone_number"].array, frame["country"].array, default_region)
         strata = None
         if record.stratify == "country":
-            frame = self._frame
-            checked = number_checks(
-                frame["phone_number"].array, frame["country"].array, default_region
-            )
             strata = checked["region"].astype(object).fillna(UNKNOWN_STRATUM).tolist()
-        drawn = assign_arms(record.recipients, len(record.arms), seed, strata)
+        # One number, one arm: the rows of a number (any spelling) share its first row's draw,
+        # so that arm's preflight excludes the repeats as duplicate and nobody gets two texts.
+        # A number that cannot be read is a unit of its own (preflight excludes it).
+        keys = [e if isinstance(e, str) else f"row:{i}" for i, e in enumerate(checked["e164"])]
+        units, _ = pd.factorize(np.array(keys, dtype=object))
+        _, firsts = np.unique(units, return_index=True)
+        drawn = assign_arms(
+            len(firsts), len(record.arms), seed, None if strata is None else
+            [strata[row] for row in firsts],
+        )[units]  # fmt: skip
         return dataclasses.replace(record, seed=seed, assignment=drawn.tolist(), strata=strata)
 
     def _make_arms(self, spec: CampaignSpec) -> dict[str, Campaign]:
