@@ -394,3 +394,23 @@ def test_a_number_given_twice_to_an_experiment_is_in_one_arm_and_sent_once(
     sent = fresh_sandbox.sent()
     assert sorted(sent["phone_number"]) == unique
     assert plain.assignment()["arm"].cat.codes.tolist() == assign_arms(10, 2, 3).tolist()
+
+
+def test_an_opt_out_csv_reads_national_numbers_in_each_rows_country(tmp_path: Path) -> None:
+    """optouts import of a CSV with a country column: a national number on a BE row is
+    listed as Belgian (it was read in the default region, FR: +33470123456, a valid French
+    number, and the Belgian was never excluded); an empty cell takes the default region; a
+    country the plan does not know refuses the file naming the row, listing nothing."""
+    good = tmp_path / "optouts.csv"
+    good.write_text("phone_number,country\n0470 12 34 56,BE\n06 12 34 56 78,\n")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("phone_number,country\n0612345679,FR\n0470123457,Belgium\n")
+    listed = OptOuts(("https://gw.example", "acme"), path=tmp_path / "o.sqlite")
+    with pytest.raises(ValidationError) as caught:
+        listed.import_csv(bad)
+    assert (caught.value.field, caught.value.position) == ("optouts.country", 1)
+    assert len(listed) == 0
+    assert listed.import_csv(good) == 2
+    assert sorted(listed.to_frame()["phone_number"]) == ["+32470123456", "+33612345678"]
+    result = run("optouts", "import", str(bad), "--path", str(tmp_path / "o.sqlite"))
+    assert result.exit_code == 4 and "optouts[1].country" in result.output

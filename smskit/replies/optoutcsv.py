@@ -1,7 +1,8 @@
 """An opt-out list read from CSV, every row exactly or the whole file refused.
 
 The file :meth:`smskit.replies.optouts.OptOuts.to_csv` writes (and any file with a
-``phone_number`` column): ``phone_number`` a valid number (national ones in the default
+``phone_number`` column): ``phone_number`` a valid number (a national one in its row's
+``country`` when the file has that column and the cell is filled, else in the default
 region), ``opted_out_at`` empty or an ISO 8601 date-time with its offset, ``source`` empty
 or one of :data:`~smskit.replies.optouts.SOURCES`, ``reference`` and ``note`` any text. The
 cells are read as the text they hold (:func:`smskit.rules.csvtext.read_csv_text`); a row
@@ -13,10 +14,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
 from smskit.rules.missing import is_missing
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["CSV_SOURCES", "read_optouts_csv"]
 
@@ -33,12 +37,13 @@ def read_optouts_csv(path: Path, default_region: str | None) -> list[Row]:
     source, reference, note), in file order, a number once (its first row)."""
     from smskit.rules.csvtext import read_csv_text
 
-    frame = read_csv_text(path, _COLUMNS, field="optouts")
+    frame = read_csv_text(path, (*_COLUMNS, "country"), field="optouts")
     if "phone_number" not in frame.columns:
         raise ValidationError("optouts", "the CSV file has no phone_number column", value=path.name)
+    numbers = _numbers(frame, default_region)
     rows: dict[str, Row] = {}
     for position, record in enumerate(frame.to_dict("records")):
-        number = _number(record.get("phone_number"), default_region, position)
+        number = numbers[position]
         if number not in rows:
             rows[number] = (
                 number,
@@ -50,18 +55,33 @@ def read_optouts_csv(path: Path, default_region: str | None) -> list[Row]:
     return list(rows.values())
 
 
-def _number(value: Any, default_region: str | None, position: int) -> str:
-    from smskit.rules.phonecheck import classify
+def _numbers(frame: pd.DataFrame, default_region: str | None) -> list[str]:
+    """Each row's number in E.164, read as recipients are (:func:`number_checks`): in its
+    ``country`` cell's region when the file has that column and the cell is filled (a
+    national number of a Belgian row is Belgian, not French), else ``default_region``. A
+    number that is not valid, or a country the numbering plan does not know, refuses the
+    file naming the row."""
+    from smskit.rules.recipients import number_checks
 
-    check = classify(None if is_missing(value) else value, default_region)
-    if check.e164 is None:
+    values = frame["phone_number"].array
+    regions = frame["country"].array if "country" in frame.columns else [None] * len(frame)
+    try:
+        checked = number_checks(values, regions, default_region)
+    except ValidationError as exc:  # a region code the numbering plan does not know
         raise ValidationError(
-            "optouts.phone_number",
-            f"not a valid phone number ({check.reason})",
-            position=position,
-            value=value,
-        )
-    return check.e164
+            "optouts.country", exc.rule, position=exc.position, value=exc.value
+        ) from exc
+    numbers = []
+    for position, (e164, reason) in enumerate(zip(checked["e164"], checked["reason"], strict=True)):
+        if not isinstance(e164, str):
+            raise ValidationError(
+                "optouts.phone_number",
+                f"not a valid phone number ({reason})",
+                position=position,
+                value=values[position],
+            )
+        numbers.append(e164)
+    return numbers
 
 
 def _when(value: Any, position: int) -> int | None:
