@@ -169,7 +169,11 @@ class Campaign(CampaignExecutor[CampaignResult]):
         try:
             meta = book.meta()
             if not meta:
-                meta = {**plan.meta, "gateway": gateway_record(self.client)}
+                meta = {
+                    **plan.meta,
+                    "gateway": gateway_record(self.client),
+                    "include_opted_out": self.spec.include_opted_out,  # read at a resume
+                }
                 book.initialise(meta, plan.columns, plan.bounds, plan.excluded)
             elif not holds_campaign(meta, plan.campaign_id):
                 raise ConfigurationError(

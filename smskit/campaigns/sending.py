@@ -16,6 +16,7 @@ from smskit.campaigns.progress import ProgressOption
 from smskit.campaigns.refusals import without_refused
 from smskit.campaigns.results import CampaignResult
 from smskit.campaigns.runner import run_chunks
+from smskit.campaigns.withhold import withhold
 from smskit.errors import (
     APIError,
     AuthenticationError,
@@ -29,14 +30,16 @@ from smskit.errors import (
     TransportError,
     ValidationError,
 )
+from smskit.replies.optouts import account_key, listed_numbers
 from smskit.rules import spec as _spec
+from smskit.rules.optouts import OPTED_OUT
 
 if TYPE_CHECKING:
     from smskit.client import AsyncClient, Client
     from smskit.client.models import SendResult
     from smskit.rules.contacts import ContactChunk
 
-__all__ = ["RESEND_WINDOW_S", "deliver", "execute"]
+__all__ = ["OPTED_OUT_AT_RESUME", "RESEND_WINDOW_S", "deliver", "execute", "opted_out_now"]
 
 R = TypeVar("R")
 
@@ -45,6 +48,8 @@ logger = logging.getLogger("smskit.campaigns.campaign")
 # A chunk whose outcome is unknown is re-sent only while the gateway still remembers its
 # request_id (24 h, spec Limits); an hour of margin for clocks and slow resumes.
 RESEND_WINDOW_S: Final = (_spec.REQUEST_ID_TTL_HOURS - 1) * 3600.0
+# The detail of a recipient taken out of a pending chunk because it opted out since planned.
+OPTED_OUT_AT_RESUME: Final = "on the account's opt-out list when its chunk was about to be sent"
 
 
 async def execute(
@@ -96,11 +101,26 @@ async def deliver(
     try:
         check_same_gateway(book, client)
         async with async_client(client, share=share) as gateway:
-            sender = _Sender(book, gateway, stop)
+            sender = _Sender(book, gateway, stop, opted_out_now(book, client))
             stopped = await sender.run(concurrency, progress, chunks, total)
         return result(book, stopped)
     finally:
         book.close()
+
+
+def opted_out_now(book: Journal, client: Client | AsyncClient) -> frozenset[str]:
+    """The numbers (E.164) a send of ``book`` leaves out of its chunks still ``pending``: the
+    opt-out list of the account the journal records (else the client's) as it is now; none
+    when the campaign was journaled with ``include_opted_out`` (a transactional send)."""
+    meta = book.meta()
+    if meta.get("include_opted_out") is True:
+        return frozenset()
+    recorded = meta.get("gateway")
+    if isinstance(recorded, Mapping) and recorded.get("base_url") and recorded.get("api_login"):
+        key = account_key((str(recorded["base_url"]), str(recorded["api_login"])))
+    else:
+        key = account_key(client)
+    return listed_numbers(key)[1]
 
 
 def check_same_gateway(book: Journal, client: Client | AsyncClient) -> None:
@@ -126,8 +146,15 @@ def check_same_gateway(book: Journal, client: Client | AsyncClient) -> None:
 class _Sender:
     """Sends a journal's chunks; every request is framed by two committed journal writes."""
 
-    def __init__(self, journal: Journal, client: AsyncClient, stop: threading.Event) -> None:
+    def __init__(
+        self,
+        journal: Journal,
+        client: AsyncClient,
+        stop: threading.Event,
+        opted_out: frozenset[str] = frozenset(),
+    ) -> None:
         meta = journal.meta()
+        self.opted_out = opted_out
         self.journal = journal
         self.client = client
         self.stop = stop
@@ -138,10 +165,11 @@ class _Sender:
         self.cost = 0.0
         self.failed = 0
 
-    def _wanted(self, chunk: Chunk) -> bool:
-        """Whether to (re)send: pending, in flight, or failed for a transient reason."""
+    def _wanted(self, chunk: Chunk) -> Chunk | None:
+        """The chunk to (re)send, or None: pending (less the numbers on the opt-out list now,
+        see :meth:`_less_opted_out`), in flight, or failed for a transient reason."""
         if chunk.state == "pending":
-            return True
+            return self._less_opted_out(chunk)
         if chunk.state == "in_flight" or (chunk.state == "failed" and chunk.retryable):
             started = chunk.first_attempt_at
             if started is not None and time.time() - started > RESEND_WINDOW_S:
@@ -150,9 +178,24 @@ class _Sender:
                     "outcome unknown and its request_id has expired at the gateway (24 h): "
                     "check the gateway's records before sending these recipients again",
                 )
-                return False
-            return True
-        return False
+                return None
+            return chunk
+        return None
+
+    def _less_opted_out(self, chunk: Chunk) -> Chunk | None:
+        """A ``pending`` chunk without the recipients on the account's opt-out list now, re-keyed
+        (None when none is left). Only a pending chunk: nothing of it has left (``in_flight``
+        is committed before a request leaves, and a chunk is put back to pending only after a
+        refusal of the whole request). One in flight, or failed after an attempt, may have
+        been accepted: it is sent as journaled (exactly-once wins, docs/optouts.md)."""
+        if not self.opted_out:
+            return chunk
+        contacts = self.journal.payload(chunk)
+        dropped = [i for i, c in enumerate(contacts) if c["phone_number"] in self.opted_out]
+        if not dropped:
+            return chunk
+        smaller = withhold(self.journal, chunk, dropped, OPTED_OUT, OPTED_OUT_AT_RESUME)
+        return smaller if smaller.state == "pending" else None
 
     async def run(
         self,
@@ -163,9 +206,10 @@ class _Sender:
     ) -> str | None:
         """Send what is left; returns why it stopped early, if it did."""
         if chunks is None:
-            todo: Iterable[Chunk] = [c for c in self.journal.chunks() if self._wanted(c)]
+            wanted = (self._wanted(c) for c in self.journal.chunks())
+            todo: Iterable[Chunk] = [c for c in wanted if c is not None]
         else:  # a stream: filtered as it is read, never held whole
-            todo = (c for c in chunks if self._wanted(c))
+            todo = (w for w in (self._wanted(c) for c in chunks) if w is not None)
         known, settled, self.cost = self.journal.tally()
         await run_chunks(
             todo,

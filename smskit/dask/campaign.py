@@ -192,6 +192,7 @@ class Campaign(CampaignExecutor[StreamedResult]):
             recipients=report.recipients,
             default_region=self.default_region,
             source=repr(self),
+            include_opted_out=self.spec.include_opted_out,
             chunk_size=chunk_size,
             concurrency=run.concurrency,
             progress=run.progress,

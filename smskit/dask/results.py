@@ -48,6 +48,7 @@ from smskit.campaigns.results import (
 )
 from smskit.dask.stream import parts_of, rows_of
 from smskit.errors import ConfigurationError
+from smskit.rules.optouts import OPTED_OUT
 from smskit.rules.timezone import account_time_zone
 
 __all__ = ["StreamedResult"]
@@ -57,6 +58,7 @@ _OUTCOMES: Final = (
     "cost", "cost_estimated", "sms", "kept", "error", "retryable",
 )  # fmt: skip
 _REJECTED: Final = ("row", "chunk", "phone_number", "error")
+_EXCLUDED: Final = ("row", "input", "phone_number", "issue", "detail")
 _UNSETTLED: Final = ("pending", "in_flight", "failed")
 
 
@@ -81,6 +83,9 @@ class StreamedResult:
     chunk_states: pd.DataFrame = field(repr=False)  # one row per chunk the journal holds
     rejected: pd.DataFrame = field(repr=False)  # the gateway's refusals
     excluded: int = 0
+    # Recipients on the opt-out list kept out (EXCLUDED_COLUMNS): those left out of a chunk
+    # at a resume are in the staged kept files, and shown excluded, not with their chunk.
+    opted_out: pd.DataFrame | None = field(default=None, repr=False)
 
     @classmethod
     def load(cls, journal_path: str | Path) -> StreamedResult:
@@ -108,6 +113,7 @@ class StreamedResult:
             outcomes,
             pd.DataFrame(journal.rejected(), columns=list(_REJECTED)),
             excluded_count(journal),
+            pd.DataFrame(journal.excluded_for(OPTED_OUT), columns=list(_EXCLUDED)),
         )
 
     # -- from the chunk records ------------------------------------------------------------
@@ -185,7 +191,7 @@ class StreamedResult:
             refused = self.rejected["chunk"].between(first, first + count - 1)
             out = self.excluded_files[index] if paired else None
             chunks = self.chunk_states[mine], self.rejected[refused], first, self.chunk_size
-            parts.append(delayed(outcomes_partition)(path, out, *chunks, start))
+            parts.append(delayed(outcomes_partition)(path, out, *chunks, start, self.opted_out))
             first += count
             start += rows + (rows_of(out) if out is not None else 0)
         for out in () if paired else self.excluded_files:
@@ -269,14 +275,23 @@ def outcomes_partition(
     first: int,
     size: int,
     start: int,
+    opted_out: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The outcome of each recipient of one staged partition: its recipients sent in chunks
     ``first``, ``first + 1``... of ``size`` (``chunks``: what those became, ``refused``: the
     gateway's refusals among them), and its recipients kept out, in row order, indexed from
-    ``start`` (its first row's place in the whole result)."""
+    ``start`` (its first row's place in the whole result). ``opted_out``: the journal's
+    recipients kept out as opted out; those among the partition's (left out of their chunk
+    before it was sent, at a resume) are shown excluded."""
     frames = [_empty()]
     if kept is not None:
-        frames.append(_sent(pd.read_parquet(kept), chunks, refused, first, size))
+        part = pd.read_parquet(kept)
+        gone = pd.Series(dtype="int64")
+        if opted_out is not None and len(opted_out):
+            mine = opted_out[opted_out["row"].isin(part["row"])]
+            frames.append(_kept_out(mine))
+            gone = mine["row"]
+        frames.append(_sent(part, chunks, refused, first, size, gone))
     if excluded is not None:
         frames.append(_kept_out(pd.read_parquet(excluded)))
     frame = pd.concat(frames, ignore_index=True).astype(result_dtypes())
@@ -286,10 +301,16 @@ def outcomes_partition(
 
 
 def _sent(
-    part: pd.DataFrame, chunks: pd.DataFrame, refused: pd.DataFrame, first: int, size: int
+    part: pd.DataFrame,
+    chunks: pd.DataFrame,
+    refused: pd.DataFrame,
+    first: int,
+    size: int,
+    gone: pd.Series | None = None,
 ) -> pd.DataFrame:
     """Rows of recipients the campaign sends: each with its chunk's outcome, the refused ones
-    ``rejected`` (as ``CampaignResult`` words them)."""
+    ``rejected`` (as ``CampaignResult`` words them); rows ``gone`` (left out of their chunk
+    before it was sent, shown by the caller) are left out."""
     chunk = first + np.arange(len(part)) // size
     frame = pd.DataFrame(
         {"row": part["row"].to_numpy(dtype="int64"), "phone_number": part["phone_number"],
@@ -311,6 +332,8 @@ def _sent(
         error=at.map(info["note"]),
     )
     no = out["row"].isin(refused["row"])
+    if gone is not None:
+        no |= out["row"].isin(gone)
     totals = out.loc[~no].groupby("chunk")["segments"].sum()
     cost, total = at.map(info["cost"]), at.map(totals)
     priced = cost.notna() & total.notna() & (total > 0)

@@ -72,6 +72,7 @@ async def asend_kept(
     recipients: int,
     default_region: str | None,
     source: str,
+    include_opted_out: bool = False,
     wait: float = 0,
     chunk_size: int = 500,
     concurrency: int = 4,
@@ -81,7 +82,9 @@ async def asend_kept(
 ) -> StreamedResult:
     """Send the recipients of ``kept`` (``row``, ``phone_number``, ``segments`` and
     ``field:<name>`` columns, in sending order) under ``header`` (``name``, ``text``,
-    ``sender``, ``options``); ``excluded`` (:data:`EXCLUDED_COLUMNS`) is recorded as kept out.
+    ``sender``, ``options``); ``excluded`` (:data:`EXCLUDED_COLUMNS`) is recorded as kept
+    out; ``include_opted_out`` (a transactional send keeping numbers on the opt-out list)
+    is journaled, so its resume keeps them too.
 
     A journal that already holds this campaign is continued (its staged files are used, once
     the source is checked to be the same); one that holds another is refused. The cluster's
@@ -100,6 +103,7 @@ async def asend_kept(
                 "default_region": default_region,
                 "source": source,
                 "gateway": gateway_record(client),
+                "include_opted_out": include_opted_out,  # read at a resume
             }
             meta = await asyncio.to_thread(
                 _initialise, book, kept, excluded, header, about, chunk_size, counter

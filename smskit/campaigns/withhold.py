@@ -1,0 +1,58 @@
+"""Recipients taken out of a journaled chunk that has not left: :func:`withhold`.
+
+A resume leaves out of the chunks still ``pending`` the numbers that opted out since the
+campaign was planned (docs/optouts.md). Nothing of a pending chunk has left (``in_flight``
+is committed before any request), so the smaller chunk is re-keyed as
+:meth:`~smskit.campaigns.journal.Journal.reject` re-keys one the gateway refused recipients
+of, and nothing can be sent twice. A module of its own beside the journal (whose writes it
+shares), which stays under the size every module keeps.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+
+from smskit.campaigns.journal import (
+    Chunk,
+    Journal,
+    _exclude,
+    _log,
+    derive_request_id,
+    plan_contacts,
+)
+
+__all__ = ["withhold"]
+
+
+def withhold(book: Journal, chunk: Chunk, dropped: Sequence[int], issue: str, detail: str) -> Chunk:
+    """Take the recipients at ``dropped`` (positions *in the chunk*) out of a ``pending``
+    chunk of ``book``: recorded as kept out (table ``excluded``, ``issue`` and ``detail``) and
+    the chunk re-keyed (its request id derived from the smaller payload), in one transaction
+    committed before any request. A chunk left empty is done with nothing sent (``sent``, no
+    request id, 0 recipients, cost 0), not failed. Returns the chunk as now journaled."""
+    if chunk.state != "pending":
+        raise ValueError(f"chunk {chunk.idx} is {chunk.state}: only a pending one is changed")
+    out = set(dropped)
+    kept = [p for i, p in enumerate(chunk.positions) if i not in out]
+    columns, first = book._columns(chunk.idx)
+    numbers = columns["phone_number"]
+    rid = None
+    if kept:
+        payload = plan_contacts(columns, (p - first for p in kept)).encoded
+        rid = derive_request_id(book.campaign_id, chunk.idx, payload)
+    state, none_left = ("pending", 0) if kept else ("sent", 1)
+    gone = [(chunk.rows[i], numbers[chunk.positions[i] - first]) for i in sorted(out)]
+    now = time.time()
+    with book._tx() as db:
+        _exclude(db, [(row, number, number, issue, detail) for row, number in gone])
+        db.execute(
+            "UPDATE chunks SET keep = ?, request_id = ?, state = ?, first_attempt_at = NULL, "
+            "cost = CASE WHEN ? THEN 0 ELSE cost END, sms = CASE WHEN ? THEN 0 ELSE sms END, "
+            "contacts = CASE WHEN ? THEN 0 ELSE contacts END, updated_at = ? WHERE idx = ?",
+            (json.dumps(kept), rid, state, none_left, none_left, none_left, now, chunk.idx),
+        )
+        said = f"{len(out)} recipient(s) {issue}; " + ("re-keyed" if kept else "none left")
+        _log(db, chunk.idx, state, said, now)
+    return book.chunk(chunk.idx)
