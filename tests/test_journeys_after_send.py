@@ -414,3 +414,45 @@ def test_an_opt_out_csv_reads_national_numbers_in_each_rows_country(tmp_path: Pa
     assert sorted(listed.to_frame()["phone_number"]) == ["+32470123456", "+33612345678"]
     result = run("optouts", "import", str(bad), "--path", str(tmp_path / "o.sqlite"))
     assert result.exit_code == 4 and "optouts[1].country" in result.output
+
+
+def test_no_stored_file_of_the_after_send_features_holds_the_key(
+    tmp_path: Path, user_dirs: Path
+) -> None:
+    """After an experiment sent with callbacks into a file Inbox(account=), opt-outs listed,
+    exported and imported, and the ledger written by `smskit campaign list -o`: no file in
+    the data directories or the work directory holds the API key (nor its Basic token)."""
+    import base64
+
+    key = "k3y-never-on-disk-0123456789abcdef"
+    numbers = [f"+3367200{n:04d}" for n in range(8)]
+    with (
+        Sandbox(seed=2, api_key=key) as sb,
+        smskit.Client("sandbox", key, sb.url) as client,
+        Inbox(tmp_path / "inbox.sqlite", account=client) as inbox,
+    ):
+        sb.set_callback_url(inbox.url)
+        listed = OptOuts(client)
+        listed.add([numbers[0]])
+        experiment = Experiment(
+            client, numbers, variants={"A": STOP_TEXT, "B": STOP_TEXT.replace("20", "30")},
+            sender="Shop", name="keyless", seed=1,
+        )  # fmt: skip
+        experiment.send(progress=False)
+        sb.wait_for_deliveries(timeout=30)
+        experiment.results().outcomes(inbox)
+        listed.to_csv(tmp_path / "optouts.csv")
+        OptOuts((sb.url, "other"), path=tmp_path / "other.sqlite").import_csv(
+            tmp_path / "optouts.csv"
+        )
+        env = {"SMSKIT_BASE_URL": sb.url, "SMSKIT_API_LOGIN": "sandbox", "SMSKIT_API_KEY": key}
+        ledger = CliRunner().invoke(
+            cli, ["campaign", "list", "--inbox", str(tmp_path / "inbox.sqlite"), "-o",
+                  str(tmp_path / "ledger.csv")], env=env,
+        )  # fmt: skip
+    assert ledger.exit_code == 0 and (tmp_path / "ledger.csv").stat().st_size > 0
+    basic = base64.b64encode(f"sandbox:{key}".encode())
+    files = [p for root in (user_dirs, tmp_path) for p in root.rglob("*") if p.is_file()]
+    assert any(p.name == "keyless.experiment.json" for p in files)
+    assert any(p.name == "optouts.sqlite" for p in files)
+    assert [p for p in files if key.encode() in p.read_bytes() or basic in p.read_bytes()] == []
