@@ -528,14 +528,6 @@ class Journal:
         by :func:`~smskit.campaigns.withhold.withhold` before their chunk was sent."""
         return self._read("SELECT row, input, phone_number, issue, detail FROM excluded")
 
-    def excluded_for(self, issue: str) -> list[tuple[int, str | None, str | None, str, str | None]]:
-        """:meth:`excluded`, only those of ``issue`` (``opted_out``: as many as the account's
-        list holds at most, where a streamed campaign's exclusions may not fit in memory)."""
-        return self._read(
-            "SELECT row, input, phone_number, issue, detail FROM excluded WHERE issue = ?",
-            (issue,),
-        )
-
     def rejected(self) -> list[tuple[int, int, str | None, str]]:
         """(row, chunk, phone_number, error) of recipients the gateway refused."""
         return self._read("SELECT row, chunk, phone_number, error FROM rejected")

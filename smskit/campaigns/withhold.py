@@ -23,7 +23,7 @@ from smskit.campaigns.journal import (
     plan_contacts,
 )
 
-__all__ = ["withhold"]
+__all__ = ["excluded_for", "withhold"]
 
 
 def withhold(book: Journal, chunk: Chunk, dropped: Sequence[int], issue: str, detail: str) -> Chunk:
@@ -56,3 +56,13 @@ def withhold(book: Journal, chunk: Chunk, dropped: Sequence[int], issue: str, de
         said = f"{len(out)} recipient(s) {issue}; " + ("re-keyed" if kept else "none left")
         _log(db, chunk.idx, state, said, now)
     return book.chunk(chunk.idx)
+
+
+def excluded_for(
+    book: Journal, issue: str
+) -> list[tuple[int, str | None, str | None, str, str | None]]:
+    """:meth:`Journal.excluded`, only those of ``issue`` (``opted_out``: at most as many as the
+    account's list holds, where a streamed campaign's exclusions may not fit in memory)."""
+    return book._read(
+        "SELECT row, input, phone_number, issue, detail FROM excluded WHERE issue = ?", (issue,)
+    )

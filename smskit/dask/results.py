@@ -46,6 +46,7 @@ from smskit.campaigns.results import (
     result_repr,
     summary_frame,
 )
+from smskit.campaigns.withhold import excluded_for
 from smskit.dask.stream import parts_of, rows_of
 from smskit.errors import ConfigurationError
 from smskit.rules.optouts import OPTED_OUT
@@ -113,7 +114,7 @@ class StreamedResult:
             outcomes,
             pd.DataFrame(journal.rejected(), columns=list(_REJECTED)),
             excluded_count(journal),
-            pd.DataFrame(journal.excluded_for(OPTED_OUT), columns=list(_EXCLUDED)),
+            pd.DataFrame(excluded_for(journal, OPTED_OUT), columns=list(_EXCLUDED)),
         )
 
     # -- from the chunk records ------------------------------------------------------------
