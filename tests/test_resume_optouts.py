@@ -4,6 +4,7 @@ Real HTTP on the sandbox; its own record of sent messages (``sent()``) is the ju
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from distributed import Client as DaskClient
 import smskit
 from smskit.campaigns.campaign import Campaign
 from smskit.campaigns.journal import Journal, derive_request_id
+from smskit.campaigns.withhold import withhold
 from smskit.client.clients import Backoff
 from smskit.dask.sending import resume as dask_resume
 from smskit.dask.sending import send_kept
@@ -172,3 +174,40 @@ def test_a_dask_campaign_resume_leaves_out_a_number_that_opted_out(
     assert rows.loc[listed, "state"] == "excluded"
     assert str(rows.loc[listed, "error"]).startswith("opted_out")
     assert (rows["state"] == "sent").sum() == count - 1
+
+
+def test_a_journal_that_does_not_record_the_option_leaves_listed_numbers_out(
+    client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """A journal written before include_opted_out was recorded (no meta key), even of an
+    alert, reads as False: the number listed before its resume is not sent."""
+    numbers, path = fr_mobiles(20), tmp_path / "j.sqlite"
+    campaign = Campaign(
+        client, numbers, text=ALERT, sender="Shop", purpose="alert", include_opted_out=True
+    )
+    campaign._adopt(Journal(path, mode="any", lease=0), campaign._plan(10), 10).close()
+    with sqlite3.connect(path) as db:
+        db.execute("DELETE FROM meta WHERE key = 'include_opted_out'")
+    smskit.OptOuts(client).add([numbers[15]])
+    result = Campaign.resume(path, client, progress=False)
+    assert sent_numbers(fresh_sandbox) == sorted(set(numbers) - {numbers[15]})
+    assert result.summary().iloc[0]["excluded"] == 1
+
+
+def test_a_runner_whose_lease_was_taken_over_leaves_a_pending_chunk_unchanged(
+    client: smskit.Client, tmp_path: Path
+) -> None:
+    """withhold under a lease another runner took over raises CampaignBusy and writes
+    nothing: the chunk keeps its recipients, nobody is recorded excluded."""
+    numbers, path = fr_mobiles(10), tmp_path / "j.sqlite"
+    campaign = Campaign(client, numbers, text=TEXT, sender="Shop")
+    book = campaign._adopt(Journal(path, mode="any", lease=0), campaign._plan(10), 10)
+    try:
+        with sqlite3.connect(path) as db:
+            db.execute("UPDATE lease SET token = 'thief', host = 'elsewhere', pid = 4242")
+        with pytest.raises(smskit.CampaignBusy):
+            withhold(book, book.chunk(0), [3], "opted_out", "test")
+        assert book.chunk(0).positions == tuple(range(10))
+        assert book.excluded() == []
+    finally:
+        book.close()

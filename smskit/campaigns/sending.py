@@ -194,7 +194,11 @@ class _Sender:
         dropped = [i for i, c in enumerate(contacts) if c["phone_number"] in self.opted_out]
         if not dropped:
             return chunk
-        smaller = withhold(self.journal, chunk, dropped, OPTED_OUT, OPTED_OUT_AT_RESUME)
+        try:
+            smaller = withhold(self.journal, chunk, dropped, OPTED_OUT, OPTED_OUT_AT_RESUME)
+        except CampaignBusy as exc:  # our lease was taken over: the other runner sends now
+            self._halt(f"stopped: {exc}")
+            return None
         return smaller if smaller.state == "pending" else None
 
     async def run(

@@ -22,6 +22,7 @@ from smskit.campaigns.journal import (
     derive_request_id,
     plan_contacts,
 )
+from smskit.errors import ConfigurationError
 
 __all__ = ["excluded_for", "withhold"]
 
@@ -31,7 +32,8 @@ def withhold(book: Journal, chunk: Chunk, dropped: Sequence[int], issue: str, de
     chunk of ``book``: recorded as kept out (table ``excluded``, ``issue`` and ``detail``) and
     the chunk re-keyed (its request id derived from the smaller payload), in one transaction
     committed before any request. A chunk left empty is done with nothing sent (``sent``, no
-    request id, 0 recipients, cost 0), not failed. Returns the chunk as now journaled."""
+    request id, 0 recipients, cost 0), not failed. Returns the chunk as now journaled.
+    Only under the journal's lease still held (:class:`smskit.CampaignBusy` if taken over)."""
     if chunk.state != "pending":
         raise ValueError(f"chunk {chunk.idx} is {chunk.state}: only a pending one is changed")
     out = set(dropped)
@@ -46,6 +48,12 @@ def withhold(book: Journal, chunk: Chunk, dropped: Sequence[int], issue: str, de
     gone = [(chunk.rows[i], numbers[chunk.positions[i] - first]) for i in sorted(out)]
     now = time.time()
     with book._tx() as db:
+        if book._lease is None:
+            raise ConfigurationError(
+                f"journal {str(book.path)!r} was opened without its lease: only its sender "
+                "changes a chunk"
+            )
+        book._lease.check(db)  # a runner whose lease was taken over changes nothing
         _exclude(db, [(row, number, number, issue, detail) for row, number in gone])
         db.execute(
             "UPDATE chunks SET keep = ?, request_id = ?, state = ?, first_attempt_at = NULL, "
