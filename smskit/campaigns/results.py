@@ -51,7 +51,8 @@ class CampaignResult:
     Recipient ``state``: ``sent``; ``already_accepted`` (the gateway had accepted its chunk
     before: sent once); ``pending`` / ``in_flight`` (not yet / outcome unknown: resume);
     ``failed`` (its chunk failed); ``rejected`` (the gateway refused that recipient);
-    ``excluded`` (preflight kept it out). The frames are built on first use.
+    ``excluded`` (preflight kept it out, or a send left it out of a chunk not yet sent:
+    issue ``opted_out``, docs/optouts.md). The frames are built on first use.
     """
 
     name: str
