@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, ClassVar, Self
 
-from smskit.errors import ValidationError
+from smskit.errors import NotStartedError, ValidationError
 
 __all__ = ["BackgroundServer", "Guards", "Served"]
 
@@ -215,7 +215,9 @@ class Served:
     def _served_url(self) -> str:
         if self._server is None:
             name = type(self).__name__
-            raise RuntimeError(f"{name} is not started: call start() or use `with {name}() as ...`")
+            raise NotStartedError(
+                f"{name} is not started: call start() or use `with {name}() as ...`"
+            )
         return self._server.url
 
     def start(self) -> Self:

@@ -2,6 +2,7 @@
 
   SmskitError
   ├── ConfigurationError            credentials / base URL / settings are unusable
+  │   ├── NotStartedError (RuntimeError)  a local server (sandbox, inbox) used before start()
   │   └── MissingExtraError (ImportError)  an optional part is used without its extra installed
   ├── CampaignBusy                  another runner holds the campaign journal's lease (``.owner``)
   ├── ValidationError (ValueError)  bad input caught before any request: names field, position, rule
@@ -43,6 +44,7 @@ __all__ = [
     "MissingExtraError",
     "NoRecipientError",
     "NotFoundError",
+    "NotStartedError",
     "PayloadValidationError",
     "RateLimitError",
     "ResponseShapeError",
@@ -67,6 +69,11 @@ class SmskitError(Exception):
 
 class ConfigurationError(SmskitError):
     """Credentials, base URL or settings cannot be used as given."""
+
+
+class NotStartedError(ConfigurationError, RuntimeError):
+    """A local server (the sandbox, an inbox) was asked its URL before ``start()``: it
+    has no address yet. Start it, or use it in a ``with`` block."""
 
 
 class MissingExtraError(ConfigurationError, ImportError):

@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from smskit._repr import tolerant_repr
 from smskit._server import Served
+from smskit.errors import ValidationError
 from smskit.sandbox._clock import Clock
 from smskit.sandbox._faults import Faults
 from smskit.sandbox._gateway import Gateway
-from smskit.sandbox._numbers import checked_number
+from smskit.sandbox._numbers import checked_integer, checked_number
 from smskit.sandbox._prices import DEFAULT_BALANCE_EUR
 from smskit.sandbox._reports import DeliveryModel
 from smskit.sandbox._request_ids import DuplicateAnswer
@@ -36,6 +37,7 @@ __all__ = ["Sandbox", "shared"]
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 _T = TypeVar("_T")
+MAX_PORT = 65535
 _REPLY_COLUMNS = ("message_id", "number", "text", "sim_card_number", "reception_date")
 
 
@@ -182,12 +184,17 @@ class Sandbox(Served):
         delivery_model: DeliveryModel | None = None,
         duplicate_answer: DuplicateAnswer = "spec",
     ) -> None:
-        if api_key is not None and not api_key:
-            raise ValueError("api_key: must not be blank (omit it for a random key)")
+        if api_key is not None and (not isinstance(api_key, str) or not api_key):
+            raise ValidationError(  # never the value: it is the key
+                "api_key", "must be a non-blank string (omit it for a random key)"
+            )
         self._api_key = api_key or secrets.token_urlsafe(24)
         del api_key  # a later refusal's traceback, shown with its locals, would show the key
-        if not login:
-            raise ValueError("login: must not be blank")
+        if not isinstance(login, str) or not login.strip():
+            raise ValidationError("login", "must be a non-blank string", value=login)
+        checked_integer("seed", seed)
+        if checked_integer("port", port, low=0) > MAX_PORT:
+            raise ValidationError("port", f"must be an integer from 0 to {MAX_PORT}", value=port)
         checked_number("balance", balance, unit=" of EUR")
         self.path = path
         self.seed = seed

@@ -142,3 +142,28 @@ def test_control_methods_validate_input(sandbox: Sandbox) -> None:
         sandbox.add_to_blacklist(["0612345678"])
     with pytest.raises(ValidationError, match="balance"):
         Sandbox(balance=-1)
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("seed", "x"), ("seed", 1.5), ("seed", True), ("port", -5), ("port", 70000),
+     ("port", "8080"), ("login", ""), ("login", "  "), ("login", 7), ("api_key", "")],
+)  # fmt: skip
+def test_constructor_options_are_refused_by_name(option: str, value: object) -> None:
+    """A seed, port, login or key the sandbox cannot use is a ValidationError naming the
+    option (a string seed and a negative port were accepted; a blank login was a plain
+    ValueError)."""
+    with pytest.raises(ValidationError) as caught:
+        Sandbox(**{option: value})  # type: ignore[arg-type]
+    assert caught.value.field == option
+
+
+def test_a_client_of_a_sandbox_not_started_is_refused_as_a_smskit_error() -> None:
+    """smskit.Client(sandbox=<not started>) raises smskit's NotStartedError (a
+    ConfigurationError, still a RuntimeError) naming start(), not a bare RuntimeError."""
+    import smskit
+
+    with pytest.raises(smskit.NotStartedError, match=r"start\(\)") as caught:
+        smskit.Client(sandbox=Sandbox())
+    assert isinstance(caught.value, smskit.ConfigurationError)
+    assert isinstance(caught.value, RuntimeError)
