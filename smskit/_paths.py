@@ -16,9 +16,52 @@ On Linux ``XDG_DATA_HOME`` and ``XDG_CACHE_HOME`` move them, as for any other pr
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
-__all__ = ["campaigns_dir", "data_dir", "hlr_cache_path", "replies_path"]
+from smskit.errors import ConfigurationError, ValidationError
+
+__all__ = [
+    "as_file_path",
+    "campaigns_dir",
+    "check_directory_of",
+    "data_dir",
+    "hlr_cache_path",
+    "replies_path",
+]
+
+
+def as_file_path(value: Any, field: str) -> Path:
+    """A file's path given as ``field``: a ``str`` or ``os.PathLike`` naming a file (not
+    empty, no NUL, encodable); else a ValidationError naming ``field``."""
+    path = None
+    if isinstance(value, str | os.PathLike):
+        try:
+            path = Path(value)
+        except TypeError:  # an os.PathLike of bytes
+            path = None
+    if path is not None and str(path) not in ("", ".") and "\x00" not in str(path):
+        try:
+            os.fsencode(path)  # a lone surrogate, say, names no file
+        except UnicodeEncodeError:
+            pass
+        else:
+            return path
+    raise ValidationError(field, "must be a file path (a str or pathlib.Path)", value=value)
+
+
+def check_directory_of(path: str | os.PathLike[str], verb: str = "written") -> None:
+    """Refuse a file to be ``verb`` (written, opened) in a directory that does not exist,
+    naming the directory (the OS's own error, or SQLite's "unable to open database file",
+    says less)."""
+    parent = Path(os.fspath(path)).parent
+    if not parent.is_dir():
+        raise ConfigurationError(
+            f"{os.fspath(path)!r} cannot be {verb}: its directory {str(parent)!r} does not "
+            "exist (create it, or give another path)"
+        )
+
 
 APP = "smskit"
 

@@ -13,8 +13,8 @@ import sqlite3
 import threading
 from collections.abc import Collection, Iterator
 from contextlib import closing, contextmanager
-from pathlib import Path
 
+from smskit._paths import check_directory_of
 from smskit.errors import ConfigurationError
 
 __all__ = ["BUSY_TIMEOUT_S", "StoreBusy", "check_kind", "connect", "schema_tables", "transaction"]
@@ -40,12 +40,7 @@ def connect(path: str | os.PathLike[str] | None, schema: str) -> sqlite3.Connect
     A file in a directory that does not exist is refused naming the directory (SQLite's own
     "unable to open database file" read as a damaged journal, inbox or list)."""
     if path is not None and os.fspath(path) not in ("", ":memory:"):
-        parent = Path(os.fspath(path)).parent
-        if not parent.is_dir():
-            raise ConfigurationError(
-                f"{os.fspath(path)!r} cannot be opened: its directory {str(parent)!r} does not "
-                "exist (create it, or give another path)"
-            )
+        check_directory_of(path, "opened")
         _create_private(path)
     db = sqlite3.connect(
         ":memory:" if path is None else path, check_same_thread=False, isolation_level=None

@@ -456,3 +456,38 @@ def test_no_stored_file_of_the_after_send_features_holds_the_key(
     assert any(p.name == "keyless.experiment.json" for p in files)
     assert any(p.name == "optouts.sqlite" for p in files)
     assert [p for p in files if key.encode() in p.read_bytes() or basic in p.read_bytes()] == []
+
+
+def test_replies_serve_path_that_is_not_an_inbox_exits_4_naming_the_option(
+    tmp_path: Path,
+) -> None:
+    """`smskit replies serve --path FILE` where FILE is no inbox (a text file, an opt-out
+    list): input refused, exit 4 naming --path as the other file options do (it was 3), and
+    the file left unchanged; nothing listens."""
+    text = tmp_path / "notes.sqlite"
+    text.write_text("hello\n")
+    listed = tmp_path / "optouts.sqlite"
+    with OptOuts(("http://127.0.0.1:9", "shop"), path=listed) as made:
+        made.add(["+33612345678"])
+    before = listed.read_bytes()
+    results = [run("replies", "serve", "--path", str(f)) for f in (text, listed)]
+    assert [r.exit_code for r in results] == [4, 4]
+    assert f"--path {text}: " in results[0].output and "not an inbox file" in results[0].output
+    assert f"--path {listed}: " in results[1].output and "other tables" in results[1].output
+    assert text.read_text() == "hello\n" and listed.read_bytes() == before
+
+
+def test_opt_out_csv_paths_are_checked_before_any_file_is_touched(tmp_path: Path) -> None:
+    """OptOuts.to_csv into a missing directory is a ConfigurationError naming the directory
+    (was a raw OSError), and a path of bytes or a number to to_csv/import_csv is a
+    ValidationError naming `path` (was a TypeError)."""
+    listed = OptOuts(("http://127.0.0.1:9", "shop"), path=tmp_path / "optouts.sqlite")
+    missing = tmp_path / "nowhere" / "list.csv"
+    with pytest.raises(smskit.ConfigurationError, match=r"its directory .*nowhere.* does not"):
+        listed.to_csv(missing)
+    assert not missing.parent.exists()
+    for call in (listed.to_csv, listed.import_csv):
+        for bad in (b"list.csv", 7):
+            with pytest.raises(ValidationError) as caught:
+                call(bad)  # type: ignore[arg-type]
+            assert caught.value.field == "path"

@@ -12,7 +12,6 @@ cache, an empty journal).
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from contextlib import closing
 from functools import cache
@@ -20,7 +19,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from smskit import _sqlite
-from smskit.errors import ConfigurationError, ValidationError
+from smskit._paths import as_file_path
+from smskit.errors import ConfigurationError
 
 __all__ = ["as_journal_path", "check_journal_file", "connect_journal"]
 
@@ -65,20 +65,7 @@ def check_journal_file(path: Path, schema: str, version: int, *, campaign: bool)
 
 def as_journal_path(value: Any, field: str = "journal") -> Path:
     """A journal's path: a ``str`` or ``os.PathLike`` naming a file (not empty, no NUL)."""
-    path = None
-    if isinstance(value, str | os.PathLike):
-        try:
-            path = Path(value)
-        except TypeError:  # an os.PathLike of bytes
-            path = None
-    if path is not None and str(path) not in ("", ".") and "\x00" not in str(path):
-        try:
-            os.fsencode(path)  # a lone surrogate, say, names no file
-        except UnicodeEncodeError:
-            pass
-        else:
-            return path
-    raise ValidationError(field, "must be a file path (a str or pathlib.Path)", value=value)
+    return as_file_path(value, field)
 
 
 def connect_journal(path: Path, schema: str, version: int, *, campaign: bool) -> sqlite3.Connection:

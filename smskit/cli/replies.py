@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from smskit.cli.output import EXIT_CONFIG, print_json, stopped_by_signals
+from smskit.cli.output import EXIT_CONFIG, EXIT_INPUT, print_json, stopped_by_signals
+from smskit.cli.sendcheck import Refused
 
 
 @click.group()
@@ -46,14 +47,20 @@ def serve(
     import os
 
     from smskit._paths import replies_path
+    from smskit.errors import ConfigurationError
     from smskit.replies import Inbox
 
     where = path if path is not None else replies_path()
     base_url, login = os.environ.get("SMSKIT_BASE_URL"), os.environ.get("SMSKIT_API_LOGIN")
     account = (base_url, login) if base_url and login else None
-    inbox = Inbox(
-        where, host=host, port=port, signing_secret=signing_secret or None, account=account
-    )
+    try:
+        inbox = Inbox(
+            where, host=host, port=port, signing_secret=signing_secret or None, account=account
+        )
+    except ConfigurationError as exc:  # not an inbox file: input refused, like --inbox (exit 4)
+        if path is None:
+            raise
+        raise Refused(f"--path {path}: {exc}", EXIT_INPUT) from exc
     try:
         inbox.start()
     except OSError as exc:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from smskit import _sqlite
 from smskit._account import Gateway, gateway_of
+from smskit._paths import as_file_path, check_directory_of
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies.optoutcsv import CSV_SOURCES, read_optouts_csv
 from smskit.rules.region import DEFAULT_REGION
@@ -418,9 +419,11 @@ class OptOuts:
     def to_csv(self, path: str | Path) -> int:
         """Write the list to ``path`` as CSV (:data:`CSV_COLUMNS`, dates ISO 8601 in UTC);
         returns the rows written."""
+        target = as_file_path(path, "path")
+        check_directory_of(target)
         frame = self.to_frame("UTC")
         frame["opted_out_at"] = frame["opted_out_at"].map(lambda t: t.isoformat())
-        frame.to_csv(Path(path), index=False)
+        frame.to_csv(target, index=False)
         return len(frame)
 
     def import_csv(
@@ -435,8 +438,9 @@ class OptOuts:
         how many were not listed before. A row smskit cannot read exactly (a number that is
         not valid, a date without a time zone, an unknown source) refuses the whole file,
         naming the row and the rule; nothing is written."""
-        rows = read_optouts_csv(Path(path), default_region)
-        return self._change(rows, "added", note, f"csv:{Path(path).name}")
+        source = as_file_path(path, "path")
+        rows = read_optouts_csv(source, default_region)
+        return self._change(rows, "added", note, f"csv:{source.name}")
 
 
 def _e164_or_none(number: object) -> str | None:
