@@ -7,11 +7,11 @@ widgets, pandas) are imported only when first used, so ``import smskit`` stays q
 
 from __future__ import annotations
 
-import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
 from smskit import errors
+from smskit._imports import import_top_down
 from smskit.client import AsyncClient, Backoff, Client
 from smskit.client.config import use_local_gateway
 from smskit.client.models import (
@@ -141,7 +141,7 @@ def __getattr__(name: str) -> Any:
 
         return __version__
     if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
+        return getattr(import_top_down(_LAZY[name]), name)
     if name == "hlr":  # its former name, too close to client.contact.hlr_request
         warnings.warn(
             "smskit.hlr is renamed smskit.bulk_hlr (one request of up to 200 numbers is "
@@ -149,11 +149,9 @@ def __getattr__(name: str) -> Any:
             DeprecationWarning,
             stacklevel=2,
         )
-        from smskit.campaigns.bulk import bulk_hlr
-
-        return bulk_hlr
+        return import_top_down("smskit.campaigns.bulk").bulk_hlr
     if name in _LAZY_MODULES:
-        return importlib.import_module(f"smskit.{name}")
+        return import_top_down(f"smskit.{name}")
     raise AttributeError(f"module 'smskit' has no attribute {name!r}")
 
 

@@ -9,10 +9,11 @@ imported only when an old name is used, so the old module costs nothing at impor
 
 from __future__ import annotations
 
-import importlib
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from smskit._imports import import_top_down
 
 __all__ = ["moved_module", "moved_names", "retired_names"]
 
@@ -24,7 +25,7 @@ def _forward(old: str, new: str, name: str, instead: str | None = None) -> Any:
         DeprecationWarning,
         stacklevel=3,
     )
-    return getattr(importlib.import_module(new), name)
+    return getattr(import_top_down(new), name)
 
 
 def moved_module(old: str, new: str) -> Callable[[str], Any]:
@@ -32,7 +33,7 @@ def moved_module(old: str, new: str) -> Callable[[str], Any]:
     ``new`` is found on ``old`` too, with a warning."""
 
     def __getattr__(name: str) -> Any:
-        if name.startswith("_") or not hasattr(importlib.import_module(new), name):
+        if name.startswith("_") or not hasattr(import_top_down(new), name):
             raise AttributeError(f"module {old!r} has no attribute {name!r}")
         return _forward(old, new, name)
 

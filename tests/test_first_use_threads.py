@@ -124,3 +124,19 @@ def test_loaded_never_imports_and_answers_whole_modules() -> None:
     name = "smskit_never_imported_module"
     assert loaded(name) is None
     assert name not in sys.modules
+
+
+def test_a_lazy_name_asked_while_its_package_is_importing_waits_for_it() -> None:
+    """A thread asking ``smskit.bulk_hlr`` while another thread is importing
+    ``smskit.campaigns`` (whose ``__init__`` imports the same submodule) gets the function:
+    smskit imports the package before the submodule (smskit._imports), so neither thread
+    holds a lock the other waits for. Importing the submodule directly met Python's
+    ``_DeadlockError`` here every run (and in the 16-thread test now and then)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SMSKIT_")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT.with_name("_parent_race.py"))],
+        capture_output=True, text=True, timeout=120, env=env, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-1500:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []

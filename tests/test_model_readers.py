@@ -52,7 +52,7 @@ CASES: dict[str, Case] = {
             "request_id": "order-7",
             "duplicate": True,
         },
-        frozenset({"submitted"}),
+        frozenset({"submitted", "gateway_date"}),  # gateway_date: the answer's Date header
     ),
     "SmsDraft": (
         SmsDraft.from_json,
