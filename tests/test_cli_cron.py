@@ -5,6 +5,7 @@ clock set by SMSKIT_NOW); option values checked; the sandbox notice dropped."""
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import socket
@@ -53,6 +54,7 @@ def closed_port() -> int:
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
         _HELD.append(sock)
+        atexit.register(sock.close)  # closed with the run, not left to the interpreter
     return int(_HELD[0].getsockname()[1])
 
 
