@@ -29,7 +29,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
@@ -486,6 +486,20 @@ class Journal:
                     "INSERT OR REPLACE INTO answered VALUES (?, ?, ?)", (idx, gateway_at, now)
                 )
 
+    def rekeyed(
+        self, chunk: Chunk, dropped: Collection[int]
+    ) -> tuple[list[int], str | None, list[tuple[int, str]]]:
+        """``chunk`` less its recipients at ``dropped`` (chunk positions): the plan positions kept,
+        their request id (None: none left), each dropped (row, number). The caller commits."""
+        kept = [p for i, p in enumerate(chunk.positions) if i not in dropped]
+        columns, first = self._columns(chunk.idx)
+        numbers, rid = columns["phone_number"], None
+        if kept:
+            payload = plan_contacts(columns, (p - first for p in kept)).encoded
+            rid = derive_request_id(self.campaign_id, chunk.idx, payload)
+        gone = [(chunk.rows[i], numbers[chunk.positions[i] - first]) for i in sorted(dropped)]
+        return kept, rid, gone
+
     def reject(self, chunk: Chunk, refused: Mapping[int, str]) -> Chunk:
         """The gateway refused some recipients of a chunk: drop them and re-key the chunk.
 
@@ -493,22 +507,12 @@ class Journal:
         refused request was sent, so the smaller chunk gets its own ``request_id``; both
         facts are committed together, before the new request leaves.
         """
-        kept = [p for i, p in enumerate(chunk.positions) if i not in refused]
-        columns, first = self._columns(chunk.idx)
-        numbers = columns["phone_number"]
-        rid = None
-        if kept:
-            payload = plan_contacts(columns, (p - first for p in kept)).encoded
-            rid = derive_request_id(self.campaign_id, chunk.idx, payload)
+        kept, rid, gone = self.rekeyed(chunk, refused.keys())
+        rows = [(row, chunk.idx, number, refused[i])
+                for i, (row, number) in zip(sorted(refused), gone, strict=True)]  # fmt: skip
         now = time.time()
         with self._tx() as db:
-            db.executemany(
-                "INSERT OR REPLACE INTO rejected VALUES (?, ?, ?, ?)",
-                [
-                    (chunk.rows[i], chunk.idx, numbers[chunk.positions[i] - first], message)
-                    for i, message in sorted(refused.items())
-                ],
-            )
+            db.executemany("INSERT OR REPLACE INTO rejected VALUES (?, ?, ?, ?)", rows)
             db.execute(
                 "UPDATE chunks SET keep = ?, request_id = ?, state = 'pending', "
                 "first_attempt_at = NULL, updated_at = ? WHERE idx = ?",

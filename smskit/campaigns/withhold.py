@@ -14,14 +14,7 @@ import json
 import time
 from collections.abc import Sequence
 
-from smskit.campaigns.journal import (
-    Chunk,
-    Journal,
-    _exclude,
-    _log,
-    derive_request_id,
-    plan_contacts,
-)
+from smskit.campaigns.journal import Chunk, Journal, _exclude, _log
 from smskit.errors import ConfigurationError
 
 __all__ = ["excluded_for", "withhold"]
@@ -37,15 +30,8 @@ def withhold(book: Journal, chunk: Chunk, dropped: Sequence[int], issue: str, de
     if chunk.state != "pending":
         raise ValueError(f"chunk {chunk.idx} is {chunk.state}: only a pending one is changed")
     out = set(dropped)
-    kept = [p for i, p in enumerate(chunk.positions) if i not in out]
-    columns, first = book._columns(chunk.idx)
-    numbers = columns["phone_number"]
-    rid = None
-    if kept:
-        payload = plan_contacts(columns, (p - first for p in kept)).encoded
-        rid = derive_request_id(book.campaign_id, chunk.idx, payload)
+    kept, rid, gone = book.rekeyed(chunk, out)
     state, none_left = ("pending", 0) if kept else ("sent", 1)
-    gone = [(chunk.rows[i], numbers[chunk.positions[i] - first]) for i in sorted(out)]
     now = time.time()
     with book._tx() as db:
         if book._lease is None:
