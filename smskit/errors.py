@@ -80,7 +80,9 @@ class MissingExtraError(ConfigurationError, ImportError):
     """An optional part of smskit was used without the packages of its extra.
 
     ``smskit.plots`` and the widgets need ``pip install 'smskit[notebook]'`` (plotly,
-    ipywidgets); the message names the extra and the missing package.
+    ipywidgets), ``smskit.dask`` the ``dask`` extra, ``Experiment.compare()`` the ``stats``
+    extra (statsmodels, SciPy); the message names the extra and the missing package
+    (``.extra``, ``.package``; ``.feature`` is what was used).
     """
 
     def __init__(self, feature: str, package: str, extra: str) -> None:

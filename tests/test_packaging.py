@@ -47,6 +47,73 @@ def test_runtime_dependencies_leave_notebook_packages_to_the_extra() -> None:
     assert not any(spec.startswith(("pytest", "ruff", "mypy")) for spec in extras["demo"])
 
 
+STATS_ONLY = ("statsmodels", "scipy")
+
+
+def test_the_statistics_stack_is_an_extra_the_notebooks_and_tests_keep() -> None:
+    """statsmodels and SciPy are not core dependencies: the `stats` extra holds them, and
+    [demo] (notebook 07 compares arms) and [dev] include it."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    runtime = " ".join(project["dependencies"])
+    extras = project["optional-dependencies"]
+    for package in STATS_ONLY:
+        assert package not in runtime
+        assert any(spec.startswith(package) for spec in extras["stats"])
+    assert "smskit[stats]" in extras["demo"] and "smskit[stats]" in extras["dev"]
+
+
+def test_the_stats_helper_names_the_stats_extra() -> None:
+    """In a process without statsmodels (or only without SciPy): compare() and the helper
+    raise MissingExtraError (an ImportError) naming the missing package and saying
+    pip install 'smskit[stats]'; a module outside the stack is refused."""
+    script = textwrap.dedent(
+        """
+        import sys
+        missing = sys.argv[1]
+        sys.modules[missing] = None
+        import smskit
+        from smskit._extras import import_stats
+        from smskit.campaigns import compare_counts
+        counts = {"sent": 9, "delivered": 5, "replied": 1, "opted_out": 1}
+        try:
+            compare_counts({"A": counts, "B": counts})
+        except smskit.MissingExtraError as exc:
+            assert isinstance(exc, ImportError)
+            assert (exc.package, exc.extra) == (missing, "stats"), (exc.package, exc.extra)
+            assert "Experiment.compare()" in str(exc), str(exc)
+            print(exc)
+        try:
+            import_stats(missing + ".stats", "lift")
+        except smskit.MissingExtraError as exc:
+            assert exc.extra == "stats" and "lift" in str(exc)
+        else:
+            raise AssertionError(missing + ".stats imported without " + missing)
+        try:
+            import_stats("plotly", "a figure")
+        except ValueError:
+            pass
+        else:
+            raise AssertionError("a module outside the stack was imported")
+        """
+    )
+    for missing in STATS_ONLY:
+        done = subprocess.run(
+            [sys.executable, "-c", script, missing], capture_output=True, text=True,
+            timeout=120, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip().endswith(f"needs {missing}, which is not installed: "
+                                            "pip install 'smskit[stats]'"), done.stdout  # fmt: skip
+
+
+def test_the_stats_helper_returns_the_module_when_installed() -> None:
+    """With the stack installed, import_stats is a plain import: the module itself."""
+    from smskit._extras import import_stats
+
+    proportion = import_stats("statsmodels.stats.proportion", "Experiment.compare()")
+    assert callable(proportion.proportion_confint)
+
+
 def test_plots_without_plotly_name_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     """Importing smskit.plots without plotly: MissingExtraError (an ImportError) saying
     pip install 'smskit[notebook]'."""
@@ -66,12 +133,13 @@ def test_widgets_without_ipywidgets_name_the_extra(monkeypatch: pytest.MonkeyPat
 
 
 def test_the_runtime_works_without_the_notebook_packages() -> None:
-    """In a process where plotly and ipywidgets cannot be imported: client, HLR breakdown,
+    """In a process where plotly, ipywidgets, statsmodels and SciPy cannot be imported (no
+    extra installed): client, HLR breakdown,
     HTML repr, a simulated send and the CLI all work on the embedded sandbox."""
     script = textwrap.dedent(
         """
         import sys
-        for name in ("plotly", "ipywidgets"):
+        for name in ("plotly", "ipywidgets", "statsmodels", "scipy"):
             sys.modules[name] = None
         import smskit
         from smskit.cli import main

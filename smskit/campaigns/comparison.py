@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
+from smskit._extras import import_stats
 from smskit.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -105,7 +106,11 @@ def compare_counts(
     ``{arm: {...}}`` or a frame with an ``arm`` column. ``alpha``: the tests' level and the
     intervals' ``1 - alpha``; ``power`` and ``lift`` (relative: 0.1 is the control's rate
     times 1.1) size the arms; ``correction``: one of :data:`CORRECTIONS`.
+
+    Needs the ``stats`` extra (statsmodels, SciPy): without it, ``smskit.MissingExtraError``
+    saying ``pip install 'smskit[stats]'``, before anything is computed.
     """
+    import_stats("statsmodels.stats.proportion", "Experiment.compare()")
     _check_share("alpha", alpha)
     _check_share("power", power)
     if isinstance(lift, bool) or not isinstance(lift, int | float) or not math.isfinite(lift):
