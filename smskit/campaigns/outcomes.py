@@ -331,7 +331,8 @@ def outcomes_frame(
     )  # fmt: skip
 
     status = callbacks.status
-    found = _messages(status, tickets, numbers, keys, sent_at, by_id)
+    ids = _own_ids(tickets, numbers, by_id)
+    found = _messages(status, ids, keys, sent_at)
     out["message_id"] = found
     standing = status.set_index("message_id").reindex(found.to_numpy())
     _delivery(out, standing)
@@ -339,7 +340,7 @@ def outcomes_frame(
     out["flags"] = flags.where(flags.notna(), "").to_numpy()
     out["flagged"] = out["flags"] != ""
 
-    _replies_and_stops(out, keys, callbacks, by_id, replies=facts.with_replies)
+    _replies_and_stops(out, keys, ids, callbacks, replies=facts.with_replies)
     out["country"] = _countries(numbers)
     network = _hlr(hlr, facts, numbers)
     for column, source in (("network", "network_name"), ("line_status", "line_status"),
@@ -374,39 +375,41 @@ def _billed(sent: pd.DataFrame, predicted: pd.Series) -> Any:
     return pd.array(np.where(fair, spread, shares), dtype="Float64")
 
 
-def _messages(
-    status: pd.DataFrame,
-    tickets: pd.Series,
-    numbers: pd.Series,
-    keys: pd.Series,
-    sent_at: pd.Series,
-    by_id: bool,
-) -> pd.Series:
-    """Each recipient's message_id in the store (None: none found). By the sandbox's id
-    where the recipient's ticket is known; by number and time otherwise, and for a
-    recipient whose chunk the journal holds no ticket for (accepted by an earlier attempt
-    whose answer was lost), among the messages no id claimed."""
+def _own_ids(tickets: pd.Series, numbers: pd.Series, by_id: bool) -> pd.Series:
+    """Each recipient's own message id, where the journal tells it (the sandbox's ids and
+    a known ticket), whether or not any callback came for it; None elsewhere."""
     import pandas as pd
 
-    found = pd.Series(None, index=range(len(numbers)), dtype=object)
-    loose = pd.Series(True, index=found.index)
-    if by_id:
-        ids = pd.Series(
-            [report_message_id(t, n) if isinstance(t, str) and isinstance(n, str) else None
-             for t, n in zip(tickets, numbers, strict=True)],
-            dtype=object,
-        )  # fmt: skip
-        found = ids.where(ids.isin(status["message_id"]))
-        loose = ids.isna()
+    if not by_id:
+        return pd.Series(None, index=range(len(numbers)), dtype=object)
+    return pd.Series(
+        [report_message_id(t, n) if isinstance(t, str) and isinstance(n, str) else None
+         for t, n in zip(tickets, numbers, strict=True)],
+        dtype=object,
+    )  # fmt: skip
+
+
+def _messages(
+    status: pd.DataFrame, ids: pd.Series, keys: pd.Series, sent_at: pd.Series
+) -> pd.Series:
+    """Each recipient's message_id in the store of delivery reports (None: none found). By
+    its own id (:func:`_own_ids`) where known; by number and time otherwise, among the
+    messages no id claimed."""
+    found = ids.where(ids.isin(status["message_id"]))
+    loose = ids.isna()
     if loose.any():
         free = status[~status["message_id"].isin(found.dropna())]
-        events = pd.DataFrame(
-            {"key": number_keys(free["number"].fillna("")),
-             "at": free["delivery_date"].fillna(free["received_at"])}
-        )  # fmt: skip
+        events = _events(free["number"], free["delivery_date"].fillna(free["received_at"]))
         at = _nearest(keys[loose], sent_at[loose], events)
         found[loose] = _take(free["message_id"], at).to_numpy()
     return found
+
+
+def _events(numbers: pd.Series, at: pd.Series) -> pd.DataFrame:
+    """Callbacks as :func:`_nearest` reads them: each one's number key and moment."""
+    import pandas as pd
+
+    return pd.DataFrame({"key": number_keys(numbers.fillna("")), "at": at})
 
 
 def _sent_at(chunks: pd.Series, facts: SendFacts) -> pd.Series:
@@ -479,11 +482,10 @@ def _delivery(out: pd.DataFrame, standing: pd.DataFrame) -> None:
 
 
 def _replies_and_stops(
-    out: pd.DataFrame, keys: pd.Series, callbacks: Callbacks, by_id: bool, *, replies: bool
+    out: pd.DataFrame, keys: pd.Series, ids: pd.Series, callbacks: Callbacks, *, replies: bool
 ) -> None:
     """Reply and opt-out columns: replies linked to this send (:func:`link_replies`; none
-    when it was not sent ``with_replies``: nobody could answer it), STOPs by message id (or
-    by number and time, as reports are)."""
+    when it was not sent ``with_replies``: nobody could answer it), and STOPs (:func:`_stops`)."""
     import pandas as pd
 
     sends = pd.DataFrame(
@@ -506,19 +508,30 @@ def _replies_and_stops(
     out["reply_date"] = first["reception_date"].reindex(mine).array
     asked = linked[linked["is_opt_out"]].drop_duplicates("key").set_index("key")
     by_reply = asked["reception_date"].reindex(mine).reset_index(drop=True)
-
-    stops = callbacks.stops
-    stop_at = stops["stop_date"].fillna(stops["received_at"])
-    if by_id:
-        at = stop_at.groupby(stops["message_id"]).min()
-        by_stop = at.reindex(out["message_id"].to_numpy()).reset_index(drop=True)
-    else:
-        events = pd.DataFrame({"key": number_keys(stops["number"].fillna("")), "at": stop_at})
-        place = _nearest(keys, out["sent_at"], events)
-        by_stop = pd.to_datetime(_take(stop_at, place), utc=True)
+    by_stop = _stops(callbacks.stops, ids, keys, out["sent_at"])
     both = pd.concat([by_reply, by_stop], axis=1)
     out["opt_out_date"] = both.min(axis=1).array
     out["opt_out"] = out["opt_out_date"].notna()
+
+
+def _stops(stops: pd.DataFrame, ids: pd.Series, keys: pd.Series, sent_at: pd.Series) -> Any:
+    """When each recipient's message got its first STOP (NaT: none). A STOP names its
+    message itself (the vendor's STOP carries ``message_id``): where the recipient's own id
+    is known (:func:`_own_ids`) that id is looked up among the STOPs, with or without a
+    delivery report for the message (one withheld or not come yet); elsewhere by number and
+    time, among the STOPs no known id claimed."""
+    import pandas as pd
+
+    stop_at = pd.to_datetime(stops["stop_date"].fillna(stops["received_at"]), utc=True)
+    first = stop_at.groupby(stops["message_id"]).min()
+    found = pd.Series(first.reindex(ids.to_numpy()).to_numpy(), dtype="datetime64[ns, UTC]")
+    loose = ids.isna().to_numpy()
+    if loose.any():
+        free = ~stops["message_id"].isin(ids.dropna()).to_numpy()
+        events = _events(stops["number"][free], stop_at[free])
+        place = _nearest(keys[loose], sent_at[loose], events)
+        found[loose] = pd.to_datetime(_take(stop_at[free], place), utc=True).to_numpy()
+    return found
 
 
 def _countries(numbers: pd.Series) -> Any:

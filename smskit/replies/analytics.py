@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from smskit.errors import ValidationError
 from smskit.replies.inbox import is_opt_out
+from smskit.rules.callbacks import comparable_instants
 
 if TYPE_CHECKING:
     import pandas
@@ -47,7 +48,9 @@ def link_replies(replies: pandas.DataFrame, sends: pandas.DataFrame) -> pandas.D
     """``replies`` plus a ``ticket`` column: the send each reply most likely answers.
 
     The callback carries no ticket, so a reply is linked to the latest send to its number
-    (digits compared, ``+``/``00`` ignored) sent at or before its reception; when ``sends``
+    (digits compared, ``+``/``00`` ignored) sent at or before its reception, the two compared
+    at the vendor's whole seconds (:func:`smskit.rules.callbacks.comparable_instants`: a
+    reply dated in the second of its send answers it); when ``sends``
     has ``sender`` and the reply a ``sim_card_number``, they must match (the short number
     that received it). ``sends`` needs ``ticket`` (or ``sms_ticket``) and ``phone_number``;
     with ``with_replies`` only those rows count; without ``sent_at``, the last row of the
@@ -61,8 +64,9 @@ def link_replies(replies: pandas.DataFrame, sends: pandas.DataFrame) -> pandas.D
         {
             "row": range(len(replies)),
             "key": number_keys(replies["number"]).to_numpy(),
-            # compared with the sends' times: one zone and unit for both (merge_asof needs it)
-            "at": _utc_ns(replies["reception_date"]).array,
+            # compared with the sends' times: one zone and unit for both (merge_asof needs it),
+            # at the vendor's precision (whole seconds: a reply in its send's second answers it)
+            "at": comparable_instants(_utc_ns(replies["reception_date"])).array,
         }
     )
     if "sim_card_number" in replies.columns:
@@ -75,7 +79,8 @@ def link_replies(replies: pandas.DataFrame, sends: pandas.DataFrame) -> pandas.D
         tickets = dict(zip(left["row"], left["key"].map(latest), strict=True))
     else:
         left = left[left["at"].notna()].sort_values("at")
-        right = candidates.sort_values("sent_at")
+        right = candidates.sort_values("sent_at", kind="stable")
+        right = right.assign(sent_at=comparable_instants(right["sent_at"]))
         by_sender = "sender" in right.columns
         passes = [(left[left["sim"].isna()] if by_sender else left, ["key"])]
         if by_sender:

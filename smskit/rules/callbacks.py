@@ -17,6 +17,7 @@ from typing import Any, Final
 
 __all__ = [
     "CALLBACK_KINDS",
+    "CALLBACK_PRECISION",
     "DATE_FORMAT",
     "DELIVERY_REPORT_FIELDS",
     "DELIVERY_STATUSES",
@@ -25,6 +26,7 @@ __all__ = [
     "REPLY_FIELDS",
     "STOP_FIELDS",
     "callback_kind",
+    "comparable_instants",
     "report_message_id",
     "status_tier",
 ]
@@ -56,6 +58,8 @@ OUTCOME_STATUSES: Final = (*DELIVERY_STATUSES, "pending")
 
 # `YYYY-MM-DD HH:MM:SS` (delivery_date, stop_date); the vendor names no zone: read as UTC.
 DATE_FORMAT: Final = "%Y-%m-%d %H:%M:%S"
+# The precision of every date the vendor writes (DATE_FORMAT, reception_date): the second.
+CALLBACK_PRECISION: Final = "s"
 
 # Which report of a message stands (docs/callbacks.md, "Which status stands"): the higher
 # tier wins whatever the order of arrival; within one tier the later delivery_date wins,
@@ -105,3 +109,13 @@ def report_message_id(sms_ticket: str, phone_number: str) -> str:
     one message; the ticket is the send's answer and the number the report's own field.
     """
     return f"{sms_ticket}-{phone_number.lstrip('+')}"
+
+
+def comparable_instants(moments: Any) -> Any:
+    """``moments`` (a pandas Series of aware datetimes) at the precision of the vendor's
+    dates (:data:`CALLBACK_PRECISION`), so that one of ours (a send time, milliseconds)
+    and one of the vendor's (whole seconds) compare at the coarser of the two: a reply
+    dated in the second its message was sent is not before it. The one home of comparing
+    our instants with the gateway's: floor both sides with it before ``<``, ``<=`` or
+    ``merge_asof``."""
+    return moments.dt.floor(CALLBACK_PRECISION)
