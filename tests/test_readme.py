@@ -1,5 +1,5 @@
-"""Every Python block of README.md runs as pasted, in order, in one session (Sybil), and a
-block written as a script runs as a script."""
+"""Every Python block of README.md runs as pasted, in order, in one session (Sybil), and the
+Dask block of docs/dask.md, written as a script, runs as a script."""
 
 from __future__ import annotations
 
@@ -17,14 +17,16 @@ import smskit
 
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
+DASK_PAGE = REPO / "docs" / "dask.md"
 ENV = ("SMSKIT_API_LOGIN", "SMSKIT_API_KEY", "SMSKIT_BASE_URL")
 
 
 def test_every_readme_python_block_runs_as_pasted(
     monkeypatch: pytest.MonkeyPatch, user_dirs: Path
 ) -> None:
-    """The blocks (Ten lines, Campaigns, Replies...) run one after another from the checkout
-    with no SMSKIT_* set, as a new user would paste them; none writes into the checkout."""
+    """The loop's cells (HLR, preflight, send, outcomes) run one after another from the
+    checkout with no SMSKIT_* set, as a new user would paste them; none writes into the
+    checkout, and the campaign's journal is in the per-user data directory."""
     for name in ENV:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(REPO)
@@ -32,7 +34,7 @@ def test_every_readme_python_block_runs_as_pasted(
     document = Sybil(parsers=[PythonCodeBlockParser()]).parse(README)
     document.namespace["__name__"] = "__main__"  # as in a notebook or `python script.py`
     examples = list(document.examples())
-    assert len(examples) >= 3
+    assert len(examples) >= 4
     try:
         for example in examples:
             try:
@@ -44,20 +46,20 @@ def test_every_readme_python_block_runs_as_pasted(
             if isinstance(value, smskit.Sandbox | smskit.Inbox):
                 value.stop()
     assert sorted(path.name for path in REPO.iterdir()) == before
-    assert (user_dirs / "data" / "smskit" / "campaigns" / "june-promo.journal.sqlite").is_file()
+    assert (user_dirs / "data" / "smskit" / "campaigns" / "order-ready.journal.sqlite").is_file()
 
 
-def _script_blocks() -> list[str]:
-    """README's Python blocks written as scripts (with a ``__main__`` guard)."""
-    blocks = re.findall(r"^```python\n(.*?)^```", README.read_text(), re.M | re.S)
+def _script_blocks(page: Path) -> list[str]:
+    """A page's Python blocks written as scripts (with a ``__main__`` guard)."""
+    blocks = re.findall(r"^```python\n(.*?)^```", page.read_text(), re.M | re.S)
     return [block for block in blocks if 'if __name__ == "__main__":' in block]
 
 
 def test_the_dask_block_runs_as_a_script(tmp_path: Path, user_dirs: Path) -> None:
-    """The Dask preflight block saved as a file runs with `python file.py` (its local
+    """docs/dask.md's preflight block saved as a file runs with `python file.py` (its local
     cluster's worker processes import the script again: the guard keeps them from starting
     a cluster of their own) and prints the report, with no SMSKIT_* set."""
-    (block,) = _script_blocks()
+    (block,) = _script_blocks(DASK_PAGE)
     assert "smskit.dask.connect" in block
     script = tmp_path / "preflight.py"
     script.write_text(block)

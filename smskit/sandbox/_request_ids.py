@@ -8,7 +8,7 @@ parameters); "A duplicated request_id returns a validation error (its code: not 
   message}}}``, the spec's validation error naming the field (420 is the sandbox's code for
   it, since the spec shows none);
 - ``"legacy"``: 400 ``{code: 120, message: "A SMS with the same request_id has already been
-  sent"}``, the vendor's older API (shared/spec/vendor-notes.md).
+  sent"}``, the vendor's older API (its documented error 120).
 
 The client recognises both (:func:`smskit.rules.answers.is_duplicate_request_id`).
 """

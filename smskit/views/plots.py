@@ -80,8 +80,10 @@ def _hlr(data: Any) -> pd.DataFrame:
 def hlr_breakdown(results: Any, *, title: str | None = None) -> go.Figure:
     """Stacked bars: numbers per ``phone_number_type``, split by ``line_status``.
 
-    ``results``: anything :func:`smskit.client.frames.hlr_frame` takes. Types and line statuses
-    with no number are left out; both keep spec order.
+    ``results``: what :func:`smskit.bulk_hlr` or ``client.contact.hlr_request`` returned
+    (an :class:`smskit.HLRResults`), its ``to_frame()``, or anything else
+    :func:`smskit.frames.hlr_frame` takes. Types and line statuses with no number are left
+    out; both keep spec order. See docs/hlr.md.
     """
     table = frames.crosstab(results, "line_status", "phone_number_type")
     # Plain ints from here on: the last row and the last column are the totals.
@@ -178,8 +180,8 @@ def hlr_networks(results: Any, *, top: int = 15, title: str | None = None) -> go
     """Horizontal stacked bars: numbers per network (with its country), split by line status.
 
     Two categorical levels read as labels, not as slices: the ``top`` networks with the most
-    numbers (counted as :func:`smskit.client.frames.breakdown` by ``("network",
-    "line_status")`` counts them; ties in the table's order; numbers without a network are
+    numbers (as :func:`smskit.frames.breakdown` by ``("network", "line_status")`` counts
+    them; ties in the table's order; numbers without a network are
     "no network (country)"), the others summed in one last bar that says how many they are.
     """
     if isinstance(top, bool) or not isinstance(top, int) or top < 1:

@@ -1,0 +1,66 @@
+"""The README and every page of docs/ stand on their own: each document they cite or link
+is in the checkout (the gateway's specification is quoted where relied on, never cited as a
+file the reader does not have)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PAGES = (REPO / "README.md", *sorted((REPO / "docs").glob("*.md")))
+
+# A document named in the text: `docs/x.md`, docs/x.md, spec/y.md, [text](path), ...
+CITED_DOCUMENT = re.compile(r"(?<![\w/.-])((?:\.\./|[\w.-]+/)*[\w.-]+\.md)\b")
+LINK = re.compile(r"\]\((?!https?:|mailto:|#)([^)\s#]+)")
+COMMENT = re.compile(r"<!--.*?-->", re.S)  # notes to the editors, not shown to a reader
+
+
+def _missing(page: Path, text: str) -> list[str]:
+    """The documents and link targets of ``text`` found neither from the checkout's root nor
+    from the page's folder."""
+    text = COMMENT.sub("", text)
+    cited = {match.group(1) for match in CITED_DOCUMENT.finditer(text)}
+    cited |= {match.group(1) for match in LINK.finditer(text)}
+    return sorted(
+        path for path in cited if not ((REPO / path).exists() or (page.parent / path).exists())
+    )
+
+
+def test_every_document_a_page_cites_is_in_the_checkout() -> None:
+    """No README or docs/ page names a Markdown document (or links a file) that a clone does
+    not hold: a reader can open everything a page relies on."""
+    assert len(PAGES) > 10
+    missing = {
+        str(page.relative_to(REPO)): found
+        for page in PAGES
+        if (found := _missing(page, page.read_text(encoding="utf-8")))
+    }
+    assert missing == {}
+
+
+def test_the_check_sees_a_document_outside_the_checkout() -> None:
+    """A page citing the workplace's spec file, or linking a missing page, is caught; pages
+    of docs/ cited from the README or from each other, and notes in comments, are not."""
+    page = REPO / "docs" / "sandbox.md"
+    text = (
+        "the spec (`shared/spec/gateway-api.md`), see [vendor](../spec/vendor-notes.md); "
+        "docs/campaigns.md, [outcomes](outcomes.md), `README.md`, [img](img/composer.png)"
+        "<!-- rows to add once the page is on main: docs/links.md -->"
+    )
+    assert _missing(page, text) == ["../spec/vendor-notes.md", "shared/spec/gateway-api.md"]
+
+
+def test_the_readme_says_where_each_capability_is_documented() -> None:
+    """The README links every guide of docs/ (the pages a newcomer looks for), and says that
+    a `country` column sets the region of national numbers; so does docs/campaigns.md."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    guides = {
+        page.name
+        for page in (REPO / "docs").glob("*.md")
+        if page.name not in {"index.md"}  # the Sphinx site's home, not a guide
+    }
+    linked = set(re.findall(r"\]\(docs/([\w-]+\.md)\)", readme))
+    assert guides - linked == set()
+    for text in (readme, (REPO / "docs" / "campaigns.md").read_text(encoding="utf-8")):
+        assert re.search(r"`country` column sets the region of", text)
