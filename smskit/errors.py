@@ -3,6 +3,7 @@
   SmskitError
   ├── ConfigurationError            credentials / base URL / settings are unusable
   │   ├── NotStartedError (RuntimeError)  a local server (sandbox, inbox) used before start()
+  │   ├── SandboxEndedError         a journal's embedded sandbox has ended: nothing to resume
   │   └── MissingExtraError (ImportError)  an optional part is used without its extra installed
   ├── CampaignBusy                  another runner holds the campaign journal's lease (``.owner``)
   ├── ValidationError (ValueError)  bad input caught before any request: names field, position, rule
@@ -48,6 +49,7 @@ __all__ = [
     "PayloadValidationError",
     "RateLimitError",
     "ResponseShapeError",
+    "SandboxEndedError",
     "ServerError",
     "SmskitError",
     "StopMentionMissingError",
@@ -74,6 +76,23 @@ class ConfigurationError(SmskitError):
 class NotStartedError(ConfigurationError, RuntimeError):
     """A local server (the sandbox, an inbox) was asked its URL before ``start()``: it
     has no address yet. Start it, or use it in a ``with`` block."""
+
+
+class SandboxEndedError(ConfigurationError):
+    """A journal's campaign was sent to an embedded sandbox that has ended (its process
+    exited, or it was stopped): that gateway and its sends are gone, so nothing of the
+    campaign can be resumed. The journal is finished history (``CampaignResult.load``
+    reads it); sending the campaign again starts a new one. ``.journal``, ``.url``."""
+
+    def __init__(self, journal: object, url: str) -> None:
+        self.journal = str(journal)
+        self.url = url
+        super().__init__(
+            f"journal {self.journal!r} was sent to an embedded sandbox ({url}) that has ended "
+            "(it lives as long as its process): nothing of it can be resumed. "
+            "smskit.CampaignResult.load(journal) reads what it did; send the campaign again "
+            "to start a new one"
+        )
 
 
 class MissingExtraError(ConfigurationError, ImportError):

@@ -76,13 +76,21 @@ def test_resume_reconnects_with_the_recorded_url_and_login_and_the_key_from_the_
     assert sorted(fresh_sandbox.sent()["phone_number"]) == fr_mobiles(300)
 
 
-def test_resume_of_a_stopped_sandbox_asks_for_a_client(tmp_path: Path) -> None:
-    """The journal's embedded sandbox is gone: a clear error naming client=, no new sandbox."""
+def test_resume_of_a_stopped_sandbox_says_there_is_nothing_to_resume(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """The journal's embedded sandbox is gone: SandboxEndedError says nothing of it can be
+    resumed (no new sandbox started), with or without a client of another gateway."""
     path = tmp_path / "j.sqlite"
     with Sandbox(seed=0) as gone, smskit.Client(sandbox=gone) as client:
         half_sent(client, gone, path)
-    with pytest.raises(smskit.ConfigurationError, match=r"no longer runs.*pass client="):
+        url = gone.url
+    with pytest.raises(smskit.SandboxEndedError, match=r"has ended.*nothing of it"):
         Campaign.resume(path, progress=False)
+    other = smskit.Client(sandbox=fresh_sandbox)
+    with pytest.raises(smskit.SandboxEndedError, match=url):
+        Campaign.resume(path, other, progress=False)
+    assert len(fresh_sandbox.sent()) == 0
 
 
 def test_resume_with_another_login_in_the_env_is_refused(

@@ -32,9 +32,9 @@ def run_blocking(work: Callable[[threading.Event], Awaitable[T]]) -> T:
     requests and records those in flight), then the interrupt is raised again.
     """
     stop = threading.Event()
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
+    # Asked without try/except: a failure of the work must not be shown chained to "no
+    # running event loop", which says nothing about it.
+    if not _loop_running():
         return _run_here(work, stop)
     # A loop already runs in this thread (Jupyter): ours gets a thread of its own.
     outcome: dict[str, Any] = {}
@@ -60,6 +60,15 @@ def run_blocking(work: Callable[[threading.Event], Awaitable[T]]) -> T:
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
+
+
+def _loop_running() -> bool:
+    """Whether an event loop runs in this thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _run_here(work: Callable[[threading.Event], Awaitable[T]], stop: threading.Event) -> T:

@@ -33,7 +33,7 @@ from smskit.campaigns.journal_fit import JournalCheck, check_journal, holds_camp
 from smskit.campaigns.orchestration import InMemoryAudience, run_preflight
 from smskit.campaigns.plan import Plan, build_plan
 from smskit.campaigns.preflight import PreflightSettings
-from smskit.campaigns.reconnect import gateway_record, reopen
+from smskit.campaigns.reconnect import gateway_record, journal_for_send, reopen
 from smskit.campaigns.report import PreflightReport
 from smskit.campaigns.results import CampaignResult
 from smskit.campaigns.sending import execute
@@ -211,8 +211,10 @@ class Campaign(CampaignExecutor[CampaignResult]):
 
 def journal_check(campaign: Campaign, journal: str | Path | None = None) -> JournalCheck:
     """How the journal a send of ``campaign`` would use (``journal``, else the campaign's
-    default) fits it: free, this campaign unfinished or complete, or another campaign (see
+    default; the next one beside it when that holds an ended sandbox's send) fits it: free,
+    this campaign unfinished or complete, or another campaign (see
     :class:`~smskit.campaigns.journal_fit.JournalFit`). Runs preflight if the campaign has
     none for its current recipients and settings; sends nothing."""
     plan = campaign._plan(500)  # the campaign id does not depend on the chunking
-    return check_journal(campaign.spec.journal_path(journal), campaign.name, plan.campaign_id)
+    path = journal_for_send(campaign.spec.journal_path(journal))[0]
+    return check_journal(path, campaign.name, plan.campaign_id)

@@ -20,8 +20,9 @@ from smskit.campaigns.definition import CampaignSpec
 from smskit.campaigns.estimates import CostEstimate, offline_estimate, simulate
 from smskit.campaigns.preflight import PreflightSettings
 from smskit.campaigns.progress import ProgressOption
+from smskit.campaigns.reconnect import journal_for_send
 from smskit.campaigns.served import destinations
-from smskit.campaigns.twins import blocking
+from smskit.campaigns.twins import blocking, warn_caller
 from smskit.client import AsyncClient, Client
 from smskit.replies.optouts import account_key, listed_numbers
 from smskit.rules import spec as _spec
@@ -196,6 +197,22 @@ class CampaignExecutor(Generic[ResultT]):
         ``<campaigns dir>/<name>.journal.sqlite`` (a per-user directory, see smskit._paths)."""
         return self.spec.journal_path()
 
+    def journal_for_send(self, journal: str | Path | None = None) -> Path:
+        """The journal :meth:`send` uses when asked for ``journal`` (default: the campaign's):
+        that one, unless it holds a send to an embedded sandbox that has ended (finished
+        history, kept as it is): then the next free ``<stem>-2`` ... beside it, said in a
+        warning (see :func:`smskit.campaigns.reconnect.journal_for_send`)."""
+        path, passed = journal_for_send(self.spec.journal_path(journal))
+        if passed is not None:
+            warn_caller(
+                f"{str(passed)!r} holds a send to an embedded sandbox that has ended (it lives "
+                f"as long as its process): kept as history; this send is a new campaign, "
+                f"journaled in {str(path)!r}",
+                UserWarning,
+                stacklevel=2,
+            )
+        return path
+
     # -- the operations, written once ---------------------------------------------------------
 
     async def aestimate(
@@ -240,7 +257,7 @@ class CampaignExecutor(Generic[ResultT]):
         """
         check_concurrency(concurrency)
         check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
-        path = self.spec.journal_path(journal)
+        path = self.journal_for_send(journal)
         return await self._deliver(path, chunk_size, Run(concurrency, progress, wait))
 
     send = blocking(asend)

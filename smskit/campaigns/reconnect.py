@@ -4,6 +4,11 @@ A journal records the gateway URL and the login it was sent with, never the key.
 without a client goes back to that gateway: to the sandbox still running in this process, or
 with the key from ``SMSKIT_API_KEY``. Anything else is refused with the reason: a resume on
 another gateway (a fresh embedded sandbox, say) would not know the chunks already accepted.
+
+An embedded sandbox (``smskit.Client()`` with nothing configured, ``smskit.Sandbox()``)
+lives as long as its process, or until it is stopped: its journals then hold finished
+history (:func:`ended_sandbox`). Nothing of them can be resumed; a send of the same campaign
+starts a new one in the next free journal beside it (:func:`journal_for_send`).
 """
 
 from __future__ import annotations
@@ -17,9 +22,15 @@ from smskit.campaigns.arguments import check_concurrency
 from smskit.campaigns.journal import Journal, open_leased
 from smskit.client import AsyncClient, Client
 from smskit.client.config import ENV_KEY, ENV_LOGIN, Secret, running_sandbox
-from smskit.errors import ConfigurationError
+from smskit.errors import ConfigurationError, SandboxEndedError
 
-__all__ = ["gateway_record", "reconnect", "reopen"]
+__all__ = [
+    "ended_sandbox",
+    "gateway_record",
+    "journal_for_send",
+    "reconnect",
+    "reopen",
+]
 
 C = TypeVar("C", Client, AsyncClient)
 
@@ -64,10 +75,7 @@ def reconnect(
     if box is not None:
         return kind(sandbox=box)
     if recorded.get("sandbox"):
-        raise ConfigurationError(
-            f"{where} was sent to an embedded sandbox ({url}) that no longer runs, and a new "
-            f"one would not know its sends: {ASK}"
-        )
+        raise SandboxEndedError(journal_path, url)
     # Neither the environment nor the key is held in a local: a traceback shows locals.
     if not _env(ENV_KEY, environ):
         raise ConfigurationError(
@@ -83,3 +91,45 @@ def reconnect(
 
 def _env(name: str, environ: Mapping[str, str] | None) -> str | None:
     return (os.environ if environ is None else environ).get(name) or None
+
+
+def ended_sandbox(meta: Mapping[str, Any]) -> str | None:
+    """The URL of the embedded sandbox a journal's campaign was sent to (``meta``: the
+    journal's), when that sandbox no longer runs in this process; None for any other gateway
+    (a sandbox running here, a gateway reached by URL and key)."""
+    recorded = meta.get("gateway")
+    if not isinstance(recorded, Mapping) or not recorded.get("sandbox"):
+        return None
+    url = str(recorded.get("base_url") or "")
+    return url if url and running_sandbox(url) is None else None
+
+
+def journal_for_send(path: Path) -> tuple[Path, Path | None]:
+    """The journal a send asked to use ``path`` uses, and the journal it passed over.
+
+    ``path`` itself, unless it holds a campaign sent to an embedded sandbox that has ended
+    (:func:`ended_sandbox`): that journal is finished history, kept as it is, and the send
+    takes the first of ``<stem>-2``, ``<stem>-3`` ... beside it that is free or holds a
+    campaign of a gateway still reachable (it is then continued, or refused as another
+    campaign's, as ``path`` would be). The second value is ``path`` when passed over.
+    """
+    candidate, number = path, 1
+    while _ended(candidate):
+        number += 1
+        candidate = sibling(path, number)
+    return candidate, (None if candidate == path else path)
+
+
+def sibling(path: Path, number: int) -> Path:
+    """``<stem>-<number><suffixes>`` beside ``path`` (``a.journal.sqlite`` gives
+    ``a-2.journal.sqlite``)."""
+    name = path.name
+    stem, dot, rest = name.partition(".")
+    return path.with_name(f"{stem}-{number}{dot}{rest}")
+
+
+def _ended(path: Path) -> bool:
+    if not path.is_file():
+        return False
+    with Journal(path) as book:
+        return ended_sandbox(book.meta()) is not None

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 from smskit.campaigns.blocking import async_client
 from smskit.campaigns.journal import Chunk, Journal
 from smskit.campaigns.progress import ProgressOption
+from smskit.campaigns.reconnect import ended_sandbox
 from smskit.campaigns.refusals import without_refused
 from smskit.campaigns.results import CampaignResult
 from smskit.campaigns.runner import run_chunks
@@ -25,6 +26,7 @@ from smskit.errors import (
     DuplicateRequestError,
     InsufficientCreditError,
     RateLimitError,
+    SandboxEndedError,
     ServerError,
     SmskitError,
     TransportError,
@@ -130,7 +132,11 @@ def check_same_gateway(book: Journal, client: Client | AsyncClient) -> None:
     sandbox, another sandbox, another login), chunks it accepted would count as sent though
     this gateway never sent them, and one left in flight would be sent a second time.
     """
-    recorded = book.meta().get("gateway")
+    meta = book.meta()
+    ended = ended_sandbox(meta)
+    if ended is not None:
+        raise SandboxEndedError(book.path, ended)
+    recorded = meta.get("gateway")
     if not isinstance(recorded, Mapping) or not recorded.get("base_url"):
         return  # a journal that records no gateway (older, or streamed): nothing to compare
     theirs = (str(recorded["base_url"]).rstrip("/"), str(recorded.get("api_login", "")))

@@ -8,7 +8,9 @@ the API reference show the same parameters. What differs between the two runs, t
 implementation asks :func:`interruption`: the blocking run's stop event (set by an interrupt:
 no new request starts, those in flight are recorded) and whether the caller's client may be
 used as is (awaited in the caller's loop) or needs an async twin of its own (see
-:func:`~smskit.campaigns.blocking.async_client`).
+:func:`~smskit.campaigns.blocking.async_client`). A warning for the caller
+(:func:`warn_caller`) is raised by the twin once the work returns, in the caller's thread and
+at the caller's line: the work may run in a thread whose stack holds no line of the user's.
 
 A runtime bridge rather than generated source (httpcore's unasync): one event loop per
 blocking call, which these bulk operations spend far less on than on their requests.
@@ -19,19 +21,25 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import warnings
 from collections.abc import Callable, Coroutine
 from contextvars import ContextVar
 from typing import Any, ParamSpec, TypeVar
 
 from smskit.campaigns.blocking import run_blocking
 
-__all__ = ["blocking", "interruption"]
+__all__ = ["blocking", "interruption", "warn_caller"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
 _BLOCKING_STOP: ContextVar[threading.Event | None] = ContextVar(
     "smskit_blocking_stop", default=None
+)
+
+# The warnings a blocking twin raises at its caller's line once the work returns.
+_DEFERRED: ContextVar[list[tuple[str, type[Warning]]] | None] = ContextVar(
+    "smskit_blocking_warnings", default=None
 )
 
 _NOTE = (
@@ -50,14 +58,21 @@ def blocking(implementation: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P,
 
     @functools.wraps(implementation)
     def twin(*args: P.args, **kwargs: P.kwargs) -> T:
+        deferred: list[tuple[str, type[Warning]]] = []
+
         async def work(stop: threading.Event) -> T:
-            token = _BLOCKING_STOP.set(stop)
+            token, told = _BLOCKING_STOP.set(stop), _DEFERRED.set(deferred)
             try:
                 return await implementation(*args, **kwargs)
             finally:
                 _BLOCKING_STOP.reset(token)
+                _DEFERRED.reset(told)
 
-        return run_blocking(work)
+        try:
+            return run_blocking(work)
+        finally:
+            for message, category in deferred:
+                warnings.warn(message, category, stacklevel=2)
 
     role = "meth" if "." in implementation.__qualname__ else "func"
     twin.__name__ = name[1:]
@@ -76,3 +91,15 @@ def interruption() -> tuple[threading.Event, bool]:
     if stop is None:
         return threading.Event(), True
     return stop, False
+
+
+def warn_caller(message: str, category: type[Warning], stacklevel: int = 1) -> None:
+    """Warn the user of the running operation: under a blocking twin, at the line that
+    called the twin, once the work returns; awaited, at ``stacklevel`` frames above the
+    caller of this function (1: that caller's own caller, as ``warnings.warn`` counts from
+    its caller's frame with 2)."""
+    deferred = _DEFERRED.get()
+    if deferred is None:
+        warnings.warn(message, category, stacklevel=stacklevel + 2)
+    else:
+        deferred.append((message, category))

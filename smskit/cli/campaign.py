@@ -10,6 +10,7 @@ import click
 
 from smskit.cli.options import is_quiet
 from smskit.cli.output import (
+    EXIT_CONFIG,
     EXIT_INCOMPLETE,
     EXIT_INPUT,
     json_option,
@@ -54,9 +55,18 @@ def resume(journal: Path, concurrency: int, as_json: bool) -> int:
     """Send what the journal has not sent yet, on the gateway it records (URL and login; the
     key from SMSKIT_API_KEY). Never sends a chunk twice; exits 7 unless complete."""
     from smskit.campaigns import Campaign
+    from smskit.errors import SandboxEndedError
 
     journal_result(journal, "JOURNAL")  # not a campaign's journal: exit 4 before connecting
-    result = Campaign.resume(journal, concurrency=concurrency, progress=progress())
+    try:
+        result = Campaign.resume(journal, concurrency=concurrency, progress=progress())
+    except SandboxEndedError as exc:
+        raise Refused(
+            f"{journal} was sent to an embedded sandbox ({exc.url}), which ended with its "
+            f"command: nothing to resume; `smskit campaign status {journal}` shows what it "
+            "did, and `smskit send` again starts a new campaign",
+            EXIT_CONFIG,
+        ) from None
     return _report(result, as_json)
 
 

@@ -183,7 +183,7 @@ def send(
                 f"at the next permitted moment ({opening:%a %Y-%m-%d %H:%M %Z}), or "
                 "--outside-hours to send it anyway"
             )
-        path = journal if journal is not None else campaign.default_journal()
+        path = _journal_for_send(campaign, journal)
         # The gateway is part of the send: the same alert to another account is not a
         # repeat (the embedded sandbox, new at each command, counts as one gateway).
         gateway = None if client.is_sandbox else [client.base_url.rstrip("/"), client.api_login]
@@ -218,6 +218,25 @@ def send(
     if not as_json:
         print_row("Sent:", document["result"])
     return _finish(document, as_json, 0 if result.complete else EXIT_INCOMPLETE)
+
+
+def _journal_for_send(campaign: smskit.Campaign, journal: Path | None) -> Path:
+    """The journal the send uses: ``journal`` (else the campaign's), or the next one beside
+    it when that holds a send to an embedded sandbox that ended with its command (said on
+    stderr; the library's warning names Python)."""
+    import warnings
+
+    asked = journal if journal is not None else campaign.default_journal()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        path = campaign.journal_for_send(asked)
+    if path != asked:
+        click.echo(
+            f"{asked} holds a send to an embedded sandbox, which ended with its command: kept "
+            f"as history; this send is a new campaign, journaled in {path}",
+            err=True,
+        )
+    return path
 
 
 def _describe_preflight(document: dict[str, Any], report: Any, as_json: bool) -> None:

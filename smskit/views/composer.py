@@ -332,8 +332,10 @@ class Composer(View):
             self.refresh()
             return
         try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # no event loop to wait in (a plain script): refresh now
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None:  # no event loop to wait in (a plain script): refresh now, unchained
             self.refresh()
             return
         if self._pending is not None:

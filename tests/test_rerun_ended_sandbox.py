@@ -1,0 +1,158 @@
+"""A journal of an embedded sandbox that has ended is finished history: re-running the cell
+that sent it starts a new campaign beside it, and a resume of it refuses in one line; the
+README's campaign snippet runs twice in two new processes."""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import smskit
+from smskit.campaigns.campaign import Campaign
+from smskit.campaigns.reconnect import journal_for_send, sibling
+from smskit.sandbox import Sandbox
+
+REPO = Path(__file__).resolve().parent.parent
+ENV = ("SMSKIT_API_LOGIN", "SMSKIT_API_KEY", "SMSKIT_BASE_URL")
+TEXT = "Promo -20% ce week-end. STOP au 36173"
+MONDAY_10H = "2031-06-03T10:00:00+02:00"
+
+
+def readme_campaign_snippet() -> str:
+    """README's first block (which makes ``client``) and its campaign block, as one script."""
+    blocks = re.findall(r"^```python\n(.*?)^```", (REPO / "README.md").read_text(), re.M | re.S)
+    (campaign,) = [b for b in blocks if "smskit.Campaign(" in b and "name=" in b]
+    return blocks[0] + "\n" + campaign
+
+
+def run_script(code: str, home: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """``code`` run by a new Python process from the checkout, with no SMSKIT_* set."""
+    script = tmp_path / "snippet.py"
+    script.write_text(code)
+    env = {k: v for k, v in os.environ.items() if k not in ENV}
+    env |= {"XDG_DATA_HOME": str(home / "data"), "XDG_CACHE_HOME": str(home / "cache")}
+    return subprocess.run(
+        [sys.executable, str(script)], cwd=REPO, env=env, capture_output=True, text=True,
+        timeout=240, check=False,
+    )  # fmt: skip
+
+
+def test_the_readme_campaign_snippet_runs_twice_in_two_new_processes(
+    tmp_path: Path, user_dirs: Path
+) -> None:
+    """Run again in a new process, the snippet works: the first journal (its embedded
+    sandbox gone) is kept, the second send is a new campaign in june-promo-2, said once."""
+    code = readme_campaign_snippet()
+    assert 'name="june-promo"' in code
+    first = run_script(code, user_dirs, tmp_path)
+    assert first.returncode == 0, first.stderr[-3000:]
+    journals = user_dirs / "data" / "smskit" / "campaigns"
+    kept = (journals / "june-promo.journal.sqlite").read_bytes()
+    second = run_script(code, user_dirs, tmp_path)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "Traceback" not in second.stderr
+    assert "has ended" in second.stderr and "june-promo-2.journal.sqlite" in second.stderr
+    assert (journals / "june-promo.journal.sqlite").read_bytes() == kept  # history untouched
+    assert smskit.CampaignResult.load(journals / "june-promo-2.journal.sqlite").complete
+
+
+def test_resume_of_an_ended_sandbox_journal_refuses_in_one_line_without_a_chained_loop_error(
+    tmp_path: Path, user_dirs: Path
+) -> None:
+    """In a new process, Campaign.resume of a journal whose embedded sandbox ended raises
+    SandboxEndedError, one line saying there is nothing to resume, nothing chained."""
+    path = tmp_path / "j.journal.sqlite"
+    send = (
+        "import smskit\n"
+        f"smskit.Campaign(smskit.Client(), ['+33612345678'], text={TEXT!r}, sender='Shop',"
+        f" send_at={MONDAY_10H!r}).send(progress=False, journal={str(path)!r})\n"
+    )
+    assert run_script(send, user_dirs, tmp_path).returncode == 0
+    resume = f"import smskit\nsmskit.Campaign.resume({str(path)!r}, progress=False)\n"
+    run = run_script(resume, user_dirs, tmp_path)
+    assert run.returncode == 1
+    last = run.stderr.strip().splitlines()[-1]
+    assert last.startswith("smskit.errors.SandboxEndedError: ") and "nothing of it" in last
+    assert "no running event loop" not in run.stderr
+    assert "During handling of the above exception" not in run.stderr
+    assert "Resume it there" not in run.stderr
+
+
+def test_cli_resume_of_an_ended_sandbox_journal_says_so_in_one_line(
+    tmp_path: Path, user_dirs: Path
+) -> None:
+    """`smskit campaign resume` of a journal sent by an earlier command's embedded sandbox:
+    exit 3, one stderr line naming the CLI's own commands, nothing sent."""
+    env = {k: v for k, v in os.environ.items() if k not in ENV}
+    path = tmp_path / "j.journal.sqlite"
+    command = [sys.executable, "-m", "smskit", "--quiet"]
+    sent = subprocess.run(
+        [*command, "send", "--to", "+33612345678", "--text", TEXT, "--sender", "Shop",
+         "--journal", str(path), "--yes", "--outside-hours"],
+        env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert sent.returncode == 0, sent.stderr
+    before = path.read_bytes()
+    run = subprocess.run(
+        [*command, "campaign", "resume", str(path)],
+        env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert run.returncode == 3, run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert "nothing to resume" in line and "smskit campaign status" in line
+    assert "Campaign.resume" not in line and "client=" not in line
+    assert path.read_bytes() == before
+
+
+def test_a_send_again_after_the_sandbox_stopped_is_a_new_campaign(tmp_path: Path) -> None:
+    """In one process: the campaign's sandbox stopped, the same send again goes through a
+    new sandbox into <stem>-2 with a warning; the first journal's bytes are unchanged, and
+    a third send (that sandbox running) continues <stem>-2 (complete: nothing sent)."""
+    path = tmp_path / "promo.journal.sqlite"
+    numbers = [f"+3361234{i:04d}" for i in range(30)]
+    with Sandbox(seed=1) as first:
+        Campaign(smskit.Client(sandbox=first), numbers, text=TEXT, sender="Shop", name="p",
+                 send_at=MONDAY_10H).send(progress=False, journal=path)  # fmt: skip
+    kept = path.read_bytes()
+    with Sandbox(seed=2) as second:
+        campaign = Campaign(smskit.Client(sandbox=second), numbers, text=TEXT, sender="Shop",
+                            name="p", send_at=MONDAY_10H)  # fmt: skip
+        with pytest.warns(UserWarning, match=r"has ended.*promo-2\.journal\.sqlite"):
+            result = campaign.send(progress=False, journal=path)
+        assert result.journal == tmp_path / "promo-2.journal.sqlite" and result.complete
+        assert len(second.sent()) == 30
+        with pytest.warns(UserWarning, match="has ended"):
+            again = campaign.send(progress=False, journal=path)
+        assert again.journal == result.journal and len(second.sent()) == 30
+    assert path.read_bytes() == kept
+
+
+def test_only_an_ended_embedded_sandbox_journal_is_passed_over(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """A journal of a gateway reached by URL (not an in-process sandbox), of a sandbox still
+    running, or a free path: the send uses it as asked."""
+    numbers = ["+33612345678"]
+    by_url = tmp_path / "url.sqlite"
+    client = smskit.Client(fresh_sandbox.login, fresh_sandbox.api_key, fresh_sandbox.url)
+    Campaign(client, numbers, text=TEXT, sender="Shop", send_at=MONDAY_10H).send(
+        progress=False, journal=by_url
+    )
+    running = tmp_path / "running.sqlite"
+    Campaign(smskit.Client(sandbox=fresh_sandbox), numbers, text=TEXT, sender="Shop",
+             send_at=MONDAY_10H).send(progress=False, journal=running)  # fmt: skip
+    for path in (by_url, running, tmp_path / "free.sqlite"):
+        assert journal_for_send(path) == (path, None)
+    with sqlite3.connect(running) as db:
+        db.execute(
+            "UPDATE meta SET value = json_set(value, '$.base_url', 'http://127.0.0.1:9') "
+            "WHERE key = 'gateway'"
+        )
+    assert journal_for_send(running) == (sibling(running, 2), running)
+    assert sibling(Path("/x/a.journal.sqlite"), 3) == Path("/x/a-3.journal.sqlite")
