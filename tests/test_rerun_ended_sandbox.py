@@ -24,11 +24,13 @@ TEXT = "Promo -20% ce week-end. STOP au 36173"
 MONDAY_10H = "2031-06-03T10:00:00+02:00"
 
 
-def readme_campaign_snippet() -> str:
-    """README's first block (which makes ``client``) and its campaign block, as one script."""
+def readme_snippets() -> tuple[str, str]:
+    """README's Python blocks, up to the one that sends the campaign, as one script (the
+    first makes ``client``), and the campaign's name there."""
     blocks = re.findall(r"^```python\n(.*?)^```", (REPO / "README.md").read_text(), re.M | re.S)
-    (campaign,) = [b for b in blocks if "smskit.Campaign(" in b and "name=" in b]
-    return blocks[0] + "\n" + campaign
+    sending = next(at for at, block in enumerate(blocks) if "campaign.send(" in block)
+    (name,) = re.findall(r'smskit\.Campaign\(.*?name="([^"]+)"', "\n".join(blocks), re.S)
+    return "\n".join(blocks[: sending + 1]), name
 
 
 def run_script(code: str, home: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
@@ -46,20 +48,19 @@ def run_script(code: str, home: Path, tmp_path: Path) -> subprocess.CompletedPro
 def test_the_readme_campaign_snippet_runs_twice_in_two_new_processes(
     tmp_path: Path, user_dirs: Path
 ) -> None:
-    """Run again in a new process, the snippet works: the first journal (its embedded
-    sandbox gone) is kept, the second send is a new campaign in june-promo-2, said once."""
-    code = readme_campaign_snippet()
-    assert 'name="june-promo"' in code
+    """Run again in a new process, README's loop up to the send works: the first journal (its
+    embedded sandbox gone) is kept, the second send is a new campaign in <name>-2, said once."""
+    code, name = readme_snippets()
     first = run_script(code, user_dirs, tmp_path)
     assert first.returncode == 0, first.stderr[-3000:]
     journals = user_dirs / "data" / "smskit" / "campaigns"
-    kept = (journals / "june-promo.journal.sqlite").read_bytes()
+    kept = (journals / f"{name}.journal.sqlite").read_bytes()
     second = run_script(code, user_dirs, tmp_path)
     assert second.returncode == 0, second.stderr[-3000:]
     assert "Traceback" not in second.stderr
-    assert "has ended" in second.stderr and "june-promo-2.journal.sqlite" in second.stderr
-    assert (journals / "june-promo.journal.sqlite").read_bytes() == kept  # history untouched
-    assert smskit.CampaignResult.load(journals / "june-promo-2.journal.sqlite").complete
+    assert "has ended" in second.stderr and f"{name}-2.journal.sqlite" in second.stderr
+    assert (journals / f"{name}.journal.sqlite").read_bytes() == kept  # history untouched
+    assert smskit.CampaignResult.load(journals / f"{name}-2.journal.sqlite").complete
 
 
 def test_resume_of_an_ended_sandbox_journal_refuses_in_one_line_without_a_chained_loop_error(
