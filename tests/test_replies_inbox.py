@@ -150,7 +150,9 @@ def test_same_message_id_is_stored_once(inbox: Inbox, post: Any) -> None:
     assert frame["message_id"].tolist() == ["r1", "r2"]
     assert frame["text"].tolist() == ["OUI", "OUI"]
     assert inbox.stats() == {"stored": 2, "duplicates": 1, "rejected": 0, "unsaved": 0,
-                             "delivery_reports": 0, "stops": 0, "report_duplicates": 0}  # fmt: skip
+                             "delivery_reports": 0, "stops": 0, "report_duplicates": 0,
+                             "links": 0, "clicks": 0, "unknown_link_requests": 0,
+                             "clicks_unsaved": 0}  # fmt: skip
 
 
 def test_wrong_token_and_other_paths_are_404_and_store_nothing(inbox: Inbox, post: Any) -> None:

@@ -2,7 +2,8 @@
 
 Owns: the callback endpoint of the spec's Events section, which also takes the vendor's
 delivery reports and STOPs (receiver), its optional signatures (signing, an extension),
-storage and de-duplication (inbox), the tolerant reading, storage and frames of delivery
+storage and de-duplication (inbox), the tracked links the inbox serves and the requests on
+them (clicks, docs/links.md), the tolerant reading, storage and frames of delivery
 reports and STOPs (reports, docs/callbacks.md), the reply frames (analytics), and the
 account's opt-out list those callbacks feed and every preflight reads (optouts, read from
 CSV by optoutcsv; docs/optouts.md).

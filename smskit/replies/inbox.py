@@ -17,7 +17,6 @@ stalled connections; its SQLite file is created 0600. The HTTP side is
 
 from __future__ import annotations
 
-import ipaddress
 import itertools
 import logging
 import os
@@ -26,32 +25,34 @@ import secrets
 import sqlite3
 import threading
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from smskit import _sqlite
 from smskit._server import Guards, Served
 from smskit.errors import ConfigurationError, ValidationError
-from smskit.replies import receiver, reports
+from smskit.replies import clicks, receiver, reports
 from smskit.replies.optouts import Account, OptOutEvent, OptOuts, claim_account, kept_account
 from smskit.replies.receiver import Reply, micros
 from smskit.replies.reports import Report
 from smskit.replies.signing import DEFAULT_TOLERANCE, secret_bytes
+from smskit.rules.bots import BotRules
 from smskit.rules.callbacks import CALLBACK_KINDS
 from smskit.rules.content import has_stop_mention
+from smskit.rules.links import check_link_base
 from smskit.rules.timezone import account_time_zone
 
 if TYPE_CHECKING:
     import pandas
 
 
-__all__ = ["FRAME_COLUMNS", "LOOPBACK_HOSTS", "MAX_BODY", "Inbox", "is_opt_out"]
+__all__ = ["FRAME_COLUMNS", "MAX_BODY", "Inbox", "is_opt_out"]
 
 logger = logging.getLogger("smskit.replies.inbox")
 
 MAX_BODY = 64 * 1024  # a reply is at most a few SMS segments: 64 KiB is generous
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 FRAME_COLUMNS = (
     "message_id", "number", "text", "sim_card_number", "reception_date", "received_at",
     "is_opt_out",
@@ -113,7 +114,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 def _check_kind(path: str) -> None:
     """Refuse (left unchanged) a file that is not an inbox: not SQLite, or holding other
     tables (a campaign journal, the HLR cache), which the inbox's tables would spoil."""
-    own = _sqlite.schema_tables(_SCHEMA + reports.SCHEMA)
+    own = _sqlite.schema_tables(_SCHEMA + reports.SCHEMA + clicks.SCHEMA)
     instead = "give another file (or none, for an inbox in memory)"
     _sqlite.check_kind(path, "an inbox file", own, instead=instead)
 
@@ -127,7 +128,7 @@ class _Store:
         if path:
             _check_kind(path)
         try:
-            self._db = _sqlite.connect(path or None, _SCHEMA + reports.SCHEMA)
+            self._db = _sqlite.connect(path or None, _SCHEMA + reports.SCHEMA + clicks.SCHEMA)
         except sqlite3.Error as exc:  # a directory that does not exist, a damaged file
             raise ConfigurationError(f"{path!r} cannot be an inbox file: {exc}") from exc
         self.count = self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
@@ -140,6 +141,7 @@ class _Store:
         # The account's opt-out list, given the opt-outs as they are stored (Inbox(account=)).
         self.feed: OptOuts | None = None
         self.feed_pending: list[OptOutEvent] = []
+        self.links = clicks.LinkBook(self._db, self.changed)  # short links and their clicks
 
     def add(self, item: Reply | Report) -> bool:
         """Store a reply unless its message_id is known, a delivery report or STOP unless
@@ -291,6 +293,7 @@ class Inbox(Served):
         header_timeout: float = 5.0,
         account: Account | tuple[str, str] | None = None,
         optouts_path: str | os.PathLike[str] | None = None,
+        link_base: str | None = None,
     ) -> None:
         self._secret = (
             None if signing_secret is None else secret_bytes("signing_secret", signing_secret)
@@ -302,7 +305,8 @@ class Inbox(Served):
             raise ValidationError("max_body", "must be an integer >= 1024 bytes", value=max_body)
         if not isinstance(host, str) or not host:
             raise ValidationError("host", "must be an IP address or host name", value=host)
-        self.allowed_hosts = _allowed_hosts(host, allowed_hosts)
+        self._link_base = None if link_base is None else check_link_base(link_base)
+        self.allowed_hosts = receiver.allowed_hosts(host, allowed_hosts, self._link_base)
         if (
             isinstance(signature_tolerance, bool)
             or not isinstance(signature_tolerance, int | float)
@@ -327,6 +331,8 @@ class Inbox(Served):
         )
         if self.path is not None:
             self._store.remembered("token", self._token)
+            self._link_base = self._store.remembered("link_base", self._link_base)
+            self.allowed_hosts = receiver.allowed_hosts(host, allowed_hosts, self._link_base)
             if port == 0:
                 self.port = int(self._store.remembered("port", None) or 0)
         self._requested_port = port
@@ -342,6 +348,31 @@ class Inbox(Served):
     def url(self) -> str:
         """The callback URL to register with the gateway (it holds the token: keep it private)."""
         return f"{self._served_url()}{self._path(self._token)}"
+
+    @property
+    def link_base(self) -> str:
+        """Where short links start: ``link_base=`` (a public domain in front of the inbox, kept
+        by a file inbox), else this inbox's own ``http://host:port`` (docs/links.md)."""
+        return self._link_base or self._served_url()
+
+    def register_links(self, campaign: str, rows: Iterable[tuple[str, str, int, int, str]]) -> int:
+        """Store short links ``(token, phone_number, row, link, destination)`` of ``campaign``
+        before they are sent; returns how many were new (a token registered again for the
+        same recipient is kept; for another, refused)."""
+        return self._store.links.register(campaign, rows)
+
+    def links(self) -> pandas.DataFrame:
+        """One row per short link registered: :data:`smskit.replies.clicks.LINK_COLUMNS`."""
+        return self._store.links.links_frame()
+
+    def clicks(
+        self, bots: BotRules | None = None, time_zone: str | None = None
+    ) -> pandas.DataFrame:
+        """One row per request on a short link, oldest first, with its campaign, recipient
+        and destination; ``reason`` is ``human`` or why it is a bot (``bots``: the rules,
+        :class:`smskit.BotRules`), ``bot`` says which. Dates in ``time_zone`` (default the
+        account's). A campaign's outcomes also judge requests before delivery."""
+        return self._store.links.clicks_frame(account_time_zone(time_zone), bots)
 
     def start(self) -> Inbox:
         """Serve the callback URL from a background thread; returns self.
@@ -366,7 +397,7 @@ class Inbox(Served):
 
     def exposure_warning(self) -> str | None:
         """What ``start()`` logs when the address is not loopback (None when it is)."""
-        if _is_loopback(self.host):
+        if receiver.is_loopback(self.host):
             return None
         return (
             f"the reply inbox listens on {self.host}: reachable from other machines "
@@ -383,6 +414,8 @@ class Inbox(Served):
             allowed_hosts=self.allowed_hosts,
             secret=self._secret,
             tolerance=self.signature_tolerance,
+            links=clicks.link_endpoint(self._store.links),
+            link_path=urlsplit(self.link_base).path if self._link_base else "",
         )
 
     def _guards(self) -> Guards:
@@ -422,6 +455,7 @@ class Inbox(Served):
             "delivery_reports": kinds["delivery_report"],
             "stops": kinds["stop"],
             "report_duplicates": report_duplicates,
+            **self._store.links.counts(),
         }
 
     @property
@@ -549,35 +583,3 @@ class Inbox(Served):
             frame["received_at"].astype("int64"), unit="us", utc=True
         )
         return frame
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def _allowed_hosts(host: str, given: Sequence[str] | None) -> tuple[str, ...]:
-    """The Host header values to answer: loopback names, the bound name, and ``given``."""
-    if given is not None:
-        if isinstance(given, str) or not all(isinstance(h, str) and h for h in given):
-            raise ValidationError("allowed_hosts", "must be a list of host names", value=given)
-        if any("*" in h[1:] or (h.startswith("*") and not h.startswith("*.")) for h in given):
-            raise ValidationError("allowed_hosts", "wildcards must look like '*.example.com'")
-        names = [h.lower() for h in given]
-    elif host in ("0.0.0.0", "::"):
-        raise ValidationError(
-            "allowed_hosts",
-            f"must be given when host={host!r} (every address): name the host the gateway "
-            "calls, e.g. allowed_hosts=['replies.example.com']",
-        )
-    else:
-        names = []
-    if _is_loopback(host):
-        names = [*LOOPBACK_HOSTS, *names]
-    elif host not in ("0.0.0.0", "::"):
-        names.append(host.lower())
-    return tuple(dict.fromkeys(names))

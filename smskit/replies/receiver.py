@@ -26,6 +26,7 @@ retries, instead of every reply being dropped behind a silent 200.
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import json
 import logging
 import re
@@ -33,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from smskit.errors import ValidationError
 from smskit.replies.reports import Report, parse_report
@@ -43,6 +45,7 @@ from smskit.rules.once import once
 logger = logging.getLogger("smskit.replies.inbox")
 
 TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{16,128}")
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 _TOKEN_IN_PATH = re.compile(r"/callbacks/[^/\s]+/")
 
 
@@ -160,8 +163,12 @@ def build_app(
     allowed_hosts: Sequence[str],
     secret: bytes | None,
     tolerance: float,
+    links: Any = None,
+    link_path: str = "",
 ) -> Any:
-    """The receiver app for one inbox (see the module docstring for the order of checks)."""
+    """The receiver app for one inbox (see the module docstring for the order of checks);
+    with ``links`` (an endpoint of :mod:`smskit.replies.clicks`) it serves
+    ``{link_path}/{token}`` too."""
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
     from starlette.middleware import Middleware
@@ -218,8 +225,11 @@ def build_app(
         return Response(status_code=500)
 
     methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+    routes = [Route("/callbacks/{token}/inbound", inbound, methods=methods)]
+    if links is not None:
+        routes.append(Route(f"{link_path}/{{token}}", links, methods=["GET", "HEAD"]))
     return Starlette(
-        routes=[Route("/callbacks/{token}/inbound", inbound, methods=methods)],
+        routes=routes,
         middleware=[
             Middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts), www_redirect=False)
         ],
@@ -249,3 +259,40 @@ def checked_token(token: object) -> str:
     if not isinstance(token, str) or not TOKEN_RE.fullmatch(token):
         raise ValidationError("token", "must be 16 to 128 characters A-Z a-z 0-9 _ -")
     return token
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def allowed_hosts(
+    host: str, given: Sequence[str] | None, link_base: str | None = None
+) -> tuple[str, ...]:
+    """The Host header values to answer: loopback names, the bound name, ``given``, and the
+    host of ``link_base`` (the public domain in front of the inbox)."""
+    if given is not None:
+        if isinstance(given, str) or not all(isinstance(h, str) and h for h in given):
+            raise ValidationError("allowed_hosts", "must be a list of host names", value=given)
+        if any("*" in h[1:] or (h.startswith("*") and not h.startswith("*.")) for h in given):
+            raise ValidationError("allowed_hosts", "wildcards must look like '*.example.com'")
+        names = [h.lower() for h in given]
+    elif host in ("0.0.0.0", "::"):
+        raise ValidationError(
+            "allowed_hosts",
+            f"must be given when host={host!r} (every address): name the host the gateway "
+            "calls, e.g. allowed_hosts=['replies.example.com']",
+        )
+    else:
+        names = []
+    if is_loopback(host):
+        names = [*LOOPBACK_HOSTS, *names]
+    elif host not in ("0.0.0.0", "::"):
+        names.append(host.lower())
+    if link_base is not None and (public := urlsplit(link_base).hostname):
+        names.append(public.lower())
+    return tuple(dict.fromkeys(names))
