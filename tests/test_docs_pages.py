@@ -64,3 +64,64 @@ def test_the_readme_says_where_each_capability_is_documented() -> None:
     assert guides - linked == set()
     for text in (readme, (REPO / "docs" / "campaigns.md").read_text(encoding="utf-8")):
         assert re.search(r"`country` column sets the region of", text)
+
+
+RELIABILITY = REPO / "docs" / "reliability.md"
+TEST_NAME = re.compile(r"\b(test_\w+)\b")
+
+
+def _defined_tests() -> set[str]:
+    """Names of the test functions and test modules of tests/ (modules are cited as files)."""
+    names: set[str] = set()
+    for path in (REPO / "tests").rglob("*.py"):
+        names.add(path.stem)
+        names |= set(re.findall(r"^\s*(?:async )?def (test_\w+)", path.read_text(), re.M))
+    return names
+
+
+def _guarantees(text: str) -> list[str]:
+    """Each guarantee of the page: a row of a table whose header has a "Test" column (its
+    Test cell), or a bullet that starts with a bold statement (the whole bullet)."""
+    found: list[str] = []
+    test_column: int | None = None
+    for block in re.split(r"\n(?=- )|\n\n", COMMENT.sub("", text)):
+        if block.startswith("- **"):
+            found.append(block)
+    for line in text.splitlines():
+        if not line.startswith("|"):
+            test_column = None
+            continue
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if test_column is None and "Test" in cells:
+            test_column = cells.index("Test")
+        elif test_column is not None and not set(line) <= set("|- "):
+            found.append(cells[test_column] if test_column < len(cells) else "")
+    return found
+
+
+def test_every_guarantee_names_a_test_that_exists() -> None:
+    """docs/reliability.md: each guarantee names a test, and every test and test file the
+    page names exists (a renamed or deleted test leaves no promise without its proof)."""
+    text = RELIABILITY.read_text(encoding="utf-8")
+    guarantees = _guarantees(text)
+    assert len(guarantees) > 30
+    assert [g[:80] for g in guarantees if not re.search(r"test_\w+|tests/", g)] == []
+    defined = _defined_tests()
+    assert sorted(set(TEST_NAME.findall(text)) - defined) == []
+    files = set(re.findall(r"(tests/[\w/]+\.py)", text))
+    assert sorted(path for path in files if not (REPO / path).is_file()) == []
+
+
+def test_the_guarantee_check_sees_a_promise_without_its_test() -> None:
+    """A table row with an empty Test cell and a bold bullet without a test are found as
+    guarantees the check refuses; a limit is not a guarantee."""
+    page = (
+        "| Guarantee | Where | Test |\n|---|---|---|\n| kept | here | |\n"
+        "| proved | there | `test_x` |\n\n- **Promised.** No proof.\n- Limit: none.\n"
+    )
+    found = _guarantees(page)
+    assert len(found) == 3
+    assert sorted(g for g in found if not re.search(r"test_\w+|tests/", g)) == [
+        "",
+        "- **Promised.** No proof.",
+    ]
