@@ -32,7 +32,7 @@ import pyarrow as pa
 from _common import cpu_model
 
 import smskit
-from smskit.campaigns.audience import NUMBER_BLOCK_ROWS
+from smskit.campaigns.planning.audience import NUMBER_BLOCK_ROWS
 from smskit.rules import phones
 from smskit.rules.recipients import REGION_COLUMN, Recipients, number_codes
 
@@ -60,7 +60,7 @@ def columns(rows: int) -> dict[str, list[Any]]:
 
 
 def read_numbers(value: Any) -> None:
-    """What preflight's recipients' half does with the numbers (campaigns/audience.py)."""
+    """What preflight's recipients' half does with the numbers (campaigns/planning/audience.py)."""
     table = Recipients(value).columns(())
     given, regions = table["phone_number"].array, table[REGION_COLUMN].array
     for start in range(0, len(table), NUMBER_BLOCK_ROWS):

@@ -150,7 +150,7 @@ def side_preflight(path: str) -> dict[str, Any]:
     import pandas  # noqa: F401  (imported before the clock, as the read_csv side does)
 
     import smskit
-    from smskit.campaigns import audience
+    from smskit.campaigns.planning import audience
     from smskit.sandbox import Sandbox
 
     # The share of phones.normalize (the numbers' checks), timed where the audience calls it.

@@ -104,8 +104,8 @@ def report_memory(count: int, folder: Path) -> dict[str, Any]:
     """In this (child) process: the report of ``count`` recipients read from a CSV file."""
     import numpy as np
 
-    from smskit.campaigns.orchestration import preflight
-    from smskit.campaigns.preflight import PreflightSettings, audience_for
+    from smskit.campaigns.planning.orchestration import preflight
+    from smskit.campaigns.planning.preflight import PreflightSettings, audience_for
     from smskit.rules.recipients import Recipients
 
     path = folder / f"recipients-{count}.csv"

@@ -28,8 +28,8 @@ from pathlib import Path
 import pandas as pd
 from _common import cpu_model
 
-from smskit.campaigns.orchestration import preflight
-from smskit.campaigns.preflight import PreflightSettings, audience_for
+from smskit.campaigns.planning.orchestration import preflight
+from smskit.campaigns.planning.preflight import PreflightSettings, audience_for
 from smskit.replies.optouts import OptOutEvent, OptOuts, listed_numbers
 from smskit.rules.optouts import Suppression
 from smskit.rules.recipients import Recipients

@@ -33,7 +33,8 @@ from smskit.errors import *  # noqa: F403  (each error at the top level too: err
 
 if TYPE_CHECKING:
     from smskit.campaigns import CampaignResult, CampaignSpec, CostEstimate, PreflightReport
-    from smskit.campaigns.bulk import (
+    from smskit.campaigns.analysis.comparison import ExperimentComparison
+    from smskit.campaigns.bulk.operations import (
         abulk_hlr,
         acreate_contacts,
         adelete_contacts,
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
         delete_contacts,
     )
     from smskit.campaigns.campaign import Campaign
-    from smskit.campaigns.comparison import ExperimentComparison
     from smskit.campaigns.experiment import Experiment, ExperimentResult
     from smskit.client.config import SandboxLike
     from smskit.replies.inbox import Inbox

@@ -17,7 +17,16 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:
     import jinja2
 
-__all__ = ["LINE_STATUS_COLORS", "MISSING_COLOR", "environment", "money", "number", "render"]
+__all__ = [
+    "LINE_STATUS_COLORS",
+    "MISSING_COLOR",
+    "environment",
+    "money",
+    "number",
+    "render",
+    "shown_record",
+    "shown_value",
+]
 
 # One colour per spec line status, used by every figure and repr.
 LINE_STATUS_COLORS: Final[Mapping[str, str]] = {
@@ -69,3 +78,15 @@ def money(value: Any) -> str:
     text = f"{float(value):,.6f}".rstrip("0")
     whole, _, decimals = text.partition(".")
     return f"{whole}.{decimals.ljust(2, '0')}"
+
+
+def shown_value(value: Any) -> Any:
+    """A table cell as shown: a missing value (None, NaN, NA) is an empty cell."""
+    import pandas as pd
+
+    return "" if value is None or (not isinstance(value, str) and pd.isna(value)) else value
+
+
+def shown_record(record: Mapping[Any, Any]) -> dict[str, Any]:
+    """A record as shown: string keys, missing values empty."""
+    return {str(key): shown_value(value) for key, value in record.items()}

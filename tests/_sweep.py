@@ -46,9 +46,9 @@ import smskit
 from smskit import frames, phones, text
 from smskit._account import gateway_of
 from smskit.campaigns import CampaignResult, create_contacts, delete_contacts
-from smskit.campaigns.hlr_cache import HLRCache
-from smskit.campaigns.journal import Journal
-from smskit.campaigns.plan import SEND_OPTIONS
+from smskit.campaigns.bulk.hlr_cache import HLRCache
+from smskit.campaigns.planning.plan import SEND_OPTIONS
+from smskit.campaigns.sending.journal import Journal
 from smskit.cli.main import main as cli_main
 
 HANG_SECONDS = 20  # one call taking longer than this is a hang

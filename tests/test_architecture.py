@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "smskit"
-MAX_LINES = 600
+MAX_LINES = 800
 
 # Modules over MAX_LINES that their owner is splitting right now. Only for the size rule;
 # remove an entry when its module is split (the last test fails until you do).
@@ -53,6 +53,17 @@ MAY_IMPORT: Mapping[str, frozenset[str]] = {
             "infra",
         }
     ),
+}
+
+
+# The rooms of smskit.campaigns (docs/architecture.md, "The campaign rooms"): what each may
+# import besides itself. The front ends (the modules directly in smskit.campaigns: campaign,
+# executor, send, experiment) may import every room; no room imports a front end.
+ROOM_MAY_IMPORT: Mapping[str, frozenset[str]] = {
+    "sending": frozenset(),
+    "bulk": frozenset({"sending"}),
+    "planning": frozenset({"sending"}),
+    "analysis": frozenset({"sending", "planning", "bulk"}),
 }
 
 
@@ -217,6 +228,32 @@ def upward_imports() -> list[str]:
                     f"{module}:{imp.line} -> {imp.target} "
                     f"({part(module)} may not import {part(imp.target)})"
                 )
+    return found
+
+
+def room(module: str) -> str | None:
+    """The room of smskit.campaigns ``module`` is in, ``"front"`` for a module directly in
+    the package (or the package itself), None outside smskit.campaigns."""
+    names = module.split(".")
+    if names[:2] != ["smskit", "campaigns"]:
+        return None
+    return (
+        names[2] if len(names) > 3 or (len(names) == 3 and names[2] in ROOM_MAY_IMPORT) else "front"
+    )
+
+
+def room_violations() -> list[str]:
+    """``module:line -> target`` for each import a campaigns room may not make."""
+    found = []
+    for module in MODULES:
+        here = room(module)
+        if here is None or here == "front":
+            continue
+        for imp in imports(module):
+            there = room(imp.target)
+            if there is None or there == here or there in ROOM_MAY_IMPORT[here]:
+                continue
+            found.append(f"{module}:{imp.line} -> {imp.target} ({here} may not import {there})")
     return found
 
 
@@ -404,6 +441,13 @@ def test_imports_point_down_the_layers() -> None:
     assert not found, "imports against the layers:\n" + "\n".join(found)
 
 
+def test_campaign_rooms_import_downwards() -> None:
+    """Each room of smskit.campaigns imports only the rooms below it, never a front end."""
+    assert {room(m) for m in MODULES} >= {*ROOM_MAY_IMPORT, "front", None}
+    found = room_violations()
+    assert not found, "imports against the campaign rooms:\n" + "\n".join(found)
+
+
 def test_no_private_name_crosses_parts() -> None:
     """A leading-underscore module or name is used only inside the part that defines it."""
     found = private_imports()
@@ -411,7 +455,8 @@ def test_no_private_name_crosses_parts() -> None:
 
 
 def test_modules_stay_small() -> None:
-    """No module is over 600 lines, except those listed as being split right now."""
+    """No module is over 800 lines (one concept, sized by what it holds), except those listed
+    as being split right now."""
     over = {m: n for m, n in line_counts().items() if n > MAX_LINES}
     offenders = [
         f"{m}: {n} lines" for m, n in sorted(over.items()) if m not in OVERSIZED_BEING_SPLIT
@@ -452,8 +497,8 @@ def test_the_re_export_checks_see_a_relayed_name() -> None:
     """The checks read what they claim: a name another module defines is not defined here,
     a module's own constant is, and the known faces are faces."""
     assert "ResponseShapeError" in defined_names("smskit.errors")
-    assert "AsyncClient" not in defined_names("smskit.campaigns.blocking")
-    assert "run_blocking" in defined_names("smskit.campaigns.blocking")
+    assert "AsyncClient" not in defined_names("smskit.campaigns.sending.blocking")
+    assert "run_blocking" in defined_names("smskit.campaigns.sending.blocking")
     assert {"REASON_DTYPE", "TYPE_DTYPE"} <= defined_names("smskit.rules.phones")
     assert is_face("smskit.frames") and is_face("smskit.dask") and is_face("smskit.campaigns")
     assert not is_face("smskit.client.frames") and not is_face("smskit.campaigns.campaign")

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 import smskit
 from smskit import text
 from smskit.campaigns import create_contacts, delete_contacts
-from smskit.campaigns.journal import Journal
+from smskit.campaigns.sending.journal import Journal
 from smskit.client.checks import to_contacts
 from smskit.rules.recipients import Recipients
 from smskit.sandbox import Sandbox

@@ -20,9 +20,9 @@ import pandas as pd
 import pytest
 
 import smskit
+from smskit.campaigns.analysis.results import CampaignResult
 from smskit.campaigns.campaign import Campaign
-from smskit.campaigns.journal import Journal, derive_request_id
-from smskit.campaigns.results import CampaignResult
+from smskit.campaigns.sending.journal import Journal, derive_request_id
 from smskit.client.clients import Backoff
 from smskit.sandbox import Sandbox
 

@@ -23,9 +23,9 @@ import httpx
 import pytest
 
 import smskit
-from smskit.campaigns import lease as lease_module
 from smskit.campaigns.campaign import Campaign
-from smskit.campaigns.journal import Journal
+from smskit.campaigns.sending import lease as lease_module
+from smskit.campaigns.sending.journal import Journal
 from smskit.client.clients import Backoff
 from smskit.sandbox import Sandbox
 

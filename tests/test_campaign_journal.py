@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 import smskit
-from smskit.campaigns.blocking import run_blocking
-from smskit.campaigns.journal import Journal
-from smskit.campaigns.runner import run_chunks
+from smskit.campaigns.sending.blocking import run_blocking
+from smskit.campaigns.sending.journal import Journal
+from smskit.campaigns.sending.runner import run_chunks
 from smskit.rules.canonical import canonical_json
 
 META = {"campaign_id": "c1", "name": "t", "text": "x STOP", "sender": "Shop", "options": {}}

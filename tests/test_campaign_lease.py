@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 import smskit
-from smskit.campaigns import lease as lease_module
-from smskit.campaigns.journal import Journal
+from smskit.campaigns.sending import lease as lease_module
+from smskit.campaigns.sending.journal import Journal
 
 META = {"campaign_id": "c1", "name": "t", "text": "x STOP", "sender": "Shop", "options": {}}
 PLAN = {"phone_number": ["+33611", "+33612"], "row": [0, 1], "segments": [1, 1]}

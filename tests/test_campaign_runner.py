@@ -25,10 +25,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import smskit
-from smskit.campaigns.blocking import run_blocking
-from smskit.campaigns.journal import Journal
-from smskit.campaigns.runner import run_chunks
-from smskit.campaigns.sending import execute
+from smskit.campaigns.send import execute
+from smskit.campaigns.sending.blocking import run_blocking
+from smskit.campaigns.sending.journal import Journal
+from smskit.campaigns.sending.runner import run_chunks
 from smskit.client.clients import Backoff
 from smskit.sandbox import Sandbox
 

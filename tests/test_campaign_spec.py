@@ -22,7 +22,7 @@ from distributed import Client as DaskClient
 
 import smskit
 import smskit.dask
-from smskit.campaigns.definition import CampaignSpec
+from smskit.campaigns.planning.spec import CampaignSpec
 from smskit.rules.fields import DYNAMIC_FIELDS
 from smskit.rules.region import ENV_DEFAULT_REGION, default_region_setting
 from smskit.sandbox import Sandbox
@@ -128,8 +128,8 @@ def test_every_default_region_default_is_the_setting() -> None:
     probe = (
         "import inspect, smskit, smskit.dask, smskit.dask.partitionwise, smskit.phones\n"
         "from smskit.views.composer import Composer\n"
-        "from smskit.campaigns.preflight import PreflightSettings\n"
-        "from smskit.campaigns.definition import CampaignSpec\n"
+        "from smskit.campaigns.planning.preflight import PreflightSettings\n"
+        "from smskit.campaigns.planning.spec import CampaignSpec\n"
         "things = [smskit.Campaign, smskit.dask.Campaign, Composer, smskit.bulk_hlr,\n"
         "          smskit.create_contacts, smskit.delete_contacts, smskit.dask.bulk_hlr,\n"
         "          smskit.phones.normalize, smskit.dask.partitionwise.normalize,\n"

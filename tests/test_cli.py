@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 import smskit
-from smskit.campaigns.journal import Journal
+from smskit.campaigns.sending.journal import Journal
 from smskit.cli import cli
 from smskit.cli.output import EXIT_INPUT
 from smskit.sandbox import Sandbox

@@ -486,7 +486,7 @@ def test_version_exits_0() -> None:
 def test_send_of_a_campaign_another_runner_holds_exits_8(run: Run, fresh_sandbox: Sandbox) -> None:
     """A named campaign left unfinished (no credit) whose journal another runner holds:
     re-running the send exits 8 and sends nothing; once it lets go, the re-run finishes it."""
-    from smskit.campaigns.journal import Journal
+    from smskit.campaigns.sending.journal import Journal
     from smskit.cli.output import EXIT_BUSY
 
     fresh_sandbox.set_balance(0.0)

@@ -20,8 +20,8 @@ import smskit
 import smskit.phones
 import smskit.text
 from smskit.campaigns.campaign import Campaign as PandasCampaign
-from smskit.campaigns.plan import build_plan
-from smskit.campaigns.preflight import audience_for
+from smskit.campaigns.planning.plan import build_plan
+from smskit.campaigns.planning.preflight import audience_for
 from smskit.dask import Campaign, connect
 from smskit.dask.campaign import repeats_by_owner
 from smskit.dask.partition_preflight import SHIFT

@@ -17,7 +17,7 @@ import pytest
 from distributed import Client as DaskClient
 
 import smskit
-from smskit.campaigns.journal import Journal
+from smskit.campaigns.sending.journal import Journal
 from smskit.dask import Campaign as DaskCampaign
 from smskit.dask.generate import contact_partition
 from smskit.dask.sending import EXCLUDED_COLUMNS, parts_dir, resume, send_kept

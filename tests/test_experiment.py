@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 from statsmodels.stats.proportion import proportion_confint, proportions_ztest
 
 import smskit
+from smskit.campaigns.analysis.split import assign_arms
 from smskit.campaigns.experiment import Experiment, ExperimentResult
-from smskit.campaigns.split import assign_arms
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies.inbox import Inbox
 from smskit.sandbox import DeliveryModel, HLRDistribution, Sandbox

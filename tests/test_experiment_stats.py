@@ -19,7 +19,7 @@ from statsmodels.stats.proportion import (
     proportions_ztest,
 )
 
-from smskit.campaigns.comparison import METRICS, compare_counts
+from smskit.campaigns.analysis.comparison import METRICS, compare_counts
 from smskit.errors import ValidationError
 
 MEASURES = ("delivered", "replied", "opted_out")

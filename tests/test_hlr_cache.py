@@ -21,7 +21,7 @@ import pytest
 import smskit
 from smskit._account import gateway_of
 from smskit.campaigns.bulk import abulk_hlr, bulk_hlr
-from smskit.campaigns.hlr_cache import HLRCache
+from smskit.campaigns.bulk.hlr_cache import HLRCache
 from smskit.sandbox import HLRDistribution, Sandbox
 
 NUMBERS = [f"+3361{i:07d}" for i in range(12)]

@@ -47,7 +47,9 @@ def test_first_hlr_answer_loads_neither_pandas_nor_pyarrow() -> None:
 def test_statsmodels_loads_only_for_a_comparison() -> None:
     """statsmodels and scipy load when an experiment's arms are compared, not with
     ``import smskit`` nor with smskit.Experiment and its split."""
-    split = "import smskit; smskit.Experiment; smskit.campaigns.split.assign_arms(10, 2, 1)"
+    split = (
+        "import smskit; smskit.Experiment; smskit.campaigns.analysis.split.assign_arms(10, 2, 1)"
+    )
     assert _modules_after(split).isdisjoint({"statsmodels", "scipy"})
     compare = "from smskit.campaigns import compare_counts; compare_counts({'A': c, 'B': c})"
     counts = "c = {'sent': 9, 'delivered': 5, 'replied': 1, 'opted_out': 1}"

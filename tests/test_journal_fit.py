@@ -1,5 +1,5 @@
 """Whether a journal can take a campaign is decided once, in the library
-(``campaigns.journal_fit``): the send's own adoption of its journal and the CLI's check before
+(``campaigns.send``): the send's own adoption of its journal and the CLI's check before
 it asks to confirm read the same rule, against the sandbox over real HTTP."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 
 import smskit
 from smskit.campaigns.campaign import journal_check
-from smskit.campaigns.journal_fit import JournalFit
+from smskit.campaigns.send import JournalFit
 from smskit.cli import cli
 from smskit.cli.output import EXIT_INPUT
 from smskit.errors import ConfigurationError

@@ -128,7 +128,7 @@ def test_hlr_cache_of_the_earlier_journal_format_is_still_a_cache(
 ) -> None:
     """A cache file of earlier versions (the journal's tables, no campaign, a table hlr) is
     accepted: only a file holding a campaign or foreign tables is refused."""
-    from smskit.campaigns.journal import Journal
+    from smskit.campaigns.sending.journal import Journal
 
     cache = tmp_path / "hlr.sqlite"
     Journal(cache, mode="any").close()  # the journal's tables, never a campaign

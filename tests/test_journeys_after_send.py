@@ -241,7 +241,7 @@ def test_a_store_in_a_missing_directory_is_refused_naming_the_directory(
     """An opt-out list, inbox or HLR cache file in a directory that does not exist: a
     ConfigurationError naming the directory (it said "is not an opt-out list: unable to open
     database file"); nothing is created."""
-    from smskit.campaigns.hlr_cache import HLRCache
+    from smskit.campaigns.bulk.hlr_cache import HLRCache
 
     path = tmp_path / "missing" / "store.sqlite"
     opens: dict[str, Callable[[], object]] = {
@@ -375,7 +375,7 @@ def test_a_number_given_twice_to_an_experiment_is_in_one_arm_and_sent_once(
     number's rows share one arm, the sandbox receives each number once with one text (rows
     were dealt separately: 7 of 10 numbers got both texts); without repeats the split is
     the plain row deal of assign_arms."""
-    from smskit.campaigns.split import assign_arms
+    from smskit.campaigns.analysis.split import assign_arms
 
     unique = [f"+3367200{n:04d}" for n in range(10)]
     given = [*unique, *unique, "06 72 00 00 01", "0672000002"]

@@ -20,7 +20,7 @@ from click.testing import CliRunner, Result
 import smskit
 from smskit._paths import campaigns_dir, replies_path
 from smskit.campaigns import history
-from smskit.campaigns.journal import Journal
+from smskit.campaigns.sending.journal import Journal
 from smskit.cli import cli
 from smskit.cli.output import EXIT_INPUT, EXIT_OK, EXIT_USAGE
 from smskit.plots import campaign_history

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import smskit
-from smskit.campaigns.orchestration import preflight
-from smskit.campaigns.preflight import PreflightSettings
+from smskit.campaigns.planning.orchestration import preflight
+from smskit.campaigns.planning.preflight import PreflightSettings
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies import Inbox
 from smskit.replies.optouts import OptOutEvent, OptOuts, listed_numbers

@@ -8,7 +8,7 @@ import pytest
 
 from smskit import plots
 from smskit.campaigns import cost_breakdown, delivery_breakdown, delivery_times
-from smskit.campaigns.outcomes import Callbacks, SendFacts, outcome_dtypes, outcomes_frame
+from smskit.campaigns.analysis.outcomes import Callbacks, SendFacts, outcome_dtypes, outcomes_frame
 from smskit.errors import ValidationError
 from smskit.replies.inbox import Inbox
 

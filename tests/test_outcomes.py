@@ -15,7 +15,7 @@ import pytest
 
 import smskit
 from smskit._paths import replies_path
-from smskit.campaigns.results import CampaignResult
+from smskit.campaigns.analysis.results import CampaignResult
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies.inbox import Inbox
 from smskit.sandbox import DeliveryModel, HLRDistribution, Sandbox
@@ -299,7 +299,7 @@ def test_the_dask_result_joins_each_partition_as_pandas_joins_the_whole(
 
 def test_sent_at_is_when_the_journal_logged_the_chunk_accepted(world: World) -> None:
     """Each recipient's sent_at is its chunk's 'sent' entry in the journal's log."""
-    from smskit.campaigns.journal import Journal
+    from smskit.campaigns.sending.journal import Journal
 
     with Journal(world.result.journal) as book:
         logged = {chunk: at for chunk, at, state, _, _ in book.log() if state == "sent"}

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import smskit
-from smskit.campaigns.results import CampaignResult
+from smskit.campaigns.analysis.results import CampaignResult
 from smskit.replies.inbox import Inbox
 from smskit.sandbox import DeliveryModel, Sandbox
 

@@ -17,9 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import smskit
-from smskit.campaigns.journal import Journal
-from smskit.campaigns.outcomes import SKEW_UNSEEN, gateway_times
-from smskit.campaigns.results import CampaignResult
+from smskit.campaigns.analysis.outcomes import SKEW_UNSEEN, gateway_times
+from smskit.campaigns.analysis.results import CampaignResult
+from smskit.campaigns.sending.journal import Journal
 from smskit.replies.inbox import Inbox
 from smskit.sandbox import DeliveryModel, Sandbox
 

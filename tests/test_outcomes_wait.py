@@ -90,7 +90,7 @@ def test_the_dask_result_waits_the_same_way(
     result of the same journal, and warns the same way."""
     import dask.dataframe as dd
 
-    from smskit.campaigns.results import CampaignResult
+    from smskit.campaigns.analysis.results import CampaignResult
     from smskit.dask import Campaign as DaskCampaign
 
     sb, inbox, client, home = withheld

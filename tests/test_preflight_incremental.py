@@ -1,6 +1,6 @@
 """Incremental preflight: the recipients' half computed once, the text's half per keystroke.
 
-The Composer keeps one :class:`~smskit.campaigns.audience.Audience` while the text and the
+The Composer keeps one :class:`~smskit.campaigns.planning.audience.Audience` while the text and the
 options change; each of its reports must equal a full preflight of the same text (computed
 from scratch) row by row. The audience counts its reads of the recipients (``passes``), so
 these tests see that a text change reads nothing again without timing anything.
@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from smskit import Campaign, Client, Composer
-from smskit.campaigns.front import NO_ACCOUNT
-from smskit.campaigns.orchestration import preflight
-from smskit.campaigns.preflight import PreflightSettings, audience_for
+from smskit.campaigns.executor import NO_ACCOUNT
+from smskit.campaigns.planning.orchestration import preflight
+from smskit.campaigns.planning.preflight import PreflightSettings, audience_for
 from smskit.rules import text as engine
 from smskit.rules.fields import DYNAMIC_FIELDS
 from smskit.rules.optouts import Suppression
@@ -167,7 +167,7 @@ def test_text_fields_are_read_whole_not_value_by_value(monkeypatch: Any) -> None
     """A column of Python strings (a DataFrame's object column) and the absent fields are read
     as whole columns: no per-value call (it was one call a value for every field, 5 s of a
     million-row Composer); a column of numbers still reads each value's text."""
-    from smskit.campaigns import audience
+    from smskit.campaigns.planning import audience
 
     calls: list[object] = []
     real = audience.field_text

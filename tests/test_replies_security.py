@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from smskit.campaigns.journal import Journal
+from smskit.campaigns.sending.journal import Journal
 from smskit.errors import ValidationError
 from smskit.replies.inbox import Inbox
 from smskit.sandbox import Sandbox

@@ -15,7 +15,7 @@ import pytest
 
 import smskit
 from smskit.campaigns.campaign import Campaign
-from smskit.campaigns.reconnect import journal_for_send, sibling
+from smskit.campaigns.sending.reconnect import journal_for_send, sibling
 from smskit.sandbox import Sandbox
 
 REPO = Path(__file__).resolve().parent.parent

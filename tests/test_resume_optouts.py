@@ -14,8 +14,7 @@ from distributed import Client as DaskClient
 
 import smskit
 from smskit.campaigns.campaign import Campaign
-from smskit.campaigns.journal import Journal, derive_request_id
-from smskit.campaigns.withhold import withhold
+from smskit.campaigns.sending.journal import Journal, derive_request_id
 from smskit.client.clients import Backoff
 from smskit.dask.sending import resume as dask_resume
 from smskit.dask.sending import send_kept
@@ -206,7 +205,7 @@ def test_a_runner_whose_lease_was_taken_over_leaves_a_pending_chunk_unchanged(
         with sqlite3.connect(path) as db:
             db.execute("UPDATE lease SET token = 'thief', host = 'elsewhere', pid = 4242")
         with pytest.raises(smskit.CampaignBusy):
-            withhold(book, book.chunk(0), [3], "opted_out", "test")
+            book.withhold(book.chunk(0), [3], "opted_out", "test")
         assert book.chunk(0).positions == tuple(range(10))
         assert book.excluded() == []
     finally:

@@ -26,18 +26,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from smskit.campaigns.audience import Audience
-from smskit.campaigns.front import CampaignExecutor, ClientOption, OptOutState, Run
-from smskit.campaigns.journal import Journal, open_leased
-from smskit.campaigns.journal_fit import JournalCheck, check_journal, holds_campaign
-from smskit.campaigns.orchestration import InMemoryAudience, run_preflight
-from smskit.campaigns.plan import Plan, build_plan
-from smskit.campaigns.preflight import PreflightSettings
-from smskit.campaigns.reconnect import gateway_record, journal_for_send, reopen
-from smskit.campaigns.report import PreflightReport
-from smskit.campaigns.results import CampaignResult
-from smskit.campaigns.sending import execute
-from smskit.campaigns.twins import interruption
+from smskit.campaigns.analysis.results import CampaignResult
+from smskit.campaigns.executor import CampaignExecutor, ClientOption, OptOutState, Run
+from smskit.campaigns.planning.audience import Audience
+from smskit.campaigns.planning.orchestration import InMemoryAudience, run_preflight
+from smskit.campaigns.planning.plan import Plan, build_plan
+from smskit.campaigns.planning.preflight import PreflightSettings
+from smskit.campaigns.planning.report import PreflightReport
+from smskit.campaigns.send import JournalCheck, check_journal, execute, holds_campaign
+from smskit.campaigns.sending.blocking import interruption
+from smskit.campaigns.sending.journal import Journal, open_leased
+from smskit.campaigns.sending.reconnect import gateway_record, journal_for_send, reopen
 from smskit.client import AsyncClient, Client
 from smskit.errors import ConfigurationError
 from smskit.rules.fields import check_field_names
@@ -64,7 +63,7 @@ class Campaign(CampaignExecutor[CampaignResult]):
     campaign, sent again (name it to make a re-run continue the same one). ``clock``
     (returning an aware datetime) is what "now" means to the creation time and the
     marketing-hours check; ``journal`` where :meth:`send` journals by default. Together they
-    are the campaign's :class:`~smskit.campaigns.definition.CampaignSpec` (``.spec``),
+    are the campaign's :class:`~smskit.campaigns.planning.spec.CampaignSpec` (``.spec``),
     checked once here. ``client`` None: ``smskit.Client()``, made on the first request.
     Numbers on the account's opt-out list (:class:`smskit.OptOuts`) are never sent to
     (issue ``opted_out``), unless ``include_opted_out=True`` on a transactional send
@@ -213,7 +212,7 @@ def journal_check(campaign: Campaign, journal: str | Path | None = None) -> Jour
     """How the journal a send of ``campaign`` would use (``journal``, else the campaign's
     default; the next one beside it when that holds an ended sandbox's send) fits it: free,
     this campaign unfinished or complete, or another campaign (see
-    :class:`~smskit.campaigns.journal_fit.JournalFit`). Runs preflight if the campaign has
+    :class:`~smskit.campaigns.send.JournalFit`). Runs preflight if the campaign has
     none for its current recipients and settings; sends nothing."""
     plan = campaign._plan(500)  # the campaign id does not depend on the chunking
     path = journal_for_send(campaign.spec.journal_path(journal))[0]

@@ -13,9 +13,9 @@ smskit.Experiment.load("june-ab").send()     # after a crash or a kernel restart
 
 An experiment is identified by its name (given, or ``experiment-<created>-<hash>``) and the
 directory of its files (default: the campaign journals' own). Its record
-(:mod:`smskit.campaigns.experimentfile`) keeps the split; each arm is a
+(:mod:`smskit.campaigns.analysis.experiment_record`) keeps the split; each arm is a
 :class:`smskit.Campaign` named ``<name>.<arm>``, made from the experiment's one
-:class:`~smskit.campaigns.definition.CampaignSpec` with the arm's text, journaled like any
+:class:`~smskit.campaigns.planning.spec.CampaignSpec` with the arm's text, journaled like any
 campaign. Before the first SMS leaves, the record is written and every arm's plan is
 journaled; a send after that (a re-run, :meth:`Experiment.load`) resumes the journals and
 neither splits nor plans again, so nothing is sent twice. See docs/experiments.md.
@@ -37,23 +37,16 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit._paths import campaigns_dir
-from smskit.campaigns.arguments import check_chunk_size, check_client
-from smskit.campaigns.campaign import Campaign
-from smskit.campaigns.comparison import ExperimentComparison, compare_counts
-from smskit.campaigns.definition import CampaignSpec
-from smskit.campaigns.experimentfile import (
+from smskit.campaigns.analysis.comparison import ExperimentComparison, compare_counts
+from smskit.campaigns.analysis.experiment_record import (
     ExperimentRecord,
     arm_journal,
     numbers_digest,
     record_path,
 )
-from smskit.campaigns.front import ClientOption, Run
-from smskit.campaigns.journal import Journal, open_leased
-from smskit.campaigns.outcomes import Match
-from smskit.campaigns.plan import Plan, check_name
-from smskit.campaigns.progress import ProgressOption
-from smskit.campaigns.results import CampaignResult
-from smskit.campaigns.split import (
+from smskit.campaigns.analysis.outcomes import Match
+from smskit.campaigns.analysis.results import CampaignResult
+from smskit.campaigns.analysis.split import (
     UNKNOWN_STRATUM,
     assign_arms,
     check_arms,
@@ -61,7 +54,14 @@ from smskit.campaigns.split import (
     check_stratify,
     new_seed,
 )
-from smskit.campaigns.twins import blocking
+from smskit.campaigns.campaign import Campaign
+from smskit.campaigns.executor import ClientOption, Run
+from smskit.campaigns.planning.plan import Plan, check_name
+from smskit.campaigns.planning.spec import CampaignSpec
+from smskit.campaigns.sending.blocking import blocking
+from smskit.campaigns.sending.journal import Journal, open_leased
+from smskit.campaigns.sending.progress import ProgressOption
+from smskit.campaigns.sending.runner import check_chunk_size, check_client
 from smskit.client import AsyncClient, Client
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.rules import spec as _spec
@@ -376,7 +376,7 @@ class Experiment:
         """The arms compared on delivery, reply and opt-out among their recipients sent:
         Wilson intervals at ``1 - alpha``, each arm tested against the control (p-values
         adjusted by ``correction``), and the recipients an arm needs to detect a relative
-        ``lift`` at ``power`` (:func:`~smskit.campaigns.comparison.compare_counts`, from
+        ``lift`` at ``power`` (:func:`~smskit.campaigns.analysis.comparison.compare_counts`, from
         statsmodels). The counts are :meth:`ExperimentResult.counts`: each arm's outcomes
         (:meth:`smskit.CampaignResult.outcomes` with ``inbox`` and ``match``). Nothing is
         sent; an arm not sent yet is refused. Recipients still ``pending`` (no report yet)
@@ -479,7 +479,7 @@ class Experiment:
 
 @dataclass(frozen=True)
 class ExperimentResult:
-    """What each arm's journal holds: one :class:`~smskit.campaigns.results.CampaignResult`
+    """What each arm's journal holds: one :class:`~smskit.campaigns.analysis.results.CampaignResult`
     per arm, the control first."""
 
     name: str

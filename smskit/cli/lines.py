@@ -126,7 +126,7 @@ def hlr(
 def _check_cache(path: Path) -> None:
     """A --cache file that is not an HLR cache (a campaign journal, a CSV): exit 4 naming
     --cache, the file left unchanged."""
-    from smskit.campaigns.hlr_cache import HLRCache
+    from smskit.campaigns.bulk.hlr_cache import HLRCache
     from smskit.errors import ConfigurationError
 
     try:

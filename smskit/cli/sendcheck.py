@@ -148,7 +148,7 @@ def check_journal(campaign: smskit.Campaign, path: Path, named: bool) -> None:
     another text, sender, options or recipients), or a named campaign already complete (a
     re-run that would send nothing). The library decides (``journal_check``); this words it."""
     from smskit.campaigns.campaign import journal_check
-    from smskit.campaigns.journal_fit import JournalFit
+    from smskit.campaigns.send import JournalFit
     from smskit.errors import ConfigurationError
 
     try:

@@ -25,7 +25,6 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
     raise MissingExtraError("smskit.dask", exc.name or "dask", "dask") from exc
 
-from smskit._deprecation import retired_names
 from smskit.dask.campaign import Campaign
 from smskit.dask.cluster import connect
 from smskit.dask.generate import contact_base
@@ -43,15 +42,3 @@ __all__ = [
     "connect",
     "contact_base",
 ]
-
-# smskit.phones.normalize, smskit.text.render_all and analyze_many take Dask input too: the
-# names here were a second spelling of the same operations (one release with a warning).
-__getattr__ = retired_names(
-    __name__,
-    "smskit.dask.partitionwise",
-    {
-        "normalize": "smskit.phones.normalize (it takes a Dask Series)",
-        "render_all": "smskit.text.render_all (it takes a Dask DataFrame)",
-        "analyze_many": "smskit.text.analyze_many (it takes a Dask Series)",
-    },
-)

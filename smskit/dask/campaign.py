@@ -27,10 +27,10 @@ import dask.dataframe as dd
 import pandas as pd
 from dask.delayed import delayed
 
-from smskit.campaigns.front import CampaignExecutor, ClientOption, OptOutState, Run
-from smskit.campaigns.journal import plan_contacts
-from smskit.campaigns.orchestration import FirstPass, Verdict, run_preflight
-from smskit.campaigns.preflight import PreflightSettings
+from smskit.campaigns.executor import CampaignExecutor, ClientOption, OptOutState, Run
+from smskit.campaigns.planning.orchestration import FirstPass, Verdict, run_preflight
+from smskit.campaigns.planning.preflight import PreflightSettings
+from smskit.campaigns.sending.journal import plan_contacts
 from smskit.client import AsyncClient, Client
 from smskit.dask import partition_preflight as parts
 from smskit.dask import sending
@@ -220,8 +220,8 @@ class Campaign(CampaignExecutor[StreamedResult]):
 
 
 class PartitionedAudience:
-    """The partitioned back end of :func:`~smskit.campaigns.orchestration.run_preflight`: the
-    pandas preflight on every partition, reading the input once into ``store``; duplicates
+    """The partitioned back end of :func:`~smskit.campaigns.planning.orchestration.run_preflight`:
+    the pandas preflight on every partition, reading the input once into ``store``; duplicates
     found across partitions by a shuffle on the number and sent back to their own partition;
     each partition's share of the totals computed where it is settled."""
 

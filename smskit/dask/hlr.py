@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from smskit._repr import tolerant_repr
 from smskit.campaigns import abulk_hlr as checked
-from smskit.campaigns.progress import Progress, ProgressOption
-from smskit.campaigns.twins import blocking, interruption
+from smskit.campaigns.sending.blocking import blocking, interruption
+from smskit.campaigns.sending.progress import Progress, ProgressOption
 from smskit.dask.stream import Materialised, parts_of, rows_of, stage, stream
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.rules.region import DEFAULT_REGION

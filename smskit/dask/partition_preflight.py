@@ -24,10 +24,10 @@ import pyarrow as pa
 import pyarrow.feather as feather
 from dask.dataframe.utils import clear_known_categories
 
-from smskit.campaigns.audience import Audience
-from smskit.campaigns.journal import FIELD_PREFIX
-from smskit.campaigns.orchestration import preflight
-from smskit.campaigns.preflight import PreflightSettings, priced, samples
+from smskit.campaigns.planning.audience import Audience
+from smskit.campaigns.planning.orchestration import preflight
+from smskit.campaigns.planning.preflight import PreflightSettings, priced, samples
+from smskit.campaigns.sending.journal import FIELD_PREFIX
 from smskit.dask.report import breakdown
 from smskit.dask.spill import Spill
 from smskit.rules import spec

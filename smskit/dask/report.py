@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from smskit.campaigns.report import CampaignFindings
+from smskit.campaigns.planning.report import CampaignFindings
 from smskit.errors import ValidationError
 from smskit.rules.findings import ISSUES, Finding
 

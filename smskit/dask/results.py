@@ -2,7 +2,7 @@
 chunk records, each recipient's outcome as a lazy Dask DataFrame over the staged files.
 
 A campaign sent from Dask partitions may hold tens of millions of recipients: the pandas
-:class:`~smskit.campaigns.results.CampaignResult` reads every one back into the client's
+:class:`~smskit.campaigns.analysis.results.CampaignResult` reads every one back into the client's
 memory. This result reads one row per chunk (what each chunk became: state, ticket, cost),
 the gateway's refusals and a count of the recipients kept out; the summary comes from those.
 Each recipient's row (the columns and dtypes of ``CampaignResult.to_frame()``) is computed on
@@ -23,8 +23,7 @@ import numpy as np
 import pandas as pd
 from dask import delayed
 
-from smskit.campaigns.journal import DONE_STATES, Journal
-from smskit.campaigns.outcomes import (
+from smskit.campaigns.analysis.outcomes import (
     Callbacks,
     Match,
     SendFacts,
@@ -33,7 +32,7 @@ from smskit.campaigns.outcomes import (
     outcomes_frame,
     wait_for_final,
 )
-from smskit.campaigns.results import (
+from smskit.campaigns.analysis.results import (
     RECIPIENT_STATES,
     chunk_dtypes,
     chunk_outcomes,
@@ -46,7 +45,7 @@ from smskit.campaigns.results import (
     result_repr,
     summary_frame,
 )
-from smskit.campaigns.withhold import excluded_for
+from smskit.campaigns.sending.journal import DONE_STATES, Journal
 from smskit.dask.stream import parts_of, rows_of
 from smskit.errors import ConfigurationError
 from smskit.rules.optouts import OPTED_OUT
@@ -114,7 +113,7 @@ class StreamedResult:
             outcomes,
             pd.DataFrame(journal.rejected(), columns=list(_REJECTED)),
             excluded_count(journal),
-            pd.DataFrame(excluded_for(journal, OPTED_OUT), columns=list(_EXCLUDED)),
+            pd.DataFrame(journal.excluded(OPTED_OUT), columns=list(_EXCLUDED)),
         )
 
     # -- from the chunk records ------------------------------------------------------------

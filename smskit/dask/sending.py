@@ -6,8 +6,8 @@ Parquet next to the journal (``<journal>.parts/kept``, one file per partition, a
 recipients kept out to ``.../excluded``). The campaign id covers the header and a digest of
 each file (computed on the cluster), so every chunk's request_id is fixed before anything is
 sent. Then the client reads the files one at a time (at most one read ahead) and adds each
-chunk to the journal (:meth:`~smskit.campaigns.journal.Journal.add_chunk`) as the sender asks
-for it: the journal stays the single source of truth, one lease means one sender, and the
+chunk to the journal (:meth:`~smskit.campaigns.sending.journal.Journal.add_chunk`) as the sender
+asks for it: the journal stays the single source of truth, one lease means one sender, and the
 client never holds more than two partitions. A resume needs only the journal and its parts:
 chunks it holds are sent or skipped as it records them, the files give the rest. The result
 (:class:`~smskit.dask.results.StreamedResult`) is read back the same way: totals from one row
@@ -23,14 +23,13 @@ from collections.abc import Generator, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from smskit.campaigns.arguments import check_chunk_size, check_concurrency
-from smskit.campaigns.journal import FIELD_PREFIX, Chunk, Journal, open_leased
-from smskit.campaigns.journal_fit import holds_campaign
-from smskit.campaigns.lease import closed_on_error
-from smskit.campaigns.progress import ProgressOption
-from smskit.campaigns.reconnect import gateway_record, reopen
-from smskit.campaigns.sending import deliver
-from smskit.campaigns.twins import blocking, interruption
+from smskit.campaigns.send import deliver, holds_campaign
+from smskit.campaigns.sending.blocking import blocking, interruption
+from smskit.campaigns.sending.journal import FIELD_PREFIX, Chunk, Journal, open_leased
+from smskit.campaigns.sending.lease import closed_on_error
+from smskit.campaigns.sending.progress import ProgressOption
+from smskit.campaigns.sending.reconnect import gateway_record, reopen
+from smskit.campaigns.sending.runner import check_chunk_size, check_concurrency
 from smskit.client import Client
 from smskit.dask.results import StreamedResult
 from smskit.dask.stream import Materialised, parts_of, rows_of, stage, stream

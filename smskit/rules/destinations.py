@@ -4,7 +4,8 @@ Nothing here is a table of the sandbox's: a :class:`Destinations` is built from 
 gateway's own answers (the credits-per-country answer lists the countries it serves; a
 one-recipient simulation says whether a country is served for a product and, from its
 cost, the price of one SMS there). The same preflight therefore predicts the real service.
-Fetching those answers is I/O, done once per client by :mod:`smskit.campaigns.served`.
+Fetching those answers is I/O, done once per client by
+:mod:`smskit.campaigns.planning.destinations`.
 """
 
 from __future__ import annotations

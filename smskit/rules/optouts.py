@@ -3,8 +3,8 @@ send may include them anyway.
 
 Pure: numbers in normalised E.164 form (what preflight's phone column holds) and the list's
 numbers (kept in the same form) in, a mask out; no I/O. Where the list is kept and how it is
-fed is :mod:`smskit.replies.optouts`; preflight (:mod:`smskit.campaigns.orchestration`) asks
-this module, so the rule is written once for pandas, Dask, the Composer and the CLI.
+fed is :mod:`smskit.replies.optouts`; preflight (:mod:`smskit.campaigns.planning.orchestration`)
+asks this module, so the rule is written once for pandas, Dask, the Composer and the CLI.
 
 Decisions (docs/optouts.md):
 
@@ -50,7 +50,7 @@ class Suppression:
     """What preflight checks the recipients against: the account's opted-out numbers
     (E.164), and ``unread``, why no list was read (said as a warning; None when it was
     read, or not asked for). Whether they are sent to anyway is the campaign's
-    ``include_opted_out`` (:class:`~smskit.campaigns.preflight.PreflightSettings`)."""
+    ``include_opted_out`` (:class:`~smskit.campaigns.planning.preflight.PreflightSettings`)."""
 
     numbers: frozenset[str] = frozenset()
     unread: str | None = None

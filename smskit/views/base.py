@@ -51,7 +51,7 @@ def escaped(message: str, color: str = "#333") -> str:
 
 
 class ProgressFile:
-    """Progress events (:class:`smskit.campaigns.progress.ProgressEvents`) shown by an
+    """Progress events (:class:`smskit.campaigns.sending.progress.ProgressEvents`) shown by an
     ``IntProgress``: the second view of a bulk call's progress, tqdm being the first.
 
     Events come from whichever thread runs the bulk work; the widget follows, headless or in

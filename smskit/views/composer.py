@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any, Final
 
 from smskit._repr import tolerant_repr
-from smskit.campaigns.audience import Audience
+from smskit.campaigns.analysis.results import CampaignResult
 from smskit.campaigns.campaign import Campaign
-from smskit.campaigns.definition import CampaignSpec
-from smskit.campaigns.estimates import CostEstimate
-from smskit.campaigns.report import PreflightReport
-from smskit.campaigns.results import CampaignResult
+from smskit.campaigns.planning.audience import Audience
+from smskit.campaigns.planning.estimates import CostEstimate
+from smskit.campaigns.planning.report import PreflightReport
+from smskit.campaigns.planning.spec import CampaignSpec
 from smskit.client import AsyncClient, Client
 from smskit.errors import ValidationError
 from smskit.rules import content
@@ -103,7 +103,7 @@ class Composer(View):
     Confirm then sends them again as a new campaign (``send(again=True)``).
 
     The Composer holds one :class:`smskit.Campaign` (:meth:`campaign`): each edit of the
-    controls gives it an edited :class:`~smskit.campaigns.definition.CampaignSpec`, and a new
+    controls gives it an edited :class:`~smskit.campaigns.planning.spec.CampaignSpec`, and a new
     campaign sent from it is the same campaign given a new name and journal, so the
     recipients are read once and estimate and send use the campaign the panel checked. The
     spec lives in that campaign only (:attr:`spec` reads it; without recipients the Composer

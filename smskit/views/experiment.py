@@ -1,8 +1,8 @@
 """The figure of an experiment's arms: each rate with its interval, one panel per metric.
 
 Reached lazily (``smskit.plots.experiment_arms``), so ``import smskit`` never loads plotly.
-Every number is the :class:`~smskit.campaigns.comparison.ExperimentComparison`'s: the figure
-draws its ``rates`` frame (rate and Wilson interval) and names, under each arm but the
+Every number is the :class:`~smskit.campaigns.analysis.comparison.ExperimentComparison`'s: the
+figure draws its ``rates`` frame (rate and Wilson interval) and names, under each arm but the
 control, the adjusted p-value of its test against the control from its ``tests`` frame.
 """
 
@@ -12,7 +12,7 @@ import math
 from typing import Final
 
 from smskit._html import LINE_STATUS_COLORS
-from smskit.campaigns.comparison import METRICS, ExperimentComparison
+from smskit.campaigns.analysis.comparison import METRICS, ExperimentComparison
 from smskit.errors import MissingExtraError
 
 try:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit._repr import tolerant_repr
-from smskit.campaigns.bulk import bulk_hlr
+from smskit.campaigns.bulk.operations import bulk_hlr
 from smskit.client import AsyncClient, Client, frames
 from smskit.client.dtypes import TOTAL
 from smskit.errors import ValidationError

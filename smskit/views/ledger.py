@@ -11,7 +11,7 @@ from typing import Final
 
 import pandas as pd
 
-from smskit.campaigns.ledger import history
+from smskit.campaigns.analysis.ledger import history
 from smskit.errors import MissingExtraError, ValidationError
 
 try:

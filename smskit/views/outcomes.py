@@ -1,7 +1,7 @@
 """Figures of a campaign's outcomes: delivery by group, time to delivery, cost three ways.
 
 Reached lazily (``smskit.plots.delivery_breakdown`` and friends), so ``import smskit`` never
-loads plotly. Each draws the frame of :mod:`smskit.campaigns.breakdowns` of the same name,
+loads plotly. Each draws the frame of :mod:`smskit.campaigns.analysis.breakdowns` of the same name,
 so a figure and its table always agree; each returns a ``plotly.graph_objects.Figure`` and
 never shows it.
 """
@@ -13,7 +13,7 @@ from typing import Final
 
 import pandas as pd
 
-from smskit.campaigns import breakdowns
+from smskit.campaigns.analysis import breakdowns
 from smskit.errors import MissingExtraError
 from smskit.rules.callbacks import OUTCOME_STATUSES
 
@@ -90,7 +90,7 @@ def delivery_times(
 ) -> go.Figure:
     """The share of messages reaching ``status`` within each time since their send (one
     step line per value of ``by``, or one for all), minutes on a log axis; the legend gives
-    each line's median (:func:`smskit.campaigns.breakdowns.delivery_times`)."""
+    each line's median (:func:`smskit.campaigns.analysis.breakdowns.delivery_times`)."""
     table = breakdowns.delivery_times(outcomes, by, status=status)
     mask = (outcomes["status"] == status).to_numpy() & outcomes["time_to_delivery"].notna()
     minutes = outcomes.loc[mask, "time_to_delivery"].dt.total_seconds() / 60

@@ -20,7 +20,7 @@ from smskit.rules.sender import check_sender
 if TYPE_CHECKING:
     import pandas as pd
 
-    from smskit.campaigns.report import PreflightReport
+    from smskit.campaigns.planning.report import PreflightReport
 
 __all__ = ["Check", "ComposerPanel", "compose_panel", "highlight", "panel_html"]
 

@@ -5,7 +5,7 @@ checked once when it is made and never changed after: an edit is a new spec
 (:meth:`CampaignSpec.replace`). Its identity (the name, given or derived from the text,
 sender and options) names the journal. Three front ends hold one: :class:`smskit.Campaign`
 (recipients in memory) and :class:`smskit.dask.Campaign` (recipients partitioned), thin
-executors on :class:`~smskit.campaigns.front.CampaignExecutor`, and the
+executors on :class:`~smskit.campaigns.executor.CampaignExecutor`, and the
 :class:`smskit.Composer` widget, which edits the spec of the one campaign it holds.
 """
 
@@ -20,15 +20,15 @@ from types import MappingProxyType
 from typing import Any
 
 from smskit._paths import campaigns_dir
-from smskit.campaigns.journalfile import as_journal_path
-from smskit.campaigns.plan import (
+from smskit.campaigns.planning.plan import (
     campaign_settings,
     check_name,
     check_options,
     check_text_and_sender,
     default_name,
 )
-from smskit.campaigns.preflight import PreflightSettings, evaluation_instant
+from smskit.campaigns.planning.preflight import PreflightSettings, evaluation_instant
+from smskit.campaigns.sending.journal_file import as_journal_path
 from smskit.errors import ValidationError
 from smskit.rules.optouts import check_include_opted_out
 from smskit.rules.region import DEFAULT_REGION, check_region
@@ -97,8 +97,8 @@ class CampaignSpec:
     def identity(self) -> str:
         """The campaign's name: the one given, else ``campaign-<created>-<hash>`` of when the
         spec was made and of its text, sender and options (see
-        :func:`~smskit.campaigns.plan.default_name`: the same content created another day is
-        a new campaign; name it to make a re-run continue the same one)."""
+        :func:`~smskit.campaigns.planning.plan.default_name`: the same content created another day
+        is a new campaign; name it to make a re-run continue the same one)."""
         if self.name is not None:
             return self.name
         assert self.created is not None  # set by __post_init__

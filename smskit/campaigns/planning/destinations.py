@@ -14,7 +14,7 @@ import weakref
 from collections.abc import Mapping
 from typing import Final
 
-from smskit.campaigns.blocking import async_client, run_blocking
+from smskit.campaigns.sending.blocking import async_client, run_blocking
 from smskit.client import AsyncClient, Client
 from smskit.errors import InsufficientCreditError, PayloadValidationError
 from smskit.rules.destinations import Destinations, Verdict

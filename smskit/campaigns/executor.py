@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, Protocol, Self, TypeVar
 
 from smskit._repr import tolerant_repr
-from smskit.campaigns.arguments import check_chunk_size, check_client, check_concurrency
-from smskit.campaigns.definition import CampaignSpec
-from smskit.campaigns.estimates import CostEstimate, offline_estimate, simulate
-from smskit.campaigns.preflight import PreflightSettings
-from smskit.campaigns.progress import ProgressOption
-from smskit.campaigns.reconnect import journal_for_send
-from smskit.campaigns.served import destinations
-from smskit.campaigns.twins import blocking, warn_caller
+from smskit.campaigns.planning.destinations import destinations
+from smskit.campaigns.planning.estimates import CostEstimate, offline_estimate, simulate
+from smskit.campaigns.planning.preflight import PreflightSettings
+from smskit.campaigns.planning.spec import CampaignSpec
+from smskit.campaigns.sending.blocking import blocking, warn_caller
+from smskit.campaigns.sending.progress import ProgressOption
+from smskit.campaigns.sending.reconnect import journal_for_send
+from smskit.campaigns.sending.runner import check_chunk_size, check_client, check_concurrency
 from smskit.client import AsyncClient, Client
 from smskit.replies.optouts import account_key, listed_numbers
 from smskit.rules import spec as _spec
@@ -201,7 +201,7 @@ class CampaignExecutor(Generic[ResultT]):
         """The journal :meth:`send` uses when asked for ``journal`` (default: the campaign's):
         that one, unless it holds a send to an embedded sandbox that has ended (finished
         history, kept as it is): then the next free ``<stem>-2`` ... beside it, said in a
-        warning (see :func:`smskit.campaigns.reconnect.journal_for_send`)."""
+        warning (see :func:`smskit.campaigns.sending.reconnect.journal_for_send`)."""
         path, passed = journal_for_send(self.spec.journal_path(journal))
         if passed is not None:
             warn_caller(

@@ -6,13 +6,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from smskit.campaigns.arguments import check_concurrency
-from smskit.campaigns.blocking import async_client
-from smskit.campaigns.progress import ProgressOption
-from smskit.campaigns.refusals import without_refused
-from smskit.campaigns.results import shown_record
-from smskit.campaigns.runner import run_chunks
-from smskit.campaigns.twins import interruption
+from smskit._html import shown_record
+from smskit.campaigns.sending.blocking import async_client, interruption
+from smskit.campaigns.sending.progress import ProgressOption
+from smskit.campaigns.sending.runner import check_concurrency, run_chunks, without_refused
 from smskit.errors import InsufficientCreditError, SmskitError
 
 if TYPE_CHECKING:

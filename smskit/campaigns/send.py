@@ -1,6 +1,13 @@
-"""The send engine: every unfinished chunk of a journal on the chunk runner, each request
-framed by two committed journal writes, refused recipients taken out and the rest re-sent
-re-keyed."""
+"""One send, from a journal to its result: every unfinished chunk of the journal on the chunk
+runner, each request framed by two committed journal writes, refused recipients taken out
+and the rest re-sent re-keyed, opt-outs since the plan withheld, a journal sent through
+another gateway than its own refused.
+
+Also whether a journal can take a campaign (:func:`check_journal`): one rule, read where a
+send adopts its journal (a journal holding another campaign is refused before anything is
+written) and by the CLI before it asks to confirm a send. The answer is a code; each front
+end words it.
+"""
 
 from __future__ import annotations
 
@@ -8,16 +15,17 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from smskit.campaigns.blocking import async_client
-from smskit.campaigns.journal import Chunk, Journal
-from smskit.campaigns.progress import ProgressOption
-from smskit.campaigns.reconnect import ended_sandbox
-from smskit.campaigns.refusals import without_refused
-from smskit.campaigns.results import CampaignResult
-from smskit.campaigns.runner import run_chunks
-from smskit.campaigns.withhold import withhold
+from smskit.campaigns.analysis.results import CampaignResult
+from smskit.campaigns.sending.blocking import async_client
+from smskit.campaigns.sending.journal import Chunk, Journal
+from smskit.campaigns.sending.progress import ProgressOption
+from smskit.campaigns.sending.reconnect import ended_sandbox
+from smskit.campaigns.sending.runner import run_chunks, without_refused
 from smskit.errors import (
     APIError,
     AuthenticationError,
@@ -41,7 +49,17 @@ if TYPE_CHECKING:
     from smskit.client.models import SendResult
     from smskit.rules.contacts import ContactChunk
 
-__all__ = ["OPTED_OUT_AT_RESUME", "RESEND_WINDOW_S", "deliver", "execute", "opted_out_now"]
+__all__ = [
+    "OPTED_OUT_AT_RESUME",
+    "RESEND_WINDOW_S",
+    "JournalCheck",
+    "JournalFit",
+    "check_journal",
+    "deliver",
+    "execute",
+    "holds_campaign",
+    "opted_out_now",
+]
 
 R = TypeVar("R")
 
@@ -68,7 +86,7 @@ async def execute(
     """Send every unfinished chunk of ``book`` (closed after), then read the result back.
 
     ``chunks``: the journal's chunks to consider, as a stream (see
-    :func:`smskit.campaigns.runner.run_chunks`): each a :class:`Chunk` the journal returned,
+    :func:`smskit.campaigns.sending.runner.run_chunks`): each a :class:`Chunk` the journal returned,
     typically from :meth:`Journal.add_chunk` for a plan too large to write in advance. Those
     already accepted are skipped, the others sent. Default: every chunk the journal holds.
     ``total``: recipients the whole campaign sends (progress), default the journal's count.
@@ -201,7 +219,7 @@ class _Sender:
         if not dropped:
             return chunk
         try:
-            smaller = withhold(self.journal, chunk, dropped, OPTED_OUT, OPTED_OUT_AT_RESUME)
+            smaller = self.journal.withhold(chunk, dropped, OPTED_OUT, OPTED_OUT_AT_RESUME)
         except CampaignBusy as exc:  # our lease was taken over: the other runner sends now
             self._halt(f"stopped: {exc}")
             return None
@@ -347,3 +365,48 @@ class _Sender:
             )
             return None
         return smaller
+
+
+class JournalFit(StrEnum):
+    """How a journal relates to a campaign about to be sent."""
+
+    FREE = "free"  # no journal there yet (or one never initialised): the send starts it
+    UNFINISHED = "unfinished"  # this very campaign, recipients left: the send continues it
+    COMPLETE = "complete"  # this very campaign, nothing left: a send would send nothing
+    OTHER_NAME = "other_name"  # another campaign, under another name
+    OTHER_CONTENT = "other_content"  # the same name, other text, sender, options or recipients
+
+
+@dataclass(frozen=True)
+class JournalCheck:
+    """The journal at ``path``, how it fits the campaign, and the name of the campaign it
+    holds (None when free)."""
+
+    path: Path
+    fit: JournalFit
+    held_name: str | None
+
+
+def holds_campaign(meta: Mapping[str, Any], campaign_id: str) -> bool:
+    """The journal whose ``meta`` this is holds the campaign ``campaign_id`` (what is sent to
+    whom: name, text, sender, options, recipients and their fields; not the chunking)."""
+    return meta.get("campaign_id") == campaign_id
+
+
+def check_journal(path: Path, name: str, campaign_id: str) -> JournalCheck:
+    """How the journal at ``path`` fits the campaign ``name`` whose id is ``campaign_id``.
+
+    A file that is not a campaign's journal raises ConfigurationError (about that file).
+    """
+    if not path.exists():
+        return JournalCheck(path, JournalFit.FREE, None)
+    with Journal(path) as book:
+        meta = book.meta()
+        if not meta:
+            return JournalCheck(path, JournalFit.FREE, None)
+        held = str(meta.get("name"))
+        if not holds_campaign(meta, campaign_id):
+            other = JournalFit.OTHER_CONTENT if held == name else JournalFit.OTHER_NAME
+            return JournalCheck(path, other, held)
+        complete = CampaignResult.from_journal(book).complete
+    return JournalCheck(path, JournalFit.COMPLETE if complete else JournalFit.UNFINISHED, held)

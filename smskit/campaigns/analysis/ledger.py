@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit._paths import campaigns_dir, replies_path
-from smskit.campaigns.journal import DONE_STATES, Journal
-from smskit.campaigns.journalfile import as_journal_path
-from smskit.campaigns.outcomes import Callbacks, SendFacts, outcomes_frame, sent_recipients
-from smskit.campaigns.results import CampaignResult, chunk_outcomes
+from smskit.campaigns.analysis.outcomes import Callbacks, SendFacts, outcomes_frame, sent_recipients
+from smskit.campaigns.analysis.results import CampaignResult, chunk_outcomes
+from smskit.campaigns.sending.journal import DONE_STATES, Journal
+from smskit.campaigns.sending.journal_file import as_journal_path
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.content import DEFAULT_PURPOSE
@@ -67,7 +67,7 @@ LEDGER_COLUMNS: Final[Mapping[str, str]] = {
     "problem": "string",
 }
 # Files smskit keeps beside journals that are not journals: SQLite's own (-wal, -shm,
-# -journal) and an experiment's record (smskit.campaigns.experimentfile, written whole
+# -journal) and an experiment's record (smskit.campaigns.analysis.experiment_record, written whole
 # through a .partial file).
 _NOT_JOURNALS: Final = ("-wal", "-shm", "-journal", ".experiment.json", ".experiment.json.partial")
 _UNSETTLED: Final = ("pending", "in_flight", "failed")
@@ -218,7 +218,7 @@ def read_callbacks(inbox: Any) -> Callbacks | None:
 
 def outcome_counts(row: JournalRow, callbacks: Callbacks) -> JournalRow:
     """``row`` with its campaign's reported, delivered, replies and opt-out counts, counted
-    from :func:`smskit.campaigns.outcomes.outcomes_frame` (the one join of the callbacks to
+    from :func:`smskit.campaigns.analysis.outcomes.outcomes_frame` (the one join of the callbacks to
     a journal's recipients); a journal that cannot be read now gets its ``problem``."""
     import dataclasses
 

@@ -1,5 +1,5 @@
 """Bulk HLR checks and bulk contact create/delete: normalise, chunk by 200, run on the chunk
-runner (:func:`smskit.campaigns.runner.run_chunks`).
+runner (:func:`smskit.campaigns.sending.runner.run_chunks`).
 
 ``client.contact.hlr_request`` stays one request of at most 200 numbers; :func:`bulk_hlr` takes
 any number of them, checks each distinct number once, and caches the answers in a journal
@@ -19,12 +19,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 from smskit._account import gateway_of
 from smskit._paths import hlr_cache_path
-from smskit.campaigns.arguments import check_chunk_size, check_concurrency
-from smskit.campaigns.blocking import async_client
-from smskit.campaigns.hlr_cache import HLRCache
-from smskit.campaigns.progress import ProgressOption
-from smskit.campaigns.runner import run_chunks
-from smskit.campaigns.twins import blocking, interruption
+from smskit.campaigns.bulk.hlr_cache import HLRCache
+from smskit.campaigns.sending.blocking import async_client, blocking, interruption
+from smskit.campaigns.sending.progress import ProgressOption
+from smskit.campaigns.sending.runner import check_chunk_size, check_concurrency, run_chunks
 from smskit.client import AsyncClient, Client
 from smskit.client.checks import as_list
 from smskit.errors import SmskitError, ValidationError

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit.campaigns.journal import FIELD_PREFIX, plan_contacts
+from smskit.campaigns.sending.journal import FIELD_PREFIX, plan_contacts
 from smskit.client.checks import check_choice, check_flags, iso_datetime
 from smskit.errors import ValidationError
 from smskit.rules import fields as _fields
@@ -23,9 +23,9 @@ from smskit.rules import spec as _spec
 from smskit.rules.canonical import canonical_json
 
 if TYPE_CHECKING:
-    from smskit.campaigns.audience import Audience
-    from smskit.campaigns.preflight import PreflightSettings
-    from smskit.campaigns.report import PreflightReport
+    from smskit.campaigns.planning.audience import Audience
+    from smskit.campaigns.planning.preflight import PreflightSettings
+    from smskit.campaigns.planning.report import PreflightReport
     from smskit.rules.contacts import ContactChunk
 
 __all__ = [
@@ -205,7 +205,7 @@ def campaign_settings(
     text: str, sender: str, default_region: str | None, options: Mapping[str, Any]
 ) -> PreflightSettings:
     """What preflight checks a campaign against: its text, sender, region and send options."""
-    from smskit.campaigns.preflight import PreflightSettings
+    from smskit.campaigns.planning.preflight import PreflightSettings
 
     return PreflightSettings(
         text=text,

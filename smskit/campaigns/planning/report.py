@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from smskit.campaigns.results import shown_value
+from smskit._html import shown_value
 from smskit.errors import ValidationError
 from smskit.rules.findings import ISSUES, Finding
 

@@ -42,8 +42,8 @@ def _check_kind(path: Path) -> None:
     the cache's nor a journal's: adding the cache's table to a campaign's journal, say, would
     make that journal unreadable. Caches of earlier versions had the journal's format (its
     tables, no campaign): they are accepted."""
-    from smskit.campaigns.journal import _SCHEMA as JOURNAL_SCHEMA
-    from smskit.campaigns.lease import LEASE_SCHEMA
+    from smskit.campaigns.sending.journal import _SCHEMA as JOURNAL_SCHEMA
+    from smskit.campaigns.sending.lease import LEASE_SCHEMA
 
     own = _OWN_TABLES | _sqlite.schema_tables(JOURNAL_SCHEMA + LEASE_SCHEMA)
     instead = "give another cache file (or none)"

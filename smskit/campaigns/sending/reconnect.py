@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from smskit.campaigns.arguments import check_concurrency
-from smskit.campaigns.journal import Journal, open_leased
+from smskit.campaigns.sending.journal import Journal, open_leased
+from smskit.campaigns.sending.runner import check_concurrency
 from smskit.client import AsyncClient, Client
 from smskit.client.config import ENV_KEY, ENV_LOGIN, Secret, running_sandbox
 from smskit.errors import ConfigurationError, SandboxEndedError

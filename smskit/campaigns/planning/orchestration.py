@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
-from smskit.campaigns.audience import NUMBER_BLOCK_ROWS, Audience
-from smskit.campaigns.preflight import (
+from smskit.campaigns.planning.audience import NUMBER_BLOCK_ROWS, Audience
+from smskit.campaigns.planning.preflight import (
     PreflightSettings,
     audience_for,
     campaign_findings,
@@ -28,7 +28,7 @@ from smskit.campaigns.preflight import (
     samples,
     send_instant,
 )
-from smskit.campaigns.report import PreflightReport
+from smskit.campaigns.planning.report import PreflightReport
 from smskit.errors import ValidationError
 from smskit.rules.destinations import Destinations
 from smskit.rules.findings import Finding

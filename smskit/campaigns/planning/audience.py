@@ -3,8 +3,8 @@
 Numbers normalised (:mod:`smskit.rules.phones`), their region and line type, the number
 issues (invalid, cannot receive SMS), which numbers repeat, and each dynamic field as a code
 per recipient into its distinct values. An :class:`Audience` is computed once per recipient
-set; the text's half (:mod:`smskit.campaigns.preflight`) runs per text and options, over the
-distinct field combinations the text uses, and maps back to recipients with these codes.
+set; the text's half (:mod:`smskit.campaigns.planning.preflight`) runs per text and options, over
+the distinct field combinations the text uses, and maps back to recipients with these codes.
 
 Everything is columnar (integer codes, categoricals); a distinct value's text is stored once.
 """

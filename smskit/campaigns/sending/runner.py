@@ -1,21 +1,31 @@
-"""The chunk runner every bulk operation uses: :func:`run_chunks`.
+"""The chunk runner every bulk operation uses (:func:`run_chunks`), the arguments they all
+check the same way (concurrency, chunk size, client), and recipients the gateway refused
+taken out of a chunk so the rest is sent again (:func:`without_refused`).
 
-Beside it: the argument checks of the bulk operations (:mod:`.arguments`), async work run
-from sync code and a client's async twin (:mod:`.blocking`), refusals taken out of a chunk
-(:mod:`.refusals`) and progress as events (:mod:`.progress`).
+The gateway answers a chunk with one bad recipient by refusing the whole request, its field
+errors naming ``recipients[i]``: :func:`refused_recipients` reads those names.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
-from smskit._deprecation import moved_names
-from smskit.campaigns.progress import Progress, ProgressOption
+from smskit.campaigns.sending.progress import Progress, ProgressOption
+from smskit.client import AsyncClient, Client
+from smskit.errors import ConfigurationError, PayloadValidationError, ValidationError
 
-__all__ = ["run_chunks"]
+__all__ = [
+    "check_chunk_size",
+    "check_client",
+    "check_concurrency",
+    "refused_recipients",
+    "run_chunks",
+    "without_refused",
+]
 
 ItemT = TypeVar("ItemT")
 
@@ -112,19 +122,78 @@ def _puller(chunks: Iterable[ItemT]) -> Callable[[], Awaitable[tuple[ItemT] | No
     return threaded
 
 
-# Names that lived here until the runner's plumbing got modules of its own (one release).
-__getattr__ = moved_names(
-    __name__,
-    {
-        "check_chunk_size": "smskit.campaigns.arguments",
-        "check_client": "smskit.campaigns.arguments",
-        "check_concurrency": "smskit.campaigns.arguments",
-        "async_client": "smskit.campaigns.blocking",
-        "run_blocking": "smskit.campaigns.blocking",
-        "refused_recipients": "smskit.campaigns.refusals",
-        "without_refused": "smskit.campaigns.refusals",
-        "Progress": "smskit.campaigns.progress",
-        "ProgressEvents": "smskit.campaigns.progress",
-        "ProgressOption": "smskit.campaigns.progress",
-    },
-)
+def check_concurrency(concurrency: Any) -> int:
+    """At least one request at a time, at most 64 (more only queues at the gateway)."""
+    if (
+        isinstance(concurrency, bool)
+        or not isinstance(concurrency, int)
+        or not 1 <= concurrency <= 64
+    ):
+        raise ValidationError("concurrency", "must be an integer from 1 to 64", value=concurrency)
+    return concurrency
+
+
+def check_chunk_size(chunk_size: Any, maximum: int) -> int:
+    """1..maximum items per request (the spec's per-request limit)."""
+    if (
+        isinstance(chunk_size, bool)
+        or not isinstance(chunk_size, int)
+        or not 1 <= chunk_size <= maximum
+    ):
+        raise ValidationError(
+            "chunk_size", f"must be an integer from 1 to {maximum}", value=chunk_size
+        )
+    return chunk_size
+
+
+def check_client(client: Any) -> None:
+    """A campaign's client: a smskit.Client or AsyncClient, or None (``smskit.Client()``,
+    made when the campaign first talks to the gateway)."""
+    if client is not None and not isinstance(client, Client | AsyncClient):
+        raise ConfigurationError(
+            f"client must be a smskit.Client or smskit.AsyncClient, got {type(client).__name__}"
+        )
+
+
+T = TypeVar("T")
+PartT = TypeVar("PartT")
+
+_RECIPIENT_KEY_RE: Final = re.compile(r"recipients\[(\d+)\](?:\..+)?")
+
+
+async def without_refused(
+    part: PartT,
+    attempt: Callable[[PartT], Awaitable[T]],
+    drop: Callable[[PartT, dict[int, str]], PartT | None],
+    size: Callable[[PartT], int],
+) -> T | None:
+    """``attempt(part)``; when the gateway refuses only some of its recipients, the rest again.
+
+    The gateway answers a chunk with one bad recipient by refusing the whole request, its
+    field errors naming ``recipients[i]``. ``drop(part, {i: message})`` records those
+    refusals and gives the smaller part to attempt again (None: nothing left, the result is
+    None). Any other refusal is raised, as is every other error.
+    """
+    current: PartT | None = part
+    while current is not None:
+        try:
+            return await attempt(current)
+        except PayloadValidationError as exc:
+            refused = refused_recipients(exc.errors, size(current))
+            if refused is None:
+                raise
+            current = drop(current, refused)
+    return None
+
+
+def refused_recipients(errors: Mapping[str, Any], size: int) -> dict[int, str] | None:
+    """{position: message} when every field error names a recipient; else None."""
+    refused: dict[int, str] = {}
+    for key, detail in errors.items():
+        match = _RECIPIENT_KEY_RE.fullmatch(key)
+        if match is None or int(match.group(1)) >= size:
+            return None
+        message = detail.get("message") if isinstance(detail, Mapping) else detail
+        code = detail.get("code") if isinstance(detail, Mapping) else None
+        refused[int(match.group(1))] = f"{message} (code {code})" if code else str(message)
+    return refused or None

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from smskit.campaigns.journal import DONE_STATES, Journal
+from smskit.campaigns.sending.journal import DONE_STATES, Journal
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies.analytics import link_replies, number_keys
 from smskit.replies.inbox import Inbox
@@ -548,7 +548,7 @@ def _hlr(source: Any, facts: SendFacts, numbers: pd.Series) -> pd.DataFrame | No
     if isinstance(source, pd.DataFrame):
         answers = source
     else:
-        from smskit.campaigns.hlr_cache import HLRCache
+        from smskit.campaigns.bulk.hlr_cache import HLRCache
         from smskit.client.frames import hlr_frame
 
         if source is None:

@@ -1,11 +1,12 @@
 """Campaign preflight: every check that needs no request, per recipient and for the campaign.
 
-Two halves, one code path. The recipients' half (:class:`~smskit.campaigns.audience.Audience`:
-numbers normalised, line types, duplicates, each field's distinct values) is computed once
-per recipient set; the text's half runs per text and options, over the distinct combinations
-of the fields the text uses only: each is rendered (and optimised like the gateway does) and
-analysed once, then mapped back to the recipients with integer codes. The Composer keeps its
-audience as the text changes; :meth:`smskit.Campaign.preflight` keeps one per recipient set.
+Two halves, one code path. The recipients' half
+(:class:`~smskit.campaigns.planning.audience.Audience`: numbers normalised, line types, duplicates,
+each field's distinct values) is computed once per recipient set; the text's half runs per text and
+options, over the distinct combinations of the fields the text uses only: each is rendered (and
+optimised like the gateway does) and analysed once, then mapped back to the recipients with integer
+codes. The Composer keeps its audience as the text changes; :meth:`smskit.Campaign.preflight` keeps
+one per recipient set.
 
 Per recipient: the number, duplicates, lines that cannot receive SMS, dynamic fields missing
 or too long, the rendered text with its encoding and segments. For the campaign: text limits
@@ -22,7 +23,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit.campaigns.audience import (
+from smskit.campaigns.planning.audience import (
     DOUBTFUL_ORDER,
     NUMBER_BLOCK_ROWS,
     Audience,
@@ -144,7 +145,8 @@ class Messages:
 
 def messages(settings: PreflightSettings, fields: list[Any], table: np.ndarray) -> Messages:
     """Check and render each combination of ``table`` (a row per combination, a column per
-    field of ``fields``, the :class:`~smskit.campaigns.audience.FieldValues` the text uses)."""
+    field of ``fields``, the :class:`~smskit.campaigns.planning.audience.FieldValues` the text
+    uses)."""
     import numpy as np
     import pandas as pd
 

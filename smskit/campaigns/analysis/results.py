@@ -8,12 +8,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit.campaigns.journal import DONE_STATES, Chunk, Journal
+from smskit.campaigns.sending.journal import DONE_STATES, Chunk, Journal
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from smskit.campaigns.outcomes import Match
+    from smskit.campaigns.analysis.outcomes import Match
 
 __all__ = [
     "RECIPIENT_STATES",
@@ -28,8 +28,6 @@ __all__ = [
     "result_header",
     "result_html",
     "result_repr",
-    "shown_record",
-    "shown_value",
     "summary_frame",
 ]
 
@@ -164,7 +162,7 @@ class CampaignResult:
         """One row per recipient the gateway accepted, with what came back after the send:
         delivery status (a categorical of the vendor's statuses plus ``pending``), delivery
         time, first reply, opt-out, country, HLR network and line type, cost predicted,
-        billed and reported (:data:`smskit.campaigns.outcomes.OUTCOME_COLUMNS`).
+        billed and reported (:data:`smskit.campaigns.analysis.outcomes.OUTCOME_COLUMNS`).
 
         ``inbox``: the :class:`smskit.Inbox` that received the callbacks, its SQLite file,
         or None for the store ``smskit replies serve`` keeps (``replies.sqlite`` in the
@@ -174,7 +172,7 @@ class CampaignResult:
         ids), ``number`` (number and time), ``auto`` (the first on a sandbox journal). Times
         in ``time_zone`` (default: the account's). See docs/outcomes.md.
         """
-        from smskit.campaigns.outcomes import (
+        from smskit.campaigns.analysis.outcomes import (
             Callbacks,
             SendFacts,
             outcomes_frame,
@@ -197,7 +195,7 @@ class CampaignResult:
         ``UserWarning`` names that count, and :meth:`outcomes` shows those rows ``pending``
         (or ``ACK``). STOPs and replies may come later still: they are not waited for.
         """
-        from smskit.campaigns.outcomes import (
+        from smskit.campaigns.analysis.outcomes import (
             SendFacts,
             no_hlr,
             outcomes_frame,
@@ -377,7 +375,7 @@ def result_repr(kind: str, name: str, summary: pd.DataFrame) -> str:
 
 def result_html(summary: pd.DataFrame, first: pd.DataFrame, not_sent: int) -> str:
     """The summary and the ``first`` recipients not sent (of ``not_sent``), as HTML."""
-    from smskit._html import render
+    from smskit._html import render, shown_record, shown_value
 
     return render(
         "campaign_result.html",
@@ -386,13 +384,3 @@ def result_html(summary: pd.DataFrame, first: pd.DataFrame, not_sent: int) -> st
         rows=[[shown_value(v) for v in r] for r in first.itertuples(index=False)],
         more=max(not_sent - len(first), 0),
     )
-
-
-def shown_value(value: Any) -> Any:
-    import pandas as pd
-
-    return "" if value is None or (not isinstance(value, str) and pd.isna(value)) else value
-
-
-def shown_record(record: Mapping[Any, Any]) -> dict[str, Any]:
-    return {str(key): shown_value(value) for key, value in record.items()}

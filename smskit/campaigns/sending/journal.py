@@ -16,7 +16,7 @@ resume repeat requests the gateway then answers as duplicates (within its 24 h w
 
 One sender per campaign: a runner opens the journal with ``lease=`` (seconds it may wait)
 and holds an exclusive lease, one row of table ``lease`` written under SQLite's own write
-lock (see :mod:`smskit.campaigns.lease`). Every ``in_flight`` is written only under a lease
+lock (see :mod:`smskit.campaigns.sending.lease`). Every ``in_flight`` is written only under a lease
 still held, so a runner whose lease was taken over sends nothing more. Files are created
 0600 (by :func:`smskit._sqlite.connect`; SQLite gives the WAL files the same mode).
 """
@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from smskit import _sqlite
-from smskit.campaigns.journalfile import as_journal_path, connect_journal
-from smskit.campaigns.lease import LEASE_SCHEMA, POLL_S, Lease, check_wait, lease_owner
+from smskit.campaigns.sending.journal_file import as_journal_path, connect_journal
+from smskit.campaigns.sending.lease import LEASE_SCHEMA, POLL_S, Lease, check_wait, lease_owner
 from smskit.errors import CampaignBusy, ConfigurationError
 from smskit.rules.contacts import ContactChunk, chunk_contacts
 from smskit.rules.missing import is_missing
@@ -527,10 +527,50 @@ class Journal:
 
     # -- recipients kept out ---------------------------------------------------------------
 
-    def excluded(self) -> list[tuple[int, str | None, str | None, str, str | None]]:
+    def excluded(
+        self, issue: str | None = None
+    ) -> list[tuple[int, str | None, str | None, str, str | None]]:
         """(row, input, phone_number, issue, detail) of recipients kept out: by preflight, or
-        by :func:`~smskit.campaigns.withhold.withhold` before their chunk was sent."""
-        return self._read("SELECT row, input, phone_number, issue, detail FROM excluded")
+        by :meth:`withhold` before their chunk was sent); only those of ``issue`` when given
+        (``opted_out``: at most as many as the account's list holds, where a streamed
+        campaign's exclusions may not fit in memory)."""
+        if issue is None:
+            return self._read("SELECT row, input, phone_number, issue, detail FROM excluded")
+        return self._read(
+            "SELECT row, input, phone_number, issue, detail FROM excluded WHERE issue = ?",
+            (issue,),
+        )
+
+    def withhold(self, chunk: Chunk, dropped: Sequence[int], issue: str, detail: str) -> Chunk:
+        """Take the recipients at ``dropped`` (positions *in the chunk*) out of a ``pending``
+        chunk: recorded as kept out (table ``excluded``, ``issue`` and ``detail``) and
+        the chunk re-keyed (its request id derived from the smaller payload), in one transaction
+        committed before any request. A chunk left empty is done with nothing sent (``sent``, no
+        request id, 0 recipients, cost 0), not failed. Returns the chunk as now journaled.
+        Only under the journal's lease still held (:class:`smskit.CampaignBusy` if taken over)."""
+        if chunk.state != "pending":
+            raise ValueError(f"chunk {chunk.idx} is {chunk.state}: only a pending one is changed")
+        out = set(dropped)
+        kept, rid, gone = self.rekeyed(chunk, out)
+        state, none_left = ("pending", 0) if kept else ("sent", 1)
+        now = time.time()
+        with self._tx() as db:
+            if self._lease is None:
+                raise ConfigurationError(
+                    f"journal {str(self.path)!r} was opened without its lease: only its sender "
+                    "changes a chunk"
+                )
+            self._lease.check(db)  # a runner whose lease was taken over changes nothing
+            _exclude(db, [(row, number, number, issue, detail) for row, number in gone])
+            db.execute(
+                "UPDATE chunks SET keep = ?, request_id = ?, state = ?, first_attempt_at = NULL, "
+                "cost = CASE WHEN ? THEN 0 ELSE cost END, sms = CASE WHEN ? THEN 0 ELSE sms END, "
+                "contacts = CASE WHEN ? THEN 0 ELSE contacts END, updated_at = ? WHERE idx = ?",
+                (json.dumps(kept), rid, state, none_left, none_left, none_left, now, chunk.idx),
+            )
+            said = f"{len(out)} recipient(s) {issue}; " + ("re-keyed" if kept else "none left")
+            _log(db, chunk.idx, state, said, now)
+        return self.chunk(chunk.idx)
 
     def rejected(self) -> list[tuple[int, int, str | None, str]]:
         """(row, chunk, phone_number, error) of recipients the gateway refused."""

@@ -1,7 +1,7 @@
 """What an existing file given as a journal holds, checked before anything writes to it.
 
 A campaign journal and an HLR cache are SQLite files of one format (see
-:mod:`smskit.campaigns.journal`). Opening applies that format's schema, which would add its
+:mod:`smskit.campaigns.sending.journal`). Opening applies that format's schema, which would add its
 tables to any SQLite file, and a campaign read from a file that holds none would be read as
 an empty one. So a file is refused, unchanged, when it is not SQLite, when it holds tables of
 another kind (another application's database, an inbox), when its journal format is another
