@@ -7,7 +7,8 @@ spec is silent.
 
 Owns: the gateway's domain rules applied to requests, its SQLite store (wallet, contacts,
 sends, duplicate request_ids), HLR simulation, prices, callbacks (replies, delivery reports,
-STOPs), faults, clock, the Starlette app and its OpenAPI document.
+STOPs), recipients opening the links of their texts (``_clicks``: people and preview bots,
+over HTTP), faults, clock, the Starlette app and its OpenAPI document.
 
 May import: ``smskit.rules``, ``smskit.errors`` and the top-level infrastructure modules
 (``smskit._server``, ``smskit._sqlite`` ...). Never the client, campaigns, views, replies

@@ -15,7 +15,7 @@ from typing import Any
 
 from smskit.errors import ValidationError
 from smskit.rules.callbacks import CALLBACK_KINDS
-from smskit.sandbox import _domain
+from smskit.sandbox import _clicks, _domain
 from smskit.sandbox._callbacks import Deliveries, check_callback_url, script_campaign_replies
 from smskit.sandbox._casting import PHONE_RULE, normalize_phone
 from smskit.sandbox._clock import Clock
@@ -216,6 +216,52 @@ class FollowUps:
         if script:
             self.advance(max(0.0, script[-1].at - self.clock.timestamp()))
         return self._outcomes(replies, wait)
+
+    def simulate_clicks(
+        self,
+        ticket: str,
+        *,
+        rate: float = 0.3,
+        bot_share: float = 0.2,
+        seed: int = 0,
+        within_seconds: float = 4.5,
+    ) -> list[dict[str, Any]]:
+        """Open the links of a send's texts over HTTP, as people and as preview bots.
+
+        Among the ``n`` messages of ``ticket`` whose text holds a link, ``round(rate * n)``
+        people click one link each (a phone's user agent, GET), drawn from the messages
+        whose DELIVERED report was posted (all sent ones when no delivery-report URL is
+        set), and ``round(bot_share * n)`` bot visits are made (link previews, a HEAD link
+        checker, a scanner's burst). Seeded; bots in the first third of ``within_seconds``,
+        people in the last (docs/links.md). Returns the requests made, with their status.
+        """
+        if not isinstance(ticket, str) or not ticket.strip():
+            raise ValidationError("ticket", "must be a non-blank string", value=ticket)
+        for name, value in (("rate", rate), ("bot_share", bot_share)):
+            checked_number(name, value, high=1.0)
+        checked_number("within_seconds", within_seconds, high=3600.0, above=True)
+        rows = [
+            r for r in self.store.sends.sent(self.clock.timestamp()) if r["sms_ticket"] == ticket
+        ]
+        if not rows:
+            raise ValidationError("ticket", "no accepted send has this ticket", value=ticket)
+        if self.callback_url("delivery_report") is None:
+            delivered = {r["phone_number"] for r in rows}
+        else:
+            delivered = {
+                r["number"] for r in self.reports()
+                if r["kind"] == "delivery_report" and r["status"] == "DELIVERED"
+                and r["delivered"] and r["message_id"].startswith(f"{ticket}-")
+            }  # fmt: skip
+        messages = [
+            (r["phone_number"], r["text"], r["phone_number"] in delivered)
+            for r in rows
+            if r["status"] == "sent"
+        ]
+        planned = _clicks.script(
+            messages, rate=rate, bot_share=bot_share, seed=seed, within_seconds=within_seconds
+        )
+        return _clicks.play(planned)
 
     def _reply(self, number: str, text: str, sim: str, at: float) -> dict[str, Any]:
         url = self.callback_url()

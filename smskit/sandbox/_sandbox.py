@@ -139,6 +139,11 @@ def _replies_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
     return _frame(records, columns)
 
 
+def _clicks_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
+    columns = ("phone_number", "url", "who", "method", "user_agent", "delay", "status")
+    return _frame(records, columns)
+
+
 def _deliveries_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
     columns = ("message_id", "attempt", "attempted_at", "status", "delivered", "retry_in",
                "kind", "key")  # fmt: skip
@@ -257,6 +262,7 @@ class Sandbox(Served):
         Gateway.simulate_campaign_replies, _campaign_replies_frame
     )
     replies = _forward_as_frame(Gateway.replies, _replies_frame)
+    simulate_clicks = _forward_as_frame(Gateway.simulate_clicks, _clicks_frame)
     deliveries = _forward_as_frame(Gateway.deliveries, _deliveries_frame)
     wait_for_deliveries = _forward(Gateway.wait_for_deliveries)
 
