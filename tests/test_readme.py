@@ -1,5 +1,6 @@
-"""Every Python block of README.md runs as pasted, in order, in one session (Sybil), and the
-Dask block of docs/dask.md, written as a script, runs as a script."""
+"""Every Python block of README.md runs as pasted, in order, in one session (Sybil), and as
+one script twice in a row in new processes; the Dask block of docs/dask.md, written as a
+script, runs as a script."""
 
 from __future__ import annotations
 
@@ -70,3 +71,31 @@ def test_the_dask_block_runs_as_a_script(tmp_path: Path, user_dirs: Path) -> Non
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
     assert "to_send" in run.stdout and "encoding" in run.stdout, run.stdout  # both frames
+
+
+def _readme_script() -> str:
+    """README's Python blocks, in order, as one script (each cell uses the ones before it)."""
+    blocks = re.findall(r"^```python\n(.*?)^```", README.read_text(), re.M | re.S)
+    assert len(blocks) >= 4 and not _script_blocks(README)
+    return "\n".join(blocks)
+
+
+def test_the_readme_runs_twice_in_a_row_in_new_processes(tmp_path: Path, user_dirs: Path) -> None:
+    """The README's cells saved as a script run twice, each time in a new Python process with
+    the same per-user directories (the first run's journal and HLR cache still there) and no
+    SMSKIT_* set: both exit 0 with no traceback, each having sent and read its outcomes (what
+    a newcomer sees re-running the README, or a notebook made from it)."""
+    script = tmp_path / "readme.py"
+    script.write_text(_readme_script() + '\nprint("outcomes:", len(outcomes))\n')
+    env = {k: v for k, v in os.environ.items() if k not in ENV}
+    command = [sys.executable, str(script)]
+    runs = []
+    for _ in range(2):
+        run = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True,
+                             timeout=240, check=False)  # fmt: skip
+        runs.append(run)
+    for run in runs:
+        assert run.returncode == 0, run.stderr[-3000:]
+        assert "Traceback" not in run.stderr, run.stderr[-3000:]
+        (line,) = [line for line in run.stdout.splitlines() if line.startswith("outcomes:")]
+        assert int(line.split()[1]) > 0
