@@ -1,9 +1,10 @@
 """The public name of the plotly figures: ``smskit.plots.hlr_breakdown(...)`` and friends.
 
-They live in :mod:`smskit.views.plots`, and for the ledger of campaigns, experiments' arms
-and a campaign's outcomes in :mod:`smskit.views.ledger`, :mod:`smskit.views.experiment` and
-:mod:`smskit.views.outcomes` (plotly loads with them); this module only names them (all of
-``views.plots``' and ``views.outcomes``' ``__all__``).
+They live in :mod:`smskit.views.plots`, and for the ledger of campaigns, experiments' arms,
+a campaign's outcomes and its lift in :mod:`smskit.views.ledger`,
+:mod:`smskit.views.experiment`, :mod:`smskit.views.outcomes` and :mod:`smskit.views.lift`
+(plotly loads with them); this module only names them (all of ``views.plots``' and
+``views.outcomes``' ``__all__``).
 """
 
 from smskit._html import LINE_STATUS_COLORS
@@ -11,9 +12,10 @@ from smskit.views import outcomes
 from smskit.views import plots as figures
 from smskit.views.experiment import experiment_arms
 from smskit.views.ledger import campaign_history
+from smskit.views.lift import lift_intervals
 from smskit.views.outcomes import *  # noqa: F403  (its __all__, added below)
 from smskit.views.plots import *  # noqa: F403  (its __all__, added below)
 
-__all__ = ["LINE_STATUS_COLORS", "campaign_history", "experiment_arms"]
+__all__ = ["LINE_STATUS_COLORS", "campaign_history", "experiment_arms", "lift_intervals"]
 __all__ += figures.__all__
 __all__ += outcomes.__all__

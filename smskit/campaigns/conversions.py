@@ -1,0 +1,167 @@
+"""Conversions: the analyst's orders joined to a campaign's recipients, sent or held out.
+
+One row per recipient: ``group`` (``treated``, ``holdout`` or an experiment's arm),
+``converted``, ``conversions`` (orders in the window), ``revenue`` (their amounts; 0, never
+missing, for a recipient without one) and ``first_conversion_at``. An order counts for a
+recipient when its number (or its ``on`` key) is the recipient's and its instant falls in
+``[sent, sent + window)``, ``sent`` being the send instant for treated and held-out
+recipients alike (the holdout's would-be send): both groups run on the same clock, and an
+order before the send never counts.
+
+The orders' columns are read by the rule book (:mod:`smskit.rules.orders`: instants with a
+time zone, amounts, numbers in their ``country``); an order outside every recipient's window
+cannot count, so its number is not read. The join is arrays: numbers as E.164 integers, one
+hash lookup, one ``bincount`` per column.
+
+May import ``smskit.rules`` and ``smskit.errors``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+from smskit.errors import ValidationError
+from smskit.rules.orders import (
+    order_amounts,
+    order_frame,
+    order_instants,
+    order_numbers,
+    window_of,
+)
+from smskit.rules.recipients import REGION_COLUMN
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+__all__ = ["CONVERSION_COLUMNS", "conversions", "send_instants"]
+
+CONVERSION_COLUMNS: Final = (
+    "phone_number",
+    "group",
+    "converted",
+    "conversions",
+    "revenue",
+    "first_conversion_at",
+)
+
+
+def send_instants(recipients: pd.DataFrame, sent_at: Any) -> np.ndarray:
+    """Each recipient's send instant as UTC nanoseconds: ``sent_at`` for all (a timezone-aware
+    instant), or, when it is None, the recipients' own ``sent_at`` column."""
+    import numpy as np
+    import pandas as pd
+
+    if sent_at is None:
+        return order_instants(recipients, "sent_at", "recipients")
+    instant = pd.Timestamp(sent_at)
+    if instant is pd.NaT or instant.tzinfo is None:
+        raise ValidationError("sent_at", "must be an instant with a time zone", value=sent_at)
+    return np.full(len(recipients), instant.tz_convert("UTC").as_unit("ns").value, dtype="int64")
+
+
+def conversions(
+    recipients: pd.DataFrame,
+    orders: Any,
+    *,
+    sent_at: Any = None,
+    window: Any = "5D",
+    at: str = "ordered_at",
+    value: str | None = "amount",
+    number: str = "phone_number",
+    on: str | None = None,
+    default_region: str | None = None,
+) -> pd.DataFrame:
+    """One row per recipient (``recipients``: ``phone_number``, ``group``, and ``sent_at``
+    when ``sent_at`` is not given) with its conversions from ``orders``.
+
+    ``at`` names the orders' instant column, ``value`` their amount (None: no revenue),
+    ``number`` their phone number (read in the row's ``country``, else ``default_region``);
+    ``on`` instead matches a customer-id column both tables have. See the module docstring.
+    """
+    import numpy as np
+    import pandas as pd
+
+    span = window_of(window).value
+    sent = send_instants(recipients, sent_at)
+    wanted = [on] if on is not None else [number, REGION_COLUMN]
+    frame = order_frame(orders, [*wanted, at, *([value] if value else [])])
+    instants = order_instants(frame, at)
+    amounts = order_amounts(frame, value) if value else None
+    if len(sent):
+        rows = np.flatnonzero((instants >= sent.min()) & (instants < sent.max() + span))
+    else:
+        rows = np.zeros(0, dtype="int64")
+    keys, found = _keys(recipients, frame, rows, number=number, on=on, region=default_region)
+    hit = found >= 0
+    who, when = found[hit], instants[rows[hit]]
+    inside = (when >= sent[who]) & (when < sent[who] + span)
+    who, when = who[inside], when[inside]
+    size = len(recipients)
+    counts = np.bincount(who, minlength=size)
+    first = np.full(size, np.iinfo("int64").max, dtype="int64")
+    np.minimum.at(first, who, when)
+    columns: dict[str, Any] = {
+        "phone_number": recipients["phone_number"].to_numpy(),
+        "group": recipients["group"].to_numpy() if "group" in recipients else "treated",
+    }
+    if on is not None:
+        columns[on] = keys
+    columns["converted"] = counts > 0
+    columns["conversions"] = counts.astype("int64")
+    if amounts is not None:
+        columns["revenue"] = np.bincount(
+            who, weights=amounts[rows[hit]][inside], minlength=size
+        ).astype("float64")
+    firsts = pd.to_datetime(np.where(counts > 0, first, np.iinfo("int64").min), utc=True)
+    columns["first_conversion_at"] = firsts.as_unit("ns")
+    return pd.DataFrame(columns)
+
+
+def _keys(
+    recipients: pd.DataFrame,
+    frame: pd.DataFrame,
+    rows: np.ndarray,
+    *,
+    number: str,
+    on: str | None,
+    region: str | None,
+) -> tuple[Any, np.ndarray]:
+    """The recipients' join keys, and for each order at ``rows`` its recipient (-1: none)."""
+    import numpy as np
+    import pandas as pd
+
+    if on is not None:
+        if on not in recipients.columns:
+            raise ValidationError(
+                f"recipients.{on}", "no such column (on= names a column both have)"
+            )
+        mine = recipients[on]
+        theirs = frame[on].iloc[rows] if on in frame.columns else None
+        if theirs is None:
+            raise ValidationError(f"orders.{on}", "no such column (on= names a column both have)")
+        _unique(mine, f"recipients.{on}")
+        return mine.to_numpy(), np.asarray(pd.Index(mine).get_indexer(theirs), dtype="int64")
+    numbers = recipients[["phone_number"]].assign(
+        **{REGION_COLUMN: recipients[REGION_COLUMN]} if REGION_COLUMN in recipients else {}
+    )
+    mine_digits = order_numbers(
+        numbers, "phone_number", np.arange(len(recipients)), region, "recipients"
+    )
+    _unique(pd.Series(mine_digits), "recipients.phone_number")
+    theirs_digits = order_numbers(frame, number, rows, region)
+    return mine_digits, np.asarray(pd.Index(mine_digits).get_indexer(theirs_digits), dtype="int64")
+
+
+def _unique(keys: pd.Series, where: str) -> None:
+    repeated = keys.duplicated().to_numpy(dtype=bool)
+    if repeated.any():
+        import numpy as np
+
+        row = int(np.flatnonzero(repeated)[0])
+        raise ValidationError(
+            where,
+            "appears twice among the recipients: an order could not say whose it is",
+            position=row,
+            value=keys.iloc[row],
+        )

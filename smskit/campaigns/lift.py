@@ -1,0 +1,234 @@
+"""Incremental lift: treated recipients against the holdout, with intervals.
+
+Every statistic is statsmodels' (none is computed here):
+
+- conversion rate: the two-sided two-proportion z-test on the pooled proportion
+  (``proportions_ztest``) and the difference's interval by Newcombe's hybrid score method
+  (``confint_proportions_2indep(method="newcomb")``);
+- revenue per recipient: Welch's t-test and its interval (``CompareMeans.ttest_ind`` and
+  ``tconfint_diff`` with ``usevar="unequal"``);
+- incremental conversions and revenue: those differences times the treated recipients, so
+  their intervals are the differences' intervals scaled; incremental ROI is the incremental
+  revenue less the campaign's billed cost, over that cost (the cost is known, not drawn);
+- the smallest detectable lift: the rate difference above the holdout's rate whose Cohen's
+  h (``proportion_effectsize``'s arcsine distance, inverted) ``NormalIndPower`` finds
+  detectable with ``power`` at ``alpha`` for these two group sizes.
+
+A statistic that cannot be computed is missing with a ``note`` saying why, never guessed.
+May import ``smskit.errors`` and the rule book; statsmodels loads when a lift is computed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+from smskit.errors import ValidationError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+__all__ = ["LIFT_METRICS", "LIFT_NOTES", "Lift", "lift", "rate_interval"]
+
+LIFT_METRICS: Final = (
+    "conversion_rate",
+    "revenue_per_recipient",
+    "incremental_conversions",
+    "incremental_revenue",
+    "incremental_roi",
+    "minimum_detectable_lift",
+)
+LIFT_NOTES: Final = {
+    "no_holdout": "no recipient was held out: nothing to compare with",
+    "no_treated": "no recipient was sent: nothing to compare",
+    "no_variance": "both groups are all 0 or all 1: the test has no variance",
+    "no_revenue": "the orders have no amounts (value=None)",
+    "no_cost": "the campaign's billed cost is not known (or is 0)",
+    "too_few": "a group has fewer than two recipients: no variance to estimate",
+    "beyond_one": "no lift above the holdout's rate is detectable with these sizes",
+}
+_COLUMNS: Final = (
+    "metric",
+    "treated",
+    "holdout",
+    "difference",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "note",
+)
+_NAN: Final = math.nan
+
+
+@dataclass(frozen=True)
+class Lift:
+    """Treated against holdout: :attr:`table` has one row per metric (:data:`LIFT_METRICS`)
+    with each group's value, the ``difference`` (treated - holdout, or the incremental
+    total), its interval at ``1 - alpha`` and the test's ``p_value``; ``note`` says why a
+    value is missing. ``smskit.plots.lift_intervals(lift)`` draws it."""
+
+    table: pd.DataFrame = field(repr=False)
+    treated: int = 0
+    holdout: int = 0
+    alpha: float = 0.05
+    power: float = 0.8
+    cost: float | None = None
+
+    def value(self, metric: str, column: str = "difference") -> float:
+        """One cell of :attr:`table`: ``lift.value("conversion_rate", "ci_low")``."""
+        row = self.table.loc[self.table["metric"] == metric]
+        if row.empty:
+            raise ValidationError(
+                "metric", f"must be one of {', '.join(LIFT_METRICS)}", value=metric
+            )
+        return float(row[column].iloc[0])
+
+    def __repr__(self) -> str:
+        diff = self.value("conversion_rate")
+        low, high = (
+            self.value("conversion_rate", "ci_low"),
+            self.value("conversion_rate", "ci_high"),
+        )
+        shown = "n/a" if math.isnan(diff) else f"{diff:+.2%} [{low:+.2%}, {high:+.2%}]"
+        return f"Lift(treated={self.treated}, holdout={self.holdout}, conversion_rate {shown})"
+
+
+def _row(metric: str, **values: Any) -> dict[str, Any]:
+    row: dict[str, Any] = dict.fromkeys(_COLUMNS, _NAN)
+    row.update({"metric": metric, "note": None, **values})
+    return row
+
+
+def lift(
+    frame: pd.DataFrame,
+    *,
+    treated: str | None = None,
+    holdout: str = "holdout",
+    cost: float | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> Lift:
+    """The :class:`Lift` of a conversions frame (``group``, ``converted``, ``revenue``):
+    group ``treated`` (default: every group but ``holdout``) against group ``holdout``;
+    ``cost`` is what the treated recipients' messages were billed."""
+    if not 0 < alpha < 1 or not 0 < power < 1:
+        raise ValidationError("alpha", "alpha and power must be between 0 and 1")
+    groups = frame["group"].to_numpy(dtype=object)
+    held = groups == holdout
+    sent = (groups == treated) if treated is not None else ~held
+    converted = frame["converted"].to_numpy(dtype=bool)
+    revenue = frame["revenue"].to_numpy(dtype="float64") if "revenue" in frame else None
+    n_t, n_h = int(sent.sum()), int(held.sum())
+    x_t, x_h = int(converted[sent].sum()), int(converted[held].sum())
+    rows = [_rate_row(x_t, n_t, x_h, n_h, alpha)]
+    rows.append(_revenue_row(revenue, sent, held, alpha))
+    rate, money = rows[0], rows[1]
+    rows.append(_scaled("incremental_conversions", rate, n_t))
+    rows.append(_scaled("incremental_revenue", money, n_t))
+    rows.append(_roi(rows[-1], cost))
+    rows.append(_detectable(x_h, n_t, n_h, alpha, power))
+    import pandas as pd
+
+    table = pd.DataFrame(
+        {
+            "metric": pd.Categorical(LIFT_METRICS, categories=LIFT_METRICS),
+            **{name: [float(row[name]) for row in rows] for name in _COLUMNS[1:7]},
+            "note": pd.array([row["note"] for row in rows], dtype="string"),
+        }
+    )
+    return Lift(table, n_t, n_h, alpha, power, cost)
+
+
+def _empty_note(n_t: int, n_h: int) -> str | None:
+    if not n_h:
+        return "no_holdout"
+    if not n_t:
+        return "no_treated"
+    return None
+
+
+def _rate_row(x_t: int, n_t: int, x_h: int, n_h: int, alpha: float) -> dict[str, Any]:
+    note = _empty_note(n_t, n_h)
+    if note:
+        return _row("conversion_rate", treated=x_t / n_t if n_t else _NAN,
+                    holdout=x_h / n_h if n_h else _NAN, note=note)  # fmt: skip
+    from statsmodels.stats.proportion import proportions_ztest
+
+    p_t, p_h = x_t / n_t, x_h / n_h
+    if x_t + x_h in (0, n_t + n_h):
+        return _row("conversion_rate", treated=p_t, holdout=p_h, difference=p_t - p_h,
+                    note="no_variance")  # fmt: skip
+    _, p_value = proportions_ztest([x_t, x_h], [n_t, n_h])
+    low, high = rate_interval(x_t, n_t, x_h, n_h, alpha=alpha)
+    return _row("conversion_rate", treated=p_t, holdout=p_h, difference=p_t - p_h,
+                ci_low=float(low), ci_high=float(high), p_value=float(p_value))  # fmt: skip
+
+
+def rate_interval(x_t: Any, n_t: Any, x_h: Any, n_h: Any, *, alpha: float = 0.05) -> Any:
+    """The interval of the conversion rates' difference (treated - holdout) at ``1 - alpha``
+    by Newcombe's method (statsmodels ``confint_proportions_2indep(method="newcomb")``):
+    ``(low, high)``, each a float, or an array when the counts are arrays (one per campaign)."""
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    return confint_proportions_2indep(
+        x_t, n_t, x_h, n_h, method="newcomb", compare="diff", alpha=alpha
+    )
+
+
+def _revenue_row(
+    revenue: np.ndarray | None, sent: np.ndarray, held: np.ndarray, alpha: float
+) -> dict[str, Any]:
+    if revenue is None:
+        return _row("revenue_per_recipient", note="no_revenue")
+    a, b = revenue[sent], revenue[held]
+    mean_a = float(a.mean()) if len(a) else _NAN
+    mean_b = float(b.mean()) if len(b) else _NAN
+    note = _empty_note(len(a), len(b)) or ("too_few" if min(len(a), len(b)) < 2 else None)
+    if note is None and a.var() == 0 and b.var() == 0:
+        note = "no_variance"
+    if note:
+        return _row("revenue_per_recipient", treated=mean_a, holdout=mean_b,
+                    difference=mean_a - mean_b, note=note)  # fmt: skip
+    from statsmodels.stats.weightstats import CompareMeans, DescrStatsW
+
+    compared = CompareMeans(DescrStatsW(a), DescrStatsW(b))
+    _, p_value, _ = compared.ttest_ind(usevar="unequal")
+    low, high = compared.tconfint_diff(alpha=alpha, usevar="unequal")
+    return _row("revenue_per_recipient", treated=mean_a, holdout=mean_b,
+                difference=mean_a - mean_b, ci_low=float(low), ci_high=float(high),
+                p_value=float(p_value))  # fmt: skip
+
+
+def _scaled(metric: str, row: dict[str, Any], times: int) -> dict[str, Any]:
+    """A per-recipient difference as a total over the treated recipients."""
+    scaled = {name: row[name] * times for name in ("difference", "ci_low", "ci_high")}
+    return _row(metric, **scaled, p_value=row["p_value"], note=row["note"])
+
+
+def _roi(revenue: dict[str, Any], cost: float | None) -> dict[str, Any]:
+    if cost is None or not cost > 0:
+        return _row("incremental_roi", note="no_cost")
+    roi = {name: (revenue[name] - cost) / cost for name in ("difference", "ci_low", "ci_high")}
+    return _row("incremental_roi", **roi, p_value=revenue["p_value"], note=revenue["note"])
+
+
+def _detectable(x_h: int, n_t: int, n_h: int, alpha: float, power: float) -> dict[str, Any]:
+    note = _empty_note(n_t, n_h)
+    if note:
+        return _row("minimum_detectable_lift", note=note)
+    from statsmodels.stats.power import NormalIndPower
+
+    base = x_h / n_h
+    h = float(
+        NormalIndPower().solve_power(
+            effect_size=None, nobs1=n_t, ratio=n_h / n_t, alpha=alpha, power=power
+        )
+    )
+    # The rate whose Cohen's h above the holdout's is h (proportion_effectsize, inverted).
+    angle = math.asin(math.sqrt(base)) + h / 2
+    if angle > math.pi / 2:
+        return _row("minimum_detectable_lift", holdout=base, note="beyond_one")
+    difference = math.sin(angle) ** 2 - base
+    return _row("minimum_detectable_lift", holdout=base, difference=float(difference))

@@ -1,0 +1,258 @@
+"""The analyst's orders, read exactly or refused: instants, amounts, numbers and the window.
+
+An order (or any event: a sign-up, a booking) is a row of the analyst's own table with a
+phone number (or a customer id), an instant and, for revenue, an amount. Each column is read
+here, once, for conversions (:mod:`smskit.campaigns.analysis.conversions`) and attribution:
+
+- an instant needs a time zone (a timezone-aware column, or ISO 8601 texts with an offset or
+  ``Z``): a naive one would be read in some zone smskit would have to guess;
+- an amount is a number, never missing and never negative (a refund is its own row to
+  subtract, not an order);
+- a number written in E.164 (``+`` then 7 to 15 digits) is read as written; any other form
+  is read by the rule book (:func:`smskit.rules.recipients.number_codes`, in the row's
+  ``country`` when the table has one), and one it cannot read is refused;
+- a ``window`` is a positive duration (``"5D"``, ``"12h"``, a ``timedelta``).
+
+Each refusal names the column (``orders.amount``), the row (its position, from 0) and the
+rule. Pure: pandas, numpy and pyarrow arrays in, arrays out; no I/O. May import
+``smskit.errors`` and the rule book.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, Final
+
+from smskit.errors import ValidationError
+from smskit.rules.arrowinput import arrow_library
+from smskit.rules.recipients import REGION_COLUMN, number_codes
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+__all__ = [
+    "RULE_AMOUNT",
+    "RULE_INSTANT",
+    "RULE_NAIVE",
+    "RULE_NUMBER",
+    "RULE_WINDOW",
+    "order_amounts",
+    "order_frame",
+    "order_instants",
+    "order_numbers",
+    "window_of",
+]
+
+RULE_WINDOW: Final = "must be a positive duration, e.g. '5D', '12h' or datetime.timedelta(days=5)"
+RULE_NAIVE: Final = (
+    "an instant needs a time zone (smskit will not guess one): localize the column, e.g. "
+    "orders['ordered_at'].dt.tz_localize('Europe/Paris'), or write ISO 8601 with an offset"
+)
+RULE_INSTANT: Final = "must be an instant (a timezone-aware datetime or ISO 8601 text with offset)"
+RULE_AMOUNT: Final = "must be a number, not missing and not negative (a refund is not an order)"
+RULE_NUMBER: Final = (
+    "cannot be read as a phone number ({reason}): fix it, give its country in a 'country' "
+    "column, or drop the row"
+)
+# E.164 as written: the number needs no reading, whatever the row's country.
+_E164: Final = r"^\+[1-9][0-9]{6,14}$"
+_OFFSET: Final = r"(?:Z|z|[+-][0-9]{2}(?::?[0-9]{2})?)$"
+
+
+def window_of(window: Any, field: str = "window") -> pd.Timedelta:
+    """``window`` as a positive :class:`pandas.Timedelta`, or refused naming ``field``."""
+    import pandas as pd
+
+    if isinstance(window, bool) or not isinstance(window, str | timedelta | pd.Timedelta):
+        raise ValidationError(field, RULE_WINDOW, value=window)
+    try:
+        duration = pd.Timedelta(window)
+    except ValueError as exc:
+        raise ValidationError(field, RULE_WINDOW, value=window) from exc
+    if duration is pd.NaT or duration <= pd.Timedelta(0):
+        raise ValidationError(field, RULE_WINDOW, value=window)
+    return duration
+
+
+def order_frame(orders: Any, columns: Sequence[str], field: str = "orders") -> pd.DataFrame:
+    """The ``columns`` ``orders`` has, as a pandas DataFrame (a pandas, pyarrow or polars
+    table; strings stay Arrow strings); anything else is refused."""
+    import pandas as pd
+
+    library = arrow_library(orders)
+    if library is not None:
+        import pyarrow as pa
+
+        table = orders.to_arrow() if library == "polars" else orders
+        if isinstance(table, pa.RecordBatch):
+            table = pa.Table.from_batches([table])
+        if not isinstance(table, pa.Table):
+            raise ValidationError(field, "must be a table of orders", value=type(orders).__name__)
+        wanted = [name for name in columns if name in table.column_names]
+        text = pd.StringDtype("pyarrow")
+        strings = {pa.string(): text, pa.large_string(): text}
+        return table.select(wanted).to_pandas(types_mapper=strings.get)
+    if not isinstance(orders, pd.DataFrame):
+        raise ValidationError(
+            field,
+            "must be a table of orders: a pandas, pyarrow or polars DataFrame (a Dask one is "
+            "read partition by partition by the campaign result)",
+            value=type(orders).__name__,
+        )
+    return orders[[name for name in dict.fromkeys(columns) if name in orders.columns]]
+
+
+def _column(frame: pd.DataFrame, name: str, field: str, hint: str) -> pd.Series:
+    if name not in frame.columns:
+        raise ValidationError(f"{field}.{name}", f"no such column ({hint})")
+    return frame[name]
+
+
+def _first(mask: np.ndarray) -> int:
+    import numpy as np
+
+    return int(np.flatnonzero(mask)[0])
+
+
+def order_instants(frame: pd.DataFrame, at: str, field: str = "orders") -> np.ndarray:
+    """Column ``at`` as UTC nanoseconds (int64); naive, missing or unreadable instants are
+    refused naming the row."""
+    import pandas as pd
+
+    where = f"{field}.{at}"
+    values = _column(frame, at, field, "name the instant column with at=")
+    if isinstance(values.dtype, pd.ArrowDtype) and values.dtype.kind == "M":
+        values = pd.Series(values.array.to_numpy(), index=values.index)  # numpy's datetimes
+    missing = values.isna().to_numpy()
+    if missing.any():
+        row = _first(missing)
+        raise ValidationError(where, f"is missing: {RULE_INSTANT}", position=row)
+    if pd.api.types.is_datetime64_any_dtype(values):
+        if getattr(values.dt, "tz", None) is None:
+            raise ValidationError(where, RULE_NAIVE, position=0, value=values.iloc[0])
+        return _nanoseconds(values)
+    if pd.api.types.is_string_dtype(values) and all(isinstance(v, str) for v in values.array):
+        texts = values.astype("string[pyarrow]").str.strip()
+        naive = ~texts.str.contains(_OFFSET, regex=True).to_numpy(dtype=bool)
+        if naive.any():
+            row = _first(naive)
+            raise ValidationError(where, RULE_NAIVE, position=row, value=values.iloc[row])
+        try:
+            parsed = pd.to_datetime(texts, format="ISO8601", utc=True)
+        except (ValueError, TypeError) as exc:
+            raise ValidationError(where, f"{RULE_INSTANT} ({exc})") from exc
+        return _nanoseconds(parsed)
+    return _object_instants(values, where)
+
+
+def _nanoseconds(values: pd.Series) -> np.ndarray:
+    import numpy as np
+
+    utc = values.dt.tz_convert("UTC").dt.tz_localize(None)  # the same instants, as numpy's
+    return np.asarray(utc.dt.as_unit("ns").to_numpy().view("int64"))
+
+
+def _object_instants(values: pd.Series, where: str) -> np.ndarray:
+    """Python datetimes (or pandas Timestamps), each with its time zone."""
+    import numpy as np
+    import pandas as pd
+
+    out = np.empty(len(values), dtype="int64")
+    for row, value in enumerate(values.tolist()):
+        if isinstance(value, str):
+            out[row] = order_instants(pd.DataFrame({"at": [value]}), "at", where)[0]
+            continue
+        if not hasattr(value, "tzinfo"):
+            raise ValidationError(where, RULE_INSTANT, position=row, value=value)
+        if value.tzinfo is None:
+            raise ValidationError(where, RULE_NAIVE, position=row, value=value)
+        out[row] = pd.Timestamp(value).tz_convert("UTC").as_unit("ns").value
+    return out
+
+
+def order_amounts(frame: pd.DataFrame, value: str, field: str = "orders") -> np.ndarray:
+    """Column ``value`` as float64; missing, negative or non-numeric amounts are refused
+    naming the row."""
+    import numpy as np
+    import pandas as pd
+
+    where = f"{field}.{value}"
+    values = _column(frame, value, field, "name the amount column with value=, or value=None")
+    missing = values.isna().to_numpy(dtype=bool)
+    if missing.any():
+        raise ValidationError(where, f"is missing: {RULE_AMOUNT}", position=_first(missing))
+    if pd.api.types.is_bool_dtype(values):
+        raise ValidationError(where, RULE_AMOUNT, position=0, value=values.iloc[0])
+    if not pd.api.types.is_numeric_dtype(values):
+        numbers = pd.to_numeric(values, errors="coerce")
+        bad = numbers.isna().to_numpy(dtype=bool)
+        if bad.any():
+            row = _first(bad)
+            raise ValidationError(where, RULE_AMOUNT, position=row, value=values.iloc[row])
+        values = numbers
+    amounts = np.asarray(values.to_numpy(dtype="float64"))
+    negative = amounts < 0
+    if negative.any():
+        row = _first(negative)
+        raise ValidationError(where, RULE_AMOUNT, position=row, value=values.iloc[row])
+    if not np.isfinite(amounts).all():
+        row = _first(~np.isfinite(amounts))
+        raise ValidationError(where, RULE_AMOUNT, position=row, value=values.iloc[row])
+    return amounts
+
+
+def order_numbers(
+    frame: pd.DataFrame,
+    number: str,
+    rows: np.ndarray,
+    default_region: str | None,
+    field: str = "orders",
+) -> np.ndarray:
+    """The E.164 digits (int64) of column ``number`` at positions ``rows``: E.164 texts as
+    written, other forms read by the rule book in the row's ``country``; one it cannot read
+    is refused naming its row."""
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    where = f"{field}.{number}"
+    column = _column(frame, number, field, "name the number column with number=, or on=")
+    values = column.iloc[rows]
+    digits = np.zeros(len(values), dtype="int64")
+    written = np.zeros(len(values), dtype=bool)
+    try:
+        texts = pa.array(values, type=pa.large_string(), from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        texts = None
+    if texts is not None:
+        written = np.asarray(
+            pc.fill_null(pc.match_substring_regex(texts, _E164), False), dtype=bool
+        )
+        kept = pc.if_else(pa.array(written), texts, pa.scalar("+0", pa.large_string()))
+        digits = np.array(pc.cast(pc.utf8_slice_codeunits(kept, 1), pa.int64()))
+    rest = np.flatnonzero(~written)
+    if len(rest):
+        regions = (
+            frame[REGION_COLUMN].iloc[rows].iloc[rest].to_numpy(dtype=object)
+            if REGION_COLUMN in frame.columns
+            else np.full(len(rest), None, dtype=object)
+        )
+        given = values.iloc[rest].to_numpy(dtype=object)
+        codes = number_codes(given, regions, default_region)
+        unread = codes.e164 == 0
+        if unread.any():
+            at = _first(unread)
+            from smskit.rules.phones import REASONS
+
+            reason = REASONS[int(codes.reason[at])]
+            raise ValidationError(
+                where,
+                RULE_NUMBER.format(reason=reason),
+                position=int(rows[rest[at]]),
+                value=given[at] if not pd.isna(given[at]) else None,
+            )
+        digits[rest] = codes.e164
+    return digits

@@ -1,0 +1,150 @@
+"""The orders rule book: instants need a time zone, amounts are non-negative numbers, numbers
+are read as written in E.164 or by the recipients' rules, a window is a positive duration;
+every refusal names the column, the row and the rule."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from smskit.errors import ValidationError
+from smskit.rules.orders import (
+    RULE_NAIVE,
+    order_amounts,
+    order_frame,
+    order_instants,
+    order_numbers,
+    window_of,
+)
+from smskit.rules.recipients import number_codes
+
+
+@pytest.mark.parametrize("window", ["0D", "-1h", "soon", 5, None, True, timedelta(0)])
+def test_window_not_a_positive_duration_is_refused(window: object) -> None:
+    """A window that is not a positive duration is refused naming 'window'."""
+    with pytest.raises(ValidationError) as caught:
+        window_of(window)
+    assert caught.value.field == "window"
+
+
+def test_window_reads_text_and_timedelta() -> None:
+    """'5D' and timedelta(days=5) are the same window."""
+    assert window_of("5D") == window_of(timedelta(days=5)) == pd.Timedelta(days=5)
+
+
+def test_naive_instants_are_refused_naming_the_column() -> None:
+    """A naive datetime column is refused: smskit never guesses the zone."""
+    frame = pd.DataFrame({"ordered_at": pd.to_datetime(["2026-01-01 10:00"])})
+    with pytest.raises(ValidationError) as caught:
+        order_instants(frame, "ordered_at")
+    assert caught.value.field == "orders.ordered_at"
+    assert caught.value.rule == RULE_NAIVE
+
+
+def test_naive_text_instant_is_refused_at_its_row() -> None:
+    """Among ISO texts, the one without an offset is refused at its row."""
+    frame = pd.DataFrame({"at": ["2026-01-01T10:00:00Z", "2026-01-01T11:00:00+02:00",
+                                 "2026-01-01T12:00:00"]})  # fmt: skip
+    with pytest.raises(ValidationError) as caught:
+        order_instants(frame, "at")
+    assert (caught.value.field, caught.value.position) == ("orders.at", 2)
+
+
+def test_missing_instant_and_missing_column_are_refused() -> None:
+    """A missing instant names its row; an absent column names itself."""
+    frame = pd.DataFrame({"at": pd.to_datetime(["2026-01-01", None], utc=True)})
+    with pytest.raises(ValidationError) as caught:
+        order_instants(frame, "at")
+    assert caught.value.position == 1
+    with pytest.raises(ValidationError, match="no such column"):
+        order_instants(frame, "ordered_at")
+
+
+def test_instants_in_any_zone_are_the_same_utc_instants() -> None:
+    """Aware columns, offset texts and Python datetimes give the same UTC nanoseconds."""
+    utc = pd.to_datetime(["2026-01-01T09:00:00Z", "2026-06-01T22:30:00Z"], utc=True)
+    expected = utc.as_unit("ns").asi8
+    paris = pd.DataFrame({"at": utc.tz_convert("Europe/Paris")})
+    texts = pd.DataFrame({"at": ["2026-01-01T10:00:00+01:00", "2026-06-02T00:30:00+02:00"]})
+    objects = pd.DataFrame({"at": [d.to_pydatetime() for d in utc]}, dtype=object)
+    for frame in (paris, texts, objects):
+        assert order_instants(frame, "at").tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize(
+    ("values", "row"),
+    [([1.0, -0.01], 1), ([2.0, None], 1), (["3", "x"], 1), ([1.0, float("inf")], 1)],
+)
+def test_bad_amount_is_refused_at_its_row(values: list[object], row: int) -> None:
+    """A negative, missing, unreadable or infinite amount is refused at its row."""
+    with pytest.raises(ValidationError) as caught:
+        order_amounts(pd.DataFrame({"amount": values}), "amount")
+    assert (caught.value.field, caught.value.position) == ("orders.amount", row)
+
+
+def test_amount_texts_read_as_numbers() -> None:
+    """Amounts written as numeric text are read as the same numbers."""
+    frame = pd.DataFrame({"amount": ["12.50", "0", "3"]})
+    assert order_amounts(frame, "amount").tolist() == [12.5, 0.0, 3.0]
+
+
+def test_unreadable_number_is_refused_at_its_row() -> None:
+    """A number the rule book cannot read is refused naming column, row and reason."""
+    frame = pd.DataFrame({"phone_number": ["+33612345678", "06 12 34 56 78", "call me"]})
+    with pytest.raises(ValidationError) as caught:
+        order_numbers(frame, "phone_number", np.arange(3), "FR")
+    assert (caught.value.field, caught.value.position) == ("orders.phone_number", 2)
+
+
+def test_country_column_reads_national_numbers() -> None:
+    """A 'country' column is the region of each row's national number."""
+    frame = pd.DataFrame({"phone_number": ["06 12 34 56 78", "07700 900123"],
+                          "country": ["FR", "GB"]})  # fmt: skip
+    digits = order_numbers(frame, "phone_number", np.arange(2), None)
+    assert digits.tolist() == [33612345678, 447700900123]
+
+
+@settings(deadline=None)
+@given(st.lists(st.sampled_from(["+33612345678", "0612345678", "+33 6 12 34 56 78",
+                                 "33612345678", "+447700900123", "+12025550143"]),
+                min_size=1, max_size=20))  # fmt: skip
+def test_numbers_as_the_recipients_reader_reads_them(values: list[str]) -> None:
+    """Every readable number gives the digits the recipients' rules give (differential)."""
+    frame = pd.DataFrame({"phone_number": values})
+    digits = order_numbers(frame, "phone_number", np.arange(len(values)), "FR")
+    codes = number_codes(values, [None] * len(values), "FR")
+    assert digits.tolist() == codes.e164.tolist()
+
+
+def test_arrow_and_polars_orders_read_like_pandas() -> None:
+    """A pyarrow or polars table gives the same columns as the pandas one."""
+    pandas = pd.DataFrame({"phone_number": ["+33612345678"], "amount": [2.5],
+                           "at": pd.to_datetime(["2026-01-01T00:00Z"], utc=True)})  # fmt: skip
+    for table in (pa.table(pandas), pl.from_pandas(pandas)):
+        frame = order_frame(table, ["phone_number", "amount", "at", "country"])
+        assert list(frame.columns) == ["phone_number", "amount", "at"]
+        assert order_amounts(frame, "amount").tolist() == [2.5]
+        assert order_instants(frame, "at").tolist() == order_instants(pandas, "at").tolist()
+
+
+def test_not_a_table_is_refused() -> None:
+    """A list of orders is refused naming 'orders'."""
+    with pytest.raises(ValidationError) as caught:
+        order_frame([{"amount": 1}], ["amount"])
+    assert caught.value.field == "orders"
+
+
+def test_python_naive_datetime_is_refused() -> None:
+    """A naive Python datetime among aware ones is refused at its row."""
+    aware = datetime(2026, 1, 1, tzinfo=UTC)
+    frame = pd.DataFrame({"at": [aware, datetime(2026, 1, 2)]}, dtype=object)
+    with pytest.raises(ValidationError) as caught:
+        order_instants(frame, "at")
+    assert caught.value.position == 1
