@@ -245,7 +245,7 @@ def order_numbers(
         unread = codes.e164 == 0
         if unread.any():
             at = _first(unread)
-            from smskit.rules.phones import REASONS
+            from smskit.rules.phonecheck import REASONS
 
             reason = REASONS[int(codes.reason[at])]
             raise ValidationError(
