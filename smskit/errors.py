@@ -22,7 +22,7 @@
       └── ServerError               5xx
 
 The API key never leaves the client: ``.request`` is a copy of the request (method, URL,
-body) whose credential headers are masked (:func:`smskit.client.config.mask_headers`), and
+body) whose credential headers (``api-key``, ``authorization``) read ``********``, and
 ``.response`` a detached copy of the answer bound to it; no object reachable from an error
 holds the key (docs/reliability.md).
 """

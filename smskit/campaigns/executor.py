@@ -194,7 +194,8 @@ class CampaignExecutor(Generic[ResultT]):
 
     def default_journal(self) -> Path:
         """Where :meth:`send` journals unless told: the spec's journal, else
-        ``<campaigns dir>/<name>.journal.sqlite`` (a per-user directory, see smskit._paths)."""
+        ``<campaigns dir>/<name>.journal.sqlite``, in the per-user data directory (on Linux
+        ``~/.local/share/smskit/campaigns/``, moved by ``XDG_DATA_HOME``)."""
         return self.spec.journal_path()
 
     def journal_for_send(self, journal: str | Path | None = None) -> Path:
@@ -225,7 +226,7 @@ class CampaignExecutor(Generic[ResultT]):
         progress: ProgressOption = False,
     ) -> CostEstimate:
         """Cost, SMS count and residual credit; from the gateway (``simulation_mode``, chunk by
-        chunk, compared with the balance) or, with ``offline=True``, from :mod:`smskit.rules.text`
+        chunk, compared with the balance) or, with ``offline=True``, from :mod:`smskit.text`
         (no request; cost only with ``unit_prices``: EUR per segment by country code)."""
         check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
         planned = self._planned(chunk_size)

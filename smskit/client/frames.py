@@ -57,7 +57,7 @@ def hlr_frame(results: Any) -> pd.DataFrame:
     ``results``: ``HLRResults``, ``HLRResult`` objects, the gateway's raw dicts, or a frame
     (returned with the declared dtypes). Raw dicts holding the spec's fields and types are read
     directly (a million in about two seconds); otherwise each goes through
-    :meth:`HLRResult.from_json <smskit.client.models.HLRResult.from_json>`, so both give one frame.
+    :meth:`smskit.HLRResult.from_json`, so both give one frame.
     """
     rows = results if isinstance(results, Sequence | pd.DataFrame) else list(results)
     try:

@@ -196,7 +196,7 @@ class Draft(_Record):
         return {}
 
     def to_frame(self) -> pd.DataFrame:
-        """One row (see :func:`smskit.client.frames.drafts_frame` for several drafts)."""
+        """One row (see :func:`smskit.frames.drafts_frame` for several drafts)."""
         from smskit.client.frame_builders import drafts_table
 
         return drafts_table(self)
@@ -575,7 +575,7 @@ class HLRResults(_Items):
     def breakdown(self, by: str | Sequence[str] = "line_status") -> pd.DataFrame:
         """Count and share of numbers per value of ``by``, with a total row.
 
-        See :func:`smskit.client.frames.breakdown` (``by``: status, line_status, phone_number_type,
+        See :func:`smskit.frames.breakdown` (``by``: status, line_status, phone_number_type,
         country, network, or a tuple of them).
         """
         from smskit.client.frame_builders import breakdown
@@ -589,7 +589,7 @@ class HLRResults(_Items):
         return porting(self)
 
     def reachability(self) -> pd.DataFrame:
-        """Valid mobiles live or absent, per country (:func:`smskit.client.frames.reachability`)."""
+        """Valid mobiles live or absent, per country (:func:`smskit.frames.reachability`)."""
         from smskit.client.frame_builders import reachability
 
         return reachability(self)

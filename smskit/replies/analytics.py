@@ -49,8 +49,8 @@ def link_replies(replies: pandas.DataFrame, sends: pandas.DataFrame) -> pandas.D
 
     The callback carries no ticket, so a reply is linked to the latest send to its number
     (digits compared, ``+``/``00`` ignored) sent at or before its reception, the two compared
-    at the vendor's whole seconds (:func:`smskit.rules.callbacks.comparable_instants`: a
-    reply dated in the second of its send answers it); when ``sends``
+    at the vendor's whole seconds (the coarser precision of the two: a reply dated in the
+    second of its send answers it); when ``sends``
     has ``sender`` and the reply a ``sim_card_number``, they must match (the short number
     that received it). ``sends`` needs ``ticket`` (or ``sms_ticket``) and ``phone_number``;
     with ``with_replies`` only those rows count; without ``sent_at``, the last row of the

@@ -271,7 +271,7 @@ class Inbox(Served):
     ``keep_alive_timeout``, and while more than ``max_connections`` are open, connections
     stalled (no whole request within ``header_timeout``) are closed, the longest stalled
     first; a connection still within its header deadline, or whose request has arrived, is
-    never closed to make room (:mod:`smskit._server`).
+    never closed to make room (docs/reliability.md, "A burst of callbacks is kept whole").
     """
 
     _server_name = "smskit-inbox"

@@ -77,8 +77,8 @@ async def abulk_hlr(
 
     Values are normalised (:func:`smskit.phones.normalize`), each distinct number is checked
     once, in requests of ``chunk_size`` (at most 200). Answers are cached in ``journal``
-    (default: the per-user cache, ``~/.cache/smskit/hlr.sqlite`` on Linux, see
-    :mod:`smskit._paths`; ``False``: no cache) under the client's gateway (base URL and login,
+    (default: the per-user cache, ``~/.cache/smskit/hlr.sqlite`` on Linux, moved by
+    ``XDG_CACHE_HOME``; ``False``: no cache) under the client's gateway (base URL and login,
     so one gateway's answers never serve another) and reused while younger than
     ``max_age`` seconds (None: forever). ``to_frame()`` adds the columns ``input`` (the value as
     given), ``cached`` and ``error`` (why a number has no answer). Unparseable values are not sent

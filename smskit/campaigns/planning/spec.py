@@ -123,7 +123,8 @@ class CampaignSpec:
 
     def journal_path(self, journal: str | Path | None = None) -> Path:
         """``journal``, else the spec's, else ``<campaigns dir>/<identity>.journal.sqlite``
-        (a per-user directory, see :mod:`smskit._paths`)."""
+        (the per-user data directory: on Linux ``~/.local/share/smskit/campaigns/``, moved
+        by ``XDG_DATA_HOME``)."""
         if journal is not None:
             return as_journal_path(journal)
         if self.journal is not None:
