@@ -7,6 +7,7 @@ and need no key: the account is named by ``SMSKIT_BASE_URL`` and ``SMSKIT_API_LO
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +27,8 @@ def _account(function: Any) -> Any:
         "--path",
         type=click.Path(dir_okay=False, path_type=Path),
         default=None,
-        help="SQLite file of the lists (default: optouts.sqlite in the per-user data directory).",
+        help="SQLite file of the lists (default: $SMSKIT_OPTOUTS_PATH, else optouts.sqlite in "
+        "the per-user data directory: the file every preflight reads).",
     )(function)
     function = click.option(
         "--login", envvar="SMSKIT_API_LOGIN", default=None, help="The account's login "
@@ -40,7 +42,7 @@ def _account(function: Any) -> Any:
 
 def _open(base_url: str | None, login: str | None, path: Path | None) -> OptOuts:
     from smskit.errors import ConfigurationError
-    from smskit.replies.optouts import OptOuts
+    from smskit.replies.optouts import OptOuts, OptOutsNotReadWarning
 
     if not base_url or not login:
         raise ConfigurationError(
@@ -48,11 +50,16 @@ def _open(base_url: str | None, login: str | None, path: Path | None) -> OptOuts
             "SMSKIT_API_LOGIN (or pass --base-url and --login)"
         )
     try:
-        return OptOuts((base_url, login), path=path)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", OptOutsNotReadWarning)
+            listed = OptOuts((base_url, login), path=path)
     except ConfigurationError as exc:  # the file given is not a list: input refused (exit 4)
         if path is None:
             raise
         raise Refused(f"--path {path}: {exc}", EXIT_INPUT) from exc
+    for warning in caught:  # a --path no preflight reads: said on stderr, in the shell's words
+        click.echo(f"warning: {warning.message}", err=True)
+    return listed
 
 
 @click.group()
@@ -179,6 +186,9 @@ def absorb(inbox: Path, base_url: str | None, login: str | None, path: Path | No
     except ConfigurationError as exc:  # not an inbox file: input refused, like --inbox (exit 4)
         raise Refused(f"INBOX {inbox}: {exc}", EXIT_INPUT) from exc
     with _open(base_url, login, path) as listed:
-        added = listed.absorb(store)
+        try:
+            added = listed.absorb(store)
+        except ConfigurationError as exc:  # another account's inbox: input refused (exit 4)
+            raise Refused(f"INBOX {inbox}: {exc}", EXIT_INPUT) from exc
     click.echo(f"{added} number(s) added from {inbox}")
     return 0

@@ -3,8 +3,10 @@
 The file :meth:`smskit.replies.optouts.OptOuts.to_csv` writes (and any file with a
 ``phone_number`` column): ``phone_number`` a valid number (a national one in its row's
 ``country`` when the file has that column and the cell is filled, else in the default
-region), ``opted_out_at`` empty or an ISO 8601 date-time with its offset, ``source`` empty
-or one of :data:`~smskit.replies.optouts.SOURCES`, ``reference`` and ``note`` any text. The
+region; on a row whose ``source`` is a callback's, a number that is not valid is kept as
+given, as the list kept it: :func:`smskit.rules.optouts.listed_form`), ``opted_out_at``
+empty or an ISO 8601 date-time with its offset, ``source`` empty or one of
+:data:`~smskit.replies.optouts.SOURCES`, ``reference`` and ``note`` any text. The
 cells are read as the text they hold (:func:`smskit.rules.csvtext.read_csv_text`); a row
 that breaks a rule refuses the file with a :class:`~smskit.ValidationError` naming the row
 (``optouts[3].phone_number``, counted from 0 after the header) and the rule.
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
 from smskit.rules.missing import is_missing
+from smskit.rules.optouts import listed_form
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -25,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["CSV_SOURCES", "read_optouts_csv"]
 
 CSV_SOURCES: Final = ("stop_callback", "stop_reply", "manual")  # optouts.SOURCES
+CALLBACK_SOURCES: Final = CSV_SOURCES[:2]
 _COLUMNS: Final = ("phone_number", "opted_out_at", "source", "reference", "note")
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 _US: Final = timedelta(microseconds=1)
@@ -71,8 +75,12 @@ def _numbers(frame: pd.DataFrame, default_region: str | None) -> list[str]:
         raise ValidationError(
             "optouts.country", exc.rule, position=exc.position, value=exc.value
         ) from exc
+    sources = frame["source"].array if "source" in frame.columns else [None] * len(frame)
     numbers = []
     for position, (e164, reason) in enumerate(zip(checked["e164"], checked["reason"], strict=True)):
+        given = values[position]
+        if not isinstance(e164, str) and sources[position] in CALLBACK_SOURCES:
+            e164 = listed_form(given)  # a callback's number the list kept as given
         if not isinstance(e164, str):
             raise ValidationError(
                 "optouts.phone_number",

@@ -20,13 +20,15 @@ back by a callback dated before the removal; a later STOP puts it back. See docs
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from numbers import Number
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
@@ -35,6 +37,7 @@ from smskit._account import Gateway, gateway_of
 from smskit._paths import as_file_path, check_directory_of
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies.optoutcsv import CSV_SOURCES, read_optouts_csv
+from smskit.rules.optouts import listed_form
 from smskit.rules.region import DEFAULT_REGION
 
 if TYPE_CHECKING:
@@ -45,14 +48,17 @@ __all__ = [
     "CSV_COLUMNS",
     "FRAME_COLUMNS",
     "HISTORY_COLUMNS",
+    "PATH_VARIABLE",
     "SOURCES",
     "OptOutEvent",
     "OptOuts",
+    "OptOutsNotReadWarning",
     "account_key",
     "claim_account",
     "kept_account",
     "listed_numbers",
     "optouts_path",
+    "warn_unless_read",
 ]
 
 # Where an opt-out came from: the gateway's STOP callback, a reply asking to stop, a person.
@@ -84,12 +90,49 @@ _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 _US: Final = timedelta(microseconds=1)
 
 
+PATH_VARIABLE: Final = "SMSKIT_OPTOUTS_PATH"
+
+
 def optouts_path() -> Path:
-    """The default file of every account's opt-out list: ``optouts.sqlite`` in smskit's
-    per-user data directory."""
+    """The file of every account's opt-out list that preflight reads (every preflight: a
+    campaign's, a resume's, Dask's, the Composer's, the CLI's): ``$SMSKIT_OPTOUTS_PATH``
+    when set, else ``optouts.sqlite`` in smskit's per-user data directory."""
     from smskit._paths import data_dir
 
-    return data_dir() / "optouts.sqlite"
+    given = os.environ.get(PATH_VARIABLE)
+    return Path(given) if given else data_dir() / "optouts.sqlite"
+
+
+class OptOutsNotReadWarning(UserWarning):
+    """An opt-out list opened in a file no preflight reads: its numbers are not excluded."""
+
+
+_warned: set[Path] = set()
+
+
+def warn_unless_read(path: Path, stacklevel: int = 3) -> None:
+    """Warn (once per file and process) that the list at ``path`` is not the one preflight
+    reads (:func:`optouts_path`), and how to make it so."""
+    import warnings
+
+    read = optouts_path()
+    if _same_file(path, read) or path in _warned:
+        return
+    _warned.add(path)
+    warnings.warn(
+        f"the opt-out list {str(path)!r} is not the one preflight reads ({str(read)!r}): "
+        f"numbers listed there are not excluded from any send. Set {PATH_VARIABLE}="
+        f"{path} to make preflight read it, or leave the path out to use the default list",
+        OptOutsNotReadWarning,
+        stacklevel=stacklevel,
+    )
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    try:
+        return one.resolve() == other.resolve()
+    except (OSError, RuntimeError):
+        return one == other
 
 
 @dataclass(frozen=True)
@@ -109,6 +152,10 @@ class HoldsOptOuts(Protocol):
 
     def opt_out_events(self) -> list[OptOutEvent]:
         """Every opt-out the inbox holds."""
+
+    @property
+    def account(self) -> tuple[str, str] | None:
+        """Whose callbacks the inbox holds (None: not recorded)."""
 
 
 class Account(Protocol):
@@ -163,6 +210,15 @@ def claim_account(store: _Remembers, gateway: Gateway, path: str | None) -> None
         store.remembered("account", json.dumps(list(gateway)))
 
 
+def _identity(path: Path) -> tuple[int, int] | None:
+    """Which file is at ``path`` now (device and inode; None when there is none)."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
 def _micros(moment: datetime) -> int:
     return (moment - _EPOCH) // _US
 
@@ -189,11 +245,42 @@ class OptOuts:
         self.gateway = account_key(account)
         self.path = Path(path) if path is not None else optouts_path()
         self._lock = threading.Lock()
+        self._db = self._connect()
+        if path is not None:
+            warn_unless_read(self.path)
+
+    def _connect(self) -> sqlite3.Connection:
+        """Open the file (made if needed), noting which file it is (:meth:`_current`)."""
         _check_kind(self.path)
         try:
-            self._db = _sqlite.connect(self.path, _SCHEMA)
+            db = _sqlite.connect(self.path, _SCHEMA)
         except sqlite3.DatabaseError as exc:
             raise ConfigurationError(f"{str(self.path)!r} is not an opt-out list: {exc}") from exc
+        self._identity = _identity(self.path)
+        return db
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction on the file now at ``path``. Committed, the write-ahead log
+        is folded into the file and emptied: a copy of the file taken now (a backup) holds
+        every change, and a file moved in over it later is never read through this file's
+        log by another connection still open on it."""
+        with self._lock:
+            self._current()
+        with _sqlite.transaction(self._db, self._lock) as db:
+            yield db
+        with self._lock:
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def _current(self) -> sqlite3.Connection:
+        """The connection to the file now at ``path`` (call with the lock held): a file
+        replaced since it was opened (another inode: restored from a backup, copied over,
+        moved in) is opened again, never read from the old one."""
+        now = _identity(self.path)
+        if now is not None and now != self._identity:
+            self._db.close()
+            self._db = self._connect()
+        return self._db
 
     def __repr__(self) -> str:
         # Shown in tracebacks with their locals too: a constructor that raised, or a closed
@@ -224,12 +311,18 @@ class OptOuts:
         return int(self._one("SELECT COUNT(*) FROM optouts WHERE base_url = ? AND api_login = ?"))
 
     def __contains__(self, number: object) -> bool:
-        e164 = _e164_or_none(number)
+        """Whether ``number`` is listed, read as preflight reads a recipient (a national
+        number in the default region, an int, a numpy integer): ``"06 12 34 56 78" in
+        optouts`` is True when ``+33612345678`` is listed; a number given exactly as a
+        callback gave it (kept so when it is not valid, ``+3361234``) is found as given."""
+        from smskit.rules.phonecheck import to_e164
+
+        e164 = to_e164(number, DEFAULT_REGION) or (number if isinstance(number, str) else None)
         return e164 is not None and e164 in self.numbers()
 
     def _one(self, sql: str, *args: Any) -> Any:
         with self._lock:
-            return self._db.execute(sql, (*self.gateway, *args)).fetchone()[0]
+            return self._current().execute(sql, (*self.gateway, *args)).fetchone()[0]
 
     def version(self) -> int:
         """A number that changes whenever the list does (its latest event)."""
@@ -242,18 +335,26 @@ class OptOuts:
     # The list of another account in the same file (what listed_numbers reads).
     def _version_of(self, gateway: Gateway) -> int:
         with self._lock:
-            row = self._db.execute(
-                "SELECT COALESCE(MAX(id), 0) FROM optout_events WHERE base_url = ? "
-                "AND api_login = ?",
-                gateway,
-            ).fetchone()
+            row = (
+                self._current()
+                .execute(
+                    "SELECT COALESCE(MAX(id), 0) FROM optout_events WHERE base_url = ? "
+                    "AND api_login = ?",
+                    gateway,
+                )
+                .fetchone()
+            )
         return int(row[0])
 
     def _numbers_of(self, gateway: Gateway) -> frozenset[str]:
         with self._lock:
-            rows = self._db.execute(
-                "SELECT phone_number FROM optouts WHERE base_url = ? AND api_login = ?", gateway
-            ).fetchall()
+            rows = (
+                self._current()
+                .execute(
+                    "SELECT phone_number FROM optouts WHERE base_url = ? AND api_login = ?", gateway
+                )
+                .fetchall()
+            )
         return frozenset(number for (number,) in rows)
 
     def to_frame(self, time_zone: str | None = None) -> pandas.DataFrame:
@@ -261,11 +362,15 @@ class OptOuts:
         (``opted_out_at`` in ``time_zone``, default the account's; ``source`` a categorical
         of :data:`SOURCES`; ``reference`` the callback it came from)."""
         with self._lock:
-            rows = self._db.execute(
-                "SELECT phone_number, at, source, reference, note FROM optouts "
-                "WHERE base_url = ? AND api_login = ? ORDER BY at, phone_number",
-                self.gateway,
-            ).fetchall()
+            rows = (
+                self._current()
+                .execute(
+                    "SELECT phone_number, at, source, reference, note FROM optouts "
+                    "WHERE base_url = ? AND api_login = ? ORDER BY at, phone_number",
+                    self.gateway,
+                )
+                .fetchall()
+            )
         return _frame(rows, list(FRAME_COLUMNS), ("opted_out_at",), time_zone)
 
     def history(self, time_zone: str | None = None) -> pandas.DataFrame:
@@ -273,11 +378,15 @@ class OptOuts:
         when the opt-out was asked or the change made; ``via``: ``inbox``, ``hand`` or
         ``csv:<file name>``)."""
         with self._lock:
-            rows = self._db.execute(
-                "SELECT phone_number, action, source, reference, note, at, recorded_at, via "
-                "FROM optout_events WHERE base_url = ? AND api_login = ? ORDER BY id",
-                self.gateway,
-            ).fetchall()
+            rows = (
+                self._current()
+                .execute(
+                    "SELECT phone_number, action, source, reference, note, at, recorded_at, via "
+                    "FROM optout_events WHERE base_url = ? AND api_login = ? ORDER BY id",
+                    self.gateway,
+                )
+                .fetchall()
+            )
         frame = _frame(rows, list(HISTORY_COLUMNS), ("at", "recorded_at"), time_zone)
         import pandas as pd
 
@@ -293,11 +402,11 @@ class OptOuts:
         recipient, and ``history()`` shows it)."""
         now = _micros(datetime.now(UTC))
         added = 0
-        with _sqlite.transaction(self._db, self._lock) as db:
+        with self._writing() as db:
             for event in events:
-                if event.number is None:
+                number = listed_form(event.number)
+                if number is None:
                     continue
-                number = _e164_or_none(event.number) or event.number
                 action = self._action_for(db, number, event.at_us)
                 cursor = db.execute(
                     "INSERT OR IGNORE INTO optout_events (base_url, api_login, phone_number, "
@@ -344,7 +453,16 @@ class OptOuts:
     def absorb(self, inbox: HoldsOptOuts) -> int:
         """Take every opt-out ``inbox`` holds (STOP callbacks, replies that opt out), each
         once however often absorbed; returns how many numbers were added. An Inbox made with
-        ``account=`` does this as it stores them."""
+        ``account=`` does this as it stores them. An inbox whose file records another
+        account's callbacks (``inbox.account``) is refused naming both: its STOPs were
+        asked of that account, not of this one."""
+        kept = inbox.account
+        if kept is not None and account_key(kept) != self.gateway:
+            raise ConfigurationError(
+                f"the inbox holds the callbacks of {kept[0]} as {kept[1]!r}, not of "
+                f"{self.gateway[0]} as {self.gateway[1]!r}: its opt-outs belong on that account's "
+                "list, not on this one"
+            )
         return self.record(inbox.opt_out_events())
 
     def add(
@@ -384,7 +502,7 @@ class OptOuts:
             raise ValidationError("note", "must be a text", value=note)
         now = _micros(datetime.now(UTC))
         changed = 0
-        with _sqlite.transaction(self._db, self._lock) as db:
+        with self._writing() as db:
             for item in numbers:
                 if isinstance(item, str):
                     number, at, source, reference, why = item, now, "manual", None, note
@@ -443,21 +561,18 @@ class OptOuts:
         return self._change(rows, "added", note, f"csv:{source.name}")
 
 
-def _e164_or_none(number: object) -> str | None:
-    from smskit.rules.phonecheck import to_e164
-
-    if not isinstance(number, str):
-        return None
-    return to_e164(number, None)
-
-
 def _read_numbers(
     numbers: Iterable[Any] | str, default_region: str | None, field: str
 ) -> list[str]:
     """``numbers`` in E.164 form, or a ValidationError naming the first unreadable one."""
     from smskit.rules.phonecheck import classify
 
-    values = [numbers] if isinstance(numbers, str | int) else list(numbers)
+    if isinstance(numbers, str | Number):  # one number (an int, a numpy integer too)
+        values: list[Any] = [numbers]
+    elif isinstance(numbers, Iterable) and not isinstance(numbers, Mapping):
+        values = list(numbers)
+    else:
+        raise ValidationError(field, "must be a number or a list of numbers", value=numbers)
     read: list[str] = []
     for position, value in enumerate(values):
         check = classify(value, default_region)
@@ -490,7 +605,8 @@ def _frame(
 # -- what preflight reads ----------------------------------------------------------------------
 
 _open: dict[Path, OptOuts] = {}  # one connection per file, for the lists preflight reads
-_known: dict[tuple[Path, Gateway], tuple[int, frozenset[str]]] = {}  # numbers by version
+# numbers by the file's identity and the list's version
+_known: dict[tuple[Path, Gateway], tuple[tuple[object, int], frozenset[str]]] = {}
 _open_lock = threading.Lock()
 
 
@@ -504,19 +620,21 @@ def listed_numbers(
     where = Path(path) if path is not None else optouts_path()
     with _open_lock:
         store = _open.get(where)
+        if not where.is_file():
+            if store is not None:  # the list was deleted since: no list now
+                _open.pop(where).close()
+            if os.path.lexists(where):  # a directory, a dangling link: not "no list yet"
+                raise ConfigurationError(
+                    f"{str(where)!r} is not an opt-out list (not a file): the list cannot "
+                    "be read, so no preflight could exclude its numbers"
+                )
+            return 0, frozenset()
         if store is None:
-            if not where.is_file():
-                if os.path.lexists(where):  # a directory, a dangling link: not "no list yet"
-                    raise ConfigurationError(
-                        f"{str(where)!r} is not an opt-out list (not a file): the list cannot "
-                        "be read, so no preflight could exclude its numbers"
-                    )
-                return 0, frozenset()
             store = _open[where] = OptOuts(gateway, path=where)
-        version = store._version_of(gateway)
+        version = store._version_of(gateway)  # reopens a file replaced since (another inode)
         known = _known.get((where, gateway))
-        if known is not None and known[0] == version:
-            return known
+        if known is not None and known[0] == (store._identity, version):
+            return version, known[1]
         numbers = store._numbers_of(gateway)
-        _known[(where, gateway)] = (version, numbers)
+        _known[(where, gateway)] = ((store._identity, version), numbers)
         return version, numbers

@@ -36,6 +36,7 @@ __all__ = [
     "UNREAD",
     "Suppression",
     "check_include_opted_out",
+    "listed_form",
     "opted_out",
 ]
 
@@ -85,3 +86,17 @@ def check_include_opted_out(include: object, purpose: str | None) -> bool:
             "out; a marketing send (purpose='wholesale', the default) never does",
         )
     return include
+
+
+def listed_form(number: object) -> str | None:
+    """How an opt-out list keeps a number a callback gave: its E.164 form when it reads as
+    a valid number (as a recipient is read: a national one in the default region), else the
+    text exactly as given (``+3361234``, a short number: listed, so never sent to, and shown
+    in the list's history); None for no number (not a text, or blank). The list's own CSV
+    keeps such a number as given too, so an export imports back exactly."""
+    from smskit.rules.phonecheck import to_e164
+    from smskit.rules.region import DEFAULT_REGION
+
+    if not isinstance(number, str) or not number.strip():
+        return None
+    return to_e164(number, DEFAULT_REGION) or number
