@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -90,15 +91,16 @@ def test_the_cli_refuses_to_absorb_another_accounts_inbox(tmp_path: Path) -> Non
 VALID = st.sampled_from(
     ["+33612345678", "+33612345699", "+447700900123", "+32472782489", "+14155550123"]
 )
+# Any text a CSV can hold (a NUL cannot: to_csv refuses it, tested below).
+TEXT_CHARS = st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="\x00")
 # What a STOP callback may carry: a valid number, a short number, digits, any text.
 GIVEN = st.one_of(
     VALID,
     st.sampled_from(["+3361234", "36173", "+33 6 12", "0033612", "12", "+1"]),
     st.from_regex(r"\+?[0-9]{1,9}", fullmatch=True),
-    st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1,
-            max_size=12).filter(str.strip),
+    st.text(alphabet=TEXT_CHARS, min_size=1, max_size=12).filter(str.strip),
 )  # fmt: skip
-NOTE = st.one_of(st.none(), st.text(max_size=20).filter(lambda t: t.strip() == t and t != ""))
+NOTE = st.one_of(st.none(), st.text(alphabet=TEXT_CHARS, min_size=1, max_size=20))
 EVENT = st.tuples(GIVEN, st.sampled_from(["stop_callback", "stop_reply"]),
                   st.integers(min_value=0, max_value=2**50))  # fmt: skip
 
@@ -112,7 +114,7 @@ def test_export_then_import_into_another_login_round_trips_every_list(
 ) -> None:
     """Any list (STOPs carrying any number, short ones kept as given; numbers added by hand
     with notes) exported with to_csv imports into another login as the same frame."""
-    path = tmp_path / f"o{abs(hash((tuple(events), tuple(hand))))}.sqlite"
+    path = Path(tempfile.mkdtemp(dir=tmp_path)) / "o.sqlite"  # one file per example
     csv = path.with_suffix(".csv")
     with OptOuts(A, path=path) as source:
         source.record(
@@ -146,6 +148,18 @@ def test_a_hand_row_that_is_not_a_number_is_still_refused(tmp_path: Path) -> Non
         pytest.raises(smskit.ValidationError, match="not a valid phone number"),
     ):
         target.import_csv(tmp_path / "l.csv")
+
+
+def test_a_list_a_csv_cannot_carry_is_refused_not_written(tmp_path: Path) -> None:
+    """A NUL in a callback's number or a note: to_csv refuses naming the column and row,
+    and writes no file (rather than one import_csv would refuse)."""
+    with OptOuts(A, path=tmp_path / "o.sqlite") as source:
+        source.add(["+33612345678"], note="fine")
+        source.record([OptOutEvent("+33\x0061", "stop_callback", "k", 2**40)])
+        with pytest.raises(smskit.ValidationError) as caught:
+            source.to_csv(tmp_path / "l.csv")
+    assert caught.value.field == "optouts.phone_number" and caught.value.position == 0  # earliest
+    assert not (tmp_path / "l.csv").exists()
 
 
 # -- one reader of numbers --------------------------------------------------------------------

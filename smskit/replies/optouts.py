@@ -536,11 +536,21 @@ class OptOuts:
 
     def to_csv(self, path: str | Path) -> int:
         """Write the list to ``path`` as CSV (:data:`CSV_COLUMNS`, dates ISO 8601 in UTC);
-        returns the rows written."""
+        returns the rows written. :meth:`import_csv` reads it back as the same list; a list
+        holding a NUL character (which no CSV reader takes) is refused, nothing written."""
         target = as_file_path(path, "path")
         check_directory_of(target)
         frame = self.to_frame("UTC")
         frame["opted_out_at"] = frame["opted_out_at"].map(lambda t: t.isoformat())
+        for column in ("phone_number", "reference", "note"):  # what import_csv could not read
+            nul = frame[column].map(lambda text: isinstance(text, str) and "\x00" in text)
+            if nul.any():
+                raise ValidationError(
+                    f"optouts.{column}",
+                    "holds a NUL character, which a CSV file cannot carry: nothing written",
+                    position=int(nul.to_numpy().argmax()),
+                    value=frame[column][nul].iloc[0],
+                )
         frame.to_csv(target, index=False)
         return len(frame)
 
