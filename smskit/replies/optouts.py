@@ -21,6 +21,7 @@ back by a callback dated before the removal; a later STOP puts it back. See docs
 from __future__ import annotations
 
 import contextlib
+import csv
 import json
 import os
 import sqlite3
@@ -551,7 +552,9 @@ class OptOuts:
                     position=int(nul.to_numpy().argmax()),
                     value=frame[column][nul].iloc[0],
                 )
-        frame.to_csv(target, index=False)
+        # Every cell quoted: pandas leaves a lone carriage return unquoted, which a reader
+        # takes for the end of the row.
+        frame.to_csv(target, index=False, quoting=csv.QUOTE_ALL)
         return len(frame)
 
     def import_csv(
