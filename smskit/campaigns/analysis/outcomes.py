@@ -520,17 +520,21 @@ def _stops(stops: pd.DataFrame, ids: pd.Series, keys: pd.Series, sent_at: pd.Ser
     is known (:func:`_own_ids`) that id is looked up among the STOPs, with or without a
     delivery report for the message (one withheld or not come yet); elsewhere by number and
     time, among the STOPs no known id claimed."""
+    import numpy as np
     import pandas as pd
 
+    moment = "datetime64[ns, UTC]"
     stop_at = pd.to_datetime(stops["stop_date"].fillna(stops["received_at"]), utc=True)
+    stop_at = stop_at.astype(moment)
     first = stop_at.groupby(stops["message_id"]).min()
-    found = pd.Series(first.reindex(ids.to_numpy()).to_numpy(), dtype="datetime64[ns, UTC]")
+    found = first.reindex(ids.to_numpy()).reset_index(drop=True).astype(moment)
     loose = ids.isna().to_numpy()
     if loose.any():
         free = ~stops["message_id"].isin(ids.dropna()).to_numpy()
         events = _events(stops["number"][free], stop_at[free])
         place = _nearest(keys[loose], sent_at[loose], events)
-        found[loose] = pd.to_datetime(_take(stop_at[free], place), utc=True).to_numpy()
+        taken = pd.to_datetime(_take(stop_at[free], place), utc=True).astype(moment)
+        found.iloc[np.flatnonzero(loose)] = taken.array
     return found
 
 
