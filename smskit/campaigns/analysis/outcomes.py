@@ -523,7 +523,7 @@ def _stops(stops: pd.DataFrame, ids: pd.Series, keys: pd.Series, sent_at: pd.Ser
     import numpy as np
     import pandas as pd
 
-    moment = "datetime64[ns, UTC]"
+    moment = pd.DatetimeTZDtype("ns", "UTC")
     stop_at = pd.to_datetime(stops["stop_date"].fillna(stops["received_at"]), utc=True)
     stop_at = stop_at.astype(moment)
     first = stop_at.groupby(stops["message_id"]).min()
