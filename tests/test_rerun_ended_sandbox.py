@@ -138,7 +138,8 @@ def test_only_an_ended_embedded_sandbox_journal_is_passed_over(
     fresh_sandbox: Sandbox, tmp_path: Path
 ) -> None:
     """A journal of a gateway reached by URL (not an in-process sandbox), of a sandbox still
-    running, or a free path: the send uses it as asked."""
+    running, a free path, an empty file, a file that is no journal: the send uses it as
+    asked (and its own opening takes or refuses it)."""
     numbers = ["+33612345678"]
     by_url = tmp_path / "url.sqlite"
     client = smskit.Client(fresh_sandbox.login, fresh_sandbox.api_key, fresh_sandbox.url)
@@ -148,7 +149,11 @@ def test_only_an_ended_embedded_sandbox_journal_is_passed_over(
     running = tmp_path / "running.sqlite"
     Campaign(smskit.Client(sandbox=fresh_sandbox), numbers, text=TEXT, sender="Shop",
              send_at=MONDAY_10H).send(progress=False, journal=running)  # fmt: skip
-    for path in (by_url, running, tmp_path / "free.sqlite"):
+    empty = tmp_path / "empty.sqlite"
+    empty.touch()  # e.g. made by another process's sqlite3.connect before it initialises it
+    not_a_journal = tmp_path / "notes.sqlite"
+    not_a_journal.write_text("not SQLite")
+    for path in (by_url, running, tmp_path / "free.sqlite", empty, not_a_journal):
         assert journal_for_send(path) == (path, None)
     with sqlite3.connect(running) as db:
         db.execute(

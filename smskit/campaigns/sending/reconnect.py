@@ -129,7 +129,13 @@ def sibling(path: Path, number: int) -> Path:
 
 
 def _ended(path: Path) -> bool:
+    """Whether ``path`` is a journal of an ended sandbox's send. Anything else there (no file,
+    an empty one, one that is not a journal) is for the send's own opening to take or
+    refuse, as it would without this check."""
     if not path.is_file():
         return False
-    with Journal(path) as book:
-        return ended_sandbox(book.meta()) is not None
+    try:
+        with Journal(path) as book:
+            return ended_sandbox(book.meta()) is not None
+    except ConfigurationError:
+        return False
