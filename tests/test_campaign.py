@@ -358,7 +358,8 @@ def test_insufficient_credit_stops_and_resume_finishes_after_top_up(
     client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
 ) -> None:
     """With credit for two chunks of 100 (2 x 6.50 EUR of 15 EUR), the third is refused (code
-    122), sending stops, the rest stays pending; after a top-up, resume sends exactly the rest."""
+    122: nothing of it sent, so pending again, the refusal its error), sending stops, the rest
+    stays pending; after a top-up, resume sends exactly the rest."""
     fresh_sandbox.set_balance(15.0)
     numbers = fr_mobiles(500)
     path = tmp_path / "j.sqlite"
@@ -366,7 +367,7 @@ def test_insufficient_credit_stops_and_resume_finishes_after_top_up(
         chunk_size=100, concurrency=1, progress=False, journal=path
     )
     assert result.stopped is not None and "insufficient credit" in result.stopped
-    assert journal_states(path) == ["sent", "sent", "failed", "pending", "pending"]
+    assert journal_states(path) == ["sent", "sent", "pending", "pending", "pending"]
     assert "InsufficientCreditError" in result.chunks().loc[2, "error"]
     assert len(result.not_sent) == 300
     assert not result.complete

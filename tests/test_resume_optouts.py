@@ -43,13 +43,15 @@ def sent_numbers(sandbox: Sandbox) -> list[str]:
 
 def stopped_after_first_chunk(client: smskit.Client, sandbox: Sandbox, path: Path) -> None:
     """A send of 30 numbers in chunks of 10 with credit for one chunk: chunk 0 sent, chunk 1
-    refused for credit (the send stops), chunk 2 never tried."""
+    refused for credit (the send stops; pending again, nothing of it sent), chunk 2 never
+    tried."""
     sandbox.set_balance(1.0)
     first = Campaign(client, fr_mobiles(30), text=TEXT, sender="Shop").send(
         chunk_size=10, concurrency=1, progress=False, journal=path
     )
     assert first.stopped is not None and "insufficient credit" in first.stopped
-    assert first.chunks()["state"].astype(str).tolist() == ["sent", "failed", "pending"]
+    assert first.chunks()["state"].astype(str).tolist() == ["sent", "pending", "pending"]
+    assert "InsufficientCreditError" in first.chunks().loc[1, "error"]
     sandbox.set_balance(100.0)
 
 
@@ -75,6 +77,26 @@ def test_a_number_that_opted_out_before_the_resume_is_never_sent(
         payload = book.payload(book.chunk(2))
         assert [c["phone_number"] for c in payload] == numbers[20:25] + numbers[26:30]
         assert chunk["request_id"] == derive_request_id(book.campaign_id, 2, payload.encoded)
+
+
+def test_a_chunk_refused_for_credit_leaves_out_a_number_opted_out_before_the_resume(
+    client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Chunk 1 was refused for credit (code 122: nothing of it left): a number of it that
+    opted out meanwhile is never sent at the resume; the chunk is re-keyed like a pending
+    one and its other 9 numbers are sent once."""
+    numbers, path = fr_mobiles(30), tmp_path / "j.sqlite"
+    stopped_after_first_chunk(client, fresh_sandbox, path)
+    with Journal(path) as book:
+        refused_id = book.chunk(1).request_id
+    smskit.OptOuts(client).add([numbers[12]])
+    result = Campaign.resume(path, client, progress=False)
+    assert sent_numbers(fresh_sandbox) == sorted(set(numbers) - {numbers[12]})
+    frame = result.to_frame().set_index("phone_number")
+    assert frame.loc[numbers[12], "state"] == "excluded"
+    chunk = result.chunks().loc[1]
+    assert chunk["recipients"] == 9 and chunk["request_id"] != refused_id
+    assert result.complete
 
 
 def test_a_pending_chunk_whose_every_number_opted_out_is_done_with_nothing_sent(

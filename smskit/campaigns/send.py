@@ -274,11 +274,11 @@ class _Sender:
             self._halt(f"stopped: {exc}")
         except ConfigurationError:  # a journal opened without its lease: nothing was sent
             raise
-        except InsufficientCreditError as exc:
-            self._fail(chunk, exc, retryable=True)
+        except InsufficientCreditError as exc:  # the whole request refused: nothing sent
+            self.journal.put_back(chunk.idx, f"{type(exc).__name__}: {exc}")
             self._halt("insufficient credit: top up, then Campaign.resume(journal)")
         except AuthenticationError as exc:
-            self._fail(chunk, exc, retryable=True)
+            self.journal.put_back(chunk.idx, f"{type(exc).__name__}: {exc}")
             self._halt("authentication failed: check the credentials, then resume")
         except (TransportError, ServerError, RateLimitError) as exc:
             self._fail(chunk, exc, retryable=True)  # after the client's own retries

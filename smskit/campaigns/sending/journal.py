@@ -521,6 +521,20 @@ class Journal:
             _log(db, chunk.idx, "pending", f"{len(refused)} recipient(s) refused; re-keyed", now)
         return self.chunk(chunk.idx)
 
+    def put_back(self, idx: int, error: str) -> None:
+        """The gateway refused a chunk's whole request, recipients untouched (credit,
+        credentials): nothing of it was sent, so it is ``pending`` again, as unsent as one
+        never tried (a resume leaves out its numbers opted out since, re-keyed), with
+        ``error`` saying why it was not sent."""
+        now = time.time()
+        with self._tx() as db:
+            db.execute(
+                "UPDATE chunks SET state = 'pending', error = ?, retryable = 0, "
+                "first_attempt_at = NULL, updated_at = ? WHERE idx = ?",
+                (error, now, idx),
+            )
+            _log(db, idx, "pending", error, now)
+
     def fail_stale(self, idx: int, error: str) -> None:
         """An ``in_flight`` chunk whose request_id has expired: its outcome cannot be known."""
         self.mark_done(idx, "failed", error=error, retryable=False)
