@@ -88,6 +88,7 @@ def test_numbers_are_normalised_and_bad_ones_excluded_with_their_issue(
         "field_too_long": 0,
         "empty_text": 0,
         "duplicate": 0,
+        "held_out": 0,
     }
 
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from smskit.campaigns.conversions import CONVERSION_COLUMNS, conversions
+from smskit.campaigns.analysis.conversions import CONVERSION_COLUMNS, conversions
 from smskit.errors import ValidationError
 from smskit.sandbox.shop import SeededShop
 

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from statsmodels.stats.proportion import confint_proportions_2indep, proportions_ztest
 from statsmodels.stats.weightstats import ttest_ind
 
-from smskit.campaigns.conversions import conversions
-from smskit.campaigns.lift import LIFT_METRICS, lift, rate_interval
+from smskit.campaigns.analysis.conversions import conversions
+from smskit.campaigns.analysis.lift import LIFT_METRICS, lift, rate_interval
 from smskit.sandbox.shop import SeededShop
 
 SENT = pd.Timestamp("2026-03-02 09:00", tz="UTC")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, Protocol, Self,
 from smskit._repr import tolerant_repr
 from smskit.campaigns.planning.destinations import destinations
 from smskit.campaigns.planning.estimates import CostEstimate, offline_estimate, simulate
+from smskit.campaigns.planning.holdout import Holdout, as_holdout
 from smskit.campaigns.planning.preflight import PreflightSettings
 from smskit.campaigns.planning.spec import CampaignSpec
 from smskit.campaigns.sending.blocking import blocking, warn_caller
@@ -101,13 +102,16 @@ class CampaignExecutor(Generic[ResultT]):
         clock: Callable[[], datetime] | None = None,
         journal: str | Path | None = None,
         include_opted_out: bool = False,
+        holdout: float | int | Holdout | None = None,
+        seed: int | None = None,
+        stratify: str | None = None,
         **send_options: Any,
     ) -> None:
         check_client(client)
         self._client = client
         self.spec = CampaignSpec(
             text, sender, send_options, name, default_region, clock, journal,
-            include_opted_out=include_opted_out,
+            include_opted_out=include_opted_out, holdout=as_holdout(holdout, seed, stratify),
         )  # fmt: skip
         self.recipients = self._taken(recipients)
 

@@ -96,6 +96,12 @@ class Campaign(CampaignExecutor[StreamedResult]):
     _report_of: tuple[PreflightSettings, OptOutState] | None = None
 
     def _taken(self, recipients: Any) -> dd.DataFrame:
+        if self.spec.holdout is not None:  # refused rather than silently sent to everyone
+            raise ValidationError(
+                "holdout",
+                "smskit.dask.Campaign does not hold out recipients yet: hold out with "
+                "smskit.Campaign (recipients in memory), or send without holdout=",
+            )
         if not isinstance(recipients, dd.DataFrame):
             kind = type(recipients)  # its module too: a polars DataFrame is not pandas'
             raise ValidationError(

@@ -23,6 +23,7 @@ ISSUES: Final = (
     "field_too_long",
     "empty_text",
     "duplicate",
+    "held_out",
 )
 # Said, not enforced: per recipient and for the campaign.
 WARNINGS: Final = (
@@ -46,6 +47,7 @@ MESSAGES: Final[dict[str, str]] = {
     "field_too_long": "{field} has {detail} characters (max 50)",
     "empty_text": "the text renders empty",
     "duplicate": "same number as row {detail}",
+    "held_out": "held out: the campaign's comparison group, never sent ({detail})",
     "field_missing": "missing {{{field}}}",
     "doubtful_line": "{detail} line may not receive SMS",
     "rendered_too_long": "renders to {detail}",

@@ -1,7 +1,7 @@
 """The figure of a campaign's incremental lift: each difference with its interval.
 
 Reached lazily (``smskit.plots.lift_intervals``), so ``import smskit`` never loads plotly.
-Every number is the :class:`~smskit.campaigns.lift.Lift`'s ``table``: one panel per
+Every number is the :class:`~smskit.campaigns.analysis.lift.Lift`'s ``table``: one panel per
 per-recipient metric (conversion rate, revenue per recipient), the treated and held-out
 values as bars and the difference (treated - holdout) as a point with its interval.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Final
 
 from smskit._html import LINE_STATUS_COLORS
-from smskit.campaigns.lift import Lift
+from smskit.campaigns.analysis.lift import Lift
 from smskit.errors import MissingExtraError
 
 try:

@@ -8,11 +8,14 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from smskit.campaigns.analysis.conversions import recipient_groups, send_instant
+from smskit.campaigns.planning.holdout import HELD_OUT
 from smskit.campaigns.sending.journal import DONE_STATES, Chunk, Journal
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from smskit.campaigns.analysis.lift import Lift
     from smskit.campaigns.analysis.outcomes import Match
 
 __all__ = [
@@ -215,6 +218,85 @@ class CampaignResult:
         return wait_for_final(inbox, timeout, pending)
 
     @property
+    def held_out(self) -> int:
+        """Recipients held out (the holdout: issue ``held_out``, never sent)."""
+        return sum(issue == HELD_OUT for _row, _raw, _number, issue, _detail in self.excluded)
+
+    def groups(self) -> pd.DataFrame:
+        """One row per recipient the plan sends or holds out: ``row``, ``phone_number``,
+        ``group`` (``treated`` or ``holdout``). Treated is every planned recipient, whatever
+        the gateway did with it (the comparison is of the intention to send)."""
+        held = [(r, n) for r, _raw, n, issue, _d in self.excluded if issue == HELD_OUT]
+        rows = [row for chunk in self.records for row in chunk.rows]
+        numbers = [self.numbers[p] for chunk in self.records for p in chunk.positions]
+        return recipient_groups(rows, numbers, held)
+
+    @property
+    def sent_at(self) -> pd.Timestamp:
+        """When the campaign was sent (UTC): its ``send_at`` if scheduled, else its first
+        request; the holdout's would-be send is the same instant."""
+        with Journal(self.journal) as book:
+            scheduled = book.meta().get("options", {}).get("send_at")
+        return send_instant(scheduled, [c.first_attempt_at for c in self.records])
+
+    def conversions(
+        self,
+        orders: Any,
+        *,
+        window: Any = "5D",
+        at: str = "ordered_at",
+        value: str | None = "amount",
+        number: str = "phone_number",
+        default_region: str | None = None,
+        inbox: Any = None,
+    ) -> pd.DataFrame:
+        """One row per recipient, sent or held out, with its orders in ``window`` from the
+        send (:attr:`sent_at`, for both groups): ``group``, ``converted``, ``conversions``,
+        ``revenue`` (0 without an order), ``first_conversion_at``. ``orders``: any table of
+        orders or events (pandas, pyarrow, polars); ``at`` its instant column (time zone
+        required), ``value`` its amount (None: count only), ``number`` its phone number (read
+        in a ``country`` column's region, else ``default_region``). ``inbox`` adds the
+        treated recipients' delivery ``status`` and ``replied`` (:meth:`outcomes`). See
+        docs/conversions.md."""
+        from smskit.campaigns.analysis.conversions import conversions
+
+        groups = self.groups()
+        frame = conversions(
+            groups, orders, sent_at=self.sent_at, window=window, at=at, value=value,
+            number=number, default_region=default_region,
+        )  # fmt: skip
+        frame.insert(0, "row", groups["row"].to_numpy())
+        if inbox is not None:
+            seen = self.outcomes(inbox)[["phone_number", "status", "replied"]]
+            frame = frame.merge(seen.astype({"phone_number": "string"}), how="left")
+        return frame
+
+    def lift(
+        self,
+        orders: Any,
+        *,
+        window: Any = "5D",
+        at: str = "ordered_at",
+        value: str | None = "amount",
+        number: str = "phone_number",
+        default_region: str | None = None,
+        alpha: float = 0.05,
+        power: float = 0.8,
+    ) -> Lift:
+        """Treated against held out on :meth:`conversions` (same arguments): conversion rate
+        and revenue per recipient with intervals, incremental conversions, revenue and ROI
+        against the campaign's billed cost, the smallest detectable lift
+        (:class:`~smskit.campaigns.analysis.lift.Lift`; ``.table``)."""
+        from smskit.campaigns.analysis.lift import lift
+
+        frame = self.conversions(
+            orders, window=window, at=at, value=value, number=number,
+            default_region=default_region,
+        )  # fmt: skip
+        cost = sum(c.cost or 0.0 for c in self.records)
+        return lift(frame, cost=cost or None, alpha=alpha, power=power)
+
+    @property
     def not_sent(self) -> pd.DataFrame:
         """Every recipient not (yet) sent, with its state and why."""
         frame = self._recipients_frame
@@ -227,7 +309,7 @@ class CampaignResult:
         counts = {state: self._count(state) for state in RECIPIENT_STATES[:5]}
         counts["rejected"] = len(self.rejected)
         counts["excluded"] = len(self.excluded)
-        return summary_frame(
+        frame = summary_frame(
             self.name,
             counts,
             chunks=len(self.records),
@@ -240,6 +322,9 @@ class CampaignResult:
             stopped=self.stopped,
             journal=self.journal,
         )
+        if self.held_out:
+            frame.insert(list(frame.columns).index("excluded") + 1, "held_out", self.held_out)
+        return frame
 
     def __repr__(self) -> str:
         return result_repr("CampaignResult", self.name, self.summary())

@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from smskit.campaigns.planning.audience import NUMBER_BLOCK_ROWS, Audience
+from smskit.campaigns.planning.holdout import hold_out
 from smskit.campaigns.planning.preflight import (
     PreflightSettings,
     audience_for,
@@ -31,7 +32,7 @@ from smskit.campaigns.planning.preflight import (
 from smskit.campaigns.planning.report import PreflightReport
 from smskit.errors import ValidationError
 from smskit.rules.destinations import Destinations
-from smskit.rules.findings import Finding
+from smskit.rules.findings import ISSUES, Finding
 from smskit.rules.hours import hours_refusals
 from smskit.rules.optouts import INCLUDED_COUNT, UNREAD, Suppression
 from smskit.rules.recipients import Recipients
@@ -242,4 +243,6 @@ class InMemoryAudience:
 
     def report(self, verdict: Verdict) -> PreflightReport:
         assert self._frame is not None
+        if verdict.settings.holdout is not None:
+            hold_out(self._frame, verdict.settings.holdout, ISSUES)
         return PreflightReport(self._frame, **verdict.report_fields())

@@ -28,6 +28,7 @@ from smskit.campaigns.planning.audience import (
     NUMBER_BLOCK_ROWS,
     Audience,
 )
+from smskit.campaigns.planning.holdout import Holdout
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.content import RULE_STOP_MISSING, has_stop_mention, sender_allows_spaces
@@ -73,6 +74,7 @@ class PreflightSettings:
     auto_optimize_text: bool | None = None
     type: str | None = None
     include_opted_out: bool = False  # send to numbers on the opt-out list (transactional)
+    holdout: Holdout | None = None  # recipients kept out of the send, for the comparison
 
     @property
     def product(self) -> str:

@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import Any
 
 from smskit._paths import campaigns_dir
+from smskit.campaigns.planning.holdout import Holdout
 from smskit.campaigns.planning.plan import (
     campaign_settings,
     check_name,
@@ -47,7 +48,9 @@ class CampaignSpec:
     creation time and the marketing-hours check; ``journal`` where a send journals (None:
     :meth:`journal_path`); ``created`` when the spec was made (default: ``clock()``, else now);
     ``include_opted_out`` sends to numbers on the account's opt-out list too (transactional
-    sends only, ``purpose="alert"``: refused for marketing; see docs/optouts.md).
+    sends only, ``purpose="alert"``: refused for marketing; see docs/optouts.md);
+    ``holdout`` keeps a seeded random part of the sendable recipients out of the send
+    (:class:`~smskit.campaigns.planning.holdout.Holdout`; docs/conversions.md).
     Every field is checked when the spec is made; a wrong one raises ``ValidationError``.
     """
 
@@ -60,6 +63,7 @@ class CampaignSpec:
     journal: str | Path | None = None  # kept as a Path
     created: datetime | None = None  # set when the spec is made: clock(), else now
     include_opted_out: bool = False  # transactional only: send to numbers that opted out
+    holdout: Holdout | None = None  # seeded when the spec is made (the name's seed if none)
 
     def __post_init__(self) -> None:
         check_text_and_sender(self.text, self.sender)
@@ -81,12 +85,16 @@ class CampaignSpec:
             object.__setattr__(self, "created", created)
         elif not isinstance(self.created, datetime) or self.created.utcoffset() is None:
             raise ValidationError("created", "must be an aware datetime", value=self.created)
+        if self.holdout is not None:
+            if not isinstance(self.holdout, Holdout):
+                raise ValidationError("holdout", "must be a Holdout", value=self.holdout)
+            object.__setattr__(self, "holdout", self.holdout.seeded(self.identity))
 
     def __hash__(self) -> int:
         options = tuple(sorted(self.options.items()))
         return hash((self.text, self.sender, options, self.name, self.default_region,
                      self.clock, self.journal, self.created,
-                     self.include_opted_out))  # fmt: skip
+                     self.include_opted_out, self.holdout))  # fmt: skip
 
     def replace(self, **changes: Any) -> CampaignSpec:
         """This spec with ``changes`` (field names), checked again; a derived name follows
@@ -108,18 +116,23 @@ class CampaignSpec:
     def settings(self) -> PreflightSettings:
         """What preflight checks the campaign against."""
         settings = campaign_settings(self.text, self.sender, self.default_region, self.options)
-        return dataclasses.replace(settings, include_opted_out=self.include_opted_out)
+        return dataclasses.replace(
+            settings, include_opted_out=self.include_opted_out, holdout=self.holdout
+        )
 
     @property
     def header(self) -> dict[str, Any]:
         """What every chunk sends besides its recipients (``name``, ``text``, ``sender``,
         ``options``): the journal's header, from which the campaign id is derived."""
-        return {
+        header = {
             "name": self.identity,
             "text": self.text,
             "sender": self.sender,
             "options": dict(self.options),
         }
+        if self.holdout is not None:  # who is not sent is part of what the campaign is
+            header["holdout"] = self.holdout.record()
+        return header
 
     def journal_path(self, journal: str | Path | None = None) -> Path:
         """``journal``, else the spec's, else ``<campaigns dir>/<identity>.journal.sqlite``
@@ -146,6 +159,7 @@ class CampaignSpec:
             "clock": self.clock,
             "journal": self.journal,
             "include_opted_out": self.include_opted_out,
+            "holdout": self.holdout,
             **self.options,
         }
 

@@ -34,7 +34,16 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-__all__ = ["CONVERSION_COLUMNS", "conversions", "send_instants"]
+__all__ = [
+    "CONVERSION_COLUMNS",
+    "GROUPS",
+    "conversions",
+    "recipient_groups",
+    "send_instant",
+    "send_instants",
+]
+
+GROUPS: Final = ("treated", "holdout")
 
 CONVERSION_COLUMNS: Final = (
     "phone_number",
@@ -44,6 +53,41 @@ CONVERSION_COLUMNS: Final = (
     "revenue",
     "first_conversion_at",
 )
+
+
+def recipient_groups(
+    rows: list[int], numbers: list[str], held: list[tuple[int, str]]
+) -> pd.DataFrame:
+    """``row``, ``phone_number``, ``group``: the planned recipients (``rows``, ``numbers``)
+    treated, the held-out ones (``held``: row and number) the holdout; ordered by row."""
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {
+            "row": [*rows, *(r for r, _ in held)],
+            "phone_number": pd.array([*numbers, *(n for _, n in held)], dtype="string"),
+            "group": pd.Categorical(
+                ["treated"] * len(rows) + ["holdout"] * len(held), categories=GROUPS
+            ),
+        }
+    )
+    return frame.sort_values("row", ignore_index=True)
+
+
+def send_instant(scheduled: str | None, attempts: list[float | None]) -> pd.Timestamp:
+    """A campaign's send instant (UTC): ``scheduled`` (its ``send_at``, ISO text) when given,
+    else its first request (``attempts``: each chunk's first attempt, Unix seconds); refused
+    when it was never sent."""
+    import pandas as pd
+
+    if scheduled:
+        return pd.Timestamp(scheduled).tz_convert("UTC")
+    tried = [a for a in attempts if a is not None]
+    if not tried:
+        raise ValidationError(
+            "result", "the campaign was never sent: no send instant to count conversions from"
+        )
+    return pd.Timestamp(min(tried), unit="s", tz="UTC")
 
 
 def send_instants(recipients: pd.DataFrame, sent_at: Any) -> np.ndarray:
