@@ -12,6 +12,7 @@ import inspect
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 PACKAGE = Path(__file__).resolve().parent.parent / "smskit"
 MAX_LINES = 800
@@ -292,6 +293,34 @@ def private_imports() -> list[str]:
     return found
 
 
+def private_names_across_modules() -> list[str]:
+    """``module:line name`` for each private name (not a private module) one module takes
+    from another, imported or read as an attribute of the module."""
+    found = []
+    for module in MODULES:
+        for imp in imports(module):
+            *origin, last = imp.spelled
+            if (
+                _is_private(last)
+                and imp.target != module
+                and ".".join([*origin, last]) not in MODULES
+            ):
+                found.append(f"{module}:{imp.line} imports {'.'.join(imp.spelled)}")
+        tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+        aliases = _module_aliases(module, tree)
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+                and _is_private(node.attr)
+                and aliases[node.value.id] != module
+                and f"{aliases[node.value.id]}.{node.attr}" not in MODULES
+            ):
+                found.append(f"{module}:{node.lineno} uses {aliases[node.value.id]}.{node.attr}")
+    return found
+
+
 # The faces: package ``__init__`` modules and the documented top-level facades. Only they may
 # hand out a name another module defines (docs/api.md, "Re-exports only at the faces").
 FACADES: frozenset[str] = frozenset(
@@ -454,6 +483,13 @@ def test_no_private_name_crosses_parts() -> None:
     assert not found, "private names used from another part:\n" + "\n".join(found)
 
 
+def test_no_private_name_crosses_modules() -> None:
+    """A leading-underscore name is used only in the module that defines it (a private
+    module, ``smskit.rules._phoneplan``, is its package's to import)."""
+    found = private_names_across_modules()
+    assert not found, "private names used from another module:\n" + "\n".join(found)
+
+
 def test_modules_stay_small() -> None:
     """No module is over 800 lines (one concept, sized by what it holds), except those listed
     as being split right now."""
@@ -557,3 +593,29 @@ def test_every_blocking_twin_shows_its_async_implementation_s_signature() -> Non
         written = inspect.getdoc(awaited)
         assert written and blocking.__doc__ and blocking.__doc__.startswith(written), blocking
         assert blocking.__name__ == awaited.__name__[1:]
+
+
+def test_both_campaign_results_follow_one_result_protocol() -> None:
+    """CampaignResult and smskit.dask.StreamedResult have every member of the SendResult
+    protocol, each method with the protocol's parameters (names, kinds, defaults)."""
+    import smskit.dask
+    from smskit.campaigns.analysis.results import CampaignResult, SendResult
+
+    members = [
+        name for name in dir(SendResult) if not name.startswith("_") and name not in dir(Protocol)
+    ]
+    assert {"complete", "summary", "outcomes", "wait_for_outcomes", "journal"} <= set(members)
+    for kind in (CampaignResult, smskit.dask.StreamedResult):
+        for name in members:
+            ours = getattr(SendResult, name)
+            assert hasattr(kind, name) or name in kind.__dataclass_fields__, (kind, name)
+            if isinstance(ours, property):
+                assert isinstance(getattr(kind, name, None), property) or (
+                    name in kind.__dataclass_fields__
+                ), (kind, name)
+            else:
+                theirs = inspect.signature(getattr(kind, name)).parameters.values()
+                wanted = inspect.signature(ours).parameters.values()
+                assert [(p.name, p.kind, p.default) for p in theirs] == [
+                    (p.name, p.kind, p.default) for p in wanted
+                ], (kind, name)

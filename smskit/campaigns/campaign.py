@@ -36,7 +36,8 @@ from smskit.campaigns.planning.report import PreflightReport
 from smskit.campaigns.send import JournalCheck, check_journal, execute, holds_campaign
 from smskit.campaigns.sending.blocking import interruption
 from smskit.campaigns.sending.journal import Journal, open_leased
-from smskit.campaigns.sending.reconnect import gateway_record, journal_for_send, reopen
+from smskit.campaigns.sending.reconnect import journal_for_send, reopen
+from smskit.campaigns.sending.record import JournaledGateway
 from smskit.client import AsyncClient, Client
 from smskit.errors import ConfigurationError
 from smskit.rules.fields import check_field_names
@@ -166,24 +167,21 @@ class Campaign(CampaignExecutor[CampaignResult]):
         """``book`` initialised with ``plan``, or checked to hold it (closed if it does not)."""
         path = book.path
         try:
-            meta = book.meta()
-            if not meta:
-                meta = {
-                    **plan.meta,
-                    "gateway": gateway_record(self.client),
-                    "include_opted_out": self.spec.include_opted_out,  # read at a resume
-                }
-                book.initialise(meta, plan.columns, plan.bounds, plan.excluded)
-            elif not holds_campaign(meta, plan.campaign_id):
+            held = book.record()
+            if held is None:
+                record = plan.record.replace(
+                    gateway=JournaledGateway.of(self.client),
+                    include_opted_out=self.spec.include_opted_out,  # read at a resume
+                )
+                book.initialise(record, plan.columns, plan.bounds, plan.excluded)
+            elif not holds_campaign(held, plan.campaign_id):
                 raise ConfigurationError(
-                    f"journal {str(path)!r} holds another campaign ({meta.get('name')!r}, "
+                    f"journal {str(path)!r} holds another campaign ({held.name!r}, "
                     "other text, sender, options or recipients); pass journal= or name= for "
                     "this one, or delete the file to start over"
                 )
-            elif meta.get("chunk_size") != chunk_size:
-                logger.info(
-                    "continuing %s with its journal's chunks of %s", path, meta.get("chunk_size")
-                )
+            elif held.chunk_size != chunk_size:
+                logger.info("continuing %s with its journal's chunks of %s", path, held.chunk_size)
         except BaseException:
             book.close()
             raise

@@ -88,7 +88,8 @@ class _Arm(Campaign):
 
     def _plan(self, chunk_size: int) -> Plan:
         plan = super()._plan(chunk_size)
-        return dataclasses.replace(plan, meta={**plan.meta, "experiment": dict(self.experiment)})
+        record = plan.record.replace(experiment=self.experiment["name"], arm=self.experiment["arm"])
+        return dataclasses.replace(plan, record=record)
 
     async def journal_plan(self, path: Path, chunk_size: int, wait: float) -> None:
         """Journal the arm's plan at ``path`` (preflight first), sending nothing."""
@@ -528,7 +529,7 @@ def _journaled(path: Path) -> bool:
     if not path.exists() or path.stat().st_size == 0:
         return False
     with Journal(path) as book:
-        return bool(book.meta())
+        return book.record() is not None
 
 
 def _directory(directory: Any) -> Path:

@@ -14,17 +14,19 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
+from smskit._account import gateway_of
 from smskit.campaigns.analysis.results import CampaignResult
 from smskit.campaigns.sending.blocking import async_client
 from smskit.campaigns.sending.journal import Chunk, Journal
 from smskit.campaigns.sending.progress import ProgressOption
 from smskit.campaigns.sending.reconnect import ended_sandbox
+from smskit.campaigns.sending.record import CampaignRecord
 from smskit.campaigns.sending.runner import run_chunks, without_refused
 from smskit.errors import (
     APIError,
@@ -91,7 +93,7 @@ async def execute(
     already accepted are skipped, the others sent. Default: every chunk the journal holds.
     ``total``: recipients the whole campaign sends (progress), default the journal's count.
     """
-    if chunks is None and "digests" in book.meta():
+    if chunks is None and book.held().kind == "streamed":
         book.close()
         raise ConfigurationError(
             f"journal {str(book.path)!r} is a streamed (Dask) campaign's: its staged files hold "
@@ -132,12 +134,12 @@ def opted_out_now(book: Journal, client: Client | AsyncClient) -> frozenset[str]
     """The numbers (E.164) a send of ``book`` leaves out of its chunks still ``pending``: the
     opt-out list of the account the journal records (else the client's) as it is now; none
     when the campaign was journaled with ``include_opted_out`` (a transactional send)."""
-    meta = book.meta()
-    if meta.get("include_opted_out") is True:
+    record = book.held()
+    if record.include_opted_out:
         return frozenset()
-    recorded = meta.get("gateway")
-    if isinstance(recorded, Mapping) and recorded.get("base_url") and recorded.get("api_login"):
-        key = account_key((str(recorded["base_url"]), str(recorded["api_login"])))
+    recorded = record.gateway
+    if recorded is not None and recorded.api_login:
+        key = account_key(recorded.account)
     else:
         key = account_key(client)
     return listed_numbers(key)[1]
@@ -150,15 +152,14 @@ def check_same_gateway(book: Journal, client: Client | AsyncClient) -> None:
     sandbox, another sandbox, another login), chunks it accepted would count as sent though
     this gateway never sent them, and one left in flight would be sent a second time.
     """
-    meta = book.meta()
-    ended = ended_sandbox(meta)
+    record = book.held()
+    ended = ended_sandbox(record)
     if ended is not None:
         raise SandboxEndedError(book.path, ended)
-    recorded = meta.get("gateway")
-    if not isinstance(recorded, Mapping) or not recorded.get("base_url"):
+    if record.gateway is None:
         return  # a journal that records no gateway (older, or streamed): nothing to compare
-    theirs = (str(recorded["base_url"]).rstrip("/"), str(recorded.get("api_login", "")))
-    ours = (client.base_url.rstrip("/"), client.api_login)
+    theirs = record.gateway.account
+    ours = gateway_of(client.base_url, client.api_login)
     if theirs != ours:
         raise ConfigurationError(
             f"journal {str(book.path)!r} was sent through {theirs[0]} as {theirs[1]!r}; this "
@@ -177,14 +178,18 @@ class _Sender:
         stop: threading.Event,
         opted_out: frozenset[str] = frozenset(),
     ) -> None:
-        meta = journal.meta()
+        record = journal.held()
+        if record.text is None or record.sender is None or record.options is None:
+            raise ConfigurationError(
+                f"journal {str(journal.path)!r} records no text, sender or send options to send"
+            )
         self.opted_out = opted_out
         self.journal = journal
         self.client = client
         self.stop = stop
-        self.text: str = meta["text"]
-        self.sender: str = meta["sender"]
-        self.options: dict[str, Any] = dict(meta["options"])
+        self.text: str = record.text
+        self.sender: str = record.sender
+        self.options: dict[str, Any] = dict(record.options)
         self.stopped: str | None = None
         self.cost = 0.0
         self.failed = 0
@@ -387,10 +392,10 @@ class JournalCheck:
     held_name: str | None
 
 
-def holds_campaign(meta: Mapping[str, Any], campaign_id: str) -> bool:
-    """The journal whose ``meta`` this is holds the campaign ``campaign_id`` (what is sent to
+def holds_campaign(record: CampaignRecord, campaign_id: str) -> bool:
+    """The journal whose record this is holds the campaign ``campaign_id`` (what is sent to
     whom: name, text, sender, options, recipients and their fields; not the chunking)."""
-    return meta.get("campaign_id") == campaign_id
+    return record.campaign_id == campaign_id
 
 
 def check_journal(path: Path, name: str, campaign_id: str) -> JournalCheck:
@@ -401,11 +406,11 @@ def check_journal(path: Path, name: str, campaign_id: str) -> JournalCheck:
     if not path.exists():
         return JournalCheck(path, JournalFit.FREE, None)
     with Journal(path) as book:
-        meta = book.meta()
-        if not meta:
+        record = book.record()
+        if record is None:
             return JournalCheck(path, JournalFit.FREE, None)
-        held = str(meta.get("name"))
-        if not holds_campaign(meta, campaign_id):
+        held = str(record.name)
+        if not holds_campaign(record, campaign_id):
             other = JournalFit.OTHER_CONTENT if held == name else JournalFit.OTHER_NAME
             return JournalCheck(path, other, held)
         complete = CampaignResult.from_journal(book).complete

@@ -68,7 +68,7 @@ def _shown(obj: Any, name: str) -> Any:
 
 
 @dataclass(frozen=True, slots=True)
-class _Record:
+class Record:
     """Base of single records: the raw body and notebook display."""
 
     _title: ClassVar[str]
@@ -87,7 +87,7 @@ class _Record:
 
 
 @dataclass(frozen=True, slots=True)
-class SendResult(_Record):
+class SendResult(Record):
     """What the gateway answered to a send (``sms_ticket``, counts, cost).
 
     ``duplicate=True`` means a retry of this request was refused as a duplicate of an
@@ -163,7 +163,7 @@ class SendResult(_Record):
 
 
 @dataclass(frozen=True, slots=True)
-class Draft(_Record):
+class Draft(Record):
     """Base of :class:`SmsDraft` and :class:`VoiceDraft`: the fields both drafts have."""
 
     ticket_number: str | None = None
@@ -233,7 +233,7 @@ class VoiceDraft(Draft):
 
 
 @dataclass(frozen=True, slots=True)
-class TransferToken(_Record):
+class TransferToken(Record):
     """A credit-transfer token for one sub-account; repr and HTML show only its first characters."""
 
     _title: ClassVar[str] = "Credit-transfer token"
@@ -263,7 +263,7 @@ class TransferToken(_Record):
 
 
 @dataclass(frozen=True, slots=True)
-class ListEmptied(_Record):
+class ListEmptied(Record):
     """Answer to ``contact-list/empty`` (the spec does not show it; fields may be ``None``)."""
 
     _title: ClassVar[str] = "Contact list emptied"
@@ -286,7 +286,7 @@ class ListEmptied(_Record):
 
 
 @dataclass(frozen=True, slots=True)
-class ContactItem(_Record):
+class ContactItem(Record):
     """One contact of a ``contact/create`` answer; ``status`` is added, updated or skipped."""
 
     _title: ClassVar[str] = "Contact"
@@ -381,7 +381,7 @@ class ContactItems(_Items):
 
 
 @dataclass(frozen=True, slots=True)
-class CountryCredits(_Record):
+class CountryCredits(Record):
     """Credits left in one country, per product (how many units the balance pays for)."""
 
     _title: ClassVar[str] = "Credits"
@@ -454,7 +454,7 @@ class Credits(Mapping[str, CountryCredits]):
 
 
 @dataclass(frozen=True, slots=True)
-class _Network(_Record):
+class _Network(Record):
     """Network fields an HLR result has, for the line and for its original network."""
 
     network_name: str | None = None

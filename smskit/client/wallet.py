@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from zoneinfo import ZoneInfo
 
 from smskit.client import reprs
-from smskit.client.models import _Record
+from smskit.client.models import Record
 from smskit.client.readers import as_object, read_datetime, read_float, read_str
 from smskit.errors import ResponseShapeError
 from smskit.rules.spec import PRODUCTS
@@ -39,7 +39,7 @@ def _vendor_datetime(data: Mapping[str, Any], key: str) -> datetime | None:
 
 
 @dataclass(frozen=True, slots=True)
-class WalletPack(_Record):
+class WalletPack(Record):
     """One pack of the wallet: its id, the credit left (in the balance's unit), its expiry."""
 
     _title: ClassVar[str] = "Wallet pack"
@@ -65,7 +65,7 @@ class WalletPack(_Record):
 
 
 @dataclass(frozen=True, slots=True)
-class Balance(_Record):
+class Balance(Record):
     """The balance: ``amount`` in ``unit`` (a currency, or a product's credits), and packs.
 
     ``wallet_packs`` is empty unless asked for with ``with_details=True``.

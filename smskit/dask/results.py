@@ -35,9 +35,7 @@ from smskit.campaigns.analysis.outcomes import (
 from smskit.campaigns.analysis.results import (
     RECIPIENT_STATES,
     chunk_dtypes,
-    chunk_outcomes,
     dropped_note,
-    excluded_count,
     excluded_error,
     result_dtypes,
     result_header,
@@ -96,24 +94,24 @@ class StreamedResult:
     @classmethod
     def from_journal(cls, journal: Journal, stopped: str | None = None) -> StreamedResult:
         """Read an open journal's chunk outcomes, refusals and count of recipients kept out."""
-        meta = journal.meta()
-        if "digests" not in meta:
+        record = journal.held()
+        if record.kind != "streamed" or record.parts is None or record.chunk_size is None:
             raise ConfigurationError(
                 f"journal {str(journal.path)!r} is not a streamed campaign's: "
                 "smskit.CampaignResult.load reads it"
             )
-        parts = Path(meta["parts"])
+        parts = Path(record.parts)
         kept = parts_of(parts / "kept")
-        outcomes = pd.DataFrame(chunk_outcomes(journal), columns=list(_OUTCOMES))
+        outcomes = pd.DataFrame(journal.chunk_outcomes(), columns=list(_OUTCOMES))
         return cls(
-            *result_header(journal, meta, stopped),
-            int(meta["chunk_size"]),
+            *result_header(journal, record, stopped),
+            record.chunk_size,
             tuple((path, rows_of(path)) for path in kept),
             tuple(parts_of(parts / "excluded")),
             outcomes,
             pd.DataFrame(journal.rejected(), columns=list(_REJECTED)),
-            excluded_count(journal),
-            pd.DataFrame(journal.excluded(OPTED_OUT), columns=list(_EXCLUDED)),
+            journal.excluded_count(),
+            pd.DataFrame(journal.excluded_for(OPTED_OUT), columns=list(_EXCLUDED)),
         )
 
     # -- from the chunk records ------------------------------------------------------------

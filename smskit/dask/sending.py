@@ -28,7 +28,8 @@ from smskit.campaigns.sending.blocking import blocking, interruption
 from smskit.campaigns.sending.journal import FIELD_PREFIX, Chunk, Journal, open_leased
 from smskit.campaigns.sending.lease import closed_on_error
 from smskit.campaigns.sending.progress import ProgressOption
-from smskit.campaigns.sending.reconnect import gateway_record, reopen
+from smskit.campaigns.sending.reconnect import reopen
+from smskit.campaigns.sending.record import CampaignRecord, JournaledGateway
 from smskit.campaigns.sending.runner import check_chunk_size, check_concurrency
 from smskit.client import Client
 from smskit.dask.results import StreamedResult
@@ -95,21 +96,25 @@ async def asend_kept(
     kept = kept[names]
     book = await open_leased(journal, mode="any", wait=wait)
     with closed_on_error(book):
-        meta = book.meta()
-        if not meta:
-            about = {
-                "recipients": recipients,
-                "default_region": default_region,
-                "source": source,
-                "gateway": gateway_record(client),
-                "include_opted_out": include_opted_out,  # read at a resume
-            }
-            meta = await asyncio.to_thread(
-                _initialise, book, kept, excluded, header, about, chunk_size, counter
+        record = book.record()
+        if record is None:
+            about = CampaignRecord(
+                campaign_id="",  # derived from the staged recipients by _initialise
+                name=header["name"],
+                text=header["text"],
+                sender=header["sender"],
+                options=header["options"],
+                recipients=recipients,
+                default_region=default_region,
+                source=source,
+                gateway=JournaledGateway.of(client),
+                include_opted_out=include_opted_out,  # read at a resume
+                chunk_size=chunk_size,
             )
+            record = await asyncio.to_thread(_initialise, book, kept, excluded, about, counter)
         else:
-            await asyncio.to_thread(_check_same, book, meta, kept, header)
-    return await _deliver(book, client, meta, concurrency, progress, ahead, counter)
+            await asyncio.to_thread(_check_same, book, record, kept, header)
+    return await _deliver(book, client, record, concurrency, progress, ahead, counter)
 
 
 send_kept = blocking(asend_kept)
@@ -130,13 +135,13 @@ async def aresume(
     Without ``client``, the gateway the journal records (see ``smskit.Campaign.resume``)."""
     book, sender = await reopen(journal_path, client, concurrency=concurrency, wait=wait)
     with closed_on_error(book):
-        meta = book.meta()
-        if "digests" not in meta:
+        record = book.held()
+        if record.kind != "streamed":
             raise ConfigurationError(
                 f"journal {str(journal_path)!r} is not a streamed campaign's: "
                 "smskit.Campaign.resume continues it"
             )
-    return await _deliver(book, sender, meta, concurrency, progress, ahead, counter)
+    return await _deliver(book, sender, record, concurrency, progress, ahead, counter)
 
 
 resume = blocking(aresume)
@@ -145,13 +150,13 @@ resume = blocking(aresume)
 async def _deliver(
     book: Journal,
     client: Client | AsyncClient,
-    meta: Mapping[str, Any],
+    record: CampaignRecord,
     concurrency: int,
     progress: ProgressOption,
     ahead: int,
     counter: Materialised | None,
 ) -> StreamedResult:
-    chunks = _chunks(book, meta, ahead, counter)
+    chunks = _chunks(book, record, ahead, counter)
     stop, share = interruption()
     try:
         return await deliver(
@@ -163,25 +168,27 @@ async def _deliver(
             StreamedResult.from_journal,
             share=share,
             chunks=chunks,
-            total=int(meta["to_send"]),
+            total=record.to_send,
         )
     finally:
         chunks.close()  # the files read ahead are let go
 
 
 def _chunks(
-    book: Journal, meta: Mapping[str, Any], ahead: int, counter: Materialised | None
+    book: Journal, record: CampaignRecord, ahead: int, counter: Materialised | None
 ) -> Generator[Chunk, None, None]:
     """Every chunk of the campaign, in order: those the journal holds as it holds them, the
     others added to it from the staged files as they are read."""
-    paths = parts_of(Path(meta["parts"]) / "kept")
-    digests = list(meta["digests"])
+    if record.parts is None or record.digests is None or record.chunk_size is None:
+        raise ConfigurationError(f"journal {str(book.path)!r} records no staged files")
+    paths = parts_of(Path(record.parts) / "kept")
+    digests = record.digests
     if len(paths) != len(digests):
         raise ConfigurationError(
-            f"{meta['parts']!r} holds {len(paths)} files, the journal {len(digests)}: "
+            f"{record.parts!r} holds {len(paths)} files, the journal {len(digests)}: "
             "the staged recipients were changed"
         )
-    size = int(meta["chunk_size"])
+    size = record.chunk_size
     idx = 0
     for index, part in stream(paths, ahead=ahead, counter=counter):
         if _digest(part) != digests[index]:
@@ -196,11 +203,9 @@ def _initialise(
     book: Journal,
     kept: dd.DataFrame,
     excluded: dd.DataFrame | None,
-    header: Mapping[str, Any],
-    about: Mapping[str, Any],
-    chunk_size: int,
+    about: CampaignRecord,
     counter: Materialised | None,
-) -> dict[str, Any]:
+) -> CampaignRecord:
     """Stage the recipients, derive the campaign id, write the journal's empty plan and the
     recipients kept out (streamed from their files, in the same transaction)."""
     staging = parts_dir(book.path)
@@ -209,18 +214,15 @@ def _initialise(
     paths = stage(kept, staging / "kept")
     out = [] if excluded is None else stage(excluded[list(EXCLUDED_COLUMNS)], staging / "excluded")
     digests = _cluster_digests(paths)
-    meta: dict[str, Any] = {
-        **header,
-        **about,
-        "campaign_id": _campaign_id(header, digests),
-        "chunk_size": chunk_size,
-        "to_send": sum(rows_of(path) for path in paths),
-        "parts": str(staging),
-        "digests": digests,
-    }
+    record = about.replace(
+        campaign_id=_campaign_id(about.header(), digests),
+        to_send=sum(rows_of(path) for path in paths),
+        parts=str(staging),
+        digests=tuple(digests),
+    )
     empty: dict[str, list[Any]] = {name: [] for name in kept.columns}
-    book.initialise(meta, empty, [], _excluded_rows(out, counter))
-    return meta
+    book.initialise(record, empty, [], _excluded_rows(out, counter))
+    return record
 
 
 def _excluded_rows(paths: list[Path], counter: Materialised | None) -> Iterator[tuple[Any, ...]]:
@@ -230,7 +232,7 @@ def _excluded_rows(paths: list[Path], counter: Materialised | None) -> Iterator[
 
 
 def _check_same(
-    book: Journal, meta: Mapping[str, Any], kept: dd.DataFrame, header: Mapping[str, Any]
+    book: Journal, record: CampaignRecord, kept: dd.DataFrame, header: Mapping[str, Any]
 ) -> None:
     """The journal holds this very campaign: same header, same recipients partition by
     partition (digests computed on the cluster, nothing collected)."""
@@ -238,9 +240,9 @@ def _check_same(
 
     parts = kept.to_delayed()
     digests = list(dask.compute(*(dask.delayed(_digest)(part) for part in parts)))
-    if not holds_campaign(meta, _campaign_id(header, digests)):
+    if not holds_campaign(record, _campaign_id(header, digests)):
         raise ConfigurationError(
-            f"journal {str(book.path)!r} holds another campaign ({meta.get('name')!r}, other "
+            f"journal {str(book.path)!r} holds another campaign ({record.name!r}, other "
             "text, sender, options or recipients); pass journal= or name= for this one, or "
             "delete the journal and its .parts directory to start over"
         )

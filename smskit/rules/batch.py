@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from smskit.errors import ValidationError
-from smskit.rules.personalize import _render_columns
-from smskit.rules.text import _alphabets, optimize_text
+from smskit.rules.personalize import render_columns
+from smskit.rules.text import alphabets, optimize_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,7 +30,7 @@ def analyze_many(texts: Any, *, national: str | None = None) -> pd.DataFrame:
     """
     from smskit.rules import textvec
 
-    _alphabets(national)  # a bad `national` is the caller's error, not a bad row
+    alphabets(national)  # a bad `national` is the caller's error, not a bad row
     return textvec.analyze_many(texts, national=national)
 
 
@@ -79,7 +79,7 @@ def estimate(
         raise ValidationError(
             "auto_optimize_text", "must be True or False", value=auto_optimize_text
         )
-    texts, index, missing = _render_columns(template, recipients)
+    texts, index, missing = render_columns(template, recipients)
     if auto_optimize_text:
         texts = [optimize_text(t) for t in texts]
     stats = analyze_many(pd.Series(texts, index=index, dtype="str"), national=national)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.fields import FIELD_RE, field_text, used_fields
-from smskit.rules.text import _check_str
+from smskit.rules.text import check_str
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,7 +35,7 @@ class MissingFieldWarning(UserWarning):
 def _parse(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Split ``template`` into literals and field names: lit0, f0, lit1, f1, ..., litN."""
     # Checked before the cache: a list or dict template would fail there as "unhashable".
-    return _parse_str(_check_str(template))
+    return _parse_str(check_str(template))
 
 
 @lru_cache(maxsize=256)
@@ -132,7 +132,7 @@ def _column_texts(values: list[Any], name: str, start: int) -> tuple[list[str], 
     return texts, missing
 
 
-def _render_columns(
+def render_columns(
     template: str, recipients: Any, start: int = 0
 ) -> tuple[list[str], Any, list[tuple[int | None, str]]]:
     """Render for every recipient, a column at a time (a value over 50 characters raises for
@@ -183,6 +183,6 @@ def render_all(template: str, recipients: Any, *, start: int = 0) -> pd.Series:
 
     if isinstance(start, bool) or not isinstance(start, int) or start < 0:
         raise ValidationError("start", "must be a row number (an integer >= 0)", value=start)
-    texts, index, missing = _render_columns(template, recipients, start)
+    texts, index, missing = render_columns(template, recipients, start)
     _warn_missing(missing)
     return pd.Series(texts, index=index, name="text", dtype="str")

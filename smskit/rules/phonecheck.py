@@ -80,7 +80,7 @@ _PARSE_REASON: Final = {
     NumberParseException.TOO_SHORT_NSN: "too_short",
     NumberParseException.TOO_LONG: "too_long",
 }
-_POSSIBLE_REASON: Final = {
+POSSIBLE_REASON: Final = {
     ValidationResult.IS_POSSIBLE: "invalid_number",
     ValidationResult.INVALID_COUNTRY_CODE: "invalid_country_code",
     ValidationResult.TOO_SHORT: "too_short",
@@ -131,9 +131,9 @@ class PhoneCheck(NamedTuple):
 
 
 _EMPTY: Final = PhoneCheck(None, False, "empty", None, "bad_format")
-_REASON_CODE: Final = {name: code for code, name in enumerate(REASONS)}
+REASON_CODE: Final = {name: code for code, name in enumerate(REASONS)}
 _TYPE_CODE: Final = {name: code for code, name in enumerate(PHONE_NUMBER_TYPE)}
-_NOT_A_NUMBER: Final = PhoneCheck(None, False, "not_a_number", None, "bad_format")
+NOT_A_NUMBER: Final = PhoneCheck(None, False, "not_a_number", None, "bad_format")
 
 
 def is_e164(value: object) -> bool:
@@ -292,8 +292,8 @@ def classify(value: Any, default_region: str | None = DEFAULT_REGION) -> PhoneCh
     """Check one value (string, int, float, None, NaN) and say why it is rejected, if it is."""
     text = _to_text(value)
     if text is None or text is _NOT_A_NUMBER_TEXT:
-        return _EMPTY if text is None else _NOT_A_NUMBER
-    return _classify_text(text, _region(default_region))
+        return _EMPTY if text is None else NOT_A_NUMBER
+    return classify_text(text, checked_region(default_region))
 
 
 def to_e164(value: Any, default_region: str | None = DEFAULT_REGION) -> str | None:
@@ -304,7 +304,7 @@ def to_e164(value: Any, default_region: str | None = DEFAULT_REGION) -> str | No
 # -- internals ---------------------------------------------------------------------------
 
 
-def _region(default_region: str | None) -> str | None:
+def checked_region(default_region: str | None) -> str | None:
     if default_region is None:
         return None
     region = str(default_region).upper()
@@ -335,7 +335,7 @@ def _national_rule(region: str) -> tuple[int, str | None, tuple[str, ...]] | Non
 
 
 @lru_cache(maxsize=65_536)
-def _classify_text(text: str, region: str | None) -> PhoneCheck:
+def classify_text(text: str, region: str | None) -> PhoneCheck:
     return _classify_uncached(text, region)
 
 
@@ -380,5 +380,5 @@ def _check_parsed(text: str, region: str | None) -> PhoneCheck:
     kind = spec_type(number, e164)
     if kind != "bad_format":
         return _valid_check(number, e164, kind)
-    reason = _POSSIBLE_REASON[phonenumbers.is_possible_number_with_reason(number)]
+    reason = POSSIBLE_REASON[phonenumbers.is_possible_number_with_reason(number)]
     return PhoneCheck(None, False, reason, main_region(number.country_code), "bad_format")

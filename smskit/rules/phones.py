@@ -47,14 +47,14 @@ from smskit.rules._phonetexts import lane_texts as _lane_texts
 from smskit.rules._phonetexts import to_texts as _to_texts
 from smskit.rules.once import once
 from smskit.rules.phonecheck import (
-    _NOT_A_NUMBER,
-    _POSSIBLE_REASON,
-    _REASON_CODE,
+    NOT_A_NUMBER,
+    POSSIBLE_REASON,
+    REASON_CODE,
     REASONS,
     TYPE_MAP,
     PhoneCheck,
-    _classify_text,
-    _region,
+    checked_region,
+    classify_text,
     is_stage_and_screen,
 )
 from smskit.rules.region import DEFAULT_REGION
@@ -96,7 +96,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-_WORDS: Final = _phoneplan.Vocabulary(TYPE_MAP, _POSSIBLE_REASON, is_stage_and_screen, REASONS)
+_WORDS: Final = _phoneplan.Vocabulary(TYPE_MAP, POSSIBLE_REASON, is_stage_and_screen, REASONS)
 
 
 class Distinct(NamedTuple):
@@ -123,7 +123,7 @@ class Codes(NamedTuple):
 
     @property
     def valid(self) -> np.ndarray:
-        return self.reason == _REASON_CODE["ok"]
+        return self.reason == REASON_CODE["ok"]
 
 
 @guard_input("values", "must be an iterable of numbers (str, int, float or missing)")
@@ -134,7 +134,7 @@ def normalize_codes(
     region: Iterable[Any] | pd.Series | np.ndarray | None = None,
 ) -> Codes:
     """:func:`normalize` as code arrays (:class:`Codes`): no string a row."""
-    codes, answers = _distinct(_as_series(values), _region(default_region), region)
+    codes, answers = _distinct(_as_series(values), checked_region(default_region), region)
     coded = answers.coded
     return Codes(coded.e164[codes], coded.reason[codes], coded.region[codes], coded.kind[codes])
 
@@ -174,7 +174,7 @@ def normalize(
     import pandas as pd
 
     series = _as_series(values)
-    codes, answers = _distinct(series, _region(default_region), region)
+    codes, answers = _distinct(series, checked_region(default_region), region)
     table = answers.table()
     columns: dict[str, Any] = {"input": series}
     for name in table.columns:
@@ -191,7 +191,7 @@ def normalize_distinct(
 ) -> Distinct:
     """:func:`normalize` without a row per value (:class:`Distinct`: ``normalize`` is
     ``table.take(codes)`` plus ``input``)."""
-    codes, answers = _distinct(_as_series(values), _region(default_region), region)
+    codes, answers = _distinct(_as_series(values), checked_region(default_region), region)
     return Distinct(codes, answers.table())
 
 
@@ -248,7 +248,7 @@ def _distinct_values(
         pair_texts, pair_regions = raw_texts[pairs // len(regions)], pairs % len(regions)
     answers = _Answers(len(pair_texts))
     not_number = pair_texts == _NOT_A_NUMBER_TEXT
-    answers.put(np.flatnonzero(not_number), _NOT_A_NUMBER)
+    answers.put(np.flatnonzero(not_number), NOT_A_NUMBER)
     readable = (pair_texts != None) & ~not_number  # noqa: E711
     for code, row_region in enumerate(regions):
         at = np.flatnonzero(readable & (pair_regions == code))
@@ -274,7 +274,7 @@ class _Answers:
 
     def __init__(self, size: int) -> None:
         self.coded = _phonematrix.Coded.empty(size)
-        self.coded.reason[:] = _REASON_CODE["empty"]
+        self.coded.reason[:] = REASON_CODE["empty"]
 
     def put(self, at: np.ndarray, check: PhoneCheck) -> None:
         """One answer at every position of ``at``."""
@@ -286,7 +286,7 @@ class _Answers:
         then the per-number path for what it leaves."""
         fast = _phonematrix.express(texts, region, _WORDS)
         left = np.flatnonzero(~fast.done)
-        fast.put(left, _coded([_classify_text(texts[i], region) for i in left.tolist()]))
+        fast.put(left, _coded([classify_text(texts[i], region) for i in left.tolist()]))
         self.coded.put(at, fast)
 
     def joined(self, other: _Answers) -> _Answers:
@@ -309,7 +309,7 @@ class _Answers:
         return pd.DataFrame(
             {
                 "e164": e164_texts(coded.e164),
-                "valid": coded.reason == _REASON_CODE["ok"],
+                "valid": coded.reason == REASON_CODE["ok"],
                 "reason": pd.Categorical.from_codes(coded.reason, dtype=_dtypes()[0]),
                 "region": pd.array(regions, dtype="string"),
                 "type": pd.Categorical.from_codes(coded.kind, dtype=_dtypes()[1]),
@@ -346,7 +346,7 @@ def _row_regions(
             regions.append(default)  # a blank cell is a missing region
             continue
         try:
-            regions.append(_region(text))
+            regions.append(checked_region(text))
         except ValidationError as exc:
             row = int(np.flatnonzero(given.array == unique)[0])
             raise ValidationError(

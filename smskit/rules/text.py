@@ -114,7 +114,7 @@ class TextStats:
 # --------------------------------------------------------------------------- validation
 
 
-def _check_str(text: Any, field_name: str = "text") -> str:
+def check_str(text: Any, field_name: str = "text") -> str:
     if not isinstance(text, str):
         raise ValidationError(field_name, RULE_TEXT_TYPE, value=text)
     try:
@@ -128,7 +128,7 @@ def _check_str(text: Any, field_name: str = "text") -> str:
 
 def validate_text(text: Any) -> str:
     """Return ``text`` if the gateway accepts it: a string of 1 to 1224 code points."""
-    _check_str(text)
+    check_str(text)
     if not 1 <= len(text) <= MAX_TEXT_LENGTH:
         raise ValidationError("text", RULE_TEXT_LENGTH, value=len(text))
     return text
@@ -160,7 +160,7 @@ def _alphabet(locking: str | None, single: str | None) -> _Alphabet:
 _DEFAULT: Final = _alphabet(None, None)
 
 
-def _alphabets(national: str | None) -> tuple[_Alphabet, ...]:
+def alphabets(national: str | None) -> tuple[_Alphabet, ...]:
     """The combinations worth trying for ``national``, the default alphabet first."""
     # Checked before the cache: an unhashable value would fail there as a raw TypeError.
     if national is not None and not isinstance(national, str):
@@ -262,7 +262,7 @@ def analyze(text: str, *, national: str | None = None) -> TextStats:
     not every network and handset supports them. Texts over 1224 characters are analysed
     too; :func:`validate_text` enforces the limit.
     """
-    _check_str(text)
+    check_str(text)
     if national is None and _SINGLE_SEPTET_RE.fullmatch(text):
         septets = len(text)
         segments, per, fill = _gsm_layout_uniform(septets)
@@ -282,7 +282,7 @@ def _analyze_walk(text: str, national: str | None) -> TextStats:
     """:func:`analyze` by a walk over every character, for every alphabet ``national`` allows."""
     best: tuple[tuple[int, int, int], TextStats] | None = None
     fewest_missing: tuple[tuple[int, str], ...] | None = None
-    for alphabet in _alphabets(national):
+    for alphabet in alphabets(national):
         cost = alphabet.cost
         costs = [cost.get(ch, 0) for ch in text]
         if 0 in costs:
@@ -413,7 +413,7 @@ def _optimize_match(match: re.Match[str]) -> str:
 
 def optimize_text(text: str) -> str:
     """Only the text :func:`optimize` produces, without its report: the cheap call for billing."""
-    _check_str(text)
+    check_str(text)
     if not _NEEDS_OPTIMIZE_RE.search(text):
         return text
     return _rewrite(text)
@@ -437,7 +437,7 @@ def optimize(text: str) -> Optimization:
 
     Zero-width joiners (emoji sequences) and accented letters are left alone. Idempotent.
     """
-    _check_str(text)
+    check_str(text)
     replacements: list[Replacement] = []
     pieces: list[str] = []
     last = 0

@@ -17,11 +17,11 @@ import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from smskit._paths import campaigns_dir, replies_path
 from smskit.campaigns.analysis.outcomes import Callbacks, SendFacts, outcomes_frame, sent_recipients
-from smskit.campaigns.analysis.results import CampaignResult, chunk_outcomes
+from smskit.campaigns.analysis.results import CampaignResult
 from smskit.campaigns.sending.journal import DONE_STATES, Journal
 from smskit.campaigns.sending.journal_file import as_journal_path
 from smskit.errors import ConfigurationError, ValidationError
@@ -71,6 +71,8 @@ LEDGER_COLUMNS: Final[Mapping[str, str]] = {
 # through a .partial file).
 _NOT_JOURNALS: Final = ("-wal", "-shm", "-journal", ".experiment.json", ".experiment.json.partial")
 _UNSETTLED: Final = ("pending", "in_flight", "failed")
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -148,62 +150,42 @@ def read_journal(path: Path) -> JournalRow:
 
 def _row(book: Journal) -> JournalRow:
     """The row of an open journal (``meta`` read as written by a pandas or a Dask send)."""
-    meta = book.meta()
+    record = book.held()
     where = f"journal {str(book.path)!r}"
-    options = meta.get("options")
-    gateway = meta.get("gateway")
-    if not isinstance(options, Mapping):
+    options = record.options
+    if options is None:
         raise ValueError(f"{where}: its meta has no send options")
-    outcomes = chunk_outcomes(book)
+    outcomes = book.chunk_outcomes()
     # (idx, start, stop, recipients, request_id, state, attempts, ticket, cost,
     #  cost_estimated, sms, contacts, error, retryable)
     accepted = [o for o in outcomes if o[5] in DONE_STATES]
     reached = sum(o[2] - o[1] for o in outcomes)
-    to_send = meta.get("to_send")
+    to_send = record.to_send
     unsettled = any(o[3] and o[5] in _UNSETTLED for o in outcomes)
-    experiment, arm = _experiment(meta, where)
     return JournalRow(
         journal=book.path,
-        name=_text(meta, "name", where),
-        experiment=experiment,
-        arm=arm,
-        started=_number(meta, "created_at", where),
-        sender=_text(meta, "sender", where),
+        name=_required(record.name, "name", where),
+        experiment=record.experiment,
+        arm=record.arm,
+        started=_required(record.created_at, "created_at", where),
+        sender=_required(record.sender, "sender", where),
         purpose=options.get("purpose") or DEFAULT_PURPOSE,
-        recipients=int(_number(meta, "recipients", where)),
+        recipients=_required(record.recipients, "recipients", where),
         # What the gateway kept: its number_of_contacts when it said it, else the chunk.
         sent=sum(o[3] if o[11] is None else min(o[11], o[3]) for o in accepted),
         sms=sum(o[10] or 0 for o in outcomes),
         cost=round(sum(o[8] or 0.0 for o in outcomes), 6),
         cost_estimated=any(bool(o[9]) for o in outcomes),
-        complete=not unsettled and (not isinstance(to_send, int) or reached >= to_send),
-        streamed="digests" in meta,
-        gateway=str(gateway.get("base_url")) if isinstance(gateway, Mapping) else None,
+        complete=not unsettled and (to_send is None or reached >= to_send),
+        streamed=record.kind == "streamed",
+        gateway=None if record.gateway is None else record.gateway.base_url,
     )
 
 
-def _experiment(meta: Mapping[str, Any], where: str) -> tuple[str | None, str | None]:
-    """The experiment and arm a campaign is (:class:`smskit.Experiment` records them in its
-    arms' journals), or (None, None)."""
-    if "experiment" not in meta:
-        return None, None
-    about = meta["experiment"]
-    if not isinstance(about, Mapping):
-        raise ValueError(f"{where}: its meta 'experiment' is not a mapping ({about!r})")
-    return _text(about, "name", where), _text(about, "arm", where)
-
-
-def _text(meta: Mapping[str, Any], key: str, where: str) -> str:
-    value = meta.get(key)
-    if not isinstance(value, str):
-        raise ValueError(f"{where}: its meta {key!r} is not a text ({value!r})")
-    return value
-
-
-def _number(meta: Mapping[str, Any], key: str, where: str) -> float:
-    value = meta.get(key)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{where}: its meta {key!r} is not a number ({value!r})")
+def _required(value: T | None, key: str, where: str) -> T:
+    """A value every ledger row shows; a journal without it is a row with a problem."""
+    if value is None:
+        raise ValueError(f"{where}: its meta has no {key!r}")
     return value
 
 

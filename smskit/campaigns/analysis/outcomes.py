@@ -201,21 +201,20 @@ class SendFacts:
         whose plan is never read whole: its predicted costs stay unknown; its chunks' plans,
         added as it streams, hold none).
         """
-        meta = journal.meta()
-        gateway = meta.get("gateway") or {}
-        base_url, login = gateway.get("base_url"), gateway.get("api_login")
+        record = journal.held()
+        gateway = record.gateway
         plan = journal.plan_columns("row", "predicted_cost") if costs else {}
         predicted = {
             row: float(cost)
             for row, cost in zip(plan.get("row", ()), plan.get("predicted_cost", ()), strict=False)
             if isinstance(cost, int | float)
         }
-        options = meta.get("options")
+        options = record.options
         return cls(
             gateway_times(journal.sent_at(), journal.answered()),
             (options or {}).get("send_at"),
-            (str(base_url).rstrip("/"), str(login)) if base_url and login else None,
-            bool(gateway.get("sandbox")),
+            gateway.account if gateway is not None and gateway.api_login else None,
+            gateway is not None and gateway.sandbox,
             predicted,
             True if options is None else bool(options.get("with_replies")),
         )

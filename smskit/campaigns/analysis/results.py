@@ -1,4 +1,11 @@
-"""What a campaign did, read back from its journal: per recipient, per chunk, in one row."""
+"""What a campaign did, read back from its journal: per recipient, per chunk, in one row.
+
+:class:`SendResult` is the one protocol every campaign's result follows: the pandas
+campaign's :class:`CampaignResult` (here) and the Dask campaign's
+:class:`smskit.dask.StreamedResult` (its frames lazy). What reads a result (the CLI, the
+Composer, the ledger's views) asks for a ``SendResult``; ``tests/test_dask_send.py`` holds
+both to it.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
 from smskit.campaigns.analysis.conversions import recipient_groups, send_instant
 from smskit.campaigns.planning.holdout import HELD_OUT
 from smskit.campaigns.sending.journal import DONE_STATES, Chunk, Journal
+from smskit.campaigns.sending.record import CampaignRecord
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -22,10 +30,9 @@ __all__ = [
     "RECIPIENT_STATES",
     "RESULT_COLUMNS",
     "CampaignResult",
+    "SendResult",
     "chunk_dtypes",
-    "chunk_outcomes",
     "dropped_note",
-    "excluded_count",
     "excluded_error",
     "result_dtypes",
     "result_header",
@@ -43,6 +50,37 @@ RECIPIENT_STATES: Final = (
     "rejected",
     "excluded",
 )
+
+
+@runtime_checkable
+class SendResult(Protocol):
+    """What every campaign's result answers, whichever campaign sent it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def campaign_id(self) -> str: ...
+    @property
+    def journal(self) -> Path: ...
+    @property
+    def stopped(self) -> str | None: ...
+    @property
+    def recipients(self) -> int: ...
+    @property
+    def complete(self) -> bool: ...
+    def summary(self) -> pd.DataFrame: ...
+    def chunks(self) -> pd.DataFrame: ...
+    def to_frame(self) -> Any: ...
+    @property
+    def not_sent(self) -> Any: ...
+    def outcomes(
+        self, inbox: Any = None, *, hlr: Any = None, time_zone: str | None = None,
+        match: Match = "auto",
+    ) -> Any: ...  # fmt: skip
+    def wait_for_outcomes(
+        self, inbox: Any = None, *, timeout: float = 60.0, match: Match = "auto"
+    ) -> int: ...
+    def to_html(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -75,9 +113,8 @@ class CampaignResult:
     @classmethod
     def from_journal(cls, journal: Journal, *, stopped: str | None = None) -> CampaignResult:
         """Read the chunks, refusals and exclusions of an open journal."""
-        meta = journal.meta()
         return cls(
-            *result_header(journal, meta, stopped),
+            *result_header(journal, journal.record(), stopped),
             tuple(journal.chunks()),
             tuple(journal.rejected()),
             tuple(journal.excluded()),
@@ -390,29 +427,14 @@ def excluded_error(issue: str, detail: str | None) -> str:
     return f"{issue}: {detail}" if detail else issue
 
 
-def chunk_outcomes(journal: Journal) -> list[tuple[Any, ...]]:
-    """Per chunk, in order, what it became, without reading its recipients: (idx, start,
-    stop, recipients, request_id, state, attempts, ticket, cost, cost_estimated, sms,
-    contacts, error, retryable). ``start``/``stop`` bound it in the plan; ``recipients``
-    counts those still in it (the gateway's refusals taken out)."""
-    size = "CASE WHEN keep IS NULL THEN stop - start ELSE json_array_length(keep) END"
-    return journal._read(  # the campaigns part's own journal; a query, not the plan
-        f"SELECT idx, start, stop, {size}, request_id, state, attempts, ticket, cost, "
-        "cost_estimated, sms, contacts, error, retryable FROM chunks ORDER BY idx"
-    )
-
-
 def result_header(
-    journal: Journal, meta: Mapping[str, Any], stopped: str | None
+    journal: Journal, record: CampaignRecord | None, stopped: str | None
 ) -> tuple[str, str, Path, str | None, int]:
     """A result's first fields: name, campaign id, journal path, why it stopped, recipients."""
-    name, campaign_id = meta.get("name", ""), meta.get("campaign_id", "")
-    return name, campaign_id, journal.path, stopped, int(meta.get("recipients", 0))
-
-
-def excluded_count(journal: Journal) -> int:
-    """Recipients preflight kept out, counted without reading them."""
-    return int(journal._read("SELECT COUNT(*) FROM excluded")[0][0])
+    if record is None:
+        return "", "", journal.path, stopped, 0
+    name, recipients = record.name or "", record.recipients or 0
+    return name, record.campaign_id, journal.path, stopped, recipients
 
 
 def summary_frame(

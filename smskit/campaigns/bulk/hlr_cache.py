@@ -17,7 +17,6 @@ import sqlite3
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from contextlib import closing
 from pathlib import Path
 from typing import Any, Final
 
@@ -42,20 +41,18 @@ def _check_kind(path: Path) -> None:
     the cache's nor a journal's: adding the cache's table to a campaign's journal, say, would
     make that journal unreadable. Caches of earlier versions had the journal's format (its
     tables, no campaign): they are accepted."""
-    from smskit.campaigns.sending.journal import _SCHEMA as JOURNAL_SCHEMA
+    from smskit.campaigns.sending.journal import SCHEMA as JOURNAL_SCHEMA
+    from smskit.campaigns.sending.journal_file import holds_a_campaign
     from smskit.campaigns.sending.lease import LEASE_SCHEMA
 
     own = _OWN_TABLES | _sqlite.schema_tables(JOURNAL_SCHEMA + LEASE_SCHEMA)
     instead = "give another cache file (or none)"
     tables = _sqlite.check_kind(path, "an HLR cache", own, instead=instead)
-    if "meta" in tables:
-        with closing(sqlite3.connect(path)) as db:
-            keys = {k for (k,) in db.execute("SELECT key FROM meta")}
-        if "campaign_id" in keys:
-            raise ConfigurationError(
-                f"{str(path)!r} is not an HLR cache: it is the journal of a campaign; it was "
-                f"left unchanged: {instead}"
-            )
+    if "meta" in tables and holds_a_campaign(path):
+        raise ConfigurationError(
+            f"{str(path)!r} is not an HLR cache: it is the journal of a campaign; it was "
+            f"left unchanged: {instead}"
+        )
 
 
 class HLRCache:

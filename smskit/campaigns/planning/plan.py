@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.campaigns.sending.journal import FIELD_PREFIX, plan_contacts
+from smskit.campaigns.sending.record import CampaignRecord
 from smskit.client.checks import check_choice, check_flags, iso_datetime
 from smskit.errors import ValidationError
 from smskit.rules import fields as _fields
@@ -62,7 +63,7 @@ class Plan:
     """Every recipient to send, column by column in sending order, and the chunks' ranges."""
 
     campaign_id: str
-    meta: dict[str, Any]
+    record: CampaignRecord  # the campaign as its journal will record it (no gateway yet)
     columns: dict[str, list[Any]]  # phone_number, row, segments, field:<name>
     bounds: list[tuple[int, int]]
     regions: list[str | None]
@@ -137,16 +138,19 @@ def build_plan(
         (int(row), raw, number, str(issue), detail)
         for row, raw, number, issue, detail in excluded_frame.itertuples(index=False)
     ]
-    meta = {
-        **header,
-        "campaign_id": campaign_id,
-        "default_region": default_region,
-        "chunk_size": chunk_size,
-        "recipients": len(frame),
-        "to_send": len(numbers),
-        "source": audience.recipients.describe(),
-    }
-    return Plan(campaign_id, meta, columns, bounds, regions, excluded)
+    record = CampaignRecord(
+        campaign_id=campaign_id,
+        name=header["name"],
+        text=header["text"],
+        sender=header["sender"],
+        options=header["options"],
+        default_region=default_region,
+        chunk_size=chunk_size,
+        recipients=len(frame),
+        to_send=len(numbers),
+        source=audience.recipients.describe(),
+    )
+    return Plan(campaign_id, record, columns, bounds, regions, excluded)
 
 
 def check_options(options: Mapping[str, Any]) -> dict[str, Any]:

@@ -38,6 +38,7 @@ from typing import Any, Final, Literal
 from smskit import _sqlite
 from smskit.campaigns.sending.journal_file import as_journal_path, connect_journal
 from smskit.campaigns.sending.lease import LEASE_SCHEMA, POLL_S, Lease, check_wait, lease_owner
+from smskit.campaigns.sending.record import CampaignRecord
 from smskit.errors import CampaignBusy, ConfigurationError
 from smskit.rules.contacts import ContactChunk, chunk_contacts
 from smskit.rules.missing import is_missing
@@ -56,7 +57,7 @@ DONE_STATES: Final = ("sent", "already_accepted")
 State = Literal["pending", "in_flight", "sent", "already_accepted", "failed"]
 FIELD_PREFIX: Final = "field:"
 
-_SCHEMA: Final = """
+SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS plan (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS chunks (
@@ -181,7 +182,7 @@ class Journal:
         self._campaign_id: str | None = None
         self._lease: Lease | None = None
         self._db = connect_journal(
-            self.path, _SCHEMA + LEASE_SCHEMA, FORMAT_VERSION, campaign=mode == "open"
+            self.path, SCHEMA + LEASE_SCHEMA, FORMAT_VERSION, campaign=mode == "open"
         )
         if lease is not None:
             try:
@@ -241,28 +242,49 @@ class Journal:
     # -- meta ------------------------------------------------------------------------------
 
     def meta(self) -> dict[str, Any]:
-        """Everything the campaign was created with (JSON values)."""
+        """The ``meta`` table as stored (key -> JSON value): the raw rows
+        :meth:`record` decodes. Read it only to look at the file itself."""
         return {key: json.loads(value) for key, value in self._read("SELECT key, value FROM meta")}
+
+    def record(self) -> CampaignRecord | None:
+        """The campaign this journal holds (None before :meth:`initialise`); a ValueError
+        names the journal and the key of a value of the wrong type."""
+        meta = self.meta()
+        if not meta:
+            return None
+        try:
+            return CampaignRecord.from_meta(meta)
+        except ValueError as exc:
+            raise ValueError(f"journal {str(self.path)!r}: {exc}") from None
+
+    def held(self) -> CampaignRecord:
+        """:meth:`record`, for a journal that must hold a campaign (ConfigurationError if
+        it holds none)."""
+        record = self.record()
+        if record is None:
+            raise ConfigurationError(f"journal {str(self.path)!r} holds no campaign")
+        return record
 
     @property
     def campaign_id(self) -> str:
         """The campaign id every request_id derives from."""
         if self._campaign_id is None:
-            self._campaign_id = str(self.meta()["campaign_id"])
+            self._campaign_id = self.held().campaign_id
         return self._campaign_id
 
     # -- a new campaign ----------------------------------------------------------------------
 
     def initialise(
         self,
-        meta: Mapping[str, Any],
+        record: CampaignRecord | Mapping[str, Any],
         plan: Mapping[str, Sequence[Any]],
         bounds: Iterable[tuple[int, int]],
         excluded: Iterable[tuple[int, Any, Any, str, Any]],
     ) -> None:
         """Write a whole campaign in one transaction: a crash leaves all of it or nothing.
 
-        ``meta`` needs ``campaign_id`` and ``fields`` (the dynamic fields sent). ``plan``:
+        ``record``: the campaign (a mapping is read as a journal's ``meta``, with
+        :meth:`CampaignRecord.from_meta`, so it is checked the same way). ``plan``:
         equal-length columns ``phone_number``, ``row``, ``segments`` and ``field:<name>`` per
         field, in sending order. ``bounds``: each chunk's (start, stop) in the plan.
         ``excluded``: (row, input, phone_number, issue, detail) kept out by preflight.
@@ -282,7 +304,9 @@ class Journal:
                 ((idx, start, stop, now) for idx, (start, stop) in enumerate(bounds)),
             )
             _exclude(db, excluded)
-            meta = {**meta, "format": FORMAT_VERSION, "created_at": now}
+            if not isinstance(record, CampaignRecord):
+                record = CampaignRecord.from_meta(record)
+            meta = {**record.to_meta(), "format": FORMAT_VERSION, "created_at": now}
             db.executemany(
                 "INSERT INTO meta VALUES (?, ?)",
                 [(key, json.dumps(value)) for key, value in meta.items()],
@@ -541,15 +565,14 @@ class Journal:
 
     # -- recipients kept out ---------------------------------------------------------------
 
-    def excluded(
-        self, issue: str | None = None
-    ) -> list[tuple[int, str | None, str | None, str, str | None]]:
+    def excluded(self) -> list[tuple[int, str | None, str | None, str, str | None]]:
         """(row, input, phone_number, issue, detail) of recipients kept out: by preflight, or
-        by :meth:`withhold` before their chunk was sent); only those of ``issue`` when given
-        (``opted_out``: at most as many as the account's list holds, where a streamed
-        campaign's exclusions may not fit in memory)."""
-        if issue is None:
-            return self._read("SELECT row, input, phone_number, issue, detail FROM excluded")
+        by :meth:`withhold` before their chunk was sent."""
+        return self._read("SELECT row, input, phone_number, issue, detail FROM excluded")
+
+    def excluded_for(self, issue: str) -> list[tuple[int, str | None, str | None, str, str | None]]:
+        """:meth:`excluded`, only those of ``issue`` (``opted_out``: at most as many as the
+        account's list holds, where a streamed campaign's exclusions may not fit in memory)."""
         return self._read(
             "SELECT row, input, phone_number, issue, detail FROM excluded WHERE issue = ?",
             (issue,),
@@ -585,6 +608,21 @@ class Journal:
             said = f"{len(out)} recipient(s) {issue}; " + ("re-keyed" if kept else "none left")
             _log(db, chunk.idx, state, said, now)
         return self.chunk(chunk.idx)
+
+    def excluded_count(self) -> int:
+        """Recipients kept out, counted without reading them."""
+        return int(self._read("SELECT COUNT(*) FROM excluded")[0][0])
+
+    def chunk_outcomes(self) -> list[tuple[Any, ...]]:
+        """Per chunk, in order, what it became, without reading its recipients: (idx, start,
+        stop, recipients, request_id, state, attempts, ticket, cost, cost_estimated, sms,
+        contacts, error, retryable). ``start``/``stop`` bound it in the plan; ``recipients``
+        counts those still in it (the gateway's refusals taken out)."""
+        size = "CASE WHEN keep IS NULL THEN stop - start ELSE json_array_length(keep) END"
+        return self._read(
+            f"SELECT idx, start, stop, {size}, request_id, state, attempts, ticket, cost, "
+            "cost_estimated, sms, contacts, error, retryable FROM chunks ORDER BY idx"
+        )
 
     def rejected(self) -> list[tuple[int, int, str | None, str]]:
         """(row, chunk, phone_number, error) of recipients the gateway refused."""

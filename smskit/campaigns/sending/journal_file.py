@@ -22,7 +22,7 @@ from smskit import _sqlite
 from smskit._paths import as_file_path
 from smskit.errors import ConfigurationError
 
-__all__ = ["as_journal_path", "check_journal_file", "connect_journal"]
+__all__ = ["as_journal_path", "check_journal_file", "connect_journal", "holds_a_campaign"]
 
 # Tables journals of this format held before: the HLR answers (now in their own cache file).
 _EARLIER_TABLES: Final = frozenset({"hlr"})
@@ -61,6 +61,12 @@ def check_journal_file(path: Path, schema: str, version: int, *, campaign: bool)
             f"{where} holds no campaign (an HLR cache, or a journal never initialised): "
             "give the journal of a campaign that was sent"
         )
+
+
+def holds_a_campaign(path: Path) -> bool:
+    """Whether the SQLite file at ``path`` (with a ``meta`` table) holds a campaign."""
+    with closing(sqlite3.connect(path)) as db:
+        return db.execute("SELECT 1 FROM meta WHERE key = 'campaign_id'").fetchone() is not None
 
 
 def as_journal_path(value: Any, field: str = "journal") -> Path:

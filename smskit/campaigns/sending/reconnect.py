@@ -16,9 +16,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from smskit.campaigns.sending.journal import Journal, open_leased
+from smskit.campaigns.sending.record import CampaignRecord
 from smskit.campaigns.sending.runner import check_concurrency
 from smskit.client import AsyncClient, Client
 from smskit.client.config import ENV_KEY, ENV_LOGIN, Secret, running_sandbox
@@ -26,7 +27,6 @@ from smskit.errors import ConfigurationError, SandboxEndedError
 
 __all__ = [
     "ended_sandbox",
-    "gateway_record",
     "journal_for_send",
     "reconnect",
     "reopen",
@@ -35,15 +35,6 @@ __all__ = [
 C = TypeVar("C", Client, AsyncClient)
 
 ASK = "pass client=smskit.Client(...) for the gateway it was sent to"
-
-
-def gateway_record(client: Client | AsyncClient) -> dict[str, Any]:
-    """What a journal keeps of the gateway: URL, login and whether it was a sandbox."""
-    return {
-        "base_url": client.base_url,
-        "api_login": client.api_login,
-        "sandbox": client.is_sandbox,
-    }
 
 
 async def reopen(
@@ -66,15 +57,15 @@ def reconnect(
 ) -> C:
     """A ``kind`` client on the gateway the journal records; a ConfigurationError says why not."""
     with Journal(journal_path) as book:
-        recorded = book.meta().get("gateway")
+        recorded = book.held().gateway
     where = f"journal {str(journal_path)!r}"
-    if not isinstance(recorded, Mapping) or not recorded.get("base_url"):
+    if recorded is None:
         raise ConfigurationError(f"{where} records no gateway: {ASK}")
-    url, login = str(recorded["base_url"]), str(recorded.get("api_login", ""))
+    url, login = recorded.base_url, recorded.api_login
     box = running_sandbox(url)
     if box is not None:
         return kind(sandbox=box)
-    if recorded.get("sandbox"):
+    if recorded.sandbox:
         raise SandboxEndedError(journal_path, url)
     # Neither the environment nor the key is held in a local: a traceback shows locals.
     if not _env(ENV_KEY, environ):
@@ -93,15 +84,14 @@ def _env(name: str, environ: Mapping[str, str] | None) -> str | None:
     return (os.environ if environ is None else environ).get(name) or None
 
 
-def ended_sandbox(meta: Mapping[str, Any]) -> str | None:
-    """The URL of the embedded sandbox a journal's campaign was sent to (``meta``: the
+def ended_sandbox(record: CampaignRecord | None) -> str | None:
+    """The URL of the embedded sandbox a journal's campaign was sent to (``record``: the
     journal's), when that sandbox no longer runs in this process; None for any other gateway
     (a sandbox running here, a gateway reached by URL and key)."""
-    recorded = meta.get("gateway")
-    if not isinstance(recorded, Mapping) or not recorded.get("sandbox"):
+    recorded = None if record is None else record.gateway
+    if recorded is None or not recorded.sandbox:
         return None
-    url = str(recorded.get("base_url") or "")
-    return url if url and running_sandbox(url) is None else None
+    return recorded.base_url if running_sandbox(recorded.base_url) is None else None
 
 
 def journal_for_send(path: Path) -> tuple[Path, Path | None]:
@@ -136,6 +126,6 @@ def _ended(path: Path) -> bool:
         return False
     try:
         with Journal(path) as book:
-            return ended_sandbox(book.meta()) is not None
-    except ConfigurationError:
+            return ended_sandbox(book.record()) is not None
+    except (ConfigurationError, ValueError):
         return False
