@@ -88,7 +88,7 @@ class _Arm(Campaign):
 
     def _plan(self, chunk_size: int) -> Plan:
         plan = super()._plan(chunk_size)
-        record = plan.record.replace(experiment=self.experiment["name"], arm=self.experiment["arm"])
+        record = plan.record.replace(experiment=self.experiment)
         return dataclasses.replace(plan, record=record)
 
     async def journal_plan(self, path: Path, chunk_size: int, wait: float) -> None:

@@ -165,7 +165,7 @@ def _row(book: Journal) -> JournalRow:
     return JournalRow(
         journal=book.path,
         name=_required(record.name, "name", where),
-        experiment=record.experiment,
+        experiment=record.experiment_name,
         arm=record.arm,
         started=_required(record.created_at, "created_at", where),
         sender=_required(record.sender, "sender", where),

@@ -82,8 +82,7 @@ class CampaignRecord:
     recipients: int | None = None
     to_send: int | None = None
     source: str | None = None
-    experiment: str | None = None
-    arm: str | None = None
+    experiment: Mapping[str, Any] | None = None  # an arm's: the experiment, arm, seed ...
     parts: str | None = None  # a streamed campaign's staged files
     digests: tuple[str, ...] | None = None  # ... and their digests, in sending order
     created_at: float | None = None  # written by the journal
@@ -93,6 +92,18 @@ class CampaignRecord:
     def __post_init__(self) -> None:
         if self.options is not None:
             object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+        if self.experiment is not None:
+            object.__setattr__(self, "experiment", MappingProxyType(dict(self.experiment)))
+
+    @property
+    def experiment_name(self) -> str | None:
+        """The experiment this campaign is an arm of (None for a campaign of its own)."""
+        return None if self.experiment is None else str(self.experiment["name"])
+
+    @property
+    def arm(self) -> str | None:
+        """The arm this campaign is of its experiment (None for a campaign of its own)."""
+        return None if self.experiment is None else str(self.experiment["arm"])
 
     @property
     def kind(self) -> Kind:
@@ -135,7 +146,7 @@ class CampaignRecord:
             meta["gateway"] = self.gateway.to_json()
         meta["include_opted_out"] = self.include_opted_out
         if self.experiment is not None:
-            meta["experiment"] = {"name": self.experiment, "arm": self.arm}
+            meta["experiment"] = dict(self.experiment)
         if self.digests is not None:
             meta["digests"] = list(self.digests)
         return meta
@@ -150,7 +161,7 @@ class CampaignRecord:
         options = meta.get("options")
         if options is not None and not isinstance(options, Mapping):
             raise ValueError(f"its meta 'options' is not a mapping ({options!r})")
-        experiment, arm = _experiment(meta.get("experiment"))
+        experiment = _experiment(meta.get("experiment"))
         digests = meta.get("digests")
         if digests is not None and not isinstance(digests, list):
             raise ValueError(f"its meta 'digests' is not a list ({digests!r})")
@@ -168,7 +179,6 @@ class CampaignRecord:
             to_send=_typed(meta, "to_send", int),
             source=_typed(meta, "source", str),
             experiment=experiment,
-            arm=arm,
             parts=_typed(meta, "parts", str),
             digests=None if digests is None else tuple(str(d) for d in digests),
             created_at=_typed(meta, "created_at", float),
@@ -189,14 +199,14 @@ def _typed(meta: Mapping[str, Any], key: str, kind: type) -> Any:
     return float(value) if isinstance(value, int | float) and kind is float else value
 
 
-def _experiment(value: Any) -> tuple[str | None, str | None]:
-    """The experiment and arm of an arm's journal (:class:`smskit.Experiment` records
-    them), or (None, None)."""
+def _experiment(value: Any) -> Mapping[str, Any] | None:
+    """What an arm's journal records of its experiment (:class:`smskit.Experiment`: its
+    name, the arm, the seed ...), or None."""
     if value is None:
-        return None, None
+        return None
     if not isinstance(value, Mapping):
         raise ValueError(f"its meta 'experiment' is not a mapping ({value!r})")
-    name, arm = value.get("name"), value.get("arm")
-    if not isinstance(name, str) or not isinstance(arm, str):
-        raise ValueError(f"its meta 'experiment' names no experiment and arm ({value!r})")
-    return name, arm
+    for key in ("name", "arm"):
+        if not isinstance(value.get(key), str):
+            raise ValueError(f"its meta 'experiment' {key!r} is not a text ({value.get(key)!r})")
+    return value
