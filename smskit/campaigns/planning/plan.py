@@ -144,6 +144,7 @@ def build_plan(
         text=header["text"],
         sender=header["sender"],
         options=header["options"],
+        holdout=header.get("holdout"),
         default_region=default_region,
         chunk_size=chunk_size,
         recipients=len(frame),

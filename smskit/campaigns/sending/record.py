@@ -75,6 +75,7 @@ class CampaignRecord:
     text: str | None = None
     sender: str | None = None
     options: Mapping[str, Any] | None = None
+    holdout: Mapping[str, Any] | None = None  # who is kept out of the send (size, seed ...)
     gateway: JournaledGateway | None = None
     include_opted_out: bool = False
     default_region: str | None = None
@@ -94,6 +95,8 @@ class CampaignRecord:
             object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
         if self.experiment is not None:
             object.__setattr__(self, "experiment", MappingProxyType(dict(self.experiment)))
+        if self.holdout is not None:
+            object.__setattr__(self, "holdout", MappingProxyType(dict(self.holdout)))
 
     @property
     def experiment_name(self) -> str | None:
@@ -117,13 +120,17 @@ class CampaignRecord:
         return self.options if self.options is not None else MappingProxyType({})
 
     def header(self) -> dict[str, Any]:
-        """What every chunk sends besides its recipients: name, text, sender and options."""
-        return {
+        """What the campaign id is derived from besides the recipients: name, text, sender,
+        options and the holdout (:attr:`smskit.campaigns.planning.spec.CampaignSpec.header`)."""
+        header: dict[str, Any] = {
             "name": self.name,
             "text": self.text,
             "sender": self.sender,
             "options": dict(self.send_options),
         }
+        if self.holdout is not None:
+            header["holdout"] = dict(self.holdout)
+        return header
 
     def replace(self, **changes: Any) -> CampaignRecord:
         """This record with ``changes``."""
@@ -142,6 +149,8 @@ class CampaignRecord:
                 meta[key] = value
         if self.options is not None:
             meta["options"] = dict(self.options)
+        if self.holdout is not None:
+            meta["holdout"] = dict(self.holdout)
         if self.gateway is not None:
             meta["gateway"] = self.gateway.to_json()
         meta["include_opted_out"] = self.include_opted_out
@@ -162,6 +171,9 @@ class CampaignRecord:
         if options is not None and not isinstance(options, Mapping):
             raise ValueError(f"its meta 'options' is not a mapping ({options!r})")
         experiment = _experiment(meta.get("experiment"))
+        holdout = meta.get("holdout")
+        if holdout is not None and not isinstance(holdout, Mapping):
+            raise ValueError(f"its meta 'holdout' is not a mapping ({holdout!r})")
         digests = meta.get("digests")
         if digests is not None and not isinstance(digests, list):
             raise ValueError(f"its meta 'digests' is not a list ({digests!r})")
@@ -171,6 +183,7 @@ class CampaignRecord:
             text=_typed(meta, "text", str),
             sender=_typed(meta, "sender", str),
             options=options,
+            holdout=holdout,
             gateway=JournaledGateway.from_json(meta.get("gateway")),
             include_opted_out=meta.get("include_opted_out") is True,
             default_region=_typed(meta, "default_region", str),
