@@ -29,6 +29,7 @@ from typing import Any
 from smskit.campaigns.analysis.results import CampaignResult
 from smskit.campaigns.executor import CampaignExecutor, ClientOption, OptOutState, Run
 from smskit.campaigns.planning.audience import Audience
+from smskit.campaigns.planning.links import LinkTracking
 from smskit.campaigns.planning.orchestration import InMemoryAudience, run_preflight
 from smskit.campaigns.planning.plan import Plan, build_plan
 from smskit.campaigns.planning.preflight import PreflightSettings
@@ -83,6 +84,9 @@ class Campaign(CampaignExecutor[CampaignResult]):
 
     def _taken(self, recipients: Any) -> Recipients:
         return Recipients(recipients)
+
+    def _tracked(self, tracking: LinkTracking, recipients: Recipients) -> Recipients:
+        return tracking.recipients(recipients, self.spec.identity)
 
     @property
     def read_fields(self) -> Sequence[str] | None:
@@ -151,6 +155,9 @@ class Campaign(CampaignExecutor[CampaignResult]):
 
     async def _deliver(self, path: Path, chunk_size: int, run: Run) -> CampaignResult:
         plan = self._plan(chunk_size)
+        if self.tracking is not None:  # registered before any text carrying them goes
+            assert self._report is not None  # made by _plan
+            self.tracking.register(self._report.frame, self.spec.identity)
         book = self._adopt(await open_leased(path, mode="any", wait=run.wait), plan, chunk_size)
         stop, share = interruption()
         return await execute(book, self.client, run.concurrency, run.progress, stop, share=share)

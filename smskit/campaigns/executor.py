@@ -18,6 +18,7 @@ from smskit._repr import tolerant_repr
 from smskit.campaigns.planning.destinations import destinations
 from smskit.campaigns.planning.estimates import CostEstimate, offline_estimate, simulate
 from smskit.campaigns.planning.holdout import Holdout, as_holdout
+from smskit.campaigns.planning.links import LinkTracking
 from smskit.campaigns.planning.preflight import PreflightSettings
 from smskit.campaigns.planning.spec import CampaignSpec
 from smskit.campaigns.sending.blocking import blocking, warn_caller
@@ -25,6 +26,8 @@ from smskit.campaigns.sending.progress import ProgressOption
 from smskit.campaigns.sending.reconnect import journal_for_send
 from smskit.campaigns.sending.runner import check_chunk_size, check_client, check_concurrency
 from smskit.client import AsyncClient, Client
+from smskit.errors import ValidationError
+from smskit.replies.inbox import Inbox
 from smskit.replies.optouts import account_key, listed_numbers
 from smskit.rules import spec as _spec
 from smskit.rules.destinations import Destinations
@@ -105,15 +108,26 @@ class CampaignExecutor(Generic[ResultT]):
         holdout: float | int | Holdout | None = None,
         seed: int | None = None,
         stratify: str | None = None,
+        track_links: Inbox | None = None,
         **send_options: Any,
     ) -> None:
         check_client(client)
         self._client = client
+        # Tracked links: the spec holds the text as sent, each URL replaced by the field
+        # that carries its short link (docs/links.md).
+        self.tracking = None if track_links is None else LinkTracking.of(track_links, text)
         self.spec = CampaignSpec(
-            text, sender, send_options, name, default_region, clock, journal,
+            text if self.tracking is None else self.tracking.tracked.text,
+            sender, send_options, name, default_region, clock, journal,
             include_opted_out=include_opted_out, holdout=as_holdout(holdout, seed, stratify),
         )  # fmt: skip
         self.recipients = self._taken(recipients)
+        if self.tracking is not None:
+            self.recipients = self._tracked(self.tracking, self.recipients)
+
+    def _tracked(self, tracking: LinkTracking, recipients: Any) -> Any:
+        """The recipients with their short links (see :mod:`~smskit.campaigns.planning.links`)."""
+        raise ValidationError("track_links", f"is not available on {self.kind} yet (docs/links.md)")
 
     def _taken(self, recipients: Any) -> Any:
         """The recipients as this front end holds them (checked)."""

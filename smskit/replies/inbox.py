@@ -41,7 +41,7 @@ from smskit.replies.signing import DEFAULT_TOLERANCE, secret_bytes
 from smskit.rules.bots import BotRules
 from smskit.rules.callbacks import CALLBACK_KINDS
 from smskit.rules.content import has_stop_mention
-from smskit.rules.links import check_link_base
+from smskit.rules.links import check_link_base, derived_token
 from smskit.rules.timezone import account_time_zone
 
 if TYPE_CHECKING:
@@ -352,7 +352,10 @@ class Inbox(Served):
     @property
     def link_base(self) -> str:
         """Where short links start: ``link_base=`` (a public domain in front of the inbox, kept
-        by a file inbox), else this inbox's own ``http://host:port`` (docs/links.md)."""
+        by a file inbox), else this inbox's own ``http://host:port``, also when another
+        process serves its file (docs/links.md)."""
+        if self._link_base is None and self._server is None and self.port:
+            return f"http://{self.host}:{self.port}"  # a file inbox another process serves
         return self._link_base or self._served_url()
 
     def register_links(self, campaign: str, rows: Iterable[tuple[str, str, int, int, str]]) -> int:
@@ -360,6 +363,17 @@ class Inbox(Served):
         before they are sent; returns how many were new (a token registered again for the
         same recipient is kept; for another, refused)."""
         return self._store.links.register(campaign, rows)
+
+    def link_tokens(self, campaign: str, rows: Sequence[int], link: int) -> list[str]:
+        """The tokens of ``link`` for ``rows`` of ``campaign``: derived from this inbox's
+        secret (made once, kept in its file), so planning the campaign again gives the same
+        (:func:`smskit.rules.links.derived_token`)."""
+        secret = bytes.fromhex(
+            self._store.remembered("link_secret", None)
+            or self._store.remembered("link_secret", secrets.token_hex(32))
+            or ""
+        )
+        return [derived_token(secret, campaign, row, link) for row in rows]
 
     def links(self) -> pandas.DataFrame:
         """One row per short link registered: :data:`smskit.replies.clicks.LINK_COLUMNS`."""

@@ -172,8 +172,9 @@ def classify(clicks: pd.DataFrame, rules: BotRules | None = None) -> pd.Series:
     if rules.head:
         mark(clicks["method"].str.upper() == "HEAD", "head")
     if rules.before_delivery and "delivered_at" in clicks:
-        delivered = clicks["delivered_at"]
-        mark(delivered.notna() & (clicks["at"] < delivered), "before_delivery")
+        delivered = pd.to_datetime(clicks["delivered_at"], utc=True)
+        at = pd.to_datetime(clicks["at"], utc=True)
+        mark(delivered.notna() & (at < delivered), "before_delivery")
     if rules.burst_seconds > 0 and len(clicks):
         mark(_in_burst(clicks, rules.burst_seconds), "burst")
     for name, rule in rules.extra.items():

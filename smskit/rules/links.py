@@ -22,6 +22,8 @@ bracket inside the URL.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 import secrets
 import string
@@ -41,6 +43,7 @@ __all__ = [
     "Link",
     "TrackedText",
     "check_link_base",
+    "derived_token",
     "destination_fields",
     "find_links",
     "new_tokens",
@@ -144,6 +147,24 @@ def new_tokens(count: int) -> list[str]:
             digits.append(TOKEN_ALPHABET[digit])
         tokens["".join(digits)] = None
     return list(tokens)
+
+
+def derived_token(secret: bytes, campaign: str, row: int, link: int) -> str:
+    """The token of ``link`` (its index among the text's distinct links) for recipient
+    ``row`` of ``campaign``: :data:`TOKEN_LENGTH` letters and digits of an HMAC-SHA256 keyed
+    with ``secret``. Unguessable without the secret (the inbox keeps it), and the same each
+    time the same campaign is planned, so a re-run or a resume sends the same payload (the
+    same request ids: nothing is sent twice) and registers the same links."""
+    if not isinstance(secret, bytes) or len(secret) < 16:
+        raise ValidationError("secret", "must be at least 16 random bytes")
+    message = f"{campaign}\x00{row}\x00{link}".encode()
+    number = int.from_bytes(hmac.new(secret, message, hashlib.sha256).digest()[:16])
+    number %= len(TOKEN_ALPHABET) ** TOKEN_LENGTH
+    digits = []
+    for _ in range(TOKEN_LENGTH):
+        number, digit = divmod(number, len(TOKEN_ALPHABET))
+        digits.append(TOKEN_ALPHABET[digit])
+    return "".join(digits)
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from smskit.campaigns.analysis.clicks import CLICK_COLUMNS, click_columns
 from smskit.campaigns.sending.journal import DONE_STATES, Journal
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies.analytics import link_replies, number_keys
@@ -72,9 +73,9 @@ OUTCOME_COLUMNS: Final = (
     "final", "delivery_date", "time_to_delivery", "reports", "flags", "flagged", "replied",
     "replies", "reply_text", "reply_date", "opt_out", "opt_out_date", "country", "network",
     "line_status", "phone_number_type", "segments", "predicted_cost", "billed_cost",
-    "reported_cost",
+    "reported_cost", *CLICK_COLUMNS,
 )  # fmt: skip
-_TIMES: Final = ("sent_at", "delivery_date", "reply_date", "opt_out_date")
+_TIMES: Final = ("sent_at", "delivery_date", "reply_date", "opt_out_date", "first_click_date")
 
 
 def outcome_dtypes(time_zone: Any = "UTC") -> dict[str, Any]:
@@ -112,6 +113,11 @@ def outcome_dtypes(time_zone: Any = "UTC") -> dict[str, Any]:
         "predicted_cost": "Float64",
         "billed_cost": "Float64",
         "reported_cost": "Float64",
+        "clicks": "int64",
+        "clicked": "bool",
+        "first_click_date": moment,
+        "bot_clicks": "int64",
+        "bot_reasons": "string",
     }
 
 
@@ -153,6 +159,7 @@ class Callbacks:
     replies: pd.DataFrame
     stops: pd.DataFrame
     account: tuple[str, str] | None = None  # whose callbacks (Inbox.account), None: not said
+    clicks: pd.DataFrame | None = None  # requests on tracked links (Inbox.clicks), UTC
 
     def serves(self, gateway: tuple[str, str] | None) -> bool:
         """Whether these callbacks may be a journal's on ``gateway``: the inbox's account is
@@ -170,7 +177,7 @@ class Callbacks:
         flags = flagged.groupby("message_id", sort=False)["flags"].agg(_union)
         return cls(
             box.delivery_status("UTC"), prices, flags, box.to_frame("UTC"), box.stops("UTC"),
-            box.account,
+            box.account, box.clicks(time_zone="UTC"),
         )  # fmt: skip
 
 
@@ -192,6 +199,7 @@ class SendFacts:
     # callback is for "a message sent with with_replies=true"). Unknown (a journal that
     # records no options): True, replies linked as before.
     with_replies: bool = True
+    name: str | None = None  # the campaign's (its tracked links are registered under it)
 
     @classmethod
     def read(cls, journal: Journal, *, costs: bool = True) -> SendFacts:
@@ -217,6 +225,7 @@ class SendFacts:
             gateway is not None and gateway.sandbox,
             predicted,
             True if options is None else bool(options.get("with_replies")),
+            meta.get("name"),
         )
 
     def by_message_id(self, match: Any) -> bool:
@@ -335,6 +344,11 @@ def outcomes_frame(
     out["message_id"] = found
     standing = status.set_index("message_id").reindex(found.to_numpy())
     _delivery(out, standing)
+    if callbacks.clicks is not None:
+        click_columns(out, standing, callbacks.clicks, facts.name)
+    else:
+        out["clicks"], out["clicked"], out["bot_clicks"] = 0, False, 0
+        out["first_click_date"], out["bot_reasons"] = pd.NaT, ""
     flags = callbacks.flags.reindex(found.to_numpy()).astype(object)
     out["flags"] = flags.where(flags.notna(), "").to_numpy()
     out["flagged"] = out["flags"] != ""

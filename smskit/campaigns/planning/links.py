@@ -1,0 +1,104 @@
+"""A campaign's tracked links: the text it sends, each recipient's short links, their registry.
+
+``Campaign(..., track_links=inbox)`` sends each distinct URL of its text as a per-recipient
+short link of the inbox (:mod:`smskit.rules.links`): the spec's text is the template with
+each URL replaced by a free dynamic field, and the recipients the campaign holds are a
+snapshot of the given ones with that field holding each recipient's short link. Everything
+after (preflight, the estimate, the plan, the journal, the chunks) reads them like any
+field, so each recipient's text is counted with its real link and the journaled payload
+holds the tokens: a resumed chunk sends the very same links.
+
+Tokens are derived from the inbox's secret, the campaign's name, the row and the link
+(:meth:`smskit.Inbox.link_tokens`): planning the same campaign again gives the same. The
+links are registered with the inbox, for the recipients the plan sends to, before the first
+chunk goes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from smskit.errors import ValidationError
+from smskit.replies.inbox import Inbox
+from smskit.rules.fields import used_fields
+from smskit.rules.links import TrackedText, destination_fields, short_link, track, with_utm
+from smskit.rules.personalize import render
+from smskit.rules.recipients import Recipients
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["LinkTracking", "check_tracking_inbox"]
+
+
+def check_tracking_inbox(inbox: Any) -> Inbox:
+    """``track_links=``: an :class:`smskit.Inbox` (the one that serves the links)."""
+    if not isinstance(inbox, Inbox):
+        raise ValidationError(
+            "track_links", "must be the smskit.Inbox that serves the links", value=inbox
+        )
+    return inbox
+
+
+@dataclass
+class LinkTracking:
+    """The template as written, its tracked form, the inbox, and each row's links once made."""
+
+    inbox: Inbox
+    template: str
+    tracked: TrackedText
+    # row -> [(token, destination)] per link, filled by recipients()
+    made: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, inbox: Any, template: str) -> LinkTracking:
+        """Tracking of ``template``'s links by ``inbox`` (refused naming a link that cannot
+        be carried)."""
+        box = check_tracking_inbox(inbox)
+        return cls(box, template, track(template, box.link_base))
+
+    def recipients(self, recipients: Recipients, campaign: str) -> Recipients:
+        """A snapshot of ``recipients`` whose link fields hold each row's short link."""
+        import pandas as pd
+
+        tracked = self.tracked
+        if not tracked.fields:
+            return recipients
+        kept = [name for name in used_fields(self.template) if name not in tracked.fields]
+        table = recipients.table(kept)
+        rows = table["row"].astype("int64").tolist()
+        frame = table.drop(columns=["row"]).reset_index(drop=True)
+        if frame["country"].isna().all():
+            frame = frame.drop(columns=["country"])
+        base = self.inbox.link_base
+        per_row: list[list[tuple[str, str]]] = [[] for _ in rows]
+        for link, (name, destination) in enumerate(
+            zip(tracked.fields, tracked.destinations, strict=True)
+        ):
+            tokens = self.inbox.link_tokens(campaign, rows, link)
+            frame[name] = pd.Series([short_link(base, t) for t in tokens], dtype=object)
+            places = _destinations(destination, table, campaign)
+            for links, token, place in zip(per_row, tokens, places, strict=True):
+                links.append((token, place))
+        self.made = dict(zip(rows, per_row, strict=True))
+        return Recipients(frame)
+
+    def register(self, report_frame: pd.DataFrame, campaign: str) -> int:
+        """Register the links of the rows the plan sends to; returns how many were new."""
+        sending = report_frame[report_frame["send"].astype(bool)]
+        entries = [
+            (token, str(number), int(row), link, destination)
+            for row, number in zip(sending["row"], sending["phone_number"], strict=True)
+            for link, (token, destination) in enumerate(self.made.get(int(row), ()))
+        ]
+        return self.inbox.register_links(campaign, entries) if entries else 0
+
+
+def _destinations(destination: str, table: pd.DataFrame, campaign: str) -> list[str]:
+    """The destination of each row (its fields filled), with the UTM parameters."""
+    names = destination_fields(destination)
+    if not names:
+        return [with_utm(destination, campaign)] * len(table)
+    records = table[list(names)].to_dict("records")
+    return [with_utm(render(destination, record), campaign) for record in records]
