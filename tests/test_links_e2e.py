@@ -67,7 +67,8 @@ def test_a_2000_recipient_campaign_counts_human_clicks_exactly(tmp_path: Path) -
         assert (by_number["segments"] == frame.loc[by_number.index, "segments"]).all()
         assert result.wait_for_outcomes(inbox, timeout=60) == 0
 
-        link_of = {n: find_links(t)[0].url for n, t in zip(sent["phone_number"], sent["text"])}
+        pairs = zip(sent["phone_number"], sent["text"], strict=True)
+        link_of = {n: find_links(t)[0].url for n, t in pairs}
         numbers = sorted(link_of)
         phones, previews, checkers, scanners = (
             numbers[0:40], numbers[40:60], numbers[60:70], numbers[70:80],
@@ -174,7 +175,8 @@ def test_a_click_on_a_resumed_campaign_lands_on_its_recipient(
         sent = fresh_sandbox.sent()
         assert sent["phone_number"].is_unique and len(sent) == 1500
         registered = inbox.links().set_index("token")["phone_number"]
-        links = {n: find_links(t)[0].url for n, t in zip(sent["phone_number"], sent["text"])}
+        pairs = zip(sent["phone_number"], sent["text"], strict=True)
+        links = {n: find_links(t)[0].url for n, t in pairs}
         tokens = {n: url.rsplit("/", 1)[1] for n, url in links.items()}
         assert all(registered[tokens[n]] == n for n in links)
         early = sorted(before)[0]

@@ -14,6 +14,7 @@ from typing import Final
 import pandas as pd
 
 from smskit.campaigns.analysis import breakdowns
+from smskit.campaigns.analysis import clicks as click_tables
 from smskit.errors import MissingExtraError
 from smskit.rules.callbacks import OUTCOME_STATUSES
 
@@ -22,8 +23,8 @@ try:
 except ImportError as exc:  # an optional extra: say which one installs it
     raise MissingExtraError("smskit.plots", "plotly", "notebook") from exc
 
-__all__ = ["COST_COLORS", "DELIVERY_STATUS_COLORS", "cost_breakdown", "delivery_breakdown",
-           "delivery_times"]  # fmt: skip
+__all__ = ["COST_COLORS", "DELIVERY_STATUS_COLORS", "clicks_over_time", "cost_breakdown",
+           "delivery_breakdown", "delivery_times"]  # fmt: skip
 
 # One colour per status everywhere: delivered green, refused or lost in reds and purples,
 # unknown greys; ACK (on its way) light blue.
@@ -114,6 +115,34 @@ def delivery_times(
         title=title or f"Time to {status}",
         xaxis={"type": "log", "title": "minutes after the send"},
         yaxis={"tickformat": ".0%", "range": [0, 1.02], "title": "share of messages"},
+    )
+    return figure
+
+
+def clicks_over_time(
+    clicks: pd.DataFrame,
+    sent_at: object = None,
+    *,
+    freq: str = "1min",
+    title: str | None = None,
+) -> go.Figure:
+    """People's and bots' requests on tracked links per ``freq`` period since ``sent_at``
+    (default: the first request), stacked bars (``clicks``: :meth:`smskit.Inbox.clicks`, or
+    one campaign's rows of it; :func:`smskit.campaigns.analysis.clicks.clicks_over_time`)."""
+    table = click_tables.clicks_over_time(clicks, sent_at, freq)
+    minutes = (pd.TimedeltaIndex(table.index).total_seconds() / 60).tolist()
+    figure = go.Figure()
+    for column, color in (("human", "#2ca02c"), ("bot", "#bcbcbc")):
+        figure.add_bar(
+            x=minutes, y=table[column].tolist(), name="people" if column == "human" else "bots",
+            marker_color=color, hovertemplate="%{y} at %{x:.0f} min<extra></extra>",
+        )  # fmt: skip
+    figure.update_layout(
+        template=_TEMPLATE,
+        barmode="stack",
+        title=title or "Clicks on tracked links",
+        xaxis={"title": f"minutes after {'the send' if sent_at is not None else 'the first'}"},
+        yaxis={"title": f"requests per {freq}"},
     )
     return figure
 
