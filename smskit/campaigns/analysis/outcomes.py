@@ -225,7 +225,7 @@ class SendFacts:
             gateway is not None and gateway.sandbox,
             predicted,
             True if options is None else bool(options.get("with_replies")),
-            meta.get("name"),
+            record.name,
         )
 
     def by_message_id(self, match: Any) -> bool:
