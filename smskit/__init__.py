@@ -47,15 +47,18 @@ if TYPE_CHECKING:
     from smskit.client.config import SandboxLike
     from smskit.replies.inbox import Inbox
     from smskit.replies.optouts import OptOuts
+    from smskit.rules.bots import AgentRule, BotRules
     from smskit.sandbox import Sandbox
     from smskit.views.composer import Composer
     from smskit.views.dashboard import Dashboard
     from smskit.views.hlr_explorer import HLRExplorer
 
 __all__ = [
+    "AgentRule",
     "AsyncClient",
     "Backoff",
     "Balance",
+    "BotRules",
     "Campaign",
     "CampaignResult",
     "CampaignSpec",
@@ -114,6 +117,7 @@ _LAZY: dict[str, str] = {
     "Sandbox": "smskit.sandbox",
     "Inbox": "smskit.replies.inbox",
     "OptOuts": "smskit.replies.optouts",  # the account's opt-out list (sqlite3 only)
+    **dict.fromkeys(("AgentRule", "BotRules"), "smskit.rules.bots"),  # rules of bot clicks
     "Composer": "smskit.views.composer",
     "Dashboard": "smskit.views.dashboard",
     "HLRExplorer": "smskit.views.hlr_explorer",

@@ -21,6 +21,7 @@ Never views or the sandbox.
 
 from smskit.campaigns import bulk
 from smskit.campaigns.analysis.breakdowns import cost_breakdown, delivery_breakdown, delivery_times
+from smskit.campaigns.analysis.clicks import click_rates
 from smskit.campaigns.analysis.comparison import ExperimentComparison, compare_counts
 from smskit.campaigns.analysis.ledger import history
 from smskit.campaigns.analysis.results import RECIPIENT_STATES, CampaignResult
@@ -47,6 +48,7 @@ __all__ = [
     "ExperimentResult",
     "MarketingHours",
     "PreflightReport",
+    "click_rates",
     "compare_counts",
     "cost_breakdown",
     "delivery_breakdown",

@@ -366,8 +366,8 @@ class Inbox(Served):
 
     def link_tokens(self, campaign: str, rows: Sequence[int], link: int) -> list[str]:
         """The tokens of ``link`` for ``rows`` of ``campaign``: derived from this inbox's
-        secret (made once, kept in its file), so planning the campaign again gives the same
-        (:func:`smskit.rules.links.derived_token`)."""
+        secret (made once, kept in its file) by HMAC-SHA256, so planning the campaign again
+        gives the same (docs/links.md)."""
         secret = bytes.fromhex(
             self._store.remembered("link_secret", None)
             or self._store.remembered("link_secret", secrets.token_hex(32))
