@@ -36,9 +36,20 @@ def replies() -> None:
     help="Refuse callbacks not signed with this secret (prefer $SMSKIT_SIGNING_SECRET: a "
     "command-line value shows in ps).",
 )
+@click.option(
+    "--link-base",
+    default=None,
+    help="Where tracked links start, e.g. https://go.shop.example (a public domain in front "
+    "of this inbox; default http://HOST:PORT; kept in the file). See docs/links.md.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the URL and path as JSON first.")
 def serve(
-    path: Path | None, host: str, port: int, signing_secret: str | None, as_json: bool
+    path: Path | None,
+    host: str,
+    port: int,
+    signing_secret: str | None,
+    link_base: str | None,
+    as_json: bool,
 ) -> int:
     """Receive replies at a callback URL (register it as the account's inbound-SMS callback;
     it holds a secret token) and store each once, until Ctrl-C. With SMSKIT_BASE_URL and
@@ -47,7 +58,7 @@ def serve(
     import os
 
     from smskit._paths import replies_path
-    from smskit.errors import ConfigurationError
+    from smskit.errors import ConfigurationError, ValidationError
     from smskit.replies import Inbox
 
     where = path if path is not None else replies_path()
@@ -55,8 +66,11 @@ def serve(
     account = (base_url, login) if base_url and login else None
     try:
         inbox = Inbox(
-            where, host=host, port=port, signing_secret=signing_secret or None, account=account
-        )
+            where, host=host, port=port, signing_secret=signing_secret or None,
+            account=account, link_base=link_base,
+        )  # fmt: skip
+    except ValidationError as exc:
+        raise Refused(f"--link-base: {exc}", EXIT_INPUT) from exc
     except ConfigurationError as exc:  # not an inbox file: input refused, like --inbox (exit 4)
         if path is None:
             raise
@@ -73,6 +87,7 @@ def serve(
                 print_json({"url": inbox.url, "path": str(where), "stored": len(inbox)})
             else:
                 click.echo(f"Inbox callback URL: {inbox.url}")
+                click.echo(f"Tracked links start with {inbox.link_base}/")
                 click.echo(f"Replies stored in {where} ({len(inbox)} so far). Ctrl-C stops it.")
                 if account is not None:
                     click.echo(f"Opt-outs go on the opt-out list of {login} at {base_url}.")

@@ -22,6 +22,7 @@ from smskit.cli.options import PURPOSE, SMS_TYPE, now, region_option
 from smskit.cli.output import (
     EXIT_DECLINED,
     EXIT_INCOMPLETE,
+    EXIT_INPUT,
     EXIT_REPEAT,
     connect,
     json_option,
@@ -103,6 +104,13 @@ from smskit.rules.hours import next_permitted
 @click.option(
     "--dry-run", is_flag=True, help="Check and cost only (free simulation); send nothing."
 )
+@click.option(
+    "--track-links",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="Inbox file `smskit replies serve` keeps: each link of the text goes as a "
+    "per-recipient short link it serves, counted in the cost (docs/links.md).",
+)
 @click.option("-y", "--yes", is_flag=True, help="Send without asking for confirmation.")
 @json_option
 def send(
@@ -122,6 +130,7 @@ def send(
     journal: Path | None,
     again: bool,
     dry_run: bool,
+    track_links: Path | None,
     yes: bool,
     as_json: bool,
 ) -> int:
@@ -151,13 +160,14 @@ def send(
     }
     recipients: Any = csv_file if csv_file is not None else list(numbers)
     document: dict[str, Any] = {"scheduled_at": None}
+    inbox = None if track_links is None else _tracking_inbox(track_links)
     with connect() as client:
 
         def campaign_for(settings: dict[str, Any]) -> smskit.Campaign:
             return smskit.Campaign(
                 client, recipients, text=text, sender=sender, name=name,
                 default_region=region, clock=lambda: instant,
-                include_opted_out=include_opted_out, **settings,
+                include_opted_out=include_opted_out, track_links=inbox, **settings,
             )  # fmt: skip
 
         campaign = campaign_for(options)
@@ -191,6 +201,8 @@ def send(
             "text": text, "sender": sender, "options": options, "region": region,
             "numbers": list(numbers), "name": name, "gateway": gateway,
         }  # fmt: skip
+        if track_links is not None:  # other texts than without (the key of others unchanged)
+            content["track_links"] = str(track_links)
         if include_opted_out:  # another send than without it (the key of others unchanged)
             content["include_opted_out"] = True
         key = repeats.fingerprint(content, csv_file)
@@ -218,6 +230,22 @@ def send(
     if not as_json:
         print_row("Sent:", document["result"])
     return _finish(document, as_json, 0 if result.complete else EXIT_INCOMPLETE)
+
+
+def _tracking_inbox(path: Path) -> smskit.Inbox:
+    """The inbox file ``smskit replies serve`` keeps, opened to register links (it is served
+    by that command, not here); refused when it is no inbox or has never been served."""
+    from smskit.errors import ConfigurationError
+
+    try:
+        inbox = smskit.Inbox(path)
+        inbox.link_base  # noqa: B018  (a file never served has no address yet)
+    except ConfigurationError as exc:
+        raise Refused(
+            f"--track-links {path}: {exc}; serve it first: smskit replies serve --path {path}",
+            EXIT_INPUT,
+        ) from exc
+    return inbox
 
 
 def _journal_for_send(campaign: smskit.Campaign, journal: Path | None) -> Path:

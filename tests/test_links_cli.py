@@ -1,0 +1,58 @@
+"""``smskit send --track-links PATH``: the links of the text served by a `replies serve` inbox."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+from click.testing import CliRunner
+
+from smskit.cli import cli
+from smskit.cli.output import EXIT_INPUT
+from smskit.replies import Inbox
+from smskit.rules.links import find_links
+from smskit.sandbox import Sandbox
+
+
+def test_send_tracks_the_links_in_the_inbox_file_another_process_serves(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """The texts carry the inbox's short links, registered in its file; a click redirects."""
+    env = {
+        "SMSKIT_BASE_URL": fresh_sandbox.url,
+        "SMSKIT_API_LOGIN": fresh_sandbox.login,
+        "SMSKIT_API_KEY": fresh_sandbox.api_key,
+    }
+    path = tmp_path / "replies.sqlite"
+    with Inbox(path) as served:  # what `smskit replies serve --path` runs
+        result = CliRunner().invoke(
+            cli,
+            ["send", "--text", "Votre colis: https://track.example/c?id=7", "--sender", "Shop",
+             "--purpose", "alert", "--to", "+33612345678", "--to", "+33612345679",
+             "--track-links", str(path), "--journal", str(tmp_path / "j.sqlite"), "-y"],
+            env=env, catch_exceptions=False,
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output + result.stderr
+        sent = fresh_sandbox.sent()
+        links = [find_links(text)[0].url for text in sent["text"]]
+        assert all(link.startswith(f"{served.link_base}/") for link in links)
+        answer = httpx.get(links[0], trust_env=False)
+        assert answer.status_code == 302
+        assert answer.headers["location"].startswith("https://track.example/c?id=7&utm_source=sms")
+        assert served.clicks()["phone_number"].tolist() == [sent["phone_number"].iloc[0]]
+
+
+def test_track_links_refuses_a_file_never_served(fresh_sandbox: Sandbox, tmp_path: Path) -> None:
+    """An inbox file that was never served has no address: refused with exit 4, naming it."""
+    path = tmp_path / "new.sqlite"
+    Inbox(path)  # created, never started
+    env = {"SMSKIT_BASE_URL": fresh_sandbox.url, "SMSKIT_API_LOGIN": fresh_sandbox.login,
+           "SMSKIT_API_KEY": fresh_sandbox.api_key}  # fmt: skip
+    result = CliRunner().invoke(
+        cli,
+        ["send", "--text", "https://a.example", "--sender", "Shop", "--purpose", "alert",
+         "--to", "+33612345678", "--track-links", str(path), "-y"],
+        env=env,
+    )  # fmt: skip
+    assert result.exit_code == EXIT_INPUT
+    assert "--track-links" in result.stderr and "replies serve" in result.stderr
