@@ -32,7 +32,13 @@ from smskit.client.wallet import Balance, WalletPack
 from smskit.errors import *  # noqa: F403  (each error at the top level too: errors.__all__)
 
 if TYPE_CHECKING:
-    from smskit.campaigns import CampaignResult, CampaignSpec, CostEstimate, PreflightReport
+    from smskit.campaigns import (
+        CampaignResult,
+        CampaignSpec,
+        CostEstimate,
+        EarlierSend,
+        PreflightReport,
+    )
     from smskit.campaigns.analysis.comparison import ExperimentComparison
     from smskit.campaigns.bulk.operations import (
         abulk_hlr,
@@ -70,6 +76,7 @@ __all__ = [
     "CountryCredits",
     "Credits",
     "Dashboard",
+    "EarlierSend",
     "Experiment",
     "ExperimentComparison",
     "ExperimentResult",
@@ -109,7 +116,8 @@ _BULK |= {"a" + name for name in _BULK}
 _LAZY: dict[str, str] = {
     "Campaign": "smskit.campaigns.campaign",
     **dict.fromkeys(
-        ("CampaignResult", "CampaignSpec", "CostEstimate", "PreflightReport"), "smskit.campaigns"
+        ("CampaignResult", "CampaignSpec", "CostEstimate", "EarlierSend", "PreflightReport"),
+        "smskit.campaigns",
     ),
     # statsmodels loads when compare() first runs
     **dict.fromkeys(("Experiment", "ExperimentComparison", "ExperimentResult"), "smskit.campaigns"),

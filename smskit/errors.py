@@ -6,6 +6,7 @@
   │   ├── SandboxEndedError         a journal's embedded sandbox has ended: nothing to resume
   │   └── MissingExtraError (ImportError)  an optional part is used without its extra installed
   ├── CampaignBusy                  another runner holds the campaign journal's lease (``.owner``)
+  ├── RepeatedSend                  the same send made less than a campaign's repeat_window ago
   ├── ValidationError (ValueError)  bad input caught before any request: names field, position, rule
   ├── ResponseShapeError (ValueError)  an answer does not have the shape the spec describes
   ├── TransportError                the request never got an HTTP answer (wraps httpx's error)
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from typing import Any, TypeVar
 
 import httpx
@@ -48,6 +50,7 @@ __all__ = [
     "NotStartedError",
     "PayloadValidationError",
     "RateLimitError",
+    "RepeatedSend",
     "ResponseShapeError",
     "SandboxEndedError",
     "ServerError",
@@ -112,6 +115,28 @@ class MissingExtraError(ConfigurationError, ImportError):
             f"{feature} needs {package}, which is not installed: pip install 'smskit[{extra}]'"
         )
         self.name = package
+
+
+class RepeatedSend(SmskitError):
+    """The same send (name as given, text, sender, options, region, recipients, to the same
+    gateway) was made less than the campaign's ``repeat_window`` ago: nothing was sent.
+    ``.at``, ``.name``, ``.journal`` and ``.complete`` describe the earlier send;
+    ``send(again=True)`` sends it again, as a new campaign (an unfinished one is finished
+    with ``Campaign.resume(.journal)``)."""
+
+    def __init__(self, at: datetime, name: str, journal: str, complete: bool) -> None:
+        self.at, self.name, self.journal, self.complete = at, name, journal, complete
+        made = (
+            f"the same send was made at {at.isoformat(timespec='seconds')} (campaign {name}, "
+            f"journal {journal})"
+        )
+        if complete:
+            super().__init__(f"{made}: nothing sent; send(again=True) sends it again")
+        else:
+            super().__init__(
+                f"{made} and is not finished: nothing sent; resuming that journal finishes it "
+                "(send(again=True) would send every recipient again, as a new campaign)"
+            )
 
 
 class CampaignBusy(SmskitError):

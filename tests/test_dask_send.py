@@ -340,3 +340,27 @@ def test_the_end_of_a_send_reads_no_recipient_back_on_the_client(
     assert int(summary["excluded"].iat[0]) == 3000 - to_send > 0
     assert len(result.to_frame()) == 3000  # counted by the workers
     assert f"sent={to_send}" in shown
+
+
+def test_the_repeat_guard_is_the_dask_campaign_s_too(
+    dask_cluster: DaskClient, client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """smskit.dask.Campaign(repeat_window=) refuses the same send within the window before
+    any request (RepeatedSend), and sends it with again=True: one option, both campaigns."""
+    from datetime import timedelta
+
+    base = french_base(300, 3)
+
+    def make() -> DaskCampaign:
+        return DaskCampaign(client, dd.from_pandas(base, npartitions=3), text=LONG,
+                            sender="Shop", repeat_window=timedelta(minutes=10))  # fmt: skip
+
+    make().send(progress=False, journal=tmp_path / "a.sqlite")
+    sent = len(fresh_sandbox.sent())
+    second = make()
+    assert second.earlier_send() is not None
+    with pytest.raises(smskit.RepeatedSend):
+        second.send(progress=False, journal=tmp_path / "b.sqlite")
+    assert len(fresh_sandbox.sent()) == sent
+    second.send(progress=False, journal=tmp_path / "b.sqlite", again=True)
+    assert len(fresh_sandbox.sent()) == 2 * sent

@@ -32,6 +32,7 @@ from smskit.campaigns.planning.estimates import CostEstimate
 from smskit.campaigns.planning.report import PreflightReport
 from smskit.campaigns.planning.spec import CampaignSpec
 from smskit.campaigns.sending.journal import derive_request_id
+from smskit.campaigns.sending.repeats import EarlierSend
 from smskit.rules.findings import ISSUES
 from smskit.rules.hours import MARKETING_HOURS, MarketingHours, register_marketing_hours
 
@@ -43,6 +44,7 @@ __all__ = [
     "CampaignResult",
     "CampaignSpec",
     "CostEstimate",
+    "EarlierSend",
     "Experiment",
     "ExperimentComparison",
     "ExperimentResult",

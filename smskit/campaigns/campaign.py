@@ -160,7 +160,14 @@ class Campaign(CampaignExecutor[CampaignResult]):
             self.tracking.register(self._report.frame, self.spec.identity)
         book = self._adopt(await open_leased(path, mode="any", wait=run.wait), plan, chunk_size)
         stop, share = interruption()
-        return await execute(book, self.client, run.concurrency, run.progress, stop, share=share)
+        return await execute(
+            book, self.client, run.concurrency, run.progress, stop, share=share, repeat=run.repeat
+        )
+
+    def _content_id(self) -> str:
+        content_id = self._plan(500).record.content_id  # the chunking is not the content
+        assert content_id is not None
+        return content_id
 
     @classmethod
     async def _continue(cls, path: str | Path, client: ClientOption, run: Run) -> CampaignResult:
@@ -210,7 +217,10 @@ class Campaign(CampaignExecutor[CampaignResult]):
         """Preflight, then the exact payload of every chunk and the ids derived from it."""
         report = self._current_report()
         assert self._audience is not None  # set by the preflight that made the report
-        return build_plan(report, self._audience, self.spec.header, self.default_region, chunk_size)
+        return build_plan(
+            report, self._audience, self.spec.header, self.default_region, chunk_size,
+            self.spec.content,
+        )  # fmt: skip
 
 
 def journal_check(campaign: Campaign, journal: str | Path | None = None) -> JournalCheck:

@@ -10,10 +10,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, Protocol, Self, TypeVar
 
+from smskit._account import gateway_of
 from smskit._repr import tolerant_repr
 from smskit.campaigns.planning.destinations import destinations
 from smskit.campaigns.planning.estimates import CostEstimate, offline_estimate, simulate
@@ -24,6 +25,7 @@ from smskit.campaigns.planning.spec import CampaignSpec
 from smskit.campaigns.sending.blocking import blocking, warn_caller
 from smskit.campaigns.sending.progress import ProgressOption
 from smskit.campaigns.sending.reconnect import journal_for_send
+from smskit.campaigns.sending.repeats import EarlierSend, RepeatGuard
 from smskit.campaigns.sending.runner import check_chunk_size, check_client, check_concurrency
 from smskit.client import AsyncClient, Client
 from smskit.errors import ValidationError
@@ -54,6 +56,7 @@ class Run:
     concurrency: int
     progress: ProgressOption
     wait: float
+    repeat: RepeatGuard | None = None  # a send's: the campaign's repeat guard
 
 
 class Planned(Protocol):
@@ -109,6 +112,7 @@ class CampaignExecutor(Generic[ResultT]):
         seed: int | None = None,
         stratify: str | None = None,
         track_links: Inbox | None = None,
+        repeat_window: timedelta | None = None,
         **send_options: Any,
     ) -> None:
         check_client(client)
@@ -120,6 +124,7 @@ class CampaignExecutor(Generic[ResultT]):
             text if self.tracking is None else self.tracking.tracked.text,
             sender, send_options, name, default_region, clock, journal,
             include_opted_out=include_opted_out, holdout=as_holdout(holdout, seed, stratify),
+            repeat_window=repeat_window,
         )  # fmt: skip
         self.recipients = self._taken(recipients)
         if self.tracking is not None:
@@ -266,20 +271,44 @@ class CampaignExecutor(Generic[ResultT]):
         progress: ProgressOption = True,
         journal: str | Path | None = None,
         wait: float = 0,
+        again: bool = False,
     ) -> ResultT:
         """Send every recipient that passes preflight, in chunks, ``concurrency`` at a time.
 
         With a journal (``journal``, else :meth:`default_journal`) that already holds this
         campaign, it continues it: chunks accepted before are not sent again. Raises
         ``ValidationError`` for a campaign-level preflight error, ``CampaignBusy`` when
-        another runner sends this journal (after waiting ``wait`` s).
+        another runner sends this journal (after waiting ``wait`` s), and, with a
+        ``repeat_window``, ``RepeatedSend`` for the same send made within it as a new
+        campaign (:meth:`earlier_send`) unless ``again``.
         """
         check_concurrency(concurrency)
         check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
         path = self.journal_for_send(journal)
-        return await self._deliver(path, chunk_size, Run(concurrency, progress, wait))
+        run = Run(concurrency, progress, wait, self._repeat_guard(again))
+        return await self._deliver(path, chunk_size, run)
 
     send = blocking(asend)
+
+    def earlier_send(self) -> EarlierSend | None:
+        """The send this campaign's would repeat now: the same send (name as given, text,
+        sender, options, region, recipients and their fields) through the same gateway made
+        less than ``repeat_window`` ago (None: none, or no ``repeat_window``). Runs preflight
+        if the campaign has none for its current recipients and settings; sends nothing."""
+        guard = self._repeat_guard(again=False)
+        return None if guard is None else guard.earlier(self._content_id())
+
+    def _repeat_guard(self, again: bool) -> RepeatGuard | None:
+        """The guard a send runs under (None without a ``repeat_window``)."""
+        if self.spec.repeat_window is None:
+            return None
+        client = self.client  # the embedded sandbox, new in each process, counts as one
+        gateway = None if client.is_sandbox else gateway_of(client.base_url, client.api_login)
+        return RepeatGuard(self.spec.repeat_window, again, self.spec.instant(), gateway)
+
+    def _content_id(self) -> str:
+        """The content id of the send (what the repeat guard compares)."""
+        raise NotImplementedError
 
     @classmethod
     async def aresume(

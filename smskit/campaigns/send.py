@@ -22,11 +22,13 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from smskit._account import gateway_of
 from smskit.campaigns.analysis.results import CampaignResult
+from smskit.campaigns.sending import repeats
 from smskit.campaigns.sending.blocking import async_client
-from smskit.campaigns.sending.journal import Chunk, Journal
+from smskit.campaigns.sending.journal import DONE_STATES, Chunk, Journal
 from smskit.campaigns.sending.progress import ProgressOption
 from smskit.campaigns.sending.reconnect import ended_sandbox
 from smskit.campaigns.sending.record import CampaignRecord
+from smskit.campaigns.sending.repeats import RepeatGuard
 from smskit.campaigns.sending.runner import run_chunks, without_refused
 from smskit.errors import (
     APIError,
@@ -84,6 +86,7 @@ async def execute(
     share: bool,
     chunks: Iterable[Chunk] | None = None,
     total: int | None = None,
+    repeat: RepeatGuard | None = None,
 ) -> CampaignResult:
     """Send every unfinished chunk of ``book`` (closed after), then read the result back.
 
@@ -102,7 +105,7 @@ async def execute(
     return await deliver(
         book, client, concurrency, progress, stop,
         lambda done, stopped: CampaignResult.from_journal(done, stopped=stopped),
-        share=share, chunks=chunks, total=total,
+        share=share, chunks=chunks, total=total, repeat=repeat,
     )  # fmt: skip
 
 
@@ -117,17 +120,37 @@ async def deliver(
     share: bool,
     chunks: Iterable[Chunk] | None = None,
     total: int | None = None,
+    repeat: RepeatGuard | None = None,
 ) -> R:
     """:func:`execute`, the result read back by ``result(book, stopped)`` (a streamed
-    campaign's never reads its recipients back into memory)."""
+    campaign's never reads its recipients back into memory). ``repeat``: the campaign's
+    repeat guard, asked before a new campaign's first request (:func:`refuse_a_repeat`)."""
     try:
         check_same_gateway(book, client)
+        key = refuse_a_repeat(book, repeat)
         async with async_client(client, share=share) as gateway:
             sender = _Sender(book, gateway, stop, opted_out_now(book, client))
             stopped = await sender.run(concurrency, progress, chunks, total)
+        if key is not None and repeat is not None:
+            complete = stopped is None and all(o[5] in DONE_STATES for o in book.chunk_outcomes())
+            repeats.record_send(key, repeat.now, str(book.held().name), book.path, complete)
         return result(book, stopped)
     finally:
         book.close()
+
+
+def refuse_a_repeat(book: Journal, repeat: RepeatGuard | None) -> str | None:
+    """Under a repeat guard, a journal none of whose chunks was ever attempted (a new
+    campaign) is refused (:class:`smskit.RepeatedSend`) when its content was sent through
+    this gateway within the window; returns the key to record its send under. A journal
+    already sending (a named campaign continued, a resume) is never a repeat: the journal
+    itself sends nothing twice."""
+    content_id = book.held().content_id
+    if repeat is None or content_id is None:
+        return None
+    if any(outcome[6] for outcome in book.chunk_outcomes()):  # attempts: not a new campaign
+        return None
+    return repeat.check(content_id)
 
 
 def opted_out_now(book: Journal, client: Client | AsyncClient) -> frozenset[str]:

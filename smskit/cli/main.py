@@ -18,12 +18,14 @@ from smskit.cli.output import (
     EXIT_INPUT,
     EXIT_INTERRUPTED,
     EXIT_REFUSED,
+    EXIT_REPEAT,
     EXIT_UNREACHABLE,
 )
 from smskit.errors import (
     APIError,
     CampaignBusy,
     ConfigurationError,
+    RepeatedSend,
     SmskitError,
     TransportError,
     ValidationError,
@@ -32,6 +34,7 @@ from smskit.errors import (
 # Most specific first: the first class an error is an instance of gives the exit code.
 EXIT_BY_ERROR: tuple[tuple[type[BaseException], int], ...] = (
     (CampaignBusy, EXIT_BUSY),
+    (RepeatedSend, EXIT_REPEAT),
     (ConfigurationError, EXIT_CONFIG),
     (ValidationError, EXIT_INPUT),
     (TransportError, EXIT_UNREACHABLE),

@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 import smskit
-from smskit.cli import repeats
+from smskit.campaigns.sending.repeats import WINDOW as REPEAT_WINDOW
 from smskit.cli.options import PURPOSE, SMS_TYPE, now, region_option
 from smskit.cli.output import (
     EXIT_DECLINED,
@@ -167,7 +167,8 @@ def send(
             return smskit.Campaign(
                 client, recipients, text=text, sender=sender, name=name,
                 default_region=region, clock=lambda: instant,
-                include_opted_out=include_opted_out, track_links=inbox, **settings,
+                include_opted_out=include_opted_out, track_links=inbox,
+                repeat_window=REPEAT_WINDOW, **settings,
             )  # fmt: skip
 
         campaign = campaign_for(options)
@@ -194,21 +195,10 @@ def send(
                 "--outside-hours to send it anyway"
             )
         path = _journal_for_send(campaign, journal)
-        # The gateway is part of the send: the same alert to another account is not a
-        # repeat (the embedded sandbox, new at each command, counts as one gateway).
-        gateway = None if client.is_sandbox else [client.base_url.rstrip("/"), client.api_login]
-        content: dict[str, Any] = {
-            "text": text, "sender": sender, "options": options, "region": region,
-            "numbers": list(numbers), "name": name, "gateway": gateway,
-        }  # fmt: skip
-        if track_links is not None:  # other texts than without (the key of others unchanged)
-            content["track_links"] = str(track_links)
-        if include_opted_out:  # another send than without it (the key of others unchanged)
-            content["include_opted_out"] = True
-        key = repeats.fingerprint(content, csv_file)
         if not dry_run:
             check_journal(campaign, path, name is not None)
-            _check_repeat(key, instant, again)
+            if not again:
+                _check_repeat(campaign, instant)
         estimate = campaign.estimate(progress=progress())
         document["estimate"] = row(estimate.summary())
         if not as_json:
@@ -223,8 +213,7 @@ def send(
             document["result"] = None
             click.echo("nothing sent", err=True)
             return _finish(document, as_json, EXIT_DECLINED)
-        result = campaign.send(progress=progress(), journal=path)
-        repeats.record_send(key, instant, campaign.name, path, result.complete)
+        result = campaign.send(progress=progress(), journal=path, again=again)
     document["result"] = row(result.summary())
     document["not_sent"] = records(result.not_sent)
     if not as_json:
@@ -279,9 +268,10 @@ def _describe_preflight(document: dict[str, Any], report: Any, as_json: bool) ->
         show_preflight(report, document["preflight"])
 
 
-def _check_repeat(key: str, instant: datetime, again: bool) -> None:
-    earlier = repeats.earlier_send(key, instant)
-    if earlier is None or again:
+def _check_repeat(campaign: smskit.Campaign, instant: datetime) -> None:
+    """The campaign's repeat guard, asked before the estimate and the confirmation."""
+    earlier = campaign.earlier_send()
+    if earlier is None:
         return
     minutes = (instant - earlier.at).total_seconds() / 60
     made = (

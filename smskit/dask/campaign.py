@@ -194,6 +194,7 @@ class Campaign(CampaignExecutor[StreamedResult]):
             report.kept(),
             frame.loc[~frame["send"], list(sending.EXCLUDED_COLUMNS)],
             self.spec.header,
+            content=self.spec.content,
             journal=path,
             recipients=report.recipients,
             default_region=self.default_region,
@@ -203,7 +204,13 @@ class Campaign(CampaignExecutor[StreamedResult]):
             concurrency=run.concurrency,
             progress=run.progress,
             wait=run.wait,
+            repeat=run.repeat,
         )
+
+    def _content_id(self) -> str:
+        report = self._current_report()
+        report.raise_for_errors()
+        return sending.content_id(self.spec.content, report.kept())
 
     @classmethod
     async def _continue(cls, path: str | Path, client: ClientOption, run: Run) -> StreamedResult:

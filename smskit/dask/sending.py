@@ -30,6 +30,7 @@ from smskit.campaigns.sending.lease import closed_on_error
 from smskit.campaigns.sending.progress import ProgressOption
 from smskit.campaigns.sending.reconnect import reopen
 from smskit.campaigns.sending.record import CampaignRecord, JournaledGateway
+from smskit.campaigns.sending.repeats import RepeatGuard
 from smskit.campaigns.sending.runner import check_chunk_size, check_concurrency
 from smskit.client import Client
 from smskit.dask.results import StreamedResult
@@ -48,6 +49,7 @@ __all__ = [
     "EXCLUDED_COLUMNS",
     "aresume",
     "asend_kept",
+    "content_id",
     "parts_dir",
     "plan_columns",
     "resume",
@@ -68,6 +70,7 @@ async def asend_kept(
     excluded: dd.DataFrame | None,
     header: Mapping[str, Any],
     *,
+    content: Mapping[str, Any] | None = None,
     journal: Path,
     recipients: int,
     default_region: str | None,
@@ -79,12 +82,14 @@ async def asend_kept(
     progress: ProgressOption = True,
     counter: Materialised | None = None,
     ahead: int = 1,
+    repeat: RepeatGuard | None = None,
 ) -> StreamedResult:
     """Send the recipients of ``kept`` (``row``, ``phone_number``, ``segments`` and
     ``field:<name>`` columns, in sending order) under ``header`` (``name``, ``text``,
     ``sender``, ``options``); ``excluded`` (:data:`EXCLUDED_COLUMNS`) is recorded as kept
     out; ``include_opted_out`` (a transactional send keeping numbers on the opt-out list)
-    is journaled, so its resume keeps them too.
+    is journaled, so its resume keeps them too. ``content`` (the spec's) gives the content
+    id the campaign's repeat guard ``repeat`` compares before the first request.
 
     A journal that already holds this campaign is continued (its staged files are used, once
     the source is checked to be the same); one that holds another is refused. The cluster's
@@ -111,10 +116,12 @@ async def asend_kept(
                 include_opted_out=include_opted_out,  # read at a resume
                 chunk_size=chunk_size,
             )
-            record = await asyncio.to_thread(_initialise, book, kept, excluded, about, counter)
+            record = await asyncio.to_thread(
+                _initialise, book, kept, excluded, about, counter, content
+            )
         else:
             await asyncio.to_thread(_check_same, book, record, kept, header)
-    return await _deliver(book, client, record, concurrency, progress, ahead, counter)
+    return await _deliver(book, client, record, concurrency, progress, ahead, counter, repeat)
 
 
 send_kept = blocking(asend_kept)
@@ -155,6 +162,7 @@ async def _deliver(
     progress: ProgressOption,
     ahead: int,
     counter: Materialised | None,
+    repeat: RepeatGuard | None = None,
 ) -> StreamedResult:
     chunks = _chunks(book, record, ahead, counter)
     stop, share = interruption()
@@ -169,6 +177,7 @@ async def _deliver(
             share=share,
             chunks=chunks,
             total=record.to_send,
+            repeat=repeat,
         )
     finally:
         chunks.close()  # the files read ahead are let go
@@ -205,6 +214,7 @@ def _initialise(
     excluded: dd.DataFrame | None,
     about: CampaignRecord,
     counter: Materialised | None,
+    content: Mapping[str, Any] | None = None,
 ) -> CampaignRecord:
     """Stage the recipients, derive the campaign id, write the journal's empty plan and the
     recipients kept out (streamed from their files, in the same transaction)."""
@@ -216,6 +226,7 @@ def _initialise(
     digests = _cluster_digests(paths)
     record = about.replace(
         campaign_id=_campaign_id(about.header(), digests),
+        content_id=None if content is None else _campaign_id(content, digests),
         to_send=sum(rows_of(path) for path in paths),
         parts=str(staging),
         digests=tuple(digests),
@@ -283,6 +294,17 @@ def _file_digest(path: Path) -> str:
     import pandas as pd
 
     return _digest(pd.read_parquet(path))
+
+
+def content_id(content: Mapping[str, Any], kept: dd.DataFrame) -> str:
+    """The content id a send of ``kept`` under ``content`` journals (digests computed on the
+    cluster, nothing collected): what the repeat guard compares."""
+    import dask
+
+    names = ["phone_number", "row", "segments", *_field_columns(kept)]
+    parts = kept[names].to_delayed()
+    digests = list(dask.compute(*(dask.delayed(_digest)(part) for part in parts)))
+    return _campaign_id(content, digests)
 
 
 def _campaign_id(header: Mapping[str, Any], digests: list[str]) -> str:

@@ -11,7 +11,7 @@ import asyncio
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
@@ -93,7 +93,9 @@ class Composer(View):
     change, as tests want. ``journal`` is where :meth:`send` journals (default: the
     campaign's). Numbers on the account's opt-out list are excluded (``opted_out``) in the
     panel and the send; ``include_opted_out=True`` sends to them too, for a transactional
-    send only (``purpose="alert"``; docs/optouts.md).
+    send only (``purpose="alert"``; docs/optouts.md). ``repeat_window`` is the campaign's
+    repeat guard (:class:`smskit.Campaign`): the same send made that recently, from this
+    composer or anywhere else, is refused unless sent again on purpose.
 
     Each send with other values (text, sender, options) is a new campaign: the first one is
     named ``name`` and journaled in ``journal``, the next ones ``<name>-2``, ``<name>-3`` ...
@@ -123,11 +125,12 @@ class Composer(View):
         default_region: str | None = DEFAULT_REGION,
         debounce: float | None = None,
         include_opted_out: bool = False,
+        repeat_window: timedelta | None = None,
         **send_options: Any,
     ) -> None:
         spec = CampaignSpec(
             text, sender, send_options, name, default_region, journal=journal,
-            include_opted_out=include_opted_out,
+            include_opted_out=include_opted_out, repeat_window=repeat_window,
         )  # fmt: skip
         self._client = client
         # The one campaign (None without recipients), which holds the one spec: every field
@@ -522,7 +525,7 @@ class Composer(View):
         to_send = self._checked_online(campaign)
         self.message.value = escaped(f"sending to {to_send} recipient(s)…")
         kwargs = self.send_kwargs()
-        self.result = campaign.send(progress=self._progress("recipients", to_send))
+        self.result = campaign.send(progress=self._progress("recipients", to_send), again=again)
         self.sends.append(Sent(kwargs, campaign.name, plan.journal, datetime.now(UTC), self.result))
         summary = self.result.summary().iloc[0]
         self.message.value = escaped(

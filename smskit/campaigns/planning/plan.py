@@ -95,11 +95,14 @@ def build_plan(
     header: Mapping[str, Any],
     default_region: str | None,
     chunk_size: int,
+    content: Mapping[str, Any] | None = None,
 ) -> Plan:
     """The exact payload of every chunk of the recipients ``report`` lets through.
 
     ``audience`` is the recipients' half of that preflight: each field's texts come from its
-    codes (as preflight rendered them), so the recipients are not read again.
+    codes (as preflight rendered them), so the recipients are not read again. ``content``
+    (the spec's :attr:`~smskit.campaigns.planning.spec.CampaignSpec.content`) gives the
+    content id the repeat guard compares, derived like the campaign id.
     """
     import numpy as np
 
@@ -126,8 +129,11 @@ def build_plan(
     # The campaign id covers what is sent to whom, not how it is chunked.
     digest = hashlib.blake2b(digest_size=16)
     digest.update(canonical_json(dict(header)).encode())
+    same = hashlib.blake2b(canonical_json(dict(content or {})).encode(), digest_size=16)
     for name in ("phone_number", *(FIELD_PREFIX + n for n in sorted(used))):
-        digest.update(b"\n" + canonical_json(columns[name]).encode())
+        encoded = b"\n" + canonical_json(columns[name]).encode()
+        digest.update(encoded)
+        same.update(encoded)
     campaign_id = digest.hexdigest()
     bounds = [
         (start, min(start + chunk_size, len(numbers)))
@@ -140,6 +146,7 @@ def build_plan(
     ]
     record = CampaignRecord(
         campaign_id=campaign_id,
+        content_id=None if content is None else same.hexdigest(),
         name=header["name"],
         text=header["text"],
         sender=header["sender"],

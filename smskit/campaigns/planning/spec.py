@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -50,7 +50,10 @@ class CampaignSpec:
     ``include_opted_out`` sends to numbers on the account's opt-out list too (transactional
     sends only, ``purpose="alert"``: refused for marketing; see docs/optouts.md);
     ``holdout`` keeps a seeded random part of the sendable recipients out of the send
-    (:class:`~smskit.campaigns.planning.holdout.Holdout`; docs/conversions.md).
+    (:class:`~smskit.campaigns.planning.holdout.Holdout`; docs/conversions.md);
+    ``repeat_window`` refuses the same send (:attr:`content`, the same recipients, the same
+    gateway) made less than that long ago as a new campaign, unless ``send(again=True)``
+    (:mod:`smskit.campaigns.sending.repeats`; the CLI's ``smskit send`` uses 10 minutes).
     Every field is checked when the spec is made; a wrong one raises ``ValidationError``.
     """
 
@@ -64,9 +67,17 @@ class CampaignSpec:
     created: datetime | None = None  # set when the spec is made: clock(), else now
     include_opted_out: bool = False  # transactional only: send to numbers that opted out
     holdout: Holdout | None = None  # seeded when the spec is made (the name's seed if none)
+    repeat_window: timedelta | None = None  # the same send again within it is refused
 
     def __post_init__(self) -> None:
         check_text_and_sender(self.text, self.sender)
+        if self.repeat_window is not None and (
+            not isinstance(self.repeat_window, timedelta) or self.repeat_window <= timedelta(0)
+        ):
+            raise ValidationError(
+                "repeat_window", "must be a positive datetime.timedelta, or None",
+                value=self.repeat_window,
+            )  # fmt: skip
         if not isinstance(self.options, Mapping):
             raise ValidationError("options", "must be a mapping of send options")
         object.__setattr__(self, "options", MappingProxyType(check_options(self.options)))
@@ -94,7 +105,7 @@ class CampaignSpec:
         options = tuple(sorted(self.options.items()))
         return hash((self.text, self.sender, options, self.name, self.default_region,
                      self.clock, self.journal, self.created,
-                     self.include_opted_out, self.holdout))  # fmt: skip
+                     self.include_opted_out, self.holdout, self.repeat_window))  # fmt: skip
 
     def replace(self, **changes: Any) -> CampaignSpec:
         """This spec with ``changes`` (field names), checked again; a derived name follows
@@ -134,6 +145,16 @@ class CampaignSpec:
             header["holdout"] = self.holdout.record()
         return header
 
+    @property
+    def content(self) -> dict[str, Any]:
+        """What makes two sends the same send besides their recipients (the repeat guard's):
+        the header with the name as given (an unnamed campaign's name is its creation time)
+        and the default region and opt-out choice."""
+        return {
+            **self.header, "name": self.name, "default_region": self.default_region,
+            "include_opted_out": self.include_opted_out,
+        }  # fmt: skip
+
     def journal_path(self, journal: str | Path | None = None) -> Path:
         """``journal``, else the spec's, else ``<campaigns dir>/<identity>.journal.sqlite``
         (the per-user data directory: on Linux ``~/.local/share/smskit/campaigns/``, moved
@@ -160,6 +181,7 @@ class CampaignSpec:
             "journal": self.journal,
             "include_opted_out": self.include_opted_out,
             "holdout": self.holdout,
+            "repeat_window": self.repeat_window,
             **self.options,
         }
 

@@ -71,6 +71,7 @@ class CampaignRecord:
     """A campaign as its journal records it (frozen; see the module docstring)."""
 
     campaign_id: str
+    content_id: str | None = None  # the send's content without its dated name (repeats)
     name: str | None = None
     text: str | None = None
     sender: str | None = None
@@ -142,8 +143,8 @@ class CampaignRecord:
         """The journal's ``meta`` rows (key -> JSON value); None fields are left out, and
         ``created_at`` and ``format`` are the journal's to write."""
         meta: dict[str, Any] = {"campaign_id": self.campaign_id, "version": self.version}
-        for key in ("name", "text", "sender", "default_region", "chunk_size", "recipients",
-                    "to_send", "source", "parts"):  # fmt: skip
+        for key in ("content_id", "name", "text", "sender", "default_region", "chunk_size",
+                    "recipients", "to_send", "source", "parts"):  # fmt: skip
             value = getattr(self, key)
             if value is not None:
                 meta[key] = value
@@ -179,6 +180,7 @@ class CampaignRecord:
             raise ValueError(f"its meta 'digests' is not a list ({digests!r})")
         return cls(
             campaign_id=campaign_id,
+            content_id=_typed(meta, "content_id", str),
             name=_typed(meta, "name", str),
             text=_typed(meta, "text", str),
             sender=_typed(meta, "sender", str),

@@ -1,0 +1,84 @@
+"""The repeat guard is the campaign's (``repeat_window=``): the same send made within the
+window as a new campaign is refused before any request, ``send(again=True)`` sends it, a
+journal continued is never a repeat, and the CLI and the Composer ask the same guard."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+import smskit
+from smskit.sandbox import Sandbox
+
+TEXT = "Alerte: maintenance ce soir. STOP au 36173"
+NUMBERS = ["+33612345678", "+33612345679"]
+NOW = datetime(2026, 3, 3, 10, 0, tzinfo=UTC)
+
+
+def campaign(client: smskit.Client, at: datetime, **settings: object) -> smskit.Campaign:
+    return smskit.Campaign(client, NUMBERS, text=TEXT, sender="Ops", purpose="alert",
+                           clock=lambda: at, repeat_window=timedelta(minutes=10),
+                           **settings)  # fmt: skip
+
+
+def test_the_same_send_within_the_window_is_refused_before_any_request(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """A second unnamed campaign of the same content 5 minutes later raises RepeatedSend
+    naming the first and sends nothing; again=True sends it; 11 minutes later it is sent."""
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        first = campaign(client, NOW).send(progress=False, journal=tmp_path / "a.sqlite")
+        assert first.complete and len(fresh_sandbox.sent()) == 2
+        later = campaign(client, NOW + timedelta(minutes=5))
+        earlier = later.earlier_send()
+        assert earlier is not None and earlier.name == first.name and earlier.complete
+        with pytest.raises(smskit.RepeatedSend, match=first.name) as refused:
+            later.send(progress=False, journal=tmp_path / "b.sqlite")
+        assert refused.value.journal == str(first.journal)
+        assert len(fresh_sandbox.sent()) == 2  # nothing left
+        later.send(progress=False, journal=tmp_path / "b.sqlite", again=True)
+        assert len(fresh_sandbox.sent()) == 4
+        after = campaign(client, NOW + timedelta(minutes=11))
+        repeated = after.earlier_send()  # the send made again at 10:05
+        assert repeated is not None and repeated.at == NOW + timedelta(minutes=5)
+        other = campaign(client, NOW + timedelta(minutes=30))
+        assert other.earlier_send() is None
+        other.send(progress=False, journal=tmp_path / "c.sqlite")
+        assert len(fresh_sandbox.sent()) == 6
+
+
+def test_other_content_and_no_window_are_not_repeats(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Another recipient list is another send; without repeat_window nothing is checked."""
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        campaign(client, NOW).send(progress=False, journal=tmp_path / "a.sqlite")
+        fewer = smskit.Campaign(client, NUMBERS[:1], text=TEXT, sender="Ops", purpose="alert",
+                                clock=lambda: NOW, repeat_window=timedelta(minutes=10))  # fmt: skip
+        assert fewer.earlier_send() is None
+        later = NOW + timedelta(minutes=1)  # created later: another campaign id
+        plain = smskit.Campaign(client, NUMBERS, text=TEXT, sender="Ops", purpose="alert",
+                                clock=lambda: later)  # fmt: skip
+        assert plain.earlier_send() is None
+        plain.send(progress=False, journal=tmp_path / "b.sqlite")
+        assert len(fresh_sandbox.sent()) == 4
+
+
+def test_a_named_campaign_continued_is_not_a_repeat(fresh_sandbox: Sandbox, tmp_path: Path) -> None:
+    """Sending a named campaign's journal again continues it (the journal sends nothing
+    twice): no RepeatedSend, and nothing is sent a second time."""
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        path = tmp_path / "named.sqlite"
+        campaign(client, NOW, name="nightly").send(progress=False, journal=path)
+        again = campaign(client, NOW + timedelta(minutes=1), name="nightly")
+        result = again.send(progress=False, journal=path)
+        assert result.complete and len(fresh_sandbox.sent()) == 2
+
+
+def test_the_window_is_checked_when_the_campaign_is_made() -> None:
+    """repeat_window is a positive timedelta or None, refused otherwise naming the field."""
+    for wrong in (timedelta(0), 600, "10m"):
+        with pytest.raises(smskit.ValidationError, match="repeat_window"):
+            smskit.Campaign(None, NUMBERS, text=TEXT, sender="Ops", repeat_window=wrong)
