@@ -234,12 +234,16 @@ def _tests(table: pd.DataFrame, alpha: float, correction: str) -> pd.DataFrame:
         if correction != "none" and tested.any():
             adjusted[tested] = multipletests(p_values[tested], alpha=alpha, method=correction)[1]
         for row, p_adjusted in zip(found, adjusted, strict=True):
-            rows.append([*row[:8], float(p_adjusted), bool(p_adjusted < alpha), row[8]])
+            # No test made (no p-value): whether it is significant is unknown, not False.
+            significant = pd.NA if math.isnan(p_adjusted) else bool(p_adjusted < alpha)
+            rows.append([*row[:8], float(p_adjusted), significant, row[8]])
     columns = ["arm", "control", "metric", "rate", "control_rate", "difference", "z", "p_value",
                "p_adjusted", "significant", "note"]  # fmt: skip
     frame = pd.DataFrame(rows, columns=columns)
     arms = table["arm"].dtype
-    return frame.astype({"arm": arms, "control": arms, "metric": _metric_dtype(), "note": "string"})
+    dtypes = {"arm": arms, "control": arms, "metric": _metric_dtype(), "note": "string",
+              "significant": "boolean"}  # fmt: skip
+    return frame.astype(dtypes)
 
 
 def _sample_sizes(table: pd.DataFrame, alpha: float, power: float, lift: float) -> pd.DataFrame:
