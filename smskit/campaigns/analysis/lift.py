@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
+from smskit._extras import import_stats
 from smskit.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -112,7 +113,9 @@ def lift(
 ) -> Lift:
     """The :class:`Lift` of a conversions frame (``group``, ``converted``, ``revenue``):
     group ``treated`` (default: every group but ``holdout``) against group ``holdout``;
-    ``cost`` is what the treated recipients' messages were billed."""
+    ``cost`` is what the treated recipients' messages were billed. Needs the ``stats``
+    extra (statsmodels, SciPy): without it, ``smskit.MissingExtraError`` says so."""
+    import_stats("statsmodels.stats.proportion", "lift()")
     if not 0 < alpha < 1 or not 0 < power < 1:
         raise ValidationError("alpha", "alpha and power must be between 0 and 1")
     groups = frame["group"].to_numpy(dtype=object)
@@ -170,6 +173,7 @@ def rate_interval(x_t: Any, n_t: Any, x_h: Any, n_h: Any, *, alpha: float = 0.05
     """The interval of the conversion rates' difference (treated - holdout) at ``1 - alpha``
     by Newcombe's method (statsmodels ``confint_proportions_2indep(method="newcomb")``):
     ``(low, high)``, each a float, or an array when the counts are arrays (one per campaign)."""
+    import_stats("statsmodels.stats.proportion", "rate_interval()")
     from statsmodels.stats.proportion import confint_proportions_2indep
 
     return confint_proportions_2indep(
