@@ -62,6 +62,24 @@ def test_the_statistics_stack_is_an_extra_the_notebooks_and_tests_keep() -> None
     assert "smskit[stats]" in extras["demo"] and "smskit[stats]" in extras["dev"]
 
 
+def test_every_core_dependency_is_accounted_for_in_the_install_page() -> None:
+    """docs/install.md's audit names each core dependency of pyproject.toml with why the
+    client, the CLI or the sandbox needs it: a new one cannot join the core unexplained."""
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    page = (REPO / "docs" / "install.md").read_text()
+    audited = {
+        name.strip().lower()
+        for row in page.splitlines()
+        if row.startswith("| ") and "MB |" in row
+        for name in row.split("|")[1].split(",")
+    }
+    core = {Requirement(spec).name.lower() for spec in project["dependencies"]}
+    assert core - audited == set()
+    assert audited.isdisjoint(STATS_ONLY)  # the stack left the core
+
+
 def test_the_stats_helper_names_the_stats_extra() -> None:
     """In a process without statsmodels (or only without SciPy): compare() and the helper
     raise MissingExtraError (an ImportError) naming the missing package and saying
