@@ -82,3 +82,28 @@ def test_the_window_is_checked_when_the_campaign_is_made() -> None:
     for wrong in (timedelta(0), 600, "10m"):
         with pytest.raises(smskit.ValidationError, match="repeat_window"):
             smskit.Campaign(None, NUMBERS, text=TEXT, sender="Ops", repeat_window=wrong)
+
+
+def test_a_marketing_campaign_outside_the_hours_is_scheduled_at_the_next_permitted_moment(
+    fresh_sandbox: Sandbox,
+) -> None:
+    """Saturday 21:00 in Paris: marketing is refused now; schedule_at_next_permitted() sets
+    send_at to Monday 08:00 Paris and the preflight then refuses nothing. Inside the hours
+    nothing changes (None). The CLI's --at-next-permitted calls this."""
+    from zoneinfo import ZoneInfo
+
+    paris = ZoneInfo("Europe/Paris")
+    saturday = datetime(2026, 3, 7, 21, 0, tzinfo=paris)
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        promo = smskit.Campaign(client, NUMBERS, text="Promo -20% STOP au 36173",
+                                sender="Shop", clock=lambda: saturday)  # fmt: skip
+        assert promo.preflight().hours_refusals()
+        when = promo.schedule_at_next_permitted()
+        assert when == datetime(2026, 3, 9, 8, 0, tzinfo=paris)
+        assert promo.spec.options["send_at"] is not None
+        assert promo.preflight().hours_refusals() == [] and promo.next_permitted() is None
+        tuesday = datetime(2026, 3, 10, 11, 0, tzinfo=paris)
+        open_now = smskit.Campaign(client, NUMBERS, text="Promo -20% STOP au 36173",
+                                   sender="Shop", clock=lambda: tuesday)  # fmt: skip
+        assert open_now.schedule_at_next_permitted() is None
+        assert "send_at" not in open_now.spec.options

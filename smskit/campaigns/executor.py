@@ -21,6 +21,7 @@ from smskit.campaigns.planning.estimates import CostEstimate, offline_estimate, 
 from smskit.campaigns.planning.holdout import Holdout, as_holdout
 from smskit.campaigns.planning.links import LinkTracking
 from smskit.campaigns.planning.preflight import PreflightSettings
+from smskit.campaigns.planning.report import CampaignFindings
 from smskit.campaigns.planning.spec import CampaignSpec
 from smskit.campaigns.sending.blocking import blocking, warn_caller
 from smskit.campaigns.sending.progress import ProgressOption
@@ -33,6 +34,7 @@ from smskit.replies.inbox import Inbox
 from smskit.replies.optouts import account_key, listed_numbers
 from smskit.rules import spec as _spec
 from smskit.rules.destinations import Destinations
+from smskit.rules.hours import next_permitted
 from smskit.rules.optouts import Suppression
 from smskit.rules.region import DEFAULT_REGION
 
@@ -290,6 +292,24 @@ class CampaignExecutor(Generic[ResultT]):
 
     send = blocking(asend)
 
+    def next_permitted(self) -> datetime | None:
+        """When preflight refuses this marketing campaign now for a destination's hours, the
+        first moment inside the hours of every destination it sends to (from the campaign's
+        clock); None when the hours allow it."""
+        report = self._current_report()
+        if not report.hours_refusals():
+            return None
+        return next_permitted(report.sending_regions(), self.spec.instant())
+
+    def schedule_at_next_permitted(self) -> datetime | None:
+        """Schedule the campaign (its ``send_at``) at :meth:`next_permitted` when the hours
+        refuse it now, and return that moment; None (the campaign unchanged) when they allow
+        it. The CLI's ``smskit send --at-next-permitted``."""
+        when = self.next_permitted()
+        if when is not None:
+            self.spec = self.spec.replace(options={**self.spec.options, "send_at": when})
+        return when
+
     def earlier_send(self) -> EarlierSend | None:
         """The send this campaign's would repeat now: the same send (name as given, text,
         sender, options, region, recipients and their fields) through the same gateway made
@@ -308,6 +328,11 @@ class CampaignExecutor(Generic[ResultT]):
 
     def _content_id(self) -> str:
         """The content id of the send (what the repeat guard compares)."""
+        raise NotImplementedError
+
+    def _current_report(self) -> CampaignFindings:
+        """The last preflight if neither recipients nor settings changed since, else a new
+        one."""
         raise NotImplementedError
 
     @classmethod

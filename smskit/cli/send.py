@@ -38,12 +38,9 @@ from smskit.cli.sendcheck import (
     check_journal,
     exclusion_reasons,
     grouped,
-    hours_refused,
     scheduled_line,
-    sending_regions,
     show_preflight,
 )
-from smskit.rules.hours import next_permitted
 
 
 @click.command()
@@ -172,23 +169,20 @@ def send(
             )  # fmt: skip
 
         campaign = campaign_for(options)
-        report = campaign.preflight()
-        refusals = hours_refused(report)
-        if refusals and at_next_permitted:
-            when = next_permitted(sending_regions(report), instant)
-            options["send_at"] = when.isoformat()
-            document["scheduled_at"] = options["send_at"]
-            campaign = campaign_for(options)
-            report = campaign.preflight()
-            refusals = hours_refused(report)
+        when = campaign.schedule_at_next_permitted() if at_next_permitted else None
+        if when is not None:
+            document["scheduled_at"] = campaign.spec.options["send_at"]
             if not as_json:
                 click.echo(scheduled_line(when))
+        report = campaign.preflight()
+        refusals = report.hours_refusals()
         _describe_preflight(document, report, as_json)
         if report.to_send == 0:  # each exclusion was just listed with its reason
             raise Refused(f"nothing to send: all {report.recipients} recipient(s) are excluded")
         report.raise_for_errors()
         if refusals and not outside_hours:
-            opening = next_permitted(sending_regions(report), instant)
+            opening = campaign.next_permitted()
+            assert opening is not None  # refused for the hours: a permitted moment comes
             raise Refused(
                 f"{'; '.join(refusals)}: nothing sent; pass --at-next-permitted to schedule it "
                 f"at the next permitted moment ({opening:%a %Y-%m-%d %H:%M %Z}), or "

@@ -28,9 +28,7 @@ __all__ = [
     "check_fields",
     "check_journal",
     "grouped",
-    "hours_refused",
     "journal_result",
-    "sending_regions",
     "show_preflight",
 ]
 
@@ -69,17 +67,6 @@ def check_fields(text: str, numbers: tuple[str, ...], csv_file: Path | None) -> 
             f"--text uses {', '.join('{' + f + '}' for f in absent)} but --csv {csv_file} has "
             f"no {', '.join(absent)} column (columns: {', '.join(sorted(columns))})"
         )
-
-
-def hours_refused(report: PreflightReport) -> list[str]:
-    """The reasons preflight gives for marketing outside its hours (finding ``hours_refused``)."""
-    return [f.message() for f in report.findings if f.code == "hours_refused"]
-
-
-def sending_regions(report: PreflightReport) -> list[str]:
-    """The destination countries of the recipients to send."""
-    frame = report.frame
-    return sorted(map(str, frame.loc[frame["send"], "region"].dropna().unique()))
 
 
 def grouped(frame: pd.DataFrame, column: str) -> list[dict[str, Any]]:

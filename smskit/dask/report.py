@@ -117,6 +117,11 @@ class DaskPreflightReport(CampaignFindings):
         from the gateway's unit prices; NaN offline) and how many of them are priced."""
         return self.by_country.copy()
 
+    def sending_regions(self) -> list[str]:
+        """The destination countries of the recipients to send (computed on the cluster)."""
+        regions = self.kept_frame["region"].dropna().unique().compute()
+        return sorted(map(str, regions))
+
     def kept(self) -> dd.DataFrame:
         """The recipients to send, lazily, in input order and partitioned like the input:
         ``row``, ``phone_number`` (E.164), ``region``, ``segments``, ``cost`` and a

@@ -35,6 +35,16 @@ class CampaignFindings:
     errors: tuple[ValidationError, ...]
     findings: tuple[Finding, ...]
 
+    def hours_refusals(self) -> list[str]:
+        """Why marketing is refused now: each destination outside its hours (finding
+        ``hours_refused``); empty when the hours allow the send."""
+        return [f.message() for f in self.findings if f.code == "hours_refused"]
+
+    def sending_regions(self) -> list[str]:
+        """The destination countries of the recipients to send (each report reads them its
+        way)."""
+        raise NotImplementedError
+
     @property
     def recipients(self) -> int:
         """Rows read (each report counts them its way)."""
@@ -99,6 +109,11 @@ class PreflightReport(CampaignFindings):
     def segments(self) -> int:
         """SMS segments of the recipients to send."""
         return int(self.frame.loc[self.frame["send"], "segments"].sum())
+
+    def sending_regions(self) -> list[str]:
+        """The destination countries of the recipients to send."""
+        frame = self.frame
+        return sorted(map(str, frame.loc[frame["send"], "region"].dropna().unique()))
 
     def to_frame(self) -> pd.DataFrame:
         """One row per recipient (a copy): number, line type, text, segments, issue, warning."""
