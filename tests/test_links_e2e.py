@@ -187,3 +187,36 @@ def test_a_click_on_a_resumed_campaign_lands_on_its_recipient(
         outcomes = result.outcomes(inbox).set_index("phone_number")
         assert outcomes.loc[[early, late], "clicks"].tolist() == [1, 1]
         assert outcomes["clicks"].sum() == 2
+
+
+def test_an_experiment_tracks_each_arm_s_links_and_compares_clicked(tmp_path: Path) -> None:
+    """Each arm's texts carry their own short links; compare() gains the clicked metric,
+    counted from each arm's human clicks."""
+    customers = [f"+3361{i:07d}" for i in range(200)]
+    with (
+        Sandbox(delivery_model=DeliveryModel.fast(seed=2)) as sandbox,
+        Inbox() as inbox,
+        smskit.Client(sandbox=sandbox) as client,
+    ):
+        sandbox.set_callback_url(inbox.url, kind="delivery_report")
+        experiment = smskit.Experiment(
+            client, customers, sender="Shop", name="ab-links", seed=3, purpose="alert",
+            directory=tmp_path, track_links=inbox,
+            variants={"A": "Soldes https://shop.example/a", "B": "-20% https://shop.example/b"},
+        )  # fmt: skip
+        sent = experiment.send(progress=False)
+        for arm, rate in (("A", 0.1), ("B", 0.4)):
+            arm_result = sent.arms[arm]
+            assert arm_result.wait_for_outcomes(inbox, timeout=60) == 0
+            for ticket in arm_result.to_frame()["ticket"].dropna().unique():
+                sandbox.simulate_clicks(ticket, rate=rate, bot_share=0.1, seed=1)
+        destinations = inbox.links().groupby("campaign")["destination"].first()
+        assert destinations["ab-links.A"].startswith("https://shop.example/a?utm_source=sms")
+        comparison = experiment.compare(inbox)
+        outcomes = sent.outcomes(inbox)
+        clicked = comparison.counts.set_index("arm")["clicked"]
+        per_arm = outcomes.groupby("arm", observed=True)["clicked"].sum()
+        assert clicked.to_dict() == per_arm.to_dict()
+        assert clicked["B"] > clicked["A"] > 0
+        assert "clicked" in set(comparison.rates["metric"].astype(str))
+        assert len(smskit.plots.experiment_arms(comparison).layout.annotations) >= 4

@@ -56,6 +56,7 @@ from smskit.campaigns.analysis.split import (
 )
 from smskit.campaigns.campaign import Campaign
 from smskit.campaigns.executor import ClientOption, Run
+from smskit.campaigns.planning.links import LinkTracking, check_tracking_inbox
 from smskit.campaigns.planning.plan import Plan, check_name
 from smskit.campaigns.planning.spec import CampaignSpec
 from smskit.campaigns.sending.blocking import blocking
@@ -64,6 +65,7 @@ from smskit.campaigns.sending.progress import ProgressOption
 from smskit.campaigns.sending.runner import check_chunk_size, check_client
 from smskit.client import AsyncClient, Client
 from smskit.errors import ConfigurationError, ValidationError
+from smskit.replies.inbox import Inbox
 from smskit.rules import spec as _spec
 from smskit.rules.canonical import canonical_json
 from smskit.rules.fields import used_fields
@@ -92,8 +94,12 @@ class _Arm(Campaign):
         return dataclasses.replace(plan, record=record)
 
     async def journal_plan(self, path: Path, chunk_size: int, wait: float) -> None:
-        """Journal the arm's plan at ``path`` (preflight first), sending nothing."""
+        """Journal the arm's plan at ``path`` (preflight first), sending nothing; its tracked
+        links are registered with the inbox before (docs/links.md)."""
         plan = self._plan(chunk_size)
+        if self.tracking is not None:
+            assert self._report is not None  # made by _plan
+            self.tracking.register(self._report.frame, self.spec.identity)
         book = self._adopt(await open_leased(path, mode="any", wait=wait), plan, chunk_size)
         book.close()
 
@@ -123,10 +129,12 @@ class Experiment:
         default_region: str | None = DEFAULT_REGION,
         clock: Callable[[], datetime] | None = None,
         directory: str | Path | None = None,
+        track_links: Inbox | None = None,
         **send_options: Any,
     ) -> None:
         check_client(client)
         arms = check_arms(variants)
+        self._links = None if track_links is None else check_tracking_inbox(track_links)
         stratify = check_stratify(stratify)
         if seed is not None:
             check_seed(seed)
@@ -179,6 +187,7 @@ class Experiment:
         experiment._frame = None
         experiment._client = client
         experiment._made = None
+        experiment._links = None  # the arms' journals hold their links
         experiment.record = record
         spec = CampaignSpec(
             next(iter(record.arms.values())), record.sender, record.options, None,
@@ -468,7 +477,13 @@ class Experiment:
                 arms[arm] = Campaign.from_spec(self._client, [], arm_spec)
                 continue
             rows = self.record.rows_of(arm)
+            tracking = None if self._links is None else LinkTracking.of(self._links, text)
+            if tracking is not None:  # the arm's text as sent: its links in fields
+                arm_spec = arm_spec.replace(text=tracking.tracked.text)
             campaign = _Arm.from_spec(self._client, self._frame.iloc[rows], arm_spec)
+            if tracking is not None:
+                campaign.tracking = tracking
+                campaign.recipients = tracking.recipients(campaign.recipients, arm_spec.identity)
             campaign.experiment = {
                 "name": self.name, "arm": arm, "arms": list(self.record.arms),
                 "control": self.control, "seed": self.seed, "stratify": self.record.stratify,
@@ -570,4 +585,6 @@ def _count_outcomes(frame: pd.DataFrame) -> pd.DataFrame:
         "replied": grouped["replied"].sum(),
         "opted_out": grouped["opt_out"].sum(),
     })  # fmt: skip
+    if (frame["clicks"].sum() + frame["bot_clicks"].sum()) > 0:  # its links were requested
+        counts["clicked"] = grouped["clicked"].sum()
     return counts.astype("int64").reset_index()

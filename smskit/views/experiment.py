@@ -12,7 +12,7 @@ import math
 from typing import Final
 
 from smskit._html import LINE_STATUS_COLORS
-from smskit.campaigns.analysis.comparison import METRICS, ExperimentComparison
+from smskit.campaigns.analysis.comparison import METRICS, OPTIONAL_METRICS, ExperimentComparison
 from smskit.errors import MissingExtraError
 
 try:
@@ -28,17 +28,22 @@ METRIC_COLORS: Final = {
     "delivered": LINE_STATUS_COLORS["live"],
     "replied": "#1f77b4",
     "opted_out": LINE_STATUS_COLORS["dead"],
+    "clicked": "#9467bd",
 }
-_TITLES: Final = {"delivered": "Delivered", "replied": "Replied", "opted_out": "Opted out"}
+_TITLES: Final = {
+    "delivered": "Delivered", "replied": "Replied", "opted_out": "Opted out", "clicked": "Clicked",
+}  # fmt: skip
 
 
 def experiment_arms(comparison: ExperimentComparison, *, title: str | None = None) -> go.Figure:
-    """One panel per metric (delivered, replied, opted out): each arm's rate among its
-    recipients sent, with its Wilson interval as error bars; under each arm but the control,
+    """One panel per metric (delivered, replied, opted out; clicked when compared): each
+    arm's rate among its recipients sent, with its Wilson interval as error bars; under each
+    arm but the control,
     ``p=`` its adjusted p-value against the control. An arm with no rate shows no point."""
     rates, tests = comparison.rates, comparison.tests
-    figure = make_subplots(rows=1, cols=len(METRICS), subplot_titles=[_TITLES[m] for m in METRICS])
-    for column, metric in enumerate(METRICS, start=1):
+    metrics = [*METRICS, *(m for m in OPTIONAL_METRICS if (rates["metric"] == m).any())]
+    figure = make_subplots(rows=1, cols=len(metrics), subplot_titles=[_TITLES[m] for m in metrics])
+    for column, metric in enumerate(metrics, start=1):
         part = rates[rates["metric"] == metric]
         tested = tests[tests["metric"] == metric].set_index("arm", drop=False)
         labels = []

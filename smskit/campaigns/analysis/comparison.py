@@ -31,12 +31,15 @@ __all__ = [
     "CORRECTIONS",
     "METRICS",
     "NOTES",
+    "OPTIONAL_METRICS",
     "ExperimentComparison",
     "compare_counts",
 ]
 
 # What an arm's recipients may have done; each counted among the recipients sent.
 METRICS: Final = ("delivered", "replied", "opted_out")
+# Compared when the counts give them: ``clicked`` for arms whose tracked links were requested.
+OPTIONAL_METRICS: Final = ("clicked",)
 # How p-values of one metric's tests against the control are adjusted together.
 CORRECTIONS: Final = ("holm", "bonferroni", "none")
 NOTES: Final = {
@@ -153,31 +156,38 @@ def _counts_frame(counts: Mapping[str, Mapping[str, int]] | pd.DataFrame) -> pd.
         raise ValidationError("counts", "must be a mapping of arm to counts, or a frame")
     if len(records) < 2:
         raise ValidationError("counts", "needs at least two arms", value=len(records))
+    optional = [m for m in OPTIONAL_METRICS if all(m in v for v in records.values())]
+    columns = [*_COUNT_COLUMNS, *optional]
     rows = []
     for arm, values in records.items():
         row: dict[str, Any] = {"arm": arm}
-        for name in _COUNT_COLUMNS:
+        for name in columns:
             value = values.get(name)
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
                 raise ValidationError(
                     f"counts.{arm}.{name}", "must be a whole number >= 0", value=value
                 )
             row[name] = int(value)
-        for name in METRICS:
+        for name in columns[1:]:
             if row[name] > row["sent"]:
                 raise ValidationError(
                     f"counts.{arm}.{name}", f"is more than the {row['sent']} sent", value=row[name]
                 )
         rows.append(row)
-    frame = pd.DataFrame(rows, columns=["arm", *_COUNT_COLUMNS])
+    frame = pd.DataFrame(rows, columns=["arm", *columns])
     frame["arm"] = pd.Categorical(frame["arm"], categories=list(records))
-    return frame.astype(dict.fromkeys(_COUNT_COLUMNS, "int64"))
+    return frame.astype(dict.fromkeys(columns, "int64"))
 
 
-def _metric_dtype() -> Any:
+def _metrics(table: pd.DataFrame) -> list[str]:
+    """The metrics compared: :data:`METRICS`, and the optional ones the counts give."""
+    return [*METRICS, *(m for m in OPTIONAL_METRICS if m in table.columns)]
+
+
+def _metric_dtype(table: pd.DataFrame) -> Any:
     import pandas as pd
 
-    return pd.CategoricalDtype(list(METRICS))
+    return pd.CategoricalDtype(_metrics(table))
 
 
 def _rates(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
@@ -188,7 +198,7 @@ def _rates(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
     rows = []
     for record in table.to_dict("records"):
         sent = record["sent"]
-        for metric in METRICS:
+        for metric in _metrics(table):
             count = record[metric]
             if sent:
                 low, high = proportion_confint(count, sent, alpha=alpha, method="wilson")
@@ -199,7 +209,9 @@ def _rates(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
             rows.append((record["arm"], metric, count, sent, rate, float(low), float(high), note))
     columns = ["arm", "metric", "count", "sent", "rate", "ci_low", "ci_high", "note"]
     frame = pd.DataFrame(rows, columns=columns)
-    return frame.astype({"arm": table["arm"].dtype, "metric": _metric_dtype(), "note": "string"})
+    return frame.astype(
+        {"arm": table["arm"].dtype, "metric": _metric_dtype(table), "note": "string"}
+    )
 
 
 def _tests(table: pd.DataFrame, alpha: float, correction: str) -> pd.DataFrame:
@@ -211,7 +223,7 @@ def _tests(table: pd.DataFrame, alpha: float, correction: str) -> pd.DataFrame:
 
     control = table.iloc[0]
     rows = []
-    for metric in METRICS:
+    for metric in _metrics(table):
         found = []
         for _, arm in table.iloc[1:].iterrows():
             sent = np.array([arm["sent"], control["sent"]])
@@ -241,7 +253,7 @@ def _tests(table: pd.DataFrame, alpha: float, correction: str) -> pd.DataFrame:
                "p_adjusted", "significant", "note"]  # fmt: skip
     frame = pd.DataFrame(rows, columns=columns)
     arms = table["arm"].dtype
-    dtypes = {"arm": arms, "control": arms, "metric": _metric_dtype(), "note": "string",
+    dtypes = {"arm": arms, "control": arms, "metric": _metric_dtype(table), "note": "string",
               "significant": "boolean"}  # fmt: skip
     return frame.astype(dtypes)
 
@@ -256,7 +268,7 @@ def _sample_sizes(table: pd.DataFrame, alpha: float, power: float, lift: float) 
     control = table.iloc[0]
     smallest = int(table["sent"].min())
     rows = []
-    for metric in METRICS:
+    for metric in _metrics(table):
         sent = int(control["sent"])
         baseline = control[metric] / sent if sent else math.nan
         target = baseline * (1 + lift)
@@ -278,5 +290,10 @@ def _sample_sizes(table: pd.DataFrame, alpha: float, power: float, lift: float) 
     columns = ["metric", "control_rate", "lift", "target_rate", "alpha", "power",
                "per_arm", "smallest_arm", "enough", "note"]  # fmt: skip
     frame = pd.DataFrame(rows, columns=columns)
-    dtypes = {"metric": _metric_dtype(), "per_arm": "Int64", "enough": "boolean", "note": "string"}
+    dtypes = {
+        "metric": _metric_dtype(table),
+        "per_arm": "Int64",
+        "enough": "boolean",
+        "note": "string",
+    }
     return frame.astype(dtypes)
