@@ -19,6 +19,7 @@ from smskit.cli.output import (
     EXIT_INPUT,
     connect,
     json_option,
+    name_file,
     print_json,
     print_table,
     progress,
@@ -174,16 +175,14 @@ def _numbers(sources: tuple[str, ...], column: str | None) -> pd.DataFrame | pd.
         return list(sources)
     if len(sources) > 1:
         raise click.UsageError("give one IN.csv file, or numbers, not both")
-    from smskit.rules.csvtext import read_csv_text
+    from smskit.rules.csvtext import csv_columns, read_csv_text
 
     source = Path(files[0])
+    name_file("IN", str(source))
     # The recipients' one CSV reader: every cell as written, a too-long row refused.
     table = read_csv_text(source, [column or "phone_number"], field="IN")
     if column is None and "phone_number" not in table.columns:
-        import pandas as pd
-
-        header = pd.read_csv(source, dtype=str, nrows=0).columns  # the file read whole above
-        names = ", ".join(repr(str(name)) for name in header)
+        names = ", ".join(repr(name) for name in csv_columns(source, "IN"))
         raise Refused(
             f"{source} has no phone_number column (columns: {names}): values are separated "
             "by commas; --column names another column",
@@ -194,9 +193,9 @@ def _numbers(sources: tuple[str, ...], column: str | None) -> pd.DataFrame | pd.
 
 def _column(table: pd.DataFrame, name: str, source: Path) -> pd.Series:
     if name not in table.columns:
-        import pandas as pd
+        from smskit.rules.csvtext import csv_columns
 
-        names = pd.read_csv(source, dtype=str, nrows=0).columns
+        names = csv_columns(source, "IN")
         raise click.BadParameter(
             f"no column {name!r} in the file (columns: {', '.join(map(str, names))})",
             param_hint="'--column'",

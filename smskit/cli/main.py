@@ -20,6 +20,8 @@ from smskit.cli.output import (
     EXIT_REFUSED,
     EXIT_REPEAT,
     EXIT_UNREACHABLE,
+    FILES_READ,
+    named_file,
 )
 from smskit.errors import (
     APIError,
@@ -148,6 +150,20 @@ def _run(
     extra: dict[str, Any],
 ) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    files = FILES_READ.set({})
+    try:
+        return _outcome(group, args, prog_name, complete_var, extra)
+    finally:
+        FILES_READ.reset(files)
+
+
+def _outcome(
+    group: click.Group,
+    args: list[str],
+    prog_name: str,
+    complete_var: str | None,
+    extra: dict[str, Any],
+) -> int:
     try:
         result = click.Group.main(
             group, args, prog_name, complete_var, standalone_mode=False, **extra
@@ -203,6 +219,8 @@ OPTION_OF_FIELD: Final = {
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.filename is not None:
         return _one_line(f"{exc.filename}: {exc.strerror or exc}")
+    if isinstance(exc, ValidationError) and named_file(exc.field) is not None:
+        return _one_line(f"{named_file(exc.field)}: {exc}")
     if isinstance(exc, ValidationError) and exc.field in OPTION_OF_FIELD:
         where = OPTION_OF_FIELD[exc.field]
         if exc.position is not None:

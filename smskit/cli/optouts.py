@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from smskit.cli.options import region_option
-from smskit.cli.output import EXIT_INPUT, json_option, print_json, print_table, records
+from smskit.cli.output import (
+    EXIT_INPUT,
+    EXIT_REPEAT,
+    json_option,
+    name_file,
+    print_json,
+    print_table,
+    records,
+)
 from smskit.cli.sendcheck import Refused
 
 if TYPE_CHECKING:
@@ -123,8 +131,19 @@ def import_(
 ) -> int:
     """List every number of the CSV FILE (a phone_number column). A row that cannot be read
     exactly refuses the whole file (exit 4, naming the row and the rule); nothing is listed."""
+    name_file("optouts", str(file))
     with _open(base_url, login, path) as listed:
         added = listed.import_csv(file, note=note, default_region=region)
+    if added == 0:
+        from smskit.replies.optoutcsv import read_optouts_csv
+
+        held = len(read_optouts_csv(file, region))  # the reader import_csv used
+        if held == 0:
+            raise Refused(f"{file} holds no number (a header only): nothing added", EXIT_INPUT)
+        raise Refused(
+            f"all {held} number(s) of {file} are already on the opt-out list: nothing added",
+            EXIT_REPEAT,
+        )
     click.echo(f"{added} number(s) added from {file}")
     return 0
 
@@ -142,9 +161,12 @@ def add(
     login: str | None,
     path: Path | None,
 ) -> int:
-    """List NUMBER... by hand (an opt-out received another way)."""
+    """List NUMBER... by hand (an opt-out received another way). Exits 9 when all of them
+    were listed already (nothing done)."""
     with _open(base_url, login, path) as listed:
         added = listed.add(numbers, note=note, default_region=region)
+    if added == 0:
+        raise Refused("already on the opt-out list: nothing added", EXIT_REPEAT)
     click.echo(f"{added} number(s) added")
     return 0
 
@@ -163,11 +185,11 @@ def remove(
     path: Path | None,
 ) -> int:
     """Take NUMBER... off the list (undo a mistaken opt-out); the removal stays in history.
-    Exits 4 when none of them was listed."""
+    Exits 9 when none of them was listed (nothing done)."""
     with _open(base_url, login, path) as listed:
         removed = listed.remove(numbers, note=note, default_region=region)
     if removed == 0:
-        raise Refused("none of these numbers is on the opt-out list: nothing removed")
+        raise Refused("none of these numbers is on the opt-out list: nothing removed", EXIT_REPEAT)
     click.echo(f"{removed} number(s) removed")
     return 0
 
@@ -177,7 +199,8 @@ def remove(
 @_account
 def absorb(inbox: Path, base_url: str | None, login: str | None, path: Path | None) -> int:
     """Take every opt-out an inbox file holds (STOP callbacks, replies asking to stop); each
-    callback is taken once, however often absorbed."""
+    callback is taken once, however often absorbed. Exits 4 when the inbox holds no opt-out,
+    9 when each was taken before (nothing done)."""
     from smskit.errors import ConfigurationError
     from smskit.replies import Inbox
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import io
 import json
 import math
@@ -42,6 +43,23 @@ EXIT_CODES_HELP: Final = (
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+# The files the running command reads, by the field the library's errors name them with
+# (``recipients``, ``optouts``, ``IN``): an error about one is shown naming what the user
+# typed (``--csv contacts.csv: ...``). Set afresh by each run (cli.main).
+FILES_READ: Final[contextvars.ContextVar[dict[str, str]]] = contextvars.ContextVar("files_read")
+
+
+def name_file(field: str, shown: str) -> None:
+    """Errors of the library about ``field`` are about the file the user typed as ``shown``
+    (an option and its value, or an argument)."""
+    FILES_READ.get({})[field] = shown
+
+
+def named_file(field: str) -> str | None:
+    """What the user typed for the file the library calls ``field`` (its part before a dot:
+    ``optouts.country`` is about ``optouts``), or None."""
+    return FILES_READ.get({}).get(field.split(".", 1)[0])
 
 
 def json_option(function: F) -> F:

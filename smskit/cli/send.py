@@ -26,6 +26,7 @@ from smskit.cli.output import (
     EXIT_REPEAT,
     connect,
     json_option,
+    name_file,
     print_json,
     print_row,
     progress,
@@ -143,6 +144,8 @@ def send(
         raise click.UsageError(
             "--at-next-permitted goes with neither --outside-hours nor --send-at"
         )
+    if csv_file is not None:
+        name_file("recipients", f"--csv {csv_file}")
     check_fields(text, numbers, csv_file)
     instant = now()
     options: dict[str, Any] = {

@@ -58,9 +58,9 @@ def check_fields(text: str, numbers: tuple[str, ...], csv_file: Path | None) -> 
             f"fill: give --csv FILE with a {used[0]} column, or remove the field"
         )
     assert csv_file is not None
-    import pandas as pd
+    from smskit.rules.csvtext import csv_columns
 
-    columns = set(map(str, pd.read_csv(csv_file, dtype=str, nrows=0).columns))
+    columns = set(csv_columns(csv_file))  # the recipients' reader: a broken file is exit 4
     absent = [field for field in used if field not in columns]
     if absent:
         raise Refused(

@@ -22,7 +22,7 @@ from smskit.errors import ValidationError
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["read_csv_text"]
+__all__ = ["csv_columns", "read_csv_text"]
 
 _BLOCK: Final = 1 << 20
 # A line appended after the file when looking for an unclosed quote: a quote still open at
@@ -186,6 +186,25 @@ def read_csv_text(path: Path, wanted: Sequence[str], field: str = "recipients") 
 
 
 _UNSURE: Final[list[str]] = []
+
+
+def csv_columns(path: Path, field: str = "recipients") -> list[str]:
+    """The column names of the CSV file at ``path``, as :func:`read_csv_text` reads them:
+    a file that cannot be read whole, or an empty one, is refused alike (naming the line)."""
+    import pandas as pd
+
+    check_whole(path, field)
+    names = _header(path)
+    if names is None:
+        raise ValidationError(field, "the CSV file is empty")
+    if names is not _UNSURE:
+        return names
+    try:  # leading blank lines: pandas' reading defines the header
+        return [str(name) for name in pd.read_csv(path, dtype=str, nrows=0).columns]
+    except pd.errors.EmptyDataError:
+        raise ValidationError(field, "the CSV file is empty") from None
+    except pd.errors.ParserError as exc:
+        raise ValidationError(field, "the CSV file cannot be parsed", value=path.name) from exc
 
 
 def _header(path: Path) -> list[str] | None:
