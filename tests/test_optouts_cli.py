@@ -41,10 +41,10 @@ def test_add_list_remove_and_history() -> None:
     assert events[-1]["note"] == "typed by mistake"
 
 
-def test_removing_a_number_not_listed_exits_4() -> None:
-    """Nothing removed is not reported as success: exit 4, one line."""
+def test_removing_a_number_not_listed_exits_9() -> None:
+    """Nothing removed is not reported as success: exit 9 (nothing to do), one line."""
     result = run("optouts", "remove", "+33612345678", "--note", "x")
-    assert result.exit_code == 4 and "nothing removed" in result.stderr
+    assert result.exit_code == 9 and "nothing removed" in result.stderr
 
 
 def test_export_then_import_into_another_account(tmp_path: Path) -> None:
@@ -87,7 +87,8 @@ def test_absorb_takes_an_inbox_files_opt_outs_once(tmp_path: Path) -> None:
         inbox.wait(2)
     first = run("optouts", "absorb", str(path))
     assert first.exit_code == 0 and "1 number(s) added" in first.stdout
-    assert "0 number(s) added" in run("optouts", "absorb", str(path)).stdout
+    again = run("optouts", "absorb", str(path))
+    assert again.exit_code == 9 and "nothing added" in again.stderr and again.stdout == ""
     with OptOuts(("https://gw.example", "acme")) as listed:
         assert listed.numbers() == frozenset({"+33612345679"})
 

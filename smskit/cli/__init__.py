@@ -17,20 +17,23 @@ terminal). ``SMSKIT_NOW`` (an ISO 8601 instant with its offset) sets the clock o
 (campaign identity, repeat window, marketing hours) for tests and replays. ``--json`` prints
 one JSON document on stdout for scripts; progress bars go to stderr when it is a terminal.
 
-Exit codes (also in ``smskit --help``):
+Exit codes (also in ``smskit --help``); nothing done is never 0:
 
 | code | meaning |
 |---|---|
-| 0 | done |
+| 0 | done: all that was asked now holds (some of it may have held already) |
 | 1 | declined at the confirmation, or an unexpected error (a bug) |
 | 2 | usage: unknown command, bad or missing option |
 | 3 | configuration: credentials, gateway URL, a missing extra, a port that cannot be used |
-| 4 | input refused before any request (names the field or row), or a file unreadable |
+| 4 | input refused before any request (names the field or row), a file unreadable, or |
+|   | nothing in it to do (a header-only file, an inbox without opt-outs) |
 | 5 | the gateway answered with an error (authentication, credit, payload) |
 | 6 | the gateway could not be reached (names the host) or timed out |
 | 7 | ran, but not all of it: numbers without an answer, recipients not sent |
 | 8 | another runner is sending that campaign (its journal's lease is held) |
-| 9 | refused as a repeat: the same send < 10 minutes ago, or a named campaign already sent |
+| 9 | nothing to do, done already: the same send < 10 minutes ago, a named campaign |
+|   | already sent, a complete journal resumed, numbers already on (add, import, absorb) |
+|   | or off (remove) the opt-out list |
 | 130 | interrupted (Ctrl-C) |
 
 May import everything below it; it holds no rule of its own (the library decides).

@@ -13,6 +13,7 @@ from smskit.cli.output import (
     EXIT_CONFIG,
     EXIT_INCOMPLETE,
     EXIT_INPUT,
+    EXIT_REPEAT,
     json_option,
     print_json,
     print_row,
@@ -53,11 +54,18 @@ def status(journal: Path, as_json: bool) -> int:
 @json_option
 def resume(journal: Path, concurrency: int, as_json: bool) -> int:
     """Send what the journal has not sent yet, on the gateway it records (URL and login; the
-    key from SMSKIT_API_KEY). Never sends a chunk twice; exits 7 unless complete."""
+    key from SMSKIT_API_KEY). Never sends a chunk twice; exits 7 unless complete, 9 when the
+    journal was complete already (nothing to send)."""
     from smskit.campaigns import Campaign
     from smskit.errors import SandboxEndedError
 
-    journal_result(journal, "JOURNAL")  # not a campaign's journal: exit 4 before connecting
+    recorded = journal_result(journal, "JOURNAL")  # not a journal: exit 4 before connecting
+    if recorded.complete:
+        raise Refused(
+            f"campaign {recorded.name!r} (journal {journal}) is complete: nothing to resume, "
+            "nothing sent",
+            EXIT_REPEAT,
+        )
     try:
         result = Campaign.resume(journal, concurrency=concurrency, progress=progress())
     except SandboxEndedError as exc:

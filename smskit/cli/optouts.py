@@ -204,6 +204,8 @@ def absorb(inbox: Path, base_url: str | None, login: str | None, path: Path | No
     from smskit.errors import ConfigurationError
     from smskit.replies import Inbox
 
+    if inbox.stat().st_size == 0:  # read, never made into a store here
+        raise Refused(f"INBOX {inbox}: an empty file, not an inbox: nothing added", EXIT_INPUT)
     try:
         store = Inbox(inbox)
     except ConfigurationError as exc:  # not an inbox file: input refused, like --inbox (exit 4)
@@ -213,5 +215,13 @@ def absorb(inbox: Path, base_url: str | None, login: str | None, path: Path | No
             added = listed.absorb(store)
         except ConfigurationError as exc:  # another account's inbox: input refused (exit 4)
             raise Refused(f"INBOX {inbox}: {exc}", EXIT_INPUT) from exc
+    if added == 0:
+        if len(store.opt_out_events()) == 0:
+            raise Refused(f"{inbox} holds no opt-out: nothing added", EXIT_INPUT)
+        raise Refused(
+            f"every opt-out of {inbox} is already on the list (or was removed after it): "
+            "nothing added",
+            EXIT_REPEAT,
+        )
     click.echo(f"{added} number(s) added from {inbox}")
     return 0

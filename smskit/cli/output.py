@@ -34,12 +34,14 @@ EXIT_REPEAT: Final = 9
 EXIT_INTERRUPTED: Final = 130
 
 EXIT_CODES_HELP: Final = (
-    "Exit codes: 0 done; 1 declined or unexpected error; 2 usage; 3 configuration "
-    "(credentials, URL, missing extra, port); 4 input refused or file unreadable; 5 gateway "
-    "answered with an error; 6 gateway unreachable or timed out; 7 not all done (numbers "
-    "without an answer, recipients not sent); 8 another runner is sending that campaign; "
-    "9 refused as a repeat (the same send less than 10 minutes ago, or a named campaign "
-    "already sent); 130 interrupted."
+    "Exit codes: 0 done (all that was asked now holds); 1 declined "
+    "or unexpected error; 2 usage; 3 configuration (credentials, URL, missing extra, port); "
+    "4 input refused, a file unreadable, or nothing in it to do (a header-only file); 5 "
+    "gateway answered with an error; 6 gateway unreachable or timed out; 7 not all done "
+    "(numbers without an answer, recipients not sent); 8 another runner is sending that "
+    "campaign; 9 nothing to do, it was done already (the same send less than 10 minutes "
+    "ago, a named campaign already sent, a complete journal resumed, numbers already on or "
+    "off the opt-out list); 130 interrupted. Nothing done is never 0."
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
