@@ -335,3 +335,87 @@ def test_the_locals_check_sees_a_key_held_in_a_local() -> None:
     with pytest.raises(ValueError) as caught:
         leaky(KEY)
     assert secrets_in(locals_shown(caught.value)) == ["key"]
+
+
+# --- a key inside a URL ---------------------------------------------------------------------
+
+
+def _urls_carrying_the_key() -> list[str]:
+    """Every way a base URL can carry the key: user information (login and key, the key
+    alone, an empty login, the key percent-encoded), on https, plain http, a scheme that is
+    refused, none at all, hosts with ports and IPv6, with a path, a query or a fragment; and
+    the key in a query or a fragment of an otherwise good URL."""
+    from urllib.parse import quote
+
+    infos = [f"{LOGIN}:{KEY}@", f"{KEY}@", f":{KEY}@", f"{LOGIN}:{quote(KEY + '/@')}@"]
+    hosts = ["gateway.example", "203.0.113.9:8443", "[2001:db8::1]:9", "127.0.0.1:9"]
+    urls = [f"{scheme}{info}{host}{tail}"
+            for scheme in ("https://", "http://", "ftp://", "")
+            for info in infos
+            for host in hosts
+            for tail in ("", "/v1/", "?x=1")]  # fmt: skip
+    return [*urls, f"https://gateway.example/?api_key={KEY}", f"https://gateway.example/#{KEY}",
+            f"https://gateway.example?{KEY}", f"https://[{KEY}@gateway.example"]  # fmt: skip
+
+
+URLS_WITH_KEY = _urls_carrying_the_key()
+
+
+def _refusals(index: int) -> dict[str, Any]:
+    """Each entry point a URL reaches, given URLS_WITH_KEY[index] (read from the module, so
+    no frame of the test holds it)."""
+    from smskit.replies import Inbox
+    from smskit.replies.optouts import OptOuts, listed_numbers
+
+    return {
+        "Client": lambda: smskit.Client(LOGIN, KEY, URLS_WITH_KEY[index]),
+        "AsyncClient": lambda: smskit.AsyncClient(LOGIN, KEY, URLS_WITH_KEY[index]),
+        "Client, allow_insecure": lambda: smskit.Client(
+            LOGIN, KEY, URLS_WITH_KEY[index], allow_insecure=True
+        ),
+        "OptOuts": lambda: OptOuts((URLS_WITH_KEY[index], LOGIN)),
+        "listed_numbers": lambda: listed_numbers((URLS_WITH_KEY[index], LOGIN)),
+        "Inbox": lambda: Inbox(account=(URLS_WITH_KEY[index], LOGIN)),
+    }
+
+
+@pytest.mark.parametrize("index", range(len(URLS_WITH_KEY)))
+def test_a_url_carrying_the_key_is_refused_and_shows_it_nowhere(index: int) -> None:
+    """A base URL holding the key (login:KEY@host, a query, a fragment, in every form the
+    generator makes) given to a client, an opt-out list or an inbox is refused with a
+    ConfigurationError whose message, attributes and traceback with every frame's locals
+    hold neither the key nor its Basic token."""
+    for name, make in _refusals(index).items():
+        with pytest.raises(smskit.ConfigurationError) as caught:
+            make()
+        shown = locals_shown(caught.value)
+        assert "make = <function" in shown  # the locals are there
+        assert (name, secrets_in(shown), holders_of_key(caught.value)) == (name, [], [])
+
+
+def test_a_key_in_the_environments_url_shows_nowhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SMSKIT_BASE_URL=https://login:KEY@host: the client is refused, and its traceback with
+    locals shows neither the key nor its Basic token."""
+    monkeypatch.setenv("SMSKIT_API_LOGIN", LOGIN)
+    monkeypatch.setenv("SMSKIT_API_KEY", "another-key-0123456789")
+    for index in (0, len(URLS_WITH_KEY) - 3):
+        monkeypatch.setenv("SMSKIT_BASE_URL", URLS_WITH_KEY[index])
+        with pytest.raises(smskit.ConfigurationError, match="must not carry") as caught:
+            smskit.Client()
+        assert secrets_in(locals_shown(caught.value)) == []
+
+
+def test_the_cli_refuses_a_url_carrying_the_key_without_printing_it() -> None:
+    """`smskit balance` and `smskit optouts list` (real processes) with SMSKIT_BASE_URL
+    holding the key exit 3 (configuration), saying why, and print the key on neither stream."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "SMSKIT_BASE_URL": URLS_WITH_KEY[0], "SMSKIT_API_LOGIN": LOGIN,
+           "SMSKIT_API_KEY": KEY, "SMSKIT_DEBUG": ""}  # fmt: skip
+    for command in (["balance"], ["optouts", "list"]):
+        done = subprocess.run([sys.executable, "-m", "smskit", *command], env=env,
+                              capture_output=True, text=True, check=False)  # fmt: skip
+        assert done.returncode == 3 and "must not carry credentials" in done.stderr
+        assert secrets_in(done.stdout + done.stderr) == []

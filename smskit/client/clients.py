@@ -26,6 +26,7 @@ from typing import Any, Generic, TypeVar, cast
 
 import httpx
 
+from smskit._account import held
 from smskit._version import __version__
 from smskit.client import core as _core
 from smskit.client.config import (
@@ -122,8 +123,10 @@ class _BaseClient(Generic[M]):
         transport: httpx.BaseTransport | httpx.AsyncBaseTransport | None = None,
         backoff: Backoff | None = None,
     ) -> None:
-        # From here on the key is a Secret: a traceback's locals show it masked.
+        # From here on the key is a Secret, and a URL carrying one (login:KEY@host) a Hidden:
+        # a traceback's locals show them masked.
         api_key = Secret(api_key) if isinstance(api_key, str) and api_key else api_key
+        base_url = held(base_url)
         if auth not in ("headers", "basic"):
             raise ConfigurationError(f"auth must be 'headers' or 'basic', got {auth!r}")
         if not isinstance(max_retries, int) or max_retries < 0:

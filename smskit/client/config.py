@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from smskit._account import Hidden, held
 from smskit.errors import ConfigurationError
 
 ENV_LOGIN = "SMSKIT_API_LOGIN"
@@ -160,10 +161,12 @@ def resolve(
             raise ConfigurationError("give either sandbox= or api_login/api_key/base_url, not both")
         _remember(sandbox)
         return Settings(sandbox.url, sandbox.login, Secret(sandbox.api_key), sandbox=True)
-    # No local names the environment or the key in clear: a traceback with locals shows them.
+    # No local names the environment or the key in clear: a traceback with locals shows them
+    # (a URL carrying a login and key is held as a Hidden, refused by check_base_url).
+    base_url = held(base_url)
     login = api_login or _env(ENV_LOGIN, environ)
     key = _secret(api_key) or _secret(_env(ENV_KEY, environ))
-    url = base_url or _env(ENV_BASE_URL, environ)
+    url = held(base_url or _env(ENV_BASE_URL, environ))
     if login is None and key is None and url is None:
         return _shared_sandbox()
     if login is None or key is None:
@@ -223,23 +226,28 @@ def running_sandbox(url: str) -> SandboxLike | None:
     return box
 
 
-def check_base_url(url: str, *, allow_insecure: bool = False) -> str:
-    """The base URL without trailing slash; refuses what would leak the key or cannot work."""
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+def check_base_url(url: str | Hidden, *, allow_insecure: bool = False) -> str:
+    """The base URL without trailing slash; refuses what would leak the key or cannot work.
+    A URL with user information, a query or a fragment (held as a :class:`Hidden`) is
+    refused showing it masked."""
+    url = held(url)
+    if isinstance(url, Hidden):
+        raise ConfigurationError(
+            f"base URL must not carry credentials, a query or a fragment (got {url.shown()}); "
+            f"give the login and key apart: api_login/api_key ({ENV_LOGIN}/{ENV_KEY})"
+        )
+    try:
+        parts = urlsplit(url.strip())
+        hostname = parts.hostname
+    except ValueError:  # an unclosed [IPv6] bracket, a port that is not a number
+        hostname = None
+    if not hostname or parts.scheme not in ("http", "https"):
         raise ConfigurationError(
             f"base URL must look like https://host[:port][/prefix], got {url!r}"
         )
-    if parts.username or parts.password:
+    if parts.scheme == "http" and not is_loopback(hostname) and not allow_insecure:
         raise ConfigurationError(
-            "base URL must not carry credentials; use api_login/api_key "
-            f"({ENV_LOGIN}/{ENV_KEY}) instead"
-        )
-    if parts.query or parts.fragment:
-        raise ConfigurationError(f"base URL must not have a query or fragment, got {url!r}")
-    if parts.scheme == "http" and not is_loopback(parts.hostname) and not allow_insecure:
-        raise ConfigurationError(
-            f"refusing plain http:// to {parts.hostname}: the API key would travel in clear; "
+            f"refusing plain http:// to {hostname}: the API key would travel in clear; "
             "use https:// or pass allow_insecure=True"
         )
     return url.strip().rstrip("/")

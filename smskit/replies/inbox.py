@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from smskit import _sqlite
+from smskit._account import held
 from smskit._server import Guards, Served
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies import clicks, receiver, reports
@@ -301,6 +302,7 @@ class Inbox(Served):
         del signing_secret  # on self only: a refusal's traceback shows the locals
         self._token = receiver.checked_token(token)
         del token
+        account = held(account)  # a URL with login:KEY@ never in clear in this frame
         if isinstance(max_body, bool) or not isinstance(max_body, int) or max_body < 1024:
             raise ValidationError("max_body", "must be an integer >= 1024 bytes", value=max_body)
         if not isinstance(host, str) or not host:

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from smskit import _sqlite
-from smskit._account import Gateway, gateway_of
+from smskit._account import Gateway, Hidden, gateway_of, held
 from smskit._paths import as_file_path, check_directory_of
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies.optoutcsv import CSV_SOURCES, read_optouts_csv
@@ -171,8 +171,11 @@ class Account(Protocol):
 
 def account_key(account: Account | tuple[str, str]) -> Gateway:
     """The key of ``account``: a client (its ``base_url`` and ``api_login``) or a
-    ``(base_url, login)`` pair."""
+    ``(base_url, login)`` pair (a URL carrying credentials is refused, shown masked)."""
+    account = held(account)
     if isinstance(account, tuple):
+        if len(account) == 2 and isinstance(account[0], Hidden):
+            return gateway_of(*account)  # refused: the URL carries credentials
         if len(account) == 2 and all(isinstance(part, str) and part for part in account):
             return gateway_of(*account)
     else:
@@ -243,6 +246,7 @@ class OptOuts:
     def __init__(
         self, account: Account | tuple[str, str], *, path: str | os.PathLike[str] | None = None
     ) -> None:
+        account = held(account)  # a URL with login:KEY@ never in clear in this frame
         self.gateway = account_key(account)
         self.path = Path(path) if path is not None else optouts_path()
         self._lock = threading.Lock()
@@ -629,6 +633,7 @@ def listed_numbers(
     """The version of ``account``'s opt-out list (see :meth:`OptOuts.version`) and the
     numbers on it, read once per version (preflight asks at every run: the Composer at
     every keystroke). Reading creates no file: without one, the list is empty."""
+    account = held(account)
     gateway = account_key(account)
     where = Path(path) if path is not None else optouts_path()
     with _open_lock:
