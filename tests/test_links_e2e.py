@@ -100,6 +100,8 @@ def test_a_2000_recipient_campaign_counts_human_clicks_exactly(tmp_path: Path) -
         assert reasons[checkers].str.contains("head").all()
         assert reasons[scanners].str.contains("burst").all()
         assert outcomes["bot_clicks"].sum() == len(inbox.clicks()) - len(humans)
+        ledger = smskit.campaigns.history(tmp_path / "hiver.journal.sqlite", inbox=inbox)
+        assert ledger.loc[0, "clicked"] == expected.size
 
 
 CHILD = textwrap.dedent(

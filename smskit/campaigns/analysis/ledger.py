@@ -60,6 +60,7 @@ LEDGER_COLUMNS: Final[Mapping[str, str]] = {
     "delivered": "Int64",
     "replies": "Int64",
     "opt_outs": "Int64",
+    "clicked": "Int64",
     "complete": "boolean",
     "streamed": "boolean",
     "gateway": "string",
@@ -95,6 +96,7 @@ class JournalRow:
     delivered: int | None = None
     replies: int | None = None
     opt_outs: int | None = None
+    clicked: int | None = None  # recipients with a human click on a tracked link
     complete: bool | None = None
     streamed: bool | None = None
     gateway: str | None = None
@@ -222,6 +224,7 @@ def outcome_counts(row: JournalRow, callbacks: Callbacks) -> JournalRow:
         delivered=int((frame["status"] == "DELIVERED").sum()),
         replies=int(frame["replied"].sum()),
         opt_outs=int(frame["opt_out"].sum()),
+        clicked=int(frame["clicked"].sum()),
     )
 
 
@@ -282,7 +285,8 @@ def history(
     in the account's currency; ``cost_estimated``); from the callbacks' store, as
     :meth:`CampaignResult.outcomes` joins them, the recipients whose delivery report is
     final (``reported``), ``delivered``, who replied (``replies``) and who opted out
-    (``opt_outs``); ``complete`` (nothing left to send); ``streamed`` (a Dask campaign's);
+    (``opt_outs``), who clicked a tracked link (``clicked``, people only: docs/links.md);
+    ``complete`` (nothing left to send); ``streamed`` (a Dask campaign's);
     ``gateway``; ``journal``; and ``problem``: why a file could not be read as a campaign's
     journal (its other columns missing). Such files are also named in one ``UserWarning``:
     never dropped silently.
