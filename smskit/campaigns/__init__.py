@@ -24,7 +24,11 @@ from smskit.campaigns.analysis.breakdowns import cost_breakdown, delivery_breakd
 from smskit.campaigns.analysis.clicks import click_rates
 from smskit.campaigns.analysis.comparison import ExperimentComparison, compare_counts
 from smskit.campaigns.analysis.ledger import history
-from smskit.campaigns.analysis.results import RECIPIENT_STATES, CampaignResult
+from smskit.campaigns.analysis.results import (
+    RECIPIENT_STATES,
+    CampaignResult,
+    IncompleteSendWarning,
+)
 from smskit.campaigns.bulk import *  # noqa: F403  (its __all__, added below)
 from smskit.campaigns.campaign import Campaign
 from smskit.campaigns.experiment import Experiment, ExperimentResult
@@ -48,6 +52,7 @@ __all__ = [
     "Experiment",
     "ExperimentComparison",
     "ExperimentResult",
+    "IncompleteSendWarning",
     "MarketingHours",
     "PreflightReport",
     "click_rates",

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, Protocol, Self,
 
 from smskit._account import gateway_of
 from smskit._repr import tolerant_repr
+from smskit.campaigns.analysis.results import IncompleteSendWarning, shortfall_message
 from smskit.campaigns.planning.destinations import destinations
 from smskit.campaigns.planning.estimates import CostEstimate, offline_estimate, simulate
 from smskit.campaigns.planning.holdout import Holdout, as_holdout
@@ -97,6 +98,7 @@ class CampaignExecutor(Generic[ResultT]):
     for the repr."""
 
     kind: ClassVar[str] = "Campaign"
+    resume_call: ClassVar[str] = "smskit.Campaign.resume"  # what a short send's warning names
 
     def __init__(
         self,
@@ -288,7 +290,9 @@ class CampaignExecutor(Generic[ResultT]):
         check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
         path = self.journal_for_send(journal)
         run = Run(concurrency, progress, wait, self._repeat_guard(again))
-        return await self._deliver(path, chunk_size, run)
+        result = await self._deliver(path, chunk_size, run)
+        self._warn_if_short(result)
+        return result
 
     send = blocking(asend)
 
@@ -357,7 +361,18 @@ class CampaignExecutor(Generic[ResultT]):
         ``wait`` s).
         """
         check_concurrency(concurrency)
-        return await cls._continue(journal_path, client, Run(concurrency, progress, wait))
+        result = await cls._continue(journal_path, client, Run(concurrency, progress, wait))
+        cls._warn_if_short(result)
+        return result
+
+    @classmethod
+    def _warn_if_short(cls, result: Any) -> None:
+        """An :class:`IncompleteSendWarning` at the caller's line when ``result`` did not
+        reach every recipient it was for: how many, why, and the resume call."""
+        call = f"{cls.resume_call}({str(result.journal)!r})"
+        said = shortfall_message(result.summary(), result.chunks(), call)
+        if said is not None:
+            warn_caller(said, IncompleteSendWarning, stacklevel=2)
 
     # mypy sees a classmethod's function in the class body, the runtime its descriptor.
     resume = classmethod(blocking(aresume.__func__))  # type: ignore[attr-defined]

@@ -45,7 +45,11 @@ from smskit.campaigns.analysis.experiment_record import (
     record_path,
 )
 from smskit.campaigns.analysis.outcomes import Match
-from smskit.campaigns.analysis.results import CampaignResult
+from smskit.campaigns.analysis.results import (
+    CampaignResult,
+    IncompleteSendWarning,
+    shortfall_message,
+)
 from smskit.campaigns.analysis.split import (
     UNKNOWN_STRATUM,
     assign_arms,
@@ -59,7 +63,7 @@ from smskit.campaigns.executor import ClientOption, Run
 from smskit.campaigns.planning.links import LinkTracking, check_tracking_inbox
 from smskit.campaigns.planning.plan import Plan, check_name
 from smskit.campaigns.planning.spec import CampaignSpec
-from smskit.campaigns.sending.blocking import blocking
+from smskit.campaigns.sending.blocking import blocking, warn_caller
 from smskit.campaigns.sending.journal import Journal, open_leased
 from smskit.campaigns.sending.progress import ProgressOption
 from smskit.campaigns.sending.runner import check_chunk_size, check_client
@@ -359,6 +363,11 @@ class Experiment:
             # A client made for the arms is dropped: None goes back to the journal's gateway.
             given = None if self._client is self._made else self._client
             results[arm] = await Campaign._continue(self.journal(arm), given, run)
+        again = f"experiment.send() again (smskit.Experiment.load({self.name!r}).send())"
+        for arm, result in results.items():
+            said = shortfall_message(result.summary(), result.chunks(), again)
+            if said is not None:
+                warn_caller(f"arm {arm!r}: {said}", IncompleteSendWarning, stacklevel=2)
         return ExperimentResult(self.name, results)
 
     send = blocking(asend)

@@ -134,6 +134,7 @@ async def deliver(
         if key is not None and repeat is not None:
             complete = stopped is None and all(o[5] in DONE_STATES for o in book.chunk_outcomes())
             repeats.record_send(key, repeat.now, str(book.held().name), book.path, complete)
+        book.record_run(stopped)
         return result(book, stopped)
     finally:
         book.close()
@@ -279,7 +280,7 @@ class _Sender:
             size=lambda chunk: chunk.size,
         )
         if self.stop.is_set() and self.stopped is None:
-            self.stopped = "interrupted: Campaign.resume(journal) sends the rest"
+            self.stopped = "interrupted"
         return self.stopped
 
     async def _one(self, chunk: Chunk) -> dict[str, Any]:
@@ -304,10 +305,10 @@ class _Sender:
             raise
         except InsufficientCreditError as exc:  # the whole request refused: nothing sent
             self.journal.put_back(chunk.idx, f"{type(exc).__name__}: {exc}")
-            self._halt("insufficient credit: top up, then Campaign.resume(journal)")
+            self._halt("insufficient credit (gateway code 122): top up the balance")
         except AuthenticationError as exc:
             self.journal.put_back(chunk.idx, f"{type(exc).__name__}: {exc}")
-            self._halt("authentication failed: check the credentials, then resume")
+            self._halt("authentication failed: check the credentials")
         except (TransportError, ServerError, RateLimitError) as exc:
             self._fail(chunk, exc, retryable=True)  # after the client's own retries
         except (APIError, ValidationError) as exc:  # a refusal not only of recipients, too

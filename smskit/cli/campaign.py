@@ -21,7 +21,7 @@ from smskit.cli.output import (
     records,
     row,
 )
-from smskit.cli.sendcheck import Refused, journal_result
+from smskit.cli.sendcheck import Refused, journal_result, quiet_shortfall, say_shortfall
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -67,7 +67,8 @@ def resume(journal: Path, concurrency: int, as_json: bool) -> int:
             EXIT_REPEAT,
         )
     try:
-        result = Campaign.resume(journal, concurrency=concurrency, progress=progress())
+        with quiet_shortfall():
+            result = Campaign.resume(journal, concurrency=concurrency, progress=progress())
     except SandboxEndedError as exc:
         raise Refused(
             f"{journal} was sent to an embedded sandbox ({exc.url}), which ended with its "
@@ -79,6 +80,7 @@ def resume(journal: Path, concurrency: int, as_json: bool) -> int:
 
 
 def _report(result: CampaignResult, as_json: bool) -> int:
+    say_shortfall(result)
     summary = row(result.summary())
     if as_json:
         print_json({"summary": summary, "not_sent": records(result.not_sent)})

@@ -39,6 +39,8 @@ from smskit.cli.sendcheck import (
     check_journal,
     exclusion_reasons,
     grouped,
+    quiet_shortfall,
+    say_shortfall,
     scheduled_line,
     show_preflight,
 )
@@ -210,7 +212,9 @@ def send(
             document["result"] = None
             click.echo("nothing sent", err=True)
             return _finish(document, as_json, EXIT_DECLINED)
-        result = campaign.send(progress=progress(), journal=path, again=again)
+        with quiet_shortfall():
+            result = campaign.send(progress=progress(), journal=path, again=again)
+        say_shortfall(result)
     document["result"] = row(result.summary())
     document["not_sent"] = records(result.not_sent)
     if not as_json:

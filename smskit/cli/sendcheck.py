@@ -8,6 +8,8 @@ line. Nothing here decides a gateway rule: the findings are the rule book's (by 
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -169,3 +171,28 @@ def scheduled_line(when: datetime) -> str:
         f"Scheduled at {when:%a %Y-%m-%d %H:%M %Z} ({when.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}), "
         "the next moment inside the marketing hours of every destination"
     )
+
+
+def say_shortfall(result: CampaignResult) -> None:
+    """On stderr, when ``result`` did not reach everyone it was for: how many, why, and the
+    command that sends the rest (the library's warning names Python: silenced around the
+    calls that would raise it, see :func:`quiet_shortfall`)."""
+    from smskit.campaigns.analysis.results import shortfall_message
+
+    command = f"`smskit campaign resume {result.journal}`"
+    said = shortfall_message(result.summary(), result.chunks(), command)
+    if said is not None:
+        click.echo(f"smskit: {said}", err=True)
+
+
+@contextlib.contextmanager
+def quiet_shortfall() -> Iterator[None]:
+    """A block where the library's IncompleteSendWarning is not printed (the CLI says it
+    with its own command instead, :func:`say_shortfall`)."""
+    import warnings
+
+    from smskit.campaigns import IncompleteSendWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", IncompleteSendWarning)
+        yield

@@ -20,7 +20,7 @@ import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import dask
 import dask.dataframe as dd
@@ -86,6 +86,8 @@ class Campaign(CampaignExecutor[StreamedResult]):
     partitions. :meth:`estimate` and :meth:`send` use the last preflight while the spec
     does not change and the report is still held (its spill lives as long as it is).
     """
+
+    resume_call: ClassVar[str] = "smskit.dask.Campaign.resume"
 
     kind = "dask.Campaign"
     recipients: dd.DataFrame

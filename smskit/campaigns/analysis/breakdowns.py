@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+from smskit.campaigns.analysis.results import AUDIENCE
 from smskit.errors import ValidationError
 from smskit.rules.callbacks import OUTCOME_STATUSES
 
@@ -37,7 +38,10 @@ _QUANTILES: Final = {"median": 0.5, "p90": 0.9}
 def delivery_breakdown(outcomes: pd.DataFrame, by: str = "country") -> pd.DataFrame:
     """Per value of ``by``: ``recipients``, one count per status (the vendor's eight,
     ``pending``, ``unreadable``: zero columns too), ``delivered``, ``final`` and the rates
-    ``delivery_rate`` (DELIVERED / recipients) and ``final_rate``; the last row ``total``.
+    ``delivery_rate`` (DELIVERED / recipients) and ``final_rate``, and ``audience_share``
+    (recipients over the campaign's whole audience, sent or not: 0.37 in the ``total`` row
+    of a send that reached 37 % of it; NA when the frame does not say its audience); the
+    last row ``total``.
 
     ``by``: ``country``, ``network``, ``line_status``, ``phone_number_type``, ``ticket``, or
     any other column of the outcomes frame.
@@ -59,6 +63,7 @@ def delivery_breakdown(outcomes: pd.DataFrame, by: str = "country") -> pd.DataFr
     table.insert(len(columns) + 1, "delivered", table["DELIVERED"])
     table["delivery_rate"] = _rate(table["delivered"], table["recipients"])
     table["final_rate"] = _rate(table["final"], table["recipients"])
+    _share(table, "recipients", outcomes)
     table.index.name = by
     return table
 
@@ -94,7 +99,9 @@ def cost_breakdown(outcomes: pd.DataFrame, by: str = "country") -> pd.DataFrame:
     (what the gateway's send answers charged, shared by segments), ``reported`` (the delivery
     reports' ``unit_price`` times segments); sums over the messages where each is known,
     with ``messages``, ``segments`` and, for each way, how many messages it does not know
-    (``unknown_predicted``...); ``billed_minus_predicted``; the last row ``total``."""
+    (``unknown_predicted``...); ``billed_minus_predicted``; ``audience_share`` (messages over
+    the campaign's whole audience, as in :func:`delivery_breakdown`); the last row
+    ``total``."""
     import pandas as pd
 
     ways = {"predicted": "predicted_cost", "billed": "billed_cost", "reported": "reported_cost"}
@@ -114,6 +121,7 @@ def cost_breakdown(outcomes: pd.DataFrame, by: str = "country") -> pd.DataFrame:
     for way in ways:
         table[way] = table[way].round(6)
     table["billed_minus_predicted"] = (table["billed"] - table["predicted"]).round(6)
+    _share(table, "messages", outcomes)
     table.index.name = by
     return table
 
@@ -154,6 +162,22 @@ def _order(groups: pd.Series) -> list[Any]:
         return list(groups.cat.categories)
     counts = groups.value_counts()
     return sorted(counts.index, key=lambda key: (-int(counts[key]), str(key)))
+
+
+def _share(table: pd.DataFrame, counted: str, outcomes: pd.DataFrame) -> None:
+    """``audience_share``: each row's ``counted`` over the campaign's audience (every
+    recipient it was for, sent or not: the outcomes frame's ``attrs["audience"]``, which
+    ``CampaignResult.outcomes()`` sets), so a breakdown of a send that stopped half-way says
+    it covers half; missing (NA) for a frame that does not say its audience. The audience
+    is kept in the table's ``attrs`` too."""
+    import pandas as pd
+
+    whole = outcomes.attrs.get(AUDIENCE)
+    if isinstance(whole, int) and whole > 0:
+        table["audience_share"] = (table[counted] / whole).astype("Float64")
+        table.attrs[AUDIENCE] = whole
+    else:
+        table["audience_share"] = pd.array([pd.NA] * len(table), dtype="Float64")
 
 
 def _rate(part: pd.Series, whole: pd.Series) -> pd.Series:

@@ -27,10 +27,14 @@ if TYPE_CHECKING:
     from smskit.campaigns.analysis.outcomes import Match
 
 __all__ = [
+    "AUDIENCE",
     "RECIPIENT_STATES",
     "RESULT_COLUMNS",
+    "UNSENT_STATES",
     "CampaignResult",
+    "IncompleteSendWarning",
     "SendResult",
+    "audience",
     "chunk_dtypes",
     "dropped_note",
     "excluded_error",
@@ -38,8 +42,15 @@ __all__ = [
     "result_header",
     "result_html",
     "result_repr",
+    "shortfall",
+    "shortfall_message",
     "summary_frame",
 ]
+
+# The outcomes frame's attrs key holding the size of the campaign's audience.
+AUDIENCE: Final = "audience"
+# Recipient states of those the send was for and did not (yet) send.
+UNSENT_STATES: Final = ("pending", "in_flight", "failed")
 
 RECIPIENT_STATES: Final = (
     "sent",
@@ -224,7 +235,10 @@ class CampaignResult:
         with Journal(self.journal) as book:
             facts = SendFacts.read(book)
         sent = sent_recipients(self._recipients_frame)
-        return outcomes_frame(sent, facts, Callbacks.read(inbox), hlr, match=match, time_zone=zone)
+        frame = outcomes_frame(sent, facts, Callbacks.read(inbox), hlr, match=match, time_zone=zone)
+        # The breakdowns say which share of the audience these rows are (docs/outcomes.md).
+        frame.attrs[AUDIENCE] = audience(self.summary())
+        return frame
 
     def wait_for_outcomes(
         self, inbox: Any = None, *, timeout: float = 60.0, match: Match = "auto"
@@ -431,6 +445,8 @@ def result_header(
     journal: Journal, record: CampaignRecord | None, stopped: str | None
 ) -> tuple[str, str, Path, str | None, int]:
     """A result's first fields: name, campaign id, journal path, why it stopped, recipients."""
+    if stopped is None:
+        stopped = journal.stop_reason()  # as the last run recorded it
     if record is None:
         return "", "", journal.path, stopped, 0
     name, recipients = record.name or "", record.recipients or 0
@@ -465,6 +481,7 @@ def summary_frame(
         "cost": round(cost, 6),
         "cost_estimated": cost_estimated,
         "complete": complete,
+        "not_sent": sum(int(counts[state]) for state in UNSENT_STATES),
         "stopped": stopped,
         "journal": str(journal),
     }
@@ -472,12 +489,57 @@ def summary_frame(
 
 
 def result_repr(kind: str, name: str, summary: pd.DataFrame) -> str:
-    """``Kind('name', sent=.., excluded=..)``: the states that have recipients."""
+    """``Kind('name', sent=.., excluded=..)``: the states that have recipients, and what
+    was not sent and why when the send did not reach everyone."""
     counts = summary.iloc[0]
     shown = ", ".join(
         f"{state}={int(counts[state])}" for state in RECIPIENT_STATES if counts[state]
     )
-    return f"{kind}({name!r}, {shown or 'no recipients'})"
+    short = shortfall(summary)
+    tail = "" if short is None else f"; {short[0]} of {short[1]} NOT SENT: {short[2]}"
+    return f"{kind}({name!r}, {shown or 'no recipients'}{tail})"
+
+
+def shortfall(
+    summary: pd.DataFrame, chunks: pd.DataFrame | None = None
+) -> tuple[int, int, str] | None:
+    """(recipients not sent, recipients the send was for, why) of a result's summary (one
+    row) when it did not reach everyone, else None. The send was for every recipient but
+    those kept out (excluded, held out). Why: the reason the last run stopped, else the
+    first error of a chunk not sent (``chunks``: the result's ``chunks()``), else "not
+    sent yet"."""
+    row = summary.iloc[0]
+    missing = int(row["not_sent"])
+    if not missing:
+        return None
+    why = row["stopped"] if isinstance(row["stopped"], str) else None
+    if why is None and chunks is not None:
+        errors = chunks.loc[chunks["state"].astype(str).isin(UNSENT_STATES), "error"].dropna()
+        why = str(errors.iloc[0]) if len(errors) else None
+    return missing, audience(summary), why or "not sent yet"
+
+
+def audience(summary: pd.DataFrame) -> int:
+    """The recipients a send was for (a result's summary, one row): all of them but those
+    kept out (excluded by preflight or at a resume, held out)."""
+    row = summary.iloc[0]
+    return int(row["recipients"]) - int(row["excluded"]) - int(row.get("held_out", 0))
+
+
+def shortfall_message(summary: pd.DataFrame, chunks: pd.DataFrame, resume: str) -> str | None:
+    """The one line a send that did not reach everyone says: how many, of how many, why,
+    and ``resume`` (the call or command that sends the rest); None when it did."""
+    short = shortfall(summary, chunks)
+    if short is None:
+        return None
+    missing, audience, why = short
+    return f"{missing} of {audience} recipient(s) not sent ({why}): {resume} resumes it"
+
+
+class IncompleteSendWarning(UserWarning):
+    """A send or resume returned without reaching every recipient it was for (credit ran
+    out, credentials refused, an interrupt, chunks failed): the message says how many, why,
+    and the call that sends the rest. ``result.complete`` is False."""
 
 
 def result_html(summary: pd.DataFrame, first: pd.DataFrame, not_sent: int) -> str:

@@ -57,6 +57,10 @@ DONE_STATES: Final = ("sent", "already_accepted")
 State = Literal["pending", "in_flight", "sent", "already_accepted", "failed"]
 FIELD_PREFIX: Final = "field:"
 
+# The log's rows (chunk NULL) saying how a run of the sender ended.
+RUN_STOPPED: Final = "run_stopped"
+RUN_ENDED: Final = "run_ended"
+
 SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS plan (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -647,6 +651,30 @@ class Journal:
         """(gateway's time, ours) of each chunk's accepting answer that was dated, by chunk
         (none in a journal written before smskit recorded them)."""
         return {int(c): (float(g), float(o)) for c, g, o in self._read("SELECT * FROM answered")}
+
+    def record_run(self, stopped: str | None) -> None:
+        """A send or resume has ended: why it stopped early (None: it ran to its end), so a
+        result read later (``CampaignResult.load``, ``smskit campaign status``) says it."""
+        if not stopped and self.stop_reason() is None:
+            return  # nothing to correct: a run that changed nothing writes nothing
+        now = time.time()
+        state = RUN_STOPPED if stopped else RUN_ENDED
+        with self._tx() as db:
+            db.execute(
+                "INSERT INTO log (chunk, at, state, request_id, detail) "
+                "VALUES (NULL, ?, ?, NULL, ?)",
+                (now, state, stopped),
+            )
+
+    def stop_reason(self) -> str | None:
+        """Why the last send or resume of this journal stopped early (None: it ran to its end,
+        or no run recorded one)."""
+        found = self._read(
+            "SELECT state, detail FROM log WHERE chunk IS NULL AND state IN (?, ?) "
+            "ORDER BY id DESC LIMIT 1",
+            (RUN_STOPPED, RUN_ENDED),
+        )
+        return found[0][1] if found and found[0][0] == RUN_STOPPED else None
 
     def log(self) -> list[tuple[int | None, float, str, str | None, str | None]]:
         """Every state change: (chunk, at, state, request_id, detail), oldest first."""
