@@ -123,11 +123,15 @@ def test_hlr_exits_7_when_any_number_has_no_answer(run: Run, gateway: str, tmp_p
 
 
 def test_hlr_human_output_lists_why_numbers_have_no_answer(run: Run) -> None:
-    """The text output says how many values have no answer and the error of each kind."""
+    """The text output says how many values have no answer; the error of each kind goes to
+    stderr (it was on stdout, stderr empty), also with --json."""
     result = run("hlr", "+33612345678", gateway="unreachable")
     assert result.exit_code == EXIT_INCOMPLETE
     assert "1 without an answer" in result.stdout
-    assert "Without an answer: 1 value(s): TransportError" in result.stdout
+    assert "Without an answer: 1 value(s): TransportError" in result.stderr
+    assert "Without an answer" not in result.stdout
+    scripted = run("hlr", "+33612345678", "--json", gateway="unreachable")
+    assert "Without an answer: 1 value(s): TransportError" in scripted.stderr
 
 
 SEND = {"healthy": 0, "failing": EXIT_REFUSED, "unreachable": EXIT_UNREACHABLE}

@@ -119,8 +119,8 @@ def hlr(
             "an answer" + (f"; written to {output}" if output else "")
         )
         print_table(breakdown)
-        for error, count in reasons.items():
-            click.echo(f"Without an answer: {count} value(s): {error}")
+    for error, count in reasons.items():  # failures go where cron mail and `2>` look
+        click.echo(f"Without an answer: {count} value(s): {error}", err=True)
     return EXIT_INCOMPLETE if counts["without_answer"] else 0
 
 
@@ -160,7 +160,7 @@ def _refuse_nothing_checked(frame: pd.DataFrame, output: Path | None) -> None:
 SHOWN = 3  # values named when none is a number
 
 
-def _numbers(sources: tuple[str, ...], column: str | None) -> pd.DataFrame | pd.Series | list[str]:
+def _numbers(sources: tuple[str, ...], column: str | None) -> pd.DataFrame | list[str]:
     """The values to check: one CSV file's column, or the numbers given inline."""
     files = [s for s in sources if s.lower().endswith(".csv")]
     if not files:
@@ -179,8 +179,9 @@ def _numbers(sources: tuple[str, ...], column: str | None) -> pd.DataFrame | pd.
 
     source = Path(files[0])
     name_file("IN", str(source))
-    # The recipients' one CSV reader: every cell as written, a too-long row refused.
-    table = read_csv_text(source, [column or "phone_number"], field="IN")
+    # The recipients' one CSV reader: every cell as written, a too-long row refused; a row's
+    # country is the region of its national number, as in a campaign.
+    table = read_csv_text(source, [column or "phone_number", "country"], field="IN")
     if column is None and "phone_number" not in table.columns:
         names = ", ".join(repr(name) for name in csv_columns(source, "IN"))
         raise Refused(
@@ -191,7 +192,8 @@ def _numbers(sources: tuple[str, ...], column: str | None) -> pd.DataFrame | pd.
     return table if column is None else _column(table, column, source)
 
 
-def _column(table: pd.DataFrame, name: str, source: Path) -> pd.Series:
+def _column(table: pd.DataFrame, name: str, source: Path) -> pd.DataFrame:
+    """The numbers of column ``name`` as the reader's phone_number, beside the country."""
     if name not in table.columns:
         from smskit.rules.csvtext import csv_columns
 
@@ -200,4 +202,5 @@ def _column(table: pd.DataFrame, name: str, source: Path) -> pd.Series:
             f"no column {name!r} in the file (columns: {', '.join(map(str, names))})",
             param_hint="'--column'",
         )
-    return table[name]
+    numbers = table[[name]].rename(columns={name: "phone_number"})
+    return numbers.join(table[["country"]]) if "country" in table.columns else numbers

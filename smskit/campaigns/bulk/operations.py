@@ -12,6 +12,7 @@ them again is the way to finish an interrupted one.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -32,6 +33,8 @@ from smskit.rules.missing import is_missing
 from smskit.rules.recipients import (
     REGION_COLUMN,
     Recipients,
+    arrow_recipients,
+    check_collection,
     check_file_name,
     contact,
     number_checks,
@@ -219,10 +222,19 @@ def _by_number(chunk: list[str], raw: Any) -> dict[str, Any]:
 
 
 def _normalised(values: Any, field: str, region: str | None) -> tuple[list[Any], pd.DataFrame]:
-    """Distinct values as given (first occurrence order) and their phone checks."""
+    """Distinct values as given (first occurrence order) and their phone checks. A table (a
+    DataFrame of pandas, pyarrow or polars, or a CSV ``Path``) is read as recipients are:
+    a row's ``country`` is the region of its national number (one value on a BE row and on
+    a FR row is two numbers), the other rows' is ``region``."""
     import pandas as pd
 
     from smskit.rules import phones
+
+    if not isinstance(values, str):
+        check_collection(values, field)
+        values = arrow_recipients(values, field)
+        if isinstance(values, pd.DataFrame | os.PathLike):
+            return _normalised_rows(values, field, region)
 
     if isinstance(values, str):  # one number, never a file read as one wrong number
         check_file_name(
@@ -242,6 +254,20 @@ def _normalised(values: Any, field: str, region: str | None) -> tuple[list[Any],
     distinct = list(dict.fromkeys(items))
     checks = phones.normalize(pd.Series(distinct, dtype=object), region)
     return distinct, checks
+
+
+def _normalised_rows(
+    table: pd.DataFrame | os.PathLike[str], field: str, region: str | None
+) -> tuple[list[Any], pd.DataFrame]:
+    """Distinct (number, country) rows of a table, read by the recipients' reader, and
+    their checks, each number in its row's region."""
+    read = Recipients(table, field=field).columns([])
+    pairs = list(
+        dict.fromkeys(zip(read["phone_number"].tolist(), read[REGION_COLUMN].tolist(), strict=True))
+    )
+    values = [value for value, _ in pairs]
+    checks = number_checks(values, [country for _, country in pairs], region)
+    return values, checks.reset_index(drop=True)
 
 
 # -- contacts --------------------------------------------------------------------------------
