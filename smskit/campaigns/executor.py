@@ -144,10 +144,16 @@ class CampaignExecutor(Generic[ResultT]):
 
     @property
     def client(self) -> Client | AsyncClient:
-        """The client the campaign's requests go through (``smskit.Client()`` unless given)."""
+        """The client the campaign's requests go through (``smskit.Client()`` unless given);
+        assignable (an experiment gives its arms one)."""
         if self._client is None:
             self._client = Client()
         return self._client
+
+    @client.setter
+    def client(self, client: Client | AsyncClient | None) -> None:
+        check_client(client)
+        self._client = client
 
     @tolerant_repr
     def __repr__(self) -> str:

@@ -108,6 +108,15 @@ class _Arm(Campaign):
         book.close()
 
 
+@dataclass(frozen=True)
+class _Loaded:
+    """What :meth:`Experiment.load` gives the constructor instead of recipients: the record
+    read, and the directory it was read from."""
+
+    record: ExperimentRecord
+    directory: Path
+
+
 class Experiment:
     """An A/B (or A/B/n) test of texts: the audience split at random, one arm per text.
 
@@ -137,6 +146,15 @@ class Experiment:
         **send_options: Any,
     ) -> None:
         check_client(client)
+        if isinstance(recipients, _Loaded):  # Experiment.load: the record, no recipients
+            record = recipients.record
+            spec = CampaignSpec(
+                next(iter(record.arms.values())), record.sender, record.options, None,
+                record.default_region, None, None, record.created_at,
+            )  # fmt: skip
+            self._links = None  # the arms' journals hold their links
+            self._hold(record, recipients.directory, client, None, spec)
+            return
         arms = check_arms(variants)
         self._links = None if track_links is None else check_tracking_inbox(track_links)
         stratify = check_stratify(stratify)
@@ -166,11 +184,25 @@ class Experiment:
             numbers=numbers_digest(numbers, regions),
             assignment=[],
         )
-        self._directory = _directory(directory)
-        self._frame: pd.DataFrame | None = frame
+        self._directory = _directory(directory)  # where _adopted looks
+        self._frame: pd.DataFrame | None = frame  # what _split splits
+        record = self._adopted(record, seed) or self._split(record, seed, default_region)
+        self._hold(record, self._directory, client, frame, spec)
+
+    def _hold(
+        self,
+        record: ExperimentRecord,
+        directory: Path,
+        client: ClientOption,
+        frame: pd.DataFrame | None,
+        spec: CampaignSpec,
+    ) -> None:
+        """The experiment's state, set in this one place (made, or loaded)."""
+        self._directory = directory
+        self._frame = frame
         self._client = client
         self._made: Client | None = None
-        self.record = self._adopted(record, seed) or self._split(record, seed, default_region)
+        self.record = record
         self._arms = self._make_arms(spec)
 
     # -- identity -------------------------------------------------------------------------
@@ -186,19 +218,7 @@ class Experiment:
         _check_name(name)
         where = _directory(directory)
         record = ExperimentRecord.read(record_path(where, name))
-        experiment = cls.__new__(cls)
-        experiment._directory = where
-        experiment._frame = None
-        experiment._client = client
-        experiment._made = None
-        experiment._links = None  # the arms' journals hold their links
-        experiment.record = record
-        spec = CampaignSpec(
-            next(iter(record.arms.values())), record.sender, record.options, None,
-            record.default_region, None, None, record.created_at,
-        )  # fmt: skip
-        experiment._arms = experiment._make_arms(spec)
-        return experiment
+        return cls(client, _Loaded(record, where), variants=record.arms, sender=record.sender)
 
     @property
     def name(self) -> str:
@@ -432,7 +452,7 @@ class Experiment:
         if self._client is None:
             self._client = self._made = Client()
         for campaign in self._arms.values():
-            campaign._client = self._client
+            campaign.client = self._client
 
     def _adopted(self, record: ExperimentRecord, seed: int | None) -> ExperimentRecord | None:
         """The record already written for this name, when it is this experiment's."""
