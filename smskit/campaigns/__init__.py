@@ -4,7 +4,7 @@
 - :mod:`~smskit.campaigns.sending`: during it (the chunk runner, the journal and its lease,
   blocking twins, a resume's reconnection);
 - :mod:`~smskit.campaigns.analysis`: after it (results, outcomes, breakdowns, the ledger,
-  experiments' split and statistics);
+  experiments' split and statistics, conversions, lift and attribution);
 - :mod:`~smskit.campaigns.bulk`: bulk HLR (and its answer cache) and contacts.
 
 Above the rooms, the front ends users hold: :class:`Campaign` (``campaign``: recipients in
@@ -20,6 +20,7 @@ Never views or the sandbox.
 """
 
 from smskit.campaigns import bulk
+from smskit.campaigns.analysis.attribution import attribution
 from smskit.campaigns.analysis.breakdowns import cost_breakdown, delivery_breakdown, delivery_times
 from smskit.campaigns.analysis.clicks import click_rates
 from smskit.campaigns.analysis.comparison import ExperimentComparison, compare_counts
@@ -55,6 +56,7 @@ __all__ = [
     "IncompleteSendWarning",
     "MarketingHours",
     "PreflightReport",
+    "attribution",
     "click_rates",
     "compare_counts",
     "cost_breakdown",

@@ -1,0 +1,213 @@
+"""Attribution across campaigns: the analyst's orders credited to the ledger's campaigns by
+one or several models side by side (:func:`attribution`).
+
+A *touch* is a campaign's message to a recipient the gateway accepted, at the campaign's send
+instant (``CampaignResult.sent_at``); an order *follows* a touch when its number is the
+recipient's and its instant is in ``[touch, touch + window)``. Each model shares an order among
+the touches it follows:
+
+- ``last_touch``: all of it to the latest touch (the message that came last decided);
+- ``first_touch``: all of it to the earliest touch (the first message started it);
+- ``linear``: an equal share to each touch (each message helped as much);
+- ``any_touch``: all of it to every touch (each campaign's view of itself; totals over
+  campaigns count an order more than once).
+
+Ties (two touches at the same instant) go to the campaign whose journal sorts first. None of
+the models says what would have happened without the messages: that is a holdout's question
+(:mod:`smskit.campaigns.analysis.lift`). Windows from delivery reports and from the first
+human click are not read yet: touches are sends.
+
+May import the rooms below analysis, ``smskit.rules`` and ``smskit.errors``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+from smskit.campaigns.analysis.ledger import journal_files
+from smskit.campaigns.analysis.results import CampaignResult
+from smskit.errors import ValidationError
+from smskit.rules.orders import (
+    order_amounts,
+    order_frame,
+    order_instants,
+    order_numbers,
+    window_of,
+)
+from smskit.rules.recipients import REGION_COLUMN
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["ATTRIBUTION_COLUMNS", "MODELS", "attribute", "attribution", "campaign_touches"]
+
+MODELS: Final = ("last_touch", "first_touch", "linear", "any_touch")
+ATTRIBUTION_COLUMNS: Final = (
+    "model",
+    "campaign",
+    "recipients",
+    "conversions",
+    "revenue",
+    "revenue_per_recipient",
+    "cost",
+    "cost_per_conversion",
+    "roi",
+)
+_ACCEPTED: Final = ("sent", "already_accepted")
+
+
+def _models(model: str | None, models: Sequence[str] | None) -> list[str]:
+    chosen = list(models) if models is not None else [model or "last_touch"]
+    if models is not None and model is not None:
+        raise ValidationError("models", "give model= or models=, not both")
+    for name in chosen:
+        if name not in MODELS:
+            raise ValidationError("model", f"must be one of {', '.join(MODELS)}", value=name)
+    if not chosen:
+        raise ValidationError("models", f"name at least one of {', '.join(MODELS)}")
+    return chosen
+
+
+def campaign_touches(journals: Any = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The touches of the ledger's campaigns (``campaign``, ``phone_number``, ``touched_at``
+    in UTC nanoseconds) and one row per campaign (``campaign``, ``recipients`` accepted,
+    ``cost`` billed). A journal that cannot be read this way, or was never sent, is left out
+    with a warning naming it."""
+    import numpy as np
+    import pandas as pd
+
+    parts, rows, skipped = [], [], []
+    for path in journal_files(journals):
+        try:
+            result = CampaignResult.load(path)
+            sent_at = result.sent_at
+        except Exception as exc:  # another kind of file, a Dask journal, never sent ...
+            skipped.append(f"{path.name} ({type(exc).__name__}: {exc})")
+            continue
+        frame = result.to_frame()
+        numbers = frame.loc[frame["state"].isin(_ACCEPTED), "phone_number"].astype(str)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "campaign": result.name,
+                    "phone_number": numbers.to_numpy(),
+                    "touched_at": np.full(len(numbers), sent_at.value, dtype="int64"),
+                }
+            )
+        )
+        cost = float(result.summary()["cost"].iloc[0])
+        rows.append({"campaign": result.name, "recipients": len(numbers), "cost": cost})
+    if skipped:
+        warnings.warn(
+            "attribution leaves out journals it cannot read as a sent campaign: "
+            + "; ".join(skipped),
+            UserWarning,
+            stacklevel=3,
+        )
+    columns = {"campaign": [], "phone_number": [], "touched_at": np.zeros(0, dtype="int64")}
+    touches = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns)
+    return touches, pd.DataFrame(rows, columns=["campaign", "recipients", "cost"])
+
+
+def attribute(
+    touches: pd.DataFrame,
+    campaigns: pd.DataFrame,
+    orders: Any,
+    *,
+    window: Any = "5D",
+    models: Sequence[str] = ("last_touch",),
+    at: str = "ordered_at",
+    value: str | None = "amount",
+    number: str = "phone_number",
+    default_region: str | None = None,
+) -> pd.DataFrame:
+    """:func:`attribution` over given ``touches`` and ``campaigns`` (see
+    :func:`campaign_touches`): one row per model and campaign."""
+    import numpy as np
+    import pandas as pd
+
+    span = window_of(window).value
+    frame = order_frame(orders, [number, REGION_COLUMN, at, *([value] if value else [])])
+    instants = order_instants(frame, at)
+    amounts = order_amounts(frame, value) if value else np.ones(len(frame))
+    times = touches["touched_at"].to_numpy(dtype="int64")
+    if len(times):
+        rows = np.flatnonzero((instants >= times.min()) & (instants < times.max() + span))
+    else:
+        rows = np.zeros(0, dtype="int64")
+    digits = order_numbers(frame, number, rows, default_region)
+    touch_digits = order_numbers(
+        touches[["phone_number"]], "phone_number", np.arange(len(touches)), None, "touches"
+    )
+    pairs = pd.DataFrame({"order": rows, "digits": digits}).merge(
+        pd.DataFrame(
+            {"digits": touch_digits, "campaign": touches["campaign"].to_numpy(), "touch": times}
+        ),
+        on="digits",
+    )
+    when = instants[pairs["order"].to_numpy()]
+    pairs = pairs[(when >= pairs["touch"].to_numpy()) & (when < pairs["touch"].to_numpy() + span)]
+    order = {name: i for i, name in enumerate(campaigns["campaign"])}
+    pairs = pairs.assign(rank=pairs["campaign"].map(order))
+    pairs = pairs.sort_values(["order", "touch", "rank"], kind="stable")
+    out = []
+    for model in models:
+        credited = _credited(pairs, model)
+        credited = credited.assign(revenue=credited["weight"] * amounts[credited["order"]])
+        sums = credited.groupby("campaign")[["weight", "revenue"]].sum()
+        table = campaigns.set_index("campaign").join(sums).fillna({"weight": 0.0, "revenue": 0.0})
+        table = table.rename(columns={"weight": "conversions"}).reset_index()
+        table.insert(0, "model", model)
+        out.append(table)
+    result = pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=ATTRIBUTION_COLUMNS)
+    recipients = result["recipients"].astype("float64")
+    result["revenue_per_recipient"] = result["revenue"] / recipients.where(recipients > 0)
+    cost = result["cost"].astype("float64")
+    result["cost_per_conversion"] = cost / result["conversions"].where(result["conversions"] > 0)
+    result["roi"] = (result["revenue"] - cost) / cost.where(cost > 0)
+    result["model"] = pd.Categorical(result["model"], categories=MODELS)
+    return result[list(ATTRIBUTION_COLUMNS)]
+
+
+def _credited(pairs: pd.DataFrame, model: str) -> pd.DataFrame:
+    """Each (order, campaign) credit of ``model``: ``order``, ``campaign``, ``weight``;
+    ``pairs`` sorted by order, then touch instant, then campaign."""
+    grouped = pairs.groupby("order", sort=False)
+    if model == "last_touch":
+        chosen = grouped.tail(1).assign(weight=1.0)
+    elif model == "first_touch":
+        chosen = grouped.head(1).assign(weight=1.0)
+    elif model == "linear":
+        chosen = pairs.assign(weight=1.0 / grouped["campaign"].transform("size"))
+    else:
+        chosen = pairs.assign(weight=1.0)
+    return chosen[["order", "campaign", "weight"]]
+
+
+def attribution(
+    orders: Any,
+    *,
+    window: Any = "5D",
+    model: str | None = None,
+    models: Sequence[str] | None = None,
+    at: str = "ordered_at",
+    value: str | None = "amount",
+    number: str = "phone_number",
+    default_region: str | None = None,
+    journals: Any = None,
+) -> pd.DataFrame:
+    """The orders credited to the ledger's campaigns (``journals``: as :func:`smskit.history`
+    reads them, default every journal of the campaigns directory) by ``model`` (default
+    ``last_touch``) or several ``models`` side by side: one row per model and campaign with
+    ``recipients`` (accepted), ``conversions`` (credited orders, fractional for ``linear``),
+    ``revenue``, ``revenue_per_recipient``, ``cost`` (billed), ``cost_per_conversion`` and
+    ``roi``. The orders are read as :meth:`CampaignResult.conversions` reads them. What
+    each model assumes: the module docstring and docs/conversions.md."""
+    chosen = _models(model, models)
+    touches, campaigns = campaign_touches(journals)
+    return attribute(
+        touches, campaigns, orders, window=window, models=chosen, at=at, value=value,
+        number=number, default_region=default_region,
+    )  # fmt: skip
