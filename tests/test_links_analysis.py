@@ -60,3 +60,16 @@ def test_a_campaign_refuses_what_cannot_track() -> None:
     with pytest.raises(ValidationError, match=r"link 'https://a\.example'"):
         smskit.Campaign(None, ["+33612345678"], text="Go https://a.example", sender="Shop",
                         track_links=inbox)  # fmt: skip
+
+
+def test_a_tracked_campaign_refuses_a_text_given_after_it_was_made() -> None:
+    """campaign.text = ... on a tracked campaign is refused at preflight, never sent untracked."""
+    with Inbox() as inbox:
+        campaign = smskit.Campaign(
+            None, ["+33612345678"], text="Go https://a.example", sender="Shop",
+            track_links=inbox, purpose="alert",
+        )  # fmt: skip
+        assert campaign.preflight(offline=True).to_send == 1
+        campaign.text = "Now https://b.example"
+        with pytest.raises(ValidationError, match="keeps the text it was made with"):
+            campaign.preflight(offline=True)

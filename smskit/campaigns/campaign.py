@@ -136,6 +136,8 @@ class Campaign(CampaignExecutor[CampaignResult]):
         check. Numbers on the account's opt-out list (:class:`smskit.OptOuts`) are excluded
         (issue ``opted_out``) unless the campaign includes them (``include_opted_out``).
         """
+        if self.tracking is not None:
+            self.tracking.check_sent_text(self.spec.text)
         fingerprint = self.recipients.fingerprint()
         spec = self.spec
         suppression, state = self._suppression(offline)

@@ -58,6 +58,18 @@ class LinkTracking:
         box = check_tracking_inbox(inbox)
         return cls(box, template, track(template, box.link_base))
 
+    def check_sent_text(self, text: str) -> None:
+        """Refuse a text given to the campaign after it was made (``campaign.text = ...``):
+        its links were not made short links, and its fields no longer match them."""
+        if text != self.tracked.text:
+            raise ValidationError(
+                "text",
+                "a campaign tracking links keeps the text it was made with (its links are "
+                "each recipient's short links); make a new Campaign(..., track_links=...) "
+                "for another text",
+                value=text,
+            )
+
     def recipients(self, recipients: Recipients, campaign: str) -> Recipients:
         """A snapshot of ``recipients`` whose link fields hold each row's short link."""
         import pandas as pd
