@@ -34,6 +34,7 @@ from smskit.campaigns.sending.journal import plan_contacts
 from smskit.client import AsyncClient, Client
 from smskit.dask import partition_preflight as parts
 from smskit.dask import sending
+from smskit.dask.narration import quiet_shuffles
 from smskit.dask.report import (
     BREAKDOWN_COLUMNS,
     DaskPreflightReport,
@@ -343,6 +344,7 @@ def repeats_by_owner(candidates: dd.DataFrame, partitions: int) -> dd.DataFrame:
     """Keys whose number an earlier sendable key has, with that first key, partitioned like
     the input: partition ``n`` holds the repeats of its own rows only. Every candidate of a
     number meets in one partition after the shuffle; only the repeats leave it."""
+    quiet_shuffles()
     shuffled = candidates.shuffle(on="phone_number")
     found = shuffled.map_partitions(parts.first_seen, meta=parts.REPEATS_META)
     owned = found.assign(part=found["row"] // (1 << parts.SHIFT))

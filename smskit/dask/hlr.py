@@ -23,6 +23,7 @@ from smskit._repr import tolerant_repr
 from smskit.campaigns import abulk_hlr as checked
 from smskit.campaigns.sending.blocking import blocking, interruption
 from smskit.campaigns.sending.progress import Progress, ProgressOption
+from smskit.dask.narration import quiet_shuffles
 from smskit.dask.stream import Materialised, parts_of, rows_of, stage, stream
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.rules.region import DEFAULT_REGION
@@ -78,6 +79,7 @@ async def abulk_hlr(
     out.mkdir(parents=True, exist_ok=True)
     meta = pd.DataFrame({"key": pd.Series(dtype="string")})
     keys = numbers.map_partitions(_keys, default_region, meta=meta)
+    quiet_shuffles()
     distinct = keys.drop_duplicates(split_out=keys.npartitions, ignore_index=True)
     staging = out.with_name(f".{out.name}.distinct")
     shutil.rmtree(staging, ignore_errors=True)  # ours: what an interrupted run left
