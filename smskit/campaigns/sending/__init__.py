@@ -6,8 +6,10 @@ chunk), progress as events (``progress``), async work run from sync code and eac
 operation's generated blocking twin (``blocking``), the campaign journal (``journal``: the
 SQLite file holding the whole plan and every chunk's state, opt-outs withheld at a resume),
 what an existing file given as a journal holds (``journal_file``), the one-sender-per-campaign
-lease kept in it (``lease``), and a client back to the gateway a journal's campaign went to
-(``reconnect``).
+lease kept in it (``lease``), a client back to the gateway a journal's campaign went to
+(``reconnect``), the one typed record of a campaign as journaled and its codec (``record``:
+``CampaignRecord``; nothing else reads the journal's meta), and the log of sends made lately
+behind a campaign's repeat guard (``repeats``).
 
 May import: ``smskit.client``, ``smskit.rules``, ``smskit.errors`` and the top-level
 infrastructure modules. No other room of ``smskit.campaigns``: planning and analysis build
