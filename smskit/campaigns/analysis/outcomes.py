@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "AMBIGUOUS",
     "CLOCK_SLACK",
     "MATCH_WINDOW",
     "OUTCOME_COLUMNS",
@@ -67,6 +68,9 @@ SKEW_UNSEEN: Final = 2.5  # seconds
 POLL_S: Final = 0.25  # seconds
 # How long after its send a message's reports and STOP are looked for (match="number").
 MATCH_WINDOW: Final = 72 * 3600.0  # seconds
+# The flag of a recipient matched by number and time whose number has more than one message
+# in its match window: which one is its own cannot be told, so none is joined to it.
+AMBIGUOUS: Final = "ambiguous_match"
 
 OUTCOME_COLUMNS: Final = (
     "row", "phone_number", "ticket", "message_id", "sent_at", "status", "status_raw",
@@ -342,6 +346,7 @@ def outcomes_frame(
     ids = _own_ids(tickets, numbers, by_id)
     found = _messages(status, ids, keys, sent_at)
     out["message_id"] = found
+    ambiguous = found.attrs.get(AMBIGUOUS, [])
     standing = status.set_index("message_id").reindex(found.to_numpy())
     _delivery(out, standing)
     if callbacks.clicks is not None:
@@ -351,6 +356,7 @@ def outcomes_frame(
         out["first_click_date"], out["bot_reasons"] = pd.NaT, ""
     flags = callbacks.flags.reindex(found.to_numpy()).astype(object)
     out["flags"] = flags.where(flags.notna(), "").to_numpy()
+    out.loc[ambiguous, "flags"] = AMBIGUOUS
     out["flagged"] = out["flags"] != ""
 
     _replies_and_stops(out, keys, ids, callbacks, replies=facts.with_replies)
@@ -407,15 +413,45 @@ def _messages(
 ) -> pd.Series:
     """Each recipient's message_id in the store of delivery reports (None: none found). By
     its own id (:func:`_own_ids`) where known; by number and time otherwise, among the
-    messages no id claimed."""
+    messages no id claimed; none where two or more of them could be its message (the
+    positions of those in ``attrs[AMBIGUOUS]``)."""
+    import pandas as pd
+
     found = ids.where(ids.isin(status["message_id"]))
     loose = ids.isna()
     if loose.any():
         free = status[~status["message_id"].isin(found.dropna())]
         events = _events(free["number"], free["delivery_date"].fillna(free["received_at"]))
         at = _nearest(keys[loose], sent_at[loose], events)
+        # Two messages of one number in the window cannot be told apart by number and time:
+        # the row says so (AMBIGUOUS) rather than give the first one as its message.
+        twice = _candidates(keys[loose], sent_at[loose], events) > 1
+        at = at.where(~twice.to_numpy(), pd.NA)
         found[loose] = _take(free["message_id"], at).to_numpy()
+        found.attrs[AMBIGUOUS] = loose[loose].index[twice.to_numpy()].tolist()
     return found
+
+
+def _candidates(keys: pd.Series, sent_at: pd.Series, events: pd.DataFrame) -> pd.Series:
+    """For each send (number key, time), how many events of its number fall in its match
+    window (CLOCK_SLACK before the send to MATCH_WINDOW after), by position."""
+    import pandas as pd
+
+    left = pd.DataFrame(
+        {"pos": range(len(keys)), "key": keys.to_numpy(dtype=object),
+         "sent": sent_at.astype("datetime64[ns, UTC]").array}
+    )  # fmt: skip
+    right = pd.DataFrame(
+        {"key": events["key"].to_numpy(dtype=object),
+         "at": pd.to_datetime(events["at"], utc=True).astype("datetime64[ns, UTC]")}
+    )  # fmt: skip
+    pairs = left[left["key"] != ""].merge(right[right["key"] != ""], on="key")
+    start = pairs["sent"] - pd.Timedelta(seconds=CLOCK_SLACK)
+    inside = (pairs["at"] >= start) & (
+        pairs["at"] <= pairs["sent"] + pd.Timedelta(seconds=MATCH_WINDOW)
+    )
+    counts = pairs.loc[inside].groupby("pos").size()
+    return counts.reindex(range(len(keys)), fill_value=0).reset_index(drop=True)
 
 
 def _events(numbers: pd.Series, at: pd.Series) -> pd.DataFrame:

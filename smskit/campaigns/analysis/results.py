@@ -250,6 +250,7 @@ class CampaignResult:
         (or ``ACK``). STOPs and replies may come later still: they are not waited for.
         """
         from smskit.campaigns.analysis.outcomes import (
+            AMBIGUOUS,
             SendFacts,
             no_hlr,
             outcomes_frame,
@@ -264,7 +265,8 @@ class CampaignResult:
 
         def pending(callbacks: Any) -> int:
             frame = outcomes_frame(sent, facts, callbacks, hlr, match=match)
-            return int((~frame["final"]).sum())
+            # a row that cannot be matched (AMBIGUOUS) will not be by waiting
+            return int((~frame["final"] & (frame["flags"] != AMBIGUOUS)).sum())
 
         return wait_for_final(inbox, timeout, pending)
 
