@@ -8,12 +8,21 @@ is rewritten (``http://127.0.0.1:8000`` and ``http://localhost:8000`` are two ga
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 from urllib.parse import urlsplit
 
 from smskit.errors import ConfigurationError
 
-__all__ = ["Gateway", "Hidden", "carries_secrets", "gateway_of", "held", "shown_url"]
+__all__ = [
+    "EMBEDDED_SANDBOX",
+    "Gateway",
+    "Hidden",
+    "account_of",
+    "carries_secrets",
+    "gateway_of",
+    "held",
+    "shown_url",
+]
 
 Gateway = tuple[str, str]  # (base URL, login): whose data this is
 
@@ -90,3 +99,18 @@ def shown_url(url: str) -> str:
     elif "@" in head:  # no readable host: the whole text may be a credential
         return repr("***")
     return repr(head + ("?" + tail if tail else ""))
+
+
+# The base URL the embedded sandbox (started when nothing is configured) is keyed by: each
+# process starts its own on another port, but every one answers alike (the same seed and
+# rules: an HLR answer is drawn from the number alone), so what one answered, or the list a
+# user kept on it, holds for the next command. An explicit ``Sandbox()`` keeps its own URL.
+EMBEDDED_SANDBOX: Final = "embedded-sandbox:"
+
+
+def account_of(client: Any) -> Gateway:
+    """The key of a client's account: :data:`EMBEDDED_SANDBOX` for the embedded sandbox
+    (``client.is_embedded_sandbox``), else its base URL; with its login."""
+    if getattr(client, "is_embedded_sandbox", False) is True:
+        return gateway_of(EMBEDDED_SANDBOX, client.api_login)
+    return gateway_of(client.base_url, client.api_login)

@@ -2,7 +2,8 @@
 
 The list is local (SQLite in the per-user data directory), so these commands send nothing
 and need no key: the account is named by ``SMSKIT_BASE_URL`` and ``SMSKIT_API_LOGIN`` (or
-``--base-url`` and ``--login``), the key every list is filed under (docs/optouts.md).
+``--base-url`` and ``--login``), the key every list is filed under (docs/optouts.md); with
+neither set, the embedded sandbox's list, as every other command uses that sandbox then.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from smskit.cli.options import region_option
 from smskit.cli.output import (
     EXIT_INPUT,
     EXIT_REPEAT,
+    connect,
     json_option,
     name_file,
     print_json,
@@ -52,15 +54,20 @@ def _open(base_url: str | None, login: str | None, path: Path | None) -> OptOuts
     from smskit.errors import ConfigurationError
     from smskit.replies.optouts import OptOuts, OptOutsNotReadWarning
 
-    if not base_url or not login:
+    account: Any = (base_url, login)
+    if not base_url and not login:  # nothing named: the embedded sandbox's list, as elsewhere
+        with connect() as client:
+            account = client
+    elif not base_url or not login:
         raise ConfigurationError(
-            "name the account whose opt-out list this is: set SMSKIT_BASE_URL and "
-            "SMSKIT_API_LOGIN (or pass --base-url and --login)"
+            "name the account whose opt-out list this is: set both SMSKIT_BASE_URL and "
+            "SMSKIT_API_LOGIN (or pass --base-url and --login), or neither for the embedded "
+            "sandbox's"
         )
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", OptOutsNotReadWarning)
-            listed = OptOuts((base_url, login), path=path)
+            listed = OptOuts(account, path=path)
     except ConfigurationError as exc:  # the file given is not a list: input refused (exit 4)
         if path is None:
             raise

@@ -188,6 +188,12 @@ class _BaseClient(Generic[M]):
         """Whether this client talks to an embedded sandbox (no real SMS)."""
         return self._settings.sandbox
 
+    @property
+    def is_embedded_sandbox(self) -> bool:
+        """Whether this client talks to the sandbox started because nothing was configured
+        (the same gateway, whatever its port, to the HLR cache and the opt-out list)."""
+        return self._settings.embedded
+
     def __repr__(self) -> str:
         if not hasattr(self, "_settings"):  # shown by a traceback of __init__ refusing settings
             return f"<{type(self).__name__} (not configured)>"

@@ -139,6 +139,9 @@ class Settings:
     api_login: str
     api_key: Secret
     sandbox: bool = False
+    # The process's shared sandbox, started because nothing was configured: every process's
+    # is the same gateway to the data smskit keeps per account (smskit._account).
+    embedded: bool = False
 
     @property
     def loopback(self) -> bool:
@@ -204,7 +207,7 @@ def _shared_sandbox() -> Settings:
     box = _local_gateway()
     _remember(box)
     print(SANDBOX_NOTICE)
-    return Settings(box.url, box.login, Secret(box.api_key), sandbox=True)
+    return Settings(box.url, box.login, Secret(box.api_key), sandbox=True, embedded=True)
 
 
 # Sandboxes clients of this process were made on, by URL: a resumed campaign finds the one it

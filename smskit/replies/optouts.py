@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from smskit import _sqlite
-from smskit._account import Gateway, Hidden, gateway_of, held
+from smskit._account import Gateway, Hidden, account_of, gateway_of, held
 from smskit._paths import as_file_path, check_directory_of
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies.optoutcsv import CSV_SOURCES, read_optouts_csv
@@ -182,7 +182,7 @@ def account_key(account: Account | tuple[str, str]) -> Gateway:
         base_url = getattr(account, "base_url", None)
         login = getattr(account, "api_login", None)
         if isinstance(base_url, str) and isinstance(login, str) and base_url and login:
-            return gateway_of(base_url, login)
+            return account_of(account)
     raise ValidationError(
         "account",
         "must be a client (smskit.Client, smskit.AsyncClient) or a (base_url, login) pair",

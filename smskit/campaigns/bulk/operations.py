@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit._account import gateway_of
+from smskit._account import account_of
 from smskit._paths import hlr_cache_path
 from smskit.campaigns.bulk.hlr_cache import HLRCache
 from smskit.campaigns.sending.blocking import async_client, blocking, interruption
@@ -133,7 +133,7 @@ class _HLRJob:
     ) -> HLRResults:
         numbers = list(dict.fromkeys(e for e in self.checks["e164"] if isinstance(e, str)))
         cache = HLRCache(self.path) if self.path is not None else None
-        key = gateway_of(client.base_url, client.api_login)
+        key = account_of(client)
         try:
             answers = cache.cached(key, numbers, self.max_age) if cache is not None else {}
             cached = set(answers)
