@@ -125,3 +125,17 @@ def test_the_guarantee_check_sees_a_promise_without_its_test() -> None:
         "",
         "- **Promised.** No proof.",
     ]
+
+
+def test_every_guide_is_in_the_sites_contents() -> None:
+    """Each docs/*.md page is listed in a toctree of docs/index.md (Sphinx -W, in `make
+    test`, fails on a page left out; this says which, without building the site)."""
+    index = (REPO / "docs" / "index.md").read_text(encoding="utf-8")
+    listed = {
+        line.strip()
+        for tree in re.findall(r"```\{toctree\}\n(.*?)```", index, re.S)
+        for line in tree.splitlines()
+        if line.strip() and not line.startswith(":")
+    }
+    guides = {page.stem for page in (REPO / "docs").glob("*.md")} - {"index"}
+    assert guides - listed == set()
