@@ -30,6 +30,7 @@ from smskit.campaigns.analysis.results import (
     CampaignResult,
     IncompleteSendWarning,
 )
+from smskit.campaigns.analysis.send_time import send_times
 from smskit.campaigns.bulk import *  # noqa: F403  (its __all__, added below)
 from smskit.campaigns.campaign import Campaign
 from smskit.campaigns.experiment import Experiment, ExperimentResult
@@ -65,5 +66,6 @@ __all__ = [
     "derive_request_id",
     "history",
     "register_marketing_hours",
+    "send_times",
 ]
 __all__ += bulk.__all__

@@ -198,7 +198,7 @@ def attribution(
     default_region: str | None = None,
     journals: Any = None,
 ) -> pd.DataFrame:
-    """The orders credited to the ledger's campaigns (``journals``: as :func:`smskit.history`
+    """The orders credited to the ledger's campaigns (``journals``: as :func:`smskit.campaigns.history`
     reads them, default every journal of the campaigns directory) by ``model`` (default
     ``last_touch``) or several ``models`` side by side: one row per model and campaign with
     ``recipients`` (accepted), ``conversions`` (credited orders, fractional for ``linear``),
