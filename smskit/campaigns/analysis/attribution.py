@@ -198,8 +198,9 @@ def attribution(
     default_region: str | None = None,
     journals: Any = None,
 ) -> pd.DataFrame:
-    """The orders credited to the ledger's campaigns (``journals``: as :func:`smskit.campaigns.history`
-    reads them, default every journal of the campaigns directory) by ``model`` (default
+    """The orders credited to the ledger's campaigns (``journals``: as
+    :func:`smskit.campaigns.history` reads them, default every journal of the campaigns
+    directory) by ``model`` (default
     ``last_touch``) or several ``models`` side by side: one row per model and campaign with
     ``recipients`` (accepted), ``conversions`` (credited orders, fractional for ``linear``),
     ``revenue``, ``revenue_per_recipient``, ``cost`` (billed), ``cost_per_conversion`` and

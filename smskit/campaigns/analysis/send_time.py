@@ -48,8 +48,8 @@ def send_times(
 ) -> pd.DataFrame:
     """One row per send ``hour`` (0-23) or ``weekday`` (Monday first), every slot listed:
     ``campaigns``, ``sent`` and the counts and rates of the module docstring. ``journals``,
-    ``inbox`` and ``time_zone`` as :func:`smskit.campaigns.history` reads them; ``orders`` (optional)
-    as :func:`smskit.campaigns.attribution` reads them."""
+    ``inbox`` and ``time_zone`` as :func:`smskit.campaigns.history` reads them; ``orders``
+    (optional) as :func:`smskit.campaigns.attribution` reads them."""
     import pandas as pd
 
     if by not in SLOTS:
