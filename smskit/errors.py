@@ -59,6 +59,7 @@ __all__ = [
     "TimeoutError",
     "TransportError",
     "ValidationError",
+    "advised",
 ]
 
 # Gateway error codes (the spec's, plus the sandbox's documented choices for "not shown").
@@ -69,7 +70,27 @@ FIELD_CODE_BLANK = 410
 
 
 class SmskitError(Exception):
-    """Root of every smskit error: ``except smskit.SmskitError`` catches them all."""
+    """Root of every smskit error: ``except smskit.SmskitError`` catches them all.
+
+    ``fact`` (what went wrong, without the advice; None: the message is all of it) and
+    ``remedy`` (the Python arguments the message's advice names, e.g. ``("allow_insecure",)``)
+    are set by :func:`advised`: an edge that is not Python (the ``smskit`` command) words the
+    advice in its own terms (an option, an environment variable).
+    """
+
+    fact: str | None = None
+    remedy: tuple[str, ...] = ()
+
+
+_E = TypeVar("_E", bound=SmskitError)
+
+
+def advised(error: _E, fact: str, *remedy: str) -> _E:
+    """``error``, knowing its ``fact`` apart from its advice and the arguments the advice
+    names (``remedy``)."""
+    error.fact = fact
+    error.remedy = remedy
+    return error
 
 
 class ConfigurationError(SmskitError):

@@ -216,7 +216,37 @@ OPTION_OF_FIELD: Final = {
 }
 
 
+# The Python arguments the library's advice names (SmskitError.remedy), as the shell gives
+# them: advice at the shell names the command's options and environment variables.
+CLI_REMEDY: Final = {
+    "allow_insecure": "give SMSKIT_BASE_URL an https:// URL (plain http:// only to this machine)",
+    "base_url": "set SMSKIT_BASE_URL too (or none of SMSKIT_BASE_URL, SMSKIT_API_LOGIN, "
+    "SMSKIT_API_KEY for the embedded sandbox)",
+    "client": "it cannot be resumed from the shell",
+    "api_key": "set SMSKIT_API_KEY (and SMSKIT_API_LOGIN) to that account's",
+    "api_login": "set SMSKIT_API_LOGIN to the login it was sent as (and SMSKIT_API_KEY to its key)",
+    "path": "give the file with --csv FILE",
+}
+
+
+def _advice(exc: BaseException) -> str | None:
+    """The error's fact with the shell's advice, when every remedy it names has one."""
+    if not isinstance(exc, SmskitError) or exc.fact is None or not exc.remedy:
+        return None
+    if not all(name in CLI_REMEDY for name in exc.remedy):
+        return None
+    where = ""
+    if isinstance(exc, ValidationError):
+        option = OPTION_OF_FIELD.get(exc.field, "--to" if exc.field == "recipients" else exc.field)
+        where = f"{named_file(exc.field) or option}: "
+        where += f"{exc.value!r}: " if isinstance(exc.value, str) else ""
+    return _one_line(f"{where}{exc.fact}: {'; or '.join(CLI_REMEDY[n] for n in exc.remedy)}")
+
+
 def _describe(exc: BaseException) -> str:
+    advice = _advice(exc)
+    if advice is not None:
+        return advice
     if isinstance(exc, OSError) and exc.filename is not None:
         return _one_line(f"{exc.filename}: {exc.strerror or exc}")
     if isinstance(exc, ValidationError) and named_file(exc.field) is not None:

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from smskit._account import Hidden, held
-from smskit.errors import ConfigurationError
+from smskit.errors import ConfigurationError, advised
 
 ENV_LOGIN = "SMSKIT_API_LOGIN"
 ENV_KEY = "SMSKIT_API_KEY"
@@ -177,8 +177,9 @@ def resolve(
         names = " and ".join(f"{name} (or SMSKIT_{name.upper()})" for name in missing)
         raise ConfigurationError(f"incomplete credentials: {names} not set")
     if url is None:
-        raise ConfigurationError(
-            f"credentials are set but no gateway URL: pass base_url= or set {ENV_BASE_URL}"
+        fact = "credentials are set but no gateway URL"
+        raise advised(
+            ConfigurationError(f"{fact}: pass base_url= or set {ENV_BASE_URL}"), fact, "base_url"
         )
     return Settings(check_base_url(url, allow_insecure=allow_insecure), login, key)
 
@@ -249,9 +250,11 @@ def check_base_url(url: str | Hidden, *, allow_insecure: bool = False) -> str:
             f"base URL must look like https://host[:port][/prefix], got {url!r}"
         )
     if parts.scheme == "http" and not is_loopback(hostname) and not allow_insecure:
-        raise ConfigurationError(
-            f"refusing plain http:// to {hostname}: the API key would travel in clear; "
-            "use https:// or pass allow_insecure=True"
+        fact = f"refusing plain http:// to {hostname}: the API key would travel in clear"
+        raise advised(
+            ConfigurationError(f"{fact}; use https:// or pass allow_insecure=True"),
+            fact,
+            "allow_insecure",
         )
     return url.strip().rstrip("/")
 

@@ -34,7 +34,7 @@ from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from smskit.errors import ValidationError
+from smskit.errors import ValidationError, advised
 from smskit.rules.arrowinput import RULE_NOT_RECIPIENT, arrow_frame, arrow_library
 from smskit.rules.csvtext import read_csv_text
 from smskit.rules.fields import (
@@ -121,10 +121,11 @@ def check_file_name(value: str, field: str, instead: str | None = None) -> None:
         return
     if value.strip().lower().endswith(_FILE_SUFFIXES) or os.path.isfile(value):
         instead = instead or f"pass pathlib.Path({value!r}) (or Campaign.from_csv({value!r}, ...))"
-        raise ValidationError(
-            field,
-            f"a string is one phone number, and this one names a file: to read the file, {instead}",
-            value=value,
+        fact = "a string is one phone number, and this one names a file"
+        raise advised(
+            ValidationError(field, f"{fact}: to read the file, {instead}", value=value),
+            fact,
+            "path",
         )
 
 

@@ -23,7 +23,7 @@ from smskit.campaigns.sending.record import CampaignRecord
 from smskit.campaigns.sending.runner import check_concurrency
 from smskit.client import AsyncClient, Client
 from smskit.client.config import ENV_KEY, ENV_LOGIN, Secret, running_sandbox
-from smskit.errors import ConfigurationError, SandboxEndedError
+from smskit.errors import ConfigurationError, SandboxEndedError, advised
 
 __all__ = [
     "ended_sandbox",
@@ -60,7 +60,8 @@ def reconnect(
         recorded = book.held().gateway
     where = f"journal {str(journal_path)!r}"
     if recorded is None:
-        raise ConfigurationError(f"{where} records no gateway: {ASK}")
+        fact = f"{where} records no gateway"
+        raise advised(ConfigurationError(f"{fact}: {ASK}"), fact, "client")
     url, login = recorded.base_url, recorded.api_login
     box = running_sandbox(url)
     if box is not None:
@@ -69,14 +70,16 @@ def reconnect(
         raise SandboxEndedError(journal_path, url)
     # Neither the environment nor the key is held in a local: a traceback shows locals.
     if not _env(ENV_KEY, environ):
-        raise ConfigurationError(
-            f"{where} was sent to {url} as {login!r}: set {ENV_KEY} to that account's key, or {ASK}"
+        fact = f"{where} was sent to {url} as {login!r}"
+        raise advised(
+            ConfigurationError(f"{fact}: set {ENV_KEY} to that account's key, or {ASK}"),
+            fact,
+            "api_key",
         )
     other = _env(ENV_LOGIN, environ)
     if other and other != login:
-        raise ConfigurationError(
-            f"{where} was sent as {login!r} but {ENV_LOGIN} is {other!r}: {ASK}"
-        )
+        fact = f"{where} was sent as {login!r} but {ENV_LOGIN} is {other!r}"
+        raise advised(ConfigurationError(f"{fact}: {ASK}"), fact, "api_login")
     return kind(api_login=login, api_key=Secret(_env(ENV_KEY, environ) or ""), base_url=url)
 
 

@@ -1,0 +1,135 @@
+"""Advice given at the shell names the command's options and environment variables, never
+Python (``pass allow_insecure=True``, ``pass client=smskit.Client(...)``): errors carry
+their fact and the arguments their advice names (``SmskitError.fact`` / ``remedy``), and
+the command words the advice (``cli/main.py`` ``CLI_REMEDY``). Every string of the package
+that gives Python advice is either advised so, or listed here as never reaching the shell."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from smskit.cli.main import CLI_REMEDY
+
+REPO = Path(__file__).resolve().parent.parent
+PYTHON_ADVICE = re.compile(r"\bpass [\w.]+[=(]|smskit\.\w+\(|\w+\(\.\.\.\)|\bpass pathlib")
+# Python advice that no command can meet, with why.
+NOT_AT_THE_SHELL = {
+    "smskit/campaigns/analysis/outcomes.py": "outcomes() of a result: no command asks it",
+    "smskit/campaigns/campaign.py": "send checks the journal first (cli/sendcheck.check_journal)",
+    "smskit/dask/campaign.py": "the Dask campaign: no command",
+    "smskit/dask/sending.py": "the Dask campaign: no command",
+    "smskit/replies/inbox.py": "an Inbox's repr in a notebook",
+    "smskit/rules/recipients.py:check_collection": "another library's objects: no command",
+    "smskit/views/pure_panel.py": "the Composer's panel",
+}
+
+
+def python_advice_sites() -> list[tuple[str, str, bool]]:
+    """(module, enclosing function, advised) of each string constant (not a docstring)
+    giving Python advice; advised: the function passes it through ``advised(...)``."""
+    found = []
+    for path in sorted((REPO / "smskit").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        module = str(path.relative_to(REPO))
+        docs = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+        }
+        scopes = [
+            n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+        ]
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+                continue
+            if id(node) in docs or not PYTHON_ADVICE.search(node.value):
+                continue
+            inside = [f for f in scopes if f.lineno <= node.lineno <= (f.end_lineno or 0)]
+            scope = inside[-1] if inside else tree
+            name = inside[-1].name if inside else "<module>"
+            calls = {c.func.id for c in ast.walk(scope)
+                     if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}  # fmt: skip
+            users = "advised" in calls or (
+                name == "<module>" and "advised(" in path.read_text(encoding="utf-8")
+            )
+            found.append((module, name, users))
+    return found
+
+
+def test_every_python_advice_is_advised_or_never_at_the_shell() -> None:
+    """Each string giving Python advice sits in a function that raises it through
+    advised(...) (so the shell words it), or in a module listed as never met at the shell."""
+    left = [
+        (module, name)
+        for module, name, is_advised in python_advice_sites()
+        if not is_advised and module not in NOT_AT_THE_SHELL
+        and f"{module}:{name}" not in NOT_AT_THE_SHELL
+    ]  # fmt: skip
+    assert left == []
+    assert {m for m, _, advised in python_advice_sites() if advised} >= {
+        "smskit/client/config.py", "smskit/campaigns/sending/reconnect.py",
+        "smskit/rules/recipients.py",
+    }  # fmt: skip
+
+
+def test_every_remedy_the_library_names_has_shell_words() -> None:
+    """Each remedy name passed to advised(...) in the package has its CLI wording."""
+    named = set()
+    for path in (REPO / "smskit").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "advised":
+                named |= {a.value for a in node.args[2:] if isinstance(a, ast.Constant)}
+    assert named and named <= set(CLI_REMEDY)
+
+
+def smskit(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "smskit", *args], capture_output=True,
+                          text=True, timeout=120, env=env, check=False)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("variables", "args", "code", "says"),
+    [
+        (
+            {
+                "SMSKIT_BASE_URL": "http://gw.example",
+                "SMSKIT_API_LOGIN": "acme",
+                "SMSKIT_API_KEY": "k3y-0123456789",
+            },
+            ["balance"],
+            3,
+            "https:// URL",
+        ),
+        (
+            {"SMSKIT_API_LOGIN": "acme", "SMSKIT_API_KEY": "k3y-0123456789"},
+            ["balance"],
+            3,
+            "set SMSKIT_BASE_URL",
+        ),
+    ],
+    ids=["plain http", "no URL"],
+)
+def test_advice_at_the_shell_names_options_and_variables(
+    variables: dict[str, str], args: list[str], code: int, says: str, tmp_path: Path
+) -> None:
+    """As real processes: the refusal is one line naming the variable or option to set, and
+    no Python (`pass ...=`, `smskit.Client(`, `pathlib.Path(`)."""
+    csv = tmp_path / "contacts.csv"
+    csv.write_text("phone_number\n+33612345678\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SMSKIT_")}
+    env |= variables | {"XDG_DATA_HOME": str(tmp_path / "d"), "XDG_CACHE_HOME": str(tmp_path / "c")}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+    done = smskit(env, *[a.replace("{csv}", str(csv)) for a in args])
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == code, done.stderr
+    assert len(lines) == 1 and says in lines[0], done.stderr
+    assert not PYTHON_ADVICE.search(lines[0]) and "=True" not in lines[0], lines[0]
