@@ -86,8 +86,8 @@ $(LAB)/%.ipynb: notebooks/%.ipynb
 # Every picture in docs/img, from the notebooks as committed: their stored outputs exported
 # to build/pictures/ and cut from the pages by chromium (docs/make_notebook_pictures.py), the
 # README's HLR figure (docs/make_figures.py, kaleido on Debian's chromium), docs/outcomes.md's
-# (docs/make_outcome_figures.py) and the composer
-# after a curly quote, from the real-browser test (docs/make_composer_screenshot.py).
+# (docs/make_outcome_figures.py) and the Composer after a curly quote, in JupyterLab and in
+# marimo, from the real-browser tests (docs/make_composer_screenshot.py).
 pictures: install chromium js
 	$(BIN)/python notebooks/_export/export_notebooks.py --no-execute --output-dir build/pictures $(NOTEBOOKS)
 	$(BIN)/python docs/make_notebook_pictures.py --pages build/pictures

@@ -1,8 +1,10 @@
-"""Refresh docs/img/composer.png, the README's picture of the composer.
+"""Refresh the README's pictures of the Composer: docs/img/composer.png (JupyterLab) and
+docs/img/composer-marimo.png (marimo).
 
-Runs the real-browser test (JupyterLab + Debian's chromium, see tests/browser/), which saves
-build/composer-ucs2.png (the panel right after a curly quote was typed) and build/composer.png
-(after "optimise text"), and copies the first: it shows the UCS-2 highlight and the checks.
+Runs the real-browser tests (JupyterLab, ``marimo run`` and Debian's chromium, see
+tests/browser/), which save build/composer-ucs2.png and build/marimo-composer-ucs2.png (the
+Composer right after a curly quote was typed: the character marked in place, the meter in
+UCS-2, the phone's bubbles, the send button saying why it is disabled), and copies them.
 
     .venv/bin/python docs/make_composer_screenshot.py
 """
@@ -15,16 +17,24 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+PICTURES = {
+    "composer-ucs2.png": "composer.png",
+    "marimo-composer-ucs2.png": "composer-marimo.png",
+}
 
 
 def main() -> int:
-    test = "tests/browser/test_composer_browser.py"
-    command = [sys.executable, "-m", "pytest", test, "-q", "-p", "no:cacheprovider"]
+    tests = [
+        "tests/browser/test_composer_browser.py",
+        "tests/browser/test_marimo_browser.py::test_composer_in_marimo_run_types_estimates_and_sends",
+    ]
+    command = [sys.executable, "-m", "pytest", *tests, "-q", "-p", "no:cacheprovider"]
     if subprocess.run(command, cwd=REPO, check=False).returncode:
         return 1
-    target = REPO / "docs" / "img" / "composer.png"
-    shutil.copyfile(REPO / "build" / "composer-ucs2.png", target)
-    print(f"wrote {target.relative_to(REPO)}")
+    for source, name in PICTURES.items():
+        target = REPO / "docs" / "img" / name
+        shutil.copyfile(REPO / "build" / source, target)
+        print(f"wrote {target.relative_to(REPO)}")
     return 0
 
 

@@ -230,7 +230,7 @@ def test_the_composer_keeps_no_copy_of_the_held_campaign_s_spec(
     held = composer.campaign()
     assert _specs_in(composer) == [] and _specs_in(held) == ["spec"]
     composer.sender = "Shop2"
-    composer.purpose_select.value = "alert"
+    composer.purpose = "alert"
     assert composer.spec is held.spec
     assert (held.spec.sender, held.spec.options["purpose"]) == ("Shop2", "alert")
     assert composer.options()["auto_optimize_text"] is True
@@ -259,7 +259,7 @@ def test_without_recipients_the_composer_holds_the_spec_it_edits(client: smskit.
     """No campaign to hold it: the Composer's one spec follows the controls all the same."""
     composer = Composer(client, text="Promo STOP au 36173", sender="Shop", debounce=0)
     composer.text = "Autre promo STOP au 36173"
-    composer.replies_box.value = True
+    composer.with_replies = True
     assert _specs_in(composer) == ["_unheld_spec"]
     assert composer.spec.text == "Autre promo STOP au 36173"
     assert composer.spec.options["with_replies"] is True

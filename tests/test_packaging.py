@@ -15,14 +15,14 @@ import pytest
 import smskit
 
 REPO = Path(__file__).resolve().parent.parent
-NOTEBOOK_ONLY = ("plotly", "ipywidgets")
+NOTEBOOK_ONLY = ("plotly", "ipywidgets", "anywidget")
 
 
 def block(monkeypatch: pytest.MonkeyPatch, *modules: str) -> None:
     """Make ``modules`` unimportable, and forget smskit's modules that imported them."""
     for name in modules:
         monkeypatch.setitem(sys.modules, name, None)
-    widget_modules = ("widgets", "base", "composer", "hlr_explorer", "dashboard")
+    widget_modules = ("widgets", "widget", "base", "composer", "hlr_explorer", "dashboard")
     views = tuple(f"smskit.views.{name}" for name in ("plots", *widget_modules))
     for name in ("smskit.plots", *views):
         monkeypatch.delitem(sys.modules, name, raising=False)
@@ -143,10 +143,10 @@ def test_plots_without_plotly_name_the_extra(monkeypatch: pytest.MonkeyPatch) ->
     assert caught.value.extra == "notebook" and caught.value.package == "plotly"
 
 
-def test_widgets_without_ipywidgets_name_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    """smskit.Composer without ipywidgets: MissingExtraError naming ipywidgets and the extra."""
-    block(monkeypatch, "ipywidgets")
-    with pytest.raises(smskit.MissingExtraError, match=r"ipywidgets.*smskit\[notebook\]"):
+def test_widgets_without_anywidget_name_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    """smskit.Composer without anywidget: MissingExtraError naming anywidget and the extra."""
+    block(monkeypatch, "anywidget")
+    with pytest.raises(smskit.MissingExtraError, match=r"anywidget.*smskit\[notebook\]"):
         smskit.Composer  # noqa: B018
 
 
@@ -157,7 +157,7 @@ def test_the_runtime_works_without_the_notebook_packages() -> None:
     script = textwrap.dedent(
         """
         import sys
-        for name in ("plotly", "ipywidgets", "statsmodels", "scipy"):
+        for name in ("plotly", "ipywidgets", "anywidget", "statsmodels", "scipy"):
             sys.modules[name] = None
         import smskit
         from smskit.cli import main

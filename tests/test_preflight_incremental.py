@@ -121,8 +121,8 @@ def test_the_composer_panel_equals_a_full_preflight_for_each_text(
     composer = Composer(None, frame, sender="Shop", debounce=0, auto_optimize_text=optimise)
     audience = composer.audience
     for text, purpose, send_at in sequence:
-        composer.purpose_select.value = purpose
-        composer.send_at_input.value = send_at
+        composer.purpose = purpose
+        composer.send_at = send_at
         composer.text = text
         shown = composer.preflight
         assert shown is not None and composer.audience is audience

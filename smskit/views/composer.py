@@ -1,8 +1,11 @@
-"""The campaign :class:`Composer`: a text area whose cost, encoding and checks follow every
-keystroke, with one-click fixes, a cost estimate and a confirmed send.
+"""The campaign :class:`Composer`: a text editor whose cost, encoding and checks follow every
+keystroke, with one-click fixes, a cost estimate and a confirmed send; an anywidget (one ES
+module, ``static/composer.js``, and its stylesheet) that runs in JupyterLab, Notebook 7, VS
+Code, Colab and marimo.
 
-The live panel's content is :func:`smskit.views.pure_panel.compose_panel` (pure); this module
-only lays it out and wires the controls.
+The live panel's content is :func:`smskit.views.pure_panel.compose_panel` (pure), sent to the
+front end as :func:`smskit.views.pure_panel.panel_state`; this module holds the campaign,
+decides what each button may do, and runs it.
 """
 
 from __future__ import annotations
@@ -23,14 +26,14 @@ from smskit.campaigns.planning.estimates import CostEstimate
 from smskit.campaigns.planning.report import PreflightReport
 from smskit.campaigns.planning.spec import CampaignSpec
 from smskit.client import AsyncClient, Client
-from smskit.errors import ValidationError
+from smskit.errors import SmskitError, ValidationError
 from smskit.rules import content
 from smskit.rules import spec as _spec
 from smskit.rules import text as engine
 from smskit.rules.fields import DYNAMIC_FIELDS
 from smskit.rules.region import DEFAULT_REGION
-from smskit.views.base import ProgressFile, View, escaped, widgets
-from smskit.views.pure_panel import ComposerPanel, compose_panel, panel_html
+from smskit.views.pure_panel import ComposerPanel, compose_panel, panel_state
+from smskit.views.widget import NO_PROGRESS, STATIC, TraitProgress, Widget, stylesheet, traitlets
 
 __all__ = ["Composer", "Sent"]
 
@@ -79,7 +82,7 @@ class _Next:
     new: bool
 
 
-class Composer(View):
+class Composer(Widget):
     """Write a campaign's text with its cost, encoding and checks following every keystroke.
 
     ``recipients``: what :class:`smskit.Campaign` takes (DataFrame, CSV path, list); the
@@ -112,6 +115,38 @@ class Composer(View):
     holds the spec itself): text, sender and options are the controls', send options the
     controls do not show are the spec's, and the name and journal are the spec's too.
     """
+
+    ACTIONS = ("optimize", "stop", "estimate", "send", "confirm", "cancel")
+    _esm = STATIC / "composer.js"
+    _css = stylesheet("composer")
+
+    text = traitlets.Unicode("").tag(sync=True)
+    """The text as typed (a template with ``{first_name}`` ... fields; settable)."""
+    sender = traitlets.Unicode("").tag(sync=True)
+    """The sender ID in the sender box (settable)."""
+    sms_type = traitlets.Unicode("").tag(sync=True)
+    """The send option ``type`` ("" for the gateway's default)."""
+    purpose = traitlets.Unicode("wholesale").tag(sync=True)
+    """The send option ``purpose``."""
+    with_replies = traitlets.Bool(False).tag(sync=True)
+    """The send option ``with_replies``."""
+    send_at = traitlets.Unicode("").tag(sync=True)
+    """The send option ``send_at`` ("" for now)."""
+    choices = traitlets.Dict().tag(sync=True)
+    """The values the ``type`` and ``purpose`` menus offer (the rule book's)."""
+    state = traitlets.Dict().tag(sync=True)
+    """What the live panel shows (:func:`smskit.views.pure_panel.panel_state`)."""
+    controls = traitlets.Dict().tag(sync=True)
+    """Each button's ``enabled`` and, when disabled, ``why``."""
+    summary = traitlets.Dict().tag(sync=True)
+    """Always in view: recipients to send, SMS and cost (``cost`` None until estimated, its
+    ``unit``: the wallet's, a currency)."""
+    confirmation = traitlets.Unicode("").tag(sync=True)
+    """The question Confirm / Cancel answer ("" while none is on show)."""
+    progress = traitlets.Dict(NO_PROGRESS).tag(sync=True)
+    """The running estimate's or send's progress (``done``, ``total``, ``unit``)."""
+    result_html = traitlets.Unicode("").tag(sync=True)
+    """The estimate or result on show, as its HTML (escaped by its template)."""
 
     def __init__(
         self,
@@ -152,114 +187,35 @@ class Composer(View):
         self.cost_estimate: CostEstimate | None = None
         self._report: PreflightReport | None = None
         self._shown_for: Any = None  # the values the estimate or result on show were made from
-        self._build(text, sender, spec.options)
+        self._cost: tuple[float | None, str] | None = None  # the cost on show and its source
+        self._unit: str | None = None  # the wallet's unit, read once with the first estimate
+        options = spec.options
+        super().__init__(
+            text=text,
+            sender=sender,
+            sms_type=options.get("type") or "",
+            purpose=options.get("purpose", "wholesale"),
+            with_replies=bool(options.get("with_replies", False)),
+            send_at=options.get("send_at") or "",
+            choices={"type": list(_spec.SMS_TYPES), "purpose": list(reversed(_spec.PURPOSES))},
+        )
+        self.observe(self._typed, names="text")
+        self.observe(
+            self._changed, names=["sender", "sms_type", "purpose", "with_replies", "send_at"]
+        )
         self.refresh()
 
-    # -- layout --------------------------------------------------------------------------------
-
-    def _build(self, text: str, sender: str, options: Mapping[str, Any]) -> None:
-        self.text_area = widgets.Textarea(
-            value=text,
-            placeholder="Hello {first_name}, ... STOP au 36173",
-            description="text",
-            continuous_update=True,
-            layout=widgets.Layout(width="100%", height="7em"),
-        )
-        self.sender_input = widgets.Text(value=sender, description="sender", placeholder="MyShop")
-        self.type_select = widgets.Dropdown(
-            options=[("gateway default", ""), *[(t, t) for t in _spec.SMS_TYPES]],
-            value=options.get("type", ""),
-            description="type",
-        )
-        self.purpose_select = widgets.Dropdown(
-            options=list(reversed(_spec.PURPOSES)),
-            value=options.get("purpose", "wholesale"),
-            description="purpose",
-        )
-        self.replies_box = widgets.Checkbox(
-            value=bool(options.get("with_replies", False)), description="with_replies"
-        )
-        self.send_at_input = widgets.Text(
-            value=options.get("send_at") or "",
-            description="send_at",
-            placeholder="now, or 2030-06-04T10:00:00+02:00",
-        )
-        self.live = widgets.HTML()
-        self.optimize_button = widgets.Button(description="optimise text", icon="magic")
-        self.stop_button = widgets.Button(
-            description="add STOP mention",
-            icon="hand-paper-o",
-            layout=widgets.Layout(width="auto"),  # the default width cuts the label
-        )
-        self.estimate_button = widgets.Button(description="estimate cost", icon="calculator")
-        self.send_button = widgets.Button(
-            description="send", button_style="primary", icon="paper-plane"
-        )
-        self.confirm_label = widgets.HTML()
-        self.confirm_button = widgets.Button(description="Confirm", button_style="danger")
-        self.cancel_button = widgets.Button(description="Cancel")
-        self.confirm_box = widgets.HBox(
-            [self.confirm_label, self.confirm_button, self.cancel_button],
-            layout=widgets.Layout(display="none"),
-        )
-        self.progress = widgets.IntProgress(
-            value=0, min=0, max=1, description="progress",
-            layout=widgets.Layout(visibility="hidden"),
-        )  # fmt: skip
-        self.progress_label = widgets.HTML()
-        self.message = widgets.HTML()
-        self.output = widgets.HTML()
-        for control in (self.sender_input, self.type_select, self.purpose_select,
-                        self.replies_box, self.send_at_input):  # fmt: skip
-            control.observe(self._changed, names="value")
-        self.text_area.observe(self._typed, names="value")
-        self.optimize_button.on_click(lambda _: self.optimize())
-        self.stop_button.on_click(lambda _: self.add_stop_mention())
-        self.estimate_button.on_click(lambda _: self._guarded(self.estimate))
-        self.send_button.on_click(lambda _: self.ask_confirmation())
-        self.confirm_button.on_click(lambda _: self._confirmed())
-        self.cancel_button.on_click(lambda _: self.cancel())
-        settings = widgets.HBox([self.sender_input, self.type_select, self.purpose_select])
-        schedule = widgets.HBox([self.send_at_input, self.replies_box])
-        buttons = widgets.HBox(
-            [self.optimize_button, self.stop_button, self.estimate_button, self.send_button]
-        )
-        self.widget = widgets.VBox(
-            [self.text_area, settings, schedule, self.live, buttons, self.confirm_box,
-             widgets.HBox([self.progress, self.progress_label]), self.message, self.output],
-            layout=widgets.Layout(width="100%"),
-        )  # fmt: skip
-        self.widget.add_class("smskit-composer")
-
     # -- state ---------------------------------------------------------------------------------
-
-    @property
-    def text(self) -> str:
-        """The text as typed (a template with ``{first_name}`` ... fields)."""
-        return str(self.text_area.value)
-
-    @text.setter
-    def text(self, value: str) -> None:
-        self.text_area.value = value
-
-    @property
-    def sender(self) -> str:
-        """The sender ID in the sender box (settable)."""
-        return str(self.sender_input.value)
-
-    @sender.setter
-    def sender(self, value: str) -> None:
-        self.sender_input.value = value
 
     def options(self) -> dict[str, Any]:
         """The send options the controls and the constructor set (None values left out)."""
         beyond_controls = {k: v for k, v in self.spec.options.items() if k not in _UI_OPTIONS}
         chosen: dict[str, Any] = {
             **beyond_controls,
-            "type": self.type_select.value or None,
-            "purpose": self.purpose_select.value,
-            "with_replies": bool(self.replies_box.value),
-            "send_at": self.send_at_input.value.strip() or None,
+            "type": self.sms_type or None,
+            "purpose": self.purpose,
+            "with_replies": bool(self.with_replies),
+            "send_at": self.send_at.strip() or None,
         }
         return {k: v for k, v in chosen.items() if v is not None}
 
@@ -354,37 +310,101 @@ class Composer(View):
         if self._pending is not None:
             self._pending.cancel()  # this refresh covers the one a keystroke scheduled
             self._pending = None
-        text, options = self.text, self.options()
-        if self._shown_for is not None and self._shown_for != self.send_kwargs():
-            self._show_result(None)  # an estimate or a result of other values would mislead
-        option_error = recipients_error = None
-        self._report = None
-        try:
-            spec = self._edit(text=text, sender=self.sender, options=options)
-        except ValidationError as exc:
-            option_error = str(exc)
-        else:
-            options = dict(spec.options)
-            if self._held is not None:
-                try:
-                    self._report = self._held.preflight(offline=True)
-                except Exception as exc:  # whatever broke, the panel must say so and block send
-                    recipients_error = f"preflight failed: {type(exc).__name__}: {exc}"
-        self._panel = compose_panel(
-            text, sender=self.sender, options=options, report=self._report,
-            option_error=option_error, recipients_error=recipients_error,
-        )  # fmt: skip
-        self.live.value = panel_html(self._panel)
-        self.optimize_button.disabled = not self._panel.can_optimize
-        self.stop_button.disabled = not self._panel.can_add_stop
-        self.estimate_button.disabled = not self._panel.ok
-        if self._confirm_for is not None and (
-            not self._panel.ok or self._confirm_for != self.send_kwargs()
-        ):
-            self.cancel()  # a confirmation of other values (or of a blocked send) would mislead
-        self.send_button.disabled = not self._panel.ok or self._confirm_for is not None
+        with self.hold_sync():  # one message to the front end: the panel, buttons, summary
+            text, options = self.text, self.options()
+            if self._shown_for is not None and self._shown_for != self.send_kwargs():
+                self._show_result(None)  # an estimate or a result of other values would mislead
+            option_error = recipients_error = None
+            self._report = None
+            try:
+                spec = self._edit(text=text, sender=self.sender, options=options)
+            except ValidationError as exc:
+                option_error = str(exc)
+            else:
+                options = dict(spec.options)
+                if self._held is not None:
+                    try:
+                        self._report = self._held.preflight(offline=True)
+                    except Exception as exc:  # whatever broke, the panel says so, send blocked
+                        recipients_error = f"preflight failed: {type(exc).__name__}: {exc}"
+            self._panel = compose_panel(
+                text, sender=self.sender, options=options, report=self._report,
+                option_error=option_error, recipients_error=recipients_error,
+            )  # fmt: skip
+            if self._confirm_for is not None and (
+                not self._panel.ok or self._confirm_for != self.send_kwargs()
+            ):
+                self.cancel()  # a confirmation of other values (or a blocked send) would mislead
+            self.state = panel_state(self._panel)
+            self._show_controls()
         self._refresh_s = time.perf_counter() - started
         return self._panel
+
+    def _show_controls(self) -> None:
+        """Each button enabled or not, and why not; the summary always in view."""
+        panel = self._panel
+        blocked = panel.failed[0] if panel.failed else None
+        why_blocked = None if blocked is None else f"{blocked.name}: {blocked.message}"
+        stats = panel.stats
+        why_optimize: str | None
+        why_stop: str | None
+        why_send: str | None
+        if panel.can_optimize:
+            why_optimize = None
+        elif stats is None:
+            why_optimize = "the text cannot be analysed"
+        else:
+            why_optimize = "nothing to optimise: no look-alike character or useless spacing"
+        if panel.can_add_stop:
+            why_stop = None
+        elif not panel.stop_required:
+            why_stop = "not required: purpose='alert'"
+        else:
+            why_stop = "the text has a STOP mention"
+        if why_blocked is None and self._confirm_for is not None:
+            why_send = "waiting for Confirm or Cancel below"
+        else:
+            why_send = why_blocked
+        on_show = self._confirm_for is not None
+        self.controls = {
+            "optimize": {"enabled": why_optimize is None, "why": why_optimize},
+            "stop": {"enabled": why_stop is None, "why": why_stop},
+            "estimate": {"enabled": why_blocked is None, "why": why_blocked},
+            "send": {"enabled": why_send is None, "why": why_send},
+            "confirm": {"enabled": on_show, "why": None if on_show else "nothing to confirm"},
+            "cancel": {"enabled": on_show, "why": None if on_show else "nothing to cancel"},
+        }
+        cost, source = self._cost if self._cost is not None else (None, None)
+        self.summary = {
+            "recipients": panel.recipients,
+            "to_send": panel.to_send,
+            "sms": panel.sms,
+            "cost": cost,
+            "unit": self._unit if cost is not None else None,
+            "source": source,  # "estimate" or "sent"; None: ask with "estimate cost"
+        }
+
+    def enabled(self, action: str) -> bool:
+        """Whether the button of ``action`` is enabled now."""
+        return bool(self.controls.get(action, {}).get("enabled"))
+
+    def _on_optimize(self) -> None:
+        self.optimize()
+
+    def _on_stop(self) -> None:
+        self.add_stop_mention()
+
+    def _on_estimate(self) -> None:
+        self._guarded(self.estimate)
+
+    def _on_send(self) -> None:
+        self.ask_confirmation()
+
+    def _on_confirm(self) -> None:
+        self._confirmed()
+
+    def _on_cancel(self) -> None:
+        self.cancel()
 
     # -- one-click fixes -----------------------------------------------------------------------
 
@@ -394,7 +414,7 @@ class Composer(View):
         self.text = result.text
         self.refresh()
         changes = len(result.replacements)
-        self.message.value = escaped(
+        self.say(
             f"optimised: {changes} change(s), {result.segments_before} → "
             f"{result.segments_after} segment(s) per message, {result.saved} saved"
         )
@@ -404,7 +424,7 @@ class Composer(View):
         """Append a STOP mention on a new line (unless the text has one)."""
         self.text = content.add_stop_mention(self.text, mention)
         self.refresh()
-        self.message.value = escaped(f"added {mention!r}")
+        self.say(f"added {mention!r}")
         return self.text
 
     # -- estimate and send ---------------------------------------------------------------------
@@ -425,20 +445,28 @@ class Composer(View):
         panel's is offline): how many recipients it sends to."""
         return campaign.preflight().to_send
 
-    def _progress(self, unit: str, total: int) -> ProgressFile:
-        sink = ProgressFile(self.progress, self.progress_label, unit)
+    def _progress(self, unit: str, total: int) -> TraitProgress:
+        sink = TraitProgress(self, unit)
         sink.start(total)
         return sink.options()
+
+    def _wallet_unit(self) -> str | None:
+        """The wallet's unit (the account's currency), asked once; None when unknown."""
+        if self._unit is None and isinstance(self.client, Client):
+            try:
+                self._unit = self.client.wallet.check_balance().unit
+            except SmskitError:
+                return None
+        return self._unit
 
     def estimate(self) -> CostEstimate:
         """The gateway's figures for the campaign (``simulation_mode``): cost, SMS, balance."""
         campaign = self.campaign()
         to_send = self._checked_online(campaign)
         self.cost_estimate = campaign.estimate(progress=self._progress("recipients", to_send))
-        self._show_result(self.cost_estimate)
-        self.message.value = escaped(
-            f"estimate: {self.cost_estimate.sms} SMS, cost {self.cost_estimate.cost}"
-        )
+        self._wallet_unit()
+        self._show_result(self.cost_estimate, cost=(self.cost_estimate.cost, "estimate"))
+        self.say(f"estimate: {self.cost_estimate.sms} SMS, cost {self.cost_estimate.cost}")
         return self.cost_estimate
 
     def _next(self, *, again: bool) -> _Next:
@@ -484,22 +512,23 @@ class Composer(View):
             question = f"Send {what}?"
         self._again = plan.previous is not None
         self._confirm_for = self.send_kwargs()
-        self.confirm_label.value = escaped(question)
-        self.confirm_box.layout.display = "flex"
-        self.send_button.disabled = True
+        with self.hold_sync():
+            self.confirmation = question
+            self._show_controls()
 
     def cancel(self) -> None:
         """Hide the confirmation without sending."""
         self._confirm_for = None
-        self.confirm_box.layout.display = "none"
-        self.send_button.disabled = not self._panel.ok
+        with self.hold_sync():
+            self.confirmation = ""
+            self._show_controls()
 
     def _confirmed(self) -> None:
         self._confirm_for = None
-        self.confirm_box.layout.display = "none"
+        self.confirmation = ""
         again, self._again = self._again, False
         self._guarded(lambda: self.send(again=again))
-        self.send_button.disabled = not self._panel.ok
+        self._show_controls()
 
     def send(self, *, again: bool = False) -> CampaignResult:
         """Send now, with progress (no confirmation: calling it from code is the confirmation).
@@ -513,8 +542,8 @@ class Composer(View):
         if plan.previous is not None and not plan.new:
             sent = plan.previous.result.summary().iloc[0]
             self.result = plan.previous.result
-            self._show_result(self.result)
-            self.message.value = escaped(
+            self._show_result(self.result, cost=(_cost(sent), "sent"))
+            self.say(
                 f"already sent at {_clock(plan.previous.at)} (sent: {int(sent['sent'])}): "
                 "nothing sent again; send(again=True), or the send button, sends it again"
             )
@@ -523,28 +552,37 @@ class Composer(View):
             # a new campaign: a name and journal of its own (unnamed: a new date)
             self._edit(name=plan.name, journal=plan.journal, created=None)
         to_send = self._checked_online(campaign)
-        self.message.value = escaped(f"sending to {to_send} recipient(s)…")
+        self.say(f"sending to {to_send} recipient(s)…")
         kwargs = self.send_kwargs()
         self.result = campaign.send(progress=self._progress("recipients", to_send), again=again)
         self.sends.append(Sent(kwargs, campaign.name, plan.journal, datetime.now(UTC), self.result))
         summary = self.result.summary().iloc[0]
-        self.message.value = escaped(
+        self._wallet_unit()
+        self._show_result(self.result, cost=(_cost(summary), "sent"))
+        self.say(
             f"sent: {int(summary['sent'])}, already accepted: {int(summary['already_accepted'])}"
             f", failed: {int(summary['failed'])}, rejected: {int(summary['rejected'])}, "
             f"excluded: {int(summary['excluded'])}; {int(summary['sms'])} SMS, "
             f"cost {summary['cost']} (campaign {campaign.name})"
         )
-        self._show_result(self.result)
         return self.result
 
-    def _show_result(self, result: CostEstimate | CampaignResult | None) -> None:
-        """Show an estimate or a send result, remembering the values it belongs to."""
-        self.output.value = "" if result is None else result.to_html()
-        self._shown_for = None if result is None else self.send_kwargs()
-        if result is None:
-            self.message.value = ""
-            self.progress.value = 0
-            self.progress_label.value = ""
+    def _show_result(
+        self,
+        result: CostEstimate | CampaignResult | None,
+        cost: tuple[float | None, str] | None = None,
+    ) -> None:
+        """Show an estimate or a send result (and its ``cost``: the amount and where it comes
+        from), remembering the values it belongs to; None takes them away."""
+        with self.hold_sync():
+            self.result_html = "" if result is None else result.to_html()
+            self._shown_for = None if result is None else self.send_kwargs()
+            self._cost = cost
+            if result is None:
+                self.say("")
+                self.progress = NO_PROGRESS
+            if hasattr(self, "_panel"):
+                self._show_controls()
 
     @tolerant_repr
     def __repr__(self) -> str:
@@ -568,6 +606,14 @@ def _numbered(journal: Path, number: int) -> Path:
     if name.endswith(_JOURNAL_SUFFIX):
         return journal.with_name(f"{name[: -len(_JOURNAL_SUFFIX)]}-{number}{_JOURNAL_SUFFIX}")
     return journal.with_name(f"{journal.stem}-{number}{journal.suffix}")
+
+
+def _cost(summary: Any) -> float | None:
+    """A result summary's cost (None when unknown)."""
+    from smskit.rules.missing import is_missing
+
+    value = summary["cost"]
+    return None if is_missing(value) else float(value)
 
 
 def _clock(moment: datetime) -> str:

@@ -1,8 +1,9 @@
 """What the composer's live panel shows, as a pure function of text, options and preflight.
 
-:class:`smskit.views.composer.Composer` only renders :func:`compose_panel`'s answer, so every
-figure and every check it shows is testable without ipywidgets. The HTML comes from the
-``widget_composer.html`` template (autoescaped: the text is the user's, never markup).
+:class:`smskit.views.composer.Composer` only sends :func:`compose_panel`'s answer to its front
+end, as the JSON :func:`panel_state` makes of it: every figure and every check it shows is
+computed here (the rule book's answers), testable without a browser, and the front end
+(``static/composer.js``) only draws it, as text (the text is the user's, never markup).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
     from smskit.campaigns.planning.report import PreflightReport
 
-__all__ = ["Check", "ComposerPanel", "compose_panel", "highlight", "panel_html"]
+__all__ = ["Check", "ComposerPanel", "compose_panel", "highlight", "panel_state"]
 
 PREVIEW_ROWS: Final = 5
 _PREVIEW_COLUMNS: Final = ("row", "phone_number", "text", "encoding", "segments", "issue")
@@ -60,6 +61,8 @@ class ComposerPanel:
     worst_case: int | None = None
     to_send: int | None = None
     warnings: tuple[str, ...] = ()
+    recipients: int | None = None
+    sms: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -123,12 +126,14 @@ def _recipient_checks(
     return [Check("recipients", True, shown)]
 
 
-def _preview(report: PreflightReport, rows: int) -> tuple[pd.DataFrame, int | None]:
+def _preview(report: PreflightReport, rows: int) -> tuple[pd.DataFrame, int | None, int]:
+    """The first ``rows`` rows, the most segments a recipient to send gets, and the SMS (the
+    segments of every recipient to send)."""
     frame = report.frame
     # Rows first: a column selection of the whole report would copy a million rows.
     head = frame.iloc[:rows][list(_PREVIEW_COLUMNS)].reset_index(drop=True)
     sending = frame["segments"].to_numpy()[frame["send"].to_numpy()]
-    return head, (int(sending.max()) if len(sending) else None)
+    return head, (int(sending.max()) if len(sending) else None), int(sending.sum())
 
 
 def compose_panel(
@@ -171,11 +176,11 @@ def compose_panel(
     checks.append(_stop_check(stop_required, has_stop))
     checks.append(_sender_check(sender, options))
     checks += _recipient_checks(report, option_error, recipients_error)
-    preview, worst, to_send = None, None, None
+    preview, worst, to_send, recipients, sms = None, None, None, None, None
     warnings: tuple[str, ...] = ()
     if report is not None:
-        preview, worst = _preview(report, preview_rows)
-        to_send, warnings = report.to_send, report.warnings
+        preview, worst, sms = _preview(report, preview_rows)
+        to_send, warnings, recipients = report.to_send, report.warnings, report.recipients
     return ComposerPanel(
         text=text,
         stats=stats,
@@ -190,6 +195,8 @@ def compose_panel(
         worst_case=worst,
         to_send=to_send,
         warnings=tuple(warnings),
+        recipients=recipients,
+        sms=sms,
     )
 
 
@@ -211,23 +218,75 @@ def _plain(value: Any) -> Any:
     return "" if is_missing(value) else value
 
 
-def panel_html(panel: ComposerPanel) -> str:
-    """The live panel as HTML (every user value escaped by the template)."""
-    from smskit._html import render
+def _figures(stats: engine.TextStats | None) -> dict[str, Any] | None:
+    if stats is None:
+        return None
+    used = stats.per_segment - stats.remaining  # units used of the last segment
+    return {
+        "encoding": stats.encoding,
+        "characters": stats.characters,
+        "units": stats.units,
+        "unit_name": "septets" if stats.encoding == engine.GSM7 else "units",
+        "segments": stats.segments,
+        "per_segment": stats.per_segment,
+        "used": used,
+        "remaining": stats.remaining,
+    }
 
+
+def _bubble(row: Any) -> dict[str, Any]:
+    values = dict(zip(_PREVIEW_COLUMNS, row, strict=True))
+    segments = _plain(values["segments"])
+    return {
+        "row": int(values["row"]),
+        "to": str(_plain(values["phone_number"])),
+        "text": str(_plain(values["text"])),
+        "encoding": str(_plain(values["encoding"])),
+        "segments": None if segments == "" else int(segments),
+        "issue": str(_plain(values["issue"])),
+    }
+
+
+def panel_state(panel: ComposerPanel) -> dict[str, Any]:
+    """The live panel as the front end draws it: JSON values only (strings the front end
+    shows as text, never as markup).
+
+    ``runs`` is the text cut where characters force UCS-2 (``[run, forcing]`` pairs, so the
+    front end marks them without counting positions itself); ``meter`` the last segment's
+    units used of its capacity; ``findings`` each check and warning with its ``group``:
+    ``blocks`` (a failed check: send is disabled), ``warning`` (preflight's warnings: the
+    send goes on) or ``ok``; ``bubbles`` the first recipients' messages as they would
+    receive them (``issue``: why one is excluded).
+    """
     stats = panel.stats
-    chars = [] if stats is None else list(dict.fromkeys(c for _, c in stats.non_gsm))
-    forcing = [(c, " ".join(f"U+{ord(u):04X}" for u in c)) for c in chars]
+    forcing = [] if stats is None else list(dict.fromkeys(c for _, c in stats.non_gsm))
     positions = set() if stats is None else {p for p, _ in stats.non_gsm}
+    findings = [
+        {"name": c.name, "ok": c.ok, "message": c.message, "group": "ok" if c.ok else "blocks"}
+        for c in panel.checks
+    ]
+    findings += [
+        {"name": "warning", "ok": True, "message": w, "group": "warning"} for w in panel.warnings
+    ]
+    delivered = panel.delivered
     preview = panel.preview
-    return render(
-        "widget_composer.html",
-        panel=panel,
-        stats=stats,
-        forcing=forcing,
-        known=[f"{{{n}}}" for n in panel.fields],
-        unknown=[f"{{{n}}}" for n in panel.unknown_fields],
-        runs=highlight(panel.text, positions),
-        columns=list(_PREVIEW_COLUMNS) if preview is not None else [],
-        rows=[] if preview is None else [[_plain(v) for v in r] for r in preview.itertuples(False)],
-    )
+    return {
+        "text": panel.text,
+        "runs": [[run, hot] for run, hot in highlight(panel.text, positions)],
+        "meter": _figures(stats),
+        "forcing": [{"char": c, "code": " ".join(f"U+{ord(u):04X}" for u in c)} for c in forcing],
+        "delivered": None
+        if delivered is None
+        else {"encoding": delivered.encoding, "segments": delivered.segments},
+        "fields": [f"{{{n}}}" for n in panel.fields],
+        "unknown_fields": [f"{{{n}}}" for n in panel.unknown_fields],
+        "stop": {"required": panel.stop_required, "present": panel.has_stop},
+        "findings": findings,
+        "blocked": [f["name"] for f in findings if f["group"] == "blocks"],
+        "bubbles": [] if preview is None else [_bubble(r) for r in preview.itertuples(False)],
+        "recipients": panel.recipients,
+        "to_send": panel.to_send,
+        "sms": panel.sms,
+        "worst_case": panel.worst_case,
+        "ok": panel.ok,
+    }

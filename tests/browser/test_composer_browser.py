@@ -66,7 +66,7 @@ def test_composer_switches_to_ucs2_and_back_in_the_browser(notebook_page: Any) -
     expect(segments).to_have_text("1 segment")
     expect(composer.get_by_role("button", name="send")).to_be_enabled()
 
-    box = composer.locator(".widget-textarea textarea").first
+    box = composer.get_by_label("message text")
     box.scroll_into_view_if_needed()
     box.fill("")
     box.press_sequentially(TYPED)
@@ -74,6 +74,8 @@ def test_composer_switches_to_ucs2_and_back_in_the_browser(notebook_page: Any) -
     expect(encoding).to_contain_text("UCS-2", timeout=WAIT_MS)
     expect(segments).to_have_text("2 segments")
     expect(composer.locator(".smskit-forcing")).to_contain_text("U+2019")
+    # the curly apostrophe is marked in place, behind the editor's text
+    expect(composer.locator(".sk-backdrop mark")).to_have_text("’")
     BUILD.mkdir(exist_ok=True)
     composer.screenshot(path=BUILD / "composer-ucs2.png")
 

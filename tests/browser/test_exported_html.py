@@ -1,7 +1,8 @@
 """The exported demo pages: plots and widgets render offline in chromium, and no page or
 stored notebook holds an API key.
 
-One fixture notebook (a plotly figure, an ipywidgets slider, a sandbox client) goes through
+One fixture notebook (a plotly figure, an ipywidgets slider, a sandbox client, a Composer)
+goes through
 ``notebooks/_export/export_notebooks.py``, the code ``make demo`` runs; its page is served by
 a stdlib HTTP server on 127.0.0.1 and opened in Debian's chromium with every other request aborted.
 """
@@ -39,6 +40,9 @@ FIXTURE_CELLS = (
     "go.Figure(go.Bar(x=['live', 'dead'], y=[3, 1]))",
     "go.Figure(go.Choropleth(locations=['FRA', 'DEU'], z=[1, 2]))",
     "ipywidgets.IntSlider(value=7, max=10, description='chunks')",
+    "composer = smskit.Composer(client, ['+33612345678', '+33612345679'], sender='MyShop',"
+    " text='Bonjour, l’été ! STOP au 36173', send_at='2030-06-04T10:00:00+02:00')\ncomposer",
+    "composer.optimize();",  # after the composer's cell: its page keeps the state it showed
 )
 
 
@@ -88,7 +92,8 @@ def served(exported: tuple[Path, list[str], str]) -> Iterator[str]:
 
 
 def test_exported_page_renders_plot_and_widget_without_leaving_loopback(served: str) -> None:
-    """The page draws the bars, the map and the slider from local files, asking nothing remote."""
+    """The page draws the bars, the map, the slider and the Composer from local files, asking
+    nothing remote."""
     from playwright.sync_api import sync_playwright
 
     remote: list[str] = []
@@ -116,6 +121,17 @@ def test_exported_page_renders_plot_and_widget_without_leaving_loopback(served: 
             # The map's countries come from the vendored topojson, not from cdn.plot.ly.
             page.wait_for_selector(".choroplethlayer path", timeout=30_000)
             assert page.locator(".choroplethlayer path").count() == 2
+            # The Composer (anywidget) as its cell left it: the ES module its state carries
+            # draws the text, its UCS-2 mark, the meter, the bubbles and the checks.
+            composer = page.locator(".smskit-composer")
+            composer.wait_for(timeout=30_000)
+            assert composer.get_by_label("message text").input_value() == (
+                "Bonjour, l’été ! STOP au 36173"
+            )
+            assert composer.locator(".smskit-encoding").inner_text() == "UCS-2"
+            assert composer.locator(".sk-backdrop mark").inner_text() == "’"
+            assert composer.locator(".sk-bubble").count() == 2
+            assert composer.locator(".smskit-to-send").inner_text() == "2"
         finally:
             browser.close()
     assert remote == []

@@ -91,9 +91,8 @@ def _send(composer: Any, says: str, journal: str) -> None:
     sent; Confirm; the result of that journal's campaign is shown: 11 sent, no error."""
     from playwright.sync_api import expect
 
-    composer.get_by_role("button", name="send").click()
-    confirm = composer.page.get_by_role("button", name="Confirm")
-    label = composer.locator(".widget-hbox", has=confirm)
+    composer.get_by_role("button", name="send", exact=True).click()
+    label = composer.locator(".smskit-confirm")
     expect(label).to_be_visible(timeout=WAIT_MS)
     expect(label).to_contain_text(says, timeout=WAIT_MS)
     expect(label).to_contain_text(journal)
@@ -119,7 +118,7 @@ def test_every_widget_button_works_after_run_all(notebook: tuple[Any, list[str]]
     composer = page.locator(".smskit-composer").first
     encoding = composer.locator(".smskit-encoding")
     segments = composer.locator(".smskit-segments")
-    box = composer.locator(".widget-textarea textarea").first
+    box = composer.get_by_label("message text")
     box.scroll_into_view_if_needed()
     box.fill("")
     box.press_sequentially(TYPED)
@@ -128,8 +127,9 @@ def test_every_widget_button_works_after_run_all(notebook: tuple[Any, list[str]]
     composer.get_by_role("button", name="optimise text").click()
     expect(encoding).to_contain_text("GSM-7", timeout=WAIT_MS)
     expect(box).to_have_value(TYPED.replace("’", "'"))
-    send = composer.get_by_role("button", name="send")
-    expect(send).to_be_disabled()  # marketing without a STOP mention
+    send = composer.get_by_role("button", name="send", exact=True)
+    expect(send).to_be_disabled()  # marketing without a STOP mention, and the page says so
+    expect(composer.locator(".smskit-why")).to_contain_text("send is disabled: stop:")
     composer.get_by_role("button", name="add STOP mention").click()
     expect(box).to_have_value(TYPED.replace("’", "'") + "\nSTOP au 36173", timeout=WAIT_MS)
     expect(send).to_be_enabled(timeout=WAIT_MS)
@@ -137,7 +137,30 @@ def test_every_widget_button_works_after_run_all(notebook: tuple[Any, list[str]]
     composer.get_by_role("button", name="estimate cost").click()
     expect(composer).to_contain_text("estimate: 11 SMS", timeout=WAIT_MS)
     expect(composer).to_contain_text("Campaign estimate")
+    expect(composer.locator(".smskit-cost")).to_contain_text("EUR")  # the cost, always in view
     expect(composer).not_to_contain_text("Error")
+
+    # Keyboard: send by Enter; Enter on Cancel sends nothing.
+    send.focus()
+    page.keyboard.press("Enter")
+    confirmation = composer.locator(".smskit-confirm")
+    expect(confirmation).to_be_visible(timeout=WAIT_MS)
+    composer.get_by_role("button", name="Cancel").focus()
+    page.keyboard.press("Enter")
+    expect(confirmation).to_be_hidden(timeout=WAIT_MS)
+    expect(send).to_be_enabled(timeout=WAIT_MS)
+    # Every option control is labelled and drives the checks: an alert needs no STOP.
+    purpose = composer.get_by_label("purpose")
+    purpose.select_option("alert")
+    expect(composer.locator(".sk-group-ok")).to_contain_text("not required", timeout=WAIT_MS)
+    purpose.select_option("wholesale")
+    replies = composer.get_by_label("with_replies")
+    replies.check()
+    replies.uncheck()
+    composer.get_by_label("type").select_option("")
+    expect(composer.locator(".sk-group-ok")).to_contain_text(
+        "STOP mention present", timeout=WAIT_MS
+    )
 
     # The notebook sent its own text from code: this one is a new campaign, said beforehand.
     _send(composer, "as a new campaign", "summer-sale-2.journal.sqlite")

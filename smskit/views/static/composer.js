@@ -1,0 +1,316 @@
+// smskit's Composer front end (anywidget ES module, no build step).
+// It draws what the Python side computed (traits `state`, `controls`, `summary`, ...) and
+// sends back only what the user typed (`text` and the options) or pressed (`{action}`).
+// Every user value is put in the page as text (textContent), never as markup; `result_html`
+// is the Python side's escaped HTML of an estimate or result.
+
+let made = 0;
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children) if (child !== null && child !== undefined) node.append(child);
+  return node;
+}
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+const number = (n) => (n === null || n === undefined ? "—" : n.toLocaleString("en-US"));
+
+const BUTTONS = [
+  ["optimize", "optimise text", "Replace look-alike characters and useless spacing"],
+  ["stop", "add STOP mention", "Append the STOP mention marketing needs"],
+  ["estimate", "estimate cost", "Ask the gateway what this campaign costs (nothing is sent)"],
+  ["send", "send", "Send the campaign (asks for confirmation first)"],
+];
+
+function render({ model, el: root }) {
+  const id = `smskit-composer-${++made}-${Math.random().toString(36).slice(2, 8)}`;
+  const box = el("section", { class: "smskit-w smskit-composer", "aria-label": "SMS campaign composer" });
+
+  // -- always in view: recipients, SMS, cost -------------------------------------------------
+  const toSend = el("strong", { class: "smskit-to-send" });
+  const excluded = el("small");
+  const sms = el("strong", { class: "smskit-sms" });
+  const cost = el("strong", { class: "smskit-cost" });
+  const costNote = el("small");
+  const summary = el("header", { class: "sk-summary", "aria-label": "campaign summary" },
+    el("div", { class: "sk-figure" }, el("span", { text: "recipients to send" }), toSend, excluded),
+    el("div", { class: "sk-figure" }, el("span", { text: "SMS" }), sms),
+    el("div", { class: "sk-figure" }, el("span", { text: "cost" }), cost, costNote));
+
+  // -- the editor, its marks and its meter ---------------------------------------------------
+  const backdrop = el("div", { class: "sk-backdrop", "aria-hidden": "true" });
+  const area = el("textarea", {
+    id: `${id}-text`, class: "smskit-textarea", spellcheck: "false",
+    placeholder: "Hello {first_name}, ... STOP au 36173",
+    "aria-describedby": `${id}-meter ${id}-forcing`,
+  });
+  const editor = el("div", { class: "sk-editor" }, backdrop, area);
+  const bar = el("span");
+  const meterBar = el("div", {
+    class: "sk-meter-bar", role: "meter", "aria-label": "units used of the last segment",
+    "aria-valuemin": "0",
+  }, bar);
+  const characters = el("span", { class: "smskit-characters" });
+  const units = el("span", { class: "smskit-units" });
+  const segments = el("span", { class: "smskit-segments" });
+  const encoding = el("span", { class: "smskit-encoding" });
+  const meterText = el("div", { class: "sk-meter-text", id: `${id}-meter` },
+    characters, " · ", units, " · ", segments, " · ", encoding);
+  const forcing = el("p", { class: "smskit-forcing", id: `${id}-forcing` });
+  const delivered = el("p", { class: "smskit-delivered" });
+  const fields = el("p", { class: "smskit-fields" });
+  const meter = el("div", { class: "sk-meter" }, meterBar, meterText, forcing, delivered, fields);
+
+  // -- settings ------------------------------------------------------------------------------
+  const labelled = (name, label, control) => {
+    control.id = `${id}-${name}`;
+    return el("div", {}, el("label", { for: control.id, text: label }), control);
+  };
+  const sender = el("input", { type: "text", placeholder: "MyShop", autocomplete: "off" });
+  const type = el("select");
+  const purpose = el("select");
+  const sendAt = el("input", { type: "text", placeholder: "now, or 2030-06-04T10:00:00+02:00" });
+  const replies = el("input", { type: "checkbox", id: `${id}-replies` });
+  const settings = el("div", { class: "sk-settings" },
+    labelled("sender", "sender", sender), labelled("type", "type", type),
+    labelled("purpose", "purpose", purpose), labelled("send-at", "send_at", sendAt),
+    el("div", { class: "sk-check" }, replies,
+      el("label", { for: `${id}-replies`, text: "with_replies" })));
+
+  // -- buttons, the reason a button is disabled, the confirmation ---------------------------
+  const buttons = {};
+  const why = el("p", { class: "sk-why smskit-why", id: `${id}-why`, "aria-live": "polite" });
+  const buttonRow = el("div", { class: "sk-buttons", role: "group", "aria-label": "actions" });
+  for (const [action, label, title] of BUTTONS) {
+    const button = el("button", {
+      type: "button", class: action === "send" ? "sk-primary" : null, title,
+      "aria-describedby": `${id}-why`, "data-action": action, text: label,
+    });
+    button.addEventListener("click", () => model.send({ action }));
+    buttons[action] = button;
+    buttonRow.append(button);
+  }
+  const question = el("p", { id: `${id}-question` });
+  const confirm = el("button", { type: "button", class: "sk-danger", text: "Confirm" });
+  const cancel = el("button", { type: "button", text: "Cancel" });
+  confirm.addEventListener("click", () => model.send({ action: "confirm" }));
+  cancel.addEventListener("click", () => model.send({ action: "cancel" }));
+  const confirmBox = el("div", {
+    class: "sk-confirm smskit-confirm", role: "group", "aria-labelledby": `${id}-question`,
+    hidden: true,
+  }, question, confirm, cancel);
+  confirmBox.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") model.send({ action: "cancel" });
+  });
+  const progressBar = el("progress", { "aria-label": "progress", max: "1", value: "0" });
+  const progressText = el("span", { class: "smskit-progress-label" });
+  const progress = el("div", { class: "sk-progress", hidden: true }, progressBar, " ", progressText);
+  const message = el("p", { class: "sk-message smskit-message", role: "status", "aria-live": "polite" });
+
+  // -- the phone: the first recipients' messages --------------------------------------------
+  const phoneTitle = el("h3", { id: `${id}-phone` });
+  const bubbles = el("ol", { "aria-labelledby": `${id}-phone` });
+  const phone = el("div", { class: "sk-phone smskit-preview" }, phoneTitle, bubbles);
+
+  // -- findings, grouped by what they do to the send ----------------------------------------
+  const groups = {};
+  const findings = el("div", { class: "sk-findings smskit-checks", "aria-label": "checks" });
+  for (const [group, title] of [["blocks", "Blocks the send"], ["warning", "Warnings"], ["ok", "Passing"]]) {
+    const list = el("div", { role: "list" });
+    groups[group] = { list, section: el("section", { class: `sk-group-${group}` }, el("h3", { class: `sk-${group}`, text: title }), list) };
+    findings.append(groups[group].section);
+  }
+  const result = el("div", { class: "sk-result smskit-result" });
+
+  box.append(summary,
+    el("div", { class: "sk-body" },
+      el("div", { class: "sk-left" }, el("label", { for: area.id, text: "message text" }), editor, meter,
+        settings, buttonRow, why, confirmBox, progress, message),
+      el("div", { class: "sk-right" }, phone)),
+    findings, el("div", { class: "sk-footer" }, result));
+  root.append(box);
+
+  // -- drawing -------------------------------------------------------------------------------
+  const grow = () => {
+    area.style.height = "auto";
+    area.style.height = `${area.scrollHeight + 2}px`;
+  };
+  const drawMarks = () => {
+    const state = model.get("state") || {};
+    backdrop.replaceChildren();
+    if (state.text === area.value) {
+      for (const [run, hot] of state.runs || []) backdrop.append(hot ? el("mark", { text: run }) : run);
+    } else {
+      backdrop.append(area.value);  // typed since the last panel: no marks until it comes
+    }
+    backdrop.append("\u200b");  // a trailing newline keeps its line
+    backdrop.scrollTop = area.scrollTop;
+  };
+  const drawPanel = () => {
+    const state = model.get("state") || {};
+    const m = state.meter;
+    if (m) {
+      characters.textContent = plural(m.characters, "character");
+      units.textContent = `${m.used} of ${m.per_segment} ${m.unit_name} in segment ${m.segments}`;
+      segments.textContent = plural(m.segments, "segment");
+      encoding.textContent = m.encoding;
+      bar.style.width = `${Math.min(100, (100 * m.used) / m.per_segment)}%`;
+      meterBar.classList.toggle("sk-ucs2", m.encoding !== "GSM-7");
+      meterBar.setAttribute("aria-valuemax", String(m.per_segment));
+      meterBar.setAttribute("aria-valuenow", String(m.used));
+      meterBar.setAttribute("aria-valuetext", `${m.used} of ${m.per_segment} ${m.unit_name}, ${plural(m.segments, "segment")}, ${m.encoding}`);
+    } else {
+      characters.textContent = plural(area.value.length, "character");
+      units.textContent = "the text cannot be analysed";
+      segments.textContent = "";
+      encoding.textContent = "encoding unknown";
+      bar.style.width = "0";
+    }
+    forcing.replaceChildren();
+    if ((state.forcing || []).length) {
+      forcing.append("forces UCS-2: ");
+      state.forcing.forEach((f, i) => {
+        forcing.append(el("mark", { text: f.char }), " ", el("code", { text: f.code }));
+        if (i < state.forcing.length - 1) forcing.append(", ");
+      });
+    }
+    forcing.hidden = !(state.forcing || []).length;
+    delivered.textContent = state.delivered
+      ? `as delivered (the gateway's auto_optimize_text): ${state.delivered.encoding}, ${plural(state.delivered.segments, "segment")}`
+      : "";
+    delivered.hidden = !state.delivered;
+    fields.textContent = `fields: ${(state.fields || []).join(", ") || "none"}`
+      + ((state.unknown_fields || []).length ? ` · unknown: ${state.unknown_fields.join(", ")}` : "");
+    drawMarks();
+
+    const shown = state.bubbles || [];
+    phoneTitle.textContent = state.recipients === null || state.recipients === undefined
+      ? "no recipients"
+      : `first ${shown.length} of ${number(state.recipients)} recipients`;
+    bubbles.replaceChildren(...shown.map((b) => el("li", { class: b.issue ? "sk-excluded" : null },
+      el("p", { class: "sk-to", text: b.to || `row ${b.row}` }),
+      el("div", { class: "sk-bubble", text: b.text || "(no text)" }),
+      el("p", { class: "sk-meta", text: b.issue ? `excluded: ${b.issue}` : `${b.encoding} · ${plural(b.segments, "SMS")}` }))));
+
+    for (const group of Object.values(groups)) group.list.replaceChildren();
+    for (const f of state.findings || []) {
+      groups[f.group].list.append(el("span", { role: "listitem", class: `sk-badge sk-${f.group} smskit-finding` },
+        el("b", { text: f.name }), f.message));
+    }
+    for (const group of Object.values(groups)) group.section.hidden = !group.list.childElementCount;
+  };
+  const drawControls = () => {
+    const controls = model.get("controls") || {};
+    for (const [action, button] of Object.entries(buttons)) {
+      const c = controls[action] || {};
+      button.disabled = !c.enabled;
+    }
+    const send = controls.send || {};
+    why.textContent = send.enabled ? "" : `send is disabled: ${send.why || ""}`;
+  };
+  const drawSummary = () => {
+    const s = model.get("summary") || {};
+    toSend.textContent = number(s.to_send);
+    const out = s.recipients === null || s.recipients === undefined ? 0 : s.recipients - s.to_send;
+    excluded.textContent = s.recipients === null || s.recipients === undefined
+      ? "no recipients" : `of ${number(s.recipients)}${out ? `, ${number(out)} excluded` : ""}`;
+    sms.textContent = number(s.sms);
+    if (s.cost === null || s.cost === undefined) {
+      cost.textContent = "—";
+      costNote.textContent = s.source ? "unknown" : "press “estimate cost”";
+    } else {
+      cost.textContent = `${s.cost.toLocaleString("en-US", { maximumFractionDigits: 4 })} ${s.unit || ""}`.trim();
+      costNote.textContent = s.source === "sent" ? "sent" : "estimate";
+    }
+  };
+  const drawConfirmation = () => {
+    const text = model.get("confirmation") || "";
+    const was = !confirmBox.hidden;
+    question.textContent = text;
+    confirmBox.hidden = !text;
+    // keyboard: the focus goes to Cancel (Enter or Escape cancels, Tab reaches Confirm), once
+    // the host has finished handling the click that asked (JupyterLab refocuses its cell)
+    if (text && !was) requestAnimationFrame(() => requestAnimationFrame(() => cancel.focus()));
+  };
+  const drawProgress = () => {
+    const p = model.get("progress") || {};
+    progress.hidden = !p.total;
+    progressBar.max = Math.max(1, p.total || 0);
+    progressBar.value = p.done || 0;
+    progressText.textContent = p.total ? `${number(p.done)}/${number(p.total)} ${p.unit}` : "";
+  };
+  const drawMessage = () => {
+    message.textContent = model.get("message") || "";
+    message.classList.toggle("sk-error", model.get("message_kind") === "error");
+  };
+  const drawOptions = () => {
+    const choices = model.get("choices") || {};
+    const fill = (select, values, labels = {}) => {
+      const current = select.value;
+      select.replaceChildren(...values.map((v) => el("option", { value: v, text: labels[v] || v })));
+      select.value = current;
+    };
+    fill(type, ["", ...(choices.type || [])], { "": "gateway default" });
+    fill(purpose, choices.purpose || []);
+  };
+  const drawInputs = () => {
+    if (area.value !== model.get("text")) {
+      area.value = model.get("text");
+      grow();
+    }
+    if (sender.value !== model.get("sender")) sender.value = model.get("sender");
+    type.value = model.get("sms_type");
+    purpose.value = model.get("purpose");
+    if (sendAt.value !== model.get("send_at")) sendAt.value = model.get("send_at");
+    replies.checked = Boolean(model.get("with_replies"));
+  };
+  const drawResult = () => { result.innerHTML = model.get("result_html") || ""; };
+
+  // -- what the user does --------------------------------------------------------------------
+  const set = (name, value) => {
+    model.set(name, value);
+    model.save_changes();
+  };
+  area.addEventListener("input", () => {
+    set("text", area.value);
+    grow();
+    drawMarks();
+  });
+  area.addEventListener("scroll", () => { backdrop.scrollTop = area.scrollTop; });
+  sender.addEventListener("input", () => set("sender", sender.value));
+  sendAt.addEventListener("change", () => set("send_at", sendAt.value));
+  type.addEventListener("change", () => set("sms_type", type.value));
+  purpose.addEventListener("change", () => set("purpose", purpose.value));
+  replies.addEventListener("change", () => set("with_replies", replies.checked));
+
+  const handlers = [
+    ["change:state", drawPanel], ["change:controls", drawControls], ["change:summary", drawSummary],
+    ["change:confirmation", drawConfirmation], ["change:progress", drawProgress],
+    ["change:message", drawMessage], ["change:message_kind", drawMessage],
+    ["change:choices", drawOptions], ["change:result_html", drawResult],
+    ["change:text", drawInputs], ["change:sender", drawInputs], ["change:sms_type", drawInputs],
+    ["change:purpose", drawInputs], ["change:send_at", drawInputs], ["change:with_replies", drawInputs],
+  ];
+  for (const [event, handler] of handlers) model.on(event, handler);
+  drawOptions();
+  drawInputs();
+  drawPanel();
+  drawControls();
+  drawSummary();
+  drawConfirmation();
+  drawProgress();
+  drawMessage();
+  drawResult();
+  requestAnimationFrame(grow);
+  return () => {
+    for (const [event, handler] of handlers) model.off(event, handler);
+  };
+}
+
+export default { render };

@@ -1,0 +1,123 @@
+"""What the anywidget widgets share: their base class (:class:`Widget`), the ES modules and
+stylesheets shipped beside this module (``static/``), the buttons' channel from the front end,
+and progress shown from the traits.
+
+One widget is one ES module and one stylesheet (plus the shared ``theme.css``: the host's
+colours), read from the package: no CDN, no build step. The front end draws what the Python
+side sends in the widget's traits and sends back only what the user typed or pressed; every
+figure, check and decision is computed here, by the rule book and the campaigns.
+
+May import: anywidget, traitlets, smskit.client and smskit.errors.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, ClassVar, Final
+
+from smskit.errors import MissingExtraError, SmskitError
+
+try:
+    import anywidget
+    import traitlets
+except ImportError as exc:  # an optional extra: say which one installs it
+    raise MissingExtraError("smskit's notebook widgets", "anywidget", "notebook") from exc
+
+from smskit.client import AsyncClient, Client
+
+__all__ = ["NO_PROGRESS", "STATIC", "TraitProgress", "Widget", "stylesheet", "traitlets"]
+
+STATIC: Final = Path(__file__).resolve().parent / "static"
+
+
+def stylesheet(name: str) -> str:
+    """The shared theme and the widget's own stylesheet ``static/<name>.css``, as one text."""
+    return "\n".join((STATIC / f"{n}.css").read_text(encoding="utf-8") for n in ("theme", name))
+
+
+class Widget(anywidget.AnyWidget):
+    """An smskit widget: an anywidget whose ``repr`` is its text/plain fallback, a ``message``
+    line where a button's outcome or error is shown, and named actions the front end's buttons
+    ask for (:meth:`press`)."""
+
+    message = traitlets.Unicode("").tag(sync=True)
+    message_kind = traitlets.Unicode("info").tag(sync=True)  # "info" or "error"
+    _client: Client | AsyncClient | None
+    ACTIONS: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, **traits: Any) -> None:
+        super().__init__(**traits)
+        self.on_msg(self._received)
+
+    @property
+    def client(self) -> Client | AsyncClient:
+        """The client the widget's requests go through (``smskit.Client()`` unless given)."""
+        if self._client is None:
+            self._client = Client()
+        return self._client
+
+    def say(self, message: str, kind: str = "info") -> None:
+        """Show ``message`` (text, never markup) in the widget's message line."""
+        with self.hold_sync():
+            self.message, self.message_kind = message, kind
+
+    def _guarded(self, action: Callable[[], Any]) -> None:
+        """Run a button's action; its error is shown in the widget, not lost in a log."""
+        try:
+            action()
+        except SmskitError as exc:
+            self.say(f"{type(exc).__name__}: {exc}", "error")
+
+    def enabled(self, action: str) -> bool:
+        """Whether the button of ``action`` can be pressed now."""
+        return True
+
+    def press(self, action: str) -> None:
+        """Press the button named ``action`` (one of :attr:`ACTIONS`), as the front end does:
+        nothing happens while it is disabled."""
+        if action not in self.ACTIONS:
+            raise ValueError(f"no button {action!r}; buttons: {', '.join(self.ACTIONS)}")
+        if self.enabled(action):
+            getattr(self, f"_on_{action}")()
+
+    def _received(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        if isinstance(content, Mapping) and content.get("action") in self.ACTIONS:
+            self.press(str(content["action"]))
+
+
+class TraitProgress:
+    """Progress events (:class:`smskit.campaigns.progress.ProgressEvents`) shown by a widget's
+    ``progress`` trait (``done``, ``total``, ``unit``): the second view of a bulk call's
+    progress, tqdm being the first. Events come from whichever thread runs the bulk work."""
+
+    def __init__(self, widget: Widget, unit: str) -> None:
+        self.widget = widget
+        self.unit = unit
+        self.total = 0
+        self.done = 0
+        self._lock = threading.Lock()
+
+    def options(self) -> TraitProgress:
+        """What to pass as ``progress=`` to smskit's bulk calls."""
+        return self
+
+    def _show(self) -> None:
+        self.widget.progress = {"done": self.done, "total": self.total, "unit": self.unit}
+
+    def start(self, total: int, initial: int = 0, unit: str | None = None) -> None:
+        with self._lock:
+            self.total, self.done = total, min(initial, total)
+            self._show()
+
+    def advance(self, count: int, **postfix: Any) -> None:
+        with self._lock:
+            self.done = min(self.done + count, self.total)
+            self._show()
+
+    def finish(self) -> None:
+        """The bar stays as the work left it."""
+
+
+NO_PROGRESS: Final[dict[str, Any]] = {"done": 0, "total": 0, "unit": ""}
