@@ -88,20 +88,19 @@ def test_resume_of_an_ended_sandbox_journal_refuses_in_one_line_without_a_chaine
 def test_cli_resume_of_an_ended_sandbox_journal_says_so_in_one_line(
     tmp_path: Path, user_dirs: Path
 ) -> None:
-    """`smskit campaign resume` of a journal sent by an earlier command's embedded sandbox:
-    exit 3, one stderr line naming the CLI's own commands, nothing sent."""
-    env = {k: v for k, v in os.environ.items() if k not in ENV}
+    """`smskit campaign resume` of an unfinished journal whose embedded sandbox has ended
+    (it stopped for credit, then its sandbox stopped): exit 3, one stderr line naming the
+    CLI's own commands, the journal unchanged."""
     path = tmp_path / "j.journal.sqlite"
-    command = [sys.executable, "-m", "smskit", "--quiet"]
-    sent = subprocess.run(
-        [*command, "send", "--to", "+33612345678", "--text", TEXT, "--sender", "Shop",
-         "--journal", str(path), "--yes", "--outside-hours"],
-        env=env, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert sent.returncode == 0, sent.stderr
+    with Sandbox(seed=0) as gone:
+        gone.set_balance(0.01)
+        with pytest.warns(smskit.campaigns.IncompleteSendWarning):
+            Campaign(smskit.Client(sandbox=gone), ["+33612345678"], text=TEXT, sender="Shop",
+                     send_at=MONDAY_10H).send(progress=False, journal=path)  # fmt: skip
     before = path.read_bytes()
+    env = {k: v for k, v in os.environ.items() if k not in ENV}
     run = subprocess.run(
-        [*command, "campaign", "resume", str(path)],
+        [sys.executable, "-m", "smskit", "--quiet", "campaign", "resume", str(path)],
         env=env, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert run.returncode == 3, run.stderr
