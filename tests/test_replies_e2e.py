@@ -130,7 +130,8 @@ def test_burst_of_5000_callbacks_from_8_senders_loses_and_duplicates_nothing() -
     assert statuses == [200] * len(jobs)
     assert sorted(frame["message_id"]) == [f"b{i:05d}" for i in range(count)]  # 0 lost, 0 dup
     assert stats == {"stored": count, "duplicates": count // 10, "rejected": 0, "unsaved": 0,
-                     "delivery_reports": 0, "stops": 0, "report_duplicates": 0}  # fmt: skip
+                     "delivery_reports": 0, "stops": 0, "report_duplicates": 0, "links": 0,
+                     "clicks": 0, "clicks_unsaved": 0, "unknown_link_requests": 0}  # fmt: skip
     assert int(frame["is_opt_out"].sum()) == len(range(0, count, 7))
 
 

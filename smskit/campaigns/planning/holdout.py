@@ -49,8 +49,13 @@ class Holdout:
     stratify: str | None = None
 
     def __post_init__(self) -> None:
+        import numpy as np
+
         size = self.size
-        if isinstance(size, bool) or not isinstance(size, numbers.Real):
+        # numpy's timedelta64 and datetime64 subclass its integers: a duration is no count.
+        if isinstance(size, bool | np.timedelta64 | np.datetime64) or not isinstance(
+            size, numbers.Real
+        ):
             raise ValidationError("holdout", RULE_SIZE, value=size)
         if isinstance(size, numbers.Integral):
             if size < 1:
