@@ -123,6 +123,7 @@ def test_a_broken_file_is_input_refused_naming_it(
     assert path.name in line or "--" in line or "line " in line, line
     assert path.read_bytes() == before
     assert fresh_sandbox.sent().empty
+    assert "does not exist" not in line  # the file is there (campaign status of an empty file)
 
 
 @settings(

@@ -178,7 +178,12 @@ class Journal:
         self.path = as_journal_path(path)
         exists = self.path.exists() and self.path.stat().st_size > 0
         if mode == "open" and not exists:
-            raise ConfigurationError(f"journal {str(self.path)!r} does not exist")
+            empty = self.path.is_file()  # an empty file is there: it is no journal, not missing
+            raise ConfigurationError(
+                f"{str(self.path)!r} is an empty file, not a campaign's journal"
+                if empty
+                else f"journal {str(self.path)!r} does not exist"
+            )
         if mode == "create" and exists:
             raise ConfigurationError(f"journal {str(self.path)!r} already exists")
         self._lock = threading.Lock()
