@@ -304,12 +304,13 @@ class CampaignExecutor(Generic[ResultT]):
 
     def next_permitted(self) -> datetime | None:
         """When preflight refuses this marketing campaign now for a destination's hours, the
-        first moment inside the hours of every destination it sends to (from the campaign's
-        clock); None when the hours allow it."""
+        first moment inside the hours of every destination it sends to, from the moment
+        preflight checked (its ``send_at`` when later than the clock); None when the hours
+        allow it."""
         report = self._current_report()
         if not report.hours_refusals():
             return None
-        return next_permitted(report.sending_regions(), self.spec.instant())
+        return next_permitted(report.sending_regions(), report.evaluated_at or self.spec.instant())
 
     def schedule_at_next_permitted(self) -> datetime | None:
         """Schedule the campaign (its ``send_at``) at :meth:`next_permitted` when the hours

@@ -108,7 +108,7 @@ def show_preflight(report: PreflightReport, summary: dict[str, Any]) -> None:
     for message in report.warnings:
         click.echo(f"Warning: {message}")
     for title, groups in (
-        ("Warning", grouped(report.frame, "warning")),
+        ("Warning", grouped(report.frame.loc[report.frame["send"]], "warning")),
         ("Excluded", exclusion_reasons(report)),
     ):
         for group in groups:

@@ -221,7 +221,7 @@ def _share(frame: pd.DataFrame) -> dict[str, Any]:
         "totals": {
             "recipients": len(frame),
             "to_send": int(sending.sum()),
-            "with_warning": int(frame["warning"].notna().sum()),
+            "with_warning": int((frame["warning"].notna().to_numpy() & sending).sum()),
             "segments": int(frame["segments"].to_numpy(dtype="int64")[sending].sum()),
             "ucs2": int(((frame["encoding"] == "UCS-2").to_numpy() & sending).sum()),
         },

@@ -34,6 +34,7 @@ class CampaignFindings:
 
     errors: tuple[ValidationError, ...]
     findings: tuple[Finding, ...]
+    evaluated_at: datetime | None  # when the hours were checked (send_at or the clock)
 
     def hours_refusals(self) -> list[str]:
         """Why marketing is refused now: each destination outside its hours (finding
@@ -142,7 +143,7 @@ class PreflightReport(CampaignFindings):
             "to_send": int(sending.sum()),
             "excluded": int((~sending).sum()),
             **{str(issue): int(count) for issue, count in self.issues().items()},
-            "with_warning": int(frame["warning"].notna().sum()),
+            "with_warning": int((frame["warning"].notna() & sending).sum()),
             "segments": self.segments,
             "ucs2": int(((frame["encoding"] == "UCS-2") & sending).sum()),
             "errors": len(self.blocking()),
