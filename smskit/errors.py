@@ -26,6 +26,9 @@ The API key never leaves the client: ``.request`` is a copy of the request (meth
 body) whose credential headers (``api-key``, ``authorization``) read ``********``, and
 ``.response`` a detached copy of the answer bound to it; no object reachable from an error
 holds the key (docs/reliability.md).
+
+An error's advice is data: :func:`advised` attaches the fact and the remedies, each worded
+for its edge (Python names a call, the ``smskit`` command its options and variables).
 """
 
 from __future__ import annotations
