@@ -83,6 +83,7 @@ def test_numbers_are_normalised_and_bad_ones_excluded_with_their_issue(
         "invalid_number": 1,
         "cannot_receive_sms": 5,
         "opted_out": 0,
+        "frequency_capped": 0,
         "not_served": 0,
         "field_not_scalar": 0,
         "field_too_long": 0,

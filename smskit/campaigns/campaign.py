@@ -142,9 +142,11 @@ class Campaign(CampaignExecutor[CampaignResult]):
         spec = self.spec
         suppression, state = self._suppression(offline)
         back_end = InMemoryAudience(self.recipients, self._audience, fields=self._read_fields)
+        history = self._history(offline)
         report = run_preflight(
-            back_end, spec.settings, spec.instant(now), self._serving(offline), suppression
-        )
+            back_end, spec.settings, spec.instant(now), self._serving(offline), suppression,
+            history,
+        )  # fmt: skip
         self._audience = back_end.audience
         self._report = report
         self._report_of = (fingerprint, spec.settings, state)

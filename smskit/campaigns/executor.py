@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, Protocol, Self,
 from smskit._account import gateway_of
 from smskit._repr import tolerant_repr
 from smskit.campaigns.analysis.results import IncompleteSendWarning, shortfall_message
+from smskit.campaigns.analysis.sends import marketing_history
 from smskit.campaigns.planning.destinations import destinations
 from smskit.campaigns.planning.estimates import CostEstimate, offline_estimate, simulate
 from smskit.campaigns.planning.holdout import Holdout, as_holdout
@@ -34,6 +35,7 @@ from smskit.errors import ValidationError
 from smskit.replies.inbox import Inbox
 from smskit.replies.optouts import account_key, listed_numbers
 from smskit.rules import spec as _spec
+from smskit.rules.caps import ACCOUNT_DEFAULT, FrequencyCap, SentHistory
 from smskit.rules.destinations import Destinations
 from smskit.rules.hours import next_permitted
 from smskit.rules.optouts import Suppression
@@ -117,6 +119,7 @@ class CampaignExecutor(Generic[ResultT]):
         stratify: str | None = None,
         track_links: Inbox | None = None,
         repeat_window: timedelta | None = None,
+        frequency_cap: FrequencyCap | str | object | None = ACCOUNT_DEFAULT,
         **send_options: Any,
     ) -> None:
         check_client(client)
@@ -128,7 +131,7 @@ class CampaignExecutor(Generic[ResultT]):
             text if self.tracking is None else self.tracking.tracked.text,
             sender, send_options, name, default_region, clock, journal,
             include_opted_out=include_opted_out, holdout=as_holdout(holdout, seed, stratify),
-            repeat_window=repeat_window,
+            repeat_window=repeat_window, frequency_cap=frequency_cap,
         )  # fmt: skip
         self.recipients = self._taken(recipients)
         if self.tracking is not None:
@@ -219,6 +222,17 @@ class CampaignExecutor(Generic[ResultT]):
         key = account_key(self.client)
         version, numbers = listed_numbers(key)
         return Suppression(numbers), (key, version)
+
+    def _history(self, offline: bool) -> SentHistory:
+        """The account's marketing messages the campaign's frequency cap counts (none read
+        without a cap), from the journals of the campaigns directory, the campaign's own
+        left out. An offline preflight of a campaign without a client yet makes none and
+        says the cap was not checked."""
+        if self.settings.frequency_cap is None:
+            return SentHistory()
+        if self._client is None and offline:
+            return SentHistory(unread=NO_ACCOUNT)
+        return marketing_history(self.client, leave_out=self.spec.identity)
 
     def _optout_state(self) -> OptOutState:
         """The state of the account's opt-out list now (the client made if needed)."""

@@ -72,6 +72,7 @@ from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies.inbox import Inbox
 from smskit.rules import spec as _spec
 from smskit.rules.canonical import canonical_json
+from smskit.rules.caps import ACCOUNT_DEFAULT, FrequencyCap
 from smskit.rules.fields import used_fields
 from smskit.rules.recipients import Recipients, number_checks
 from smskit.rules.region import DEFAULT_REGION
@@ -126,7 +127,8 @@ class Experiment:
     options are every arm's (a campaign's, see :class:`smskit.Campaign`). ``name`` names the
     experiment and its files in ``directory`` (default: the campaign journals' directory):
     made again with the same name, the experiment adopts the split its record holds (the same
-    recipients, texts and options needed) rather than drawing another.
+    recipients, texts and options needed) rather than drawing another. ``frequency_cap``
+    (``"2/7D"``) is every arm's, as a campaign's (docs/frequency-caps.md).
     """
 
     def __init__(
@@ -143,6 +145,7 @@ class Experiment:
         clock: Callable[[], datetime] | None = None,
         directory: str | Path | None = None,
         track_links: Inbox | None = None,
+        frequency_cap: FrequencyCap | str | object | None = ACCOUNT_DEFAULT,
         **send_options: Any,
     ) -> None:
         check_client(client)
@@ -161,7 +164,9 @@ class Experiment:
         if seed is not None:
             check_seed(seed)
         first = next(iter(arms.values()))
-        spec = CampaignSpec(first, sender, send_options, None, default_region, clock)
+        spec = CampaignSpec(
+            first, sender, send_options, None, default_region, clock, frequency_cap=frequency_cap
+        )
         for text in arms.values():
             spec.replace(text=text)  # each arm's text checked like a campaign's
         if name is not None:

@@ -26,10 +26,12 @@ import httpx
 
 from smskit._account import Hidden, held
 from smskit.errors import ConfigurationError, advised
+from smskit.rules.caps import ENV_FREQUENCY_CAP, FrequencyCap, frequency_cap_setting
 
 ENV_LOGIN = "SMSKIT_API_LOGIN"
 ENV_KEY = "SMSKIT_API_KEY"
 ENV_BASE_URL = "SMSKIT_BASE_URL"
+ENV_CAP = ENV_FREQUENCY_CAP  # the account's default frequency cap ("2/7D"; docs/frequency-caps.md)
 
 SANDBOX_NOTICE = (
     "smskit: no credentials configured: using the embedded sandbox on 127.0.0.1 "
@@ -182,6 +184,13 @@ def resolve(
             ConfigurationError(f"{fact}: pass base_url= or set {ENV_BASE_URL}"), fact, "base_url"
         )
     return Settings(check_base_url(url, allow_insecure=allow_insecure), login, key)
+
+
+def default_frequency_cap(environ: Mapping[str, str] | None = None) -> FrequencyCap | None:
+    """The account's default frequency cap for marketing campaigns: ``SMSKIT_FREQUENCY_CAP``
+    (``"2/7D"``; unset or empty: none), read when a campaign is made; a value that does not
+    read is refused naming the variable. A campaign's own ``frequency_cap=`` wins."""
+    return frequency_cap_setting(os.environ if environ is None else environ)
 
 
 def _env(name: str, environ: Mapping[str, str] | None) -> str | None:

@@ -175,9 +175,11 @@ class Campaign(CampaignExecutor[StreamedResult]):
         spec = self.spec
         suppression, state = self._suppression(offline)
         back_end = PartitionedAudience(self.recipients, self._positions_as_index, Spill(spill))
+        history = self._history(offline)
         report = run_preflight(
-            back_end, spec.settings, spec.instant(now), self._serving(offline), suppression
-        )
+            back_end, spec.settings, spec.instant(now), self._serving(offline), suppression,
+            history,
+        )  # fmt: skip
         self._report, self._report_of = weakref.ref(report), (spec.settings, state)
         return report
 
@@ -252,10 +254,13 @@ class PartitionedAudience:
     def check(self, first: FirstPass) -> None:
         """The first pass, reading the input once: each partition's preflight spilled (the
         opt-out list, ``first.suppressed``, checked there), and its duplicates of earlier
-        rows found by a shuffle on the number and written back to that partition's own file."""
+        rows found by a shuffle on the number and written back to that partition's own file. The
+        numbers at the frequency cap (``first.reached``) are computed once, before, and each
+        partition excludes its own."""
         store = self.store
         self._used = first.used
         listed = delayed(first.suppressed, pure=True)  # one copy on the cluster, not per task
+        reached = delayed(first.reached, pure=True)  # the numbers at the frequency cap
         checked = [
             delayed(parts.check_partition, nout=2)(
                 part,
@@ -266,6 +271,7 @@ class PartitionedAudience:
                 first.used,
                 store.file("checked", n),
                 listed,
+                reached,
             )
             for n, part in enumerate(self.recipients.to_delayed())
         ]

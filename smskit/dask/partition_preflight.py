@@ -31,6 +31,7 @@ from smskit.campaigns.sending.journal import FIELD_PREFIX
 from smskit.dask.report import breakdown
 from smskit.dask.spill import Spill
 from smskit.rules import spec
+from smskit.rules.caps import SentHistory
 from smskit.rules.destinations import Destinations
 from smskit.rules.findings import ISSUES
 from smskit.rules.optouts import INCLUDED_COUNT, Suppression
@@ -109,12 +110,15 @@ def check_partition(
     used: tuple[str, ...],
     path: str,
     suppressed: frozenset[str] = frozenset(),
+    reached: np.ndarray | None = None,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The pandas preflight of partition ``number``, written to ``path`` with a ``field:``
     text column per field of ``used`` (for the rows it lets through). Returns the duplicate
     candidates (key, number) and ``rows``, ``missing`` (recipients missing a field the text
     uses), ``sent_anyway`` (recipients on the opt-out list, ``suppressed``, let through by
-    ``include_opted_out``) and ``samples`` (one sendable number per country). Duplicates within the
+    ``include_opted_out``) and ``samples`` (one sendable number per country). ``reached``:
+    the numbers at the campaign's frequency cap (sorted keys), excluded as
+    ``frequency_capped``. Duplicates within the
     partition are marked here; :func:`settle_partition` names the first of the whole base."""
     if positions_as_index:
         part = part.set_axis(pd.RangeIndex(len(part)))
@@ -122,8 +126,9 @@ def check_partition(
     # The preflight's own reading of the fields gives the texts the gateway will receive.
     audience = Audience(recipients, settings.default_region, fields=used)
     report = preflight(
-        recipients, settings, now=now, audience=audience, suppression=Suppression(suppressed)
-    )
+        recipients, settings, now=now, audience=audience, suppression=Suppression(suppressed),
+        history=SentHistory(known=reached),
+    )  # fmt: skip
     frame = _conform(report.frame)
     missing = sum(int(f.detail or 0) for f in report.findings if f.code == "fields_missing")
     sent_anyway = sum(int(f.detail or 0) for f in report.findings if f.code == INCLUDED_COUNT)

@@ -18,6 +18,7 @@ ISSUES: Final = (
     "invalid_number",
     "cannot_receive_sms",
     "opted_out",
+    "frequency_capped",
     "not_served",
     "field_not_scalar",
     "field_too_long",
@@ -37,11 +38,14 @@ WARNINGS: Final = (
     "opted_out_included",
     "opted_outs_included",
     "optouts_unread",
+    "frequency_cap_unchecked",
 )
 MESSAGES: Final[dict[str, str]] = {
     "invalid_number": "{detail}",
     "cannot_receive_sms": "line type {detail}",
     "opted_out": "opted out: on the account's opt-out list",
+    "frequency_capped": "frequency capped: already received the cap of marketing messages "
+    "({detail})",
     "not_served": "{detail}",
     "field_not_scalar": "{field} is a {detail}: a dynamic field must be a string, number or date",
     "field_too_long": "{field} has {detail} characters (max 50)",
@@ -59,6 +63,7 @@ MESSAGES: Final[dict[str, str]] = {
     "opted_outs_included": "{detail} recipient(s) on the opt-out list are sent to anyway "
     "(include_opted_out=True, a transactional send)",
     "optouts_unread": "the opt-out list was not read: {detail}",
+    "frequency_cap_unchecked": "the frequency cap was not checked: {detail}",
 }
 
 

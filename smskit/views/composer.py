@@ -30,6 +30,7 @@ from smskit.errors import SmskitError, ValidationError
 from smskit.rules import content
 from smskit.rules import spec as _spec
 from smskit.rules import text as engine
+from smskit.rules.caps import ACCOUNT_DEFAULT, FrequencyCap
 from smskit.rules.fields import DYNAMIC_FIELDS
 from smskit.rules.region import DEFAULT_REGION
 from smskit.views.pure_panel import ComposerPanel, compose_panel, panel_state
@@ -98,7 +99,9 @@ class Composer(Widget):
     panel and the send; ``include_opted_out=True`` sends to them too, for a transactional
     send only (``purpose="alert"``; docs/optouts.md). ``repeat_window`` is the campaign's
     repeat guard (:class:`smskit.Campaign`): the same send made that recently, from this
-    composer or anywhere else, is refused unless sent again on purpose.
+    composer or anywhere else, is refused unless sent again on purpose. ``frequency_cap``
+    (``"2/7D"``; not given: the account's default, ``SMSKIT_FREQUENCY_CAP``) excludes the
+    marketing recipients already at the cap (``frequency_capped``, counted in the panel).
 
     Each send with other values (text, sender, options) is a new campaign: the first one is
     named ``name`` and journaled in ``journal``, the next ones ``<name>-2``, ``<name>-3`` ...
@@ -161,11 +164,13 @@ class Composer(Widget):
         debounce: float | None = None,
         include_opted_out: bool = False,
         repeat_window: timedelta | None = None,
+        frequency_cap: FrequencyCap | str | object | None = ACCOUNT_DEFAULT,
         **send_options: Any,
     ) -> None:
         spec = CampaignSpec(
             text, sender, send_options, name, default_region, journal=journal,
             include_opted_out=include_opted_out, repeat_window=repeat_window,
+            frequency_cap=frequency_cap,
         )  # fmt: skip
         self._client = client
         # The one campaign (None without recipients), which holds the one spec: every field

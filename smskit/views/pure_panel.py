@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
 from smskit.rules import text as engine
+from smskit.rules.caps import FREQUENCY_CAPPED
 from smskit.rules.content import has_stop_mention, is_marketing, sender_allows_spaces
 from smskit.rules.fields import split_fields
 from smskit.rules.sender import check_sender
@@ -123,6 +124,9 @@ def _recipient_checks(
         return [Check("recipients", False, f"none of {report.recipients} recipients can be sent")]
     excluded = report.recipients - report.to_send
     shown = f"{report.to_send} to send" + (f", {excluded} excluded" if excluded else "")
+    capped = int(report.issues()[FREQUENCY_CAPPED]) if excluded else 0
+    if capped:  # the cap is the account's choice: said, with its count
+        shown += f" ({capped} {FREQUENCY_CAPPED}: at the cap of marketing messages)"
     return [Check("recipients", True, shown)]
 
 

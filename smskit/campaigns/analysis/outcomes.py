@@ -53,6 +53,7 @@ __all__ = [
     "outcome_dtypes",
     "outcomes_frame",
     "sent_recipients",
+    "sent_times",
     "wait_for_final",
 ]
 
@@ -335,7 +336,7 @@ def outcomes_frame(
     sent = sent.reset_index(drop=True)
     numbers = sent["phone_number"].astype(object)
     tickets = sent["ticket"].astype(object)
-    sent_at = _sent_at(sent["chunk"], facts)
+    sent_at = sent_times(sent["chunk"], facts)
     keys = number_keys(numbers.fillna(""))
     out = pd.DataFrame(
         {"row": sent["row"].to_numpy(), "phone_number": numbers, "ticket": tickets,
@@ -461,7 +462,7 @@ def _events(numbers: pd.Series, at: pd.Series) -> pd.DataFrame:
     return pd.DataFrame({"key": number_keys(numbers.fillna("")), "at": at})
 
 
-def _sent_at(chunks: pd.Series, facts: SendFacts) -> pd.Series:
+def sent_times(chunks: pd.Series, facts: SendFacts) -> pd.Series:
     """When each recipient's chunk was accepted, or its scheduled time when later (UTC)."""
     import pandas as pd
 

@@ -31,6 +31,7 @@ from smskit.campaigns.planning.preflight import (
 )
 from smskit.campaigns.planning.report import PreflightReport
 from smskit.errors import ValidationError
+from smskit.rules.caps import SentHistory
 from smskit.rules.destinations import Destinations
 from smskit.rules.findings import ISSUES, Finding
 from smskit.rules.hours import hours_refusals
@@ -38,11 +39,14 @@ from smskit.rules.optouts import INCLUDED_COUNT, UNREAD, Suppression
 from smskit.rules.recipients import Recipients
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
 NO_LIST: Final = Suppression()  # no opt-out list given: nothing excluded, nothing said
+NO_HISTORY: Final = SentHistory()  # no history given: nobody at a cap, nothing said
 
 __all__ = [
+    "NO_HISTORY",
     "NO_LIST",
     "AudienceBackEnd",
     "FirstPass",
@@ -63,6 +67,7 @@ def preflight(
     block_rows: int = NUMBER_BLOCK_ROWS,
     audience: Audience | None = None,
     suppression: Suppression = NO_LIST,
+    history: SentHistory = NO_HISTORY,
 ) -> PreflightReport:
     """Check every recipient and the campaign; nothing is sent.
 
@@ -70,10 +75,12 @@ def preflight(
     it is of these recipients and ``settings.default_region``, so only the text's half runs.
     The gateway is not asked which countries it serves (:class:`smskit.Campaign` asks it).
     ``suppression``: the account's opt-out list (default: none given, nothing excluded).
+    ``history``: the account's marketing messages the frequency cap
+    (``settings.frequency_cap``) counts (default: none given, nobody capped).
     """
     back_end = InMemoryAudience(recipients, audience, block_rows=block_rows)
     instant = evaluation_instant(now, clock)
-    return run_preflight(back_end, settings, instant, lambda _: None, suppression)
+    return run_preflight(back_end, settings, instant, lambda _: None, suppression, history)
 
 
 # -- one orchestration, two audience back ends -----------------------------------------------
@@ -107,13 +114,15 @@ ReportT = TypeVar("ReportT", covariant=True)
 class FirstPass:
     """What a back end's first pass checks every recipient against: the campaign's
     ``settings``, the preflight's ``instant`` and the send's ``when`` (hours), the fields the
-    text ``used``, and the opt-out list (``suppressed``, E.164)."""
+    text ``used``, the opt-out list (``suppressed``, E.164) and the numbers already at the
+    frequency cap (``reached``, sorted keys: :func:`smskit.rules.caps.reached`)."""
 
     settings: PreflightSettings
     instant: datetime
     when: datetime
     used: tuple[str, ...]
     suppressed: frozenset[str] = frozenset()
+    reached: np.ndarray | None = None
 
 
 class AudienceBackEnd(Protocol[ReportT]):
@@ -145,18 +154,23 @@ def run_preflight(
     instant: datetime,
     serve: Callable[[Callable[[], Mapping[str, str]]], Destinations | None],
     suppression: Suppression = NO_LIST,
+    history: SentHistory = NO_HISTORY,
 ) -> ReportT:
     """Preflight, the one orchestration: campaign-level findings, the recipients checked by
-    ``back_end`` (against the account's opt-out list, ``suppression``), the gateway's served
-    countries and prices (``serve(samples)``, asked only when the campaign has no error;
-    None: not checked), then the closing findings."""
+    ``back_end`` (against the account's opt-out list, ``suppression``, and the frequency cap
+    over the account's marketing messages, ``history``), the gateway's served countries and
+    prices (``serve(samples)``, asked only when the campaign has no error; None: not
+    checked), then the closing findings."""
     errors, found, used = campaign_findings(settings)
     when = send_instant(settings, instant)
-    back_end.check(FirstPass(settings, instant, when, used, suppression.numbers))
+    reached = history.reached(settings.frequency_cap, when)
+    back_end.check(FirstPass(settings, instant, when, used, suppression.numbers, reached))
     served = None if errors else serve(back_end.samples)
     counts, missing = back_end.settle(served, settings.product)
     found += closing_findings(counts, settings.purpose, when, missing)
     found += optout_findings(suppression, back_end.sent_anyway())
+    if settings.frequency_cap is not None and history.unread is not None:
+        found.append(Finding("frequency_cap_unchecked", "frequency_cap", None, history.unread))
     return back_end.report(Verdict(settings, when, tuple(errors), tuple(found)))
 
 
@@ -215,7 +229,7 @@ class InMemoryAudience:
         )
         self.audience = audience
         columns, self._missing, self._sent_anyway = report_columns(
-            audience, settings, first.used, first.when, first.suppressed
+            audience, settings, first.used, first.when, first.suppressed, first.reached
         )
         # The columns are made for the frame (or shared with the audience, which never edits
         # them): no copy, so the peak is one report, not two.

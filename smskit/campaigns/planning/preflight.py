@@ -31,6 +31,7 @@ from smskit.campaigns.planning.audience import (
 from smskit.campaigns.planning.holdout import Holdout
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
+from smskit.rules.caps import FREQUENCY_CAPPED, FrequencyCap, capped
 from smskit.rules.content import RULE_STOP_MISSING, has_stop_mention, sender_allows_spaces
 from smskit.rules.destinations import Destinations
 from smskit.rules.fields import used_fields
@@ -75,6 +76,7 @@ class PreflightSettings:
     type: str | None = None
     include_opted_out: bool = False  # send to numbers on the opt-out list (transactional)
     holdout: Holdout | None = None  # recipients kept out of the send, for the comparison
+    frequency_cap: FrequencyCap | None = None  # marketing messages a recipient may receive
 
     @property
     def product(self) -> str:
@@ -270,11 +272,14 @@ def report_columns(
     used: tuple[str, ...],
     when: datetime,
     suppressed: Collection[str] = frozenset(),
+    reached: np.ndarray | None = None,
 ) -> tuple[dict[str, Any], int, int]:
     """The report's columns for every recipient, how many recipients miss a field, and how
     many on the opt-out list are sent to anyway.
     ``suppressed``: the account's opted-out numbers (E.164): excluded (issue ``opted_out``)
-    unless ``settings.include_opted_out``, then warned (``opted_out_included``)."""
+    unless ``settings.include_opted_out``, then warned (``opted_out_included``).
+    ``reached``: the numbers (sorted keys, :func:`smskit.rules.caps.reached`) already at the
+    campaign's frequency cap: excluded (issue ``frequency_capped``)."""
     import numpy as np
 
     codes, table = audience.combinations(used)
@@ -285,12 +290,16 @@ def report_columns(
     included = listed if settings.include_opted_out else None
     if included is None:
         issue[listed] = _ISSUE[OPTED_OUT]
+    at_cap = np.zeros(len(issue), dtype=bool)
+    if reached is not None and len(reached) and settings.frequency_cap is not None:
+        at_cap = capped(audience.phone_number, reached) & (issue == -1)
+        issue[at_cap] = _ISSUE[FREQUENCY_CAPPED]
     by_text = found.issue[codes]
     fresh = (issue == -1) & (by_text >= 0)
     issue[fresh] = by_text[fresh]
-    # Unless the text or the opt-out list excluded a recipient that has a number, the
-    # repeats are the audience's.
-    narrowed = fresh.any() or (included is None and listed.any())
+    # Unless the text, the opt-out list or the cap excluded a recipient that has a number,
+    # the repeats are the audience's.
+    narrowed = fresh.any() or (included is None and listed.any()) or at_cap.any()
     repeats = audience.duplicates((issue == -1) if narrowed else None)
     issue[repeats[0]] = _ISSUE["duplicate"]
     sizes = np.bincount(codes, minlength=len(table))
@@ -307,7 +316,7 @@ def report_columns(
         "segments": found.segments[text],
         "cost": np.full(n, np.nan),  # known once the gateway's prices are: see priced()
         "issue": coded(issue, ISSUES),
-        "detail": _details(audience, found, codes, fresh, repeats),
+        "detail": _details(audience, found, codes, fresh, repeats, at_cap, settings),
         "warning": _warnings_of(audience, settings, used, when, found, codes, included),
         "send": issue == -1,
     }
@@ -321,8 +330,11 @@ def _details(
     codes: np.ndarray,
     by_text: np.ndarray,
     repeats: tuple[np.ndarray, np.ndarray],
+    at_cap: np.ndarray,
+    settings: PreflightSettings,
 ) -> pd.Categorical:
-    """Each excluded recipient's detail, a code into the distinct details."""
+    """Each excluded recipient's detail, a code into the distinct details (a capped one's:
+    the cap, ``2/7D``)."""
     import numpy as np
     import pandas as pd
 
@@ -337,6 +349,9 @@ def _details(
         *found.details,
         *(f"same number as row {r}" for r in first_rows),
     ]
+    if at_cap.any():
+        detail[at_cap] = len(said)
+        said.append(str(settings.frequency_cap))
     remap, categories = pd.factorize(np.array(said, dtype=object))
     detail = np.where(detail >= 0, np.append(remap, -1)[detail], -1)
     return coded(detail, categories)

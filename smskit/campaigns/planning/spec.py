@@ -30,7 +30,10 @@ from smskit.campaigns.planning.plan import (
 )
 from smskit.campaigns.planning.preflight import PreflightSettings, evaluation_instant
 from smskit.campaigns.sending.journal_file import as_journal_path
+from smskit.client.config import default_frequency_cap
 from smskit.errors import ValidationError
+from smskit.rules.caps import ACCOUNT_DEFAULT, FrequencyCap, frequency_cap
+from smskit.rules.content import is_marketing
 from smskit.rules.optouts import check_include_opted_out
 from smskit.rules.region import DEFAULT_REGION, check_region
 
@@ -54,7 +57,13 @@ class CampaignSpec:
     ``repeat_window`` refuses the same send (:attr:`content`, the same recipients, the same
     gateway) made less than that long ago as a new campaign, unless ``send(again=True)``
     (:mod:`smskit.campaigns.sending.repeats`; the CLI's ``smskit send`` uses 10 minutes).
-    Every field is checked when the spec is made; a wrong one raises ``ValidationError``.
+    ``frequency_cap`` (``"2/7D"``, a :class:`~smskit.rules.caps.FrequencyCap`, or None for
+    none) excludes the recipients of a marketing campaign who already received that many of
+    the account's marketing messages in the period (issue ``frequency_capped``); not given,
+    the account's default (``SMSKIT_FREQUENCY_CAP``) applies to marketing campaigns; a
+    transactional campaign is never capped, and giving it a cap is refused
+    (docs/frequency-caps.md). Every field is checked when the spec is made; a wrong one
+    raises ``ValidationError``.
     """
 
     text: str
@@ -68,6 +77,8 @@ class CampaignSpec:
     include_opted_out: bool = False  # transactional only: send to numbers that opted out
     holdout: Holdout | None = None  # seeded when the spec is made (the name's seed if none)
     repeat_window: timedelta | None = None  # the same send again within it is refused
+    # "N/PERIOD", a FrequencyCap, None (no cap), or ACCOUNT_DEFAULT (SMSKIT_FREQUENCY_CAP)
+    frequency_cap: FrequencyCap | str | object | None = ACCOUNT_DEFAULT
 
     def __post_init__(self) -> None:
         check_text_and_sender(self.text, self.sender)
@@ -96,6 +107,17 @@ class CampaignSpec:
             object.__setattr__(self, "created", created)
         elif not isinstance(self.created, datetime) or self.created.utcoffset() is None:
             raise ValidationError("created", "must be an aware datetime", value=self.created)
+        if self.frequency_cap is not ACCOUNT_DEFAULT:
+            cap = frequency_cap(self.frequency_cap)
+            if cap is not None and not is_marketing(self.options.get("purpose")):
+                raise ValidationError(
+                    "frequency_cap",
+                    "only a marketing campaign is capped: a transactional send "
+                    "(purpose='alert') is never capped; leave frequency_cap out",
+                    value=str(cap),
+                )
+            object.__setattr__(self, "frequency_cap", cap)
+        self.cap  # noqa: B018 - the account's default, read now: a wrong one is refused here
         if self.holdout is not None:
             if not isinstance(self.holdout, Holdout):
                 raise ValidationError("holdout", "must be a Holdout", value=self.holdout)
@@ -105,7 +127,8 @@ class CampaignSpec:
         options = tuple(sorted(self.options.items()))
         return hash((self.text, self.sender, options, self.name, self.default_region,
                      self.clock, self.journal, self.created,
-                     self.include_opted_out, self.holdout, self.repeat_window))  # fmt: skip
+                     self.include_opted_out, self.holdout, self.repeat_window,
+                     self.frequency_cap))  # fmt: skip
 
     def replace(self, **changes: Any) -> CampaignSpec:
         """This spec with ``changes`` (field names), checked again; a derived name follows
@@ -124,11 +147,24 @@ class CampaignSpec:
         return default_name(self.text, self.sender, self.options, self.created)
 
     @property
+    def cap(self) -> FrequencyCap | None:
+        """The frequency cap preflight applies: the campaign's own, else (not given) the
+        account's default for a marketing campaign; None for a transactional one."""
+        if self.frequency_cap is ACCOUNT_DEFAULT:
+            marketing = is_marketing(self.options.get("purpose"))
+            return default_frequency_cap() if marketing else None
+        assert self.frequency_cap is None or isinstance(self.frequency_cap, FrequencyCap)
+        return self.frequency_cap
+
+    @property
     def settings(self) -> PreflightSettings:
         """What preflight checks the campaign against."""
         settings = campaign_settings(self.text, self.sender, self.default_region, self.options)
         return dataclasses.replace(
-            settings, include_opted_out=self.include_opted_out, holdout=self.holdout
+            settings,
+            include_opted_out=self.include_opted_out,
+            holdout=self.holdout,
+            frequency_cap=self.cap,
         )
 
     @property
@@ -182,6 +218,7 @@ class CampaignSpec:
             "include_opted_out": self.include_opted_out,
             "holdout": self.holdout,
             "repeat_window": self.repeat_window,
+            "frequency_cap": self.frequency_cap,
             **self.options,
         }
 

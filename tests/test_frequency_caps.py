@@ -1,0 +1,300 @@
+"""Frequency caps: the rule (a cap read or refused naming the field; who already received N
+marketing messages in the period before the send, checked against a naive per-recipient
+count), and the campaign option over real HTTP: two sends, the third capped; transactional
+sends neither capped nor counted; another account's journals not counted; the account's
+default (SMSKIT_FREQUENCY_CAP); Dask partitions agreeing with pandas; the Composer saying
+it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import dask.dataframe as dd
+import distributed
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import smskit
+import smskit.dask
+from smskit.campaigns.analysis.sends import sends
+from smskit.client.clients import Backoff
+from smskit.errors import ValidationError
+from smskit.rules.caps import (
+    ENV_FREQUENCY_CAP,
+    FrequencyCap,
+    frequency_cap,
+    frequency_capped,
+    number_keys,
+    received,
+)
+from smskit.sandbox import Sandbox
+from smskit.views.composer import Composer
+
+TEXT = "Promo -20% ce week-end. STOP au 36173"
+ALERT = "Votre colis arrive demain."
+NOW = datetime(2026, 3, 10, 12, tzinfo=UTC)
+
+
+def fr_mobiles(count: int, start: int = 0) -> list[str]:
+    """Distinct valid French mobile numbers."""
+    return [f"+3361{i:07d}" for i in range(start, start + count)]
+
+
+@pytest.fixture
+def client(fresh_sandbox: Sandbox) -> Iterator[smskit.Client]:
+    with smskit.Client(sandbox=fresh_sandbox, backoff=Backoff(base=0.0, cap=0.0)) as c:
+        yield c
+
+
+# -- the rule ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value", ["0/7D", "2/-1D", "x", "2/0D", "2/7", "/7D", "2.5/7D", "-2/7D", 3, 2.0, True, ""]
+)
+def test_a_cap_that_does_not_read_is_refused_naming_the_field(value: object) -> None:
+    """A count below 1, a period that is not a positive duration, or no N/PERIOD at all."""
+    with pytest.raises(ValidationError) as caught:
+        frequency_cap(value)
+    assert caught.value.field == "frequency_cap" and "N/PERIOD" in str(caught.value)
+
+
+def test_a_cap_reads_its_count_and_period() -> None:
+    """'2/7D' is two messages in seven days; '3 / 36h' reads too; None is no cap."""
+    assert frequency_cap("2/7D") == FrequencyCap(2, timedelta(days=7), "2/7D")
+    assert frequency_cap(" 3 / 36h ") == FrequencyCap(3, timedelta(hours=36), "3 / 36h")
+    assert str(frequency_cap("1/2W")) == "1/2W" and frequency_cap(None) is None
+
+
+def naive_capped(
+    numbers: list[str | None],
+    history: list[tuple[str, datetime]],
+    count: int,
+    period: timedelta,
+    when: datetime,
+) -> list[bool]:
+    """Per recipient, counted one message at a time."""
+    return [
+        number is not None
+        and sum(1 for n, at in history if n == number and when - period <= at < when) >= count
+        for number in numbers
+    ]
+
+
+POOL = [*fr_mobiles(6), "+4915112345678", "0612345678", None]
+instants = st.integers(min_value=-20 * 24, max_value=20 * 24).map(
+    lambda h: NOW + timedelta(hours=h)
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    numbers=st.lists(st.sampled_from(POOL), max_size=12),
+    history=st.lists(st.tuples(st.sampled_from(POOL[:-2]), instants), max_size=40),
+    count=st.integers(min_value=1, max_value=4),
+    days=st.integers(min_value=1, max_value=10),
+)
+def test_capped_recipients_are_those_a_naive_count_finds(
+    numbers: list[str | None], history: list[tuple[str, datetime]], count: int, days: int
+) -> None:
+    """The column-wise rule marks exactly the recipients with >= N messages in the period
+    before the send instant (the instant left out; a number not E.164 never capped)."""
+    cap = FrequencyCap(count, timedelta(days=days))
+    past = pd.Series([n for n, _ in history], dtype=object)
+    at = pd.Series(pd.to_datetime([t for _, t in history], utc=True), dtype="datetime64[ns, UTC]")
+    got = frequency_capped(pd.Series(numbers, dtype=object), past, at, cap, NOW)
+    e164 = [n if n is not None and n.startswith("+") else None for n in numbers]
+    assert got.tolist() == naive_capped(e164, history, count, cap.period, NOW)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    queries=st.lists(st.tuples(st.sampled_from(POOL), instants), max_size=12),
+    history=st.lists(st.tuples(st.sampled_from(POOL[:-2]), instants), max_size=40),
+    days=st.integers(min_value=1, max_value=10),
+)
+def test_messages_received_before_each_send_match_a_naive_count(
+    queries: list[tuple[str | None, datetime]],
+    history: list[tuple[str, datetime]],
+    days: int,
+) -> None:
+    """received() counts, per (number, instant), the history's messages in the period
+    before that instant, as counting them one by one does."""
+    period = timedelta(days=days)
+
+    def stamps(pairs: list[tuple[object, datetime]]) -> pd.Series:
+        return pd.Series(pd.to_datetime([t for _, t in pairs], utc=True)).astype(
+            "datetime64[ns, UTC]"
+        )
+
+    got = received(
+        pd.Series([n for n, _ in queries], dtype=object),
+        stamps(queries),  # type: ignore[arg-type]
+        pd.Series([n for n, _ in history], dtype=object),
+        stamps(history),  # type: ignore[arg-type]
+        period,
+    )
+    want = [
+        0
+        if n is None or not n.startswith("+")
+        else sum(1 for m, at in history if m == n and t - period <= at < t)
+        for n, t in queries
+    ]
+    assert got.tolist() == want
+
+
+def test_numbers_compare_as_e164_keys() -> None:
+    """An E.164 number is its digits; missing, national or malformed numbers are -1."""
+    keys = number_keys(pd.Series(["+33612345678", None, "0612345678", "+1", pd.NA]))
+    assert keys.tolist() == [33612345678, -1, -1, -1, -1]
+
+
+# -- the campaign option, over real HTTP ------------------------------------------------------
+
+
+def test_two_sends_then_the_third_is_capped(client: smskit.Client, fresh_sandbox: Sandbox) -> None:
+    """With 2/7D, a recipient who received two marketing campaigns is excluded from the
+    third (issue frequency_capped, counted in the summary, journaled, never sent); the
+    others are sent."""
+    first = fr_mobiles(10)
+    for _ in range(2):
+        smskit.Campaign(client, first[:6], text=TEXT, sender="Shop", frequency_cap="2/7D").send(
+            progress=False
+        )
+    third = smskit.Campaign(client, first, text=TEXT, sender="Shop", frequency_cap="2/7D")
+    report = third.preflight()
+    assert report.summary().loc[0, "frequency_capped"] == 6 and report.to_send == 4
+    capped = report.frame.loc[report.frame["issue"] == "frequency_capped"]
+    assert sorted(capped["phone_number"]) == first[:6]
+    assert set(capped["detail"].astype(str)) == {"2/7D"}
+    before = len(fresh_sandbox.sent())
+    result = third.send(progress=False)
+    sent_now = set(fresh_sandbox.sent()["phone_number"].iloc[before:])
+    assert sent_now == set(first[6:])
+    assert (result.not_sent["error"] == "frequency_capped: 2/7D").sum() == 6
+
+
+def test_transactional_sends_are_neither_capped_nor_counted(client: smskit.Client) -> None:
+    """Alerts do not count toward a marketing cap, and an alert is never capped: a cap given
+    to one is refused, and the account's default does not apply to it."""
+    numbers = fr_mobiles(5)
+    for _ in range(3):
+        smskit.Campaign(client, numbers, text=ALERT, sender="Shop", purpose="alert").send(
+            progress=False
+        )
+    marketing = smskit.Campaign(client, numbers, text=TEXT, sender="Shop", frequency_cap="1/7D")
+    assert marketing.preflight().to_send == 5
+    marketing.send(progress=False)
+    alert = smskit.Campaign(client, numbers, text=ALERT, sender="Shop", purpose="alert")
+    assert alert.spec.cap is None and alert.preflight().to_send == 5
+    with pytest.raises(ValidationError) as caught:
+        smskit.Campaign(
+            client, numbers, text=ALERT, sender="Shop", purpose="alert", frequency_cap="1/7D"
+        )
+    assert caught.value.field == "frequency_cap"
+
+
+def test_the_account_default_caps_marketing_unless_the_campaign_says_otherwise(
+    client: smskit.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SMSKIT_FREQUENCY_CAP applies to a marketing campaign that gives no cap; its own cap
+    (or None: no cap) wins; a default that does not read is refused naming the variable."""
+    numbers = fr_mobiles(4)
+    smskit.Campaign(client, numbers, text=TEXT, sender="Shop").send(progress=False)
+    monkeypatch.setenv(ENV_FREQUENCY_CAP, "1/7D")
+    defaulted = smskit.Campaign(client, numbers, text=TEXT, sender="Shop")
+    assert str(defaulted.spec.cap) == "1/7D" and defaulted.preflight().to_send == 0
+    loose = smskit.Campaign(client, numbers, text=TEXT, sender="Shop", frequency_cap="2/7D")
+    assert loose.preflight().to_send == 4
+    uncapped = smskit.Campaign(client, numbers, text=TEXT, sender="Shop", frequency_cap=None)
+    assert uncapped.preflight().to_send == 4
+    monkeypatch.setenv(ENV_FREQUENCY_CAP, "0/7D")
+    with pytest.raises(ValidationError) as caught:
+        smskit.Campaign(client, numbers, text=TEXT, sender="Shop")
+    assert caught.value.field == ENV_FREQUENCY_CAP
+
+
+def test_another_accounts_journals_do_not_count(client: smskit.Client) -> None:
+    """Messages sent through another gateway account are not this account's history."""
+    numbers = fr_mobiles(3)
+    with Sandbox(seed=1) as other, smskit.Client(sandbox=other) as elsewhere:
+        smskit.Campaign(elsewhere, numbers, text=TEXT, sender="Shop").send(progress=False)
+    capped = smskit.Campaign(client, numbers, text=TEXT, sender="Shop", frequency_cap="1/7D")
+    assert capped.preflight().to_send == 3
+    assert len(sends(account=client)) == 0 and len(sends()) == 3
+
+
+def test_a_continued_campaign_is_not_its_own_history(client: smskit.Client) -> None:
+    """A named campaign checked again after its send does not cap its own recipients."""
+    numbers = fr_mobiles(3)
+    named = smskit.Campaign(
+        client, numbers, text=TEXT, sender="Shop", name="weekly", frequency_cap="1/7D"
+    )
+    named.send(progress=False)
+    again = smskit.Campaign(
+        client, numbers, text=TEXT, sender="Shop", name="weekly", frequency_cap="1/7D"
+    )
+    assert again.preflight().to_send == 3
+
+
+def test_dask_partitions_agree_with_pandas(
+    client: smskit.Client, dask_cluster: distributed.Client
+) -> None:
+    """Every Dask partition excludes the same recipients as the pandas preflight, and the
+    report counts them alike."""
+    numbers = fr_mobiles(40)
+    smskit.Campaign(client, numbers[::3], text=TEXT, sender="Shop").send(progress=False)
+    frame = pd.DataFrame({"phone_number": numbers})
+    pandas_report = smskit.Campaign(
+        client, frame, text=TEXT, sender="Shop", frequency_cap="1/7D"
+    ).preflight()
+    dask_report = smskit.dask.Campaign(
+        client, dd.from_pandas(frame, npartitions=4), text=TEXT, sender="Shop",
+        frequency_cap="1/7D",
+    ).preflight()  # fmt: skip
+    got = dask_report.frame.compute().sort_values("row")
+    want = pandas_report.frame.sort_values("row")
+    assert got["issue"].astype(str).tolist() == want["issue"].astype(str).tolist()
+    assert int((got["issue"] == "frequency_capped").sum()) == len(numbers[::3])
+    assert dask_report.summary()["frequency_capped"].iloc[0] == len(numbers[::3])
+    assert dask_report.to_send == pandas_report.to_send == 40 - len(numbers[::3])
+
+
+def test_the_composer_counts_capped_recipients(client: smskit.Client, tmp_path: Path) -> None:
+    """The Composer's recipients check says how many are frequency capped."""
+    numbers = fr_mobiles(5)
+    smskit.Campaign(client, numbers[:2], text=TEXT, sender="Shop").send(progress=False)
+    composer = Composer(
+        client, numbers, text=TEXT, sender="Shop", frequency_cap="1/7D", debounce=0,
+        journal=tmp_path / "c.sqlite",
+    )  # fmt: skip
+    check = next(c for c in composer.panel.checks if c.name == "recipients")
+    assert (
+        check.message
+        == "3 to send, 2 excluded (2 frequency_capped: at the cap of marketing messages)"
+    )
+
+
+def test_an_offline_preflight_without_a_client_says_the_cap_was_not_checked() -> None:
+    """No client, no account: nobody capped, and a warning says why."""
+    campaign = smskit.Campaign(None, fr_mobiles(2), text=TEXT, sender="Shop", frequency_cap="1/1D")
+    report = campaign.preflight(offline=True)
+    assert report.to_send == 2
+    assert any(f.code == "frequency_cap_unchecked" for f in report.findings)
+
+
+def test_capped_matches_value_counts_on_a_large_random_history() -> None:
+    """Over 50,000 past messages, the capped numbers are those pandas counts at the cap."""
+    rng = np.random.default_rng(0)
+    past = pd.Series([f"+336{n:08d}" for n in rng.integers(0, 10_000, 50_000)], dtype=object)
+    at = pd.Series(pd.Timestamp(NOW) - pd.to_timedelta(rng.integers(0, 30 * 86400, 50_000), "s"))
+    numbers = pd.Series([f"+336{n:08d}" for n in range(10_000)], dtype=object)
+    got = frequency_capped(numbers, past, at, FrequencyCap(5, timedelta(days=7)), NOW)
+    inside = (at >= pd.Timestamp(NOW) - pd.Timedelta(days=7)).to_numpy()
+    counts = past[inside].value_counts()
+    assert set(numbers[got]) == set(counts[counts >= 5].index)
