@@ -7,9 +7,14 @@ it."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import dask.dataframe as dd
 import distributed
@@ -22,6 +27,7 @@ from hypothesis import strategies as st
 import smskit
 import smskit.dask
 from smskit.campaigns.analysis.sends import sends
+from smskit.cli.output import EXIT_INPUT, EXIT_USAGE
 from smskit.client.clients import Backoff
 from smskit.errors import ValidationError
 from smskit.rules.caps import (
@@ -298,3 +304,82 @@ def test_capped_matches_value_counts_on_a_large_random_history() -> None:
     inside = (at >= pd.Timestamp(NOW) - pd.Timedelta(days=7)).to_numpy()
     counts = past[inside].value_counts()
     assert set(numbers[got]) == set(counts[counts >= 5].index)
+
+
+# -- the CLI, as real processes ---------------------------------------------------------------
+
+REPO = Path(__file__).resolve().parent.parent
+PROMO = ("send", "--text", TEXT, "--sender", "Shop", "--outside-hours", "--yes")
+
+
+def smskit_process(sandbox: Sandbox, home: Path, **env: str) -> Any:
+    """A function running ``python -m smskit ARGS`` on ``sandbox`` with data in ``home``."""
+    base = {
+        **os.environ,
+        "SMSKIT_BASE_URL": sandbox.url,
+        "SMSKIT_API_LOGIN": sandbox.login,
+        "SMSKIT_API_KEY": sandbox.api_key,
+        "XDG_DATA_HOME": str(home),
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+        **env,
+    }
+    if ENV_FREQUENCY_CAP not in env:  # the machine's own default is not this test's
+        base.pop(ENV_FREQUENCY_CAP, None)
+
+    def run(*args: str, **more: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "smskit", *args],
+            capture_output=True, text=True, timeout=120, env={**base, **more},
+        )  # fmt: skip
+
+    return run
+
+
+def to(*numbers: str) -> list[str]:
+    """``--to`` for each number."""
+    return [part for number in numbers for part in ("--to", number)]
+
+
+def test_cli_caps_the_third_send_and_a_dry_run_counts_them(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Two sends, then a dry run with --frequency-cap 2/7D (or SMSKIT_FREQUENCY_CAP) shows
+    the capped count and reason (exit 0); a send where everyone is capped exits 4 naming
+    it, nothing sent; --frequency-cap none sends."""
+    run = smskit_process(fresh_sandbox, tmp_path)
+    a, b, c, d = fr_mobiles(4)
+    assert run(*PROMO, *to(a, b)).returncode == 0
+    assert run(*PROMO, *to(a, b, c)).returncode == 0
+    dry = run(*PROMO, *to(a, b, c, d), "--frequency-cap", "2/7D", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "frequency_capped  2" in dry.stdout
+    assert "Excluded: 2 recipient(s): frequency_capped: 2/7D (row 0, 1)" in dry.stdout
+    defaulted = run(*PROMO, *to(a, b, c, d), "--dry-run", "--json", SMSKIT_FREQUENCY_CAP="2/7D")
+    assert json.loads(defaulted.stdout)["preflight"]["frequency_capped"] == 2
+    sent = len(fresh_sandbox.sent())
+    refused = run(*PROMO, *to(a, b), "--frequency-cap", "2/7D")
+    assert refused.returncode == EXIT_INPUT and "Sent:" not in refused.stdout
+    assert "nothing to send: all 2 recipient(s) are excluded" in refused.stderr
+    assert len(fresh_sandbox.sent()) == sent
+    free = run(*PROMO, *to(a, b), "--again", "--frequency-cap", "none", SMSKIT_FREQUENCY_CAP="1/7D")
+    assert free.returncode == 0 and len(fresh_sandbox.sent()) == sent + 2
+
+
+def test_cli_refuses_a_cap_it_cannot_apply(fresh_sandbox: Sandbox, tmp_path: Path) -> None:
+    """A cap that does not read is a usage error naming --frequency-cap (exit 2); a cap on
+    an alert, or an unreadable SMSKIT_FREQUENCY_CAP, is refused in one line naming it
+    (exit 4); nothing is sent."""
+    run = smskit_process(fresh_sandbox, tmp_path)
+    bad = run(*PROMO, *to(fr_mobiles(1)[0]), "--frequency-cap", "0/7D")
+    assert bad.returncode == EXIT_USAGE and "'--frequency-cap'" in bad.stderr
+    alert = run("send", "--text", ALERT, "--sender", "Ops", "--purpose", "alert", "--yes",
+                *to(fr_mobiles(1)[0]), "--frequency-cap", "2/7D")  # fmt: skip
+    assert alert.returncode == EXIT_INPUT
+    assert alert.stderr.strip() == (
+        "smskit: error: --frequency-cap: only a marketing campaign is capped: a transactional "
+        "send (purpose 'alert') never is, and takes no cap (got '2/7D')"
+    )
+    env = run(*PROMO, *to(fr_mobiles(1)[0]), SMSKIT_FREQUENCY_CAP="x")
+    assert env.returncode == EXIT_INPUT
+    assert env.stderr.startswith("smskit: error: SMSKIT_FREQUENCY_CAP: must read 'N/PERIOD'")
+    assert fresh_sandbox.sent().empty

@@ -213,6 +213,8 @@ OPTION_OF_FIELD: Final = {
     "default_region": "--region",
     "country_codes": "--country",
     "journal": "--journal",
+    "frequency_cap": "--frequency-cap",
+    "SMSKIT_FREQUENCY_CAP": "SMSKIT_FREQUENCY_CAP",
 }
 
 

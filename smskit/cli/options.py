@@ -21,9 +21,11 @@ from smskit.rules.region import DEFAULT_REGION, ENV_DEFAULT_REGION
 
 __all__ = [
     "CLOCK_VARIABLE",
+    "NO_CAP",
     "PURPOSE",
     "SMS_TYPE",
     "BreakdownKey",
+    "CapOption",
     "CountryCode",
     "is_quiet",
     "now",
@@ -31,6 +33,7 @@ __all__ = [
 ]
 
 CLOCK_VARIABLE: Final = "SMSKIT_NOW"
+NO_CAP: Final = "none"  # --frequency-cap none: no cap, whatever the account's default
 
 # Codes people write for a country that ISO 3166-1 spells otherwise.
 _NOT_ISO: Final = {"UK": "GB", "EL": "GR"}
@@ -39,6 +42,27 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 PURPOSE: Final = click.Choice(_spec.PURPOSES, case_sensitive=False)
 SMS_TYPE: Final = click.Choice(_spec.SMS_TYPES, case_sensitive=False)
+
+
+class CapOption(click.ParamType):
+    """A frequency cap ``N/PERIOD`` (``2/7D``), read by the rule book, or ``none`` (no cap,
+    whatever ``SMSKIT_FREQUENCY_CAP`` says: converted to :data:`NO_CAP`); one that does not
+    read is refused naming the option."""
+
+    name = "N/PERIOD"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from smskit.errors import ValidationError
+        from smskit.rules.caps import FrequencyCap, frequency_cap
+
+        if isinstance(value, FrequencyCap) or value is None or value == NO_CAP:
+            return value
+        if str(value).strip().lower() == NO_CAP:
+            return NO_CAP
+        try:
+            return frequency_cap(str(value))
+        except ValidationError as exc:
+            self.fail(f"{value!r} {exc.rule}", param, ctx)
 
 
 class CountryCode(click.ParamType):

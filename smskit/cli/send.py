@@ -18,7 +18,7 @@ import click
 
 import smskit
 from smskit.campaigns.sending.repeats import WINDOW as REPEAT_WINDOW
-from smskit.cli.options import PURPOSE, SMS_TYPE, now, region_option
+from smskit.cli.options import NO_CAP, PURPOSE, SMS_TYPE, CapOption, now, region_option
 from smskit.cli.output import (
     EXIT_DECLINED,
     EXIT_INCOMPLETE,
@@ -83,6 +83,15 @@ from smskit.cli.sendcheck import (
     help="Send to numbers on the account's opt-out list too (--purpose alert only; each is "
     "shown as a warning). Without it they are excluded (opted_out).",
 )
+@click.option(
+    "--frequency-cap",
+    "cap",
+    type=CapOption(),
+    default=None,
+    help="N/PERIOD (2/7D): leave out recipients of this marketing send who already received "
+    "N marketing messages of the account in PERIOD; default SMSKIT_FREQUENCY_CAP, 'none' for "
+    "no cap. Transactional sends (--purpose alert) are never capped (docs/frequency-caps.md).",
+)
 @region_option()
 @click.option(
     "--name",
@@ -125,6 +134,7 @@ def send(
     at_next_permitted: bool,
     with_replies: bool | None,
     include_opted_out: bool,
+    cap: Any,
     region: str,
     name: str | None,
     journal: Path | None,
@@ -163,6 +173,7 @@ def send(
     recipients: Any = csv_file if csv_file is not None else list(numbers)
     document: dict[str, Any] = {"scheduled_at": None}
     inbox = None if track_links is None else _tracking_inbox(track_links)
+    capping = {} if cap is None else {"frequency_cap": None if cap == NO_CAP else cap}
     with connect() as client:
 
         def campaign_for(settings: dict[str, Any]) -> smskit.Campaign:
@@ -170,7 +181,7 @@ def send(
                 client, recipients, text=text, sender=sender, name=name,
                 default_region=region, clock=lambda: instant,
                 include_opted_out=include_opted_out, track_links=inbox,
-                repeat_window=REPEAT_WINDOW, **settings,
+                repeat_window=REPEAT_WINDOW, **capping, **settings,
             )  # fmt: skip
 
         campaign = campaign_for(options)

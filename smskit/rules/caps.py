@@ -55,7 +55,7 @@ FREQUENCY_CAPPED: Final = "frequency_capped"  # the issue: excluded, at the cap 
 ENV_FREQUENCY_CAP: Final = "SMSKIT_FREQUENCY_CAP"  # the account's default cap
 RULE_CAP: Final = (
     "must read 'N/PERIOD': N marketing messages at most (a whole number, at least 1) in "
-    "PERIOD, a positive duration such as '7D', '36h' or '2W' (e.g. '2/7D'), or None for no cap"
+    "PERIOD, a positive duration such as '7D', '36h' or '2W' (e.g. '2/7D')"
 )
 _CAP_RE: Final = re.compile(r"\s*([0-9]+)\s*/\s*([0-9.]*\s*[A-Za-z]+)\s*")
 _NO_KEY: Final = -1

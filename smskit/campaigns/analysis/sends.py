@@ -194,8 +194,8 @@ def fatigue(journals: Any = None, *, inbox: Any = None, period: Any = "30D") -> 
     callbacks = read_callbacks(inbox)
     if callbacks is None:
         raise ConfigurationError(
-            "fatigue needs the callbacks' store to know who opted out: pass inbox= (an "
-            "smskit.Inbox or its file), or run smskit replies serve"
+            "fatigue needs the callbacks' store to know who opted out: give it the inbox "
+            "(an Inbox or its file), or keep the one smskit replies serve keeps"
         )
     rows = []
     for path in journal_files(journals):

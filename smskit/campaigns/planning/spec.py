@@ -113,7 +113,7 @@ class CampaignSpec:
                 raise ValidationError(
                     "frequency_cap",
                     "only a marketing campaign is capped: a transactional send "
-                    "(purpose='alert') is never capped; leave frequency_cap out",
+                    "(purpose 'alert') never is, and takes no cap",
                     value=str(cap),
                 )
             object.__setattr__(self, "frequency_cap", cap)
