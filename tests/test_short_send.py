@@ -139,6 +139,46 @@ def test_an_experiment_arm_that_ran_out_of_credit_warns(
     assert int(result.summary()["not_sent"].sum()) == 40
 
 
+def test_dask_and_experiment_breakdowns_state_the_share_of_the_audience(
+    dask_cluster: Any, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """A Dask send and an experiment stopped by credit: their outcomes say the audience
+    (every recipient they were for, sent or not), so the breakdowns' audience_share is the
+    share sent, as for a pandas campaign, never NA."""
+    fresh_sandbox.set_balance(PRICE * 150)
+    inbox = smskit.Inbox().start()
+    try:
+        fresh_sandbox.set_callback_url(inbox.url)
+        client = smskit.Client(sandbox=fresh_sandbox)
+        base = pd.DataFrame({"phone_number": fr_mobiles(400)})
+        campaign = DaskCampaign(client, dd.from_pandas(base, npartitions=3), text=TEXT,
+                                sender="Shop", send_at=MONDAY_10H)  # fmt: skip
+        with pytest.warns(IncompleteSendWarning):
+            streamed = campaign.send(chunk_size=100, concurrency=1, progress=False,
+                                     journal=tmp_path / "d.sqlite")  # fmt: skip
+        computed = streamed.outcomes(inbox).compute()
+        fresh_sandbox.set_balance(PRICE * 60)
+        experiment = smskit.Experiment(
+            client, fr_mobiles(100), sender="Shop", seed=3, directory=tmp_path,
+            variants={"A": TEXT, "B": "Ce week-end : -20% ! STOP au 36173"}, send_at=MONDAY_10H,
+        )  # fmt: skip
+        with pytest.warns(IncompleteSendWarning):
+            arms = experiment.send(chunk_size=10, concurrency=1, progress=False)
+        by_arm = arms.outcomes(inbox)
+    finally:
+        inbox.stop()
+    sent = int(streamed.summary()["sent"].iat[0])
+    assert 0 < sent < 400 and len(computed) == sent and computed.attrs["audience"] == 400
+    share = delivery_breakdown(computed)["audience_share"]
+    assert share.loc["total"] == pytest.approx(sent / 400)
+    assert share.iloc[:-1].sum() == pytest.approx(sent / 400)
+    assert cost_breakdown(computed)["audience_share"].loc["total"] == pytest.approx(sent / 400)
+    assert len(by_arm) == 60 and by_arm.attrs["audience"] == 100
+    table = delivery_breakdown(by_arm, by="arm")
+    assert table.loc["total", "audience_share"] == pytest.approx(0.6)
+    assert table["audience_share"].iloc[:-1].sum() == pytest.approx(0.6)
+
+
 def test_the_cli_says_a_short_send_with_its_own_command(
     fresh_sandbox: Sandbox, tmp_path: Path
 ) -> None:

@@ -46,6 +46,7 @@ from smskit.campaigns.analysis.experiment_record import (
 )
 from smskit.campaigns.analysis.outcomes import Match
 from smskit.campaigns.analysis.results import (
+    AUDIENCE,
     CampaignResult,
     IncompleteSendWarning,
     shortfall_message,
@@ -555,10 +556,13 @@ class ExperimentResult:
         (HLR details from the bulk HLR cache)."""
         import pandas as pd
 
-        frames = [r.outcomes(inbox, match=match).assign(arm=arm) for arm, r in self.arms.items()]
-        frame = pd.concat(frames, ignore_index=True)
+        each = {arm: r.outcomes(inbox, match=match) for arm, r in self.arms.items()}
+        frame = pd.concat([f.assign(arm=arm) for arm, f in each.items()], ignore_index=True)
         frame["arm"] = pd.Categorical(frame["arm"], categories=list(self.arms))
-        return frame[["arm", *[c for c in frame.columns if c != "arm"]]]
+        frame = frame[["arm", *[c for c in frame.columns if c != "arm"]]]
+        # The experiment's audience: every arm's (each recipient it was for, sent or not).
+        frame.attrs[AUDIENCE] = sum(int(f.attrs[AUDIENCE]) for f in each.values())
+        return frame
 
     def counts(self, inbox: Any = None, *, match: Match = "auto") -> pd.DataFrame:
         """Per arm, from :meth:`outcomes`: ``sent`` (recipients the gateway accepted: every

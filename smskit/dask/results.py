@@ -33,7 +33,9 @@ from smskit.campaigns.analysis.outcomes import (
     wait_for_final,
 )
 from smskit.campaigns.analysis.results import (
+    AUDIENCE,
     RECIPIENT_STATES,
+    audience,
     chunk_dtypes,
     dropped_note,
     excluded_error,
@@ -222,8 +224,9 @@ class StreamedResult:
         sent = frame[frame["state"].isin(list(DONE_STATES))]
         dtypes = outcome_dtypes(zone)
         meta = pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in dtypes.items()})
+        whole = audience(self.summary())  # every recipient it was for, sent or not
         return sent.map_partitions(
-            outcomes_frame, facts, callbacks, hlr, match=match, time_zone=zone, meta=meta
+            _outcomes_of, facts, callbacks, hlr, match, zone, whole, meta=meta
         )
 
     def wait_for_outcomes(
@@ -263,6 +266,23 @@ class StreamedResult:
 
     def _repr_html_(self) -> str:
         return self.to_html()
+
+
+def _outcomes_of(
+    sent: pd.DataFrame,
+    facts: SendFacts,
+    callbacks: Callbacks,
+    hlr: Any,
+    match: Match,
+    zone: Any,
+    whole: int,
+) -> pd.DataFrame:
+    """One partition's outcomes, its ``attrs`` saying the campaign's audience (``whole``):
+    every partition says the same, so the computed frame keeps it and the breakdowns state
+    the share of the audience they cover, as for ``CampaignResult.outcomes()``."""
+    frame = outcomes_frame(sent, facts, callbacks, hlr, match=match, time_zone=zone)
+    frame.attrs[AUDIENCE] = whole
+    return frame
 
 
 def outcomes_partition(

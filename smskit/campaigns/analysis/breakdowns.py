@@ -167,9 +167,10 @@ def _order(groups: pd.Series) -> list[Any]:
 def _share(table: pd.DataFrame, counted: str, outcomes: pd.DataFrame) -> None:
     """``audience_share``: each row's ``counted`` over the campaign's audience (every
     recipient it was for, sent or not: the outcomes frame's ``attrs["audience"]``, which
-    ``CampaignResult.outcomes()`` sets), so a breakdown of a send that stopped half-way says
-    it covers half; missing (NA) for a frame that does not say its audience. The audience
-    is kept in the table's ``attrs`` too."""
+    ``CampaignResult.outcomes()``, a Dask result's computed ``outcomes()`` and
+    ``ExperimentResult.outcomes()`` (every arm's) set), so a breakdown of a send that
+    stopped half-way says it covers half; missing (NA) for a frame that does not say its
+    audience. The audience is kept in the table's ``attrs`` too."""
     import pandas as pd
 
     whole = outcomes.attrs.get(AUDIENCE)
