@@ -1,10 +1,12 @@
 """Attribution credits each order to the campaigns whose send it follows within the window,
 by last touch, first touch, linear shares or any touch, side by side; orders outside every
-window or from strangers credit nobody; the ledger's journals are read as sent campaigns."""
+window or from strangers credit nobody; the ledger's journals are read as sent campaigns, their
+windows starting at the send, the delivery or the first human click."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -17,7 +19,8 @@ from smskit.campaigns import attribution
 from smskit.campaigns.analysis.attribution import MODELS, attribute
 from smskit.campaigns.campaign import Campaign
 from smskit.errors import ValidationError
-from smskit.sandbox import Sandbox
+from smskit.replies import Inbox
+from smskit.sandbox import DeliveryModel, Sandbox
 
 T0 = pd.Timestamp("2026-03-02 09:00", tz="UTC")
 NUMBERS = [f"+336123456{n:02d}" for n in range(6)]
@@ -107,3 +110,169 @@ def test_ledger_campaigns_are_attributed(fresh_sandbox: Sandbox, tmp_path: Path)
     assert (credit["last_touch", "first"], credit["last_touch", "second"]) == (10.0, 20.0)
     assert (credit["any_touch", "first"], credit["any_touch", "second"]) == (30.0, 20.0)
     assert set(table["recipients"]) == {10}
+
+
+def naive(
+    touched: list[tuple[str, str, int]],
+    orders: list[tuple[str, int, float]],
+    span: int,
+    campaigns: list[str],
+) -> dict[tuple[str, str], tuple[float, float]]:
+    """Each order, one at a time, credited by each model: (model, campaign) -> (orders,
+    revenue)."""
+    credit = {(m, c): (0.0, 0.0) for m in MODELS for c in campaigns}
+
+    def add(model: str, campaign: str, weight: float, amount: float) -> None:
+        count, revenue = credit[model, campaign]
+        credit[model, campaign] = (count + weight, revenue + weight * amount)
+
+    for number, at, amount in orders:
+        mine = sorted(
+            (
+                (t, campaigns.index(c), c)
+                for c, n, t in touched
+                if n == number and t <= at < t + span
+            )
+        )
+        if not mine:
+            continue
+        add("last_touch", mine[-1][2], 1.0, amount)
+        add("first_touch", mine[0][2], 1.0, amount)
+        for _t, _r, campaign in mine:
+            add("linear", campaign, 1.0 / len(mine), amount)
+            add("any_touch", campaign, 1.0, amount)
+    return credit
+
+
+def assert_same(table: pd.DataFrame, expected: dict[tuple[str, str], tuple[float, float]]) -> None:
+    """The table's conversions and revenue per (model, campaign) are the naive loop's."""
+    got = table.astype({"model": str}).set_index(["model", "campaign"])
+    assert len(got) == len(expected)
+    for key, (count, revenue) in expected.items():
+        assert got.loc[key, "conversions"] == pytest.approx(count), key
+        assert got.loc[key, "revenue"] == pytest.approx(revenue), key
+
+
+TOUCH = st.tuples(st.sampled_from(["a", "b", "c"]), st.sampled_from(NUMBERS),
+                  st.integers(0, 5 * 86_400))  # fmt: skip
+PLACED = st.tuples(st.sampled_from([*NUMBERS, "+33699999999"]), st.integers(-86_400, 9 * 86_400),
+                   st.sampled_from([0.0, 1.5, 20.0, 99.99]))  # fmt: skip
+
+
+def frames(
+    touched: list[tuple[str, str, int]], placed: list[tuple[str, int, float]]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The touches and orders of the property tests as frames (seconds after T0)."""
+    touches_frame = pd.DataFrame(
+        {
+            "campaign": [t[0] for t in touched],
+            "phone_number": [t[1] for t in touched],
+            "touched_at": np.array([T0.value + t[2] * 10**9 for t in touched], dtype="int64"),
+        }
+    )
+    orders = pd.DataFrame({
+        "phone_number": [p[0] for p in placed],
+        "ordered_at": pd.to_datetime([T0 + pd.Timedelta(seconds=p[1]) for p in placed], utc=True),
+        "amount": [p[2] for p in placed],
+    })  # fmt: skip
+    return touches_frame, orders
+
+
+@settings(deadline=None, max_examples=60)
+@given(st.lists(TOUCH, max_size=15), st.lists(PLACED, max_size=20),
+       st.sampled_from(["1h", "1D", "3D"]))  # fmt: skip
+def test_every_model_equals_a_naive_per_order_loop(
+    touched: list[tuple[str, str, int]], placed: list[tuple[str, int, float]], window: str
+) -> None:
+    """Differential: each model's conversions and revenue per campaign are those of a plain
+    loop over the orders, ties going to the campaign listed first."""
+    touches_frame, orders = frames(touched, placed)
+    table = attribute(touches_frame, CAMPAIGNS, orders, window=window, models=MODELS)
+    span = pd.Timedelta(window).value
+    as_ns = [(c, n, T0.value + t * 10**9) for c, n, t in touched]
+    in_ns = [(n, T0.value + t * 10**9, a) for n, t, a in placed]
+    assert_same(table, naive(as_ns, in_ns, span, ["a", "b", "c"]))
+
+
+@settings(deadline=None, max_examples=40)
+@given(st.lists(TOUCH, max_size=15), st.lists(PLACED, max_size=20))
+def test_any_touch_bounds_every_model_and_outside_orders_credit_nobody(
+    touched: list[tuple[str, str, int]], placed: list[tuple[str, int, float]]
+) -> None:
+    """Per campaign, any_touch credits at least what the other models do; linear credits sum
+    to the orders followed; orders outside every window (before all, long after, strangers)
+    change no credit."""
+    touches_frame, orders = frames(touched, placed)
+    table = attribute(touches_frame, CAMPAIGNS, orders, window="1D", models=MODELS)
+    by = table.astype({"model": str}).set_index(["model", "campaign"])["conversions"]
+    for campaign in CAMPAIGNS["campaign"]:
+        for model in ("last_touch", "first_touch", "linear"):
+            assert by["any_touch", campaign] >= by[model, campaign] - 1e-9
+    assert by["linear"].sum() == pytest.approx(by["last_touch"].sum())
+    _, outside = frames([], [(NUMBERS[0], -2 * 86_400, 5.0), (NUMBERS[1], 30 * 86_400, 5.0),
+                             ("+33699999999", 86_400, 5.0)])  # fmt: skip
+    more = attribute(touches_frame, CAMPAIGNS, pd.concat([orders, outside], ignore_index=True),
+                     window="1D", models=MODELS)  # fmt: skip
+    pd.testing.assert_frame_equal(more, table)
+
+
+def test_window_from_is_refused_unless_send_delivery_or_click() -> None:
+    """window_from names one of send, delivery, click; anything else is refused naming it."""
+    with pytest.raises(ValidationError, match="window_from"):
+        attribution(pd.DataFrame(), window_from="open")
+
+
+TRACKED = "Soldes: https://shop.example/soldes STOP au 36173"
+
+
+def test_windows_from_send_delivery_and_first_click(tmp_path: Path) -> None:
+    """Over real HTTP, two tracked campaigns with delivery reports and clicks: each
+    window_from credits the orders as a naive loop over the outcomes' send instants,
+    delivery dates (reported not delivered: no touch) and first human clicks does."""
+    with (
+        Sandbox(delivery_model=DeliveryModel.fast(seed=3)) as sandbox,
+        Inbox(tmp_path.parent / f"{tmp_path.name}-inbox.sqlite") as inbox,
+        smskit.Client(sandbox=sandbox) as client,
+    ):
+        sandbox.set_callback_url(inbox.url, kind="delivery_report")
+        numbers = [f"+3361{i:07d}" for i in range(60)]
+        results = {}
+        for name, chosen in (("a", numbers[:40]), ("b", numbers[20:])):
+            results[name] = Campaign(
+                client, chosen, text=TRACKED, sender="Shop", name=name, track_links=inbox,
+                purpose="alert",
+            ).send(journal=tmp_path / f"{name}.journal.sqlite", progress=False)  # fmt: skip
+            assert results[name].wait_for_outcomes(inbox, timeout=60) == 0
+        for seed, result in enumerate(results.values()):
+            for ticket in result.to_frame()["ticket"].unique():
+                sandbox.simulate_clicks(ticket, rate=0.4, bot_share=0.2, seed=seed)
+        seen = {name: r.outcomes(inbox, time_zone="UTC") for name, r in results.items()}
+        starts: dict[str, list[tuple[str, str, int]]] = {"send": [], "delivery": [], "click": []}
+        for name, frame in seen.items():
+            sent = results[name].sent_at.value
+            rows: Any = frame.itertuples()
+            for row in rows:
+                starts["send"].append((name, row.phone_number, sent))
+                if row.status == "DELIVERED":
+                    starts["delivery"].append((name, row.phone_number, row.delivery_date.value))
+                elif not row.final:
+                    starts["delivery"].append((name, row.phone_number, sent))
+                if not pd.isna(row.first_click_date):
+                    starts["click"].append((name, row.phone_number, row.first_click_date.value))
+        assert 0 < len(starts["click"]) < len(starts["send"])
+        assert len(starts["delivery"]) < len(starts["send"])  # some reported not delivered
+        # Orders a millisecond either side of every start, so each choice credits differently.
+        milli = 10**6
+        placed = [
+            (n, t + d, 10.0) for s in starts.values() for _c, n, t in s for d in (-milli, milli)
+        ]
+        orders = pd.DataFrame({
+            "phone_number": [p[0] for p in placed],
+            "ordered_at": pd.to_datetime([p[1] for p in placed], utc=True),
+            "amount": [p[2] for p in placed],
+        })  # fmt: skip
+        for window_from, touched in starts.items():
+            table = attribution(orders, models=MODELS, window="1h", journals=tmp_path,
+                                window_from=window_from, inbox=inbox)  # fmt: skip
+            assert_same(table, naive(touched, placed, pd.Timedelta("1h").value, ["a", "b"]))
+            assert set(table["recipients"]) == {40}

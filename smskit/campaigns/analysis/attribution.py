@@ -1,10 +1,19 @@
 """Attribution across campaigns: the analyst's orders credited to the ledger's campaigns by
 one or several models side by side (:func:`attribution`).
 
-A *touch* is a campaign's message to a recipient the gateway accepted, at the campaign's send
-instant (``CampaignResult.sent_at``); an order *follows* a touch when its number is the
-recipient's and its instant is in ``[touch, touch + window)``. Each model shares an order among
-the touches it follows:
+A *touch* is a campaign's message to a recipient the gateway accepted; where its window starts
+is ``window_from``:
+
+- ``send``: the campaign's send instant (``CampaignResult.sent_at``), for every recipient;
+- ``delivery``: the message's DELIVERED report's ``delivery_date`` when the inbox has one;
+  the send instant while no final report came (none yet, or no inbox); a message reported
+  *not* delivered (failed, expired, rejected ...) never reached the phone and is no touch;
+- ``click``: the recipient's first human click on the campaign's tracked links (bots told
+  apart as the outcomes tell them); a recipient who never clicked is no touch, and a
+  campaign with no link registered with the inbox is left out with a warning naming it.
+
+An order *follows* a touch when its number is the recipient's and its instant is in
+``[touch, touch + window)``. Each model shares an order among the touches it follows:
 
 - ``last_touch``: all of it to the latest touch (the message that came last decided);
 - ``first_touch``: all of it to the earliest touch (the first message started it);
@@ -14,10 +23,10 @@ the touches it follows:
 
 Ties (two touches at the same instant) go to the campaign whose journal sorts first. None of
 the models says what would have happened without the messages: that is a holdout's question
-(:mod:`smskit.campaigns.analysis.lift`). Windows from delivery reports and from the first
-human click are not read yet: touches are sends.
+(:mod:`smskit.campaigns.analysis.lift`).
 
-May import the rooms below analysis, ``smskit.rules`` and ``smskit.errors``.
+May import the analysis room's ledger, results and outcomes, ``smskit.rules`` and
+``smskit.errors``.
 """
 
 from __future__ import annotations
@@ -26,8 +35,17 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit.campaigns.analysis.ledger import journal_files
+from smskit.campaigns.analysis.ledger import journal_files, read_callbacks
+from smskit.campaigns.analysis.outcomes import (
+    Callbacks,
+    SendFacts,
+    no_hlr,
+    open_inbox,
+    outcomes_frame,
+    sent_recipients,
+)
 from smskit.campaigns.analysis.results import CampaignResult
+from smskit.campaigns.sending.journal import Journal
 from smskit.errors import ValidationError
 from smskit.rules.orders import (
     order_amounts,
@@ -39,11 +57,20 @@ from smskit.rules.orders import (
 from smskit.rules.recipients import REGION_COLUMN
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
-__all__ = ["ATTRIBUTION_COLUMNS", "MODELS", "attribute", "attribution", "campaign_touches"]
+__all__ = [
+    "ATTRIBUTION_COLUMNS",
+    "MODELS",
+    "WINDOW_FROM",
+    "attribute",
+    "attribution",
+    "campaign_touches",
+]
 
 MODELS: Final = ("last_touch", "first_touch", "linear", "any_touch")
+WINDOW_FROM: Final = ("send", "delivery", "click")
 ATTRIBUTION_COLUMNS: Final = (
     "model",
     "campaign",
@@ -55,7 +82,6 @@ ATTRIBUTION_COLUMNS: Final = (
     "cost_per_conversion",
     "roi",
 )
-_ACCEPTED: Final = ("sent", "already_accepted")
 
 
 def _models(model: str | None, models: Sequence[str] | None) -> list[str]:
@@ -70,14 +96,30 @@ def _models(model: str | None, models: Sequence[str] | None) -> list[str]:
     return chosen
 
 
-def campaign_touches(journals: Any = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def campaign_touches(
+    journals: Any = None, *, window_from: str = "send", inbox: Any = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The touches of the ledger's campaigns (``campaign``, ``phone_number``, ``touched_at``
-    in UTC nanoseconds) and one row per campaign (``campaign``, ``recipients`` accepted,
-    ``cost`` billed). A journal that cannot be read this way, or was never sent, is left out
-    with a warning naming it."""
+    in UTC nanoseconds, where each window starts: ``window_from``, see the module docstring)
+    and one row per campaign (``campaign``, ``recipients`` accepted, ``cost`` billed).
+    ``inbox``: the callbacks' store, as :func:`smskit.campaigns.history` reads it (needed for
+    ``click``). A journal that cannot be read this way, or was never sent, is left out with
+    a warning naming it."""
     import numpy as np
     import pandas as pd
 
+    if window_from not in WINDOW_FROM:
+        raise ValidationError(
+            "window_from", f"must be one of {', '.join(WINDOW_FROM)}", value=window_from
+        )
+    callbacks = read_callbacks(inbox) if window_from != "send" else None
+    tracked: set[str] = set()
+    if window_from == "click":
+        if callbacks is None:
+            raise ValidationError(
+                "inbox", "window_from='click' needs the inbox that served the tracked links"
+            )
+        tracked = set(open_inbox(inbox).links()["campaign"])
     parts, rows, skipped = [], [], []
     for path in journal_files(journals):
         try:
@@ -86,19 +128,15 @@ def campaign_touches(journals: Any = None) -> tuple[pd.DataFrame, pd.DataFrame]:
         except Exception as exc:  # another kind of file, a Dask journal, never sent ...
             skipped.append(f"{path.name} ({type(exc).__name__}: {exc})")
             continue
-        frame = result.to_frame()
-        numbers = frame.loc[frame["state"].isin(_ACCEPTED), "phone_number"].astype(str)
-        parts.append(
-            pd.DataFrame(
-                {
-                    "campaign": result.name,
-                    "phone_number": numbers.to_numpy(),
-                    "touched_at": np.full(len(numbers), sent_at.value, dtype="int64"),
-                }
-            )
-        )
+        if window_from == "click" and result.name not in tracked:
+            skipped.append(f"{path.name} (no tracked link of {result.name!r} in the inbox)")
+            continue
+        sent = sent_recipients(result.to_frame())
+        numbers, times = _touches(result, sent, sent_at, window_from, callbacks)
+        parts.append(pd.DataFrame({"campaign": result.name, "phone_number": numbers,
+                                   "touched_at": times}))  # fmt: skip
         cost = float(result.summary()["cost"].iloc[0])
-        rows.append({"campaign": result.name, "recipients": len(numbers), "cost": cost})
+        rows.append({"campaign": result.name, "recipients": len(sent), "cost": cost})
     if skipped:
         warnings.warn(
             "attribution leaves out journals it cannot read as a sent campaign: "
@@ -109,6 +147,38 @@ def campaign_touches(journals: Any = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     columns = {"campaign": [], "phone_number": [], "touched_at": np.zeros(0, dtype="int64")}
     touches = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns)
     return touches, pd.DataFrame(rows, columns=["campaign", "recipients", "cost"])
+
+
+def _touches(
+    result: CampaignResult,
+    sent: pd.DataFrame,
+    sent_at: pd.Timestamp,
+    window_from: str,
+    callbacks: Callbacks | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The numbers touched among ``sent`` (the accepted rows) and where each window starts."""
+    import numpy as np
+
+    start = np.full(len(sent), sent_at.value, dtype="int64")
+    numbers = sent["phone_number"].astype(str).to_numpy()
+    if window_from == "send" or callbacks is None:
+        return numbers, start
+    with Journal(result.journal) as book:
+        facts = SendFacts.read(book, costs=False)
+    if not callbacks.serves(facts.gateway):  # another account's inbox: nothing known here
+        keep = np.full(len(sent), window_from == "delivery")
+        return numbers[keep], start[keep]
+    seen = outcomes_frame(sent, facts, callbacks, no_hlr(), time_zone="UTC")
+    numbers = seen["phone_number"].astype(str).to_numpy()
+    if window_from == "click":
+        moment, keep = seen["first_click_date"], seen["first_click_date"].notna().to_numpy()
+    else:
+        delivered = (seen["status"] == "DELIVERED").to_numpy(dtype=bool)
+        moment = seen["delivery_date"].where(delivered)
+        keep = delivered | ~seen["final"].to_numpy(dtype=bool)
+    when = moment.dt.tz_convert("UTC").dt.as_unit("ns")
+    start = np.where(when.notna().to_numpy(), when.array.asi8, sent_at.value)
+    return numbers[keep], start[keep].astype("int64")
 
 
 def attribute(
@@ -197,6 +267,8 @@ def attribution(
     number: str = "phone_number",
     default_region: str | None = None,
     journals: Any = None,
+    window_from: str = "send",
+    inbox: Any = None,
 ) -> pd.DataFrame:
     """The orders credited to the ledger's campaigns (``journals``: as
     :func:`smskit.campaigns.history` reads them, default every journal of the campaigns
@@ -204,10 +276,13 @@ def attribution(
     ``last_touch``) or several ``models`` side by side: one row per model and campaign with
     ``recipients`` (accepted), ``conversions`` (credited orders, fractional for ``linear``),
     ``revenue``, ``revenue_per_recipient``, ``cost`` (billed), ``cost_per_conversion`` and
-    ``roi``. The orders are read as :meth:`CampaignResult.conversions` reads them. What
-    each model assumes: the module docstring and docs/conversions.md."""
+    ``roi``. The orders are read as :meth:`CampaignResult.conversions` reads them. Each
+    window starts at the ``send``, the ``delivery`` (when reported, else the send) or the
+    first human ``click`` (``window_from``; ``inbox`` the callbacks' store, as
+    :func:`smskit.campaigns.history` reads it). What each model and start assume: the
+    module docstring and docs/conversions.md."""
     chosen = _models(model, models)
-    touches, campaigns = campaign_touches(journals)
+    touches, campaigns = campaign_touches(journals, window_from=window_from, inbox=inbox)
     return attribute(
         touches, campaigns, orders, window=window, models=chosen, at=at, value=value,
         number=number, default_region=default_region,
