@@ -166,7 +166,7 @@ class RepeatedSend(SmskitError):
 class CampaignBusy(SmskitError):
     """Another runner sends this campaign: its journal's lease is held by ``.owner``.
 
-    ``.owner`` holds ``host``, ``pid``, ``since`` and ``heartbeat`` (Unix times) of the
+    ``.owner`` holds ``host``, ``pid`` and ``since`` (a Unix time) of the
     holder; ``.journal`` is the journal's path.
     """
 

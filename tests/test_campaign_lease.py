@@ -1,8 +1,8 @@
 """One sender per campaign: the journal's lease, without a gateway.
 
 Two runners of one campaign are two ``Journal(path, lease=...)``: the second is refused with
-``CampaignBusy`` naming the first, takes over when the first is dead (its process gone, or
-no heartbeat for ``STALE_S``), and a runner whose lease was taken over sends nothing more.
+``CampaignBusy`` naming the first, takes over at once when the first's process has ended
+(the kernel freed its lock), and a runner whose lease was taken over sends nothing more.
 The two-process cases over real HTTP are in ``test_campaign_exactly.py``.
 """
 
@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 import smskit
+from smskit.campaigns.analysis.ledger import journal_files
 from smskit.campaigns.sending import lease as lease_module
 from smskit.campaigns.sending.journal import Journal
 
@@ -119,19 +120,36 @@ def test_the_lease_of_an_ended_process_on_this_host_is_taken_over_at_once(
     assert "its process has ended" in lease_log(path)[0]
 
 
-def test_another_host_is_busy_while_it_beats_and_dead_when_silent(tmp_path: Path) -> None:
-    """An owner on another host with a fresh heartbeat is busy (named in the error); with no
-    heartbeat for more than STALE_S seconds it is taken over."""
+HOLD = """
+import sys, time
+from smskit.campaigns.sending.journal import Journal
+journal = Journal(sys.argv[1], lease=0)
+print("held", flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_runner_in_another_process_is_busy_until_it_is_killed(tmp_path: Path) -> None:
+    """While another process holds the lease it is busy (named in the error); once that
+    process is SIGKILLed the kernel has freed the lock: taken over at once, logged."""
     path = tmp_path / "j.sqlite"
     new_journal(path)
-    plant_owner(path, host="elsewhere", pid=1, heartbeat=time.time())
-    with pytest.raises(smskit.CampaignBusy, match="'elsewhere'") as busy:
-        Journal(path, lease=0)
-    assert (busy.value.owner["host"], busy.value.owner["pid"]) == ("elsewhere", 1)
-    plant_owner(path, host="elsewhere", pid=1, heartbeat=time.time() - lease_module.STALE_S - 5)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(path)], stdout=subprocess.PIPE, cwd=tmp_path
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+        with pytest.raises(smskit.CampaignBusy, match=f"pid {holder.pid} ") as busy:
+            Journal(path, lease=0)
+        assert busy.value.owner["host"] == socket.gethostname()
+        assert Path(f"{path}-lease").exists()
+    finally:
+        holder.kill()
+        holder.communicate()
     with Journal(path, lease=0) as journal:
-        assert journal.holds_lease
-    assert "no heartbeat for" in lease_log(path)[-2]
+        assert journal.owner()["pid"] == os.getpid()  # type: ignore[index]
+    assert f"over from pid {holder.pid}" in lease_log(path)[-2]
+    assert "its process has ended" in lease_log(path)[-2]
 
 
 def test_a_runner_whose_lease_was_taken_over_sends_nothing_more(tmp_path: Path) -> None:
@@ -156,23 +174,17 @@ def test_sending_needs_the_lease(tmp_path: Path) -> None:
         journal.mark_in_flight(journal.chunk(0))
 
 
-def test_the_heartbeat_moves_while_the_lease_is_held(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The holder's heartbeat is refreshed by a thread (here every 10 ms)."""
-    monkeypatch.setattr(lease_module, "HEARTBEAT_S", 0.01)
+def test_the_lock_file_is_private_while_held_and_gone_once_released(tmp_path: Path) -> None:
+    """The lease's lock file beside the journal is 0600 while held and removed on release;
+    one a killed runner left is no journal to the ledger."""
     path = tmp_path / "j.sqlite"
     new_journal(path)
-    with Journal(path, lease=0) as journal:
-        owner = journal.owner()
-        assert owner is not None
-        for _ in range(2000):
-            current = journal.owner()
-            if current is not None and current["heartbeat"] > owner["heartbeat"]:
-                break
-            time.sleep(0.005)
-        assert current is not None and current["heartbeat"] > owner["heartbeat"]
-        assert current["since"] == owner["since"]
+    lock = Path(f"{path}-lease")
+    with Journal(path, lease=0):
+        assert stat.S_IMODE(lock.stat().st_mode) == 0o600
+    assert not lock.exists()
+    lock.touch()  # what a SIGKILLed runner leaves
+    assert journal_files(tmp_path) == [path]
 
 
 @pytest.mark.parametrize("wait", [-1, "10", True, float("nan")])

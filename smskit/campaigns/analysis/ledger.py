@@ -24,6 +24,7 @@ from smskit.campaigns.analysis.outcomes import Callbacks, SendFacts, outcomes_fr
 from smskit.campaigns.analysis.results import CampaignResult
 from smskit.campaigns.sending.journal import DONE_STATES, Journal
 from smskit.campaigns.sending.journal_file import as_journal_path
+from smskit.campaigns.sending.lease import LOCK_SUFFIX
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.content import DEFAULT_PURPOSE
@@ -68,9 +69,16 @@ LEDGER_COLUMNS: Final[Mapping[str, str]] = {
     "problem": "string",
 }
 # Files smskit keeps beside journals that are not journals: SQLite's own (-wal, -shm,
-# -journal) and an experiment's record (smskit.campaigns.analysis.experiment_record, written whole
-# through a .partial file).
-_NOT_JOURNALS: Final = ("-wal", "-shm", "-journal", ".experiment.json", ".experiment.json.partial")
+# -journal), the lease's lock file and an experiment's record
+# (smskit.campaigns.analysis.experiment_record, written whole through a .partial file).
+_NOT_JOURNALS: Final = (
+    "-wal",
+    "-shm",
+    "-journal",
+    LOCK_SUFFIX,
+    ".experiment.json",
+    ".experiment.json.partial",
+)
 _UNSETTLED: Final = ("pending", "in_flight", "failed")
 
 T = TypeVar("T")
@@ -106,10 +114,10 @@ class JournalRow:
 def journal_files(journals: Any = None) -> list[Path]:
     """The journal files ``journals`` names: None for every file of the campaigns directory
     (:func:`smskit._paths.campaigns_dir`); a directory for every file in it (SQLite's
-    ``-wal``/``-shm``/``-journal`` files, an experiment's ``.experiment.json`` record and
-    sub-directories such as a Dask campaign's ``.parts`` aside); a file path; or a list of
-    those. A path that does not exist is kept:
-    its row says so."""
+    ``-wal``/``-shm``/``-journal`` files, a lease's ``-lease`` lock file, an experiment's
+    ``.experiment.json`` record and sub-directories such as a Dask campaign's ``.parts``
+    aside); a file path; or a list of those. A path that does not exist is kept: its row
+    says so."""
     if journals is None:
         return _in_directory(campaigns_dir())
     if isinstance(journals, str | os.PathLike):

@@ -15,10 +15,11 @@ restart) loses nothing committed; a power cut may lose the last commits, which o
 resume repeat requests the gateway then answers as duplicates (within its 24 h window).
 
 One sender per campaign: a runner opens the journal with ``lease=`` (seconds it may wait)
-and holds an exclusive lease, one row of table ``lease`` written under SQLite's own write
-lock (see :mod:`smskit.campaigns.sending.lease`). Every ``in_flight`` is written only under a lease
-still held, so a runner whose lease was taken over sends nothing more. Files are created
-0600 (by :func:`smskit._sqlite.connect`; SQLite gives the WAL files the same mode).
+and holds an exclusive lease: the OS lock on a ``-lease`` file beside it, its owner one row
+of table ``lease`` (see :mod:`smskit.campaigns.sending.lease`). Every ``in_flight`` is
+written only under a lease still held, so a runner whose lease was taken over sends nothing
+more. Files are created 0600 (by :func:`smskit._sqlite.connect`; SQLite gives the WAL files
+the same mode).
 """
 
 from __future__ import annotations
@@ -230,7 +231,8 @@ class Journal:
         return self._lease is not None
 
     def owner(self) -> dict[str, Any] | None:
-        """The lease holder (``host``, ``pid``, ``since``, ``heartbeat``), or None."""
+        """The lease holder (``host``, ``pid``, ``since``), or None (see
+        :func:`~smskit.campaigns.sending.lease.lease_owner`)."""
         with self._lock:
             return lease_owner(self._db)
 

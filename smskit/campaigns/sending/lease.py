@@ -1,16 +1,25 @@
-"""One sender per campaign: an exclusive, heartbeated lease kept in the campaign journal.
+"""One sender per campaign: an exclusive OS file lock beside the campaign journal.
 
-The lease is one row of the journal's ``lease`` table, written under SQLite's own write lock
-(``BEGIN IMMEDIATE``), so two processes can never both take it: an owner (host, pid and a
-random token), when it was taken, and a heartbeat that a daemon thread refreshes every
-``HEARTBEAT_S`` seconds. A runner that finds a live owner gets :class:`smskit.CampaignBusy`
-naming it, at once or after waiting as long as it was told to.
+The lease is the operating system's lock on the file ``<journal>-lease`` (``flock`` on
+POSIX, ``msvcrt.locking`` on Windows), taken without blocking. The kernel lets it go when
+its holder's process ends however it ends (a SIGKILL, a crashed kernel), so a resume after
+a kill takes it at once; nothing polls, no thread beats. A second runner, in another process
+or the same one (the lock belongs to the open file, not the process), gets
+:class:`smskit.CampaignBusy` naming the owner, at once or after waiting as long as it was told.
 
-Takeover rule: the owner is dead when it is on this host and its process has ended (a
-SIGKILL, a crashed kernel: taken over at once), or when its heartbeat is older than
-``STALE_S`` (another host sharing the file, a reused pid, a frozen process). Each takeover
-and release is written to the journal's ``log``. A runner whose lease was taken over learns
-it at its next ``in_flight`` write (:meth:`Lease.check`), before any request leaves.
+Who holds it is one row of the journal's ``lease`` table (host, pid, a random token, since
+when), written in the same SQLite write transaction (``BEGIN IMMEDIATE``) as the lock is
+taken, and deleted with the lock file in the one that lets it go: a refused runner reads the
+true owner. A row left by a process that ended without letting go is taken over, and the
+journal's ``log`` says from whom; every take and release is logged. Every ``in_flight`` write
+checks the row still holds this runner's token (:meth:`Lease.check`), so a runner whose lock
+file was deleted under it and taken by another sends nothing more.
+
+Why an OS lock and not a heartbeat: a heartbeat lease needs a thread, pid and ``/proc``
+probing and a staleness delay, and a frozen process could lose its lease and come back
+sending. The journal runs SQLite in WAL mode, which works only between processes of one host,
+so a host-local lock covers every runner that can share the file. A process that ``fork()`` s
+while holding the lease shares its lock with the child (both must end to free it).
 """
 
 from __future__ import annotations
@@ -18,10 +27,11 @@ from __future__ import annotations
 import os
 import socket
 import sqlite3
+import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Final, Protocol, TypeVar
 
@@ -29,10 +39,9 @@ from smskit import _sqlite
 from smskit.errors import CampaignBusy, ValidationError
 
 __all__ = [
-    "HEARTBEAT_S",
     "LEASE_SCHEMA",
+    "LOCK_SUFFIX",
     "POLL_S",
-    "STALE_S",
     "Closable",
     "Lease",
     "check_wait",
@@ -40,11 +49,11 @@ __all__ = [
     "lease_owner",
 ]
 
-HEARTBEAT_S: Final = 5.0
-STALE_S: Final = 30.0  # six missed heartbeats
 POLL_S: Final = 0.2
-_OWNER: Final = ("host", "pid", "since", "heartbeat")
+LOCK_SUFFIX: Final = "-lease"  # the lock file: the journal's path and this
+_OWNER: Final = ("host", "pid", "since")
 
+# ``heartbeat`` is no longer refreshed (it holds ``since``): kept so journals keep one format.
 LEASE_SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS lease (
     one INTEGER PRIMARY KEY CHECK (one = 1), token TEXT NOT NULL, host TEXT NOT NULL,
@@ -80,24 +89,70 @@ def closed_on_error(book: ClosableT) -> Iterator[ClosableT]:
 
 
 def lease_owner(db: sqlite3.Connection) -> dict[str, Any] | None:
-    """The holder of the lease (``host``, ``pid``, ``since``, ``heartbeat``), or None."""
+    """The runner recorded as holding the lease (``host``, ``pid``, ``since``), or None.
+    One that ended without letting go stays recorded until the next runner takes over."""
     row = db.execute(f"SELECT {', '.join(_OWNER)} FROM lease").fetchone()
     return None if row is None else dict(zip(_OWNER, row, strict=True))
+
+
+class LockFile:
+    """The OS lock on one file, taken without blocking; the kernel frees it when the process
+    ends. The file is created 0600 and removed when the lock is let go."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def take(self) -> bool:
+        """Whether the lock is now ours (False: another open file holds it)."""
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)  # not inherited by children
+        try:
+            _lock(fd)
+        except OSError:
+            os.close(fd)
+            return False
+        self._fd = fd
+        return True
+
+    def let_go(self, *, remove: bool = True) -> None:
+        """Free the lock; first remove the file (``remove``) if it is still the one locked
+        (on Windows an open file cannot be removed: it stays, unlocked)."""
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        try:
+            if remove and os.path.samestat(os.fstat(fd), os.stat(self.path)):
+                os.unlink(self.path)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+
+if sys.platform == "win32":
+    import msvcrt
+
+    def _lock(fd: int) -> None:
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+
+else:
+    import fcntl
+
+    def _lock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
 class Lease:
     """A lease held on one journal connection, until :meth:`release`."""
 
     def __init__(
-        self, db: sqlite3.Connection, lock: threading.Lock, token: str, journal: str
+        self, db: sqlite3.Connection, lock: threading.Lock, token: str, journal: str, file: LockFile
     ) -> None:
         self._db = db
         self._lock = lock
+        self._file = file
         self.token = token
         self.journal = journal
-        self._stop = threading.Event()
-        self._heart = threading.Thread(target=self._beat, name="smskit-journal-lease", daemon=True)
-        self._heart.start()
 
     @classmethod
     def acquire(
@@ -106,13 +161,14 @@ class Lease:
         """Take the lease, waiting up to ``wait`` seconds; :class:`CampaignBusy` otherwise."""
         check_wait(wait)
         token = uuid.uuid4().hex
+        file = LockFile(journal + LOCK_SUFFIX)
         started = time.monotonic()
-        while (holder := _take(db, lock, token)) is not None:
+        while (holder := _take(db, lock, token, file)) is not None:
             waited = time.monotonic() - started
             if waited >= wait:
                 raise CampaignBusy(journal, holder, waited=wait)
             time.sleep(min(POLL_S, wait - waited))
-        return cls(db, lock, token, journal)
+        return cls(db, lock, token, journal, file)
 
     def check(self, db: sqlite3.Connection) -> None:
         """Inside a write transaction: :class:`CampaignBusy` unless this lease still holds."""
@@ -121,42 +177,38 @@ class Lease:
             raise CampaignBusy(self.journal, lease_owner(db) or {})
 
     def release(self) -> None:
-        """Stop the heartbeat and delete the lease (if still ours)."""
-        self._stop.set()
-        self._heart.join()
+        """Delete the lease row (if still ours) and let the lock go."""
         with _sqlite.transaction(self._db, self._lock) as db:
             if db.execute("DELETE FROM lease WHERE token = ?", (self.token,)).rowcount:
                 _log(db, f"released by {_me()}")
-
-    def _beat(self) -> None:
-        while not self._stop.wait(HEARTBEAT_S):
-            try:
-                with _sqlite.transaction(self._db, self._lock) as db:
-                    held = db.execute(
-                        "UPDATE lease SET heartbeat = ? WHERE token = ?", (time.time(), self.token)
-                    ).rowcount
-            except sqlite3.Error:  # closed under us, the disk gone: nothing left to keep up
-                return
-            if not held:  # taken over: check() now refuses every new request
-                return
+                self._file.let_go()
+            else:  # taken over (our file deleted under us): the new owner's file stays
+                self._file.let_go(remove=False)
 
 
-def _take(db: sqlite3.Connection, lock: threading.Lock, token: str) -> dict[str, Any] | None:
-    """Take the lease if free or its owner is dead; else return the live owner."""
+def _take(
+    db: sqlite3.Connection, lock: threading.Lock, token: str, file: LockFile
+) -> dict[str, Any] | None:
+    """Take the lock and record ``token`` as the owner; else return the live owner."""
     now = time.time()
     with _sqlite.transaction(db, lock) as tx:
         holder = lease_owner(tx)
+        if not file.take():
+            return holder or {}
         detail = f"taken by {_me()}"
         if holder is not None:
-            why = _dead_because(holder, now)
-            if why is None:
-                return holder
-            detail += f", over from pid {holder['pid']} on {holder['host']!r} ({why})"
-        tx.execute(
-            "INSERT OR REPLACE INTO lease VALUES (1, ?, ?, ?, ?, ?)",
-            (token, socket.gethostname(), os.getpid(), now, now),
-        )
-        _log(tx, detail)
+            detail += (
+                f", over from pid {holder['pid']} on {holder['host']!r} (its process has ended)"
+            )
+        try:
+            tx.execute(
+                "INSERT OR REPLACE INTO lease VALUES (1, ?, ?, ?, ?, ?)",
+                (token, socket.gethostname(), os.getpid(), now, now),
+            )
+            _log(tx, detail)
+        except BaseException:
+            file.let_go()
+            raise
     return None
 
 
@@ -169,31 +221,3 @@ def _log(db: sqlite3.Connection, detail: str) -> None:
 
 def _me() -> str:
     return f"pid {os.getpid()} on {socket.gethostname()!r}"
-
-
-def _dead_because(holder: Mapping[str, Any], now: float) -> str | None:
-    """Why the lease ``holder`` is dead, or None while it may still be sending."""
-    silent = now - float(holder["heartbeat"])
-    if silent > STALE_S:
-        return f"no heartbeat for {silent:.0f} s"
-    if holder["host"] == socket.gethostname() and not _process_alive(int(holder["pid"])):
-        return "its process has ended"
-    return None
-
-
-def _process_alive(pid: int) -> bool:
-    """Whether a process of this host runs (a zombie does not); unknown counts as alive."""
-    if os.name != "posix":  # signal 0 is no harmless probe there: the heartbeat decides
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's process: it exists
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            # Killed but not yet reaped by its parent (a zombie): it sends nothing any more.
-            return stat.read().rpartition(b")")[2].split()[0] != b"Z"
-    except (OSError, IndexError):
-        return True
