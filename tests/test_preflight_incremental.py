@@ -9,6 +9,7 @@ these tests see that a text change reads nothing again without timing anything.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -53,17 +54,15 @@ TEMPLATES = (
 PARIS = ZoneInfo("Europe/Paris")
 SUNDAY = "2030-06-02T10:00:00+02:00"  # outside French marketing hours
 
-recipients = st.lists(
-    st.fixed_dictionaries(
-        {
-            "phone_number": st.sampled_from(NUMBERS),
-            "first_name": st.sampled_from(VALUES),
-            "param1": st.sampled_from(VALUES),
-        }
-    ),
-    min_size=0,
-    max_size=20,
-)
+
+def _recipients(values: tuple[Any, ...]) -> st.SearchStrategy[list[dict[str, Any]]]:
+    """Up to 20 recipients: a number of NUMBERS, a first name and a param1 of ``values``."""
+    row = {"phone_number": st.sampled_from(NUMBERS), "first_name": st.sampled_from(values),
+           "param1": st.sampled_from(values)}  # fmt: skip
+    return st.lists(st.fixed_dictionaries(row), min_size=0, max_size=20)
+
+
+recipients = _recipients(VALUES)
 states = st.lists(
     st.tuples(
         st.sampled_from(TEMPLATES),
@@ -252,3 +251,57 @@ def test_the_plan_reads_nothing_the_preflight_read(
     assert plan.columns["row"] == [0, 2]
     assert report.frame["text"].tolist()[::2] == ["Hi Ann STOP au 36173", "Hi STOP au 36173"]
     assert campaign._audience.passes == passes
+
+
+# Texts of GSM-7 characters, extension characters (two septets), characters that force UCS-2
+# (a look-alike the gateway optimises, an emoji outside the BMP, a combining accent) and
+# fields, long enough to cross segment boundaries.
+PIECES = ("Bonjour ", "{first_name}", "{param1}", " STOP au 36173", "€", "[x]", "’", "😀",
+          "e\u0301", "ü", "Ω", "  ", "\n", "A" * 60, "Ж" * 35)  # fmt: skip
+typed_texts = st.lists(st.sampled_from(PIECES), min_size=0, max_size=12).map("".join)
+UNICODE_VALUES = (*VALUES, "Zoë 😀", "€€", "Ж" * 40, "e\u0301", "[Ann]")
+unicode_recipients = _recipients(UNICODE_VALUES)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=unicode_recipients,
+    texts=st.lists(typed_texts, min_size=1, max_size=4),
+    purpose=st.sampled_from(["wholesale", "alert"]),
+    optimise=st.booleans(),
+)
+def test_the_outline_a_keystroke_computes_equals_the_full_report(
+    rows: list[dict[str, Any]], texts: list[str], purpose: str, optimise: bool
+) -> None:
+    """The Composer's keystroke path (an outline from the verdicts, no frame) equals the full
+    report of the same text: recipients, to send, SMS, worst case, issues, first rows (texts,
+    encodings, segments), errors (STOP among them) and warnings, for random texts (UCS-2,
+    extension characters, fields) and recipients."""
+    frame = pd.DataFrame(rows, columns=["phone_number", "first_name", "param1"], dtype=object)
+    composer = Composer(
+        None, frame, sender="Shop", debounce=0, purpose=purpose, auto_optimize_text=optimise
+    )
+    for text in texts:
+        composer.text = text
+        report = composer.preflight  # the whole report, made on demand
+        assert report is not None
+        full = report.outline()
+        state = composer.state
+        assert (state["recipients"], state["to_send"], state["sms"], state["worst_case"]) == (
+            full.recipients, full.to_send, full.segments, full.worst_case,
+        )  # fmt: skip
+        assert [b["text"] for b in state["bubbles"]] == [r["text"] or "" for r in full.head]
+        assert [b["segments"] for b in state["bubbles"]] == [r["segments"] for r in full.head]
+        assert [b["encoding"] for b in state["bubbles"]] == [r["encoding"] or "" for r in full.head]
+        assert [b["issue"] for b in state["bubbles"]] == [r["issue"] or "" for r in full.head]
+        warnings = [f["message"] for f in state["findings"] if f["group"] == "warning"]
+        assert warnings == list(full.warnings)
+        held = Campaign(
+            None, frame, text=text, sender="Shop", purpose=purpose, auto_optimize_text=optimise
+        )
+        fast = held.preflight_outline(offline=True, now=report.evaluated_at)
+        assert replace(fast, errors=()) == replace(full, errors=())
+        assert [str(e) for e in fast.errors] == [str(e) for e in report.errors]
+        sending = report.frame.loc[report.frame["send"], "segments"]
+        assert fast.segments == report.segments == int(sending.sum())
+        assert list(fast.issues()) == list(report.issues())

@@ -30,10 +30,16 @@ from smskit.campaigns.analysis.results import CampaignResult
 from smskit.campaigns.executor import CampaignExecutor, ClientOption, OptOutState, Run
 from smskit.campaigns.planning.audience import Audience
 from smskit.campaigns.planning.links import LinkTracking
-from smskit.campaigns.planning.orchestration import InMemoryAudience, run_preflight
+from smskit.campaigns.planning.orchestration import (
+    AudienceBackEnd,
+    InMemoryAudience,
+    OutlineAudience,
+    ReportT,
+    run_preflight,
+)
 from smskit.campaigns.planning.plan import Plan, build_plan
 from smskit.campaigns.planning.preflight import PreflightSettings
-from smskit.campaigns.planning.report import PreflightReport
+from smskit.campaigns.planning.report import OUTLINE_ROWS, PreflightOutline, PreflightReport
 from smskit.campaigns.send import JournalCheck, check_journal, execute, holds_campaign
 from smskit.campaigns.sending.blocking import interruption
 from smskit.campaigns.sending.journal import Journal, open_leased
@@ -42,6 +48,7 @@ from smskit.campaigns.sending.record import JournaledGateway
 from smskit.client import AsyncClient, Client
 from smskit.errors import ConfigurationError
 from smskit.rules.fields import check_field_names
+from smskit.rules.optouts import Suppression
 from smskit.rules.recipients import Recipients
 
 __all__ = [
@@ -136,20 +143,45 @@ class Campaign(CampaignExecutor[CampaignResult]):
         check. Numbers on the account's opt-out list (:class:`smskit.OptOuts`) are excluded
         (issue ``opted_out``) unless the campaign includes them (``include_opted_out``).
         """
-        if self.tracking is not None:
-            self.tracking.check_sent_text(self.spec.text)
         fingerprint = self.recipients.fingerprint()
         spec = self.spec
         suppression, state = self._suppression(offline)
         back_end = InMemoryAudience(self.recipients, self._audience, fields=self._read_fields)
+        report = self._checked(back_end, back_end, suppression, now, offline)
+        self._report = report
+        self._report_of = (fingerprint, spec.settings, state)
+        return report
+
+    def preflight_outline(
+        self, *, now: datetime | None = None, offline: bool = False, rows: int = OUTLINE_ROWS
+    ) -> PreflightOutline:
+        """:meth:`preflight`'s figures (recipients, to send, SMS, the most one recipient
+        takes), findings and first ``rows`` rows, without its per-recipient frame: what the
+        Composer shows at each keystroke. The same checks, in the same order; the frame is
+        made only when the gateway's prices (``offline=False``) or a holdout need it."""
+        suppression, _state = self._suppression(offline)
+        inner = InMemoryAudience(self.recipients, self._audience, fields=self._read_fields)
+        return self._checked(OutlineAudience(inner, rows), inner, suppression, now, offline)
+
+    def _checked(
+        self,
+        back_end: AudienceBackEnd[ReportT],
+        memory: InMemoryAudience,
+        suppression: Suppression,
+        now: datetime | None,
+        offline: bool,
+    ) -> ReportT:
+        """:func:`run_preflight` of the spec through ``back_end`` (whose recipients'
+        half is ``memory``, kept for the next preflight)."""
+        if self.tracking is not None:
+            self.tracking.check_sent_text(self.spec.text)
+        spec = self.spec
         history = self._history(offline)
         report = run_preflight(
             back_end, spec.settings, spec.instant(now), self._serving(offline), suppression,
             history,
         )  # fmt: skip
-        self._audience = back_end.audience
-        self._report = report
-        self._report_of = (fingerprint, spec.settings, state)
+        self._audience = memory.audience
         return report
 
     # -- where the recipients are: in memory ---------------------------------------------------

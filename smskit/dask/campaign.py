@@ -30,6 +30,7 @@ from dask.delayed import delayed
 from smskit.campaigns.executor import CampaignExecutor, ClientOption, OptOutState, Run
 from smskit.campaigns.planning.orchestration import FirstPass, Verdict, run_preflight
 from smskit.campaigns.planning.preflight import PreflightSettings
+from smskit.campaigns.planning.report import OUTLINE_ROWS, PreflightOutline
 from smskit.campaigns.sending.journal import plan_contacts
 from smskit.client import AsyncClient, Client
 from smskit.dask import partition_preflight as parts
@@ -154,6 +155,14 @@ class Campaign(CampaignExecutor[StreamedResult]):
     def describe_recipients(self) -> str:
         """The recipients in a few words (for the repr)."""
         return f"{self.recipients.npartitions} partitions"
+
+    def preflight_outline(
+        self, *, now: datetime | None = None, offline: bool = False, rows: int = OUTLINE_ROWS
+    ) -> PreflightOutline:
+        """:meth:`preflight`'s figures, findings and first ``rows`` rows
+        (:meth:`smskit.Campaign.preflight_outline`): here the whole preflight runs on the
+        cluster, and its report is outlined."""
+        return self.preflight(now=now, offline=offline).outline(rows)
 
     def preflight(
         self,

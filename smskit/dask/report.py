@@ -12,7 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from smskit.campaigns.planning.report import CampaignFindings
+from smskit.campaigns.planning.report import (
+    OUTLINE_ROWS,
+    CampaignFindings,
+    PreflightOutline,
+    head_of,
+)
 from smskit.errors import ValidationError
 from smskit.rules.findings import ISSUES, Finding
 
@@ -111,6 +116,26 @@ class DaskPreflightReport(CampaignFindings):
     def issues(self) -> pd.Series:
         """Excluded recipients per issue (every issue listed, zeros included)."""
         return self.issue_totals.copy()
+
+    def outline(self, rows: int = OUTLINE_ROWS) -> PreflightOutline:
+        """This report's figures and first ``rows`` rows, as
+        :meth:`smskit.campaigns.planning.report.PreflightReport.outline` (the most segments a
+        recipient to send takes, and the first rows, computed on the cluster)."""
+        to_send = self.to_send
+        worst = int(self.kept_frame["segments"].max().compute()) if to_send else None
+        return PreflightOutline(
+            self.recipients,
+            to_send,
+            self.segments,
+            worst,
+            tuple(int(count) for count in self.issue_totals.to_numpy()),
+            head_of(self.frame.head(rows, npartitions=-1)),
+            errors=self.errors,
+            findings=self.findings,
+            text=self.text,
+            purpose=self.purpose,
+            evaluated_at=self.evaluated_at,
+        )
 
     def breakdown(self) -> pd.DataFrame:
         """Per destination country and encoding: recipients to send, segments, cost (EUR,

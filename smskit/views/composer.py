@@ -23,7 +23,7 @@ from smskit.campaigns.analysis.results import CampaignResult
 from smskit.campaigns.campaign import Campaign
 from smskit.campaigns.planning.audience import Audience
 from smskit.campaigns.planning.estimates import CostEstimate
-from smskit.campaigns.planning.report import PreflightReport
+from smskit.campaigns.planning.report import PreflightOutline, PreflightReport
 from smskit.campaigns.planning.spec import CampaignSpec
 from smskit.client import AsyncClient, Client
 from smskit.errors import SmskitError, ValidationError
@@ -33,7 +33,7 @@ from smskit.rules import text as engine
 from smskit.rules.caps import ACCOUNT_DEFAULT, FrequencyCap
 from smskit.rules.fields import DYNAMIC_FIELDS
 from smskit.rules.region import DEFAULT_REGION
-from smskit.views.pure_panel import ComposerPanel, compose_panel, panel_state
+from smskit.views.pure_panel import PREVIEW_ROWS, ComposerPanel, compose_panel, panel_state
 from smskit.views.widget import NO_PROGRESS, STATIC, TraitProgress, Widget, stylesheet, traitlets
 
 __all__ = ["Composer", "Sent"]
@@ -190,7 +190,8 @@ class Composer(Widget):
         self._again = False  # what Confirm does: the confirmation on show asked to send again
         self._confirm_for: dict[str, Any] | None = None  # the values the confirmation is about
         self.cost_estimate: CostEstimate | None = None
-        self._report: PreflightReport | None = None
+        self._outline: PreflightOutline | None = None  # the panel's preflight, each refresh
+        self._report: PreflightReport | None = None  # the whole report, made when asked for
         self._shown_for: Any = None  # the values the estimate or result on show were made from
         self._cost: tuple[float | None, str] | None = None  # the cost on show and its source
         self._unit: str | None = None  # the wallet's unit, read once with the first estimate
@@ -269,7 +270,11 @@ class Composer(Widget):
 
     @property
     def preflight(self) -> PreflightReport | None:
-        """The campaign's preflight for the current text and options (None without recipients)."""
+        """The campaign's preflight for the current text and options (None without recipients,
+        or while it fails): made on first use after a refresh (a keystroke computes only the
+        panel's figures, :meth:`smskit.Campaign.preflight_outline`)."""
+        if self._report is None and self._outline is not None and self._held is not None:
+            self._report = self._held.preflight(offline=True)
         return self._report
 
     @property
@@ -320,7 +325,7 @@ class Composer(Widget):
             if self._shown_for is not None and self._shown_for != self.send_kwargs():
                 self._show_result(None)  # an estimate or a result of other values would mislead
             option_error = recipients_error = None
-            self._report = None
+            self._outline = self._report = None
             try:
                 spec = self._edit(text=text, sender=self.sender, options=options)
             except ValidationError as exc:
@@ -329,11 +334,13 @@ class Composer(Widget):
                 options = dict(spec.options)
                 if self._held is not None:
                     try:
-                        self._report = self._held.preflight(offline=True)
+                        self._outline = self._held.preflight_outline(
+                            offline=True, rows=PREVIEW_ROWS
+                        )
                     except Exception as exc:  # whatever broke, the panel says so, send blocked
                         recipients_error = f"preflight failed: {type(exc).__name__}: {exc}"
             self._panel = compose_panel(
-                text, sender=self.sender, options=options, report=self._report,
+                text, sender=self.sender, options=options, report=self._outline,
                 option_error=option_error, recipients_error=recipients_error,
             )  # fmt: skip
             if self._confirm_for is not None and (
@@ -500,7 +507,7 @@ class Composer(Widget):
         whether it is a new campaign and, for values already sent, when they were."""
         if not self.refresh().ok:
             return
-        report = self._report
+        report = self._outline
         assert report is not None
         plan = self._next(again=True)
         what = f"{report.to_send} message(s), {report.segments} SMS, from {self.sender!r}"

@@ -20,14 +20,11 @@ from smskit.rules.fields import split_fields
 from smskit.rules.sender import check_sender
 
 if TYPE_CHECKING:
-    import pandas as pd
-
-    from smskit.campaigns.planning.report import PreflightReport
+    from smskit.campaigns.planning.report import PreflightOutline
 
 __all__ = ["Check", "ComposerPanel", "compose_panel", "highlight", "panel_state"]
 
 PREVIEW_ROWS: Final = 5
-_PREVIEW_COLUMNS: Final = ("row", "phone_number", "text", "encoding", "segments", "issue")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,8 +42,9 @@ class ComposerPanel:
 
     ``stats`` is the text as typed (None when it cannot be analysed); ``delivered`` the text
     the gateway would count after its ``auto_optimize_text`` (None when that changes nothing
-    or is off). ``preview`` holds the first recipients' rendered texts (None without
-    recipients); ``worst_case`` the most segments any recipient to send gets.
+    or is off). ``preview`` holds the first recipients' rows (``row``, ``phone_number``,
+    ``text`` rendered, ``encoding``, ``segments``, ``issue``; None where empty) or None
+    without recipients; ``worst_case`` the most segments any recipient to send gets.
     """
 
     text: str
@@ -58,7 +56,7 @@ class ComposerPanel:
     optimization: engine.Optimization | None
     delivered: engine.TextStats | None
     checks: tuple[Check, ...]
-    preview: pd.DataFrame | None = field(default=None, repr=False)
+    preview: tuple[dict[str, Any], ...] | None = field(default=None, repr=False)
     worst_case: int | None = None
     to_send: int | None = None
     warnings: tuple[str, ...] = ()
@@ -112,7 +110,7 @@ def _stop_check(required: bool, present: bool) -> Check:
 
 
 def _recipient_checks(
-    report: PreflightReport | None, option_error: str | None, recipients_error: str | None
+    report: PreflightOutline | None, option_error: str | None, recipients_error: str | None
 ) -> list[Check]:
     if option_error is not None:
         return [Check("options", False, option_error)]
@@ -130,29 +128,21 @@ def _recipient_checks(
     return [Check("recipients", True, shown)]
 
 
-def _preview(report: PreflightReport, rows: int) -> tuple[pd.DataFrame, int | None, int]:
-    """The first ``rows`` rows, the most segments a recipient to send gets, and the SMS (the
-    segments of every recipient to send)."""
-    frame = report.frame
-    # Rows first: a column selection of the whole report would copy a million rows.
-    head = frame.iloc[:rows][list(_PREVIEW_COLUMNS)].reset_index(drop=True)
-    sending = frame["segments"].to_numpy()[frame["send"].to_numpy()]
-    return head, (int(sending.max()) if len(sending) else None), int(sending.sum())
-
-
 def compose_panel(
     text: str,
     *,
     sender: str,
     options: Mapping[str, Any],
-    report: PreflightReport | None = None,
+    report: PreflightOutline | None = None,
     option_error: str | None = None,
     recipients_error: str | None = None,
     preview_rows: int = PREVIEW_ROWS,
 ) -> ComposerPanel:
     """The live panel for ``text`` sent by ``sender`` with send ``options``.
 
-    ``report`` is the campaign's preflight (None without recipients); ``option_error`` says
+    ``report`` is the campaign's preflight outline (:meth:`smskit.Campaign.preflight_outline`,
+    or a report's :meth:`~smskit.campaigns.planning.report.PreflightReport.outline`; None
+    without recipients); ``option_error`` says
     why the options could not make a campaign (a bad ``send_at``, say), ``recipients_error``
     why the recipients could not be checked.
     """
@@ -183,7 +173,7 @@ def compose_panel(
     preview, worst, to_send, recipients, sms = None, None, None, None, None
     warnings: tuple[str, ...] = ()
     if report is not None:
-        preview, worst, sms = _preview(report, preview_rows)
+        preview, worst, sms = report.head[:preview_rows], report.worst_case, report.segments
         to_send, warnings, recipients = report.to_send, report.warnings, report.recipients
     return ComposerPanel(
         text=text,
@@ -216,12 +206,6 @@ def highlight(text: str, positions: set[int]) -> list[tuple[str, bool]]:
     return runs
 
 
-def _plain(value: Any) -> Any:
-    from smskit.rules.missing import is_missing
-
-    return "" if is_missing(value) else value
-
-
 def _figures(stats: engine.TextStats | None) -> dict[str, Any] | None:
     if stats is None:
         return None
@@ -238,16 +222,19 @@ def _figures(stats: engine.TextStats | None) -> dict[str, Any] | None:
     }
 
 
-def _bubble(row: Any) -> dict[str, Any]:
-    values = dict(zip(_PREVIEW_COLUMNS, row, strict=True))
-    segments = _plain(values["segments"])
+def _bubble(row: Mapping[str, Any]) -> dict[str, Any]:
+    def shown(name: str) -> str:
+        value = row[name]
+        return "" if value is None else str(value)
+
+    segments = row["segments"]
     return {
-        "row": int(values["row"]),
-        "to": str(_plain(values["phone_number"])),
-        "text": str(_plain(values["text"])),
-        "encoding": str(_plain(values["encoding"])),
-        "segments": None if segments == "" else int(segments),
-        "issue": str(_plain(values["issue"])),
+        "row": int(row["row"]),
+        "to": shown("phone_number"),
+        "text": shown("text"),
+        "encoding": shown("encoding"),
+        "segments": None if segments is None else int(segments),
+        "issue": shown("issue"),
     }
 
 
@@ -287,7 +274,7 @@ def panel_state(panel: ComposerPanel) -> dict[str, Any]:
         "stop": {"required": panel.stop_required, "present": panel.has_stop},
         "findings": findings,
         "blocked": [f["name"] for f in findings if f["group"] == "blocks"],
-        "bubbles": [] if preview is None else [_bubble(r) for r in preview.itertuples(False)],
+        "bubbles": [] if preview is None else [_bubble(row) for row in preview],
         "recipients": panel.recipients,
         "to_send": panel.to_send,
         "sms": panel.sms,

@@ -21,15 +21,18 @@ from smskit.campaigns.planning.audience import NUMBER_BLOCK_ROWS, Audience
 from smskit.campaigns.planning.holdout import hold_out
 from smskit.campaigns.planning.preflight import (
     PreflightSettings,
+    Verdicts,
     audience_for,
     campaign_findings,
     evaluation_instant,
+    head_rows,
     priced,
     report_columns,
     samples,
     send_instant,
+    verdicts,
 )
-from smskit.campaigns.planning.report import PreflightReport
+from smskit.campaigns.planning.report import PreflightOutline, PreflightReport
 from smskit.errors import ValidationError
 from smskit.rules.caps import SentHistory
 from smskit.rules.destinations import Destinations
@@ -51,6 +54,7 @@ __all__ = [
     "AudienceBackEnd",
     "FirstPass",
     "InMemoryAudience",
+    "OutlineAudience",
     "Verdict",
     "closing_findings",
     "preflight",
@@ -201,7 +205,8 @@ def closing_findings(
 
 class InMemoryAudience:
     """The in-memory back end: one :class:`Audience` (kept for the next preflight while the
-    recipients and region do not change) and one report frame. ``fields``: the Contact
+    recipients and region do not change), every recipient's verdicts, and the report frame
+    made from them when a report (or the gateway's prices) needs it. ``fields``: the Contact
     fields a new audience reads with the numbers (default: those the text uses)."""
 
     def __init__(
@@ -216,47 +221,103 @@ class InMemoryAudience:
         self.audience = audience
         self.fields = fields
         self.block_rows = block_rows
+        self._first: FirstPass | None = None
+        self._judged: Verdicts | None = None
         self._frame: pd.DataFrame | None = None
-        self._missing = 0
-        self._sent_anyway = 0
 
     def check(self, first: FirstPass) -> None:
-        import pandas as pd
-
         settings = first.settings
         audience = audience_for(
             self.recipients, settings, self.audience, fields=self.fields, block_rows=self.block_rows
         )
         self.audience = audience
-        columns, self._missing, self._sent_anyway = report_columns(
-            audience, settings, first.used, first.when, first.suppressed, first.reached
-        )
-        # The columns are made for the frame (or shared with the audience, which never edits
-        # them): no copy, so the peak is one report, not two.
-        self._frame = pd.DataFrame(columns, index=audience.index, copy=False)
+        self._first = first
+        self._judged = verdicts(audience, settings, first.used, first.suppressed, first.reached)
+        self._frame = None
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The report's frame, made from the verdicts on first use."""
+        import pandas as pd
+
+        if self._frame is None:
+            first, audience = self._first, self.audience
+            assert first is not None and audience is not None and self._judged is not None
+            columns = report_columns(audience, first.settings, first.used, first.when, self._judged)
+            # The columns are made for the frame (or shared with the audience, which never
+            # edits them): no copy, so the peak is one report, not two.
+            self._frame = pd.DataFrame(columns, index=audience.index, copy=False)
+        return self._frame
 
     def samples(self) -> Mapping[str, str]:
-        assert self._frame is not None
-        return samples(self._frame)
+        return samples(self.frame)
 
     def settle(self, served: Destinations | None, product: str) -> tuple[Mapping[str, int], int]:
         import numpy as np
 
-        assert self._frame is not None and self.audience is not None
+        assert self._judged is not None and self.audience is not None
         regions = self.audience.regions
-        sending = self._frame["send"].to_numpy()
+        sending = self._judged.issue == -1
         codes = self.audience.region.codes[sending]
         counts = np.bincount(codes + 1, minlength=len(regions) + 1)[1:]
         sendable = {regions[i]: int(counts[i]) for i in np.flatnonzero(counts)}
         if served is not None:
-            priced(self._frame, served, product)
-        return sendable, self._missing
+            priced(self.frame, served, product)
+        return sendable, self._judged.missing
 
     def sent_anyway(self) -> int:
-        return self._sent_anyway
+        return 0 if self._judged is None else self._judged.sent_anyway
 
     def report(self, verdict: Verdict) -> PreflightReport:
-        assert self._frame is not None
+        frame = self.frame
         if verdict.settings.holdout is not None:
-            hold_out(self._frame, verdict.settings.holdout, ISSUES)
-        return PreflightReport(self._frame, **verdict.report_fields())
+            hold_out(frame, verdict.settings.holdout, ISSUES)
+        return PreflightReport(frame, **verdict.report_fields())
+
+    def outline(self, verdict: Verdict, rows: int) -> PreflightOutline:
+        """The report's figures and first ``rows`` rows, read from the verdicts while no
+        frame was needed (no prices asked, no holdout); else the report's own."""
+        import numpy as np
+
+        judged, audience = self._judged, self.audience
+        assert judged is not None and audience is not None
+        if self._frame is not None or verdict.settings.holdout is not None:
+            return self.report(verdict).outline(rows)
+        send = judged.issue == -1
+        segments = judged.found.segments[judged.found.text]  # per combination
+        sending = np.bincount(judged.codes[send], minlength=len(segments))
+        reached = segments[sending > 0]
+        return PreflightOutline(
+            len(audience),
+            int(send.sum()),
+            int(sending @ segments.astype("int64")),
+            int(reached.max()) if len(reached) else None,
+            tuple(np.bincount(judged.issue[~send], minlength=len(ISSUES)).tolist()),
+            head_rows(audience, judged, rows),
+            **verdict.report_fields(),
+        )
+
+
+class OutlineAudience:
+    """The in-memory back end answering a :class:`PreflightOutline` (the figures, the
+    campaign's findings, the first rows) instead of a report: what the Composer shows at
+    each keystroke, with no per-recipient frame made unless prices or a holdout need one."""
+
+    def __init__(self, inner: InMemoryAudience, rows: int) -> None:
+        self.inner = inner
+        self.rows = rows
+
+    def check(self, first: FirstPass) -> None:
+        self.inner.check(first)
+
+    def samples(self) -> Mapping[str, str]:
+        return self.inner.samples()
+
+    def settle(self, served: Destinations | None, product: str) -> tuple[Mapping[str, int], int]:
+        return self.inner.settle(served, product)
+
+    def sent_anyway(self) -> int:
+        return self.inner.sent_anyway()
+
+    def report(self, verdict: Verdict) -> PreflightOutline:
+        return self.inner.outline(verdict, self.rows)

@@ -51,10 +51,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PreflightSettings",
+    "Verdicts",
     "audience_for",
     "evaluation_instant",
+    "head_rows",
     "priced",
     "samples",
+    "verdicts",
 ]
 
 ENCODINGS: Final = ("GSM-7", "UCS-2")
@@ -266,16 +269,42 @@ def _dtype(categories: tuple[str, ...]) -> Any:
 # -- back to the recipients --------------------------------------------------------------------
 
 
-def report_columns(
+@dataclass(frozen=True)
+class Verdicts:
+    """Every recipient's verdict for one text and its options, before any frame is made:
+    ``codes`` (each recipient's field combination), ``found`` (the text's half per
+    combination), ``issue`` (per recipient, -1: sent), ``fresh`` (the rows the text itself
+    excluded), ``repeats`` (the duplicate rows and their first rows), ``included`` (rows
+    on the opt-out list sent anyway; None unless ``include_opted_out``), ``at_cap`` (rows at
+    the frequency cap) and ``missing`` (how many recipients miss a field)."""
+
+    codes: np.ndarray
+    found: Messages
+    issue: np.ndarray
+    fresh: np.ndarray
+    repeats: tuple[np.ndarray, np.ndarray]
+    included: np.ndarray | None
+    at_cap: np.ndarray
+    missing: int
+
+    @property
+    def sent_anyway(self) -> int:
+        """Recipients on the opt-out list sent to anyway."""
+        return 0 if self.included is None else int(self.included.sum())
+
+    def per_recipient(self, values: np.ndarray) -> np.ndarray:
+        """A per-distinct-text array of ``found`` (segments, characters ...) per recipient."""
+        return values[self.found.text][self.codes]
+
+
+def verdicts(
     audience: Audience,
     settings: PreflightSettings,
     used: tuple[str, ...],
-    when: datetime,
     suppressed: Collection[str] = frozenset(),
     reached: np.ndarray | None = None,
-) -> tuple[dict[str, Any], int, int]:
-    """The report's columns for every recipient, how many recipients miss a field, and how
-    many on the opt-out list are sent to anyway.
+) -> Verdicts:
+    """Each recipient's issue for ``settings`` (the text's half run per field combination).
     ``suppressed``: the account's opted-out numbers (E.164): excluded (issue ``opted_out``)
     unless ``settings.include_opted_out``, then warned (``opted_out_included``).
     ``reached``: the numbers (sorted keys, :func:`smskit.rules.caps.reached`) already at the
@@ -284,7 +313,6 @@ def report_columns(
 
     codes, table = audience.combinations(used)
     found = messages(settings, [audience.field(name) for name in used], table)
-    text = found.text[codes]
     issue = audience.issue.copy()
     listed = audience.listed(frozenset(suppressed)) & (issue == -1)
     included = listed if settings.include_opted_out else None
@@ -303,8 +331,47 @@ def report_columns(
     repeats = audience.duplicates((issue == -1) if narrowed else None)
     issue[repeats[0]] = _ISSUE["duplicate"]
     sizes = np.bincount(codes, minlength=len(table))
+    missing = int(sizes[found.missing != 0].sum())
+    return Verdicts(codes, found, issue, fresh, repeats, included, at_cap, missing)
+
+
+def head_rows(audience: Audience, judged: Verdicts, rows: int) -> tuple[dict[str, Any], ...]:
+    """The first ``rows`` recipients as their report's frame shows them
+    (:data:`~smskit.campaigns.planning.report.HEAD_COLUMNS`; None where it holds nothing),
+    read from the verdicts: no frame is made."""
+    found = judged.found
+    shown = []
+    for i in range(min(rows, len(audience))):
+        text = int(found.text[judged.codes[i]])
+        encoding, issue = int(found.encoding[text]), int(judged.issue[i])
+        number = audience.phone_number[i]
+        shown.append(
+            {
+                "row": int(audience.row[i]),
+                "phone_number": None if is_missing(number) else str(number),
+                "text": found.texts[text],
+                "encoding": ENCODINGS[encoding] if encoding >= 0 else None,
+                "segments": int(found.segments[text]),
+                "issue": ISSUES[issue] if issue >= 0 else None,
+            }
+        )
+    return tuple(shown)
+
+
+def report_columns(
+    audience: Audience,
+    settings: PreflightSettings,
+    used: tuple[str, ...],
+    when: datetime,
+    judged: Verdicts,
+) -> dict[str, Any]:
+    """The report's columns for every recipient, from their ``judged`` verdicts."""
+    import numpy as np
+
+    codes, found, issue = judged.codes, judged.found, judged.issue
+    text = found.text[codes]
     n = len(audience)
-    columns: dict[str, Any] = {
+    return {
         "row": audience.row,
         "input": audience.input,
         "phone_number": audience.phone_number,
@@ -316,12 +383,12 @@ def report_columns(
         "segments": found.segments[text],
         "cost": np.full(n, np.nan),  # known once the gateway's prices are: see priced()
         "issue": coded(issue, ISSUES),
-        "detail": _details(audience, found, codes, fresh, repeats, at_cap, settings),
-        "warning": _warnings_of(audience, settings, used, when, found, codes, included),
+        "detail": _details(
+            audience, found, codes, judged.fresh, judged.repeats, judged.at_cap, settings
+        ),
+        "warning": _warnings_of(audience, settings, used, when, found, codes, judged.included),
         "send": issue == -1,
     }
-    sent_anyway = 0 if included is None else int(included.sum())
-    return columns, int(sizes[found.missing != 0].sum()), sent_anyway
 
 
 def _details(

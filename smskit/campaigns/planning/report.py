@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from smskit._html import shown_value
 from smskit.errors import ValidationError
@@ -18,7 +18,19 @@ from smskit.rules.findings import ISSUES, Finding
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["RULE_NOTHING_TO_SEND", "CampaignFindings", "PreflightReport"]
+__all__ = [
+    "HEAD_COLUMNS",
+    "OUTLINE_ROWS",
+    "RULE_NOTHING_TO_SEND",
+    "CampaignFindings",
+    "PreflightOutline",
+    "PreflightReport",
+    "head_of",
+    "head_value",
+]
+
+HEAD_COLUMNS: Final = ("row", "phone_number", "text", "encoding", "segments", "issue")
+OUTLINE_ROWS: Final = 5  # the first recipients an outline shows
 
 RULE_NOTHING_TO_SEND = (
     "no recipient can be sent (none was given, or every one is excluded: see "
@@ -116,6 +128,26 @@ class PreflightReport(CampaignFindings):
         frame = self.frame
         return sorted(map(str, frame.loc[frame["send"], "region"].dropna().unique()))
 
+    def outline(self, rows: int = OUTLINE_ROWS) -> PreflightOutline:
+        """This report's figures and first ``rows`` rows (:data:`HEAD_COLUMNS`), without the
+        frame."""
+        frame = self.frame
+        send = frame["send"].to_numpy(dtype=bool)
+        segments = frame["segments"].to_numpy()[send]
+        return PreflightOutline(
+            len(frame),
+            int(send.sum()),
+            int(segments.sum()),
+            int(segments.max()) if len(segments) else None,
+            tuple(int(count) for count in self.issues().to_numpy()),
+            head_of(frame.iloc[:rows]),
+            errors=self.errors,
+            findings=self.findings,
+            text=self.text,
+            purpose=self.purpose,
+            evaluated_at=self.evaluated_at,
+        )
+
     def to_frame(self) -> pd.DataFrame:
         """One row per recipient (a copy): number, line type, text, segments, issue, warning."""
         return self.frame.copy()
@@ -178,3 +210,74 @@ class PreflightReport(CampaignFindings):
 
     def _repr_html_(self) -> str:
         return self.to_html()
+
+
+def head_of(head: pd.DataFrame) -> tuple[dict[str, Any], ...]:
+    """The first rows of a report's frame as an outline holds them (:data:`HEAD_COLUMNS`)."""
+    return tuple(
+        {name: head_value(value) for name, value in zip(HEAD_COLUMNS, record, strict=True)}
+        for record in head[list(HEAD_COLUMNS)].itertuples(index=False)
+    )
+
+
+def head_value(value: Any) -> Any:
+    """A frame's cell as an outline's first rows hold it: None when missing, a Python
+    scalar otherwise."""
+    from smskit.rules.missing import is_missing
+
+    if is_missing(value):
+        return None
+    return value.item() if hasattr(value, "item") else value
+
+
+@dataclass(frozen=True)
+class PreflightOutline(CampaignFindings):
+    """A preflight without its per-recipient frame: how many recipients were read
+    (``read``) and can be sent (``sendable``), the SMS they take (``segments``) and the most
+    one of them takes (``worst_case``; None: nobody to send), the recipients excluded per
+    issue (``excluded_by``, in the order of ``ISSUES``), the first rows (``head``, as dicts
+    of :data:`HEAD_COLUMNS`) and the campaign's findings. What the Composer shows at
+    each keystroke (:meth:`smskit.Campaign.preflight_outline`); the same figures as the
+    :class:`PreflightReport` of the same preflight (:meth:`PreflightReport.outline`)."""
+
+    read: int
+    sendable: int
+    segments: int
+    worst_case: int | None
+    excluded_by: tuple[int, ...]
+    head: tuple[dict[str, Any], ...]
+    errors: tuple[ValidationError, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    text: str = ""
+    purpose: str = "wholesale"
+    evaluated_at: datetime | None = None
+
+    @property
+    def recipients(self) -> int:
+        """Rows read."""
+        return self.read
+
+    @property
+    def to_send(self) -> int:
+        """Recipients that pass every check."""
+        return self.sendable
+
+    def issues(self) -> pd.Series:
+        """Excluded recipients per issue (every issue listed, zeros included), as
+        :meth:`PreflightReport.issues`."""
+        import pandas as pd
+
+        counts = pd.Series(self.excluded_by, index=pd.Index(list(ISSUES), name="issue"))
+        counts.name = "recipients"
+        return counts
+
+    def sending_regions(self) -> list[str]:
+        """Not in an outline: the report (:meth:`smskit.Campaign.preflight`) has them."""
+        raise NotImplementedError("an outline holds no regions: use Campaign.preflight()")
+
+    def __repr__(self) -> str:
+        return (
+            f"PreflightOutline(recipients={self.read}, to_send={self.sendable}, "
+            f"segments={self.segments}, errors={len(self.blocking())}, "
+            f"warnings={len(self.warnings)})"
+        )
