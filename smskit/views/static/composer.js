@@ -137,17 +137,36 @@ function render({ model, el: root }) {
   root.append(box);
 
   // -- drawing -------------------------------------------------------------------------------
+  let grownFor = -1;
   const grow = () => {
+    // Only when the text got shorter (it may shrink) or overflows: the height is measured
+    // then, not on every keystroke (each measure lays the whole page out).
+    const length = area.value.length;
+    const shorter = length < grownFor;
+    grownFor = length;
+    if (!shorter && area.scrollHeight <= area.clientHeight) return;
     area.style.height = "auto";
     area.style.height = `${area.scrollHeight + 2}px`;
   };
+  // Each part of the panel is redrawn only when what it shows changed (a keystroke changes
+  // a few figures, not the page): less to lay out and paint before the new figures show.
+  const drawn = new Map();
+  const changed = (part, value) => {
+    const key = JSON.stringify(value === undefined ? null : value);
+    if (drawn.get(part) === key) return false;
+    drawn.set(part, key);
+    return true;
+  };
+  const setText = (node, text) => { if (node.textContent !== text) node.textContent = text; };
   const drawMarks = () => {
     const state = model.get("state") || {};
+    const marked = state.text === area.value && (state.runs || []).some(([, hot]) => hot);
+    if (!changed("marks", marked ? state.runs : area.value)) return;
     backdrop.replaceChildren();
-    if (state.text === area.value) {
-      for (const [run, hot] of state.runs || []) backdrop.append(hot ? el("mark", { text: run }) : run);
+    if (marked) {
+      for (const [run, hot] of state.runs) backdrop.append(hot ? el("mark", { text: run }) : run);
     } else {
-      backdrop.append(area.value);  // typed since the last panel: no marks until it comes
+      backdrop.append(area.value);  // no mark to show (or typed since the last panel)
     }
     backdrop.append("\u200b");  // a trailing newline keeps its line
     backdrop.scrollTop = area.scrollTop;
@@ -156,10 +175,10 @@ function render({ model, el: root }) {
     const state = model.get("state") || {};
     const m = state.meter;
     if (m) {
-      characters.textContent = plural(m.characters, "character");
-      units.textContent = `${m.used} of ${m.per_segment} ${m.unit_name} in segment ${m.segments}`;
-      segments.textContent = plural(m.segments, "segment");
-      encoding.textContent = m.encoding;
+      setText(characters, plural(m.characters, "character"));
+      setText(units, `${m.used} of ${m.per_segment} ${m.unit_name} in segment ${m.segments}`);
+      setText(segments, plural(m.segments, "segment"));
+      setText(encoding, m.encoding);
       bar.style.width = `${Math.min(100, (100 * m.used) / m.per_segment)}%`;
       meterBar.classList.toggle("sk-ucs2", m.encoding !== "GSM-7");
       meterBar.setAttribute("aria-valuemax", String(m.per_segment));
@@ -172,8 +191,8 @@ function render({ model, el: root }) {
       encoding.textContent = "encoding unknown";
       bar.style.width = "0";
     }
-    forcing.replaceChildren();
-    if ((state.forcing || []).length) {
+    if (changed("forcing", state.forcing)) forcing.replaceChildren();
+    if ((state.forcing || []).length && !forcing.childElementCount) {
       forcing.append("forces UCS-2: ");
       state.forcing.forEach((f, i) => {
         forcing.append(el("mark", { text: f.char }), " ", el("code", { text: f.code }));
@@ -181,29 +200,42 @@ function render({ model, el: root }) {
       });
     }
     forcing.hidden = !(state.forcing || []).length;
-    delivered.textContent = state.delivered
+    setText(delivered, state.delivered
       ? `as delivered (the gateway's auto_optimize_text): ${state.delivered.encoding}, ${plural(state.delivered.segments, "segment")}`
-      : "";
+      : "");
     delivered.hidden = !state.delivered;
-    fields.textContent = `fields: ${(state.fields || []).join(", ") || "none"}`
-      + ((state.unknown_fields || []).length ? ` · unknown: ${state.unknown_fields.join(", ")}` : "");
+    setText(fields, `fields: ${(state.fields || []).join(", ") || "none"}`
+      + ((state.unknown_fields || []).length ? ` · unknown: ${state.unknown_fields.join(", ")}` : ""));
     drawMarks();
 
     const shown = state.bubbles || [];
-    phoneTitle.textContent = state.recipients === null || state.recipients === undefined
+    setText(phoneTitle, state.recipients === null || state.recipients === undefined
       ? "no recipients"
-      : `first ${shown.length} of ${number(state.recipients)} recipients`;
-    bubbles.replaceChildren(...shown.map((b) => el("li", { class: b.issue ? "sk-excluded" : null },
-      el("p", { class: "sk-to", text: b.to || `row ${b.row}` }),
-      el("div", { class: "sk-bubble", text: b.text || "(no text)" }),
-      el("p", { class: "sk-meta", text: b.issue ? `excluded: ${b.issue}` : `${b.encoding} · ${plural(b.segments, "SMS")}` }))));
-
-    for (const group of Object.values(groups)) group.list.replaceChildren();
-    for (const f of state.findings || []) {
-      groups[f.group].list.append(el("span", { role: "listitem", class: `sk-badge sk-${f.group} smskit-finding` },
-        el("b", { text: f.name }), f.message));
+      : `first ${shown.length} of ${number(state.recipients)} recipients`);
+    // the same recipients and findings as before: their texts change in place
+    if (changed("bubbles", shown.map((b) => [b.row, b.to, Boolean(b.issue)]))) {
+      bubbles.replaceChildren(...shown.map((b) => el("li", { class: b.issue ? "sk-excluded" : null },
+        el("p", { class: "sk-to", text: b.to || `row ${b.row}` }),
+        el("div", { class: "sk-bubble" }), el("p", { class: "sk-meta" }))));
     }
-    for (const group of Object.values(groups)) group.section.hidden = !group.list.childElementCount;
+    shown.forEach((b, i) => {
+      const item = bubbles.children[i];
+      setText(item.children[1], b.text || "(no text)");
+      setText(item.children[2], b.issue ? `excluded: ${b.issue}` : `${b.encoding} · ${plural(b.segments, "SMS")}`);
+    });
+
+    const found = state.findings || [];
+    if (changed("findings", found.map((f) => [f.name, f.group]))) {
+      for (const group of Object.values(groups)) group.list.replaceChildren();
+      for (const f of found) {
+        groups[f.group].list.append(el("span", { role: "listitem", class: `sk-badge sk-${f.group} smskit-finding` },
+          el("b", { text: f.name }), document.createTextNode("")));
+      }
+      for (const group of Object.values(groups)) group.section.hidden = !group.list.childElementCount;
+    }
+    const badges = Object.fromEntries(Object.entries(groups).map(([g, { list }]) => [g, [...list.children]]));
+    const next = { blocks: 0, warning: 0, ok: 0 };
+    for (const f of found) setText(badges[f.group][next[f.group]++].lastChild, f.message);
   };
   const drawControls = () => {
     const controls = model.get("controls") || {};
