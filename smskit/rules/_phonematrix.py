@@ -64,7 +64,7 @@ REGIONS: Final = tuple(
     sorted({r for rs in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.values() for r in rs} | {"ZZ"})
 )
 REGION_CODE: Final = {region: i for i, region in enumerate(REGIONS)}
-_OPEN, _CLOSE = ord("("), ord(")")
+_OPEN, _CLOSE, _SPACE, _DOT = ord("("), ord(")"), ord(" "), ord(".")
 # Which 1-, 2- and 3-digit prefixes are country calling codes (phonenumbers' table).
 _IS_CODE: Final = [np.zeros(10**k, dtype=bool) for k in (1, 2, 3)]
 for _code in phonenumbers.COUNTRY_CODE_TO_REGION_CODE:
@@ -144,10 +144,13 @@ def express_texts(texts: pa.Array, region: str | None, words: Vocabulary) -> Cod
     rows = np.flatnonzero((lengths >= 3) & (lengths <= WIDTH))
     if not len(rows):
         return out
-    shaped, plus, digits, count, every, total = _compact_digits(texts.take(pa.array(rows)))
-    rows, plus, digits, count, every, total = (
-        a[shaped] for a in (rows, plus, digits, count, every, total)
-    )
+    if len(rows) < len(texts):
+        texts = texts.take(pa.array(rows))
+    shaped, plus, digits, count, every, total = _compact_digits(texts)
+    if not shaped.all():
+        rows, plus, digits, count, every, total = (
+            a[shaped] for a in (rows, plus, digits, count, every, total)
+        )
     two_zeros = ~plus & (digits[:, 0] == 0) & (digits[:, 1] == 0) & (count >= 2)
     intl = np.flatnonzero(plus | two_zeros)
     offset = np.where(two_zeros[intl], 2, 0)
@@ -193,15 +196,57 @@ def plain_rows(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    trimmed = pc.utf8_trim(values, " ")
-    float_text = pc.match_substring_regex(trimmed, r"^\+?[0-9]+\.0+$")
-    rows = np.flatnonzero(~float_text.fill_null(True).to_numpy(zero_copy_only=False))
+    offsets, data = _buffers(values)
+    filled = offsets[1:] > offsets[:-1]
+    firsts, lasts = offsets[:-1][filled], offsets[1:][filled] - 1
+    blank_end = (data[firsts] == _SPACE) | (data[lasts] == _SPACE)
+    # Each pass only where some text needs it: a list without a blank at a text's end or a
+    # "." anywhere (most of them) is kept as it is.
+    trimmed = pc.utf8_trim(values, " ") if blank_end.any() else values
+    if (data == _DOT).any():
+        float_text = pc.match_substring_regex(trimmed, r"^\+?[0-9]+\.0+$")
+        read = ~float_text.fill_null(True).to_numpy(zero_copy_only=False)
+    else:
+        read = ~values.is_null().to_numpy(zero_copy_only=False)
+    if read.all():
+        return np.arange(len(values)), trimmed
+    rows = np.flatnonzero(read)
     return rows, trimmed.take(pa.array(rows))
 
 
 # The plain shapes: digits with ". - / ( )" and spaces between them, a leading "+" or "(" and
 # a trailing ")". Anything else is for the other paths.
 _SHAPE: Final = r"^[+(]?[0-9](?:[0-9 ./()\-]*[0-9])?\)?$"
+
+
+# The bytes a plain shape may hold after its first: digits and the separators.
+_INSIDE: Final = np.zeros(256, dtype=bool)
+_INSIDE[[*range(48, 58), *b" ./()-"]] = True
+
+
+def plain_shape(offsets: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per text of an Arrow string array's ``offsets`` and UTF-8 ``data``: whether it has a
+    plain shape (it matches :data:`_SHAPE`: any byte outside ASCII does not), and whether it
+    starts with ``+``. Read from the bytes with numpy: the bytes inside, then the first and
+    last ones (the same answers as RE2's match, pinned by a property test)."""
+    starts, ends = offsets[:-1], offsets[1:]
+    filled = ends > starts
+    padded = np.append(data, np.uint8(0))  # an empty text's first byte reads as a NUL
+    first = np.where(filled, padded[np.minimum(starts, len(data))], 0)
+    plus = first == ord("+")
+    lead = plus | (first == _OPEN)  # the body starts after it
+    inside = _INSIDE[data]
+    outside = _ranks(~inside)
+    # Every byte of the text is inside, but a leading "+".
+    clean = (outside[ends] - outside[starts] - plus) == 0
+    body = starts + lead
+    has_body = body < ends
+    head = padded[np.minimum(body, len(data))]
+    last = padded[np.maximum(ends - 1, 0)]
+    before = padded[np.maximum(ends - 2, 0)]
+    digit_head = (head >= 48) & (head <= 57)
+    tail = ((last >= 48) & (last <= 57)) | ((last == _CLOSE) & (before >= 48) & (before <= 57))
+    return filled & clean & has_body & digit_head & tail, plus
 
 
 def _compact_digits(
@@ -212,13 +257,11 @@ def _compact_digits(
     literal reading drops them: a trunk prefix written after the country code), as a matrix
     left-aligned and padded with PAD, and their count; then every digit of the text (what
     parse() reads, a ``(0)``'s included) as a matrix, and its count."""
-    import pyarrow.compute as pc
 
-    shaped = pc.match_substring_regex(texts, _SHAPE).to_numpy(zero_copy_only=False)
-    plus = pc.starts_with(texts, "+").to_numpy(zero_copy_only=False)
     offsets, data = _buffers(texts)
+    shaped, plus = plain_shape(offsets, data)
     kept = (data >= 48) & (data <= 57)
-    every_rank = np.concatenate([[0], np.cumsum(kept)])[offsets]
+    every_rank = _ranks(kept)[offsets]
     total = np.diff(every_rank)
     every = _matrix(data[kept] - 48, every_rank[:-1], total, PAD)
     kept = kept.copy()
@@ -227,8 +270,11 @@ def _compact_digits(
         first = np.zeros(len(data) + 1, dtype=bool)
         first[offsets[:-1]] = True
         middle = (data[:-2] == _OPEN) & (data[1:-1] == 48) & (data[2:] == _CLOSE)
-        kept[1:-1] &= ~(middle & ~first[1:-2] & ~first[2:-1])
-    ranks = np.concatenate([[0], np.cumsum(kept)])
+        dropped = middle & ~first[1:-2] & ~first[2:-1]
+        if not dropped.any():  # no "(0)": the compact digits are every digit
+            return shaped & (total >= 3), plus, every, total, every, total
+        kept[1:-1] &= ~dropped
+    ranks = _ranks(kept)
     starts = ranks[offsets]
     count = np.diff(starts)
     digits = _matrix(data[kept] - 48, starts[:-1], count, PAD)
@@ -237,17 +283,28 @@ def _compact_digits(
     return shaped & (count >= 3), plus, digits, count, every, total
 
 
+def _ranks(kept: np.ndarray) -> np.ndarray:
+    """How many of ``kept`` come before each place (one more place at the end). Counted in
+    int32 when it fits: several times faster than numpy's default int64 for a bool array."""
+    kind = np.int32 if len(kept) < 2**31 - 1 else np.int64
+    out = np.zeros(len(kept) + 1, dtype=kind)
+    np.cumsum(kept.view(np.uint8), dtype=kind, out=out[1:])
+    return out
+
+
 def _buffers(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """An Arrow string array's offsets (from 0) and bytes; nulls read as empty."""
     import pyarrow as pa
 
-    texts = texts.cast(pa.large_string())
+    if texts.type != pa.string():
+        texts = texts.cast(pa.large_string())
     validity, offsets_buffer, data_buffer = texts.buffers()
-    offsets = np.frombuffer(offsets_buffer, dtype=np.int64)
+    wide = texts.type == pa.large_string()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64 if wide else np.int32)
     offsets = offsets[texts.offset : texts.offset + len(texts) + 1]
     data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer else np.zeros(0, np.uint8)
     data = data[offsets[0] : offsets[-1]]
-    offsets = offsets - offsets[0]
+    offsets = offsets.astype(np.int64) - offsets[0]
     if validity is not None:
         # A null's bytes (if any) are skipped.
         nulls = texts.is_null().to_numpy(zero_copy_only=False)
@@ -272,9 +329,14 @@ def _matrix(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, fill: int
 def _gather(digits: np.ndarray, start: np.ndarray, size: np.ndarray) -> np.ndarray:
     """Per row, ``size`` digits from ``start`` on, left-aligned and padded with PAD."""
     width = digits.shape[1]
+    shifts = np.unique(start).tolist()
+    if len(shifts) == 1 and shifts[0] < width:  # one start for all: one slice
+        out = np.full_like(digits, PAD)
+        out[:, : width - shifts[0]] = digits[:, shifts[0] :]
+        return np.where(np.arange(width) < size[:, None], out, np.uint8(PAD))
     out = np.full_like(digits, PAD)
     # A few distinct starts (the length of a code or prefix): one slice copy each.
-    for shift in np.unique(start).tolist():
+    for shift in shifts:
         if shift >= width:
             continue  # nothing of these rows is left
         rows = start == shift
