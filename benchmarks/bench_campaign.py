@@ -77,7 +77,15 @@ def children_peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
 
-# -- the two sides (each run in a child process) ------------------------------------------------
+SEND = "/v1/public/sms-campaign/send"
+
+
+def payload(chunk: list[dict[str, str]]) -> dict[str, Any]:
+    """One request of the plain sides: the chunk's recipients and a fresh ``request_id``."""
+    return {"text": TEXT, "recipients": chunk, "sender": "Shop", "request_id": uuid.uuid4().hex}
+
+
+# -- the sides (each run in a child process) ------------------------------------------------
 
 
 def side_plain(url: str, key: str, start: int, count: int) -> dict[str, Any]:
@@ -92,15 +100,7 @@ def side_plain(url: str, key: str, start: int, count: int) -> dict[str, Any]:
     cost = 0.0
     with httpx.Client(base_url=url, headers=headers, timeout=120, trust_env=False) as http:
         for chunk in chunks:
-            answer = http.post(
-                "/v1/public/sms-campaign/send",
-                json={
-                    "text": TEXT,
-                    "recipients": chunk,
-                    "sender": "Shop",
-                    "request_id": uuid.uuid4().hex,
-                },
-            )
+            answer = http.post(SEND, json=payload(chunk))
             answer.raise_for_status()
             cost += answer.json()["total_cost"]
     return {
@@ -131,15 +131,7 @@ def side_plain4(url: str, key: str, start: int, count: int) -> dict[str, Any]:
             async def worker() -> None:
                 nonlocal total
                 for chunk in queue:
-                    answer = await http.post(
-                        "/v1/public/sms-campaign/send",
-                        json={
-                            "text": TEXT,
-                            "recipients": chunk,
-                            "sender": "Shop",
-                            "request_id": uuid.uuid4().hex,
-                        },
-                    )
+                    answer = await http.post(SEND, json=payload(chunk))
                     answer.raise_for_status()
                     total += answer.json()["total_cost"]
 
