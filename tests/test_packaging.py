@@ -22,7 +22,7 @@ def block(monkeypatch: pytest.MonkeyPatch, *modules: str) -> None:
     """Make ``modules`` unimportable, and forget smskit's modules that imported them."""
     for name in modules:
         monkeypatch.setitem(sys.modules, name, None)
-    widget_modules = ("widgets", "widget", "base", "composer", "hlr_explorer", "dashboard")
+    widget_modules = ("widgets", "widget", "chart_state", "composer", "hlr_explorer", "dashboard")
     views = tuple(f"smskit.views.{name}" for name in ("plots", *widget_modules))
     for name in ("smskit.plots", *views):
         monkeypatch.delitem(sys.modules, name, raising=False)

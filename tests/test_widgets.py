@@ -355,64 +355,73 @@ def test_hlr_explorer_checks_breaks_down_and_filters(client: Client, tmp_path: P
     """Check numbers (progress to 4/4), table per country, filters narrow table and CSV."""
     explorer = HLRExplorer(client, pd.Series(NUMBERS), journal=False)
     assert repr(explorer) == "HLRExplorer(5 number(s) to check)"
-    assert explorer.numbers_area.value.splitlines()[-1] == "not a number"
-    explorer.check_button.click()
+    assert explorer.numbers_text.splitlines()[-1] == "not a number"
+    assert not explorer.checked
+    explorer.press("export")  # disabled before a check: nothing written, nothing said
+    assert explorer.message == ""
+    explorer.press("check")
     frame = explorer.frame
-    assert frame is not None and len(frame) == 5
-    assert explorer.progress_label.value == "4/4 numbers"
-    assert list(explorer.country_select.options) == ["(all)", "DE", "FR", "GB"]
+    assert frame is not None and len(frame) == 5 and explorer.checked
+    assert explorer.progress == {"done": 4, "total": 4, "unit": "numbers"}
+    assert explorer.countries == ["(all)", "DE", "FR", "GB"]
     table = explorer.breakdown()
     assert table is not None and table.loc["total", "total"] == 5
     assert table.loc["FR", "total"] == 2
-    assert len(explorer.charts.outputs) == 2
-    assert "application/vnd.plotly.v1+json" in explorer.charts.outputs[0]["data"]
+    # The charts the front end draws are the plotly figures' counts, series by series.
+    figures = explorer.figures()
+    assert [c["title"] for c in explorer.charts] == [f.layout.title.text for f in figures]
+    bars = explorer.charts[0]
+    assert sum(sum(s["values"]) for s in bars["series"]) == 5
+    assert {s["name"] for s in bars["series"]} == {str(t.name) for t in figures[0].data}
 
-    explorer.country_select.value = "FR"
+    explorer.country = "FR"
     table = explorer.breakdown()
     assert table is not None and list(table.index) == ["FR", "total"]
+    assert explorer.table.count("</tr>") == 3  # the header, FR and the total
     status = str(frame.loc[frame["country_code"] == "FR", "line_status"].iloc[0])
-    explorer.status_select.value = status
+    explorer.line_status = status
     kept = explorer.filtered
     assert kept is not None and set(kept["line_status"].astype(str)) == {status}
     assert set(kept["country_code"]) == {"FR"}
     path = tmp_path / "fr.csv"
-    explorer.csv_path.value = str(path)
-    explorer.export_button.click()
+    explorer.csv_path = str(path)
+    explorer.press("export")
     written = pd.read_csv(path, dtype=str)
     assert list(written["phone_number"]) == list(kept["phone_number"])
-    assert f"{len(kept)} row(s) written" in explorer.message.value
+    assert f"{len(kept)} row(s) written" in explorer.message
 
 
 def test_hlr_explorer_forgets_results_when_the_numbers_change(client: Client) -> None:
     """Editing the box clears the table, charts and export; an empty check leaves nothing old."""
     explorer = HLRExplorer(client, NUMBERS[:2], journal=False)
     explorer.check()
-    assert explorer.table.value and not explorer.export_button.disabled
-    explorer.numbers_area.value = "+33612345670"
-    assert explorer.frame is None and explorer.table.value == ""
-    assert explorer.charts.outputs == () and explorer.export_button.disabled
+    assert explorer.table and explorer.checked and explorer.enabled("export")
+    explorer.numbers_text = "+33612345670"
+    assert explorer.frame is None and explorer.table == ""
+    assert explorer.charts == [] and not explorer.enabled("export") and not explorer.checked
     assert repr(explorer) == "HLRExplorer(1 number(s) to check)"
     explorer.check()
     assert explorer.frame is not None and list(explorer.frame["input"]) == ["+33612345670"]
-    explorer.numbers_area.value = " "
-    explorer.check_button.click()
-    assert explorer.frame is None and explorer.table.value == ""
-    assert "paste at least one phone number" in explorer.message.value
+    explorer.numbers_text = " "
+    explorer.press("check")
+    assert explorer.frame is None and explorer.table == ""
+    assert "paste at least one phone number" in explorer.message
+    assert explorer.message_kind == "error"
 
 
 def test_hlr_explorer_filter_with_no_match_shows_an_empty_table(client: Client) -> None:
     """A filter combination nobody matches: total 0 and no chart (not an error)."""
     explorer = HLRExplorer(client, NUMBERS[:2], journal=False)
     explorer.check()
-    explorer.country_select.value = "FR"
+    explorer.country = "FR"
     absent = next(
-        s for s in explorer.status_select.options[1:]
+        s for s in explorer.statuses[1:]
         if s not in set(explorer.frame["line_status"].astype(str))  # type: ignore[index]
     )  # fmt: skip
-    explorer.status_select.value = absent
+    explorer.line_status = absent
     table = explorer.breakdown()
     assert table is not None and table.loc["total", "total"] == 0
-    assert explorer.charts.outputs == ()
+    assert explorer.charts == []
     assert explorer.to_csv() == (
         explorer.frame.head(0).to_csv(index=False)  # type: ignore[union-attr]
     )
@@ -421,9 +430,9 @@ def test_hlr_explorer_filter_with_no_match_shows_an_empty_table(client: Client) 
 def test_hlr_explorer_with_nothing_to_check_says_so(client: Client) -> None:
     """Pressing "check" on an empty box shows the error in the widget; no request, no frame."""
     explorer = HLRExplorer(client, journal=False)
-    explorer.check_button.click()
+    explorer.press("check")
     assert explorer.frame is None
-    assert "paste at least one phone number" in explorer.message.value
+    assert "paste at least one phone number" in explorer.message
     with pytest.raises(ValidationError, match="check numbers before exporting"):
         explorer.to_csv()
 
@@ -436,18 +445,20 @@ def test_dashboard_shows_balance_credits_map_and_drafts(client: Client) -> None:
     dashboard = Dashboard(client)
     balance = client.wallet.check_balance(with_details=True)
     assert dashboard.balance == balance
-    assert f"{balance.amount:,.2f}" in dashboard.balance_html.value
+    assert f"{balance.amount:,.2f}" in dashboard.balance_html
     credits = client.wallet.check_credits()
     assert dashboard.credits is not None and list(dashboard.credits.index) == list(credits)
     assert dashboard.drafts is not None and list(dashboard.drafts["kind"]) == ["sms", "voice"]
-    assert "application/vnd.plotly.v1+json" in dashboard.map.outputs[0]["data"]
+    assert len(dashboard.map["countries"]) > 20 and dashboard.map["title"]
+    assert dashboard.credits_table.count("</tr>") == len(credits) + 1
     assert repr(dashboard) == (
         f"Dashboard(balance={balance.amount} EUR, 2 packs (1 expiring soon), "
         f"{len(credits)} countries with credits, 2 drafts)"
     )
     client.contact.hlr_request(["+33612345678"])
-    dashboard.refresh_button.click()
+    dashboard.press("refresh")
     assert dashboard.balance.amount < balance.amount
+    assert f"{dashboard.balance.amount:,.2f}" in dashboard.balance_html
 
 
 def test_dashboard_shows_the_packs_and_what_expires_soon(client: Client) -> None:
@@ -457,7 +468,7 @@ def test_dashboard_shows_the_packs_and_what_expires_soon(client: Client) -> None
     assert str(dashboard.packs["expiration_date"].dtype) == "datetime64[ns, Europe/Paris]"
     assert dashboard.expiring is not None and list(dashboard.expiring["credit"]) == [100.0]
     assert list(dashboard.expiring["days_left"]) == [29]
-    shown = dashboard.balance_html.value
+    shown = dashboard.balance_html
     assert shown.count("expires in 29 days") == 1
     assert "100.00 EUR expiring within 60 days" in shown
 
@@ -568,7 +579,7 @@ def test_hlr_explorer_counts_numbers_by_their_normalised_form(client: Client) ->
     table = explorer.breakdown()
     assert table is not None
     assert (table.loc["FR", "total"], table.loc["total", "total"]) == (1, 3)
-    assert "3 number(s) checked (2 entry(ies) repeat a number" in explorer.message.value
+    assert "3 number(s) checked (2 entry(ies) repeat a number" in explorer.message
     assert repr(explorer).startswith("HLRExplorer(3 checked:")
 
 
@@ -580,37 +591,39 @@ def test_hlr_export_says_the_absolute_path_it_wrote(
     monkeypatch.chdir(tmp_path)
     explorer = HLRExplorer(client, NUMBERS[:2], journal=False)
     explorer.check()
-    explorer.csv_path.value = "hlr.csv"
-    explorer.export_button.click()
+    explorer.csv_path = "hlr.csv"
+    explorer.press("export")
     assert (tmp_path / "hlr.csv").is_file()
-    assert f"2 row(s) written to {tmp_path / 'hlr.csv'}" in explorer.message.value
+    assert f"2 row(s) written to {tmp_path / 'hlr.csv'}" in explorer.message
 
 
-def test_dashboard_map_carries_its_country_shapes(client: Client) -> None:
-    """The map's plotly config serves the topojson inline (a data: URL), not from a CDN."""
-    import base64
-    import json
+def test_dashboard_map_draws_the_figures_countries_in_its_colours(client: Client) -> None:
+    """The map the front end draws is credits_map's: each country its value, a colour that
+    grows with it on the figure's span, an outline from the shipped shapes (no request)."""
+    from smskit.views import plots
 
     dashboard = Dashboard(client)
-    bundle = dashboard.map.outputs[0]["data"]["application/vnd.plotly.v1+json"]
-    url = bundle["config"]["topojsonURL"]
-    assert url.startswith("data:application/json;base64,") and url.endswith("#")
-    shapes = json.loads(base64.b64decode(url.split(",", 1)[1].rstrip("#")))
-    assert shapes["type"] == "Topology" and "countries" in shapes["objects"]
-    charts = HLRExplorer(client, NUMBERS[:2], journal=False)
-    charts.check()
-    assert [
-        o["data"]["application/vnd.plotly.v1+json"]["config"] for o in charts.charts.outputs
-    ] == [
-        {},
-        {},
-    ]  # fmt: skip  (no map, no shapes)
+    figure = plots.credits_map(client.wallet.check_credits())
+    drawn = {c["code"]: c for c in dashboard.map["countries"]}
+    (trace,) = figure.data
+    values = dict(zip(trace.locations, trace.z, strict=True))
+    assert {"FRA", "DEU", "ESP"} <= set(drawn)
+    assert all(drawn[code]["value"] == values[code] for code in drawn)
+    assert all(c["path"].startswith("M") and c["path"].endswith("Z") for c in drawn.values())
+    assert (dashboard.map["low"], dashboard.map["high"]) == (trace.zmin, trace.zmax)
+    assert dashboard.map["note"] == figure.layout.annotations[0].text
+    # The same value, the same colour; the span's ends are the scale's end colours.
+    by_value = {}
+    for c in drawn.values():
+        assert by_value.setdefault(c["value"], c["color"]) == c["color"]
+    lowest = min((c for c in drawn.values() if c["value"] is not None), key=lambda c: c["value"])
+    assert lowest["color"] == dashboard.map["colors"][0] or lowest["value"] < trace.zmin
 
 
 def test_widget_tables_have_one_header_row_over_their_columns() -> None:
     """table_html: a named index is the first column under its name (one header row, no
     columns' name row); an unnamed range index is left out."""
-    from smskit.views.base import table_html
+    from smskit.views.widget import table_html
 
     table = pd.DataFrame({"live": [3, 1]}, index=pd.Index(["FR", "total"], name="country"))
     table.columns.name = "line_status"

@@ -5,6 +5,6 @@ HTML reprs of results live with the results (``smskit.client.reprs``, campaign r
 share the templates and house style of ``smskit._html``.
 
 May import: everything below it (rules, client, campaigns, replies), never the sandbox.
-Imported lazily: plotly and ipywidgets load only when a figure or widget is made. Maps carry
+Imported lazily: plotly and anywidget load only when a figure or widget is made. Maps carry
 their country shapes (``geo``, files in ``topojson/``): nothing is fetched from a CDN.
 """

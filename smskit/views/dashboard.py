@@ -1,5 +1,11 @@
 """The account :class:`Dashboard`: balance and wallet packs, credits by country (table and
-map), current drafts."""
+map), current drafts; an anywidget (one ES module, ``static/dashboard.js``, and its
+stylesheet).
+
+What it shows is the gateway's answers as the client reads them, the map's colours and note
+those of :func:`smskit.views.plots.credits_map` (as :func:`smskit.views.chart_state.map_state`);
+the front end draws what it is sent.
+"""
 
 from __future__ import annotations
 
@@ -8,17 +14,34 @@ from typing import TYPE_CHECKING, Any
 from smskit._repr import tolerant_repr
 from smskit.client import AsyncClient, Client, frames
 from smskit.errors import ValidationError
-from smskit.views.base import View, figure_output, table_html, table_style, widgets
+from smskit.views.widget import Widget, es_module, stylesheet, table_html, traitlets
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["Dashboard"]
 
+_DRAFT_COLUMNS = ("kind", "number_of_contacts", "number_of_sms_needed", "total_cost",
+                  "cost_per_contact")  # fmt: skip
 
-class Dashboard(View):
+
+class Dashboard(Widget):
     """The account at a glance: balance and its wallet packs (those expiring soon marked),
-    credits by country (table and map), current drafts."""
+    credits by country (table and map), current drafts. The "refresh" button
+    (:meth:`press`) asks the gateway again (:meth:`refresh`)."""
+
+    ACTIONS = ("refresh",)
+    _esm = es_module("dashboard")
+    _css = stylesheet("dashboard")
+
+    balance_html = traitlets.Unicode("").tag(sync=True)
+    """The balance and its packs, as the balance's HTML (escaped by its template)."""
+    credits_table = traitlets.Unicode("").tag(sync=True)
+    """Credits by country, as escaped HTML."""
+    drafts_table = traitlets.Unicode("").tag(sync=True)
+    """The current SMS and voice drafts, as escaped HTML."""
+    map = traitlets.Dict().tag(sync=True)
+    """The credits map (:func:`smskit.views.chart_state.map_state`)."""
 
     def __init__(
         self, client: Client | AsyncClient | None = None, *, product: str = "premium_sms"
@@ -31,25 +54,16 @@ class Dashboard(View):
         self.credits: pd.DataFrame | None = None
         self.drafts: pd.DataFrame | None = None
         self._raw_credits: Any = None
-        self.balance_html = widgets.HTML()
-        self.credits_table = widgets.HTML()
-        self.map = widgets.Output()
-        self.drafts_table = widgets.HTML()
-        self.message = widgets.HTML()
-        self.refresh_button = widgets.Button(description="refresh", icon="refresh")
-        self.refresh_button.on_click(lambda _: self._guarded(self.refresh))
-        self.widget = widgets.VBox(
-            [widgets.HBox([self.balance_html, self.refresh_button]),
-             widgets.HTML("<strong>Credits by country</strong>"), self.credits_table, self.map,
-             widgets.HTML("<strong>Current drafts</strong>"), self.drafts_table, self.message],
-        )  # fmt: skip
-        self.widget.add_class("smskit-dashboard")
-        self.widget.children = (*self.widget.children, table_style(self.widget))
+        super().__init__()
         self.refresh()
+
+    def _on_refresh(self) -> None:
+        self._guarded(self.refresh)
 
     def refresh(self) -> None:
         """Ask the gateway again: balance, credits, SMS and voice drafts."""
         from smskit.views import plots
+        from smskit.views.chart_state import map_state
 
         client = self.client
         if isinstance(client, AsyncClient):
@@ -61,16 +75,12 @@ class Dashboard(View):
         self.credits = frames.credits_wide(self._raw_credits)
         drafts = client.sms_campaign.draft(), client.voice_campaign.draft()
         self.drafts = frames.drafts_frame(*drafts)
-        self.balance_html.value = self.balance.to_html()
-        # Every served country is a row: keep the table to a scrollable box.
-        self.credits_table.value = (
-            f'<div style="max-height: 20em; overflow-y: auto">{table_html(self.credits)}</div>'
-        )
-        columns = ["kind", "number_of_contacts", "number_of_sms_needed", "total_cost",
-                   "cost_per_contact"]  # fmt: skip
-        self.drafts_table.value = table_html(self.drafts[columns])
-        figure_output(self.map, [plots.credits_map(self._raw_credits, product=self.product)])
-        self.message.value = ""
+        with self.hold_sync():
+            self.balance_html = self.balance.to_html()
+            self.credits_table = table_html(self.credits)
+            self.drafts_table = table_html(self.drafts[list(_DRAFT_COLUMNS)])
+            self.map = map_state(plots.credits_map(self._raw_credits, product=self.product))
+            self.say("")
 
     @tolerant_repr
     def __repr__(self) -> str:

@@ -1,5 +1,10 @@
 """The :class:`HLRExplorer`: check lines in bulk, then explore the answers by country and
-line status, in a table and charts, and export them to CSV."""
+line status, in a table and charts, and export them to CSV; an anywidget (one ES module,
+``static/hlr_explorer.js``, and its stylesheet).
+
+The breakdown, the charts' counts and the CSV are computed here (:mod:`smskit.client.frames`,
+:mod:`smskit.views.plots`); the front end draws the table and bars it is sent.
+"""
 
 from __future__ import annotations
 
@@ -14,14 +19,14 @@ from smskit.client.dtypes import TOTAL
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.region import DEFAULT_REGION
-from smskit.views.base import (
-    ProgressFile,
-    View,
-    escaped,
-    figure_output,
+from smskit.views.widget import (
+    NO_PROGRESS,
+    TraitProgress,
+    Widget,
+    es_module,
+    stylesheet,
     table_html,
-    table_style,
-    widgets,
+    traitlets,
 )
 
 if TYPE_CHECKING:
@@ -35,17 +40,46 @@ ALL: Final = "(all)"
 _NUMBER_SPLIT_RE: Final = re.compile(r"[\r\n,;]+")
 
 
-class HLRExplorer(View):
+class HLRExplorer(Widget):
     """Check lines in bulk and explore the answers: a breakdown table and charts per country
     and ``line_status``, exported to CSV.
 
-    ``numbers``: a list or Series (a DataFrame column) to check, else paste them in the box.
-    ``journal`` is the HLR cache :func:`smskit.bulk_hlr` keeps (False: none).
+    ``numbers``: a list or Series (a DataFrame column) to check, else paste them in the box
+    (:attr:`numbers_text`). ``journal`` is the HLR cache :func:`smskit.bulk_hlr` keeps
+    (False: none).
 
     Numbers are counted in their normalised form (:func:`smskit.phones.normalize`):
     ``+33612345678`` and ``0612345678`` are one number, checked once; the frame and the CSV
     keep one row per entry as typed, the table and charts count numbers (:meth:`distinct`).
+
+    Buttons (:meth:`press`): ``"check"`` (:meth:`check`), ``"export"`` (the filtered rows to
+    :attr:`csv_path`, enabled once numbers are checked).
     """
+
+    ACTIONS = ("check", "export")
+    _esm = es_module("hlr_explorer")
+    _css = stylesheet("hlr_explorer")
+
+    numbers_text = traitlets.Unicode("").tag(sync=True)
+    """The numbers box as typed (settable): one number per line, or separated by commas."""
+    country = traitlets.Unicode(ALL).tag(sync=True)
+    """The country filter (``"(all)"`` or a country code of the checked numbers)."""
+    line_status = traitlets.Unicode(ALL).tag(sync=True)
+    """The line_status filter (``"(all)"`` or one of the spec's statuses)."""
+    countries = traitlets.List(traitlets.Unicode(), [ALL]).tag(sync=True)
+    """The country filter's choices: ``"(all)"`` and the checked numbers' countries."""
+    statuses = traitlets.List(traitlets.Unicode(), [ALL, *_spec.LINE_STATUS]).tag(sync=True)
+    """The line_status filter's choices."""
+    csv_path = traitlets.Unicode("hlr.csv").tag(sync=True)
+    """Where "export CSV" writes (relative to the kernel's working directory)."""
+    table = traitlets.Unicode("").tag(sync=True)
+    """The breakdown table on show, as escaped HTML ("" before a check)."""
+    charts = traitlets.List(traitlets.Dict()).tag(sync=True)
+    """The charts on show (:func:`smskit.views.chart_state.bars_state` of :meth:`figures`)."""
+    checked = traitlets.Bool(False).tag(sync=True)
+    """Whether the numbers in the box are checked (export is enabled)."""
+    progress = traitlets.Dict(NO_PROGRESS).tag(sync=True)
+    """The running check's progress (``done``, ``total``, ``unit``)."""
 
     def __init__(
         self,
@@ -60,44 +94,23 @@ class HLRExplorer(View):
         self._default_region = default_region
         self.frame: pd.DataFrame | None = None
         given = "" if numbers is None else "\n".join(str(n) for n in list(numbers))
-        self.numbers_area = widgets.Textarea(
-            value=given,
-            description="numbers",
-            placeholder="one number per line (or separated by commas)",
-            layout=widgets.Layout(width="100%", height="6em"),
-        )
-        self.check_button = widgets.Button(description="check", button_style="primary")
-        self.progress = widgets.IntProgress(
-            value=0, min=0, max=1, description="progress",
-            layout=widgets.Layout(visibility="hidden"),
-        )  # fmt: skip
-        self.progress_label = widgets.HTML()
-        self.country_select = widgets.Dropdown(options=[ALL], value=ALL, description="country")
-        self.status_select = widgets.Dropdown(
-            options=[ALL, *_spec.LINE_STATUS], value=ALL, description="line_status"
-        )
-        self.table = widgets.HTML()
-        self.charts = widgets.Output()
-        self.csv_path = widgets.Text(value="hlr.csv", description="CSV file")
-        self.export_button = widgets.Button(description="export CSV", disabled=True)
-        self.message = widgets.HTML()
-        self.check_button.on_click(lambda _: self._guarded(self.check))
-        self.export_button.on_click(lambda _: self._guarded(self._export))
-        self.country_select.observe(lambda _: self.render(), names="value")
-        self.status_select.observe(lambda _: self.render(), names="value")
-        self.numbers_area.observe(lambda _: self.clear(), names="value")
-        self.widget = widgets.VBox(
-            [self.numbers_area, widgets.HBox([self.check_button, self.progress,
-                                              self.progress_label]),
-             widgets.HBox([self.country_select, self.status_select]), self.table, self.charts,
-             widgets.HBox([self.csv_path, self.export_button]), self.message],
-        )  # fmt: skip
-        self.widget.add_class("smskit-hlr-explorer")
-        self.widget.children = (*self.widget.children, table_style(self.widget))
+        super().__init__(numbers_text=given)
+        self.observe(lambda _: self.render(), names=["country", "line_status"])
+        self.observe(lambda _: self.clear(), names="numbers_text")
+
+    def enabled(self, action: str) -> bool:
+        """ "export" needs checked numbers; "check" is always there."""
+        return action != "export" or self.frame is not None
+
+    def _on_check(self) -> None:
+        self._guarded(self.check)
+
+    def _on_export(self) -> None:
+        self._guarded(self._export)
 
     def numbers(self) -> list[str]:
         """The numbers in the box, one per line (or separated by commas or semicolons)."""
-        return [n.strip() for n in _NUMBER_SPLIT_RE.split(self.numbers_area.value) if n.strip()]
+        return [n.strip() for n in _NUMBER_SPLIT_RE.split(self.numbers_text) if n.strip()]
 
     def check(self) -> pd.DataFrame:
         """Check every number in the box (bulk HLR, with progress); returns the typed frame."""
@@ -105,36 +118,37 @@ class HLRExplorer(View):
         numbers = self.numbers()
         if not numbers:
             raise ValidationError("numbers", "paste at least one phone number")
-        sink = ProgressFile(self.progress, self.progress_label, "numbers")
+        sink = TraitProgress(self, "numbers")
         sink.start(len(numbers))
-        self.frame = bulk_hlr(
+        frame = bulk_hlr(
             self.client, numbers, progress=sink.options(), journal=self._journal,
             default_region=self._default_region,
         ).to_frame()  # fmt: skip
-        countries = sorted(self.frame["country_code"].dropna().unique().tolist())
-        with self.country_select.hold_trait_notifications():
-            self.country_select.options = [ALL, *countries]
-            self.country_select.value = ALL
-        self.status_select.value = ALL
-        self.export_button.disabled = False
+        countries = sorted(frame["country_code"].dropna().unique().tolist())
+        with self.hold_trait_notifications():
+            self.frame = frame
+            self.countries = [ALL, *countries]
+            self.country = ALL
+            self.line_status = ALL
+            self.checked = True
         self.render()
-        numbers_checked = len(self.distinct(self.frame))
-        repeated = len(self.frame) - numbers_checked
-        self.message.value = escaped(
+        numbers_checked = len(self.distinct(frame))
+        repeated = len(frame) - numbers_checked
+        self.say(
             f"{numbers_checked} number(s) checked"
             + (f" ({repeated} entry(ies) repeat a number written another way)" if repeated else "")
         )
-        return self.frame
+        return frame
 
     def clear(self) -> None:
         """Forget the last check (the numbers changed): results of other numbers would mislead."""
         self.frame = None
-        self.table.value = ""
-        figure_output(self.charts, [])
-        self.export_button.disabled = True
-        self.message.value = ""
-        self.progress_label.value = ""
-        self.progress.layout.visibility = "hidden"
+        with self.hold_sync():
+            self.table = ""
+            self.charts = []
+            self.checked = False
+            self.progress = NO_PROGRESS
+            self.say("")
 
     @property
     def filtered(self) -> pd.DataFrame | None:
@@ -142,10 +156,10 @@ class HLRExplorer(View):
         if self.frame is None:
             return None
         frame = self.frame
-        if self.country_select.value != ALL:
-            frame = frame[frame["country_code"] == self.country_select.value]
-        if self.status_select.value != ALL:
-            frame = frame[frame["line_status"] == self.status_select.value]
+        if self.country != ALL:
+            frame = frame[frame["country_code"] == self.country]
+        if self.line_status != ALL:
+            frame = frame[frame["line_status"] == self.line_status]
         return frame
 
     @staticmethod
@@ -179,12 +193,15 @@ class HLRExplorer(View):
 
     def render(self) -> None:
         """Redraw the table and the charts for the current filters."""
+        from smskit.views.chart_state import bars_state
+
         table = self.breakdown()
-        if table is None:
-            self.table.value = ""
-            return
-        self.table.value = table_html(table)
-        figure_output(self.charts, self.figures())
+        with self.hold_sync():
+            if table is None:
+                self.table, self.charts = "", []
+                return
+            self.table = table_html(table)
+            self.charts = [bars_state(figure) for figure in self.figures()]
 
     def to_csv(self, path: str | Path | None = None) -> str | None:
         """The filtered frame as CSV: written to ``path``, or returned as text without one."""
@@ -195,10 +212,10 @@ class HLRExplorer(View):
 
     def _export(self) -> None:
         # Absolute: the kernel's working directory is not necessarily where the user looks.
-        path = Path(self.csv_path.value).expanduser().resolve()
+        path = Path(self.csv_path).expanduser().resolve()
         self.to_csv(path)
         rows = len(self.filtered) if self.filtered is not None else 0
-        self.message.value = escaped(f"{rows} row(s) written to {path}")
+        self.say(f"{rows} row(s) written to {path}")
 
     @tolerant_repr
     def __repr__(self) -> str:

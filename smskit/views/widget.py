@@ -7,7 +7,7 @@ colours), read from the package: no CDN, no build step. The front end draws what
 side sends in the widget's traits and sends back only what the user typed or pressed; every
 figure, check and decision is computed here, by the rule book and the campaigns.
 
-May import: anywidget, traitlets, smskit.client and smskit.errors.
+May import: anywidget, traitlets, pandas, smskit.client and smskit.errors.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from smskit.errors import MissingExtraError, SmskitError
 
@@ -27,14 +27,44 @@ except ImportError as exc:  # an optional extra: say which one installs it
 
 from smskit.client import AsyncClient, Client
 
-__all__ = ["NO_PROGRESS", "STATIC", "TraitProgress", "Widget", "stylesheet", "traitlets"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "NO_PROGRESS",
+    "STATIC",
+    "TraitProgress",
+    "Widget",
+    "es_module",
+    "stylesheet",
+    "table_html",
+    "traitlets",
+]
 
 STATIC: Final = Path(__file__).resolve().parent / "static"
+
+
+def es_module(name: str) -> str:
+    """The ES module of a widget: the shared helpers ``static/dom.js`` followed by
+    ``static/<name>.js`` (one module; no import at run time, no build step)."""
+    return "\n".join((STATIC / f"{n}.js").read_text(encoding="utf-8") for n in ("dom", name))
 
 
 def stylesheet(name: str) -> str:
     """The shared theme and the widget's own stylesheet ``static/<name>.css``, as one text."""
     return "\n".join((STATIC / f"{n}.css").read_text(encoding="utf-8") for n in ("theme", name))
+
+
+def table_html(frame: pd.DataFrame) -> str:
+    """A DataFrame as escaped HTML (values may come from the user or the gateway) with one
+    header row: a named index is a column like the others, an unnamed 0, 1, 2 ... is left out.
+    The widgets' stylesheet right-aligns every cell, as JupyterLab shows a DataFrame."""
+    import pandas as pd
+
+    shown = frame.rename_axis(columns=None)
+    if isinstance(shown.index, pd.RangeIndex) and shown.index.name is None:
+        return shown.to_html(escape=True, border=0, na_rep="", index=False)
+    return shown.reset_index().to_html(escape=True, border=0, na_rep="", index=False)
 
 
 class Widget(anywidget.AnyWidget):

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -120,12 +121,12 @@ class Lab:
         return str(self.api("GET", f"/api/kernels/{kernel_id}")["execution_state"])
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    """JupyterLab on 127.0.0.1 (free port, random token) over a temporary copy of notebooks/."""
-    base = tmp_path_factory.mktemp("lab")
+def _jupyter(app: str, base: Path) -> Iterator[Lab]:
+    """``jupyter <app>`` (``lab`` or ``notebook``: Notebook 7) on 127.0.0.1 (free port, random
+    token) over a copy of notebooks/ in ``base``; stopped by its process group afterwards."""
     root = base / "root"
-    shutil.copytree(REPO / "notebooks", root)
+    # node_modules (the exported pages' renderers) is no notebook: copying it took minutes.
+    shutil.copytree(REPO / "notebooks", root, ignore=shutil.ignore_patterns("node_modules"))
     port, token = free_port(), secrets.token_hex(24)
     # no "Jupyter news?" toast over the widgets (and no request for news)
     notification = base / "settings" / "@jupyterlab" / "apputils-extension"
@@ -143,24 +144,38 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         "SMSKIT_API_LOGIN": "",
         "SMSKIT_API_KEY": "",
     }
+    application = "LabApp" if app == "lab" else "JupyterNotebookApp"
     command = [
-        sys.executable, "-m", "jupyter", "lab", "--no-browser",
+        sys.executable, "-m", "jupyter", app, "--no-browser",
         "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-        "--LabApp.expose_app_in_browser=True", "--LabApp.extension_manager=readonly",
+        f"--{application}.expose_app_in_browser=True",
+        f"--{application}.extension_manager=readonly",
         *(["--allow-root"] if os.geteuid() == 0 else []),  # containers often run as root
     ]  # fmt: skip
-    log = (base / "lab.log").open("wb")
+    log = (base / f"{app}.log").open("wb")
     process = subprocess.Popen(
         command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
     )
     server = Lab(f"http://127.0.0.1:{port}", token, root, process)
     try:
-        wait_for(lambda: alive(process) and server.api("GET", "/api/status"), "JupyterLab")
+        wait_for(lambda: alive(process) and server.api("GET", "/api/status"), f"jupyter {app}")
         yield server
     finally:
         stop_group(process)
         log.close()
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """JupyterLab on 127.0.0.1 (free port, random token) over a temporary copy of notebooks/."""
+    yield from _jupyter("lab", tmp_path_factory.mktemp("lab"))
+
+
+@pytest.fixture(scope="module")
+def notebook7(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """Notebook 7 (``jupyter notebook``) as :func:`lab` starts JupyterLab."""
+    yield from _jupyter("notebook", tmp_path_factory.mktemp("notebook7"))
 
 
 @pytest.fixture(scope="module")
@@ -195,3 +210,52 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
                 connected.close()
     finally:
         stop_group(process)
+
+
+def marimo_server(mode: str, source: Path, tmp: Path) -> Iterator[str]:
+    """``marimo <mode>`` (run or edit) of a copy of the marimo notebook ``source`` in ``tmp``,
+    headless on a free loopback port, with no token; yields its URL, stops its process group."""
+    notebook = tmp / source.name
+    shutil.copyfile(source, notebook)
+    port = free_port()
+    env = {**os.environ, "SMSKIT_API_LOGIN": "", "SMSKIT_API_KEY": ""}
+    command = [
+        sys.executable, "-m", "marimo", mode, str(notebook), "--headless", "--host", "127.0.0.1",
+        "--port", str(port), "--no-token", "--no-sandbox",
+        *(["--skip-update-check"] if mode == "edit" else []),
+    ]  # fmt: skip
+    log = (tmp / f"marimo-{mode}.log").open("wb")
+    process = subprocess.Popen(
+        command, cwd=tmp, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(
+            lambda: alive(process) and urllib.request.urlopen(url, timeout=2).status == 200,
+            f"marimo {mode}",
+        )
+        yield url
+    finally:
+        stop_group(process)
+        log.close()
+
+
+def loopback_page(browser: Any, url: str) -> tuple[Any, Any, list[str]]:
+    """A page on ``url`` (loopback only; the remote requests it tried are listed)."""
+    context = browser.new_context(viewport={"width": 1300, "height": 1500})
+    aborted: list[str] = []
+
+    def loopback_only(route: Any) -> None:
+        address = route.request.url
+        if urlsplit(address).hostname in ("127.0.0.1", "localhost") or address.startswith(
+            ("data:", "blob:")
+        ):
+            route.continue_()
+        else:
+            aborted.append(address)
+            route.abort()
+
+    context.route("**/*", loopback_only)
+    page = context.new_page()
+    page.goto(url)
+    return context, page, aborted

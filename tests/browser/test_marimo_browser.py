@@ -8,19 +8,13 @@ Screenshots land in ``build/marimo-*.png``.
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 
-from browser.conftest import alive, free_port, stop_group, wait_for
+from browser.conftest import loopback_page, marimo_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -31,58 +25,10 @@ WAIT_MS = 60_000  # a bound for a busy 2-core machine, not a timing check
 TYPED = "Salut {first_name}, c’est la rentrée : -30 % sur les cartables jusqu'à dimanche."
 
 
-def _marimo(mode: str, tmp: Path) -> Iterator[str]:
-    """``marimo <mode>`` of a copy of the notebook, headless on a free loopback port."""
-    notebook = tmp / NOTEBOOK.name
-    shutil.copyfile(NOTEBOOK, notebook)
-    port = free_port()
-    env = {**os.environ, "SMSKIT_API_LOGIN": "", "SMSKIT_API_KEY": ""}
-    command = [
-        sys.executable, "-m", "marimo", mode, str(notebook), "--headless", "--host", "127.0.0.1",
-        "--port", str(port), "--no-token", "--no-sandbox",
-        *(["--skip-update-check"] if mode == "edit" else []),
-    ]  # fmt: skip
-    log = (tmp / f"marimo-{mode}.log").open("wb")
-    process = subprocess.Popen(
-        command, cwd=tmp, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(
-            lambda: alive(process) and urllib.request.urlopen(url, timeout=2).status == 200,
-            f"marimo {mode}",
-        )
-        yield url
-    finally:
-        stop_group(process)
-        log.close()
-
-
 @pytest.fixture
 def marimo_run(tmp_path: Path) -> Iterator[str]:
     """``marimo run`` of the notebook (an app: its cells run for each page)."""
-    yield from _marimo("run", tmp_path)
-
-
-def _page(browser: Any, url: str) -> tuple[Any, Any, list[str]]:
-    """A page on ``url`` (loopback only; the remote requests it tried are listed)."""
-    context = browser.new_context(viewport={"width": 1300, "height": 1500})
-    aborted: list[str] = []
-
-    def loopback_only(route: Any) -> None:
-        address = route.request.url
-        if urlsplit(address).hostname in ("127.0.0.1", "localhost") or address.startswith(
-            ("data:", "blob:")
-        ):
-            route.continue_()
-        else:
-            aborted.append(address)
-            route.abort()
-
-    context.route("**/*", loopback_only)
-    page = context.new_page()
-    page.goto(url)
-    return context, page, aborted
+    yield from marimo_server("run", NOTEBOOK, tmp_path)
 
 
 def test_composer_in_marimo_run_types_estimates_and_sends(browser: Any, marimo_run: str) -> None:
@@ -91,7 +37,7 @@ def test_composer_in_marimo_run_types_estimates_and_sends(browser: Any, marimo_r
     keyboard sends nothing, Confirm sends to 7 recipients and the Python cells follow."""
     from playwright.sync_api import expect
 
-    context, page, aborted = _page(browser, marimo_run)
+    context, page, aborted = loopback_page(browser, marimo_run)
     try:
         composer = page.locator(".smskit-composer")
         expect(composer).to_be_visible(timeout=WAIT_MS)

@@ -170,7 +170,8 @@ def test_button_icons_use_a_loaded_icon_font(pages: Callable[[Path], Page], note
 @each_notebook
 def test_page_tells_what_its_text_says(pages: Callable[[Path], Page], notebook: Path) -> None:
     """03: the composer under "UCS-2" text shows UCS-2 and the one after the send its result,
-    the dashboard's map draws;
+    the explorer its numbers, the dashboard its balance, credits table and map (its last
+    state, not a blank box);
     02 and 05: shares and rates as percentages; 04: the map shows Europe; 05: Paris times;
     07: each arm's reply rate with its interval as percentages, B's difference significant,
     the arms figure in three panels, the ledger equal to outcomes and compare()."""
@@ -187,9 +188,14 @@ def test_page_tells_what_its_text_says(pages: Callable[[Path], Page], notebook: 
         assert "Campaign complete" not in first.inner_text()
         assert "GSM-7" in last.locator(".smskit-encoding").inner_text()
         assert "sent: 11" in last.inner_text()
-        # The dashboard's map, inside an Output widget, draws its countries from the page.
-        countries = tab.locator(".smskit-dashboard .js-plotly-plot path.choroplethlocation")
-        assert countries.count() > 20
+        explorer = tab.locator(".smskit-hlr-explorer")
+        assert "+33612345678" in explorer.get_by_label("numbers to check").input_value()
+        assert explorer.get_by_role("button", name="check").is_visible()
+        # The dashboard (anywidget) draws its saved state: balance, credits, the map's countries.
+        dashboard = tab.locator(".smskit-dashboard")
+        assert "EUR" in dashboard.locator(".smskit-account-balance").inner_text()
+        assert dashboard.locator(".smskit-credits tbody tr").count() > 200
+        assert dashboard.locator(".smskit-map path.sk-country").count() > 20
     if name.startswith("02-"):
         assert re.search(r"\b70\.4%", text)
     if name.startswith("04-"):

@@ -109,7 +109,7 @@ def test_every_widget_button_works_after_run_all(notebook: tuple[Any, list[str]]
     """After "Run all": the Composer types, optimises, adds STOP, estimates, sends with confirm,
     sends an edited text and the same text again (each said before Confirm); the explorer
     checks pasted numbers once each, filters and exports to an absolute path; the dashboard
-    draws its map with no request off the machine, refreshes, and its tables line up."""
+    draws its map from the shipped shapes, refreshes, and its tables line up."""
     from playwright.sync_api import expect
 
     page, aborted = notebook
@@ -171,44 +171,64 @@ def test_every_widget_button_works_after_run_all(notebook: tuple[Any, list[str]]
     composer.screenshot(path=BUILD / "live-composer.png")
 
     # -- the HLR explorer ---------------------------------------------------------------------
-    explorer = page.locator(".smskit-hlr-explorer").first
-    numbers = explorer.locator(".widget-textarea textarea").first
-    numbers.scroll_into_view_if_needed()
-    numbers.fill("+33612345678\n06 12 34 56 78\n0612345678\n+447400123456\n+4915123456789")
-    explorer.get_by_role("button", name="check").click()
-    expect(explorer).to_contain_text(
-        "3 number(s) checked (2 entry(ies) repeat a number", timeout=WAIT_MS
-    )
-    table = explorer.locator("table").first
-    expect(table).to_be_visible()
-    total_row = table.locator("tbody tr").last
-    expect(total_row.locator("td").first).to_have_text("total")
-    expect(total_row.locator("td").last).to_have_text("3")
-    country = explorer.locator(".widget-dropdown select").first
-    country.select_option("FR")
-    expect(table.locator("tbody tr")).to_have_count(2, timeout=WAIT_MS)  # FR and the total
-    expect(table.locator("tbody tr").last.locator("td").last).to_have_text("1")
-    assert page.evaluate(_MISALIGNED, explorer.element_handle()) == []
-    csv_name = explorer.locator(".widget-text input").first
-    csv_name.fill("live-hlr.csv")
-    explorer.get_by_role("button", name="export CSV").click()
-    written = lab.root / "live-hlr.csv"
-    expect(explorer).to_contain_text(f"3 row(s) written to {written}", timeout=WAIT_MS)
-    assert written.read_text().count("\n") == 4  # the header and the three FR entries
-    explorer.screenshot(path=BUILD / "live-hlr-explorer.png")
+    _explore_and_export(page, lab.root)
 
     # -- the dashboard ------------------------------------------------------------------------
     dashboard = page.locator(".smskit-dashboard").first
     dashboard.scroll_into_view_if_needed()
-    countries = dashboard.locator(".js-plotly-plot path.choroplethlocation")
+    countries = dashboard.locator(".smskit-map path.sk-country")
     expect(countries.first).to_be_attached(timeout=WAIT_MS)
     assert countries.count() > 20
-    assert [url for url in aborted if "topojson" in url or "plot.ly" in url] == []
     assert page.evaluate(_MISALIGNED, dashboard.element_handle()) == []
-    balance = dashboard.locator(".widget-hbox .widget-html").first
+    balance = dashboard.locator(".smskit-account-balance")
     before = balance.inner_text()
     dashboard.get_by_role("button", name="refresh").click()
     # The three sends above happened after the dashboard was made: refresh shows them.
     expect(balance).not_to_have_text(before, timeout=WAIT_MS)
     expect(countries.first).to_be_attached(timeout=WAIT_MS)
     dashboard.screenshot(path=BUILD / "live-dashboard.png")
+    assert [url for url in aborted if "topojson" in url or "plot.ly" in url] == []
+
+
+def _explore_and_export(page: Any, root: Path) -> None:
+    """The explorer checks pasted numbers once each (the export disabled until then), both
+    filters narrow its table and bars, and "export CSV" writes the filtered rows to an
+    absolute path in ``root`` (the kernel's working directory); every control is reached by
+    its label."""
+    from playwright.sync_api import expect
+
+    explorer = page.locator(".smskit-hlr-explorer").first
+    numbers = explorer.get_by_label("numbers to check")
+    numbers.scroll_into_view_if_needed()
+    numbers.fill("+33612345678\n06 12 34 56 78\n0612345678\n+447400123456\n+4915123456789")
+    export = explorer.get_by_role("button", name="export CSV")
+    expect(export).to_be_disabled(timeout=WAIT_MS)  # the numbers changed: nothing to export
+    explorer.get_by_role("button", name="check").click()
+    expect(explorer).to_contain_text(
+        "3 number(s) checked (2 entry(ies) repeat a number", timeout=WAIT_MS
+    )
+    expect(explorer.locator(".smskit-progress-label")).to_have_text("3/3 numbers")
+    table = explorer.locator("table").first
+    expect(table).to_be_visible()
+    total_row = table.locator("tbody tr").last
+    expect(total_row.locator("td").first).to_have_text("total")
+    expect(total_row.locator("td").last).to_have_text("3")
+    expect(explorer.locator(".smskit-chart")).to_have_count(2)
+    explorer.get_by_label("country", exact=True).select_option("FR")
+    expect(table.locator("tbody tr")).to_have_count(2, timeout=WAIT_MS)  # FR and the total
+    expect(table.locator("tbody tr").last.locator("td").last).to_have_text("1")
+    assert page.evaluate(_MISALIGNED, explorer.element_handle()) == []
+    status = explorer.get_by_label("line_status", exact=True)
+    status.select_option("dead")  # nobody in FR: an empty table, no chart
+    expect(table.locator("tbody tr").last.locator("td").last).to_have_text("0", timeout=WAIT_MS)
+    expect(explorer.locator(".smskit-chart")).to_have_count(0)
+    status.select_option("(all)")
+    expect(explorer.locator(".smskit-chart")).to_have_count(2, timeout=WAIT_MS)
+    csv_name = explorer.get_by_label("CSV file")
+    csv_name.fill("live-hlr.csv")
+    export.click()
+    written = root / "live-hlr.csv"
+    expect(explorer).to_contain_text(f"3 row(s) written to {written}", timeout=WAIT_MS)
+    assert written.read_text().count("\n") == 4  # the header and the three FR entries
+    BUILD.mkdir(exist_ok=True)
+    explorer.screenshot(path=BUILD / "live-hlr-explorer.png")

@@ -1,0 +1,54 @@
+// Helpers every smskit widget module but the Composer's starts with (the Python side puts this
+// file in front of the widget's module: one ES module, no build step, no import at run time).
+// Every user or gateway value is put in the page as text (textContent), never as markup.
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children) if (child !== null && child !== undefined) node.append(child);
+  return node;
+}
+
+function svg(tag, attrs = {}, ...children) {
+  const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  for (const child of children) node.append(child);
+  return node;
+}
+
+const number = (n) => (n === null || n === undefined ? "—" : n.toLocaleString("en-US"));
+let made = 0;
+const uniqueId = (name) => `smskit-${name}-${++made}-${Math.random().toString(36).slice(2, 8)}`;
+
+// A button that asks the Python side for `action` (the widget's press()).
+function actionButton(model, action, label, title, primary = false) {
+  const button = el("button", {
+    type: "button", class: primary ? "sk-primary" : null, title, "data-action": action, text: label,
+  });
+  button.addEventListener("click", () => model.send({ action }));
+  return button;
+}
+
+// The message line: the outcome or error of the last button.
+function messageLine(model) {
+  const message = el("p", { class: "sk-message smskit-message", role: "status", "aria-live": "polite" });
+  const draw = () => {
+    message.textContent = model.get("message") || "";
+    message.classList.toggle("sk-error", model.get("message_kind") === "error");
+  };
+  return { message, draw, events: ["change:message", "change:message_kind"] };
+}
+
+// Wire `handlers` ([event, draw] pairs), draw once, and return anywidget's clean-up.
+function follow(model, handlers) {
+  for (const [event, handler] of handlers) model.on(event, handler);
+  for (const handler of new Set(handlers.map(([, handler]) => handler))) handler();
+  return () => {
+    for (const [event, handler] of handlers) model.off(event, handler);
+  };
+}
