@@ -25,6 +25,19 @@ guarded protocol adds what is missing, and sheds only stalled connections:
 A request's bytes that reached the socket before its header deadline count as arrived
 however busy the server is: asyncio hands a connection its data before it runs the
 deadline's timer of the same loop turn.
+
+Why our own and not a setting: uvicorn 0.54's public settings were checked
+(``uvicorn.Config``): ``timeout_keep_alive`` runs only *between* requests;
+``h11_max_incomplete_event_size`` caps the size of headers, not how long they take;
+``limit_concurrency`` refuses with 503 every new request, legitimate ones too, once stalled
+connections fill it; ``timeout_graceful_shutdown`` and ``timeout_worker_healthcheck`` concern
+stopping and worker processes. None bounds how long a request may take to *arrive*, so the
+guard subclasses uvicorn's h11 protocol (given through the public ``http=`` setting) and
+extends only ``connection_made``, ``on_response_complete`` and ``connection_lost`` (reading
+its ``cycle``, ``connections``, ``loop`` and ``transport``); ``tests/test_inbox_burst.py``
+and the stall tests fail if an upgrade breaks them. The quick-stopping server (a
+notebook's ``stop()`` in milliseconds, not uvicorn's 0.1 s ticks) overrides
+``Server.main_loop`` and ``shutdown`` for the same reason: no setting does it.
 """
 
 from __future__ import annotations
@@ -37,7 +50,6 @@ import socket
 import threading
 import time
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Any, ClassVar, Self
 
 from smskit.errors import NotStartedError, ValidationError
@@ -172,12 +184,7 @@ class BackgroundServer:
         self.start()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
     def __repr__(self) -> str:
@@ -246,12 +253,7 @@ class Served:
     def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
 

@@ -67,23 +67,10 @@ PORTUGUESE_LOCKING: Final = (
     "pqrstuvwxyzãõ`üà"
 )
 
-_COMMON_SINGLE_SHIFT = {
-    0x0A: "\f",
-    0x14: "^",
-    0x28: "{",
-    0x29: "}",
-    0x2F: "\\",
-    0x3C: "[",
-    0x3D: "~",
-    0x3E: "]",
-    0x40: "|",
-    0x65: "€",
-}
-
 # Annex A.2.1: Turkish single shift table.
 TURKISH_SINGLE: Final = MappingProxyType(
     {
-        **_COMMON_SINGLE_SHIFT,
+        **DEFAULT_EXTENSION,  # the default extension table is in every national one
         0x47: "Ğ",
         0x49: "İ",
         0x53: "Ş",
@@ -97,7 +84,7 @@ TURKISH_SINGLE: Final = MappingProxyType(
 # Annex A.2.2: Spanish single shift table.
 SPANISH_SINGLE: Final = MappingProxyType(
     {
-        **_COMMON_SINGLE_SHIFT,
+        **DEFAULT_EXTENSION,  # the default extension table is in every national one
         0x09: "ç",
         0x41: "Á",
         0x49: "Í",
@@ -113,7 +100,7 @@ SPANISH_SINGLE: Final = MappingProxyType(
 # Annex A.2.3: Portuguese single shift table.
 PORTUGUESE_SINGLE: Final = MappingProxyType(
     {
-        **_COMMON_SINGLE_SHIFT,
+        **DEFAULT_EXTENSION,  # the default extension table is in every national one
         0x05: "ê",
         0x09: "ç",
         0x0B: "Ô",

@@ -191,14 +191,8 @@ class FollowUps:
         sandbox clock moves forward to the last one, so the replies are in the past and a run
         is reproducible.
         """
-        if not isinstance(ticket, str) or not ticket.strip():
-            raise ValidationError("ticket", "must be a non-blank string", value=ticket)
         _check_wait(wait)
-        rows = [
-            r for r in self.store.sends.sent(self.clock.timestamp()) if r["sms_ticket"] == ticket
-        ]
-        if not rows:
-            raise ValidationError("ticket", "no accepted send has this ticket", value=ticket)
+        rows = self._sent_rows(ticket)
         if not rows[0]["with_replies"]:
             raise ValidationError(
                 "ticket", "was not sent with with_replies=true: nobody can reply", value=ticket
@@ -216,6 +210,16 @@ class FollowUps:
         if script:
             self.advance(max(0.0, script[-1].at - self.clock.timestamp()))
         return self._outcomes(replies, wait)
+
+    def _sent_rows(self, ticket: Any) -> list[dict[str, Any]]:
+        """The messages of the accepted send ``ticket`` (a non-blank string), or refused."""
+        if not isinstance(ticket, str) or not ticket.strip():
+            raise ValidationError("ticket", "must be a non-blank string", value=ticket)
+        now = self.clock.timestamp()
+        rows = [r for r in self.store.sends.sent(now) if r["sms_ticket"] == ticket]
+        if not rows:
+            raise ValidationError("ticket", "no accepted send has this ticket", value=ticket)
+        return rows
 
     def simulate_clicks(
         self,
@@ -235,16 +239,10 @@ class FollowUps:
         checker, a scanner's burst). Seeded; bots in the first third of ``within_seconds``,
         people in the last (docs/links.md). Returns the requests made, with their status.
         """
-        if not isinstance(ticket, str) or not ticket.strip():
-            raise ValidationError("ticket", "must be a non-blank string", value=ticket)
         for name, value in (("rate", rate), ("bot_share", bot_share)):
             checked_number(name, value, high=1.0)
         checked_number("within_seconds", within_seconds, high=3600.0, above=True)
-        rows = [
-            r for r in self.store.sends.sent(self.clock.timestamp()) if r["sms_ticket"] == ticket
-        ]
-        if not rows:
-            raise ValidationError("ticket", "no accepted send has this ticket", value=ticket)
+        rows = self._sent_rows(ticket)
         if self.callback_url("delivery_report") is None:
             delivered = {r["phone_number"] for r in rows}
         else:

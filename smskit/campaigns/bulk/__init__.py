@@ -6,20 +6,5 @@ May import: :mod:`smskit.campaigns.sending` (the chunk runner, blocking twins, p
 modules. Never planning or analysis.
 """
 
-from smskit.campaigns.bulk.operations import (
-    abulk_hlr,
-    acreate_contacts,
-    adelete_contacts,
-    bulk_hlr,
-    create_contacts,
-    delete_contacts,
-)
-
-__all__ = [
-    "abulk_hlr",
-    "acreate_contacts",
-    "adelete_contacts",
-    "bulk_hlr",
-    "create_contacts",
-    "delete_contacts",
-]
+from smskit.campaigns.bulk.operations import *  # noqa: F403  (its __all__)
+from smskit.campaigns.bulk.operations import __all__ as __all__

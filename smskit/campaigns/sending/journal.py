@@ -30,8 +30,8 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -218,6 +218,19 @@ class Journal:
 
     def _tx(self) -> AbstractContextManager[sqlite3.Connection]:
         return _sqlite.transaction(self._db, self._lock)
+
+    @contextmanager
+    def _leased_tx(self, unleased: str) -> Iterator[sqlite3.Connection]:
+        """A write transaction only under this journal's lease still held: a journal opened
+        without it is a ConfigurationError ending with ``unleased``; a runner whose lease was
+        taken over gets :class:`smskit.CampaignBusy` and changes nothing."""
+        with self._tx() as db:
+            if self._lease is None:
+                raise ConfigurationError(
+                    f"journal {str(self.path)!r} was opened without its lease: {unleased}"
+                )
+            self._lease.check(db)
+            yield db
 
     def _read(self, sql: str, args: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
@@ -473,13 +486,9 @@ class Journal:
         # A request_id once stored is the chunk's for good (a resume repeats it as recorded).
         rid = chunk.request_id or derive_request_id(self.campaign_id, chunk.idx, contacts.encoded)
         now = time.time()
-        with self._tx() as db:
-            if self._lease is None:
-                raise ConfigurationError(
-                    f"journal {str(self.path)!r} was opened without its lease: a sender opens "
-                    "it with lease= (seconds to wait for another runner)"
-                )
-            self._lease.check(db)  # no request leaves without the lease
+        with self._leased_tx(
+            "a sender opens it with lease= (seconds to wait for another runner)"
+        ) as db:
             db.execute(
                 "UPDATE chunks SET state = 'in_flight', request_id = ?, attempts = attempts + 1, "
                 "error = NULL, first_attempt_at = COALESCE(first_attempt_at, ?), updated_at = ? "
@@ -602,13 +611,7 @@ class Journal:
         kept, rid, gone = self.rekeyed(chunk, out)
         state, none_left = ("pending", 0) if kept else ("sent", 1)
         now = time.time()
-        with self._tx() as db:
-            if self._lease is None:
-                raise ConfigurationError(
-                    f"journal {str(self.path)!r} was opened without its lease: only its sender "
-                    "changes a chunk"
-                )
-            self._lease.check(db)  # a runner whose lease was taken over changes nothing
+        with self._leased_tx("only its sender changes a chunk") as db:
             _exclude(db, [(row, number, number, issue, detail) for row, number in gone])
             db.execute(
                 "UPDATE chunks SET keep = ?, request_id = ?, state = ?, first_attempt_at = NULL, "
