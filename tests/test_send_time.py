@@ -1,5 +1,6 @@
 """Send-time rates across the ledger: every hour (or weekday) listed, each campaign counted
-in the slot it started, rates pooled over the recipients accepted, conversions from orders."""
+in the slot it started, rates pooled over the recipients accepted (delivery and clicks from the
+inbox, conversions from orders), and the figure drawn from the frame."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import smskit
 from smskit.campaigns import history, send_times
 from smskit.campaigns.campaign import Campaign
 from smskit.errors import ValidationError
-from smskit.sandbox import Sandbox
+from smskit.replies import Inbox
+from smskit.sandbox import DeliveryModel, Sandbox
 
 
 def test_rates_by_hour_and_weekday(fresh_sandbox: Sandbox, tmp_path: Path) -> None:
@@ -39,3 +41,58 @@ def test_unknown_slot_is_refused() -> None:
     """by= must be hour or weekday."""
     with pytest.raises(ValidationError, match="hour"):
         send_times(by="minute")
+
+
+def test_delivery_click_and_conversion_rates_and_their_figure(tmp_path: Path) -> None:
+    """Over real HTTP with delivery reports and simulated clicks: the start hour's delivery,
+    click and conversion rates are the outcomes' shares of the recipients sent, and the
+    figure draws each rate line and the sent bars from the frame."""
+    from smskit.plots import send_time_rates
+
+    with (
+        Sandbox(delivery_model=DeliveryModel.fast(seed=5)) as sandbox,
+        Inbox(tmp_path.parent / f"{tmp_path.name}-inbox.sqlite") as inbox,
+        smskit.Client(sandbox=sandbox) as client,
+    ):
+        sandbox.set_callback_url(inbox.url, kind="delivery_report")
+        numbers = [f"+3361{i:07d}" for i in range(50)]
+        result = Campaign(
+            client, numbers, text="Soldes: https://shop.example/s STOP au 36173",
+            sender="Shop", name="tracked", track_links=inbox, purpose="alert",
+        ).send(journal=tmp_path / "tracked.journal.sqlite", progress=False)  # fmt: skip
+        assert result.wait_for_outcomes(inbox, timeout=60) == 0
+        for ticket in result.to_frame()["ticket"].unique():
+            sandbox.simulate_clicks(ticket, rate=0.3, bot_share=0.2, seed=2)
+        seen = result.outcomes(inbox)
+        orders = pd.DataFrame({"phone_number": numbers[:7], "amount": 1.0,
+                               "ordered_at": result.sent_at + pd.Timedelta("2h")})  # fmt: skip
+        table = send_times(tmp_path, inbox=inbox, orders=orders, time_zone="UTC")
+        hour = history(tmp_path, time_zone="UTC")["started"].iloc[0].hour
+    row = table.loc[hour]
+    assert row["sent"] == len(seen) == 50
+    assert row["delivery_rate"] == pytest.approx((seen["status"] == "DELIVERED").mean())
+    assert 0 < row["click_rate"] == pytest.approx(seen["clicked"].mean())
+    assert row["conversion_rate"] == pytest.approx(7 / 50)
+    figure = send_time_rates(table)
+    lines = {trace.name: trace for trace in figure.data if trace.type == "scatter"}
+    assert set(lines) == {"Delivered", "Replied", "Clicked", "Converted"}
+    assert lines["Clicked"].y[hour] == pytest.approx(row["click_rate"])
+    bars = next(trace for trace in figure.data if trace.type == "bar")
+    assert list(bars.y) == table["sent"].astype(float).tolist()
+
+
+def test_figure_leaves_out_rates_never_known() -> None:
+    """Without an inbox or orders, rates never known draw no line (not a line of zeros), and
+    a frame that is not send_times' is refused."""
+    from smskit.plots import send_time_rates
+
+    table = pd.DataFrame(
+        {"campaigns": [1, 0], "sent": [10, 0], "delivered": [9, None], "replies": [None, None],
+         "clicked": [None, None], "conversions": [None, None], "delivery_rate": [0.9, None],
+         "reply_rate": [None, None], "click_rate": [None, None], "conversion_rate": [None, None]},
+        index=pd.Index(["Monday", "Tuesday"], name="weekday"),
+    )  # fmt: skip
+    names = [trace.name for trace in send_time_rates(table).data]
+    assert names == ["sent", "Delivered"]
+    with pytest.raises(ValidationError, match="send_times"):
+        send_time_rates(table.drop(columns="sent"))

@@ -6,10 +6,10 @@ zone); its recipients accepted (``sent``) are the denominator of every rate: ``d
 ``replies`` and ``clicked`` as the ledger reads them from the callbacks' store, and
 ``conversions`` (with ``orders``): the orders placed by its accepted recipients in the window
 after the send (attribution's ``any_touch`` credit), so ``conversion_rate`` is orders per
-recipient sent. A rate with nothing sent
-is missing. Rates are pooled over the campaigns of a slot, not averaged: a big campaign
-weighs more. Nothing here says the hour *caused* the rate (campaigns sent at different hours
-differ in more than their hour).
+recipient sent. A rate with nothing sent is missing. Rates are pooled over the campaigns of
+a slot, not averaged: a big campaign weighs more. Nothing here says the hour *caused* the
+rate (campaigns sent at different hours differ in more than their hour).
+``smskit.plots.send_time_rates(table)`` draws the frame.
 
 May import the analysis room's ledger and attribution, ``smskit.rules`` and ``smskit.errors``.
 """
@@ -59,7 +59,7 @@ def send_times(
     counts = ledger[["name", "sent", "delivered", "replies", "clicked"]].copy()
     counts["conversions"] = _conversions(ledger, orders, journals, window, at, number)
     started = ledger["started"]
-    slot = started.dt.hour if by == "hour" else started.dt.dayofweek
+    slot = started.dt.hour if by == "hour" else started.dt.day_of_week
     counts["slot"] = slot.to_numpy()
     names = list(range(24)) if by == "hour" else list(range(7))
     sums = counts.groupby("slot")[["sent", "delivered", "replies", "clicked", "conversions"]].sum(
