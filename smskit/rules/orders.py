@@ -63,13 +63,15 @@ _OFFSET: Final = r"(?:Z|z|[+-][0-9]{2}(?::?[0-9]{2})?)$"
 
 def window_of(window: Any, field: str = "window") -> pd.Timedelta:
     """``window`` as a positive :class:`pandas.Timedelta`, or refused naming ``field``."""
+    import numpy as np
     import pandas as pd
 
-    if isinstance(window, bool) or not isinstance(window, str | timedelta | pd.Timedelta):
+    durations = str | timedelta | pd.Timedelta | np.timedelta64
+    if isinstance(window, bool) or not isinstance(window, durations):
         raise ValidationError(field, RULE_WINDOW, value=window)
     try:
         duration = pd.Timedelta(window)
-    except ValueError as exc:
+    except (ValueError, OverflowError) as exc:
         raise ValidationError(field, RULE_WINDOW, value=window) from exc
     if duration is pd.NaT or duration <= pd.Timedelta(0):
         raise ValidationError(field, RULE_WINDOW, value=window)
@@ -141,10 +143,25 @@ def order_instants(frame: pd.DataFrame, at: str, field: str = "orders") -> np.nd
             raise ValidationError(where, RULE_NAIVE, position=row, value=values.iloc[row])
         try:
             parsed = pd.to_datetime(texts, format="ISO8601", utc=True)
-        except (ValueError, TypeError) as exc:
-            raise ValidationError(where, f"{RULE_INSTANT} ({exc})") from exc
+        except (ValueError, TypeError, OverflowError) as exc:
+            row = _first_unparsed(texts)
+            raise ValidationError(
+                where, RULE_INSTANT, position=row, value=values.iloc[row]
+            ) from exc
         return _nanoseconds(parsed)
     return _object_instants(values, where)
+
+
+def _first_unparsed(texts: pd.Series) -> int:
+    """The position of the first text ``pd.to_datetime`` cannot read as an ISO 8601 instant."""
+    import pandas as pd
+
+    for row, text in enumerate(texts.tolist()):
+        try:
+            pd.to_datetime(text, format="ISO8601", utc=True)
+        except (ValueError, TypeError, OverflowError):
+            return row
+    return 0
 
 
 def _nanoseconds(values: pd.Series) -> np.ndarray:
@@ -162,7 +179,10 @@ def _object_instants(values: pd.Series, where: str) -> np.ndarray:
     out = np.empty(len(values), dtype="int64")
     for row, value in enumerate(values.tolist()):
         if isinstance(value, str):
-            out[row] = order_instants(pd.DataFrame({"at": [value]}), "at", where)[0]
+            try:
+                out[row] = order_instants(pd.DataFrame({"at": [value]}), "at")[0]
+            except ValidationError as exc:
+                raise ValidationError(where, exc.rule, position=row, value=value) from exc
             continue
         if not hasattr(value, "tzinfo"):
             raise ValidationError(where, RULE_INSTANT, position=row, value=value)
@@ -183,15 +203,10 @@ def order_amounts(frame: pd.DataFrame, value: str, field: str = "orders") -> np.
     missing = values.isna().to_numpy(dtype=bool)
     if missing.any():
         raise ValidationError(where, f"is missing: {RULE_AMOUNT}", position=_first(missing))
-    if pd.api.types.is_bool_dtype(values):
-        raise ValidationError(where, RULE_AMOUNT, position=0, value=values.iloc[0])
-    if not pd.api.types.is_numeric_dtype(values):
-        numbers = pd.to_numeric(values, errors="coerce")
-        bad = numbers.isna().to_numpy(dtype=bool)
-        if bad.any():
-            row = _first(bad)
-            raise ValidationError(where, RULE_AMOUNT, position=row, value=values.iloc[row])
-        values = numbers
+    if values.dtype.kind not in "iuf":  # bools, complex, durations are not amounts
+        if values.dtype.kind != "O" and not pd.api.types.is_string_dtype(values):
+            raise ValidationError(where, RULE_AMOUNT, position=0, value=values.iloc[0])
+        values = _object_amounts(values, where)
     amounts = np.asarray(values.to_numpy(dtype="float64"))
     negative = amounts < 0
     if negative.any():
@@ -201,6 +216,28 @@ def order_amounts(frame: pd.DataFrame, value: str, field: str = "orders") -> np.
         row = _first(~np.isfinite(amounts))
         raise ValidationError(where, RULE_AMOUNT, position=row, value=values.iloc[row])
     return amounts
+
+
+def _object_amounts(values: pd.Series, where: str) -> pd.Series:
+    """Texts and Python numbers, each a real number (a bool is not one), as float64."""
+    import numbers
+
+    import numpy as np
+    import pandas as pd
+
+    kinds = np.array(
+        [
+            isinstance(v, str) or (isinstance(v, numbers.Real) and not isinstance(v, bool))
+            for v in values.tolist()
+        ],
+        dtype=bool,
+    )
+    read = pd.to_numeric(values.where(kinds), errors="coerce")
+    bad = read.isna().to_numpy(dtype=bool)
+    if bad.any():
+        row = _first(bad)
+        raise ValidationError(where, RULE_AMOUNT, position=row, value=values.iloc[row])
+    return read.astype("float64")
 
 
 def order_numbers(
