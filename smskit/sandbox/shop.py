@@ -107,7 +107,9 @@ class SeededShop:
             [f"+3361{n:07d}" for n in rng.choice(10_000_000, self.strangers, replace=False)],
             dtype=object,
         )
-        strangers = strangers[~np.isin(strangers, numbers)]  # never a recipient's number
+        known = set(numbers.tolist()) if len(strangers) else set()
+        mine = np.array([n in known for n in strangers], dtype=bool)
+        strangers = strangers[~mine]  # never a recipient's number
         people = np.concatenate([people, strangers])
         instants = np.concatenate([instants, base + rng.integers(0, span, len(strangers))])
         amounts = rng.gamma(2.0, self.mean_amount / 2.0, len(people)).round(2)

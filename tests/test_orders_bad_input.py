@@ -1,0 +1,123 @@
+"""Bad orders through every entry point that reads them (conversions, the result's
+conversions and lift, attribution, send times): each defect is refused naming the column,
+the row and the rule, never dropped; a window that is not a positive duration is refused."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import smskit
+from smskit.campaigns import attribution, send_times
+from smskit.campaigns.analysis.attribution import MODELS
+from smskit.campaigns.analysis.conversions import conversions
+from smskit.campaigns.campaign import Campaign
+from smskit.errors import ValidationError
+from smskit.rules.orders import RULE_AMOUNT, RULE_INSTANT, RULE_NAIVE, RULE_WINDOW
+from smskit.sandbox import Sandbox
+
+NUMBERS = [f"+3361{i:07d}" for i in range(4)]
+# Each defect: the column it breaks, what it writes at its row (None: the column is dropped),
+# and a piece of the rule the refusal must quote.
+DEFECTS: dict[str, tuple[str, Any, str]] = {
+    "naive_instant": ("ordered_at", "2026-03-02T10:00:00", RULE_NAIVE),
+    "unreadable_instant": ("ordered_at", "2026-02-30T10:00:00Z", RULE_INSTANT),
+    "not_an_instant": ("ordered_at", "yesterday Z", RULE_INSTANT),
+    "missing_instant": ("ordered_at", np.nan, RULE_INSTANT),
+    "negative_amount": ("amount", -0.01, RULE_AMOUNT),
+    "missing_amount": ("amount", np.nan, RULE_AMOUNT),
+    "unreadable_amount": ("amount", "12,50", RULE_AMOUNT),
+    "bool_amount": ("amount", True, RULE_AMOUNT),
+    "infinite_amount": ("amount", float("inf"), RULE_AMOUNT),
+    "unreadable_number": ("phone_number", "+33 6 call me", "cannot be read as a phone number"),
+    "missing_number": ("phone_number", None, "cannot be read as a phone number"),
+    "no_instant_column": ("ordered_at", None, "no such column"),
+    "no_amount_column": ("amount", None, "no such column"),
+    "no_number_column": ("phone_number", None, "no such column"),
+}
+BAD_WINDOWS = ["0D", "-5D", "soon", 5, 2.5, True, None, pd.NaT, "100000000D"]
+
+
+def entry_points(journal: Path, result: Any) -> dict[str, Callable[..., Any]]:
+    """Every public way orders are read, each taking (orders, window)."""
+    groups = result.groups()
+    return {
+        "conversions": lambda o, w: conversions(groups, o, sent_at=result.sent_at, window=w),
+        "result.conversions": lambda o, w: result.conversions(o, window=w),
+        "result.lift": lambda o, w: result.lift(o, window=w),
+        "attribution": lambda o, w: attribution(o, window=w, models=MODELS, journals=journal),
+        "send_times": lambda o, w: send_times(journal, orders=o, window=w),
+    }
+
+
+def test_every_entry_point_refuses_bad_orders_naming_field_row_and_rule(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Any one defect at any row, in pandas or Arrow, through every entry point: a
+    ValidationError naming orders.<column>, the row (none for a missing column) and the
+    rule; send times, which reads no amounts, refuses every other defect the same way."""
+    with smskit.Client(sandbox=sandbox) as client:
+        result = Campaign(client, NUMBERS, text="Promo STOP au 36173", sender="Shop",
+                          name="bad-orders").send(journal=tmp_path / "b.journal.sqlite",
+                                                  progress=False)  # fmt: skip
+    journal = tmp_path / "b.journal.sqlite"
+    points = entry_points(journal, result)
+    start = result.sent_at
+
+    @settings(deadline=None, max_examples=30)
+    @given(
+        st.integers(1, 6).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n - 1))),
+        st.sampled_from(sorted(DEFECTS)),
+        st.booleans(),
+    )
+    def check(size_row: tuple[int, int], defect: str, arrow: bool) -> None:
+        size, row = size_row
+        orders = pd.DataFrame(
+            {
+                "phone_number": [NUMBERS[i % len(NUMBERS)] for i in range(size)],
+                "ordered_at": [
+                    (start + pd.Timedelta(hours=i + 1)).isoformat() for i in range(size)
+                ],
+                "amount": [10.0 + i for i in range(size)],
+            },
+            dtype=object,
+        )
+        column, bad, rule = DEFECTS[defect]
+        dropped = defect.startswith("no_")
+        if dropped:
+            orders = orders.drop(columns=column)
+        else:
+            orders.loc[row, column] = bad
+        table: Any = orders
+        if arrow:
+            try:
+                table = pa.Table.from_pandas(orders, preserve_index=False)
+            except (pa.ArrowInvalid, pa.ArrowTypeError):
+                table = orders  # a mixed column Arrow cannot hold: pandas only
+        for name, call in points.items():
+            if name == "send_times" and column == "amount":
+                continue  # send times counts orders: it reads no amount
+            with pytest.raises(ValidationError) as caught:
+                call(table, "5D")
+            refusal = caught.value
+            assert refusal.field == f"orders.{column}", (name, defect)
+            assert refusal.position == (None if dropped else row), (name, defect)
+            assert rule in refusal.rule, (name, defect)
+
+    check()
+
+    good = pd.DataFrame({"phone_number": NUMBERS[:1], "amount": [1.0],
+                         "ordered_at": [start + pd.Timedelta("1h")]})  # fmt: skip
+    for window in BAD_WINDOWS:
+        for name, call in points.items():
+            with pytest.raises(ValidationError) as caught:
+                call(good, window)
+            assert (caught.value.field, caught.value.rule) == ("window", RULE_WINDOW), name
