@@ -155,15 +155,3 @@ def test_result_lift_covers_the_seeded_shops_truth(client: smskit.Client, tmp_pa
     assert low <= shop.lift <= high
     assert lift.cost == pytest.approx(result.summary()["cost"].iloc[0])
     assert np.isfinite(lift.value("incremental_roi"))
-
-
-def test_dask_campaign_refuses_a_holdout_it_cannot_keep() -> None:
-    """smskit.dask.Campaign refuses holdout= (not yet kept there) rather than send to all."""
-    import dask.dataframe as dd
-
-    from smskit.dask import Campaign as DaskCampaign
-
-    recipients = dd.from_pandas(pd.DataFrame({"phone_number": fr_mobiles(10)}), npartitions=1)
-    with pytest.raises(ValidationError) as caught:
-        DaskCampaign(None, recipients, text=TEXT, sender="Shop", holdout=0.1)
-    assert caught.value.field == "holdout"

@@ -28,6 +28,7 @@ import pandas as pd
 from dask.delayed import delayed
 
 from smskit.campaigns.executor import CampaignExecutor, ClientOption, OptOutState, Run
+from smskit.campaigns.planning.holdout import Holdout
 from smskit.campaigns.planning.orchestration import FirstPass, Verdict, run_preflight
 from smskit.campaigns.planning.preflight import PreflightSettings
 from smskit.campaigns.planning.report import OUTLINE_ROWS, PreflightOutline
@@ -100,12 +101,6 @@ class Campaign(CampaignExecutor[StreamedResult]):
     _report_of: tuple[PreflightSettings, OptOutState] | None = None
 
     def _taken(self, recipients: Any) -> dd.DataFrame:
-        if self.spec.holdout is not None:  # refused rather than silently sent to everyone
-            raise ValidationError(
-                "holdout",
-                "smskit.dask.Campaign does not hold out recipients yet: hold out with "
-                "smskit.Campaign (recipients in memory), or send without holdout=",
-            )
         if not isinstance(recipients, dd.DataFrame):
             kind = type(recipients)  # its module too: a polars DataFrame is not pandas'
             raise ValidationError(
@@ -325,7 +320,23 @@ class PartitionedAudience:
     def sent_anyway(self) -> int:
         return sum(int(info["sent_anyway"]) for info in self._infos)
 
+    def hold_out(self, holdout: Holdout) -> None:
+        """The holdout over the whole base, partition-wise (the pandas selection): strata
+        counted, each partition's smallest draws gathered, then each report marked."""
+        files = [self.store.file("report", n) for n in range(len(self._infos))]
+        (strata,) = dask.compute([delayed(parts.holdout_strata)(f, holdout) for f in files])
+        wanted = parts.holdout_counts(holdout, list(strata))
+        (found,) = dask.compute(
+            [delayed(parts.holdout_candidates)(f, holdout, wanted) for f in files]
+        )
+        cutoffs = parts.holdout_cutoffs(wanted, list(found))
+        (self._shares,) = dask.compute(
+            [delayed(parts.hold_out_partition)(f, holdout, cutoffs) for f in files]
+        )
+
     def report(self, verdict: Verdict) -> DaskPreflightReport:
+        if verdict.settings.holdout is not None:
+            self.hold_out(verdict.settings.holdout)
         shares, store, used = self._shares, self.store, self._used
         names = ("recipients", "to_send", "with_warning", "segments", "ucs2")
         totals = {name: sum(int(s["totals"][name]) for s in shares) for name in names}

@@ -8,6 +8,12 @@
    of its number; the pairs go back to their own partition (:func:`write_repeats`).
 3. :func:`settle_partition`: a spilled partition numbered in the whole input, its repeats
    marked, priced, written as the report, and its share of the summary.
+4. With a holdout, the pandas selection over the whole base, partition-wise: each settled
+   partition's sendable recipients per stratum (:func:`holdout_strata`), each partition's
+   smallest draws (:func:`holdout_candidates`), and once the cut-off of each stratum is known
+   (:func:`holdout_cutoffs`), the held-out recipients marked in the report
+   (:func:`hold_out_partition`), which returns the partition's share again. A recipient is
+   held out by a Dask campaign exactly when the pandas campaign would hold it out.
 
 Each function takes and returns pandas objects; the frames' columns and dtypes are
 :func:`report_meta`'s, declared here once.
@@ -15,6 +21,7 @@ Each function takes and returns pandas objects; the frames' columns and dtypes a
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 from typing import Any, Final
 
@@ -25,6 +32,7 @@ import pyarrow.feather as feather
 from dask.dataframe.utils import clear_known_categories
 
 from smskit.campaigns.planning.audience import Audience
+from smskit.campaigns.planning.holdout import Holdout, draws, mark_held, shares
 from smskit.campaigns.planning.orchestration import preflight
 from smskit.campaigns.planning.preflight import PreflightSettings, priced, samples
 from smskit.campaigns.sending.journal import FIELD_PREFIX
@@ -43,6 +51,11 @@ __all__ = [
     "SHIFT",
     "check_partition",
     "first_seen",
+    "hold_out_partition",
+    "holdout_candidates",
+    "holdout_counts",
+    "holdout_cutoffs",
+    "holdout_strata",
     "kept_meta",
     "load_kept",
     "load_report",
@@ -125,8 +138,10 @@ def check_partition(
     recipients = Recipients(part)
     # The preflight's own reading of the fields gives the texts the gateway will receive.
     audience = Audience(recipients, settings.default_region, fields=used)
+    # The holdout is of the whole base, chosen once the partitions are settled.
+    whole = dataclasses.replace(settings, holdout=None)
     report = preflight(
-        recipients, settings, now=now, audience=audience, suppression=Suppression(suppressed),
+        recipients, whole, now=now, audience=audience, suppression=Suppression(suppressed),
         history=SentHistory(known=reached),
     )  # fmt: skip
     frame = _conform(report.frame)
@@ -234,6 +249,109 @@ def _share(frame: pd.DataFrame) -> dict[str, Any]:
         "regions": region[before_prices & region.notna().to_numpy()].astype(str).value_counts(),
         "breakdown": breakdown(frame),
     }
+
+
+# -- the holdout, partition-wise -------------------------------------------------------------
+
+Stratum = str | None  # a destination country (None: unknown); "" when not stratified
+Cutoff = tuple[int, int]  # (draw, row) of the last recipient a stratum holds out
+
+
+def _sendable_draws(path: str, holdout: Holdout) -> pd.DataFrame:
+    """The sendable recipients of a settled partition: ``row``, ``draw``, ``stratum``."""
+    assert holdout.seed is not None
+    frame = read(path, ["row", "phone_number", "region", "send"])
+    sending = frame["send"].to_numpy(dtype=bool)
+    frame = frame.loc[sending]
+    if holdout.stratify is None:
+        strata: Any = [""] * len(frame)
+    else:
+        region = frame["region"].astype(object)
+        strata = region.where(region.notna(), None).to_numpy(dtype=object)
+    return pd.DataFrame(
+        {
+            "row": frame["row"].to_numpy(dtype="int64"),
+            "draw": draws(frame["phone_number"], holdout.seed),
+            "stratum": strata,
+        }
+    )
+
+
+def holdout_strata(path: str, holdout: Holdout) -> dict[Stratum, int]:
+    """Sendable recipients of a settled partition per stratum, in order of first appearance."""
+    frame = _sendable_draws(path, holdout)
+    codes, uniques = pd.factorize(frame["stratum"], use_na_sentinel=False)
+    counts = np.bincount(codes, minlength=len(uniques))
+    return {
+        None if pd.isna(value) else value: int(count)
+        for value, count in zip(uniques, counts, strict=True)
+    }
+
+
+def holdout_candidates(
+    path: str, holdout: Holdout, wanted: dict[Stratum, int]
+) -> dict[Stratum, np.ndarray]:
+    """Per stratum, at most ``wanted`` of a settled partition's sendable recipients, those of
+    the smallest (draw, row): rows [draw, row] as uint64, sorted."""
+    frame = _sendable_draws(path, holdout)
+    found: dict[Stratum, np.ndarray] = {}
+    for stratum, group in frame.groupby("stratum", dropna=False, sort=False):
+        key: Stratum = None if pd.isna(stratum) else str(stratum)
+        k = wanted.get(key, 0)
+        if not k:
+            continue
+        rows, drawn = group["row"].to_numpy(), group["draw"].to_numpy()
+        order = np.lexsort((rows, drawn))[:k]
+        found[key] = np.column_stack([drawn[order], rows[order].astype(np.uint64)])
+    return found
+
+
+def holdout_counts(holdout: Holdout, strata: list[dict[Stratum, int]]) -> dict[Stratum, int]:
+    """Recipients held out per stratum, from every partition's :func:`holdout_strata` in
+    input order: the pandas campaign's shares (strata in order of first appearance)."""
+    sizes: dict[Stratum, int] = {}
+    for counts in strata:
+        for key, count in counts.items():
+            sizes[key] = sizes.get(key, 0) + count
+    taken = shares(holdout, np.asarray(list(sizes.values()), dtype="int64"))
+    return {key: int(k) for key, k in zip(sizes, taken, strict=True)}
+
+
+def holdout_cutoffs(
+    wanted: dict[Stratum, int], candidates: list[dict[Stratum, np.ndarray]]
+) -> dict[Stratum, Cutoff]:
+    """Per stratum holding out ``k`` recipients, the ``k``-th smallest (draw, row) of all."""
+    cutoffs: dict[Stratum, Cutoff] = {}
+    for key, k in wanted.items():
+        found = [c[key] for c in candidates if key in c]
+        if not k or not found:
+            continue
+        pairs = np.concatenate(found)
+        last = np.lexsort((pairs[:, 1], pairs[:, 0]))[k - 1]
+        cutoffs[key] = (int(pairs[last, 0]), int(pairs[last, 1]))
+    return cutoffs
+
+
+def hold_out_partition(
+    path: str, holdout: Holdout, cutoffs: dict[Stratum, Cutoff]
+) -> dict[str, Any]:
+    """The held-out recipients of a settled partition marked in its report (each stratum's
+    (draw, row) up to its cut-off), written back; returns its share of the summary."""
+    frame = _restore(read(path))
+    chosen = _sendable_draws(path, holdout)
+    positions = np.flatnonzero(frame["send"].to_numpy(dtype=bool))
+    held = np.zeros(len(chosen), dtype=bool)
+    strata = chosen["stratum"].to_numpy(dtype=object)
+    drawn, rows = chosen["draw"].to_numpy(), chosen["row"].to_numpy().astype(np.uint64)
+    for key, (draw, row) in cutoffs.items():
+        member = pd.isna(strata) if key is None else strata == key
+        below = (drawn < np.uint64(draw)) | ((drawn == np.uint64(draw)) & (rows <= np.uint64(row)))
+        held |= member & below
+    if held.any():
+        mark_held(frame, positions[held], holdout, ISSUES)
+        frame = _conform(frame)
+        write(frame, path)
+    return _share(frame)
 
 
 def _text_index(counts: pd.Series) -> pd.Series:

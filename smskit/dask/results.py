@@ -45,6 +45,7 @@ from smskit.campaigns.analysis.results import (
     result_repr,
     summary_frame,
 )
+from smskit.campaigns.planning.holdout import HELD_OUT
 from smskit.campaigns.sending.journal import DONE_STATES, Journal
 from smskit.dask.stream import parts_of, rows_of
 from smskit.errors import ConfigurationError
@@ -86,6 +87,7 @@ class StreamedResult:
     # Recipients on the opt-out list kept out (EXCLUDED_COLUMNS): those left out of a chunk
     # at a resume are in the staged kept files, and shown excluded, not with their chunk.
     opted_out: pd.DataFrame | None = field(default=None, repr=False)
+    held_out: int = 0  # of the excluded: the holdout (issue held_out, never sent)
 
     @classmethod
     def load(cls, journal_path: str | Path) -> StreamedResult:
@@ -114,6 +116,7 @@ class StreamedResult:
             pd.DataFrame(journal.rejected(), columns=list(_REJECTED)),
             journal.excluded_count(),
             pd.DataFrame(journal.excluded_for(OPTED_OUT), columns=list(_EXCLUDED)),
+            journal.excluded_count(HELD_OUT),
         )
 
     # -- from the chunk records ------------------------------------------------------------
@@ -149,7 +152,7 @@ class StreamedResult:
         counts["excluded"] = self.excluded
         done = held["state"].isin(DONE_STATES) & held["kept"].notna()
         dropped = (held["recipients"] - held["kept"]).where(done, 0).clip(lower=0)
-        return summary_frame(
+        frame = summary_frame(
             self.name,
             counts,
             chunks=len(self._planned()),
@@ -162,6 +165,9 @@ class StreamedResult:
             stopped=self.stopped,
             journal=self.journal,
         )
+        if self.held_out:  # as CampaignResult.summary() shows it
+            frame.insert(list(frame.columns).index("excluded") + 1, "held_out", self.held_out)
+        return frame
 
     def chunks(self) -> pd.DataFrame:
         """One row per chunk (those not reached yet ``pending``): the columns and dtypes of

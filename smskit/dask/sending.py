@@ -115,6 +115,7 @@ async def asend_kept(
                 gateway=JournaledGateway.of(client),
                 include_opted_out=include_opted_out,  # read at a resume
                 chunk_size=chunk_size,
+                holdout=header.get("holdout"),  # journaled with the plan
             )
             record = await asyncio.to_thread(
                 _initialise, book, kept, excluded, about, counter, content

@@ -30,7 +30,17 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-__all__ = ["HELD_OUT", "RULE_SIZE", "STRATA", "Holdout", "as_holdout", "hold_out"]
+__all__ = [
+    "HELD_OUT",
+    "RULE_SIZE",
+    "STRATA",
+    "Holdout",
+    "as_holdout",
+    "draws",
+    "hold_out",
+    "mark_held",
+    "shares",
+]
 
 HELD_OUT: Final = "held_out"
 STRATA: Final = ("country",)
@@ -105,7 +115,7 @@ def as_holdout(holdout: Any, seed: Any = None, stratify: Any = None) -> Holdout 
     return Holdout(holdout, seed, stratify)
 
 
-def _draws(numbers: pd.Series, seed: int) -> np.ndarray:
+def draws(numbers: pd.Series, seed: int) -> np.ndarray:
     """A uniform 64-bit draw per E.164 number (splitmix64 of its digits and the seed)."""
     import numpy as np
     import pyarrow as pa
@@ -120,8 +130,9 @@ def _draws(numbers: pd.Series, seed: int) -> np.ndarray:
         return np.asarray(z ^ (z >> np.uint64(31)))
 
 
-def _shares(holdout: Holdout, sizes: np.ndarray) -> np.ndarray:
-    """Recipients held out per stratum of ``sizes`` recipients."""
+def shares(holdout: Holdout, sizes: np.ndarray) -> np.ndarray:
+    """Recipients held out per stratum of ``sizes`` recipients (strata in order of first
+    appearance: a count's largest remainders tie in that order)."""
     import numpy as np
 
     total = int(sizes.sum())
@@ -145,7 +156,7 @@ def hold_out(frame: pd.DataFrame, holdout: Holdout, issues: tuple[str, ...]) -> 
 
     assert holdout.seed is not None  # seeded by the spec
     sending = np.flatnonzero(frame["send"].to_numpy(dtype=bool))
-    draws = _draws(frame["phone_number"].iloc[sending], holdout.seed)
+    drawn = draws(frame["phone_number"].iloc[sending], holdout.seed)
     if holdout.stratify is None:
         strata = np.zeros(len(sending), dtype="int64")
     else:
@@ -153,11 +164,21 @@ def hold_out(frame: pd.DataFrame, holdout: Holdout, issues: tuple[str, ...]) -> 
         strata = pd.factorize(regions, use_na_sentinel=False)[0]
     sizes = np.bincount(strata) if len(strata) else np.zeros(0, dtype="int64")
     chosen = []
-    for stratum, k in enumerate(_shares(holdout, sizes)):
+    for stratum, k in enumerate(shares(holdout, sizes)):
         members = np.flatnonzero(strata == stratum)
-        ranked = members[np.lexsort((members, draws[members]))]
+        ranked = members[np.lexsort((members, drawn[members]))]
         chosen.append(sending[ranked[:k]])
     held = np.concatenate(chosen) if chosen else np.zeros(0, dtype="int64")
+    return mark_held(frame, held, holdout, issues)
+
+
+def mark_held(
+    frame: pd.DataFrame, held: np.ndarray, holdout: Holdout, issues: tuple[str, ...]
+) -> int:
+    """In place: the recipients at positions ``held`` of a preflight frame get issue
+    ``held_out``, the seed as detail, and are not sent. Returns how many."""
+    import pandas as pd
+
     if not len(held):
         return 0
     issue = frame["issue"].astype(pd.CategoricalDtype(list(issues)))

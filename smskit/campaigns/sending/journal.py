@@ -623,9 +623,12 @@ class Journal:
             _log(db, chunk.idx, state, said, now)
         return self.chunk(chunk.idx)
 
-    def excluded_count(self) -> int:
-        """Recipients kept out, counted without reading them."""
-        return int(self._read("SELECT COUNT(*) FROM excluded")[0][0])
+    def excluded_count(self, issue: str | None = None) -> int:
+        """Recipients kept out (only those of ``issue`` if given), counted without reading
+        them."""
+        if issue is None:
+            return int(self._read("SELECT COUNT(*) FROM excluded")[0][0])
+        return int(self._read("SELECT COUNT(*) FROM excluded WHERE issue = ?", (issue,))[0][0])
 
     def chunk_outcomes(self) -> list[tuple[Any, ...]]:
         """Per chunk, in order, what it became, without reading its recipients: (idx, start,
