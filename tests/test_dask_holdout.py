@@ -4,8 +4,6 @@ journaled with the plan, never sent (a resume after Ctrl-C included), counted in
 
 from __future__ import annotations
 
-import os
-import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +12,7 @@ import dask.dataframe as dd
 import pandas as pd
 import pytest
 from distributed import Client as DaskClient
+from test_dask_send import InterruptAfter
 
 import smskit
 from smskit.campaigns.sending.journal import Journal
@@ -63,25 +62,6 @@ def test_dask_holds_out_the_recipients_pandas_holds_out(
         summary, expected = got.summary(), want.summary()
         for column in ("recipients", "to_send", "excluded", "held_out", "duplicate"):
             assert summary[column].iloc[0] == expected[column].iloc[0], column
-
-
-class InterruptAfter:
-    """Progress events that press Ctrl-C once ``chunks`` chunks are reported."""
-
-    def __init__(self, chunks: int) -> None:
-        self.left = chunks
-
-    def start(self, total: int, initial: int, unit: str) -> None:
-        """Nothing to show."""
-
-    def advance(self, count: int, **postfix: Any) -> None:
-        """Interrupt at the chosen chunk, as "interrupt kernel" would."""
-        self.left -= 1
-        if self.left == 0:
-            os.kill(os.getpid(), signal.SIGINT)
-
-    def finish(self) -> None:
-        """Nothing to close."""
 
 
 def test_held_out_recipients_are_journaled_and_never_sent_a_resume_included(
