@@ -27,6 +27,7 @@ __all__ = [
     "BreakdownKey",
     "CapOption",
     "CountryCode",
+    "HoldoutSize",
     "is_quiet",
     "now",
     "region_option",
@@ -63,6 +64,28 @@ class CapOption(click.ParamType):
             return frequency_cap(str(value))
         except ValidationError as exc:
             self.fail(f"{value!r} {exc.rule}", param, ctx)
+
+
+class HoldoutSize(click.ParamType):
+    """A holdout's size: a share (``0.1``, a decimal point: between 0 and 1 exclusive) or a
+    count (``500``, digits only: at least 1), checked by the campaign's own rule."""
+
+    name = "SHARE|COUNT"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float | int:
+        from smskit.campaigns.planning.holdout import RULE_SIZE, Holdout
+        from smskit.errors import ValidationError
+
+        if isinstance(value, float | int):
+            return value
+        text = str(value).strip()
+        try:
+            size: float | int = int(text) if text.isdigit() else float(text)
+            return Holdout(size).size
+        except (ValueError, ValidationError):
+            self.fail(f"{value!r} {RULE_SIZE}", param, ctx)
 
 
 class CountryCode(click.ParamType):

@@ -18,7 +18,7 @@ import click
 
 import smskit
 from smskit.campaigns.sending.repeats import WINDOW as REPEAT_WINDOW
-from smskit.cli.options import NO_CAP, PURPOSE, SMS_TYPE, CapOption, now, region_option
+from smskit.cli.options import NO_CAP, PURPOSE, SMS_TYPE, CapOption, HoldoutSize, now, region_option
 from smskit.cli.output import (
     EXIT_DECLINED,
     EXIT_INCOMPLETE,
@@ -120,6 +120,24 @@ from smskit.cli.sendcheck import (
     help="Inbox file `smskit replies serve` keeps: each link of the text goes as a "
     "per-recipient short link it serves, counted in the cost (docs/links.md).",
 )
+@click.option(
+    "--holdout",
+    type=HoldoutSize(),
+    default=None,
+    help="Keep a seeded random part of the recipients to send to out of the send, to compare "
+    "with (a share: 0.1, or a count: 500); shown as held_out (docs/conversions.md).",
+)
+@click.option(
+    "--holdout-seed",
+    type=int,
+    default=None,
+    help="The holdout's seed (default: the campaign's name seeds it).",
+)
+@click.option(
+    "--holdout-by-country",
+    is_flag=True,
+    help="Hold out the share in each destination country.",
+)
 @click.option("-y", "--yes", is_flag=True, help="Send without asking for confirmation.")
 @json_option
 def send(
@@ -141,6 +159,9 @@ def send(
     again: bool,
     dry_run: bool,
     track_links: Path | None,
+    holdout: float | int | None,
+    holdout_seed: int | None,
+    holdout_by_country: bool,
     yes: bool,
     as_json: bool,
 ) -> int:
@@ -156,6 +177,8 @@ def send(
         raise click.UsageError(
             "--at-next-permitted goes with neither --outside-hours nor --send-at"
         )
+    if holdout is None and (holdout_seed is not None or holdout_by_country):
+        raise click.UsageError("--holdout-seed and --holdout-by-country go with --holdout")
     if csv_file is not None:
         name_file("recipients", f"--csv {csv_file}")
     check_fields(text, numbers, csv_file)
@@ -170,6 +193,10 @@ def send(
         )
         if value is not None
     }
+    held: dict[str, Any] = {}
+    if holdout is not None:
+        stratify = "country" if holdout_by_country else None
+        held = {"holdout": holdout, "seed": holdout_seed, "stratify": stratify}
     recipients: Any = csv_file if csv_file is not None else list(numbers)
     document: dict[str, Any] = {"scheduled_at": None}
     inbox = None if track_links is None else _tracking_inbox(track_links)
@@ -181,7 +208,7 @@ def send(
                 client, recipients, text=text, sender=sender, name=name,
                 default_region=region, clock=lambda: instant,
                 include_opted_out=include_opted_out, track_links=inbox,
-                repeat_window=REPEAT_WINDOW, **capping, **settings,
+                repeat_window=REPEAT_WINDOW, **capping, **held, **settings,
             )  # fmt: skip
 
         campaign = campaign_for(options)
@@ -228,6 +255,8 @@ def send(
             document["result"] = None
             return _finish(document, as_json, 0)
         question = f"Send {report.to_send} recipient(s) for {estimate.cost}?"
+        if report.summary()["held_out"].iloc[0]:
+            question = f"{question[:-1]} ({report.summary()['held_out'].iloc[0]} held out)?"
         if estimate.enough is False:
             question = f"The balance does not cover it. {question}"
         if not yes and not click.confirm(question, err=True):
