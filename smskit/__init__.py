@@ -7,7 +7,6 @@ widgets, pandas) are imported only when first used, so ``import smskit`` stays q
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING, Any
 
 from smskit import errors
@@ -154,14 +153,6 @@ def __getattr__(name: str) -> Any:
         return __version__
     if name in _LAZY:
         return getattr(import_top_down(_LAZY[name]), name)
-    if name == "hlr":  # its former name, too close to client.contact.hlr_request
-        warnings.warn(
-            "smskit.hlr is renamed smskit.bulk_hlr (one request of up to 200 numbers is "
-            "client.contact.hlr_request)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return import_top_down("smskit.campaigns.bulk").bulk_hlr
     if name in _LAZY_MODULES:
         return import_top_down(f"smskit.{name}")
     raise AttributeError(f"module 'smskit' has no attribute {name!r}")

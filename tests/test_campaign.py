@@ -700,11 +700,11 @@ def test_a_chunk_kept_whole_has_no_dropped_note(
     assert result.to_frame()["error"].isna().all()
 
 
-def test_the_former_name_hlr_warns_and_is_bulk_hlr() -> None:
-    """smskit.hlr (before the rename) still works, with a DeprecationWarning naming bulk_hlr."""
-    with pytest.warns(DeprecationWarning, match="bulk_hlr"):
-        former = smskit.hlr
-    assert former is smskit.bulk_hlr
+def test_there_is_no_former_name_hlr() -> None:
+    """The package was never released: no shim keeps the name it had before bulk_hlr."""
+    with pytest.raises(AttributeError, match="'hlr'"):
+        smskit.hlr  # noqa: B018
+    assert "hlr" not in dir(smskit) and "bulk_hlr" in dir(smskit)
 
 
 def test_a_chunk_that_reaches_nobody_is_failed_not_sent(

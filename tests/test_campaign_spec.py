@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import inspect
 import os
 import subprocess
 import sys
@@ -290,21 +289,16 @@ def test_the_dask_campaign_estimates_as_the_pandas_one(
     )
 
 
-def test_the_dask_send_with_the_report_first_is_deprecated(
-    dask_cluster: DaskClient, client: smskit.Client, tmp_path: Path
+def test_the_dask_send_is_the_pandas_send_and_takes_no_report(
+    dask_cluster: DaskClient, client: smskit.Client
 ) -> None:
-    """send(report) still sends what that report lets through, with a DeprecationWarning;
-    the method shows the pandas campaign's signature."""
-    frame = pd.DataFrame({"phone_number": [*fr_mobiles(5), "+8501921234567"]})
-    lazy = smskit.dask.Campaign(client, dd.from_pandas(frame, npartitions=2),
+    """One send for both campaigns (keywords only: no report given first, no shim)."""
+    frame = pd.DataFrame({"phone_number": fr_mobiles(2)})
+    lazy = smskit.dask.Campaign(client, dd.from_pandas(frame, npartitions=1),
                                 text="Promo STOP au 36173", sender="Shop")  # fmt: skip
-    offline = lazy.preflight(offline=True)  # the North Korean number let through, unpriced
-    lazy.preflight()  # the gateway's served countries: it is excluded here
-    with pytest.warns(DeprecationWarning, match=r"send\(report\) is deprecated"):
-        result = lazy.send(offline, journal=tmp_path / "j.sqlite", progress=False)
-    assert int(result.summary()["recipients"].iloc[0]) == 6
-    assert int(result.summary()["excluded"].iloc[0]) == 0  # the offline report's verdicts
-    assert inspect.signature(smskit.dask.Campaign.send) == inspect.signature(smskit.Campaign.send)
+    assert smskit.dask.Campaign.send is smskit.Campaign.send
+    with pytest.raises(TypeError, match="positional"):
+        lazy.send(lazy.preflight(offline=True), progress=False)  # type: ignore[misc]
 
 
 def test_read_fields_are_checked_when_set(client: smskit.Client) -> None:

@@ -13,11 +13,9 @@ report.to_parquet("preflight/")                     # the per-recipient report, 
 
 from __future__ import annotations
 
-import functools
 import itertools
-import warnings
 import weakref
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -54,29 +52,6 @@ if TYPE_CHECKING:
 __all__ = ["Campaign", "KeptChunks", "PartitionedAudience", "repeats_by_owner"]
 
 Paths = str | Path | Sequence[str | Path]
-
-
-def _report_given_first(send: Callable[..., Any]) -> Callable[..., Any]:
-    """``send``, also taking a preflight report as its first positional argument, as it did
-    before; deprecated (send() sends what the last preflight of the campaign let through)."""
-
-    @functools.wraps(send)
-    def compatible(self: Campaign, *report: DaskPreflightReport, **options: Any) -> Any:
-        if report:
-            warnings.warn(
-                "dask.Campaign.send(report) is deprecated and goes in the next release: "
-                "send() sends what the last preflight() let through",
-                DeprecationWarning,
-                stacklevel=2,
-            )
-            (given,) = report
-            held = self._report() if self._report is not None else None
-            if held is not given:  # the last preflight's keeps the opt-out state it read
-                state = self._optout_state()
-                self._report, self._report_of = weakref.ref(given), (self.settings, state)
-        return send(self, **options)
-
-    return compatible
 
 
 class Campaign(CampaignExecutor[StreamedResult]):
@@ -226,9 +201,6 @@ class Campaign(CampaignExecutor[StreamedResult]):
         return await sending.aresume(
             path, client, concurrency=run.concurrency, progress=run.progress, wait=run.wait
         )
-
-    # The same send, also taking the report first as before (deprecated).
-    send = _report_given_first(CampaignExecutor.send)  # type: ignore[misc]
 
     # -- internals ---------------------------------------------------------------------------
 

@@ -18,7 +18,6 @@ from typing import Any, Final
 
 from smskit.errors import ValidationError
 from smskit.rules.missing import is_missing
-from smskit.rules.spec import FIELD_MAX
 
 __all__ = [
     "CONTACT_FIELDS",
@@ -50,7 +49,6 @@ RULE_NOT_SCALAR: Final = (
     "a dynamic field must be a string, a number, a date or missing "
     "(lists, dicts, sets, bytes and other objects are not sent)"
 )
-RULE_TOO_LONG: Final = f"must be at most {FIELD_MAX} characters"
 # A lone surrogate is what decoding bytes with errors="surrogateescape" leaves behind: no
 # character of any text, so no UTF-8 (JSON, SQLite, Arrow) and no SMS can carry it.
 RULE_UNENCODABLE: Final = (

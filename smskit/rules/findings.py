@@ -9,8 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from smskit.errors import ValidationError
-
 __all__ = ["ISSUES", "MESSAGES", "WARNINGS", "Finding"]
 
 # Why a recipient is excluded, most fundamental first (a row shows its first issue).
@@ -80,7 +78,3 @@ class Finding:
     def message(self) -> str:
         """The finding in words."""
         return MESSAGES[self.code].format(field=self.field, detail=self.detail)
-
-    def to_error(self) -> ValidationError:
-        """The finding as the error that refuses the input."""
-        return ValidationError(self.field or "recipients", self.message(), position=self.row)

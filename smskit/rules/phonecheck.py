@@ -26,7 +26,6 @@ from smskit.errors import ValidationError
 from smskit.rules._phonetexts import NOT_A_NUMBER_TEXT as _NOT_A_NUMBER_TEXT
 from smskit.rules._phonetexts import to_text as _to_text
 from smskit.rules.region import DEFAULT_REGION
-from smskit.rules.spec import PHONE_NUMBER_TYPE
 
 __all__ = [
     "REASONS",
@@ -132,7 +131,6 @@ class PhoneCheck(NamedTuple):
 
 _EMPTY: Final = PhoneCheck(None, False, "empty", None, "bad_format")
 REASON_CODE: Final = {name: code for code, name in enumerate(REASONS)}
-_TYPE_CODE: Final = {name: code for code, name in enumerate(PHONE_NUMBER_TYPE)}
 NOT_A_NUMBER: Final = PhoneCheck(None, False, "not_a_number", None, "bad_format")
 
 
