@@ -583,6 +583,20 @@ def test_hlr_explorer_counts_numbers_by_their_normalised_form(client: Client) ->
     assert repr(explorer).startswith("HLRExplorer(3 checked:")
 
 
+def test_a_press_carries_the_inputs_as_the_user_left_them(client: Client, tmp_path: Path) -> None:
+    """A button's message brings the inputs' values (a host may deliver it before the trait
+    changes sent just before it): "export" writes to the file name typed, not the old one;
+    a value that is no input of the widget is ignored."""
+    explorer = HLRExplorer(client, NUMBERS[:2], journal=False)
+    explorer.check()
+    typed = tmp_path / "typed.csv"
+    values = {"csv_path": str(typed), "country": "FR", "frame": None}
+    explorer._received(explorer, {"action": "export", "values": values}, [])
+    assert typed.is_file() and explorer.csv_path == str(typed) and explorer.country == "FR"
+    assert explorer.frame is not None
+    assert f"2 row(s) written to {typed}" in explorer.message  # both numbers are French
+
+
 def test_hlr_export_says_the_absolute_path_it_wrote(
     client: Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

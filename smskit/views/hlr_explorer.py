@@ -57,6 +57,7 @@ class HLRExplorer(Widget):
     """
 
     ACTIONS = ("check", "export")
+    INPUTS = ("numbers_text", "country", "line_status", "csv_path")
     _esm = es_module("hlr_explorer")
     _css = stylesheet("hlr_explorer")
 

@@ -76,6 +76,11 @@ class Widget(anywidget.AnyWidget):
     message_kind = traitlets.Unicode("info").tag(sync=True)  # "info" or "error"
     _client: Client | AsyncClient | None
     ACTIONS: ClassVar[tuple[str, ...]] = ()
+    INPUTS: ClassVar[tuple[str, ...]] = ()
+    """The traits a button's message may carry with it (``{"action", "values"}``): the values
+    of the inputs as the user left them when pressing. A host may deliver a message before the
+    trait changes sent just before it (marimo does): a file name typed, then "export" at once,
+    would export to the old name."""
 
     def __init__(self, **traits: Any) -> None:
         super().__init__(**traits)
@@ -114,6 +119,12 @@ class Widget(anywidget.AnyWidget):
 
     def _received(self, _widget: Any, content: Any, _buffers: Any) -> None:
         if isinstance(content, Mapping) and content.get("action") in self.ACTIONS:
+            values = content.get("values")
+            if isinstance(values, Mapping):
+                with self.hold_trait_notifications():
+                    for name in self.INPUTS:
+                        if name in values and values[name] != getattr(self, name):
+                            setattr(self, name, values[name])
             self.press(str(content["action"]))
 
 

@@ -219,6 +219,13 @@ def marimo_server(mode: str, source: Path, tmp: Path) -> Iterator[str]:
     shutil.copyfile(source, notebook)
     port = free_port()
     env = {**os.environ, "SMSKIT_API_LOGIN": "", "SMSKIT_API_KEY": ""}
+    if mode == "edit":
+        # marimo's default: the editor runs the notebook when it opens (a user's own
+        # marimo.toml may turn that off; this machine's does).
+        config = tmp / "config" / "marimo"
+        config.mkdir(parents=True, exist_ok=True)
+        (config / "marimo.toml").write_text("[runtime]\nauto_instantiate = true\n")
+        env["XDG_CONFIG_HOME"] = str(tmp / "config")
     command = [
         sys.executable, "-m", "marimo", mode, str(notebook), "--headless", "--host", "127.0.0.1",
         "--port", str(port), "--no-token", "--no-sandbox",

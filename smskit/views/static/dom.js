@@ -25,12 +25,14 @@ const number = (n) => (n === null || n === undefined ? "—" : n.toLocaleString(
 let made = 0;
 const uniqueId = (name) => `smskit-${name}-${++made}-${Math.random().toString(36).slice(2, 8)}`;
 
-// A button that asks the Python side for `action` (the widget's press()).
-function actionButton(model, action, label, title, primary = false) {
+// A button that asks the Python side for `action` (the widget's press()), sending along the
+// inputs' values as the user left them (`values()`): a host may deliver the message before the
+// trait changes sent just before it.
+function actionButton(model, action, label, title, primary = false, values = () => ({})) {
   const button = el("button", {
     type: "button", class: primary ? "sk-primary" : null, title, "data-action": action, text: label,
   });
-  button.addEventListener("click", () => model.send({ action }));
+  button.addEventListener("click", () => model.send({ action, values: values() }));
   return button;
 }
 

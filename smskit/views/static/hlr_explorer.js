@@ -42,7 +42,11 @@ function render({ model, el: root }) {
     id: `${id}-numbers`, class: "smskit-numbers", rows: "5", spellcheck: "false",
     placeholder: "one number per line (or separated by commas)",
   });
-  const check = actionButton(model, "check", "check", "Ask the gateway about each line (HLR lookup)", true);
+  // what the user left in the inputs, sent with a press (see actionButton)
+  const inputs = () => ({
+    numbers_text: area.value, country: country.value, line_status: status.value, csv_path: csv.value,
+  });
+  const check = actionButton(model, "check", "check", "Ask the gateway about each line (HLR lookup)", true, inputs);
   const progressBar = el("progress", { "aria-label": "progress", max: "1", value: "0" });
   const progressText = el("span", { class: "smskit-progress-label" });
   const progress = el("span", { class: "sk-progress", hidden: true }, progressBar, " ", progressText);
@@ -55,7 +59,7 @@ function render({ model, el: root }) {
   const table = el("div", { class: "sk-result smskit-table", "aria-live": "polite" });
   const charts = el("div", { class: "sk-charts" });
   const csv = el("input", { type: "text", id: `${id}-csv`, autocomplete: "off", placeholder: "hlr.csv" });
-  const exportButton = actionButton(model, "export", "export CSV", "Write the filtered rows to the CSV file");
+  const exportButton = actionButton(model, "export", "export CSV", "Write the filtered rows to the CSV file", false, inputs);
   const { message, draw: drawMessage, events: messageEvents } = messageLine(model);
 
   box.append(
