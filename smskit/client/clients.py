@@ -19,10 +19,12 @@ import inspect
 import itertools
 import logging
 import random
+import ssl
 import time
 from collections.abc import Callable, Coroutine, Generator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -222,7 +224,7 @@ class _BaseClient(Generic[M]):
     # -- pure request / response logic ----------------------------------------------------------
 
     def _http_options(self) -> dict[str, Any]:
-        return {
+        options: dict[str, Any] = {
             "base_url": self._settings.base_url,
             "auth": self._credentials,  # the only place the key enters a request
             "timeout": self.timeout,
@@ -230,6 +232,13 @@ class _BaseClient(Generic[M]):
             # Proxy settings from the environment must not capture loopback traffic.
             "trust_env": not self._settings.loopback,
         }
+        if urlsplit(self._settings.base_url).scheme == "http":
+            # Plain HTTP (the embedded sandbox) never negotiates TLS, and requests go to the
+            # base URL only (no redirect is followed): a context that trusts no certificate,
+            # so TLS fails closed were it ever asked for, instead of httpx's default, which
+            # loads the CA bundle (0.2-0.3 s of a fresh process's first sandbox answer here).
+            options["verify"] = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        return options
 
     def _flow(self, http: httpx.Client | httpx.AsyncClient, call: Call[T]) -> Flow[T]:
         """Attempts of one call: yields requests and sleeps, returns the parsed result.
