@@ -23,6 +23,7 @@ from smskit.campaigns.analysis.results import CampaignResult
 from smskit.campaigns.campaign import Campaign
 from smskit.campaigns.planning.audience import Audience
 from smskit.campaigns.planning.estimates import CostEstimate
+from smskit.campaigns.planning.holdout import Holdout, as_holdout
 from smskit.campaigns.planning.report import PreflightOutline, PreflightReport
 from smskit.campaigns.planning.spec import CampaignSpec
 from smskit.client import AsyncClient, Client
@@ -99,7 +100,10 @@ class Composer(Widget):
     panel and the send; ``include_opted_out=True`` sends to them too, for a transactional
     send only (``purpose="alert"``; docs/optouts.md). ``repeat_window`` is the campaign's
     repeat guard (:class:`smskit.Campaign`): the same send made that recently, from this
-    composer or anywhere else, is refused unless sent again on purpose. ``frequency_cap``
+    composer or anywhere else, is refused unless sent again on purpose. ``holdout``
+    (``seed``, ``stratify``) keeps a seeded part of the recipients out of the send as
+    :class:`smskit.Campaign` does: the recipients to send exclude them, and the panel and
+    :attr:`summary` say how many are held out (docs/conversions.md). ``frequency_cap``
     (``"2/7D"``; not given: the account's default, ``SMSKIT_FREQUENCY_CAP``) excludes the
     marketing recipients already at the cap (``frequency_capped``, counted in the panel).
 
@@ -165,12 +169,15 @@ class Composer(Widget):
         include_opted_out: bool = False,
         repeat_window: timedelta | None = None,
         frequency_cap: FrequencyCap | str | object | None = ACCOUNT_DEFAULT,
+        holdout: float | int | Holdout | None = None,
+        seed: int | None = None,
+        stratify: str | None = None,
         **send_options: Any,
     ) -> None:
         spec = CampaignSpec(
             text, sender, send_options, name, default_region, journal=journal,
             include_opted_out=include_opted_out, repeat_window=repeat_window,
-            frequency_cap=frequency_cap,
+            frequency_cap=frequency_cap, holdout=as_holdout(holdout, seed, stratify),
         )  # fmt: skip
         self._client = client
         # The one campaign (None without recipients), which holds the one spec: every field
@@ -387,7 +394,7 @@ class Composer(Widget):
             "cancel": {"enabled": on_show, "why": None if on_show else "nothing to cancel"},
         }
         cost, source = self._cost if self._cost is not None else (None, None)
-        self.summary = {
+        summary = {
             "recipients": panel.recipients,
             "to_send": panel.to_send,
             "sms": panel.sms,
@@ -395,6 +402,9 @@ class Composer(Widget):
             "unit": self._unit if cost is not None else None,
             "source": source,  # "estimate" or "sent"; None: ask with "estimate cost"
         }
+        if panel.held_out:  # a holdout: how many of the recipients it keeps out
+            summary["held_out"] = panel.held_out
+        self.summary = summary
 
     def enabled(self, action: str) -> bool:
         """Whether the button of ``action`` is enabled now."""

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
+from smskit.campaigns.planning.holdout import HELD_OUT
 from smskit.errors import ValidationError
 from smskit.rules import text as engine
 from smskit.rules.caps import FREQUENCY_CAPPED
@@ -62,6 +63,7 @@ class ComposerPanel:
     warnings: tuple[str, ...] = ()
     recipients: int | None = None
     sms: int | None = None
+    held_out: int | None = None  # of the recipients, those the holdout keeps out
 
     @property
     def ok(self) -> bool:
@@ -120,12 +122,19 @@ def _recipient_checks(
         return [Check("recipients", False, "no recipients: pass recipients= to the composer")]
     if not report.to_send:
         return [Check("recipients", False, f"none of {report.recipients} recipients can be sent")]
-    excluded = report.recipients - report.to_send
+    held = held_out(report)
+    excluded = report.recipients - report.to_send - held
     shown = f"{report.to_send} to send" + (f", {excluded} excluded" if excluded else "")
+    shown += f", {held} held out (the holdout: never sent)" if held else ""
     capped = int(report.issues()[FREQUENCY_CAPPED]) if excluded else 0
     if capped:  # the cap is the account's choice: said, with its count
         shown += f" ({capped} {FREQUENCY_CAPPED}: at the cap of marketing messages)"
     return [Check("recipients", True, shown)]
+
+
+def held_out(report: PreflightOutline) -> int:
+    """The recipients a preflight holds out (the campaign's holdout, issue ``held_out``)."""
+    return int(report.issues()[HELD_OUT])
 
 
 def compose_panel(
@@ -170,11 +179,12 @@ def compose_panel(
     checks.append(_stop_check(stop_required, has_stop))
     checks.append(_sender_check(sender, options))
     checks += _recipient_checks(report, option_error, recipients_error)
-    preview, worst, to_send, recipients, sms = None, None, None, None, None
+    preview, worst, to_send, recipients, sms, held = None, None, None, None, None, None
     warnings: tuple[str, ...] = ()
     if report is not None:
         preview, worst, sms = report.head[:preview_rows], report.worst_case, report.segments
         to_send, warnings, recipients = report.to_send, report.warnings, report.recipients
+        held = held_out(report)
     return ComposerPanel(
         text=text,
         stats=stats,
@@ -191,6 +201,7 @@ def compose_panel(
         warnings=tuple(warnings),
         recipients=recipients,
         sms=sms,
+        held_out=held,
     )
 
 
@@ -277,6 +288,7 @@ def panel_state(panel: ComposerPanel) -> dict[str, Any]:
         "bubbles": [] if preview is None else [_bubble(row) for row in preview],
         "recipients": panel.recipients,
         "to_send": panel.to_send,
+        "held_out": panel.held_out,
         "sms": panel.sms,
         "worst_case": panel.worst_case,
         "ok": panel.ok,
