@@ -38,6 +38,7 @@ __all__ = [
     "CONVERSION_COLUMNS",
     "GROUPS",
     "conversions",
+    "customer_ids",
     "recipient_groups",
     "send_instant",
     "send_instants",
@@ -72,6 +73,37 @@ def recipient_groups(
         }
     )
     return frame.sort_values("row", ignore_index=True)
+
+
+def customer_ids(recipients: Any, column: str, rows: pd.Series) -> np.ndarray:
+    """The ``column`` of a campaign's recipients table (pandas, pyarrow or polars) at input
+    ``rows``: refused when the table lacks it, or is shorter than the campaign's rows."""
+    import numpy as np
+
+    if recipients is None:
+        raise ValidationError(
+            "recipients",
+            f"customer_id={column!r} needs the table the campaign was made from (recipients=), "
+            "which has that column",
+        )
+    table = order_frame(recipients, [column], "recipients")
+    if column not in table.columns:
+        raise ValidationError(f"recipients.{column}", "no such column (customer_id= names it)")
+    last = int(rows.max()) if len(rows) else -1
+    if last >= len(table):
+        raise ValidationError(
+            "recipients",
+            f"has {len(table)} rows but the campaign planned row {last}: not its recipients",
+        )
+    picked = table[column].iloc[rows.to_numpy()]
+    missing = np.flatnonzero(picked.isna().to_numpy(dtype=bool))
+    if len(missing):
+        raise ValidationError(
+            f"recipients.{column}",
+            "is missing: a recipient without one cannot be matched",
+            position=int(rows.iloc[int(missing[0])]),
+        )
+    return np.asarray(picked.array)
 
 
 def send_instant(scheduled: str | None, attempts: list[float | None]) -> pd.Timestamp:
@@ -184,6 +216,8 @@ def _keys(
         theirs = frame[on].iloc[rows] if on in frame.columns else None
         if theirs is None:
             raise ValidationError(f"orders.{on}", "no such column (on= names a column both have)")
+        _present(mine, f"recipients.{on}", "a recipient without one cannot be matched")
+        _present(theirs, f"orders.{on}", "an order without one cannot say whose it is")
         _unique(mine, f"recipients.{on}")
         return mine.to_numpy(), np.asarray(pd.Index(mine).get_indexer(theirs), dtype="int64")
     numbers = recipients[["phone_number"]].assign(
@@ -195,6 +229,17 @@ def _keys(
     _unique(pd.Series(mine_digits), "recipients.phone_number")
     theirs_digits = order_numbers(frame, number, rows, region)
     return mine_digits, np.asarray(pd.Index(mine_digits).get_indexer(theirs_digits), dtype="int64")
+
+
+def _present(keys: pd.Series, where: str, why: str) -> None:
+    """Refuse a missing customer id (naming the first row): it would match nothing, or
+    another missing one."""
+    import numpy as np
+
+    missing = keys.isna().to_numpy(dtype=bool)
+    if missing.any():
+        row = keys.index[int(np.flatnonzero(missing)[0])]
+        raise ValidationError(where, f"is missing: {why}", position=row)
 
 
 def _unique(keys: pd.Series, where: str) -> None:

@@ -19,6 +19,7 @@ from smskit.campaigns.analysis.conversions import recipient_groups, send_instant
 from smskit.campaigns.planning.holdout import HELD_OUT
 from smskit.campaigns.sending.journal import DONE_STATES, Chunk, Journal
 from smskit.campaigns.sending.record import CampaignRecord
+from smskit.errors import ValidationError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -302,6 +303,8 @@ class CampaignResult:
         number: str = "phone_number",
         default_region: str | None = None,
         inbox: Any = None,
+        customer_id: str | None = None,
+        recipients: Any = None,
     ) -> pd.DataFrame:
         """One row per recipient, sent or held out, with its orders in ``window`` from the
         send (:attr:`sent_at`, for both groups): ``group``, ``converted``, ``conversions``,
@@ -309,14 +312,20 @@ class CampaignResult:
         orders or events (pandas, pyarrow, polars); ``at`` its instant column (time zone
         required), ``value`` its amount (None: count only), ``number`` its phone number (read
         in a ``country`` column's region, else ``default_region``). ``inbox`` adds the
-        treated recipients' delivery ``status`` and ``replied`` (:meth:`outcomes`). See
-        docs/conversions.md."""
-        from smskit.campaigns.analysis.conversions import conversions
+        treated recipients' delivery ``status`` and ``replied`` (:meth:`outcomes`).
+        ``customer_id`` matches orders by that column instead of numbers: the orders have it,
+        and so does ``recipients``, the table the campaign was made from (row for row; a
+        missing id on either side is refused naming its row). See docs/conversions.md."""
+        from smskit.campaigns.analysis.conversions import conversions, customer_ids
 
         groups = self.groups()
+        if customer_id is not None:
+            groups[customer_id] = customer_ids(recipients, customer_id, groups["row"])
+        elif recipients is not None:
+            raise ValidationError("recipients", "is read only with customer_id= (its column)")
         frame = conversions(
             groups, orders, sent_at=self.sent_at, window=window, at=at, value=value,
-            number=number, default_region=default_region,
+            number=number, default_region=default_region, on=customer_id,
         )  # fmt: skip
         frame.insert(0, "row", groups["row"].to_numpy())
         if inbox is not None:
@@ -335,6 +344,8 @@ class CampaignResult:
         default_region: str | None = None,
         alpha: float = 0.05,
         power: float = 0.8,
+        customer_id: str | None = None,
+        recipients: Any = None,
     ) -> Lift:
         """Treated against held out on :meth:`conversions` (same arguments): conversion rate
         and revenue per recipient with intervals, incremental conversions, revenue and ROI
@@ -344,7 +355,7 @@ class CampaignResult:
 
         frame = self.conversions(
             orders, window=window, at=at, value=value, number=number,
-            default_region=default_region,
+            default_region=default_region, customer_id=customer_id, recipients=recipients,
         )  # fmt: skip
         cost = sum(c.cost or 0.0 for c in self.records)
         return lift(frame, cost=cost or None, alpha=alpha, power=power)

@@ -1,0 +1,95 @@
+"""A result's conversions matched by a customer id instead of numbers: the same rows as the
+number match when both say the same, and a missing id (recipients' or an order's), a table
+without the column, or no recipients table are refused naming the field and the row."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import smskit
+from smskit.campaigns.analysis.results import CampaignResult
+from smskit.client.clients import Backoff
+from smskit.errors import ValidationError
+from smskit.sandbox import Sandbox
+from smskit.sandbox.shop import SeededShop
+
+TEXT = "Promo -20% ce week-end. STOP au 36173"
+COUNT = 400
+
+
+@pytest.fixture
+def sent(fresh_sandbox: Sandbox, tmp_path: Path) -> Iterator[tuple[CampaignResult, pd.DataFrame]]:
+    """A campaign of 400 customers (a quarter held out), sent, with its recipients table."""
+    customers = pd.DataFrame(
+        {
+            "phone_number": [f"+3361{i:07d}" for i in range(COUNT)],
+            "customer_id": [f"C{i * 37 % 1000:04d}" for i in range(COUNT)],
+        }
+    )
+    with smskit.Client(sandbox=fresh_sandbox, backoff=Backoff(base=0.0, cap=0.0)) as client:
+        campaign = smskit.Campaign(
+            client, customers, text=TEXT, sender="Shop", holdout=0.25, seed=8
+        )
+        yield campaign.send(progress=False, journal=tmp_path / "j.sqlite"), customers
+
+
+def orders_of(result: CampaignResult, customers: pd.DataFrame) -> pd.DataFrame:
+    """The seeded shop's orders for the campaign's recipients, with their customer id."""
+    shop = SeededShop(baseline=0.1, lift=0.1, seed=3)
+    orders = shop.orders(result.groups(), sent_at=result.sent_at)
+    ids = dict(zip(customers["phone_number"], customers["customer_id"], strict=True))
+    known = orders["phone_number"].map(ids)  # a stranger's order: an id of its own
+    return orders.assign(customer_id=known.fillna("X" + orders["phone_number"].astype(str)))
+
+
+def test_customer_id_match_equals_the_number_match(
+    sent: tuple[CampaignResult, pd.DataFrame],
+) -> None:
+    """Orders carrying both keys convert the same recipients the same way by either key."""
+    result, customers = sent
+    orders = orders_of(result, customers)
+    by_number = result.conversions(orders)
+    by_id = result.conversions(
+        orders.drop(columns=["phone_number"]), customer_id="customer_id", recipients=customers
+    )
+    shared = ["row", "phone_number", "group", "converted", "conversions", "revenue"]
+    pd.testing.assert_frame_equal(by_id[shared], by_number[shared])
+    assert by_id["converted"].sum() > 0 and (by_id["group"] == "holdout").sum() == 100
+    assert by_id["customer_id"].tolist() == customers["customer_id"].iloc[by_id["row"]].tolist()
+    lift = result.lift(orders, customer_id="customer_id", recipients=customers)
+    assert lift.treated == 300 and lift.holdout == 100
+
+
+def test_missing_or_absent_customer_ids_are_refused(
+    sent: tuple[CampaignResult, pd.DataFrame],
+) -> None:
+    """A missing id (recipient or order), no such column, or no recipients table: refused."""
+    result, customers = sent
+    orders = orders_of(result, customers)
+    gap = customers.copy()
+    gap.loc[7, "customer_id"] = None
+    cases = [
+        ({"customer_id": "customer_id", "recipients": gap}, "recipients.customer_id", 7),
+        ({"customer_id": "customer_id"}, "recipients", None),
+        ({"customer_id": "client", "recipients": customers}, "recipients.client", None),
+        ({"recipients": customers}, "recipients", None),
+    ]
+    for options, field, row in cases:
+        with pytest.raises(ValidationError) as caught:
+            result.conversions(orders, **options)  # type: ignore[arg-type]
+        assert caught.value.field == field
+        if row is not None:
+            assert caught.value.position == row
+    unknown = orders.copy()
+    start = result.sent_at
+    inside = (unknown["ordered_at"] >= start) & (unknown["ordered_at"] < start + pd.Timedelta("5D"))
+    at = unknown.index[inside.to_numpy()][0]  # an order in the window: it is read
+    unknown.loc[at, "customer_id"] = None
+    with pytest.raises(ValidationError) as caught:
+        result.conversions(unknown, customer_id="customer_id", recipients=customers)
+    assert caught.value.field == "orders.customer_id" and caught.value.position == at
+    assert "missing" in str(caught.value)
