@@ -5,6 +5,9 @@ Python's import system locks each module while it imports it. A thread importing
 another thread is running the parent's ``__init__``, which imports ``smskit.campaigns.bulk``
 too, each waits for the other and one of them gets ``_DeadlockError``. Imported parents
 first, a thread waits for a package while holding no lock, and finds the submodule done.
+Kept because a plain ``importlib.import_module`` does not do this: CPython (3.11 at least)
+takes the submodule's lock before importing its parents (``importlib._bootstrap._find_and_load``);
+``tests/test_first_use_threads.py`` races first uses from threads.
 """
 
 from __future__ import annotations

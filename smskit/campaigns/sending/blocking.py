@@ -15,6 +15,13 @@ used as is (awaited in the caller's loop) or needs an async twin of its own. A w
 the caller (:func:`warn_caller`) is raised by the twin once the work returns, in the caller's
 thread and at the caller's line: the work may run in a thread whose stack holds no line of
 the user's.
+
+Why not anyio's blocking portal (``anyio.from_thread.start_blocking_portal``): outside a
+running loop the work runs in the caller's thread with no thread at all, which a portal
+always starts; and on an interrupt the work must be *told* to stop and then awaited, so that
+requests in flight finish and are journaled, where leaving a portal cancels its tasks
+mid-request. What a portal would replace is the dozen lines that start and wait for one
+thread (:func:`run_blocking`); the interrupt handling around it would stay the same.
 """
 
 from __future__ import annotations
