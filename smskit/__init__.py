@@ -36,6 +36,8 @@ if TYPE_CHECKING:
         CampaignSpec,
         CostEstimate,
         EarlierSend,
+        FrequencyCap,
+        PreflightOutline,
         PreflightReport,
     )
     from smskit.campaigns.analysis.comparison import ExperimentComparison
@@ -79,6 +81,7 @@ __all__ = [
     "Experiment",
     "ExperimentComparison",
     "ExperimentResult",
+    "FrequencyCap",
     "HLRExplorer",
     "HLRResult",
     "HLRResults",
@@ -86,6 +89,7 @@ __all__ = [
     "ListEmptied",
     "NetworkDetails",
     "OptOuts",
+    "PreflightOutline",
     "PreflightReport",
     "Sandbox",
     "SendResult",
@@ -115,7 +119,15 @@ _BULK |= {"a" + name for name in _BULK}
 _LAZY: dict[str, str] = {
     "Campaign": "smskit.campaigns.campaign",
     **dict.fromkeys(
-        ("CampaignResult", "CampaignSpec", "CostEstimate", "EarlierSend", "PreflightReport"),
+        (
+            "CampaignResult",
+            "CampaignSpec",
+            "CostEstimate",
+            "EarlierSend",
+            "FrequencyCap",
+            "PreflightOutline",
+            "PreflightReport",
+        ),
         "smskit.campaigns",
     ),
     # statsmodels loads when compare() first runs

@@ -35,10 +35,11 @@ from smskit.campaigns.bulk import *  # noqa: F403  (its __all__, added below)
 from smskit.campaigns.campaign import Campaign
 from smskit.campaigns.experiment import Experiment, ExperimentResult
 from smskit.campaigns.planning.estimates import CostEstimate
-from smskit.campaigns.planning.report import PreflightReport
+from smskit.campaigns.planning.report import PreflightOutline, PreflightReport
 from smskit.campaigns.planning.spec import CampaignSpec
 from smskit.campaigns.sending.journal import derive_request_id
 from smskit.campaigns.sending.repeats import EarlierSend
+from smskit.rules.caps import FrequencyCap
 from smskit.rules.findings import ISSUES
 from smskit.rules.hours import MARKETING_HOURS, MarketingHours, register_marketing_hours
 
@@ -54,8 +55,10 @@ __all__ = [
     "Experiment",
     "ExperimentComparison",
     "ExperimentResult",
+    "FrequencyCap",
     "IncompleteSendWarning",
     "MarketingHours",
+    "PreflightOutline",
     "PreflightReport",
     "attribution",
     "click_rates",

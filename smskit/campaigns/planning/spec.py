@@ -57,7 +57,7 @@ class CampaignSpec:
     ``repeat_window`` refuses the same send (:attr:`content`, the same recipients, the same
     gateway) made less than that long ago as a new campaign, unless ``send(again=True)``
     (:mod:`smskit.campaigns.sending.repeats`; the CLI's ``smskit send`` uses 10 minutes).
-    ``frequency_cap`` (``"2/7D"``, a :class:`~smskit.rules.caps.FrequencyCap`, or None for
+    ``frequency_cap`` (``"2/7D"``, a :class:`~smskit.FrequencyCap`, or None for
     none) excludes the recipients of a marketing campaign who already received that many of
     the account's marketing messages in the period (issue ``frequency_capped``); not given,
     the account's default (``SMSKIT_FREQUENCY_CAP``) applies to marketing campaigns; a
