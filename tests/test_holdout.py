@@ -155,3 +155,20 @@ def test_result_lift_covers_the_seeded_shops_truth(client: smskit.Client, tmp_pa
     assert low <= shop.lift <= high
     assert lift.cost == pytest.approx(result.summary()["cost"].iloc[0])
     assert np.isfinite(lift.value("incremental_roi"))
+
+
+def test_a_send_cut_short_counts_its_audience_without_the_holdout_twice(
+    tmp_path: Path,
+) -> None:
+    """The held out are among the excluded: a send stopped by credit says how many of the
+    recipients it was for were not sent, the held-out subtracted once (90 of 100, not 80)."""
+    with (
+        Sandbox(seed=3, balance=0.0) as sandbox,
+        smskit.Client(sandbox=sandbox, backoff=Backoff(base=0.0, cap=0.0)) as client,
+    ):
+        campaign = Campaign(client, fr_mobiles(100), text=TEXT, sender="Shop", holdout=10)
+        with pytest.warns(smskit.campaigns.IncompleteSendWarning) as caught:
+            result = campaign.send(progress=False, journal=tmp_path / "j.sqlite")
+    assert result.held_out == 10 and result.summary().loc[0, "excluded"] == 10
+    assert result.summary().loc[0, "sent"] == 0
+    assert "90 of 90 recipient(s) not sent" in str(caught[0].message)

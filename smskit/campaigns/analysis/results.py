@@ -534,9 +534,9 @@ def shortfall(
 
 def audience(summary: pd.DataFrame) -> int:
     """The recipients a send was for (a result's summary, one row): all of them but those
-    kept out (excluded by preflight or at a resume, held out)."""
+    kept out (excluded by preflight or at a resume; ``excluded`` counts the held out too)."""
     row = summary.iloc[0]
-    return int(row["recipients"]) - int(row["excluded"]) - int(row.get("held_out", 0))
+    return int(row["recipients"]) - int(row["excluded"])
 
 
 def shortfall_message(summary: pd.DataFrame, chunks: pd.DataFrame, resume: str) -> str | None:
