@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 import smskit
 import smskit.dask
+import smskit.plots
 from smskit.campaigns.analysis.sends import sends
 from smskit.cli.output import EXIT_INPUT, EXIT_USAGE
 from smskit.client.clients import Backoff
@@ -38,7 +39,7 @@ from smskit.rules.caps import (
     number_keys,
     received,
 )
-from smskit.sandbox import Sandbox
+from smskit.sandbox import DeliveryModel, Sandbox
 from smskit.views.composer import Composer
 
 TEXT = "Promo -20% ce week-end. STOP au 36173"
@@ -383,3 +384,38 @@ def test_cli_refuses_a_cap_it_cannot_apply(fresh_sandbox: Sandbox, tmp_path: Pat
     assert env.returncode == EXIT_INPUT
     assert env.stderr.startswith("smskit: error: SMSKIT_FREQUENCY_CAP: must read 'N/PERIOD'")
     assert fresh_sandbox.sent().empty
+
+
+# -- fatigue ----------------------------------------------------------------------------------
+
+
+def test_fatigue_counts_each_send_by_messages_received_before_and_its_opt_outs(
+    tmp_path: Path,
+) -> None:
+    """Across the ledger's marketing campaigns, each send is counted under the number of
+    marketing messages its recipient had received in the 30 days before, with the opt-outs
+    the outcomes join finds; an alert is not a row and does not count; the figure draws it."""
+    numbers = fr_mobiles(60)
+    model = DeliveryModel.fast(seed=4, stop_share=0.3)
+    with (
+        smskit.Inbox(tmp_path / "inbox.sqlite") as inbox,
+        Sandbox(seed=2, delivery_model=model) as sb,
+        smskit.Client(sandbox=sb) as client,
+    ):
+        sb.set_callback_url(inbox.url)
+        first = smskit.Campaign(client, numbers[:20], text=TEXT, sender="Shop").send(progress=False)
+        smskit.Campaign(client, numbers, text=ALERT, sender="Ops", purpose="alert").send(
+            progress=False
+        )
+        second = smskit.Campaign(client, numbers[:40], text=TEXT, sender="Shop").send(
+            progress=False
+        )
+        sb.wait_for_deliveries(timeout=60)
+        frame = smskit.campaigns.fatigue(inbox=inbox)
+        opted = sum(int(r.outcomes(inbox)["opt_out"].sum()) for r in (first, second))
+    assert frame["received_before"].tolist() == [0, 1]
+    assert frame["recipients"].tolist() == [40, 20]  # 20 + 20 new ones, then 20 again
+    assert int(frame["opted_out"].sum()) == opted > 0
+    assert (frame["opt_out_rate"] == frame["opted_out"] / frame["recipients"]).all()
+    figure = smskit.plots.fatigue_curve(frame)
+    assert list(figure.data[0].x) == [0, 1]

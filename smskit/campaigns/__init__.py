@@ -4,7 +4,8 @@
 - :mod:`~smskit.campaigns.sending`: during it (the chunk runner, the journal and its lease,
   blocking twins, a resume's reconnection);
 - :mod:`~smskit.campaigns.analysis`: after it (results, outcomes, breakdowns, the ledger,
-  experiments' split and statistics, conversions, lift and attribution);
+  experiments' split and statistics, conversions, lift and attribution, the messages sent
+  per recipient that frequency caps count, and fatigue);
 - :mod:`~smskit.campaigns.bulk`: bulk HLR (and its answer cache) and contacts.
 
 Above the rooms, the front ends users hold: :class:`Campaign` (``campaign``: recipients in
@@ -31,6 +32,7 @@ from smskit.campaigns.analysis.results import (
     IncompleteSendWarning,
 )
 from smskit.campaigns.analysis.send_time import send_times
+from smskit.campaigns.analysis.sends import fatigue, sends
 from smskit.campaigns.bulk import *  # noqa: F403  (its __all__, added below)
 from smskit.campaigns.campaign import Campaign
 from smskit.campaigns.experiment import Experiment, ExperimentResult
@@ -67,8 +69,10 @@ __all__ = [
     "delivery_breakdown",
     "delivery_times",
     "derive_request_id",
+    "fatigue",
     "history",
     "register_marketing_hours",
     "send_times",
+    "sends",
 ]
 __all__ += bulk.__all__

@@ -186,7 +186,12 @@ def number_keys(numbers: Any) -> np.ndarray:
         numbers = pd.Series(numbers, dtype=object, copy=False)
     if len(numbers) == 0:
         return np.empty(0, dtype="int64")
-    texts = pa.array(numbers.astype(object).where(numbers.notna(), None), type=pa.string())
+    try:  # pandas' Arrow strings go as they are; missing values (None, NaN, NA) as nulls
+        texts = pa.array(numbers, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        texts = pa.array([n if isinstance(n, str) else None for n in numbers], pa.string())
+    if not pa.types.is_string(texts.type) and not pa.types.is_large_string(texts.type):
+        texts = pa.array([n if isinstance(n, str) else None for n in numbers], pa.string())
     valid = pc.fill_null(pc.match_substring_regex(texts, r"^\+[1-9][0-9]{6,14}$"), False)
     digits = pc.if_else(valid, pc.utf8_slice_codeunits(texts, 1), "-1")
     return np.asarray(pc.cast(digits, pa.int64()).to_numpy(zero_copy_only=False), dtype="int64")

@@ -38,6 +38,7 @@ __all__ = [
     "credits_bar",
     "credits_map",
     "draft_costs",
+    "fatigue_curve",
     "hlr_breakdown",
     "hlr_networks",
     "hlr_sunburst",
@@ -580,5 +581,37 @@ def replies_timeline(
         # the hours read are those of the frame's zone (the account's, from Inbox.to_frame)
         xaxis_title="reception_date" + (f" ({times.tz})" if times.tz is not None else ""),
         yaxis_title="replies",
+    )
+    return figure
+
+
+def fatigue_curve(frame: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+    """Bars of the opt-out rate by how many marketing messages recipients had received in
+    the period before a send (``smskit.campaigns.fatigue(...)``'s frame: ``received_before``,
+    ``recipients``, ``opted_out``, ``opt_out_rate``), each bar's recipients in its hover."""
+    for column in ("received_before", "recipients", "opted_out", "opt_out_rate"):
+        if column not in frame.columns:
+            raise ValidationError(column, "column required for the fatigue curve")
+    x = frame["received_before"].astype("int64").tolist()
+    figure = go.Figure(
+        go.Bar(
+            x=x,
+            y=frame["opt_out_rate"].astype(float).tolist(),
+            marker_color=OPT_OUT_COLOR,
+            customdata=np.column_stack(
+                [frame["recipients"].to_numpy(), frame["opted_out"].to_numpy()]
+            ).tolist(),
+            hovertemplate="%{x} before: %{customdata[1]} of %{customdata[0]} opted out"
+            " (%{y:.1%})<extra></extra>",
+        )
+    )
+    total = int(frame["recipients"].sum())
+    figure.update_layout(
+        template=_TEMPLATE,
+        title=title or f"Opt-out rate by messages received before the send ({total:,} sends)",
+        xaxis_title=f"marketing messages received in the {frame.attrs.get('period', '30D')} before",
+        yaxis_title="opt-out rate",
+        yaxis_tickformat=".0%",
+        xaxis={"dtick": 1},
     )
     return figure

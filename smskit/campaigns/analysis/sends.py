@@ -60,6 +60,9 @@ class _Journaled:
         self.purpose = purpose
         self.gateway = gateway  # JournaledGateway | None
         self.frame = frame  # phone_number, sent_at (UTC), row
+        # As the cap compares them, made once per read of the file.
+        self.keys = number_keys(frame["phone_number"])
+        self.at = instants_ns(frame["sent_at"])
 
     def of(self, account: Gateway, embedded: bool) -> bool:
         """Whether the campaign went through ``account`` (the embedded sandbox: any sandbox
@@ -121,16 +124,8 @@ def sends(
     ``leave_out``: a campaign's name whose own journal is not counted."""
     import pandas as pd
 
-    key, embedded = _account(account)
     parts = []
-    for path in journal_files(journals):
-        found = _journal(path)
-        if found is None or (leave_out is not None and found.name == leave_out):
-            continue
-        if key is not None and not found.of(key, embedded):
-            continue
-        if marketing is not None and is_marketing(found.purpose) != marketing:
-            continue
+    for path, found in _selected(journals, account, marketing, leave_out):
         frame = found.frame
         parts.append(
             pd.DataFrame(
@@ -157,6 +152,25 @@ def sends(
     return whole.sort_values("sent_at", kind="stable", ignore_index=True)
 
 
+def _selected(
+    journals: Any, account: Any, marketing: bool | None, leave_out: str | None
+) -> list[tuple[Path, _Journaled]]:
+    """The readable journals of ``account`` (None: any), of marketing campaigns (True), of
+    transactional ones (False) or both (None), the campaign ``leave_out`` left out."""
+    key, embedded = _account(account)
+    chosen = []
+    for path in journal_files(journals):
+        found = _journal(path)
+        if found is None or (leave_out is not None and found.name == leave_out):
+            continue
+        if key is not None and not found.of(key, embedded):
+            continue
+        if marketing is not None and is_marketing(found.purpose) != marketing:
+            continue
+        chosen.append((path, found))
+    return chosen
+
+
 def _account(account: Any) -> tuple[Gateway | None, bool]:
     if account is None:
         return None, False
@@ -174,8 +188,14 @@ def marketing_history(
     counts them (:class:`smskit.rules.caps.SentHistory`); ``leave_out``: the campaign being
     checked (its own journal, when continued, is not its history)."""
 
-    found = sends(journals, account=client, marketing=True, leave_out=leave_out)
-    return SentHistory(number_keys(found["phone_number"]), instants_ns(found["sent_at"]))
+    import numpy as np
+
+    parts = [found for _path, found in _selected(journals, client, True, leave_out)]
+    if not parts:
+        return SentHistory(np.empty(0, dtype="int64"), np.empty(0, dtype="int64"))
+    return SentHistory(
+        np.concatenate([p.keys for p in parts]), np.concatenate([p.at for p in parts])
+    )
 
 
 def fatigue(journals: Any = None, *, inbox: Any = None, period: Any = "30D") -> pd.DataFrame:
@@ -222,6 +242,8 @@ def fatigue(journals: Any = None, *, inbox: Any = None, period: Any = "30D") -> 
         {"recipients": grouped.size(), "opted_out": grouped.sum().astype("int64")}
     ).reset_index()
     frame["opt_out_rate"] = frame["opted_out"] / frame["recipients"]
-    return frame[list(FATIGUE_COLUMNS)].astype(
+    frame = frame[list(FATIGUE_COLUMNS)].astype(
         {"received_before": "int64", "recipients": "int64", "opted_out": "int64"}
     )
+    frame.attrs["period"] = str(period)  # what the figure's axis says
+    return frame

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
+from smskit.rules.caps import capped, number_keys
 from smskit.rules.fields import field_text
 from smskit.rules.findings import ISSUES
 from smskit.rules.optouts import opted_out
@@ -129,6 +130,7 @@ class Audience:
         self._combinations: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
         self._base_duplicates: tuple[np.ndarray, np.ndarray] | None = None
         self._listed: tuple[frozenset[str], np.ndarray] | None = None
+        self._keys: np.ndarray | None = None
         self._read_numbers(tuple(dict.fromkeys(fields)))
 
     def fits(self, recipients: Recipients, default_region: str | None) -> bool:
@@ -265,6 +267,14 @@ class Audience:
         mask = opted_out(self.phone_number, suppressed)
         self._listed = (suppressed, mask)
         return mask
+
+    def at_cap(self, reached: np.ndarray) -> np.ndarray:
+        """Per row, whether its number is among ``reached`` (the numbers already at the
+        frequency cap: :func:`smskit.rules.caps.capped`); the numbers' keys are made once,
+        so the Composer's keystrokes do not convert a million numbers again."""
+        if self._keys is None:
+            self._keys = number_keys(self.phone_number)
+        return capped(self._keys, reached)
 
     def duplicates(self, candidates: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         """Rows whose number an earlier candidate row already has, and that earlier row's

@@ -31,7 +31,7 @@ from smskit.campaigns.planning.audience import (
 from smskit.campaigns.planning.holdout import Holdout
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
-from smskit.rules.caps import FREQUENCY_CAPPED, FrequencyCap, capped
+from smskit.rules.caps import FREQUENCY_CAPPED, FrequencyCap
 from smskit.rules.content import RULE_STOP_MISSING, has_stop_mention, sender_allows_spaces
 from smskit.rules.destinations import Destinations
 from smskit.rules.fields import used_fields
@@ -320,15 +320,18 @@ def verdicts(
         issue[listed] = _ISSUE[OPTED_OUT]
     at_cap = np.zeros(len(issue), dtype=bool)
     if reached is not None and len(reached) and settings.frequency_cap is not None:
-        at_cap = capped(audience.phone_number, reached) & (issue == -1)
+        at_cap = audience.at_cap(reached) & (issue == -1)
         issue[at_cap] = _ISSUE[FREQUENCY_CAPPED]
     by_text = found.issue[codes]
     fresh = (issue == -1) & (by_text >= 0)
     issue[fresh] = by_text[fresh]
-    # Unless the text, the opt-out list or the cap excluded a recipient that has a number,
-    # the repeats are the audience's.
-    narrowed = fresh.any() or (included is None and listed.any()) or at_cap.any()
+    # Unless the text or the opt-out list excluded a recipient that has a number, the
+    # repeats are the audience's (the cap excludes every row of a number: its repeats go).
+    narrowed = fresh.any() or (included is None and listed.any())
     repeats = audience.duplicates((issue == -1) if narrowed else None)
+    if at_cap.any() and not narrowed:
+        kept = ~at_cap[repeats[0]]
+        repeats = (repeats[0][kept], repeats[1][kept])
     issue[repeats[0]] = _ISSUE["duplicate"]
     sizes = np.bincount(codes, minlength=len(table))
     missing = int(sizes[found.missing != 0].sum())
