@@ -13,6 +13,7 @@ report.to_parquet("preflight/")                     # the per-recipient report, 
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
@@ -27,6 +28,7 @@ from dask.delayed import delayed
 
 from smskit.campaigns.executor import CampaignExecutor, ClientOption, OptOutState, Run
 from smskit.campaigns.planning.holdout import Holdout
+from smskit.campaigns.planning.links import LinkTracking
 from smskit.campaigns.planning.orchestration import FirstPass, Verdict, run_preflight
 from smskit.campaigns.planning.preflight import PreflightSettings
 from smskit.campaigns.planning.report import OUTLINE_ROWS, PreflightOutline
@@ -34,6 +36,7 @@ from smskit.campaigns.sending.journal import plan_contacts
 from smskit.client import AsyncClient, Client
 from smskit.dask import partition_preflight as parts
 from smskit.dask import sending
+from smskit.dask.links import register_kept, with_links
 from smskit.dask.narration import quiet_shuffles
 from smskit.dask.report import (
     BREAKDOWN_COLUMNS,
@@ -63,6 +66,8 @@ class Campaign(CampaignExecutor[StreamedResult]):
     scheduler (see :func:`smskit.dask.connect`). Rows are numbered in input order across
     partitions. :meth:`estimate` and :meth:`send` use the last preflight while the spec
     does not change and the report is still held (its spill lives as long as it is).
+    ``track_links=inbox`` gives each partition its recipients' short links before preflight
+    (:mod:`smskit.dask.links`; docs/links.md).
     """
 
     resume_call: ClassVar[str] = "smskit.dask.Campaign.resume"
@@ -89,6 +94,9 @@ class Campaign(CampaignExecutor[StreamedResult]):
                 "recipients", "a DataFrame of recipients needs a 'phone_number' column"
             )
         return recipients
+
+    def _tracked(self, tracking: LinkTracking, recipients: dd.DataFrame) -> dd.DataFrame:
+        return with_links(recipients, tracking, self.spec.identity)
 
     @classmethod
     def from_parquet(
@@ -151,6 +159,8 @@ class Campaign(CampaignExecutor[StreamedResult]):
         the report) and the second pass settles duplicates and prices from there; the
         report's ``frame``, ``kept()`` and ``to_parquet()`` read the settled files.
         """
+        if self.tracking is not None:
+            self.tracking.check_sent_text(self.spec.text)
         spec = self.spec
         suppression, state = self._suppression(offline)
         back_end = PartitionedAudience(self.recipients, self._positions_as_index, Spill(spill))
@@ -172,6 +182,10 @@ class Campaign(CampaignExecutor[StreamedResult]):
     async def _deliver(self, path: Path, chunk_size: int, run: Run) -> StreamedResult:
         report = self._current_report()
         report.raise_for_errors()
+        if self.tracking is not None:  # registered before any text carrying them goes
+            await asyncio.to_thread(
+                register_kept, self.tracking, report.kept(), self.recipients, self.spec.identity
+            )
         frame = report.frame
         return await sending.asend_kept(
             self.client,

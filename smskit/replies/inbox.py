@@ -42,7 +42,7 @@ from smskit.replies.signing import DEFAULT_TOLERANCE, secret_bytes
 from smskit.rules.bots import BotRules
 from smskit.rules.callbacks import CALLBACK_KINDS
 from smskit.rules.content import has_stop_mention
-from smskit.rules.links import check_link_base, derived_token
+from smskit.rules.links import LinkKey, check_link_base
 from smskit.rules.timezone import account_time_zone
 
 if TYPE_CHECKING:
@@ -370,12 +370,17 @@ class Inbox(Served):
         """The tokens of ``link`` for ``rows`` of ``campaign``: derived from this inbox's
         secret (made once, kept in its file) by HMAC-SHA256, so planning the campaign again
         gives the same (docs/links.md)."""
-        secret = bytes.fromhex(
+        return self.link_key().tokens(campaign, rows, link)
+
+    def link_key(self) -> LinkKey:
+        """This inbox's token maker (its secret, made once and kept in its file): what a
+        Dask campaign hands its workers to make the same tokens as :meth:`link_tokens`."""
+        secret = (
             self._store.remembered("link_secret", None)
             or self._store.remembered("link_secret", secrets.token_hex(32))
             or ""
         )
-        return [derived_token(secret, campaign, row, link) for row in rows]
+        return LinkKey(bytes.fromhex(secret))
 
     def links(self) -> pandas.DataFrame:
         """One row per short link registered: :data:`smskit.replies.clicks.LINK_COLUMNS`."""

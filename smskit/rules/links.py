@@ -27,7 +27,8 @@ import hmac
 import re
 import secrets
 import string
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -41,6 +42,7 @@ __all__ = [
     "TOKEN_LENGTH",
     "TOKEN_RE",
     "Link",
+    "LinkKey",
     "TrackedText",
     "check_link_base",
     "derived_token",
@@ -165,6 +167,18 @@ def derived_token(secret: bytes, campaign: str, row: int, link: int) -> str:
         number, digit = divmod(number, len(TOKEN_ALPHABET))
         digits.append(TOKEN_ALPHABET[digit])
     return "".join(digits)
+
+
+@dataclass(frozen=True, slots=True)
+class LinkKey:
+    """An inbox's secret as a token maker (:func:`derived_token`), to hand to the processes
+    that make a campaign's links (a Dask cluster's workers); the secret is never shown."""
+
+    secret: bytes = field(repr=False)
+
+    def tokens(self, campaign: str, rows: Sequence[int], link: int) -> list[str]:
+        """The tokens of ``link`` for ``rows`` of ``campaign``."""
+        return [derived_token(self.secret, campaign, int(row), link) for row in rows]
 
 
 @dataclass(frozen=True, slots=True)

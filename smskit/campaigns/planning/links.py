@@ -16,6 +16,7 @@ chunk goes.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +30,7 @@ from smskit.rules.recipients import Recipients
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["LinkTracking", "check_tracking_inbox"]
+__all__ = ["LinkTracking", "check_tracking_inbox", "destinations_of", "link_values"]
 
 
 def check_tracking_inbox(inbox: Any) -> Inbox:
@@ -72,8 +73,6 @@ class LinkTracking:
 
     def recipients(self, recipients: Recipients, campaign: str) -> Recipients:
         """A snapshot of ``recipients`` whose link fields hold each row's short link."""
-        import pandas as pd
-
         tracked = self.tracked
         if not tracked.fields:
             return recipients
@@ -83,16 +82,11 @@ class LinkTracking:
         frame = table.drop(columns=["row"]).reset_index(drop=True)
         if frame["country"].isna().all():
             frame = frame.drop(columns=["country"])
-        base = self.inbox.link_base
-        per_row: list[list[tuple[str, str]]] = [[] for _ in rows]
-        for link, (name, destination) in enumerate(
-            zip(tracked.fields, tracked.destinations, strict=True)
-        ):
-            tokens = self.inbox.link_tokens(campaign, rows, link)
-            frame[name] = pd.Series([short_link(base, t) for t in tokens], dtype=object)
-            places = _destinations(destination, table, campaign)
-            for links, token, place in zip(per_row, tokens, places, strict=True):
-                links.append((token, place))
+        columns, per_row = link_values(
+            frame, rows, tracked, self.inbox.link_base, self.inbox.link_tokens, campaign
+        )
+        for name, values in columns.items():
+            frame[name] = values
         self.made = dict(zip(rows, per_row, strict=True))
         return Recipients(frame)
 
@@ -107,10 +101,41 @@ class LinkTracking:
         return self.inbox.register_links(campaign, entries) if entries else 0
 
 
-def _destinations(destination: str, table: pd.DataFrame, campaign: str) -> list[str]:
-    """The destination of each row (its fields filled), with the UTM parameters."""
+def link_values(
+    table: pd.DataFrame,
+    rows: Sequence[int],
+    tracked: TrackedText,
+    link_base: str,
+    tokens: Callable[[str, Sequence[int], int], list[str]],
+    campaign: str,
+) -> tuple[dict[str, pd.Series], list[list[tuple[str, str]]]]:
+    """The short links of ``table``'s recipients (their tokens ``tokens(campaign, rows,
+    link)``, ``rows`` numbering them in the whole campaign): each link field's column (on
+    ``table``'s index) and each row's ``(token, destination)`` per link, the destination's
+    fields filled from ``table`` and the UTM parameters added. One home for both executors:
+    :class:`LinkTracking` and the partitions of a Dask campaign."""
+    import pandas as pd
+
+    columns: dict[str, pd.Series] = {}
+    per_row: list[list[tuple[str, str]]] = [[] for _ in rows]
+    for link, (name, destination) in enumerate(
+        zip(tracked.fields, tracked.destinations, strict=True)
+    ):
+        made = tokens(campaign, rows, link)
+        columns[name] = pd.Series(
+            [short_link(link_base, t) for t in made], index=table.index, dtype=object
+        )
+        places = destinations_of(destination, table, campaign)
+        for links, token, place in zip(per_row, made, places, strict=True):
+            links.append((token, place))
+    return columns, per_row
+
+
+def destinations_of(destination: str, table: pd.DataFrame, campaign: str) -> list[str]:
+    """The destination of each row of ``table`` (its fields filled; a field the table lacks
+    is empty), with the UTM parameters."""
     names = destination_fields(destination)
     if not names:
         return [with_utm(destination, campaign)] * len(table)
-    records = table[list(names)].to_dict("records")
+    records = table.reindex(columns=list(names)).to_dict("records")
     return [with_utm(render(destination, record), campaign) for record in records]

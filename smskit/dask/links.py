@@ -1,0 +1,114 @@
+"""A Dask campaign's tracked links: each partition's short-link columns, their registry.
+
+``smskit.dask.Campaign(..., track_links=inbox)`` gives each partition of the recipients the
+columns that carry its short links before preflight reads it (so preflight, the estimate
+and the journal count and send each recipient's real link, as the pandas campaign does:
+:mod:`smskit.campaigns.planning.links` owns the rules, called here). A partition's rows are
+numbered across partitions for their tokens: partition ``n``'s row ``i`` is
+``(n << SHIFT) + i`` (:data:`smskit.dask.partition_preflight.SHIFT`), so tokens never collide
+and need no row count first. The workers make tokens with the inbox's
+:class:`~smskit.rules.links.LinkKey`; planning the same campaign over the same partitions
+again gives the same.
+
+Before the first chunk goes, the links of the recipients preflight lets through are
+registered with the inbox, a partition at a time, under the row the report and the journal
+give them. A resumed chunk sends its journaled payload: the same links.
+
+Imports: campaigns (planning.links), replies (the Inbox), rules (links), dask.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+from dask.delayed import delayed
+
+from smskit.campaigns.planning.links import LinkTracking, destinations_of, link_values
+from smskit.campaigns.sending.journal import FIELD_PREFIX
+from smskit.dask.partition_preflight import SHIFT
+from smskit.rules.links import LinkKey, TrackedText, destination_fields
+
+__all__ = ["register_kept", "with_links"]
+
+
+def with_links(recipients: dd.DataFrame, tracking: LinkTracking, campaign: str) -> dd.DataFrame:
+    """``recipients`` with a column per link field holding each row's short link."""
+    tracked = tracking.tracked
+    if not tracked.fields:
+        return recipients
+    key, base = tracking.inbox.link_key(), tracking.inbox.link_base
+    meta = _partition_links(recipients._meta, tracked, base, key, campaign, {"number": 0})
+    return recipients.map_partitions(
+        _partition_links, tracked, base, key, campaign, meta=meta, align_dataframes=False
+    )
+
+
+def _partition_links(
+    part: pd.DataFrame,
+    tracked: TrackedText,
+    base: str,
+    key: LinkKey,
+    campaign: str,
+    partition_info: dict[str, Any] | None = None,
+) -> pd.DataFrame:
+    """One partition with its link columns (partition ``partition_info['number']``)."""
+    number = 0 if partition_info is None else int(partition_info["number"])
+    rows = ((number << SHIFT) + np.arange(len(part), dtype="int64")).tolist()
+    columns, _ = link_values(part, rows, tracked, base, key.tokens, campaign)
+    return part.assign(**columns)
+
+
+def register_kept(
+    tracking: LinkTracking, kept: dd.DataFrame, recipients: dd.DataFrame, campaign: str
+) -> int:
+    """Register the links of the recipients ``kept`` (a preflight's: ``row``,
+    ``phone_number``, ``field:<name>``) with the inbox, a partition at a time; returns how
+    many were new. A destination with fields is filled from ``recipients`` (the campaign's,
+    with their links: partitioned like ``kept``), read again for it."""
+    tracked = tracking.tracked
+    if not tracked.fields:
+        return 0
+    filled = any(destination_fields(d) for d in tracked.destinations)
+    kept_parts = kept.to_delayed()
+    input_parts = recipients.to_delayed() if filled else [None] * len(kept_parts)
+    base, new = tracking.inbox.link_base, 0
+    for kept_part, input_part in zip(kept_parts, input_parts, strict=True):
+        entries = delayed(_entries)(kept_part, input_part, tracked, base, campaign).compute()
+        if entries:
+            new += tracking.inbox.register_links(campaign, entries)
+    return new
+
+
+def _entries(
+    kept: pd.DataFrame,
+    recipients: pd.DataFrame | None,
+    tracked: TrackedText,
+    base: str,
+    campaign: str,
+) -> list[tuple[str, str, int, int, str]]:
+    """``(token, phone_number, row, link, destination)`` of each kept recipient's links."""
+    prefix = f"{base}/"
+    entries: list[tuple[str, str, int, int, str]] = []
+    for link, (name, destination) in enumerate(
+        zip(tracked.fields, tracked.destinations, strict=True)
+    ):
+        tokens = [str(value).removeprefix(prefix) for value in kept[FIELD_PREFIX + name]]
+        if recipients is None or not destination_fields(destination):
+            fixed = destinations_of(destination, pd.DataFrame(index=[0]), campaign)[0]
+            places = [fixed] * len(tokens)
+        else:
+            by_token = dict(
+                zip(
+                    recipients[name].map(lambda v: str(v).removeprefix(prefix)),
+                    destinations_of(destination, recipients, campaign),
+                    strict=True,
+                )
+            )
+            places = [by_token[token] for token in tokens]
+        numbers = kept["phone_number"].astype(str).tolist()
+        rows = kept["row"].astype("int64").tolist()
+        entries += zip(tokens, numbers, rows, [link] * len(tokens), places, strict=True)
+    return entries
