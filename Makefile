@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 
-.PHONY: install lock chromium js test lint docs demo lab pictures bench clean
+.PHONY: install lock chromium js test suite lint docs demo lab pictures bench clean
 
 # One .venv, grown by extras: `make demo` installs only what runs and exports the notebooks
 # ([demo]), `make lab` adds JupyterLab ([lab]), `make test` the test tools ([dev]).
@@ -58,8 +58,18 @@ docs: install
 	$(BIN)/python -m sphinx -E -W --keep-going -q -b html docs build/docs
 
 # The browser tests export every notebook (as `make demo` does) and check each page.
-test: lint docs chromium js
-	$(BIN)/python -m pytest tests --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider
+# lint, docs and the suite run side by side (the suite waits on browsers, sandboxes and
+# subprocesses much of the time; lint and docs print nothing but their failures); any of
+# them failing fails `make test`.
+test: install chromium js
+	$(MAKE) --no-print-directory -j3 lint docs suite
+
+# The suite on two worker processes (pytest-xdist, `-n 2`). --dist loadfile runs each test
+# file on one worker (its module fixtures, its runs_last test) and each notebook's cells in
+# order on one kernel; tests/conftest.py names the groups. PYTEST_WORKERS=0: one process.
+PYTEST_WORKERS ?= 2
+suite: install chromium js
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile tests --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider
 
 # Executes every notebook on the embedded sandbox; the pages load their scripts from
 # build/notebooks/static/ (copied from notebooks/_export/node_modules), so they render offline.

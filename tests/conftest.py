@@ -28,6 +28,35 @@ def gateway_client(sandbox: Sandbox, **options: object) -> httpx.Client:
     )
 
 
+# test_pages' tests of one notebook share its exported page (the export executes the notebook).
+PAGES_TESTS = "tests/browser/test_pages.py"
+
+
+def work_unit(nodeid: str) -> str:
+    """What runs together on one pytest-xdist worker (``make test``: ``-n 2 --dist loadfile``):
+    the tests of one file (its module fixtures, its ``runs_last`` test), the cells of one
+    notebook (nbval runs them in order on one kernel); test_pages' tests by notebook."""
+    path, _, test = nodeid.partition("::")
+    if path == PAGES_TESTS and test.endswith("]"):
+        return f"{path}[{test.rpartition('[')[2]}"
+    return path
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile`` by :func:`work_unit`: each test_pages notebook is a unit of its
+    own, so the slowest file of the suite is shared by the workers."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByWorkUnit(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return ByWorkUnit(config, log)
+
+
 @pytest.hookimpl(trylast=True)  # after pytest-randomly has shuffled
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test marked ``runs_last`` checks what the other tests of its module left (a

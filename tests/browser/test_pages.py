@@ -1,16 +1,18 @@
 """Every example notebook, exported as ``make demo`` exports it, opened from disk in chromium.
 
 Each notebook is executed and written by ``notebooks/_export/export_notebooks.py`` into
-``build/pages/``; its page is opened as a user opens it (``file://``) in Debian's chromium with
-every non-file request aborted. A page passes when no request failed, nothing was logged as
-an error, every plot and widget rendered, and no output is cut off; a screenshot of each
-page (scrollbars shown) is kept in ``build/screenshots/``. Page-specific checks follow the
-notebooks' text: the composer shown where the text says UCS-2 is UCS-2, shares read as
-percentages, the credits map shows Europe, reply times carry the Paris offset.
+``build/pages/`` (``build/pages/gw0/``... under pytest-xdist); its page is opened as a user
+opens it (``file://``) in Debian's chromium with every non-file request aborted. A page
+passes when no request failed, nothing was logged as an error, every plot and widget
+rendered, and no output is cut off; a screenshot of each page (scrollbars shown) is kept in
+``build/screenshots/``. Page-specific checks follow the notebooks' text: the composer shown
+where the text says UCS-2 is UCS-2, shares read as percentages, the credits map shows
+Europe, reply times carry the Paris offset.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -25,7 +27,9 @@ from browser._exporter import exporter
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[2]
-PAGES = REPO / "build" / "pages"
+# Under pytest-xdist each worker exports into its own folder (build/pages/gw0/, ...): the
+# first export writes the pages' shared scripts, which another worker's page may be loading.
+PAGES = REPO / "build" / "pages" / os.environ.get("PYTEST_XDIST_WORKER", "")
 SCREENSHOTS = REPO / "build" / "screenshots"
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 WAIT_MS = 120_000  # a bound for a heavy page on a busy 2-core machine, not a timing check
