@@ -151,3 +151,41 @@ def test_user_agents_can_be_added() -> None:
     with pytest.raises(ValidationError, match="agent 'x'"):
         AgentRule("x", "(")
     assert all(rule.source for rule in KNOWN_AGENTS)
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "Soldes ",
+                "é",
+                "€ ",
+                "{first_name} ",
+                "https://shop.example/a ",
+                "https://shop.example/b?x=1, ",
+                "x" * 40 + " ",
+            ]
+        ),
+        max_size=12,
+    ),
+    st.lists(st.text(links.TOKEN_ALPHABET, min_size=11, max_size=11), min_size=3, max_size=3),
+)
+def test_with_short_links_counts_what_any_recipient_s_links_cost(
+    pieces: list[str], tokens: list[str]
+) -> None:
+    """The Composer's meter text (placeholder tokens) has the units, encoding and segments of
+    the text rendered with any real tokens."""
+    base = "http://127.0.0.1:8123"
+    template = "".join(pieces)
+    tracked = links.track(template, base)
+    fields = {"first_name": "Zoé"}
+    shown = analyze(render(links.with_short_links(template, base), fields))
+    real_links = zip(tracked.fields, tokens, strict=False)
+    real = analyze(
+        render(tracked.text, {**fields, **{n: links.short_link(base, t) for n, t in real_links}})
+    )
+    assert (shown.encoding, shown.units, shown.segments) == (
+        real.encoding,
+        real.units,
+        real.segments,
+    )

@@ -51,6 +51,7 @@ __all__ = [
     "new_tokens",
     "short_link",
     "track",
+    "with_short_links",
     "with_utm",
 ]
 
@@ -222,6 +223,18 @@ def track(template: str, link_base: str) -> TrackedText:
     pieces.append(template[last:])
     return TrackedText(
         "".join(pieces), tuple(field_of[d] for d in destinations), tuple(destinations)
+    )
+
+
+def with_short_links(template: str, link_base: str) -> str:
+    """``template`` with each URL written as a short link of ``link_base`` (its token a
+    placeholder of :data:`TOKEN_LENGTH` letters): every recipient's link has that length and
+    that alphabet (GSM-7), so the length, encoding and segments of this text are those of the
+    text sent, links included (refused as :func:`track` refuses)."""
+    tracked = track(template, link_base)
+    link = short_link(check_link_base(link_base), "x" * TOKEN_LENGTH)
+    return FIELD_RE.sub(
+        lambda m: link if m.group(1) in tracked.fields else m.group(0), tracked.text
     )
 
 

@@ -24,10 +24,12 @@ from smskit.campaigns.campaign import Campaign
 from smskit.campaigns.planning.audience import Audience
 from smskit.campaigns.planning.estimates import CostEstimate
 from smskit.campaigns.planning.holdout import Holdout, as_holdout
+from smskit.campaigns.planning.links import LinkTracking, check_tracking_inbox
 from smskit.campaigns.planning.report import PreflightOutline, PreflightReport
 from smskit.campaigns.planning.spec import CampaignSpec
 from smskit.client import AsyncClient, Client
 from smskit.errors import SmskitError, ValidationError
+from smskit.replies.inbox import Inbox
 from smskit.rules import content
 from smskit.rules import spec as _spec
 from smskit.rules import text as engine
@@ -106,6 +108,9 @@ class Composer(Widget):
     :attr:`summary` say how many are held out (docs/conversions.md). ``frequency_cap``
     (``"2/7D"``; not given: the account's default, ``SMSKIT_FREQUENCY_CAP``) excludes the
     marketing recipients already at the cap (``frequency_capped``, counted in the panel).
+    ``track_links=inbox`` sends each URL of the text as each recipient's short link
+    (:class:`smskit.Campaign`'s ``track_links``): the meter, the preview, the SMS count and
+    the estimate count the real links, and the send registers them (docs/links.md).
 
     Each send with other values (text, sender, options) is a new campaign: the first one is
     named ``name`` and journaled in ``journal``, the next ones ``<name>-2``, ``<name>-3`` ...
@@ -172,8 +177,11 @@ class Composer(Widget):
         holdout: float | int | Holdout | None = None,
         seed: int | None = None,
         stratify: str | None = None,
+        track_links: Inbox | None = None,
         **send_options: Any,
     ) -> None:
+        self._links = None if track_links is None else check_tracking_inbox(track_links)
+        self._linked_for: tuple[str, tuple[str, ...], tuple[str, ...]] | None = None
         spec = CampaignSpec(
             text, sender, send_options, name, default_region, journal=journal,
             include_opted_out=include_opted_out, repeat_window=repeat_window,
@@ -185,6 +193,8 @@ class Composer(Widget):
         self._held = None if recipients is None else Campaign.from_spec(client, recipients, spec)
         if self._held is not None:
             self._held.read_fields = DYNAMIC_FIELDS
+        # The recipients as given (the held campaign's, with their short links, when tracking).
+        self._given = None if self._held is None else self._held.recipients
         # Without recipients there is no campaign to hold the spec: the Composer holds it.
         self._unheld_spec = spec if self._held is None else None
         self._series = _Series(spec.name, None if spec.journal is None else Path(spec.journal))
@@ -333,11 +343,14 @@ class Composer(Widget):
                 self._show_result(None)  # an estimate or a result of other values would mislead
             option_error = recipients_error = None
             self._outline = self._report = None
+            tracking = self._tracking_of(text)
+            sent_text = text if tracking is None else tracking.tracked.text
             try:
-                spec = self._edit(text=text, sender=self.sender, options=options)
+                spec = self._edit(text=sent_text, sender=self.sender, options=options)
             except ValidationError as exc:
                 option_error = str(exc)
             else:
+                self._track(tracking)
                 options = dict(spec.options)
                 if self._held is not None:
                     try:
@@ -349,6 +362,7 @@ class Composer(Widget):
             self._panel = compose_panel(
                 text, sender=self.sender, options=options, report=self._outline,
                 option_error=option_error, recipients_error=recipients_error,
+                link_base=None if self._links is None else self._links.link_base,
             )  # fmt: skip
             if self._confirm_for is not None and (
                 not self._panel.ok or self._confirm_for != self.send_kwargs()
@@ -358,6 +372,34 @@ class Composer(Widget):
             self._show_controls()
         self._refresh_s = time.perf_counter() - started
         return self._panel
+
+    def _tracking_of(self, text: str) -> LinkTracking | None:
+        """The tracking of ``text``'s links (None: not tracking, or a link that cannot be
+        carried: the panel's ``links`` check says why and blocks the send)."""
+        if self._links is None:
+            return None
+        try:
+            return LinkTracking.of(self._links, text)
+        except ValidationError:
+            return None
+
+    def _track(self, tracking: LinkTracking | None) -> None:
+        """Give the held campaign ``tracking`` and its recipients their short links, made
+        again only when the campaign's name or its links changed."""
+        held = self._held
+        if held is None or self._given is None or self._links is None:
+            return
+        previous, held.tracking = held.tracking, tracking
+        if tracking is None:
+            held.recipients, self._linked_for = self._given, None
+            return
+        tracked = tracking.tracked
+        key = (held.spec.identity, tracked.fields, tracked.destinations)
+        if key == self._linked_for and previous is not None:
+            tracking.made = previous.made
+            return
+        held.recipients = tracking.recipients(self._given, key[0], fields=DYNAMIC_FIELDS)
+        self._linked_for = key
 
     def _show_controls(self) -> None:
         """Each button enabled or not, and why not; the summary always in view."""
@@ -573,6 +615,7 @@ class Composer(Widget):
         if self.sends or plan.journal != self._series.journal:
             # a new campaign: a name and journal of its own (unnamed: a new date)
             self._edit(name=plan.name, journal=plan.journal, created=None)
+            self._track(self._tracking_of(self.text))  # its links are made for its name
         to_send = self._checked_online(campaign)
         self.say(f"sending to {to_send} recipient(s)…")
         kwargs = self.send_kwargs()

@@ -18,6 +18,7 @@ from smskit.rules import text as engine
 from smskit.rules.caps import FREQUENCY_CAPPED
 from smskit.rules.content import has_stop_mention, is_marketing, sender_allows_spaces
 from smskit.rules.fields import split_fields
+from smskit.rules.links import find_links, with_short_links
 from smskit.rules.sender import check_sender
 
 if TYPE_CHECKING:
@@ -41,7 +42,8 @@ class Check:
 class ComposerPanel:
     """Everything the live panel shows for one state of the composer.
 
-    ``stats`` is the text as typed (None when it cannot be analysed); ``delivered`` the text
+    ``stats`` is the text as typed (None when it cannot be analysed); ``sent`` the text with
+    its tracked links as sent (each a short link of its real length); ``delivered`` the text
     the gateway would count after its ``auto_optimize_text`` (None when that changes nothing
     or is off). ``preview`` holds the first recipients' rows (``row``, ``phone_number``,
     ``text`` rendered, ``encoding``, ``segments``, ``issue``; None where empty) or None
@@ -64,6 +66,9 @@ class ComposerPanel:
     recipients: int | None = None
     sms: int | None = None
     held_out: int | None = None  # of the recipients, those the holdout keeps out
+    # Tracked links: the text as sent, each URL a short link of its real length (None: the
+    # links are not tracked, or cannot be); the meter counts it.
+    sent: engine.TextStats | None = None
 
     @property
     def ok(self) -> bool:
@@ -146,6 +151,7 @@ def compose_panel(
     option_error: str | None = None,
     recipients_error: str | None = None,
     preview_rows: int = PREVIEW_ROWS,
+    link_base: str | None = None,
 ) -> ComposerPanel:
     """The live panel for ``text`` sent by ``sender`` with send ``options``.
 
@@ -153,7 +159,9 @@ def compose_panel(
     or a report's :meth:`~smskit.campaigns.planning.report.PreflightReport.outline`; None
     without recipients); ``option_error`` says
     why the options could not make a campaign (a bad ``send_at``, say), ``recipients_error``
-    why the recipients could not be checked.
+    why the recipients could not be checked. ``link_base``: the links are tracked (the
+    Composer's ``track_links``): the meter counts each URL as the short link sent, and a
+    link that cannot be carried fails the ``links`` check.
     """
     try:
         stats: engine.TextStats | None = engine.analyze(text)
@@ -176,6 +184,15 @@ def compose_panel(
         checks.append(Check("fields", False, f"unknown dynamic field(s) {names}"))
     else:
         checks.append(Check("fields", True, ", ".join(f"{{{n}}}" for n in known) or "none used"))
+    sent = None
+    if link_base is not None:
+        try:
+            sent = engine.analyze(with_short_links(text, link_base))
+        except ValidationError as exc:
+            checks.append(Check("links", False, str(exc)))
+        else:
+            count = len({link.url for link in find_links(text)})
+            checks.append(Check("links", True, f"{count} link(s) tracked, as {link_base}/..."))
     checks.append(_stop_check(stop_required, has_stop))
     checks.append(_sender_check(sender, options))
     checks += _recipient_checks(report, option_error, recipients_error)
@@ -202,6 +219,7 @@ def compose_panel(
         recipients=recipients,
         sms=sms,
         held_out=held,
+        sent=sent,
     )
 
 
@@ -275,7 +293,7 @@ def panel_state(panel: ComposerPanel) -> dict[str, Any]:
     return {
         "text": panel.text,
         "runs": [[run, hot] for run, hot in highlight(panel.text, positions)],
-        "meter": _figures(stats),
+        "meter": _figures(stats if panel.sent is None else panel.sent),
         "forcing": [{"char": c, "code": " ".join(f"U+{ord(u):04X}" for u in c)} for c in forcing],
         "delivered": None
         if delivered is None

@@ -71,12 +71,16 @@ class LinkTracking:
                 value=text,
             )
 
-    def recipients(self, recipients: Recipients, campaign: str) -> Recipients:
-        """A snapshot of ``recipients`` whose link fields hold each row's short link."""
+    def recipients(
+        self, recipients: Recipients, campaign: str, fields: Sequence[str] | None = None
+    ) -> Recipients:
+        """A snapshot of ``recipients`` whose link fields hold each row's short link, with
+        ``fields`` besides (default: those the template uses; the Composer keeps them all)."""
         tracked = self.tracked
         if not tracked.fields:
             return recipients
-        kept = [name for name in used_fields(self.template) if name not in tracked.fields]
+        wanted = used_fields(self.template) if fields is None else fields
+        kept = [name for name in wanted if name not in tracked.fields]
         table = recipients.table(kept)
         rows = table["row"].astype("int64").tolist()
         frame = table.drop(columns=["row"]).reset_index(drop=True)
