@@ -26,6 +26,7 @@ from smskit.campaigns.planning.orchestration import preflight
 from smskit.campaigns.planning.preflight import PreflightSettings, audience_for
 from smskit.rules import text as engine
 from smskit.rules.fields import DYNAMIC_FIELDS
+from smskit.rules.findings import ISSUES
 from smskit.rules.optouts import Suppression
 from smskit.rules.recipients import Recipients
 
@@ -305,3 +306,4 @@ def test_the_outline_a_keystroke_computes_equals_the_full_report(
         sending = report.frame.loc[report.frame["send"], "segments"]
         assert fast.segments == report.segments == int(sending.sum())
         assert list(fast.issues()) == list(report.issues())
+        assert {i: fast.excluded(i) for i in ISSUES} == dict(report.issues())

@@ -7,10 +7,12 @@ import math
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from smskit.errors import ValidationError
 from smskit.rules import gsm as _gsm
-from smskit.rules.batch import analyze_many, estimate
+from smskit.rules.batch import FEW_TEXTS, analyze_many, estimate, text_figures
 from smskit.rules.content import DEFAULT_STOP_MENTION, add_stop_mention, has_stop_mention
 from smskit.rules.fields import DYNAMIC_FIELDS, field_texts
 from smskit.rules.personalize import MissingFieldWarning, fields, render, render_all
@@ -596,6 +598,24 @@ def test_analyze_many_equals_analyze() -> None:
             stats.segments,
             stats.remaining,
         ), text
+
+
+_TEXT_PARTS = st.sampled_from(
+    ["Bonjour ", "é", "€", "{", "^", "’", "ж", "😀", FAMILY, "\udc00", "a" * 150, "\n", ""]
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(_TEXT_PARTS, max_size=12).map("".join), max_size=20))
+def test_text_figures_of_a_few_texts_equal_the_numpy_paths(texts: list[str]) -> None:
+    """A few texts analysed one by one give analyze_many's encoding, characters and segments
+    (nulls as -1, 0, 0), lone surrogates and empty texts included."""
+    few = text_figures(texts)
+    padding = ["x"] * (FEW_TEXTS + 1)  # past FEW_TEXTS: the numpy path
+    many = text_figures(texts + padding)
+    for mine, theirs in zip(few, many, strict=True):
+        assert mine.tolist() == theirs[: len(texts)].tolist()
+        assert mine.dtype == theirs.dtype
 
 
 def test_analyze_many_flags_bad_rows_without_raising() -> None:

@@ -132,9 +132,11 @@ class Composer(Widget):
     _esm = STATIC / "composer.js"
     _css = stylesheet("composer")
 
-    text = traitlets.Unicode("").tag(sync=True)
+    # What the user types is not echoed back (ipywidgets' echo_update): the front end has it,
+    # and each keystroke's answer is the panel; one message fewer through the host per key.
+    text = traitlets.Unicode("").tag(sync=True, echo_update=False)
     """The text as typed (a template with ``{first_name}`` ... fields; settable)."""
-    sender = traitlets.Unicode("").tag(sync=True)
+    sender = traitlets.Unicode("").tag(sync=True, echo_update=False)
     """The sender ID in the sender box (settable)."""
     sms_type = traitlets.Unicode("").tag(sync=True)
     """The send option ``type`` ("" for the gateway's default)."""

@@ -131,7 +131,7 @@ def _recipient_checks(
     excluded = report.recipients - report.to_send - held
     shown = f"{report.to_send} to send" + (f", {excluded} excluded" if excluded else "")
     shown += f", {held} held out (the holdout: never sent)" if held else ""
-    capped = int(report.issues()[FREQUENCY_CAPPED]) if excluded else 0
+    capped = report.excluded(FREQUENCY_CAPPED) if excluded else 0
     if capped:  # the cap is the account's choice: said, with its count
         shown += f" ({capped} {FREQUENCY_CAPPED}: at the cap of marketing messages)"
     return [Check("recipients", True, shown)]
@@ -139,7 +139,7 @@ def _recipient_checks(
 
 def held_out(report: PreflightOutline) -> int:
     """The recipients a preflight holds out (the campaign's holdout, issue ``held_out``)."""
-    return int(report.issues()[HELD_OUT])
+    return report.excluded(HELD_OUT)
 
 
 def compose_panel(

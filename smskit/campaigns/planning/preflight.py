@@ -165,6 +165,8 @@ def messages(settings: PreflightSettings, fields: list[Any], table: np.ndarray) 
     columns: dict[str, Any] = {}
 
     def flag(mask: np.ndarray, name: str, said: list[str]) -> None:
+        if not mask.any():
+            return  # nothing to flag (the usual case at a keystroke)
         fresh = mask & (issue == -1)
         issue[fresh] = _ISSUE[name]
         codes, uniques = pd.factorize(np.array(said, dtype=object)[fresh[mask]])
@@ -237,16 +239,11 @@ def _render(
         )
         codes = optimised[codes]
         distinct = [str(t) for t in uniques]
-    stats = batch.analyze_many(pd.Series(distinct, dtype=object))
-    encoding = pd.Categorical(stats["encoding"], categories=list(ENCODINGS))
+    encoding, characters, segments = batch.text_figures(distinct)  # codes into ENCODINGS
     return (
         codes.astype("int32"),
         distinct,
-        {
-            "encoding": encoding.codes.astype("int8"),
-            "characters": stats["characters"].fillna(0).to_numpy(dtype="int32"),
-            "segments": stats["segments"].fillna(0).to_numpy(dtype="int16"),
-        },
+        {"encoding": encoding, "characters": characters, "segments": segments},
     )
 
 

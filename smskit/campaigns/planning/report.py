@@ -271,6 +271,11 @@ class PreflightOutline(CampaignFindings):
         counts.name = "recipients"
         return counts
 
+    def excluded(self, issue: str) -> int:
+        """Recipients excluded for ``issue`` (one of ``ISSUES``): :meth:`issues`'s count,
+        read without making a Series (the Composer asks at each keystroke)."""
+        return self.excluded_by[ISSUES.index(issue)]
+
     def sending_regions(self) -> list[str]:
         """Not in an outline: the report (:meth:`smskit.Campaign.preflight`) has them."""
         raise NotImplementedError("an outline holds no regions: use Campaign.preflight()")

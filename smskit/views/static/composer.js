@@ -138,15 +138,22 @@ function render({ model, el: root }) {
 
   // -- drawing -------------------------------------------------------------------------------
   let grownFor = -1;
+  let growing = false;
   const grow = () => {
-    // Only when the text got shorter (it may shrink) or overflows: the height is measured
-    // then, not on every keystroke (each measure lays the whole page out).
-    const length = area.value.length;
-    const shorter = length < grownFor;
-    grownFor = length;
-    if (!shorter && area.scrollHeight <= area.clientHeight) return;
-    area.style.height = "auto";
-    area.style.height = `${area.scrollHeight + 2}px`;
+    // Measured in the next animation frame, when the page is laid out for painting anyway:
+    // a measure right after an edit would lay the whole page out once more. Only when the
+    // text got shorter (it may shrink) or overflows is the height set.
+    if (growing) return;
+    growing = true;
+    requestAnimationFrame(() => {
+      growing = false;
+      const length = area.value.length;
+      const shorter = length < grownFor;
+      grownFor = length;
+      if (!shorter && area.scrollHeight <= area.clientHeight) return;
+      area.style.height = "auto";
+      area.style.height = `${area.scrollHeight + 2}px`;
+    });
   };
   // Each part of the panel is redrawn only when what it shows changed (a keystroke changes
   // a few figures, not the page): less to lay out and paint before the new figures show.
@@ -158,18 +165,25 @@ function render({ model, el: root }) {
     return true;
   };
   const setText = (node, text) => { if (node.textContent !== text) node.textContent = text; };
+  // The backdrop under the editor: the text with the characters forcing UCS-2 marked. Plain
+  // (nothing to mark, or typed since the last panel), it is one text node whose data changes.
+  const plain = document.createTextNode("");
+  let scrolled = 0;  // the editor's scrollTop, kept by its scroll events (reading it lays out)
   const drawMarks = () => {
     const state = model.get("state") || {};
     const marked = state.text === area.value && (state.runs || []).some(([, hot]) => hot);
     if (!changed("marks", marked ? state.runs : area.value)) return;
-    backdrop.replaceChildren();
     if (marked) {
+      backdrop.replaceChildren();
       for (const [run, hot] of state.runs) backdrop.append(hot ? el("mark", { text: run }) : run);
+      backdrop.append("\u200b");  // a trailing newline keeps its line
+    } else if (backdrop.firstChild === plain) {
+      plain.data = area.value;
     } else {
-      backdrop.append(area.value);  // no mark to show (or typed since the last panel)
+      plain.data = area.value;
+      backdrop.replaceChildren(plain, "\u200b");
     }
-    backdrop.append("\u200b");  // a trailing newline keeps its line
-    backdrop.scrollTop = area.scrollTop;
+    if (scrolled) backdrop.scrollTop = scrolled;
   };
   const drawPanel = () => {
     const state = model.get("state") || {};
@@ -314,7 +328,10 @@ function render({ model, el: root }) {
     grow();
     drawMarks();
   });
-  area.addEventListener("scroll", () => { backdrop.scrollTop = area.scrollTop; });
+  area.addEventListener("scroll", () => {
+    scrolled = area.scrollTop;
+    backdrop.scrollTop = scrolled;
+  });
   sender.addEventListener("input", () => set("sender", sender.value));
   sendAt.addEventListener("change", () => set("send_at", sendAt.value));
   type.addEventListener("change", () => set("sms_type", type.value));
@@ -339,7 +356,7 @@ function render({ model, el: root }) {
   drawProgress();
   drawMessage();
   drawResult();
-  requestAnimationFrame(grow);
+  grow();
   return () => {
     for (const [event, handler] of handlers) model.off(event, handler);
   };
