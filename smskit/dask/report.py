@@ -6,7 +6,6 @@ made."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,8 +17,7 @@ from smskit.campaigns.planning.report import (
     PreflightOutline,
     head_of,
 )
-from smskit.errors import ValidationError
-from smskit.rules.findings import ISSUES, Finding
+from smskit.rules.findings import ISSUES
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -85,11 +83,6 @@ class DaskPreflightReport(CampaignFindings):
     totals: pd.DataFrame = field(repr=False)
     issue_totals: pd.Series = field(repr=False)
     by_country: pd.DataFrame = field(repr=False)
-    errors: tuple[ValidationError, ...] = ()
-    findings: tuple[Finding, ...] = ()
-    text: str = ""
-    purpose: str = "wholesale"
-    evaluated_at: datetime | None = None
     spill: object = field(default=None, repr=False, compare=False)
 
     @property
@@ -130,11 +123,7 @@ class DaskPreflightReport(CampaignFindings):
             worst,
             tuple(int(count) for count in self.issue_totals.to_numpy()),
             head_of(self.frame.head(rows, npartitions=-1)),
-            errors=self.errors,
-            findings=self.findings,
-            text=self.text,
-            purpose=self.purpose,
-            evaluated_at=self.evaluated_at,
+            **self.campaign_fields(),
         )
 
     def breakdown(self) -> pd.DataFrame:

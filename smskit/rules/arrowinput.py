@@ -27,7 +27,7 @@ object is given.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
@@ -38,13 +38,14 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["LIBRARIES", "RULE_NOT_RECIPIENT", "arrow_frame", "arrow_library"]
+__all__ = ["LIBRARIES", "RULE_NOT_RECIPIENT", "arrow_frame", "arrow_library", "check_names"]
 
 LIBRARIES: Final = ("pyarrow", "polars")
 RULE_NOT_RECIPIENT: Final = "each recipient must be a phone number or a dict with 'phone_number'"
 # More chunks than one per this many rows on average are joined into one first (a copy of the
 # bytes, in Arrow): slicing a column into blocks costs a step per chunk.
 _ROWS_PER_CHUNK: Final = 10_000
+_KEEP_ONE: Final = "table.select([...]) with one of them"
 
 
 def arrow_library(value: Any) -> str | None:
@@ -67,7 +68,7 @@ def arrow_frame(
     import pyarrow as pa
 
     if isinstance(data, pa.Table):
-        _check_names(data.column_names, field, columns)
+        check_names(data.column_names, field, columns, _KEEP_ONE)
         return _frame(data, field, [n for n in data.column_names if n in columns])
     if pa.types.is_dictionary(data.type):
         data = _decoded(data, field)
@@ -114,14 +115,17 @@ def _arrow_data(value: Any, library: str, field: str) -> pa.Table | pa.ChunkedAr
     )
 
 
-def _check_names(names: list[str], field: str, columns: Collection[str]) -> None:
-    seen: set[str] = set()
+def check_names(names: Iterable[Any], field: str, columns: Collection[Any], keep_one: str) -> None:
+    """Refuse a name of ``columns`` that ``names`` holds twice (a table or a DataFrame may
+    repeat a column's name): the reader could not tell which one holds the values.
+    ``keep_one`` says how to keep one, in the words of the caller's library."""
+    seen: set[Any] = set()
     for name in names:
         if name in columns and name in seen:
             raise ValidationError(
                 f"{field}.{name}",
                 "this column appears more than once: which one holds the values? Keep one "
-                "(e.g. table.select([...]) with one of them)",
+                f"(e.g. {keep_one})",
             )
         seen.add(name)
 
@@ -273,6 +277,6 @@ def _struct_table(
         raise ValidationError(field, RULE_NOT_RECIPIENT, position=int(first), value=None)
     if need_number and "phone_number" not in names and len(values):
         raise ValidationError(f"{field}.phone_number", "is required", position=0)
-    _check_names(names, field, known)
+    check_names(names, field, known, _KEEP_ONE)
     combined = values.combine_chunks()
     return pa.table({n: combined.field(i) for i, n in enumerate(names)})

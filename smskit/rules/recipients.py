@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from smskit.errors import ValidationError, advised
-from smskit.rules.arrowinput import RULE_NOT_RECIPIENT, arrow_frame, arrow_library
+from smskit.rules.arrowinput import RULE_NOT_RECIPIENT, arrow_frame, arrow_library, check_names
 from smskit.rules.csvtext import read_csv_text
 from smskit.rules.fields import (
     CONTACT_FIELDS,
@@ -131,15 +131,7 @@ def check_file_name(value: str, field: str, instead: str | None = None) -> None:
 
 def check_columns(names: Iterable[Any], field: str) -> None:
     """Refuse a column the reader would read twice (a DataFrame may repeat a name)."""
-    seen: set[Any] = set()
-    for name in names:
-        if name in _KNOWN_KEYS and name in seen:
-            raise ValidationError(
-                f"{field}.{name}",
-                "this column appears more than once: which one holds the values? Keep one "
-                "(e.g. frame.loc[:, ~frame.columns.duplicated()])",
-            )
-        seen.add(name)
+    check_names(names, field, _KNOWN_KEYS, "frame.loc[:, ~frame.columns.duplicated()]")
 
 
 def _check_encodable(frame: pd.DataFrame, field: str) -> None:

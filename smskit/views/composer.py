@@ -37,7 +37,7 @@ from smskit.rules.caps import ACCOUNT_DEFAULT, FrequencyCap
 from smskit.rules.fields import DYNAMIC_FIELDS
 from smskit.rules.region import DEFAULT_REGION
 from smskit.views.pure_panel import PREVIEW_ROWS, ComposerPanel, compose_panel, panel_state
-from smskit.views.widget import NO_PROGRESS, STATIC, TraitProgress, Widget, stylesheet, traitlets
+from smskit.views.widget import NO_PROGRESS, TraitProgress, Widget, es_module, stylesheet, traitlets
 
 __all__ = ["Composer", "Sent"]
 
@@ -129,7 +129,7 @@ class Composer(Widget):
     """
 
     ACTIONS = ("optimize", "stop", "estimate", "send", "confirm", "cancel")
-    _esm = STATIC / "composer.js"
+    _esm = es_module("composer")
     _css = stylesheet("composer")
 
     # What the user types is not echoed back (ipywidgets' echo_update): the front end has it,

@@ -20,7 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from smskit._paths import campaigns_dir, replies_path
-from smskit.campaigns.analysis.outcomes import Callbacks, SendFacts, outcomes_frame, sent_recipients
+from smskit.campaigns.analysis.outcomes import (
+    Callbacks,
+    SendFacts,
+    no_hlr,
+    outcomes_frame,
+    sent_recipients,
+)
 from smskit.campaigns.analysis.results import CampaignResult
 from smskit.campaigns.sending.journal import DONE_STATES, Journal
 from smskit.campaigns.sending.journal_file import as_journal_path
@@ -225,7 +231,7 @@ def outcome_counts(row: JournalRow, callbacks: Callbacks) -> JournalRow:
     if not callbacks.serves(facts.gateway):  # another account's inbox: nothing known here
         return row
     sent = sent_recipients(result.to_frame())
-    frame = outcomes_frame(sent, facts, callbacks, _no_hlr_answers())
+    frame = outcomes_frame(sent, facts, callbacks, no_hlr())
     return dataclasses.replace(
         row,
         reported=int(frame["final"].sum()),
@@ -233,15 +239,6 @@ def outcome_counts(row: JournalRow, callbacks: Callbacks) -> JournalRow:
         replies=int(frame["replied"].sum()),
         opt_outs=int(frame["opt_out"].sum()),
         clicked=int(frame["clicked"].sum()),
-    )
-
-
-def _no_hlr_answers() -> pd.DataFrame:
-    """An empty frame of HLR answers: the counts need none, so no HLR cache is opened."""
-    import pandas as pd
-
-    return pd.DataFrame(
-        columns=["phone_number", "network_name", "line_status", "phone_number_type"]
     )
 
 

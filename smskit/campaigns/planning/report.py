@@ -7,7 +7,7 @@ once per distinct value), so a million recipients' report stays small.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
@@ -38,15 +38,22 @@ RULE_NOTHING_TO_SEND = (
 )
 
 
+@dataclass(frozen=True, kw_only=True)
 class CampaignFindings:
-    """The campaign-level half of a preflight report, shared by the pandas and Dask reports:
-    ``errors`` stop the send, ``findings`` are warnings kept as data. A report where no
-    recipient can be sent is not ``ok`` either (:data:`RULE_NOTHING_TO_SEND`): a send would
-    reach nobody."""
+    """The campaign-level half of a preflight report, shared by the pandas and Dask reports
+    and the outline: ``errors`` stop the send, ``findings`` are warnings kept as data. A
+    report where no recipient can be sent is not ``ok`` either (:data:`RULE_NOTHING_TO_SEND`):
+    a send would reach nobody."""
 
-    errors: tuple[ValidationError, ...]
-    findings: tuple[Finding, ...]
-    evaluated_at: datetime | None  # when the hours were checked (send_at or the clock)
+    errors: tuple[ValidationError, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    text: str = ""
+    purpose: str = "wholesale"
+    evaluated_at: datetime | None = None  # when the hours were checked (send_at or the clock)
+
+    def campaign_fields(self) -> dict[str, Any]:
+        """This half's fields, as the keywords of another report of the same preflight."""
+        return {f.name: getattr(self, f.name) for f in fields(CampaignFindings)}
 
     def hours_refusals(self) -> list[str]:
         """Why marketing is refused now: each destination outside its hours (finding
@@ -102,11 +109,6 @@ class PreflightReport(CampaignFindings):
     """
 
     frame: pd.DataFrame = field(repr=False)
-    errors: tuple[ValidationError, ...] = ()
-    findings: tuple[Finding, ...] = ()
-    text: str = ""
-    purpose: str = "wholesale"
-    evaluated_at: datetime | None = None
 
     @property
     def recipients(self) -> int:
@@ -141,11 +143,7 @@ class PreflightReport(CampaignFindings):
             int(segments.max()) if len(segments) else None,
             tuple(int(count) for count in self.issues().to_numpy()),
             head_of(frame.iloc[:rows]),
-            errors=self.errors,
-            findings=self.findings,
-            text=self.text,
-            purpose=self.purpose,
-            evaluated_at=self.evaluated_at,
+            **self.campaign_fields(),
         )
 
     def to_frame(self) -> pd.DataFrame:
@@ -246,11 +244,6 @@ class PreflightOutline(CampaignFindings):
     worst_case: int | None
     excluded_by: tuple[int, ...]
     head: tuple[dict[str, Any], ...]
-    errors: tuple[ValidationError, ...] = ()
-    findings: tuple[Finding, ...] = ()
-    text: str = ""
-    purpose: str = "wholesale"
-    evaluated_at: datetime | None = None
 
     @property
     def recipients(self) -> int:

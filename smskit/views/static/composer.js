@@ -1,25 +1,10 @@
-// smskit's Composer front end (anywidget ES module, no build step).
+// smskit's Composer front end (anywidget ES module, dom.js in front of it, no build step).
 // It draws what the Python side computed (traits `state`, `controls`, `summary`, ...) and
 // sends back only what the user typed (`text` and the options) or pressed (`{action}`).
 // Every user value is put in the page as text (textContent), never as markup; `result_html`
 // is the Python side's escaped HTML of an estimate or result.
 
-let made = 0;
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else node.setAttribute(key, value === true ? "" : value);
-  }
-  for (const child of children) if (child !== null && child !== undefined) node.append(child);
-  return node;
-}
-
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
-const number = (n) => (n === null || n === undefined ? "—" : n.toLocaleString("en-US"));
 
 const BUTTONS = [
   ["optimize", "optimise text", "Replace look-alike characters and useless spacing"],
@@ -29,7 +14,7 @@ const BUTTONS = [
 ];
 
 function render({ model, el: root }) {
-  const id = `smskit-composer-${++made}-${Math.random().toString(36).slice(2, 8)}`;
+  const id = uniqueId("composer");
   const box = el("section", { class: "smskit-w smskit-composer", "aria-label": "SMS campaign composer" });
 
   // -- always in view: recipients, SMS, cost -------------------------------------------------
@@ -108,10 +93,8 @@ function render({ model, el: root }) {
   confirmBox.addEventListener("keydown", (event) => {
     if (event.key === "Escape") model.send({ action: "cancel" });
   });
-  const progressBar = el("progress", { "aria-label": "progress", max: "1", value: "0" });
-  const progressText = el("span", { class: "smskit-progress-label" });
-  const progress = el("div", { class: "sk-progress", hidden: true }, progressBar, " ", progressText);
-  const message = el("p", { class: "sk-message smskit-message", role: "status", "aria-live": "polite" });
+  const { progress, draw: drawProgress, events: progressEvents } = progressLine(model, "div");
+  const { message, draw: drawMessage, events: messageEvents } = messageLine(model);
 
   // -- the phone: the first recipients' messages --------------------------------------------
   const phoneTitle = el("h3", { id: `${id}-phone` });
@@ -284,17 +267,6 @@ function render({ model, el: root }) {
     // the host has finished handling the click that asked (JupyterLab refocuses its cell)
     if (text && !was) requestAnimationFrame(() => requestAnimationFrame(() => cancel.focus()));
   };
-  const drawProgress = () => {
-    const p = model.get("progress") || {};
-    progress.hidden = !p.total;
-    progressBar.max = Math.max(1, p.total || 0);
-    progressBar.value = p.done || 0;
-    progressText.textContent = p.total ? `${number(p.done)}/${number(p.total)} ${p.unit}` : "";
-  };
-  const drawMessage = () => {
-    message.textContent = model.get("message") || "";
-    message.classList.toggle("sk-error", model.get("message_kind") === "error");
-  };
   const drawOptions = () => {
     const choices = model.get("choices") || {};
     const fill = (select, values, labels = {}) => {
@@ -338,28 +310,17 @@ function render({ model, el: root }) {
   purpose.addEventListener("change", () => set("purpose", purpose.value));
   replies.addEventListener("change", () => set("with_replies", replies.checked));
 
-  const handlers = [
-    ["change:state", drawPanel], ["change:controls", drawControls], ["change:summary", drawSummary],
-    ["change:confirmation", drawConfirmation], ["change:progress", drawProgress],
-    ["change:message", drawMessage], ["change:message_kind", drawMessage],
-    ["change:choices", drawOptions], ["change:result_html", drawResult],
+  // drawn first to last: the menus are filled before the inputs choose in them
+  const unfollow = follow(model, [
+    ["change:choices", drawOptions],
     ["change:text", drawInputs], ["change:sender", drawInputs], ["change:sms_type", drawInputs],
     ["change:purpose", drawInputs], ["change:send_at", drawInputs], ["change:with_replies", drawInputs],
-  ];
-  for (const [event, handler] of handlers) model.on(event, handler);
-  drawOptions();
-  drawInputs();
-  drawPanel();
-  drawControls();
-  drawSummary();
-  drawConfirmation();
-  drawProgress();
-  drawMessage();
-  drawResult();
+    ["change:state", drawPanel], ["change:controls", drawControls], ["change:summary", drawSummary],
+    ["change:confirmation", drawConfirmation], ...progressEvents.map((e) => [e, drawProgress]),
+    ...messageEvents.map((e) => [e, drawMessage]), ["change:result_html", drawResult],
+  ]);
   grow();
-  return () => {
-    for (const [event, handler] of handlers) model.off(event, handler);
-  };
+  return unfollow;
 }
 
 export default { render };

@@ -1,4 +1,4 @@
-// Helpers every smskit widget module but the Composer's starts with (the Python side puts this
+// Helpers every smskit widget module starts with (the Python side puts this
 // file in front of the widget's module: one ES module, no build step, no import at run time).
 // Every user or gateway value is put in the page as text (textContent), never as markup.
 
@@ -44,6 +44,21 @@ function messageLine(model) {
     message.classList.toggle("sk-error", model.get("message_kind") === "error");
   };
   return { message, draw, events: ["change:message", "change:message_kind"] };
+}
+
+// The progress line of a long task (trait `progress`: {done, total, unit}); hidden when idle.
+function progressLine(model, tag = "span") {
+  const bar = el("progress", { "aria-label": "progress", max: "1", value: "0" });
+  const label = el("span", { class: "smskit-progress-label" });
+  const progress = el(tag, { class: "sk-progress", hidden: true }, bar, " ", label);
+  const draw = () => {
+    const p = model.get("progress") || {};
+    progress.hidden = !p.total;
+    bar.max = Math.max(1, p.total || 0);
+    bar.value = p.done || 0;
+    label.textContent = p.total ? `${number(p.done)}/${number(p.total)} ${p.unit}` : "";
+  };
+  return { progress, draw, events: ["change:progress"] };
 }
 
 // Wire `handlers` ([event, draw] pairs), draw once, and return anywidget's clean-up.

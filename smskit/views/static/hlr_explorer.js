@@ -47,9 +47,7 @@ function render({ model, el: root }) {
     numbers_text: area.value, country: country.value, line_status: status.value, csv_path: csv.value,
   });
   const check = actionButton(model, "check", "check", "Ask the gateway about each line (HLR lookup)", true, inputs);
-  const progressBar = el("progress", { "aria-label": "progress", max: "1", value: "0" });
-  const progressText = el("span", { class: "smskit-progress-label" });
-  const progress = el("span", { class: "sk-progress", hidden: true }, progressBar, " ", progressText);
+  const { progress, draw: drawProgress, events: progressEvents } = progressLine(model);
 
   const country = el("select", { id: `${id}-country` });
   const status = el("select", { id: `${id}-status` });
@@ -91,13 +89,6 @@ function render({ model, el: root }) {
     exportButton.disabled = !checked;
     country.disabled = status.disabled = !checked;
   };
-  const drawProgress = () => {
-    const p = model.get("progress") || {};
-    progress.hidden = !p.total;
-    progressBar.max = Math.max(1, p.total || 0);
-    progressBar.value = p.done || 0;
-    progressText.textContent = p.total ? `${number(p.done)}/${number(p.total)} ${p.unit}` : "";
-  };
 
   const set = (name, value) => {
     model.set(name, value);
@@ -113,7 +104,7 @@ function render({ model, el: root }) {
     ["change:countries", drawInputs], ["change:country", drawInputs],
     ["change:statuses", drawInputs], ["change:line_status", drawInputs],
     ["change:table", drawResults], ["change:charts", drawResults], ["change:checked", drawResults],
-    ["change:progress", drawProgress], ...messageEvents.map((e) => [e, drawMessage]),
+    ...progressEvents.map((e) => [e, drawProgress]), ...messageEvents.map((e) => [e, drawMessage]),
   ]);
 }
 
