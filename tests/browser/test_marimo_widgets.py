@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from browser._composer import block_and_restore_sender_and_send_at
 from browser.conftest import loopback_page, marimo_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -108,8 +109,9 @@ def test_composer_in_marimo_edit_types_and_presses_every_button(
     browser: Any, marimo_edit: str
 ) -> None:
     """In the ``marimo edit`` editor: typing a curly quote makes the Composer UCS-2 and the
-    Python cell follows; optimise, add STOP, the options, estimate (the cost in EUR), Cancel
-    and Confirm work; the send's result is shown."""
+    Python cell follows; optimise, add STOP, the options (a bad sender or send_at blocks the
+    send, saying why), estimate (the cost in EUR), Cancel and Confirm work; the send's result
+    is shown."""
     from playwright.sync_api import expect
 
     context, page, aborted = loopback_page(browser, marimo_edit)
@@ -140,6 +142,7 @@ def test_composer_in_marimo_edit_types_and_presses_every_button(
         composer.get_by_label("with_replies").uncheck()
         composer.get_by_label("type").select_option("")
         composer.get_by_label("sender").fill("MyShop")
+        block_and_restore_sender_and_send_at(composer, WAIT_MS)
         composer.get_by_role("button", name="estimate cost").click()
         expect(composer.locator(".smskit-cost")).to_contain_text("EUR", timeout=WAIT_MS)
         send.click()

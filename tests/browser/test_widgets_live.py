@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from browser._chromium import ALL_EXECUTED, NOTEBOOK_READY
+from browser._composer import block_and_restore_sender_and_send_at
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -107,6 +108,7 @@ def _send(composer: Any, says: str, journal: str) -> None:
 
 def test_every_widget_button_works_after_run_all(notebook: tuple[Any, list[str]], lab: Any) -> None:
     """After "Run all": the Composer types, optimises, adds STOP, estimates, sends with confirm,
+    its sender and send_at boxes block the send with a bad value and say why,
     sends an edited text and the same text again (each said before Confirm); the explorer
     checks pasted numbers once each, filters and exports to an absolute path; the dashboard
     draws its map from the shipped shapes, refreshes, and its tables line up."""
@@ -161,6 +163,7 @@ def test_every_widget_button_works_after_run_all(notebook: tuple[Any, list[str]]
     expect(composer.locator(".sk-group-ok")).to_contain_text(
         "STOP mention present", timeout=WAIT_MS
     )
+    block_and_restore_sender_and_send_at(composer, WAIT_MS)
 
     # The notebook sent its own text from code: this one is a new campaign, said beforehand.
     _send(composer, "as a new campaign", "summer-sale-2.journal.sqlite")
