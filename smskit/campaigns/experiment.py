@@ -11,6 +11,11 @@ experiment.compare(inbox)       # rates with intervals, tests against arm A, sam
 smskit.Experiment.load("june-ab").send()     # after a crash or a kernel restart
 ```
 
+``holdout=0.1`` adds a no-send arm named ``holdout``: each arm's campaign holds out that
+share of its sendable recipients (a count is shared out among the arms), journaled with the
+arm's plan and never sent; ``result.conversions(orders)`` and ``result.lift(orders)`` compare
+the arms with it (docs/conversions.md).
+
 An experiment is identified by its name (given, or ``experiment-<created>-<hash>``) and the
 directory of its files (default: the campaign journals' own). Its record
 (:mod:`smskit.campaigns.analysis.experiment_record`) keeps the split; each arm is a
@@ -61,6 +66,7 @@ from smskit.campaigns.analysis.split import (
 )
 from smskit.campaigns.campaign import Campaign
 from smskit.campaigns.executor import ClientOption, Run
+from smskit.campaigns.planning.holdout import Holdout, as_holdout
 from smskit.campaigns.planning.links import LinkTracking, check_tracking_inbox
 from smskit.campaigns.planning.plan import Plan, check_name
 from smskit.campaigns.planning.spec import CampaignSpec
@@ -81,12 +87,16 @@ from smskit.rules.region import DEFAULT_REGION
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Experiment", "ExperimentResult"]
+    from smskit.campaigns.analysis.lift import Lift
+
+__all__ = ["HOLDOUT_ARM", "Experiment", "ExperimentResult"]
 
 logger = logging.getLogger("smskit.campaigns.experiment")
 
 # <experiment>.<arm> names the arm's campaign: 100 characters at most (check_name), arms 30.
 NAME_MAX: Final = 68
+# The no-send arm's name: its recipients' group in conversions (no arm may take it).
+HOLDOUT_ARM: Final = "holdout"
 
 
 class _Arm(Campaign):
@@ -129,7 +139,12 @@ class Experiment:
     experiment and its files in ``directory`` (default: the campaign journals' directory):
     made again with the same name, the experiment adopts the split its record holds (the same
     recipients, texts and options needed) rather than drawing another. ``frequency_cap``
-    (``"2/7D"``) is every arm's, as a campaign's (docs/frequency-caps.md).
+    (``"2/7D"``) is every arm's, as a campaign's (docs/frequency-caps.md). ``holdout``
+    (a share or a count, or a :class:`~smskit.campaigns.planning.holdout.Holdout`) adds the
+    no-send arm ``holdout``: each arm's campaign holds out that share of its sendable
+    recipients (a count is shared out among the arms, the first arms taking the remainder),
+    drawn with the experiment's seed and stratification unless the ``Holdout`` gives its
+    own, journaled with the arm's plan, never sent (docs/conversions.md).
     """
 
     def __init__(
@@ -147,6 +162,7 @@ class Experiment:
         directory: str | Path | None = None,
         track_links: Inbox | None = None,
         frequency_cap: FrequencyCap | str | object | None = ACCOUNT_DEFAULT,
+        holdout: float | Holdout | None = None,
         **send_options: Any,
     ) -> None:
         check_client(client)
@@ -160,6 +176,7 @@ class Experiment:
             self._hold(record, recipients.directory, client, None, spec)
             return
         arms = check_arms(variants)
+        held = _check_holdout(holdout, stratify, arms)
         self._links = None if track_links is None else check_tracking_inbox(track_links)
         stratify = check_stratify(stratify)
         if seed is not None:
@@ -189,6 +206,7 @@ class Experiment:
             recipients=len(frame),
             numbers=numbers_digest(numbers, regions),
             assignment=[],
+            holdout=held,
         )
         self._directory = _directory(directory)  # where _adopted looks
         self._frame: pd.DataFrame | None = frame  # what _split splits
@@ -245,6 +263,12 @@ class Experiment:
     def control(self) -> str:
         """The arm every other arm is compared with (the first)."""
         return next(iter(self.record.arms))
+
+    @property
+    def holdout(self) -> Holdout | None:
+        """The no-send arm's choice as recorded (its seed None: the experiment's), or None."""
+        held = self.record.holdout
+        return None if held is None else Holdout(held["size"], held["seed"], held["stratify"])
 
     @property
     def directory(self) -> Path:
@@ -329,6 +353,7 @@ class Experiment:
                 "recipients": int(summary["recipients"]),
                 "to_send": int(summary["to_send"]),
                 "excluded": int(summary["excluded"]),
+                **({"held_out": int(summary.get("held_out", 0))} if self.holdout else {}),
                 "segments": int(summary["segments"]),
                 "ok": bool(summary["ok"]),
                 "estimated_sms": None if estimate is None else estimate.sms,
@@ -389,12 +414,13 @@ class Experiment:
             # A client made for the arms is dropped: None goes back to the journal's gateway.
             given = None if self._client is self._made else self._client
             results[arm] = await Campaign._continue(self.journal(arm), given, run)
+        rows = {arm: self.record.rows_of(arm) for arm in self.record.arms}
         again = f"experiment.send() again (smskit.Experiment.load({self.name!r}).send())"
         for arm, result in results.items():
             said = shortfall_message(result.summary(), result.chunks(), again)
             if said is not None:
                 warn_caller(f"arm {arm!r}: {said}", IncompleteSendWarning, stacklevel=2)
-        return ExperimentResult(self.name, results)
+        return ExperimentResult(self.name, results, rows)
 
     send = blocking(asend)
 
@@ -406,7 +432,8 @@ class Experiment:
             if not _journaled(path):
                 raise ConfigurationError(f"arm {arm!r} of {self.name!r} has not been sent")
             found[arm] = CampaignResult.load(path)
-        return ExperimentResult(self.name, found)
+        rows = {arm: self.record.rows_of(arm) for arm in self.record.arms}
+        return ExperimentResult(self.name, found, rows)
 
     def compare(
         self,
@@ -424,7 +451,9 @@ class Experiment:
         ``lift`` at ``power`` (:func:`~smskit.campaigns.analysis.comparison.compare_counts`, from
         statsmodels). The counts are :meth:`ExperimentResult.counts`: each arm's outcomes
         (:meth:`smskit.CampaignResult.outcomes` with ``inbox`` and ``match``). Nothing is
-        sent; an arm not sent yet is refused. Recipients still ``pending`` (no report yet)
+        sent; an arm not sent yet is refused; the ``holdout`` arm, sent nothing, has no
+        outcomes to compare (its orders do: :meth:`ExperimentResult.lift`). Recipients still
+        ``pending`` (no report yet)
         count as not delivered: a :class:`UserWarning` says how many. See
         docs/experiments.md."""
         outcomes = self.results().outcomes(inbox, match=match)
@@ -506,8 +535,12 @@ class Experiment:
     def _make_arms(self, spec: CampaignSpec) -> dict[str, Campaign]:
         """Each arm's campaign: ``spec`` with the arm's text, name and journal."""
         arms: dict[str, Campaign] = {}
+        holdouts = _arm_holdouts(self.record)
         for arm, text in self.record.arms.items():
-            arm_spec = spec.replace(text=text, name=f"{self.name}.{arm}", journal=self.journal(arm))
+            arm_spec = spec.replace(
+                text=text, name=f"{self.name}.{arm}", journal=self.journal(arm),
+                holdout=holdouts[arm],
+            )  # fmt: skip
             if self._frame is None:
                 arms[arm] = Campaign.from_spec(self._client, [], arm_spec)
                 continue
@@ -523,6 +556,7 @@ class Experiment:
                 "name": self.name, "arm": arm, "arms": list(self.record.arms),
                 "control": self.control, "seed": self.seed, "stratify": self.record.stratify,
                 "record": self.path.name,
+                **({"holdout": self.record.holdout} if self.record.holdout else {}),
             }  # fmt: skip
             arms[arm] = campaign
         return arms
@@ -535,6 +569,13 @@ class ExperimentResult:
 
     name: str
     arms: dict[str, CampaignResult] = field(repr=False)
+    # Each arm's input rows, in order (its journal's row i is the i-th): conversions' rows.
+    rows: Mapping[str, list[int]] | None = field(default=None, repr=False)
+
+    @property
+    def held_out(self) -> int:
+        """Recipients of the no-send arm ``holdout``: every arm's held out."""
+        return sum(result.held_out for result in self.arms.values())
 
     @property
     def complete(self) -> bool:
@@ -547,8 +588,74 @@ class ExperimentResult:
 
         frames = [r.summary().assign(arm=arm) for arm, r in self.arms.items()]
         frame = pd.concat(frames, ignore_index=True)
+        if "held_out" in frame:  # an arm that held out nobody has no such column
+            frame["held_out"] = frame["held_out"].fillna(0).astype("int64")
         frame["arm"] = pd.Categorical(frame["arm"], categories=list(self.arms))
         return frame[["arm", *[c for c in frame.columns if c != "arm"]]]
+
+    def conversions(
+        self,
+        orders: Any,
+        *,
+        window: Any = "5D",
+        at: str = "ordered_at",
+        value: str | None = "amount",
+        number: str = "phone_number",
+        default_region: str | None = None,
+        inbox: Any = None,
+    ) -> pd.DataFrame:
+        """Every arm's :meth:`smskit.CampaignResult.conversions` (same arguments), one row per
+        recipient sent or held out, ``group`` the recipient's arm or ``holdout`` (a
+        categorical: the arms in order, then ``holdout``), ``arm`` the arm it was dealt to,
+        ``row`` its row in the experiment's input. Each arm's window starts at that arm's
+        send instant, for its held-out recipients too."""
+        import numpy as np
+        import pandas as pd
+
+        frames = []
+        for arm, result in self.arms.items():
+            frame = result.conversions(
+                orders, window=window, at=at, value=value, number=number,
+                default_region=default_region, inbox=inbox,
+            )  # fmt: skip
+            held = frame["group"].astype(str) == HOLDOUT_ARM
+            frame["group"] = np.where(held, HOLDOUT_ARM, arm)
+            if self.rows is not None:
+                frame["row"] = np.asarray(self.rows[arm], dtype="int64")[frame["row"]]
+            frames.append(frame.assign(arm=arm))
+        frame = pd.concat(frames, ignore_index=True).sort_values("row", ignore_index=True)
+        frame["group"] = pd.Categorical(frame["group"], categories=[*self.arms, HOLDOUT_ARM])
+        frame["arm"] = pd.Categorical(frame["arm"], categories=list(self.arms))
+        first = ["row", "phone_number", "group", "arm"]
+        return frame[[*first, *[c for c in frame.columns if c not in first]]]
+
+    def lift(
+        self,
+        orders: Any,
+        *,
+        arm: str | None = None,
+        window: Any = "5D",
+        at: str = "ordered_at",
+        value: str | None = "amount",
+        number: str = "phone_number",
+        default_region: str | None = None,
+        alpha: float = 0.05,
+        power: float = 0.8,
+    ) -> Lift:
+        """``arm`` (default: every arm, pooled) against the no-send arm ``holdout`` on
+        :meth:`conversions` (same arguments): :class:`~smskit.campaigns.analysis.lift.Lift`,
+        its incremental ROI against that arm's (or every arm's) billed cost."""
+        from smskit.campaigns.analysis.lift import lift
+
+        if arm is not None and arm not in self.arms:
+            raise ValidationError("arm", f"must be one of {', '.join(self.arms)}", value=arm)
+        frame = self.conversions(
+            orders, window=window, at=at, value=value, number=number,
+            default_region=default_region,
+        )  # fmt: skip
+        chosen = [arm] if arm is not None else list(self.arms)
+        cost = sum(c.cost or 0.0 for name in chosen for c in self.arms[name].records)
+        return lift(frame, treated=arm, cost=cost or None, alpha=alpha, power=power)
 
     def outcomes(self, inbox: Any = None, *, match: Match = "auto") -> pd.DataFrame:
         """Every arm's :meth:`smskit.CampaignResult.outcomes` (one row per recipient the
@@ -575,6 +682,40 @@ class ExperimentResult:
             f"{arm}: {r.summary().iloc[0]['sent']} sent" for arm, r in self.arms.items()
         )
         return f"ExperimentResult({self.name!r}, {shown})"
+
+
+def _check_holdout(holdout: Any, stratify: str | None, arms: Mapping[str, str]) -> Any:
+    """``holdout=`` as the record keeps it (None: no holdout arm); no arm may be named
+    ``holdout`` beside it. A share or count is drawn with the experiment's seed and strata."""
+    if holdout is None:
+        return None
+    if HOLDOUT_ARM in arms:
+        raise ValidationError(
+            "variants",
+            f"an arm named {HOLDOUT_ARM!r} would be the no-send arm's group: rename it",
+            value=HOLDOUT_ARM,
+        )
+    chosen = as_holdout(holdout)
+    assert chosen is not None
+    if not isinstance(holdout, Holdout):
+        chosen = Holdout(chosen.size, None, stratify)
+    return chosen.record()
+
+
+def _arm_holdouts(record: ExperimentRecord) -> dict[str, Holdout | None]:
+    """Each arm's holdout: the share, or the count shared out (the first arms take the
+    remainder; an arm given none holds out nobody), seeded by the record's seed unless the
+    holdout has its own."""
+    held = record.holdout
+    if held is None:
+        return dict.fromkeys(record.arms)
+    seed = record.seed if held["seed"] is None else held["seed"]
+    size, count = held["size"], len(record.arms)
+    found: dict[str, Holdout | None] = {}
+    for position, arm in enumerate(record.arms):
+        share = size if isinstance(size, float) else size // count + (position < size % count)
+        found[arm] = Holdout(share, seed, held["stratify"]) if share else None
+    return found
 
 
 def _journaled(path: Path) -> bool:

@@ -1,6 +1,7 @@
 """An experiment's record: ``<directory>/<name>.experiment.json``, written before any send.
 
-It holds what the experiment is (arms and their texts, sender, send options, region), how its
+It holds what the experiment is (arms and their texts, sender, send options, region, the
+holdout: its size, seed and strata), how its
 audience was split (the seed, the stratification, each input row's arm and stratum) and a
 digest of the recipients' numbers, so that making the experiment again with the same name
 adopts this split instead of drawing a new one, and a reload (:meth:`Experiment.load`) finds
@@ -48,6 +49,8 @@ class ExperimentRecord:
     numbers: str  # numbers_digest of the recipients
     assignment: list[int]
     strata: list[str] | None = None
+    # The no-send arm: {"size", "seed", "stratify"} of each arm's holdout (None: none).
+    holdout: dict[str, Any] | None = None
 
     @property
     def created_at(self) -> datetime:
@@ -61,7 +64,7 @@ class ExperimentRecord:
     def differences(self, other: ExperimentRecord) -> list[str]:
         """The fields (split aside) where ``other`` describes another experiment."""
         fields = ("arms", "sender", "options", "default_region", "stratify", "recipients",
-                  "numbers")  # fmt: skip
+                  "numbers", "holdout")  # fmt: skip
         # The arms in order: the first is the control.
         found = [n for n in fields if getattr(self, n) != getattr(other, n)]
         if "arms" not in found and list(self.arms.items()) != list(other.arms.items()):
@@ -101,7 +104,7 @@ _KINDS: Final[dict[str, tuple[type, ...]]] = {
     "name": (str,), "created": (str,), "arms": (dict,), "sender": (str,), "options": (dict,),
     "default_region": (str, type(None)), "seed": (int,), "stratify": (str, type(None)),
     "recipients": (int,), "numbers": (str,), "assignment": (list,),
-    "strata": (list, type(None)),
+    "strata": (list, type(None)), "holdout": (dict, type(None)),
 }  # fmt: skip
 
 

@@ -28,6 +28,7 @@ from smskit.campaigns.analysis.outcomes import (
     sent_recipients,
 )
 from smskit.campaigns.analysis.results import CampaignResult
+from smskit.campaigns.planning.holdout import HELD_OUT
 from smskit.campaigns.sending.journal import DONE_STATES, Journal
 from smskit.campaigns.sending.journal_file import as_journal_path
 from smskit.campaigns.sending.lease import LOCK_SUFFIX
@@ -60,6 +61,7 @@ LEDGER_COLUMNS: Final[Mapping[str, str]] = {
     "purpose": "category",
     "recipients": "Int64",
     "sent": "Int64",
+    "held_out": "Int64",
     "sms": "Int64",
     "cost": "float64",
     "cost_estimated": "boolean",
@@ -103,6 +105,7 @@ class JournalRow:
     purpose: str | None = None
     recipients: int | None = None
     sent: int | None = None
+    held_out: int | None = None  # the holdout: planned out of the send, never sent
     sms: int | None = None
     cost: float | None = None
     cost_estimated: bool | None = None
@@ -189,6 +192,7 @@ def _row(book: Journal) -> JournalRow:
         recipients=_required(record.recipients, "recipients", where),
         # What the gateway kept: its number_of_contacts when it said it, else the chunk.
         sent=sum(o[3] if o[11] is None else min(o[11], o[3]) for o in accepted),
+        held_out=book.excluded_count(HELD_OUT),
         sms=sum(o[10] or 0 for o in outcomes),
         cost=round(sum(o[8] or 0.0 for o in outcomes), 6),
         cost_estimated=any(bool(o[9]) for o in outcomes),
@@ -286,7 +290,8 @@ def history(
     (an arm of a :class:`smskit.Experiment`); ``started`` (when the journal was written,
     just before the first request); ``sender``; ``purpose`` (``wholesale``, the gateway's
     default, when none was given); ``recipients`` (rows given, those kept out included);
-    ``sent`` (recipients the gateway accepted); ``sms`` and ``cost`` (the gateway's answers,
+    ``sent`` (recipients the gateway accepted); ``held_out`` (the holdout, never sent: a
+    campaign's or an experiment's arm's ``holdout=``); ``sms`` and ``cost`` (the gateway's answers,
     in the account's currency; ``cost_estimated``); from the callbacks' store, as
     :meth:`CampaignResult.outcomes` joins them, the recipients whose delivery report is
     final (``reported``), ``delivered``, who replied (``replies``) and who opted out
