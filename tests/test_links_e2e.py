@@ -222,3 +222,52 @@ def test_an_experiment_tracks_each_arm_s_links_and_compares_clicked(tmp_path: Pa
         assert clicked["B"] > clicked["A"] > 0
         assert "clicked" in set(comparison.rates["metric"].astype(str))
         assert len(smskit.plots.experiment_arms(comparison).layout.annotations) >= 4
+
+
+def test_a_click_before_its_message_was_delivered_is_a_bot_and_after_it_human(
+    tmp_path: Path,
+) -> None:
+    """Phones' GETs made before the delivery report are flagged ``before_delivery``; the
+    same links opened after delivery count as human clicks."""
+    numbers = [f"+3361{i:07d}" for i in range(8)]
+    # Network time twice as fast as real: a live phone's report comes 1.5 s to 30 s after.
+    with (
+        Sandbox(delivery_model=DeliveryModel(seed=3, time_scale=0.5)) as sandbox,
+        Inbox(tmp_path / "inbox.sqlite") as inbox,
+        smskit.Client(sandbox=sandbox) as client,
+    ):
+        sandbox.set_callback_url(inbox.url, kind="delivery_report")
+        campaign = Campaign(
+            client, numbers, text="Soldes https://shop.example/early", sender="Shop",
+            name="early", track_links=inbox, purpose="alert",
+        )  # fmt: skip
+        result = campaign.send(journal=tmp_path / "early.sqlite", progress=False)
+        sent = sandbox.sent()
+        pairs = zip(sent["phone_number"], sent["text"], strict=True)
+        links = {n: find_links(t)[0].url for n, t in pairs}
+        assert {_click(links[n]) for n in numbers} == {302}
+        deadline = time.monotonic() + 45  # some phones are off for hours: not waited for
+        while time.monotonic() < deadline:
+            outcomes = result.outcomes(inbox).set_index("phone_number")
+            delivered = outcomes.index[outcomes["status"] == "DELIVERED"].tolist()
+            if len(delivered) >= 3:
+                break
+            time.sleep(0.2)
+        assert len(delivered) >= 3, outcomes["status"]
+        # Which clicks came before the first sign of delivery, read from the inbox itself
+        # (a loaded machine may click late): the earlier of the report's arrival and date.
+        reports = inbox.delivery_reports(time_zone="UTC")
+        reports = reports[reports["status"] == "DELIVERED"].set_index("number")
+        sign = reports[["received_at", "delivery_date"]].min(axis=1)
+        clicked_at = inbox.clicks(time_zone="UTC").set_index("phone_number")["at"]
+        before = pd.Series({n: clicked_at[n] < sign[n] for n in delivered})
+        assert before.sum() >= 2  # the rule is exercised, not only its absence
+        early = outcomes.loc[delivered]
+        expected = before.map({True: "before_delivery", False: ""})
+        assert early["bot_reasons"].tolist() == expected[delivered].tolist()
+        assert early["clicks"].tolist() == [1 - int(b) for b in before[delivered]]
+        for number in delivered:
+            assert _click(links[number]) == 302
+        later = result.outcomes(inbox).set_index("phone_number").loc[delivered]
+        assert later["clicks"].tolist() == [2 - int(b) for b in before[delivered]]
+        assert later["first_click_date"].notna().all()
