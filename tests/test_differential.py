@@ -227,7 +227,19 @@ def run(seed: int, client: smskit.Client, sandbox: Sandbox, tmp_path: Path) -> t
     return total, found
 
 
-@pytest.mark.parametrize("seed", [FIXED_SEED, random.Random().randrange(2**31)])
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Two seeds: the fixed one and one new to each run, pytest-randomly's (printed in the
+    header, repeated by ``--randomly-seed=N``; every pytest-xdist worker must collect the same
+    tests), or a fresh one when pytest-randomly is off."""
+    if "seed" not in metafunc.fixturenames:
+        return
+    try:
+        run_seed = int(metafunc.config.getoption("randomly_seed")) % 2**31
+    except ValueError:  # no such option: pytest-randomly is not loaded
+        run_seed = random.Random().randrange(2**31)
+    metafunc.parametrize("seed", [FIXED_SEED, run_seed])
+
+
 def test_preflight_predicts_the_gateway_for_every_recipient(
     seed: int, account: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
 ) -> None:
