@@ -347,6 +347,7 @@ def main() -> int:
 
     from playwright.sync_api import sync_playwright
 
+    before = os.getloadavg()[0]  # the machine's, before this run adds its servers and browser
     hosts = ["lab", "marimo"] if args.host == "both" else [args.host]
     results: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
@@ -354,7 +355,8 @@ def main() -> int:
             results[host] = run_host(host, playwright, Path(folder) / host, args)
     load = os.getloadavg()[0]
     print(f"{cpu_model()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
-          f"load {load:.1f}; {args.recipients:,} recipients, debounce {args.debounce}")  # fmt: skip
+          f"load {before:.1f} before, {load:.1f} after; {args.recipients:,} recipients, "
+          f"debounce {args.debounce}")  # fmt: skip
     for host, timed in results.items():
         composer, echo = timed["composer"], timed["echo"]
         for kind in ("single", "burst"):
