@@ -165,8 +165,10 @@ def test_numbers_and_fields_of_other_types_mean_what_they_mean_in_pandas() -> No
         assert to_contacts(value, "recipients", strict=False) == expected
         report = report_frame(value, text=template)
         assert report["text"].tolist() == report_frame(pandas, text=template)["text"].tolist()
-    floats = pa.table({"phone_number": [33612345678.0, None]})
-    assert report_frame(floats, text="Code 1234")["phone_number"].tolist()[0] == "+33612345678"
+    floats = pa.table({"phone_number": [None, 33612345678.0]})  # a float is never a number
+    with pytest.raises(smskit.ValidationError, match="a float cannot hold a phone") as caught:
+        report_frame(floats, text="Code 1234")
+    assert (caught.value.field, caught.value.position) == ("recipients.phone_number", 1)
 
 
 def test_text_columns_share_arrow_buffers_and_polars_is_not_imported(tmp_path: Path) -> None:

@@ -165,7 +165,8 @@ def test_a_list_a_csv_cannot_carry_is_refused_not_written(tmp_path: Path) -> Non
 # -- one reader of numbers --------------------------------------------------------------------
 
 SPELLINGS = ["+33612345678", "06 12 34 56 78", "0612345678", "0033612345678", "06.12.34.56.78",
-             612345678, np.int64(612345678), np.int32(612345678), 33612345678.0]  # fmt: skip
+             612345678, np.int64(612345678), np.int32(612345678)]  # fmt: skip
+# A float is refused by both (tests/test_float_numbers.py).
 
 
 @pytest.mark.parametrize("spelling", SPELLINGS, ids=repr)

@@ -214,8 +214,14 @@ def _keys(values: pd.Series, region: str | None) -> pd.DataFrame:
     """Per value: its E.164 number, or its text when it does not parse (then sent nowhere)."""
     import pandas as pd
 
+    from smskit.errors import ValidationError
     from smskit.rules import phones
+    from smskit.rules.recipients import RULE_FLOAT, first_float
 
+    at = first_float(values)
+    if at is not None:  # named by its label: a partition's positions are not the series'
+        label, value = values.index[at], values.iloc[at]
+        raise ValidationError("numbers", RULE_FLOAT, position=label, value=value)
     checks = phones.normalize(values.astype(object), region)
     texts = pd.array([str(v) for v in values.array], dtype="string")
     key = checks["e164"].where(checks["e164"].notna(), pd.Series(texts, index=checks.index))

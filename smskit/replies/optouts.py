@@ -319,9 +319,13 @@ class OptOuts:
         """Whether ``number`` is listed, read as preflight reads a recipient (a national
         number in the default region, an int, a numpy integer): ``"06 12 34 56 78" in
         optouts`` is True when ``+33612345678`` is listed; a number given exactly as a
-        callback gave it (kept so when it is not valid, ``+3361234``) is found as given."""
+        callback gave it (kept so when it is not valid, ``+3361234``) is found as given; a
+        float never is (no float is a phone number: ``add`` refuses one)."""
         from smskit.rules.phonecheck import to_e164
+        from smskit.rules.recipients import is_float_number
 
+        if is_float_number(number):
+            return False  # never a phone number (rules.recipients.RULE_FLOAT): never listed
         e164 = to_e164(number, DEFAULT_REGION) or (number if isinstance(number, str) else None)
         return e164 is not None and e164 in self.numbers()
 
@@ -583,6 +587,7 @@ def _read_numbers(
 ) -> list[str]:
     """``numbers`` in E.164 form, or a ValidationError naming the first unreadable one."""
     from smskit.rules.phonecheck import classify
+    from smskit.rules.recipients import refuse_floats
 
     if isinstance(numbers, str | Number):  # one number (an int, a numpy integer too)
         values: list[Any] = [numbers]
@@ -590,6 +595,7 @@ def _read_numbers(
         values = list(numbers)
     else:
         raise ValidationError(field, "must be a number or a list of numbers", value=numbers)
+    refuse_floats(values, field)  # a float is never a phone number, as for recipients
     read: list[str] = []
     for position, value in enumerate(values):
         check = classify(value, default_region)

@@ -13,6 +13,11 @@ helpers all read recipients here:
 - a file, named explicitly: a :class:`~pathlib.Path` (or any ``os.PathLike``), or
   :meth:`Recipients.from_csv`; it is read as text, so a leading ``+`` or ``0`` survives.
 
+A float is never a phone number (:data:`RULE_FLOAT`): ``33612345678.0`` alone, in a list,
+a dict or a float column (what ``pd.read_csv`` makes of digits with blank cells) is refused,
+naming the field, the row and the rule; a missing value (NaN) stays a missing number. Every
+entry point that reads numbers asks :func:`refuse_floats` (bulk HLR, the opt-out list too).
+
 A ``country`` column (or key), when present, is the region of national numbers on that row;
 rows without one use the default region. A dict's key that is neither a Contact field nor
 ``country`` is refused (it is most likely a typo of a field the text uses).
@@ -57,6 +62,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BLOCK_ROWS",
     "REGION_COLUMN",
+    "RULE_FLOAT",
     "Recipients",
     "arrow_recipients",
     "check_collection",
@@ -64,9 +70,12 @@ __all__ = [
     "check_file_name",
     "contact",
     "contact_rows",
+    "first_float",
+    "is_float_number",
     "number_checks",
     "number_codes",
     "records_of",
+    "refuse_floats",
 ]
 
 REGION_COLUMN: Final = "country"
@@ -78,6 +87,48 @@ _SHAPES: Final = (
     "a phone number (str), a dict, a list of numbers or dicts, a DataFrame (pandas, pyarrow "
     "or polars) with a 'phone_number' column, or a CSV file given as a pathlib.Path"
 )
+
+
+RULE_FLOAT: Final = (
+    "a float cannot hold a phone number exactly (a leading 0 or '+' is lost, a long number "
+    "is rounded): give numbers as text or integers (read a CSV with dtype=str, e.g. "
+    "pandas.read_csv(path, dtype=str), or pass the file as a pathlib.Path)"
+)
+
+
+def is_float_number(value: Any) -> bool:
+    """Whether ``value`` is a float (Python's, numpy's) that is not a missing marker (NaN)."""
+    return (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, numbers.Integral)
+        and value == value  # NaN is a missing number, not a float one
+    )
+
+
+def first_float(values: Any) -> int | None:
+    """The position of the first float of ``values`` (a Series, an array or a list) that is
+    not missing, or None. Columns of text or integers are answered from their dtype."""
+    import numpy as np
+    import pandas as pd
+
+    series = values if isinstance(values, pd.Series) else pd.Series(values, dtype=object)
+    if pd.api.types.is_float_dtype(series.dtype):
+        present = np.flatnonzero(series.notna().to_numpy(dtype=bool))
+        return int(present[0]) if len(present) else None
+    if series.dtype != object:
+        return None
+    if pd.api.types.infer_dtype(series, skipna=True) in ("string", "integer", "empty"):
+        return None  # one pass in C over the common shapes
+    return next((i for i, v in enumerate(series.tolist()) if is_float_number(v)), None)
+
+
+def refuse_floats(values: Any, field: str) -> None:
+    """Refuse the first float of ``values`` that is not missing (:data:`RULE_FLOAT`), naming
+    ``field`` and its row."""
+    at = first_float(values)
+    if at is not None:
+        value = values.iloc[at] if hasattr(values, "iloc") else values[at]
+        raise ValidationError(field, RULE_FLOAT, position=at, value=value)
 
 
 # What a phone number may hold, written any way: digits, spaces and the usual punctuation.
@@ -194,9 +245,15 @@ class Recipients:
             check_columns(recipients.columns, field)
             # A snapshot of the known columns (copy-on-write: free until the caller edits it).
             self.frame = recipients[[c for c in recipients.columns if c in _KNOWN_KEYS]]
+            if "phone_number" in self.frame.columns:
+                refuse_floats(self.frame["phone_number"], f"{field}.phone_number")
             _check_encodable(self.frame, field)
             return
-        if _is_number_value(recipients) or isinstance(recipients, Mapping):
+        if (
+            _is_number_value(recipients)
+            or is_float_number(recipients)
+            or isinstance(recipients, Mapping)
+        ):
             recipients = [recipients]
         # A set has no order, so no row a finding could name; bytes are not text.
         if isinstance(recipients, bytes | bytearray | AbstractSet) or not isinstance(
@@ -294,6 +351,10 @@ def _frame_of_items(items: list[Any], field: str, need_number: bool) -> pd.DataF
             rows.append(dict(item))
         elif _is_number_value(item):
             rows.append({"phone_number": item})
+        elif is_float_number(item):
+            raise ValidationError(
+                f"{field}.phone_number", RULE_FLOAT, position=position, value=item
+            )
         else:
             raise ValidationError(
                 field,
@@ -302,6 +363,8 @@ def _frame_of_items(items: list[Any], field: str, need_number: bool) -> pd.DataF
                 value=item,
             )
     frame = pd.DataFrame(rows, columns=None if rows else ["phone_number"], dtype=object)
+    if "phone_number" in frame.columns:  # a dict's number
+        refuse_floats(frame["phone_number"], f"{field}.phone_number")
     return frame
 
 

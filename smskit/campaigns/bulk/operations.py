@@ -37,8 +37,10 @@ from smskit.rules.recipients import (
     check_collection,
     check_file_name,
     contact,
+    is_float_number,
     number_checks,
     records_of,
+    refuse_floats,
 )
 from smskit.rules.region import DEFAULT_REGION
 
@@ -242,15 +244,18 @@ def _normalised(values: Any, field: str, region: str | None) -> tuple[list[Any],
             field,
             f"pass the numbers it holds (pandas.read_csv({values!r}, dtype=str) for a CSV)",
         )
+    if is_float_number(values):
+        refuse_floats([values], field)
     items = as_list(values, field)
     for position, item in enumerate(items):
         try:
             hash(item)
         except TypeError as exc:  # a list, dict, Series...: never a phone number
-            rule = "must be a phone number (str, int or float)"
+            rule = "must be a phone number (str or int)"
             raise ValidationError(field, rule, position=position) from exc
         if isinstance(item, str) and unencodable_at(item) is not None:
             raise ValidationError(field, RULE_UNENCODABLE, value=item, position=position)
+    refuse_floats(items, field)
     distinct = list(dict.fromkeys(items))
     checks = phones.normalize(pd.Series(distinct, dtype=object), region)
     return distinct, checks

@@ -1,0 +1,168 @@
+"""A float is never a phone number, at every public entry point that reads one.
+
+The class (issue 33): ``Campaign``, ``send`` and ``contact.create`` refused a float phone
+number while ``bulk_hlr`` and ``OptOuts.add`` read ``33612345678.0`` as a number, and a float
+column (what ``pd.read_csv`` makes of digits with blank cells) was read everywhere. One rule
+now (:data:`smskit.rules.recipients.RULE_FLOAT`, asked by the one reader): a float, alone, in
+a list, a dict, an object column or a float column with NaN, is refused naming the field, the
+first float's row and the rule; a NaN before it is a missing number, not the refused row.
+Differential: the same recipients with that float given as an int are not refused as floats.
+The CLI reads files as text (no float can reach it); its paths are the library's readers.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import smskit
+from smskit.errors import ValidationError
+from smskit.replies.optouts import OptOutsNotReadWarning
+from smskit.rules.recipients import RULE_FLOAT
+from smskit.sandbox import Sandbox
+
+TEXT = "Promo -20%. STOP au 36173"
+SHAPES = ("single", "list", "dicts", "object column", "float column with NaN")
+
+national = st.integers(600_000_000, 799_999_999)
+numbers = st.lists(national.map(lambda n: 33_000_000_000 + n), min_size=1, max_size=4,
+                   unique=True)  # fmt: skip
+FEW = settings(max_examples=4, deadline=None,
+               suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+
+
+def shaped(shape: str, values: list[int], at: int, number: Callable[[int], Any]) -> Any:
+    """``values`` in ``shape``: the one at ``at`` given by ``number``, those before it as
+    text (NaN in the float column), those after as ``number`` too."""
+    given = [f"+{v}" if i < at else number(v) for i, v in enumerate(values)]
+    if shape == "single":
+        return number(values[0])
+    if shape == "list":
+        return given
+    if shape == "dicts":
+        return [{"phone_number": v} for v in given]
+    if shape == "object column":
+        return pd.DataFrame({"phone_number": pd.Series(given, dtype=object)})
+    column = [np.nan if i < at else number(v) for i, v in enumerate(values)]
+    return pd.DataFrame({"phone_number": pd.Series(column, dtype="float64" if number is float
+                                                   else "Int64")})  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def client(sandbox: Sandbox) -> Iterator[smskit.Client]:
+    """One client on the session's sandbox for the whole module."""
+    with smskit.Client(sandbox=sandbox) as client:
+        yield client
+
+
+def entry_points(client: smskit.Client, directory: Path) -> dict[str, Callable[[Any], Any]]:
+    """Every public way to hand smskit numbers, each as a call of the recipients alone."""
+
+    def campaign(recipients: Any) -> Any:
+        return smskit.Campaign(client, recipients, text=TEXT, sender="Shop").preflight(offline=True)
+
+    def optouts(recipients: Any) -> Any:
+        with warnings.catch_warnings():  # a list at a path of its own: said once a path
+            warnings.simplefilter("ignore", OptOutsNotReadWarning)
+            with smskit.OptOuts(client, path=directory / "o.sqlite") as listed:
+                return listed.add(recipients)
+
+    return {
+        "Campaign": campaign,
+        "send": lambda r: client.sms_campaign.send(
+            text="Code 1234", recipients=r, sender="Shop", purpose="alert", simulation_mode=True
+        ),
+        "contact.create": lambda r: client.contact.create(r),
+        "bulk_hlr": lambda r: smskit.bulk_hlr(client, r, progress=False, journal=False),
+        "OptOuts.add": optouts,
+        "render_all": lambda r: smskit.text.render_all("Code 1234", r),
+    }
+
+
+def refusal(call: Callable[[Any], Any], recipients: Any) -> ValidationError | None:
+    """The ValidationError ``call`` raises for ``recipients``, or None."""
+    try:
+        call(recipients)
+    except ValidationError as error:
+        return error
+    return None
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@FEW
+@given(values=numbers, data=st.data())
+def test_a_float_number_is_refused_at_every_entry_point_naming_its_row(
+    client: smskit.Client, tmp_path: Path, shape: str, values: list[int], data: st.DataObject
+) -> None:
+    """Each entry point refuses the first float (not NaN) with the rule, its field and its
+    row; the same recipients with integers are not refused as floats."""
+    at = 0 if shape == "single" else data.draw(st.integers(0, len(values) - 1), label="at")
+    for name, call in entry_points(client, tmp_path).items():
+        takes_numbers = name in ("bulk_hlr", "OptOuts.add")  # numbers, not recipients
+        if (takes_numbers and shape == "dicts") or (name == "OptOuts.add" and "column" in shape):
+            continue
+        error = refusal(call, shaped(shape, values, at, float))
+        assert error is not None and error.rule == RULE_FLOAT, (name, error)
+        assert error.position == at, (name, error)
+        field = {"contact.create": "contacts", "bulk_hlr": "numbers", "OptOuts.add": "numbers"}
+        expected = field.get(name, "recipients")
+        if not takes_numbers or "column" in shape:
+            expected += ".phone_number"
+        assert error.field == expected, (name, error.field)
+        ints = refusal(call, shaped(shape, values, at, int))
+        assert ints is None or ints.rule != RULE_FLOAT, (name, ints)
+
+
+def test_a_float_is_never_in_the_opt_out_list(client: smskit.Client, tmp_path: Path) -> None:
+    """`33612345678.0 in listed` is False (a float is never a number, so never listed; `in`
+    never raises), where the int it equals is listed."""
+    with (
+        warnings.catch_warnings(),
+        smskit.OptOuts(client, path=tmp_path / "o.sqlite") as listed,
+    ):
+        warnings.simplefilter("ignore", OptOutsNotReadWarning)
+        listed.add(33612345678)
+        assert 33612345678 in listed and np.int64(33612345678) in listed
+        assert 33612345678.0 not in listed and np.float64(33612345678.0) not in listed
+
+
+def test_composer_experiment_and_dask_refuse_a_float_column_naming_its_row(
+    client: smskit.Client, tmp_path: Path
+) -> None:
+    """The Composer, an experiment and the Dask campaign and bulk HLR refuse a float column
+    at its first float (NaN before it is a missing number) with the rule."""
+    frame = pd.DataFrame({"phone_number": [np.nan, 33612345678.0, 33612345679.0]})
+    calls: dict[str, Callable[[], Any]] = {
+        "Composer": lambda: smskit.Composer(client, frame, text=TEXT, sender="Shop"),
+        "Experiment": lambda: smskit.Experiment(
+            client,
+            frame,
+            sender="Shop",
+            seed=4,
+            directory=tmp_path / "x",
+            name="f",
+            variants={"A": "A. STOP au 36173", "B": "B. STOP au 36173"},
+        ).assignment(),
+        "dask.Campaign": lambda: smskit.dask.Campaign(
+            client, dd.from_pandas(frame, npartitions=1), text=TEXT, sender="Shop"
+        ).preflight(offline=True),
+        "dask.bulk_hlr": lambda: smskit.dask.bulk_hlr(
+            client,
+            dd.from_pandas(frame, npartitions=1)["phone_number"],
+            tmp_path / "h",
+            progress=False,
+        ),
+    }
+    for name, call in calls.items():
+        with pytest.raises(ValidationError) as caught:
+            call()
+        assert (caught.value.rule, caught.value.position) == (RULE_FLOAT, 1), name
