@@ -490,6 +490,16 @@ def test_no_private_name_crosses_modules() -> None:
     assert not found, "private names used from another module:\n" + "\n".join(found)
 
 
+def test_every_module_says_what_it_owns() -> None:
+    """Every module opens with a docstring (what it owns and may import), not an empty one."""
+    bare = [
+        module
+        for module, path in MODULES.items()
+        if len((ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or "").split()) < 5
+    ]
+    assert not bare, "modules without a docstring saying what they own:\n" + "\n".join(bare)
+
+
 def test_modules_stay_small() -> None:
     """No module is over 800 lines (one concept, sized by what it holds), except those listed
     as being split right now."""

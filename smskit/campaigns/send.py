@@ -322,14 +322,7 @@ class _Sender:
         """One request, put in flight in the journal first, its outcome recorded after."""
         request_id, contacts = self.journal.mark_in_flight(chunk)
         try:
-            result = await self.client.sms_campaign.send(
-                text=self.text,
-                recipients=contacts,
-                sender=self.sender,
-                request_id=request_id,
-                validate=False,  # built from values preflight checked; checking again costs
-                **self.options,
-            )
+            result = await self._request(contacts, request_id=request_id)
         except DuplicateRequestError:
             # First attempt of this run, but the gateway accepted this request_id before (a
             # crash after sending, a re-run): the chunk went out once, and only once.
@@ -339,6 +332,15 @@ class _Sender:
             await self._accepted(chunk, contacts, result.sms_ticket)
         else:
             self._sent(chunk, result)
+
+    async def _request(self, contacts: ContactChunk, **mode: Any) -> SendResult:
+        """The campaign's request to ``contacts`` (its text, sender and options), unchecked:
+        built from values preflight checked, and checking again costs. ``mode``: the
+        ``request_id`` of a send, or ``simulation_mode=True``."""
+        return await self.client.sms_campaign.send(
+            text=self.text, recipients=contacts, sender=self.sender, validate=False,
+            **self.options, **mode,
+        )  # fmt: skip
 
     def _sent(self, chunk: Chunk, result: SendResult) -> None:
         self.journal.mark_done(
@@ -359,14 +361,7 @@ class _Sender:
         chunk in flight, and its resume asks again, so no accepted chunk lacks its cost.
         """
         try:
-            figures = await self.client.sms_campaign.send(
-                text=self.text,
-                recipients=contacts,
-                sender=self.sender,
-                simulation_mode=True,
-                validate=False,
-                **self.options,
-            )
+            figures = await self._request(contacts, simulation_mode=True)
         except SmskitError:  # the cost stays unknown; the recipients are accepted all the same
             self.journal.mark_done(chunk.idx, "already_accepted", ticket=ticket)
             return

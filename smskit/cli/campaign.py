@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import click
 
-from smskit.cli.options import is_quiet
+from smskit.cli.options import is_quiet, output_option
 from smskit.cli.output import (
     EXIT_CONFIG,
     EXIT_INCOMPLETE,
@@ -100,12 +100,7 @@ SHOWN: Final = (
 @click.argument(
     "journals", metavar="[JOURNAL | DIRECTORY]...", nargs=-1, type=click.Path(path_type=Path)
 )
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, writable=True, path_type=Path),
-    help="CSV written with the whole ledger (every column, unreadable journals included).",
-)
+@output_option("the whole ledger (every column, unreadable journals included)")
 @click.option(
     "--inbox",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 import smskit
-from smskit.cli.options import BreakdownKey, region_option
+from smskit.cli.options import BreakdownKey, output_option, region_option
 from smskit.cli.output import (
     EXIT_INCOMPLETE,
     EXIT_INPUT,
@@ -33,12 +33,7 @@ if TYPE_CHECKING:
 
 @click.command()
 @click.argument("sources", metavar="IN.csv | NUMBER...", nargs=-1, required=True)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, writable=True, path_type=Path),
-    help="CSV written with one row per distinct value: the value, its answer, cached, error.",
-)
+@output_option("one row per distinct value: the value, its answer, cached, error")
 @click.option(
     "--column",
     default=None,

@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Final, TypeVar
 
 import click
@@ -30,6 +31,7 @@ __all__ = [
     "HoldoutSize",
     "is_quiet",
     "now",
+    "output_option",
     "region_option",
 ]
 
@@ -176,4 +178,14 @@ def region_option() -> Callable[[_F], _F]:
         show_default=True,
         help="Country of numbers written without their +code (ISO code, any case; "
         f"the default comes from {ENV_DEFAULT_REGION}).",
+    )
+
+
+def output_option(written: str) -> Callable[[_F], _F]:
+    """``-o/--output``, the CSV file a command writes; ``written`` says what goes in it."""
+    return click.option(
+        "-o",
+        "--output",
+        type=click.Path(dir_okay=False, writable=True, path_type=Path),
+        help=f"CSV written with {written}.",
     )
