@@ -75,3 +75,38 @@ def test_rules_that_never_meet_are_refused() -> None:
         assert refused.value.field == "send_at"
     finally:
         del MARKETING_HOURS["JP"]
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    country=st.sampled_from(["FR", "BE", "DE", "GB", "ES", "IT", "CH", "US", "CA", "RE", "MA"]),
+    year=st.integers(2024, 2030),
+)
+def test_holidays_loaded_country_by_country_are_the_packages(country: str, year: int) -> None:
+    """The dates and names smskit's hours rule takes for a country and year are those of
+    `holidays.country_holidays` (it loads only that country's module)."""
+    import holidays
+
+    from smskit.rules.hours import _holiday
+
+    assert dict(_holiday(country, None, year)) == dict(
+        holidays.country_holidays(country, years=year)
+    )
+
+
+def test_french_holidays_do_not_import_every_country() -> None:
+    """Checking a French send's holidays loads France's module, not the ~280 countries the
+    package's `holidays.countries` imports (a quarter of a 100,000-row preflight)."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; from smskit.rules.hours import MARKETING_HOURS\n"
+        "from datetime import datetime, UTC\n"
+        "refusal = MARKETING_HOURS['FR'].refusal('FR', datetime(2026, 12, 25, 12, tzinfo=UTC))\n"
+        "print(refusal is not None, 'holidays.countries' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=os.environ.copy(), check=True)  # fmt: skip
+    assert done.stdout.split() == ["True", "False"]  # Christmas refused, one country loaded

@@ -180,7 +180,45 @@ def next_permitted(regions: Sequence[str], when: datetime) -> datetime:
 def _holiday(country: str, subdivision: str | None, year: int) -> Mapping[Any, str]:
     import holidays
 
+    entity = _country_entity(country)
+    if entity is not None:
+        return entity(years=year, subdiv=subdivision)
     try:
         return holidays.country_holidays(country, subdiv=subdivision, years=year)
     except NotImplementedError:  # the package does not know that country: no holidays
         return {}
+
+
+@lru_cache(maxsize=64)
+def _country_entity(country: str) -> Any:
+    """The ``holidays`` class of ``country`` loaded from its own module file, or None (then
+    :func:`holidays.country_holidays` answers, the same dates).
+
+    Why our own loading: importing any one country through the package runs
+    ``holidays.countries``' ``__init__``, which imports all its ~280 country modules (0.15 s
+    on a quiet machine, 0.45 s loaded: a quarter of a 100,000-row preflight) where a send
+    needs one or two. The country's module (named in the package's own registry,
+    ``holidays.registry.COUNTRIES``) is executed under a private name; its imports are the
+    package's shared modules, never the other countries (a module that imports another
+    country, a territory, is left to the package). Anything unexpected falls back.
+    """
+    import importlib.util
+    from pathlib import Path
+
+    try:
+        import holidays
+        from holidays.registry import COUNTRIES
+
+        name = next(m for m, (_, *codes) in COUNTRIES.items() if country in codes)
+        entity_name = COUNTRIES[name][0]
+        path = Path(holidays.__file__).parent / "countries" / f"{name}.py"
+        source = path.read_text(encoding="utf-8")
+        if "holidays.countries" in source:
+            return None  # it imports another country: the package loads it whole
+        spec = importlib.util.spec_from_file_location(f"smskit._holidays_{name}", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return getattr(module, entity_name)
+    except Exception:  # another layout of the package, an unknown country: the package's way
+        return None
