@@ -319,9 +319,12 @@ def verdicts(
     if reached is not None and len(reached) and settings.frequency_cap is not None:
         at_cap = audience.at_cap(reached) & (issue == -1)
         issue[at_cap] = _ISSUE[FREQUENCY_CAPPED]
-    by_text = found.issue[codes]
-    fresh = (issue == -1) & (by_text >= 0)
-    issue[fresh] = by_text[fresh]
+    if (found.issue >= 0).any():
+        by_text = found.issue[codes]
+        fresh = (issue == -1) & (by_text >= 0)
+        issue[fresh] = by_text[fresh]
+    else:  # the text excludes no combination (the usual keystroke): no per-recipient gather
+        fresh = np.zeros(len(issue), dtype=bool)
     # Unless the text or the opt-out list excluded a recipient that has a number, the
     # repeats are the audience's (the cap excludes every row of a number: its repeats go).
     narrowed = fresh.any() or (included is None and listed.any())
@@ -330,8 +333,10 @@ def verdicts(
         kept = ~at_cap[repeats[0]]
         repeats = (repeats[0][kept], repeats[1][kept])
     issue[repeats[0]] = _ISSUE["duplicate"]
-    sizes = np.bincount(codes, minlength=len(table))
-    missing = int(sizes[found.missing != 0].sum())
+    missing = 0
+    if (found.missing != 0).any():  # some combination misses a field: count its recipients
+        sizes = np.bincount(codes, minlength=len(table))
+        missing = int(sizes[found.missing != 0].sum())
     return Verdicts(codes, found, issue, fresh, repeats, included, at_cap, missing)
 
 
