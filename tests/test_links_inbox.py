@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
+import socket
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from _stalled import closed_by_server
 
+from smskit import Client
+from smskit.campaigns.campaign import Campaign
 from smskit.errors import ValidationError
 from smskit.replies import Inbox
 from smskit.rules.bots import AgentRule, BotRules
-from smskit.rules.links import new_tokens
+from smskit.rules.links import find_links, new_tokens
+from smskit.sandbox import Sandbox
 
 PHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) Mobile/15E148 Safari/604.1"
 
@@ -109,3 +116,90 @@ def test_clicks_take_the_user_s_bot_rules() -> None:
         assert inbox.clicks()["reason"].tolist() == ["human"]
         rules = BotRules().adding(AgentRule("uptime", "AcmeMonitor"))
         assert inbox.clicks(bots=rules)["reason"].tolist() == ["agent:uptime"]
+
+
+def _stalled_get(inbox: Inbox, token: str, kind: int) -> socket.socket:
+    """A link request that stops: before its headers, or inside them."""
+    parts = urlsplit(inbox.link_base)
+    sock = socket.create_connection((parts.hostname, parts.port), timeout=30)
+    if kind == 1:
+        sock.sendall(f"GET /{token} HTTP/1.1\r\nHost: 127.0.0.1\r\n".encode())
+    return sock
+
+
+def test_a_burst_of_clicks_beside_stalled_connections_is_served_and_recorded_whole() -> None:
+    """100 stalled connections and a burst of 400 clicks, 100 at once: every
+    click redirected and recorded; the stalled connections are closed."""
+    tokens = new_tokens(400)
+    with Inbox(request_timeout=6, max_connections=256) as inbox:
+        inbox.register_links(
+            "burst",
+            [(t, f"+3361{n:07d}", n, 0, "https://shop.example/") for n, t in enumerate(tokens)],
+        )
+        socks = [_stalled_get(inbox, tokens[0], n % 2) for n in range(100)]
+        try:
+
+            async def clicks() -> list[int]:
+                limits = httpx.Limits(max_connections=100, max_keepalive_connections=0)
+                async with httpx.AsyncClient(limits=limits, timeout=30, trust_env=False) as client:
+                    answers = await asyncio.gather(
+                        *(
+                            client.get(f"{inbox.link_base}/{t}", headers={"User-Agent": PHONE})
+                            for t in tokens
+                        )
+                    )
+                return [a.status_code for a in answers]
+
+            assert set(asyncio.run(clicks())) == {302}
+            recorded = inbox.clicks()
+            assert len(recorded) == 400 and set(recorded["token"]) == set(tokens)
+            assert all(closed_by_server(sock) for sock in socks)
+        finally:
+            for sock in socks:
+                sock.close()
+
+
+def test_link_base_defaults_to_the_inbox_and_a_public_domain_is_kept(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Default short links start with the inbox's own http://127.0.0.1:PORT; with
+    link_base= the texts carry the public domain, the inbox serves the token a proxy forwards,
+    and a file inbox keeps that link_base when opened again."""
+    with Inbox() as plain:
+        port = urlsplit(plain.url).port
+        assert plain.link_base == f"http://127.0.0.1:{port}"
+    path = tmp_path / "inbox.sqlite"
+    with (
+        Inbox(path, link_base="https://go.shop.example/") as inbox,
+        Client(sandbox=fresh_sandbox) as client,
+    ):
+        assert inbox.link_base == "https://go.shop.example"
+        campaign = Campaign(
+            client, ["+33612345678"], text="Vite https://shop.example/p", sender="Shop",
+            name="public", track_links=inbox, purpose="alert",
+        )  # fmt: skip
+        campaign.send(journal=tmp_path / "j.sqlite", progress=False)
+        (text,) = fresh_sandbox.sent()["text"]
+        (link,) = find_links(text)
+        assert link.url.startswith("https://go.shop.example/")
+        token = link.url.rsplit("/", 1)[1]
+        served = urlsplit(inbox.url)
+        answer = _get(f"http://{served.hostname}:{served.port}/{token}")  # what the proxy sends
+        assert answer.status_code == 302
+        assert answer.headers["location"].startswith("https://shop.example/p?utm_source=sms")
+    with Inbox(path) as again:
+        assert again.link_base == "https://go.shop.example"
+
+
+def test_the_links_page_says_how_to_front_the_inbox_and_what_is_kept() -> None:
+    """docs/links.md has the sections the issue asks for: a public domain in front of the
+    inbox, what is stored and for how long, Dask and the Composer."""
+    page = (Path(__file__).resolve().parents[1] / "docs" / "links.md").read_text()
+    for heading in (
+        "## A public domain in front of the inbox",
+        "## What is stored, and for how long",
+        "## Dask campaigns",
+        "## The Composer",
+    ):
+        assert heading in page, heading
+    assert "link_base=" in page and "track_links=inbox" in page

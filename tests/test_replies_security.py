@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from _stalled import closed_by_server
 
 from smskit.campaigns.sending.journal import Journal
 from smskit.errors import ValidationError
@@ -181,19 +182,6 @@ def test_wildcard_bind_needs_allowed_hosts() -> None:
 
 
 # --- stalled connections -----------------------------------------------------------------------
-
-
-def closed_by_server(sock: socket.socket) -> bool:
-    """Read until the server closes (EOF or reset); False if it is still open after 30 s."""
-    sock.settimeout(30)
-    try:
-        while sock.recv(4096):
-            pass
-    except ConnectionResetError:
-        return True
-    except TimeoutError:
-        return False
-    return True
 
 
 def stalled(inbox: Inbox, kind: int) -> socket.socket:
