@@ -42,6 +42,7 @@ __all__ = [
     "order_frame",
     "order_instants",
     "order_numbers",
+    "orders_in_reach",
     "window_of",
 ]
 
@@ -190,6 +191,16 @@ def _object_instants(values: pd.Series, where: str) -> np.ndarray:
             raise ValidationError(where, RULE_NAIVE, position=row, value=value)
         out[row] = pd.Timestamp(value).tz_convert("UTC").as_unit("ns").value
     return out
+
+
+def orders_in_reach(instants: np.ndarray, starts: np.ndarray, span: int) -> np.ndarray:
+    """The positions of the orders (``instants``, ns) that some window may hold: from the
+    earliest of ``starts`` (ns) to ``span`` ns after the latest; none without a start."""
+    import numpy as np
+
+    if not len(starts):
+        return np.zeros(0, dtype="int64")
+    return np.flatnonzero((instants >= starts.min()) & (instants < starts.max() + span))
 
 
 def order_amounts(frame: pd.DataFrame, value: str, field: str = "orders") -> np.ndarray:

@@ -52,6 +52,7 @@ from smskit.rules.orders import (
     order_frame,
     order_instants,
     order_numbers,
+    orders_in_reach,
     window_of,
 )
 from smskit.rules.recipients import REGION_COLUMN
@@ -203,10 +204,7 @@ def attribute(
     instants = order_instants(frame, at)
     amounts = order_amounts(frame, value) if value else np.ones(len(frame))
     times = touches["touched_at"].to_numpy(dtype="int64")
-    if len(times):
-        rows = np.flatnonzero((instants >= times.min()) & (instants < times.max() + span))
-    else:
-        rows = np.zeros(0, dtype="int64")
+    rows = orders_in_reach(instants, times, span)
     digits = order_numbers(frame, number, rows, default_region)
     touch_digits = order_numbers(
         touches[["phone_number"]], "phone_number", np.arange(len(touches)), None, "touches"

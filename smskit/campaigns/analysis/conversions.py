@@ -26,6 +26,7 @@ from smskit.rules.orders import (
     order_frame,
     order_instants,
     order_numbers,
+    orders_in_reach,
     window_of,
 )
 from smskit.rules.recipients import REGION_COLUMN
@@ -164,10 +165,7 @@ def conversions(
     frame = order_frame(orders, [*wanted, at, *([value] if value else [])])
     instants = order_instants(frame, at)
     amounts = order_amounts(frame, value) if value else None
-    if len(sent):
-        rows = np.flatnonzero((instants >= sent.min()) & (instants < sent.max() + span))
-    else:
-        rows = np.zeros(0, dtype="int64")
+    rows = orders_in_reach(instants, sent, span)
     keys, found = _keys(recipients, frame, rows, number=number, on=on, region=default_region)
     hit = found >= 0
     who, when = found[hit], instants[rows[hit]]
