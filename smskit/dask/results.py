@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 from dask import delayed
 
+from smskit.campaigns.analysis.conversions import GROUPS, send_instant
 from smskit.campaigns.analysis.outcomes import (
     Callbacks,
     Match,
@@ -49,6 +50,9 @@ from smskit.campaigns.planning.holdout import HELD_OUT
 from smskit.campaigns.sending.journal import DONE_STATES, Journal
 from smskit.dask.stream import parts_of, rows_of
 from smskit.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from smskit.campaigns.analysis.lift import Lift
 from smskit.rules.optouts import OPTED_OUT
 from smskit.rules.timezone import account_time_zone
 
@@ -248,6 +252,82 @@ class StreamedResult:
 
         return wait_for_final(inbox, timeout, pending)
 
+    # -- what it earned, partition-wise ------------------------------------------------------
+
+    def groups(self) -> dd.DataFrame:
+        """``CampaignResult.groups()``, lazily, one partition per staged partition: ``row``,
+        ``phone_number``, ``group`` (``treated``: every recipient its chunks hold, the
+        gateway's refusals and those left out at a resume aside, as the pandas result
+        counts them; ``holdout``: the held out), in row order."""
+        paired = len(self.excluded_files) == len(self.kept_files)
+        gone = set(self.rejected["row"].tolist())
+        if self.opted_out is not None:
+            gone |= set(self.opted_out["row"].tolist())
+        parts = []
+        for index, (path, _rows) in enumerate(self.kept_files):
+            out = self.excluded_files[index] if paired else None
+            parts.append(delayed(_groups_partition)(path, out, gone))
+        for out in () if paired else self.excluded_files:
+            parts.append(delayed(_groups_partition)(None, out, gone))
+        meta = _groups_partition(None, None, set())
+        if not parts:
+            return dd.from_pandas(meta, npartitions=1)
+        return dd.from_delayed(parts, meta=meta, verify_meta=False)
+
+    @property
+    def sent_at(self) -> pd.Timestamp:
+        """When the campaign was sent (UTC): its ``send_at`` if scheduled, else its first
+        request; the holdout's would-be send is the same instant."""
+        with Journal(self.journal) as book:
+            scheduled = book.held().options or {}
+            first = book.first_attempt()
+        return send_instant(scheduled.get("send_at"), [first])
+
+    def conversions(
+        self,
+        orders: Any,
+        *,
+        window: Any = "5D",
+        at: str = "ordered_at",
+        value: str | None = "amount",
+        number: str = "phone_number",
+        default_region: str | None = None,
+    ) -> dd.DataFrame:
+        """``CampaignResult.conversions()``' rows and columns, lazily, partition by partition
+        (:func:`smskit.dask.conversions.conversions`): one row per recipient sent or held
+        out with its orders in ``window`` from :attr:`sent_at`. ``orders``: a pandas,
+        pyarrow, polars or Dask table of orders, read as the pandas result reads it."""
+        from smskit.dask.conversions import conversions
+
+        return conversions(
+            self.groups(), orders, sent_at=self.sent_at, window=window, at=at, value=value,
+            number=number, default_region=default_region,
+        )  # fmt: skip
+
+    def lift(
+        self,
+        orders: Any,
+        *,
+        window: Any = "5D",
+        at: str = "ordered_at",
+        value: str | None = "amount",
+        number: str = "phone_number",
+        default_region: str | None = None,
+        alpha: float = 0.05,
+        power: float = 0.8,
+    ) -> Lift:
+        """``CampaignResult.lift()`` on :meth:`conversions` (same arguments), its totals
+        summed per partition (:func:`smskit.dask.conversions.lift`), against the billed
+        cost."""
+        from smskit.dask.conversions import lift
+
+        frame = self.conversions(
+            orders, window=window, at=at, value=value, number=number,
+            default_region=default_region,
+        )  # fmt: skip
+        cost = float(self.chunk_states["cost"].fillna(0.0).sum())
+        return lift(frame, cost=cost or None, alpha=alpha, power=power)
+
     @property
     def not_sent(self) -> dd.DataFrame:
         """Every recipient not (yet) sent, with its state and why, lazily."""
@@ -272,6 +352,35 @@ class StreamedResult:
 
     def _repr_html_(self) -> str:
         return self.to_html()
+
+
+def _groups_partition(kept: Path | None, excluded: Path | None, gone: set[int]) -> pd.DataFrame:
+    """One staged partition's recipients planned (those ``gone`` aside) and held out."""
+    frames = []
+    if kept is not None:
+        part = pd.read_parquet(kept, columns=["row", "phone_number"])
+        frames.append(part.loc[~part["row"].isin(gone)])
+    held: list[pd.DataFrame] = []
+    if excluded is not None:
+        out = pd.read_parquet(excluded, columns=["row", "phone_number", "issue"])
+        held = [out.loc[out["issue"].astype(object) == HELD_OUT, ["row", "phone_number"]]]
+    empty = pd.DataFrame(
+        {"row": pd.Series(dtype="int64"), "phone_number": pd.Series(dtype="string")}
+    )
+    return _groups_of(pd.concat(frames) if frames else empty, held)
+
+
+def _groups_of(planned: pd.DataFrame, held: list[pd.DataFrame]) -> pd.DataFrame:
+    both = [planned.assign(group="treated"), *(h.assign(group="holdout") for h in held)]
+    frame = pd.concat(both, ignore_index=True)
+    out = pd.DataFrame(
+        {
+            "row": frame["row"].astype("int64"),
+            "phone_number": frame["phone_number"].astype("string"),
+            "group": pd.Categorical(frame["group"].astype(object), categories=list(GROUPS)),
+        }
+    )
+    return out.sort_values("row", ignore_index=True)
 
 
 def _outcomes_of(

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-__all__ = ["LIFT_METRICS", "LIFT_NOTES", "Lift", "lift", "rate_interval"]
+__all__ = ["LIFT_METRICS", "LIFT_NOTES", "GroupTotals", "Lift", "lift", "lift_of", "rate_interval"]
 
 LIFT_METRICS: Final = (
     "conversion_rate",
@@ -96,6 +96,49 @@ class Lift:
         return f"Lift(treated={self.treated}, holdout={self.holdout}, conversion_rate {shown})"
 
 
+@dataclass(frozen=True)
+class GroupTotals:
+    """What the tests need of one group: ``size`` recipients, ``converted`` of them, and
+    their revenues as ``values`` (None: no amounts) each counted ``weights`` times (None:
+    once each). A partitioned frame gives each partition's, and :meth:`merged` adds them up
+    (the revenues as counts of each distinct amount), so the statistics never need the
+    recipients in one frame."""
+
+    size: int
+    converted: int
+    values: np.ndarray | None = None
+    weights: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, converted: np.ndarray, revenue: np.ndarray | None) -> GroupTotals:
+        """One group's totals from its recipients' ``converted`` and ``revenue`` arrays."""
+        return cls(len(converted), int(converted.sum()), revenue)
+
+    def counted(self) -> GroupTotals:
+        """The same totals with the revenues as distinct amounts and their counts."""
+        import numpy as np
+
+        if self.values is None or self.weights is not None:
+            return self
+        values, counts = np.unique(self.values, return_counts=True)
+        return GroupTotals(self.size, self.converted, values, counts.astype("float64"))
+
+    @staticmethod
+    def merged(parts: list[GroupTotals]) -> GroupTotals:
+        """The totals of several parts of one group (each :meth:`counted`)."""
+        import numpy as np
+
+        size = sum(p.size for p in parts)
+        converted = sum(p.converted for p in parts)
+        if any(p.values is None for p in parts) or not parts:
+            return GroupTotals(size, converted)
+        counted = [p.counted() for p in parts]
+        values = np.concatenate([p.values for p in counted if p.values is not None])
+        weights = np.concatenate([p.weights for p in counted if p.weights is not None])
+        distinct, where = np.unique(values, return_inverse=True)
+        return GroupTotals(size, converted, distinct, np.bincount(where, weights=weights))
+
+
 def _row(metric: str, **values: Any) -> dict[str, Any]:
     row: dict[str, Any] = dict.fromkeys(_COLUMNS, _NAN)
     row.update({"metric": metric, "note": None, **values})
@@ -115,18 +158,35 @@ def lift(
     group ``treated`` (default: every group but ``holdout``) against group ``holdout``;
     ``cost`` is what the treated recipients' messages were billed. Needs the ``stats``
     extra (statsmodels, SciPy): without it, ``smskit.MissingExtraError`` says so."""
-    import_stats("statsmodels.stats.proportion", "lift()")
-    if not 0 < alpha < 1 or not 0 < power < 1:
-        raise ValidationError("alpha", "alpha and power must be between 0 and 1")
     groups = frame["group"].to_numpy(dtype=object)
     held = groups == holdout
     sent = (groups == treated) if treated is not None else ~held
     converted = frame["converted"].to_numpy(dtype=bool)
     revenue = frame["revenue"].to_numpy(dtype="float64") if "revenue" in frame else None
-    n_t, n_h = int(sent.sum()), int(held.sum())
-    x_t, x_h = int(converted[sent].sum()), int(converted[held].sum())
+    return lift_of(
+        GroupTotals.of(converted[sent], None if revenue is None else revenue[sent]),
+        GroupTotals.of(converted[held], None if revenue is None else revenue[held]),
+        cost=cost, alpha=alpha, power=power,
+    )  # fmt: skip
+
+
+def lift_of(
+    treated: GroupTotals,
+    holdout: GroupTotals,
+    *,
+    cost: float | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> Lift:
+    """The :class:`Lift` of two groups' totals (what :func:`lift` computes from a frame; a
+    partitioned frame's totals merged by :meth:`GroupTotals.merged` give the same)."""
+    import_stats("statsmodels.stats.proportion", "lift()")
+    if not 0 < alpha < 1 or not 0 < power < 1:
+        raise ValidationError("alpha", "alpha and power must be between 0 and 1")
+    n_t, n_h = treated.size, holdout.size
+    x_t, x_h = treated.converted, holdout.converted
     rows = [_rate_row(x_t, n_t, x_h, n_h, alpha)]
-    rows.append(_revenue_row(revenue, sent, held, alpha))
+    rows.append(_revenue_row(treated, holdout, alpha))
     rate, money = rows[0], rows[1]
     rows.append(_scaled("incremental_conversions", rate, n_t))
     rows.append(_scaled("incremental_revenue", money, n_t))
@@ -181,28 +241,38 @@ def rate_interval(x_t: Any, n_t: Any, x_h: Any, n_h: Any, *, alpha: float = 0.05
     )
 
 
-def _revenue_row(
-    revenue: np.ndarray | None, sent: np.ndarray, held: np.ndarray, alpha: float
-) -> dict[str, Any]:
-    if revenue is None:
+def _revenue_row(treated: GroupTotals, holdout: GroupTotals, alpha: float) -> dict[str, Any]:
+    if treated.values is None or holdout.values is None:
         return _row("revenue_per_recipient", note="no_revenue")
-    a, b = revenue[sent], revenue[held]
-    mean_a = float(a.mean()) if len(a) else _NAN
-    mean_b = float(b.mean()) if len(b) else _NAN
-    note = _empty_note(len(a), len(b)) or ("too_few" if min(len(a), len(b)) < 2 else None)
-    if note is None and a.var() == 0 and b.var() == 0:
-        note = "no_variance"
-    if note:
-        return _row("revenue_per_recipient", treated=mean_a, holdout=mean_b,
-                    difference=mean_a - mean_b, note=note)  # fmt: skip
     from statsmodels.stats.weightstats import CompareMeans, DescrStatsW
 
-    compared = CompareMeans(DescrStatsW(a), DescrStatsW(b))
+    n_a, n_b = treated.size, holdout.size
+    a = DescrStatsW(treated.values, weights=treated.weights) if n_a else None
+    b = DescrStatsW(holdout.values, weights=holdout.weights) if n_b else None
+    mean_a = _mean(treated) if n_a else _NAN
+    mean_b = _mean(holdout) if n_b else _NAN
+    note = _empty_note(n_a, n_b) or ("too_few" if min(n_a, n_b) < 2 else None)
+    if note is None and a is not None and b is not None and a.var == 0 and b.var == 0:
+        note = "no_variance"
+    if note or a is None or b is None:
+        return _row("revenue_per_recipient", treated=mean_a, holdout=mean_b,
+                    difference=mean_a - mean_b, note=note)  # fmt: skip
+    compared = CompareMeans(a, b)
     _, p_value, _ = compared.ttest_ind(usevar="unequal")
     low, high = compared.tconfint_diff(alpha=alpha, usevar="unequal")
     return _row("revenue_per_recipient", treated=mean_a, holdout=mean_b,
                 difference=mean_a - mean_b, ci_low=float(low), ci_high=float(high),
                 p_value=float(p_value))  # fmt: skip
+
+
+def _mean(totals: GroupTotals) -> float:
+    """A group's mean revenue (each recipient once: the plain mean of a frame's column)."""
+    import numpy as np
+
+    assert totals.values is not None
+    if totals.weights is None:
+        return float(totals.values.mean())
+    return float(np.dot(totals.values, totals.weights) / totals.weights.sum())
 
 
 def _scaled(metric: str, row: dict[str, Any], times: int) -> dict[str, Any]:

@@ -623,6 +623,12 @@ class Journal:
             _log(db, chunk.idx, state, said, now)
         return self.chunk(chunk.idx)
 
+    def first_attempt(self) -> float | None:
+        """When the campaign's first request left (the earliest chunk's first attempt, Unix
+        seconds), read without the chunks' recipients; None before any."""
+        found = self._read("SELECT MIN(first_attempt_at) FROM chunks")[0][0]
+        return None if found is None else float(found)
+
     def excluded_count(self, issue: str | None = None) -> int:
         """Recipients kept out (only those of ``issue`` if given), counted without reading
         them."""

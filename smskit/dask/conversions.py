@@ -1,0 +1,244 @@
+"""Conversions and lift of a partitioned audience: the pandas join on each partition.
+
+A streamed campaign's recipients stay partitioned (tens of millions: never one pandas frame).
+The orders (a pandas, pyarrow or polars table, or a Dask DataFrame read partition by
+partition) are read by the rule book's order readers, as the pandas path reads them (every
+instant and amount checked, a refusal naming the row in the whole table), kept to the
+campaign's window ``[sent, sent + window)`` (every recipient of a streamed campaign shares
+one send instant) and only then their numbers read; what is left is three arrays (E.164
+digits, instant, amount) sorted by number and instant, built once on the cluster and shared
+by every recipient partition. Each partition finds its recipients' orders by binary search
+(``searchsorted``): a recipient's orders are one run of the sorted arrays, their count the
+run's length, their revenue its sum, the first the run's first instant. :func:`lift` merges
+each partition's :class:`~smskit.campaigns.analysis.lift.GroupTotals` (sizes, conversions,
+counts of each revenue amount) and hands them to the pandas lift's statistics.
+
+May import campaigns, rules and errors (the ``[dask]`` part).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+from dask.delayed import Delayed, delayed
+
+from smskit.campaigns.analysis.conversions import GROUPS
+from smskit.campaigns.analysis.lift import GroupTotals, Lift, lift_of
+from smskit.errors import ValidationError
+from smskit.rules.orders import (
+    order_amounts,
+    order_frame,
+    order_instants,
+    order_numbers,
+    window_of,
+)
+from smskit.rules.recipients import REGION_COLUMN
+
+__all__ = ["OrderRuns", "conversions", "lift"]
+
+_MAX: Final = np.iinfo("int64").max
+
+
+@dataclass(frozen=True)
+class OrderRuns:
+    """The orders inside the window, sorted by number then instant: ``keys`` (E.164
+    digits), ``at`` (UTC nanoseconds), ``amounts`` (None: counted without amounts)."""
+
+    keys: np.ndarray
+    at: np.ndarray
+    amounts: np.ndarray | None
+
+    @staticmethod
+    def joined(parts: list[OrderRuns]) -> OrderRuns:
+        """Several partitions' orders as one sorted set."""
+        keys = np.concatenate([p.keys for p in parts]) if parts else np.zeros(0, "int64")
+        at = np.concatenate([p.at for p in parts]) if parts else np.zeros(0, "int64")
+        amounts = None
+        if parts and all(p.amounts is not None for p in parts):
+            amounts = np.concatenate([p.amounts for p in parts if p.amounts is not None])
+        order = np.lexsort((at, keys))
+        return OrderRuns(keys[order], at[order], None if amounts is None else amounts[order])
+
+
+def _read_orders(
+    orders: Any,
+    offset: int,
+    bounds: tuple[int, int],
+    at: str,
+    value: str | None,
+    number: str,
+    default_region: str | None,
+) -> OrderRuns:
+    """One table (or partition) of orders read by the rule book: those inside ``bounds``
+    (UTC nanoseconds, ``[start, stop)``) with their numbers' digits. A refusal names the row
+    in the whole table (``offset``: this partition's first row)."""
+    try:
+        frame = order_frame(orders, [number, REGION_COLUMN, at, *([value] if value else [])])
+        instants = order_instants(frame, at)
+        amounts = order_amounts(frame, value) if value else None
+        rows = np.flatnonzero((instants >= bounds[0]) & (instants < bounds[1]))
+        keys = order_numbers(frame, number, rows, default_region)
+    except ValidationError as exc:
+        if not isinstance(exc.position, int) or not offset:
+            raise
+        raise ValidationError(
+            exc.field, exc.rule, position=exc.position + offset, value=exc.value, line=exc.line
+        ) from None
+    return OrderRuns.joined(
+        [OrderRuns(keys, instants[rows], None if amounts is None else amounts[rows])]
+    )
+
+
+def _order_runs(
+    orders: Any,
+    bounds: tuple[int, int],
+    at: str,
+    value: str | None,
+    number: str,
+    default_region: str | None,
+) -> Delayed:
+    """The orders inside ``bounds`` as one delayed :class:`OrderRuns`: a Dask DataFrame's
+    partitions each read where it lives (its first row counted in the same graph)."""
+    read = (at, value, number, default_region)
+    if not isinstance(orders, dd.DataFrame):
+        return delayed(_read_orders)(orders, 0, bounds, *read)
+    parts = orders.to_delayed()
+    sizes = [delayed(len)(part) for part in parts]
+    runs = []
+    for index, part in enumerate(parts):
+        offset = delayed(sum)(sizes[:index]) if index else 0
+        runs.append(delayed(_read_orders)(part, offset, bounds, *read))
+    return delayed(OrderRuns.joined)(runs)
+
+
+def _partition(
+    part: pd.DataFrame,
+    runs: OrderRuns,
+    default_region: str | None,
+    money: bool,
+    dtypes: dict[str, Any] | None = None,
+) -> pd.DataFrame:
+    """One recipient partition's conversions (``CampaignResult.conversions()``' columns)."""
+    keys = order_numbers(part, "phone_number", np.arange(len(part)), default_region, "recipients")
+    if len(np.unique(keys)) != len(keys):
+        at = int(np.flatnonzero(pd.Series(keys).duplicated().to_numpy())[0])
+        raise ValidationError(
+            "recipients.phone_number",
+            "appears twice among the recipients: an order could not say whose it is",
+            position=int(part["row"].iloc[at]),
+            value=part["phone_number"].iloc[at],
+        )
+    low = np.searchsorted(runs.keys, keys, side="left")
+    high = np.searchsorted(runs.keys, keys, side="right")
+    counts = (high - low).astype("int64")
+    bought = counts > 0
+    first = np.full(len(part), _MAX, dtype="int64")
+    first[bought] = runs.at[low[bought]]
+    columns: dict[str, Any] = {
+        "row": part["row"].to_numpy(dtype="int64"),
+        "phone_number": part["phone_number"].to_numpy(),
+        "group": part["group"].to_numpy(),
+        "converted": bought,
+        "conversions": counts,
+    }
+    if money:
+        assert runs.amounts is not None
+        revenue = np.zeros(len(part), dtype="float64")
+        if bought.any():
+            # Each buyer's run [low, high): the runs are disjoint, so sorted by start they
+            # interleave as start, stop, start, stop ... and reduceat sums each run.
+            mine = np.flatnonzero(bought)
+            order = mine[np.argsort(low[mine], kind="stable")]
+            edges = np.column_stack([low[order], high[order]]).ravel()
+            padded = np.append(runs.amounts, 0.0)
+            revenue[order] = np.add.reduceat(padded, edges)[::2]
+        columns["revenue"] = revenue
+    firsts = pd.to_datetime(np.where(bought, first, np.iinfo("int64").min), utc=True)
+    columns["first_conversion_at"] = firsts.as_unit("ns")
+    frame = pd.DataFrame(columns, index=part.index)
+    # The dtypes the client's pandas gives (a worker's may infer strings otherwise).
+    return frame if dtypes is None else frame.astype(dtypes)
+
+
+def _meta(money: bool) -> pd.DataFrame:
+    """The columns and dtypes of a partition's conversions: an empty partition's, which are
+    those the pandas function gives."""
+    empty = pd.DataFrame(
+        {
+            "row": pd.Series(dtype="int64"),
+            "phone_number": pd.Series(dtype="string"),
+            "group": pd.Categorical([], categories=list(GROUPS)),
+        }
+    )
+    none = np.zeros(0, dtype="int64")
+    return _partition(empty, OrderRuns(none, none, np.zeros(0) if money else None), None, money)
+
+
+def conversions(
+    recipients: dd.DataFrame,
+    orders: Any,
+    *,
+    sent_at: Any,
+    window: Any = "5D",
+    at: str = "ordered_at",
+    value: str | None = "amount",
+    number: str = "phone_number",
+    default_region: str | None = None,
+) -> dd.DataFrame:
+    """Per recipient of ``recipients`` (``row``, ``phone_number`` in E.164 or read in
+    ``default_region``, ``group``), lazily, partition by partition: the pandas
+    :func:`smskit.campaigns.analysis.conversions.conversions` with every recipient sent at
+    ``sent_at`` (an aware instant). ``orders``: a pandas, pyarrow, polars or Dask table."""
+    span = window_of(window).value
+    instant = pd.Timestamp(sent_at)
+    if instant is pd.NaT or instant.tzinfo is None:
+        raise ValidationError("sent_at", "must be an instant with a time zone", value=sent_at)
+    start = instant.tz_convert("UTC").as_unit("ns").value
+    runs = _order_runs(orders, (start, start + span), at, value, number, default_region)
+    money = value is not None
+    (runs,) = dask.persist(runs)  # read once, shared by every partition
+    meta = _meta(money)
+    dtypes = meta.dtypes.to_dict()
+    parts = [
+        delayed(_partition)(part, runs, default_region, money, dtypes)
+        for part in recipients.to_delayed()
+    ]
+    if not parts:
+        return dd.from_pandas(meta, npartitions=1)
+    return dd.from_delayed(parts, meta=meta, verify_meta=False)
+
+
+def _totals(part: pd.DataFrame, treated: str | None, holdout: str) -> tuple[GroupTotals, ...]:
+    groups = part["group"].to_numpy(dtype=object)
+    held = groups == holdout
+    sent = (groups == treated) if treated is not None else ~held
+    converted = part["converted"].to_numpy(dtype=bool)
+    revenue = part["revenue"].to_numpy(dtype="float64") if "revenue" in part else None
+    return tuple(
+        GroupTotals.of(converted[m], None if revenue is None else revenue[m]).counted()
+        for m in (sent, held)
+    )
+
+
+def lift(
+    frame: dd.DataFrame,
+    *,
+    treated: str | None = None,
+    holdout: str = "holdout",
+    cost: float | None = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> Lift:
+    """The pandas :func:`smskit.campaigns.analysis.lift.lift` of a partitioned conversions
+    frame: each partition's group totals, merged on the client (a few numbers and the
+    counts of each revenue amount per partition), then the same statistics."""
+    parts = [delayed(_totals)(part, treated, holdout) for part in frame.to_delayed()]
+    (found,) = dask.compute(parts)
+    mine = GroupTotals.merged([t for t, _ in found])
+    theirs = GroupTotals.merged([h for _, h in found])
+    return lift_of(mine, theirs, cost=cost, alpha=alpha, power=power)
