@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 from dask.delayed import Delayed, delayed
 
-from smskit.campaigns.analysis.conversions import GROUPS
-from smskit.campaigns.analysis.lift import GroupTotals, Lift, lift_of
+from smskit.campaigns.analysis.conversions import GROUPS, send_instants
+from smskit.campaigns.analysis.lift import GroupTotals, Lift, frame_totals, lift_of
 from smskit.errors import ValidationError
 from smskit.rules.orders import (
     order_amounts,
@@ -195,10 +195,7 @@ def conversions(
     :func:`smskit.campaigns.analysis.conversions.conversions` with every recipient sent at
     ``sent_at`` (an aware instant). ``orders``: a pandas, pyarrow, polars or Dask table."""
     span = window_of(window).value
-    instant = pd.Timestamp(sent_at)
-    if instant is pd.NaT or instant.tzinfo is None:
-        raise ValidationError("sent_at", "must be an instant with a time zone", value=sent_at)
-    start = instant.tz_convert("UTC").as_unit("ns").value
+    start = int(send_instants(pd.DataFrame(index=range(1)), sent_at)[0])
     runs = _order_runs(orders, (start, start + span), at, value, number, default_region)
     money = value is not None
     (runs,) = dask.persist(runs)  # read once, shared by every partition
@@ -214,15 +211,7 @@ def conversions(
 
 
 def _totals(part: pd.DataFrame, treated: str | None, holdout: str) -> tuple[GroupTotals, ...]:
-    groups = part["group"].to_numpy(dtype=object)
-    held = groups == holdout
-    sent = (groups == treated) if treated is not None else ~held
-    converted = part["converted"].to_numpy(dtype=bool)
-    revenue = part["revenue"].to_numpy(dtype="float64") if "revenue" in part else None
-    return tuple(
-        GroupTotals.of(converted[m], None if revenue is None else revenue[m]).counted()
-        for m in (sent, held)
-    )
+    return tuple(t.counted() for t in frame_totals(part, treated, holdout))
 
 
 def lift(

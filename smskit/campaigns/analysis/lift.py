@@ -31,7 +31,16 @@ if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
 
-__all__ = ["LIFT_METRICS", "LIFT_NOTES", "GroupTotals", "Lift", "lift", "lift_of", "rate_interval"]
+__all__ = [
+    "LIFT_METRICS",
+    "LIFT_NOTES",
+    "GroupTotals",
+    "Lift",
+    "frame_totals",
+    "lift",
+    "lift_of",
+    "rate_interval",
+]
 
 LIFT_METRICS: Final = (
     "conversion_rate",
@@ -158,16 +167,24 @@ def lift(
     group ``treated`` (default: every group but ``holdout``) against group ``holdout``;
     ``cost`` is what the treated recipients' messages were billed. Needs the ``stats``
     extra (statsmodels, SciPy): without it, ``smskit.MissingExtraError`` says so."""
+    mine, theirs = frame_totals(frame, treated, holdout)
+    return lift_of(mine, theirs, cost=cost, alpha=alpha, power=power)
+
+
+def frame_totals(
+    frame: pd.DataFrame, treated: str | None, holdout: str
+) -> tuple[GroupTotals, GroupTotals]:
+    """The totals of group ``treated`` (None: every group but ``holdout``) and of group
+    ``holdout`` in a conversions frame (``group``, ``converted``, ``revenue``)."""
     groups = frame["group"].to_numpy(dtype=object)
     held = groups == holdout
     sent = (groups == treated) if treated is not None else ~held
     converted = frame["converted"].to_numpy(dtype=bool)
     revenue = frame["revenue"].to_numpy(dtype="float64") if "revenue" in frame else None
-    return lift_of(
+    return (
         GroupTotals.of(converted[sent], None if revenue is None else revenue[sent]),
         GroupTotals.of(converted[held], None if revenue is None else revenue[held]),
-        cost=cost, alpha=alpha, power=power,
-    )  # fmt: skip
+    )
 
 
 def lift_of(
