@@ -176,9 +176,9 @@ def frame_totals(
 ) -> tuple[GroupTotals, GroupTotals]:
     """The totals of group ``treated`` (None: every group but ``holdout``) and of group
     ``holdout`` in a conversions frame (``group``, ``converted``, ``revenue``)."""
-    groups = frame["group"].to_numpy(dtype=object)
-    held = groups == holdout
-    sent = (groups == treated) if treated is not None else ~held
+    groups = frame["group"]
+    held = (groups == holdout).to_numpy(dtype=bool)
+    sent = (groups == treated).to_numpy(dtype=bool) if treated is not None else ~held
     converted = frame["converted"].to_numpy(dtype=bool)
     revenue = frame["revenue"].to_numpy(dtype="float64") if "revenue" in frame else None
     return (
