@@ -172,3 +172,32 @@ def test_a_send_cut_short_counts_its_audience_without_the_holdout_twice(
     assert result.held_out == 10 and result.summary().loc[0, "excluded"] == 10
     assert result.summary().loc[0, "sent"] == 0
     assert "90 of 90 recipient(s) not sent" in str(caught[0].message)
+
+
+def test_held_out_recipients_stay_eligible_for_the_next_campaign(client: smskit.Client) -> None:
+    """A held-out recipient is excluded from nothing later: the next campaign, capped at one
+    marketing message a week, sends to the held out and caps only those who were sent."""
+    numbers = fr_mobiles(100)
+    first = Campaign(client, numbers, text=TEXT, sender="Shop", holdout=0.25, seed=3)
+    result = first.send(progress=False)  # journaled where the cap reads the account's history
+    held = set(result.groups().query("group == 'holdout'")["phone_number"])
+    again = Campaign(client, numbers, text=TEXT + " !", sender="Shop", frequency_cap="1/7D")
+    frame = again.preflight().frame
+    sending = set(frame.loc[frame["send"], "phone_number"].astype(str))
+    capped = set(frame.loc[frame["issue"] == "frequency_capped", "phone_number"].astype(str))
+    assert sending == held and len(held) == 25 and len(capped) == 75 and not capped & held
+
+
+def test_polars_orders_give_the_pandas_conversions(client: smskit.Client, tmp_path: Path) -> None:
+    """The same orders as a polars table and as pandas give the same conversions."""
+    import polars as pl
+
+    campaign = Campaign(client, fr_mobiles(300), text=TEXT, sender="Shop", holdout=0.3, seed=2)
+    result = campaign.send(progress=False, journal=tmp_path / "j.sqlite")
+    orders = SeededShop(baseline=0.2, lift=0.1, seed=9).orders(
+        result.groups(), sent_at=result.sent_at
+    )
+    want = result.conversions(orders)
+    got = result.conversions(pl.from_pandas(orders))
+    pd.testing.assert_frame_equal(got, want)
+    assert want["converted"].sum() > 0
