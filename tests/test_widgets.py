@@ -171,6 +171,19 @@ def test_numbers_are_checked_once_while_the_text_changes(
     assert composer.preflight.to_send == 3
 
 
+def test_why_send_is_disabled_names_the_field_once(client: Client, tmp_path: Path) -> None:
+    """A refused sender or text says its field once in why send is disabled, not twice."""
+    composer = _composer(client, tmp_path)
+    composer.text = CURLY
+    composer.sender = "ABCDEFGHIJKLMNOP"
+    why = composer.controls["send"]["why"]
+    assert why.startswith("sender: must have 3 to 11 characters") and why.count("sender:") == 1
+    composer.sender = "Shop"
+    composer.text = "x" * 2000
+    why = composer.controls["send"]["why"]
+    assert why.startswith("text: ") and why.count("text:") == 1
+
+
 def test_recipients_that_cannot_be_read_block_send_and_say_why(
     client: Client, tmp_path: Path
 ) -> None:

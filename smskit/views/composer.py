@@ -407,7 +407,7 @@ class Composer(Widget):
         """Each button enabled or not, and why not; the summary always in view."""
         panel = self._panel
         blocked = panel.failed[0] if panel.failed else None
-        why_blocked = None if blocked is None else f"{blocked.name}: {blocked.message}"
+        why_blocked = None if blocked is None else _reason(blocked.name, blocked.message)
         stats = panel.stats
         why_optimize: str | None
         why_stop: str | None
@@ -691,3 +691,9 @@ def _clock(moment: datetime) -> str:
 def _where(plan: _Next) -> str:
     shown = f"journal {plan.journal}" if plan.journal is not None else "its own journal"
     return f" ({plan.name}, {shown})" if plan.name else f" ({shown})"
+
+
+def _reason(check: str, message: str) -> str:
+    """Why a check blocks the send, named once: a refusal's message names its field already
+    (``sender: must have 3 to 11 characters``), another check's message is given its name."""
+    return message if message.startswith(f"{check}: ") else f"{check}: {message}"
