@@ -1,13 +1,17 @@
-"""What the benchmark scripts share: the machine they report, and a sandbox in its own process."""
+"""What the benchmark scripts share: the machine they report, a sandbox in its own process, and
+timing a piece of work several times (the fastest, or the median)."""
 
 from __future__ import annotations
 
 import os
 import platform
+import statistics
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 
 @contextmanager
@@ -34,3 +38,23 @@ def cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or "unknown CPU"
+
+
+def best(run: Callable[[], Any], repeat: int) -> tuple[float, Any]:
+    """The fastest of ``repeat`` runs (seconds) and the last answer."""
+    times, answer = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        answer = run()
+        times.append(time.perf_counter() - start)
+    return min(times), answer
+
+
+def median_seconds(work: Callable[[], object], repeat: int = 3) -> float:
+    """The median of ``repeat`` runs, in seconds."""
+    runs = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        work()
+        runs.append(time.perf_counter() - started)
+    return statistics.median(runs)

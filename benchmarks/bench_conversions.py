@@ -18,14 +18,11 @@ from __future__ import annotations
 
 import argparse
 import platform
-import time
-from collections.abc import Callable
-from typing import Any
 
 import duckdb
 import numpy as np
 import pandas as pd
-from _common import cpu_model
+from _common import best, cpu_model
 
 from smskit.campaigns.analysis.conversions import conversions
 from smskit.campaigns.analysis.lift import lift
@@ -65,16 +62,6 @@ def frames(recipients: int, orders: int, seed: int = 0) -> tuple[pd.DataFrame, p
             }
         ),
     )
-
-
-def best(run: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    """The fastest of ``repeat`` runs (seconds) and the last answer."""
-    times, answer = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        answer = run()
-        times.append(time.perf_counter() - start)
-    return min(times), answer
 
 
 def main() -> None:

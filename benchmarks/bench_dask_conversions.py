@@ -26,7 +26,6 @@ import argparse
 import platform
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +34,7 @@ import dask.dataframe as dd
 import duckdb
 import numpy as np
 import pandas as pd
-from _common import cpu_model
+from _common import best, cpu_model
 
 from smskit.dask import conversions as partitioned
 
@@ -92,16 +91,6 @@ def write(directory: Path, recipients: int, orders: int, partition: int) -> None
                 "amount": rng.gamma(2.0, 20.0, count).round(2),
             }
         ).to_parquet(directory / "orders" / f"part-{index:05d}.parquet", index=False)
-
-
-def best(run: Callable[[], Any], repeat: int) -> tuple[float, Any]:
-    """The fastest of ``repeat`` runs (seconds) and the last answer."""
-    times, answer = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        answer = run()
-        times.append(time.perf_counter() - start)
-    return min(times), answer
 
 
 def main() -> None:

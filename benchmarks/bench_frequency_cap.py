@@ -25,14 +25,12 @@ from __future__ import annotations
 
 import argparse
 import platform
-import statistics
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import pandas as pd
-from _common import cpu_model
+from _common import cpu_model, median_seconds
 
 from smskit.campaigns.planning.orchestration import preflight
 from smskit.campaigns.planning.preflight import PreflightSettings
@@ -42,16 +40,6 @@ from smskit.rules.recipients import Recipients
 NOW = datetime(2026, 3, 3, 9, tzinfo=UTC)
 SETTINGS = PreflightSettings(text="Bonjour, -20% ce week-end ! STOP au 36173", sender="Shop")
 CAP = frequency_cap("2/7D")
-
-
-def timed(work: Callable[[], object], repeat: int = 3) -> float:
-    """The median of ``repeat`` runs, in seconds."""
-    runs = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        work()
-        runs.append(time.perf_counter() - started)
-    return statistics.median(runs)
 
 
 def main() -> None:
@@ -91,9 +79,9 @@ def main() -> None:
         return preflight(Recipients(frame), capped_settings, now=NOW, history=history())
 
     uncapped()  # warm: imports, caches
-    anchor = timed(uncapped)
-    with_cap = timed(capped)
-    joining = timed(history)
+    anchor = median_seconds(uncapped)
+    with_cap = median_seconds(capped)
+    joining = median_seconds(history)
     report = capped()
     excluded = int(report.issues()["frequency_capped"])  # type: ignore[attr-defined]
 

@@ -18,15 +18,13 @@ from __future__ import annotations
 
 import argparse
 import platform
-import statistics
 import tempfile
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
-from _common import cpu_model
+from _common import cpu_model, median_seconds
 
 from smskit.campaigns.planning.orchestration import preflight
 from smskit.campaigns.planning.preflight import PreflightSettings, audience_for
@@ -37,16 +35,6 @@ from smskit.rules.recipients import Recipients
 NOW = datetime(2026, 3, 3, 9, tzinfo=UTC)
 SETTINGS = PreflightSettings(text="Bonjour, -20% ce week-end ! STOP au 36173", sender="Shop")
 GATEWAY = ("https://gw.example", "bench")
-
-
-def timed(work: Callable[[], object], repeat: int = 3) -> float:
-    """The median of ``repeat`` runs, in seconds."""
-    runs = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        work()
-        runs.append(time.perf_counter() - started)
-    return statistics.median(runs)
 
 
 def main() -> None:
@@ -65,14 +53,14 @@ def main() -> None:
     def run(suppression: Suppression) -> None:
         preflight(recipients, SETTINGS, now=NOW, audience=audience, suppression=suppression)
 
-    anchor = timed(lambda: run(Suppression()))
+    anchor = median_seconds(lambda: run(Suppression()))
     suppressed = frozenset(listed)
     started = time.perf_counter()
     report = preflight(
         recipients, SETTINGS, now=NOW, audience=audience, suppression=Suppression(suppressed)
     )
     first = time.perf_counter() - started
-    again = timed(lambda: run(Suppression(suppressed)))
+    again = median_seconds(lambda: run(Suppression(suppressed)))
     excluded = int(report.issues()["opted_out"])
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -82,7 +70,7 @@ def main() -> None:
         started = time.perf_counter()
         version, read = listed_numbers(GATEWAY, path)
         read_first = time.perf_counter() - started
-        read_again = timed(lambda: listed_numbers(GATEWAY, path), repeat=20)
+        read_again = median_seconds(lambda: listed_numbers(GATEWAY, path), repeat=20)
         assert read == suppressed and version > 0
 
     print(f"machine: {cpu_model()}, Python {platform.python_version()}")
