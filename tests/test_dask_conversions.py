@@ -113,6 +113,31 @@ def test_partitionwise_conversions_and_lift_equal_the_pandas_ones(
     np.testing.assert_allclose(got[numbers], expected[numbers], rtol=1e-7, atol=1e-10)
 
 
+def test_parquet_files_with_text_groups_and_extra_columns_give_the_pandas_rows(
+    tmp_path: Path,
+) -> None:
+    """Recipients read from Parquet (their groups as text, coded to the categories) and
+    orders read from Parquet with a column the join never reads give the pandas rows."""
+    recipients = audience(400, 7)
+    orders = orders_of(recipients, 2000, 7).assign(note="gift wrap")
+    want = conversions(recipients.drop(columns="row"), orders, sent_at=SENT, window="5D")
+    want.insert(0, "row", recipients["row"].to_numpy())
+    (tmp_path / "r").mkdir()
+    (tmp_path / "o").mkdir()
+    for index, rows in enumerate(np.array_split(np.arange(400), 3)):
+        part = recipients.iloc[rows].assign(group=lambda f: f["group"].astype(str))
+        part.to_parquet(tmp_path / "r" / f"{index}.parquet", index=False)
+    for index, rows in enumerate(np.array_split(np.arange(2000), 2)):
+        orders.iloc[rows].to_parquet(tmp_path / "o" / f"{index}.parquet", index=False)
+    text = dd.read_parquet(str(tmp_path / "r"))
+    assert not isinstance(text["group"].dtype, pd.CategoricalDtype)
+    lazy = partitioned.conversions(text, dd.read_parquet(str(tmp_path / "o")), sent_at=SENT)
+    with dask.config.set(scheduler="synchronous"):
+        got = lazy.compute()
+    assert isinstance(got["group"].dtype, pd.CategoricalDtype)
+    same(got, want)
+
+
 def test_a_bad_order_in_a_later_partition_is_refused_naming_its_row() -> None:
     """A negative amount, and a naive instant, in the third partition of Dask orders are
     refused naming the row of the whole table, as the pandas path names it."""

@@ -6,10 +6,11 @@ partition) are read by the rule book's order readers, as the pandas path reads t
 instant and amount checked, a refusal naming the row in the whole table), kept to the
 campaign's window ``[sent, sent + window)`` (every recipient of a streamed campaign shares
 one send instant) and only then their numbers read; what is left is three arrays (E.164
-digits, instant, amount) sorted by number and instant, built once on the cluster and shared
-by every recipient partition. Each partition finds its recipients' orders by binary search
-(``searchsorted``): a recipient's orders are one run of the sorted arrays, their count the
-run's length, their revenue its sum, the first the run's first instant. :func:`lift` merges
+digits, instant, amount) sorted by number and instant, then summed once per number
+(:class:`Buyers`: each number's count of orders, revenue and first instant), built once on
+the cluster and shared by every recipient partition. Each partition sorts its recipients'
+E.164 digits and finds them among the buyers' by one binary search (``searchsorted`` over
+ascending keys walks the buyers' array forwards, not at random). :func:`lift` merges
 each partition's :class:`~smskit.campaigns.analysis.lift.GroupTotals` (sizes, conversions,
 counts of each revenue amount) and hands them to the pandas lift's statistics.
 
@@ -19,12 +20,14 @@ May import campaigns, rules and errors (the ``[dask]`` part).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 import dask
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 from dask.delayed import Delayed, delayed
 
 from smskit.campaigns.analysis.conversions import GROUPS, send_instants
@@ -39,9 +42,7 @@ from smskit.rules.orders import (
 )
 from smskit.rules.recipients import REGION_COLUMN
 
-__all__ = ["OrderRuns", "conversions", "lift"]
-
-_MAX: Final = np.iinfo("int64").max
+__all__ = ["Buyers", "OrderRuns", "conversions", "lift"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,29 @@ class OrderRuns:
         return OrderRuns(keys[order], at[order], None if amounts is None else amounts[order])
 
 
+@dataclass(frozen=True)
+class Buyers:
+    """The numbers among the orders inside the window, each once, ascending: ``keys`` (E.164
+    digits), ``counts`` (orders), ``first`` (the first order's UTC nanoseconds), ``revenue``
+    (the orders' amounts summed; None: counted without amounts)."""
+
+    keys: np.ndarray
+    counts: np.ndarray
+    first: np.ndarray
+    revenue: np.ndarray | None
+
+    @staticmethod
+    def of(runs: OrderRuns) -> Buyers:
+        """Each number's run of ``runs`` (sorted by number then instant) summed once."""
+        if not len(runs.keys):
+            none = np.zeros(0, dtype="int64")
+            return Buyers(none, none, none, None if runs.amounts is None else np.zeros(0))
+        starts = np.flatnonzero(np.r_[True, runs.keys[1:] != runs.keys[:-1]])
+        counts = np.diff(starts, append=len(runs.keys)).astype("int64")
+        revenue = None if runs.amounts is None else np.add.reduceat(runs.amounts, starts)
+        return Buyers(runs.keys[starts], counts, runs.at[starts], revenue)
+
+
 def _read_orders(
     orders: Any,
     offset: int,
@@ -75,8 +99,9 @@ def _read_orders(
     default_region: str | None,
 ) -> OrderRuns:
     """One table (or partition) of orders read by the rule book: those inside ``bounds``
-    (UTC nanoseconds, ``[start, stop)``) with their numbers' digits. A refusal names the row
-    in the whole table (``offset``: this partition's first row)."""
+    (UTC nanoseconds, ``[start, stop)``) with their numbers' digits, in the table's order
+    (:meth:`OrderRuns.joined` sorts). A refusal names the row in the whole table
+    (``offset``: this partition's first row)."""
     try:
         frame = order_frame(orders, [number, REGION_COLUMN, at, *([value] if value else [])])
         instants = order_instants(frame, at)
@@ -89,12 +114,10 @@ def _read_orders(
         raise ValidationError(
             exc.field, exc.rule, position=exc.position + offset, value=exc.value, line=exc.line
         ) from None
-    return OrderRuns.joined(
-        [OrderRuns(keys, instants[rows], None if amounts is None else amounts[rows])]
-    )
+    return OrderRuns(keys, instants[rows], None if amounts is None else amounts[rows])
 
 
-def _order_runs(
+def _buyers(
     orders: Any,
     bounds: tuple[int, int],
     at: str,
@@ -102,30 +125,35 @@ def _order_runs(
     number: str,
     default_region: str | None,
 ) -> Delayed:
-    """The orders inside ``bounds`` as one delayed :class:`OrderRuns`: a Dask DataFrame's
-    partitions each read where it lives (its first row counted in the same graph)."""
+    """The buyers among the orders inside ``bounds`` as one delayed :class:`Buyers`: a Dask
+    DataFrame's partitions each read where it lives (its first row counted in the same
+    graph; only the columns read are asked of its files)."""
     read = (at, value, number, default_region)
     if not isinstance(orders, dd.DataFrame):
-        return delayed(_read_orders)(orders, 0, bounds, *read)
-    parts = orders.to_delayed()
-    sizes = [delayed(len)(part) for part in parts]
-    runs = []
-    for index, part in enumerate(parts):
-        offset = delayed(sum)(sizes[:index]) if index else 0
-        runs.append(delayed(_read_orders)(part, offset, bounds, *read))
-    return delayed(OrderRuns.joined)(runs)
+        runs = [delayed(_read_orders)(orders, 0, bounds, *read)]
+    else:
+        wanted = [number, REGION_COLUMN, at, *([value] if value else [])]
+        kept = [name for name in dict.fromkeys(wanted) if name in orders.columns]
+        parts = (orders[kept] if kept else orders).to_delayed()
+        sizes = [delayed(len)(part) for part in parts]
+        runs = []
+        for index, part in enumerate(parts):
+            offset = delayed(sum)(sizes[:index]) if index else 0
+            runs.append(delayed(_read_orders)(part, offset, bounds, *read))
+    return delayed(Buyers.of)(delayed(OrderRuns.joined)(runs))
 
 
 def _partition(
     part: pd.DataFrame,
-    runs: OrderRuns,
+    buyers: Buyers,
     default_region: str | None,
     money: bool,
     dtypes: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
     """One recipient partition's conversions (``CampaignResult.conversions()``' columns)."""
     keys = order_numbers(part, "phone_number", np.arange(len(part)), default_region, "recipients")
-    ordered = np.sort(keys)
+    order = np.argsort(keys)
+    ordered = keys[order]
     if (ordered[1:] == ordered[:-1]).any():
         at = int(np.flatnonzero(pd.Series(keys).duplicated().to_numpy())[0])
         raise ValidationError(
@@ -134,37 +162,45 @@ def _partition(
             position=int(part["row"].iloc[at]),
             value=part["phone_number"].iloc[at],
         )
-    low = np.searchsorted(runs.keys, keys, side="left")
-    high = np.searchsorted(runs.keys, keys, side="right")
-    counts = (high - low).astype("int64")
-    bought = counts > 0
-    first = np.full(len(part), _MAX, dtype="int64")
-    first[bought] = runs.at[low[bought]]
+    # Ascending keys: each search starts where the last one ended (sequential access).
+    found = np.searchsorted(buyers.keys, ordered)
+    hit = found < len(buyers.keys)
+    hit[hit] = buyers.keys[found[hit]] == ordered[hit]
+    mine, theirs = order[hit], found[hit]
+    counts = np.zeros(len(part), dtype="int64")
+    counts[mine] = buyers.counts[theirs]
+    # int64's smallest value is NaT: the nanoseconds viewed as instants, no parsing.
+    first = np.full(len(part), np.iinfo("int64").min, dtype="int64")
+    first[mine] = buyers.first[theirs]
     columns: dict[str, Any] = {
         "row": part["row"].to_numpy(dtype="int64"),
         "phone_number": part["phone_number"].array,  # as they are: cast below, if at all
-        "group": part["group"].array,
-        "converted": bought,
+        "group": _coded(part["group"], dtypes["group"]) if dtypes else part["group"].array,
+        "converted": counts > 0,
         "conversions": counts,
     }
     if money:
-        assert runs.amounts is not None
+        assert buyers.revenue is not None
         revenue = np.zeros(len(part), dtype="float64")
-        if bought.any():
-            # Each buyer's run [low, high): the runs are disjoint, so sorted by start they
-            # interleave as start, stop, start, stop ... and reduceat sums each run.
-            mine = np.flatnonzero(bought)
-            order = mine[np.argsort(low[mine], kind="stable")]
-            edges = np.column_stack([low[order], high[order]]).ravel()
-            padded = np.append(runs.amounts, 0.0)
-            revenue[order] = np.add.reduceat(padded, edges)[::2]
+        revenue[mine] = buyers.revenue[theirs]
         columns["revenue"] = revenue
-    # int64's smallest value is NaT: the nanoseconds viewed as instants, no parsing.
-    firsts = np.where(bought, first, np.iinfo("int64").min).view("datetime64[ns]")
-    columns["first_conversion_at"] = pd.DatetimeIndex(firsts).tz_localize("UTC")
+    columns["first_conversion_at"] = pd.DatetimeIndex(first.view("datetime64[ns]")).tz_localize(
+        "UTC"
+    )
     frame = pd.DataFrame(columns, index=part.index)
     # The dtypes the client's pandas gives (a worker's may infer strings otherwise).
     return frame if dtypes is None else frame.astype(dtypes)
+
+
+def _coded(groups: pd.Series, dtype: Any) -> Any:
+    """``groups`` as the categorical ``dtype`` (a group not among its categories missing, as
+    ``astype`` makes it): texts coded by Arrow's ``index_in``, far quicker than pandas' cast."""
+    if not isinstance(groups.dtype, pd.StringDtype):
+        return groups.astype(dtype).array
+    texts = pa.array(groups.array, from_pandas=True)
+    categories = pa.array([str(c) for c in dtype.categories], type=texts.type)
+    codes = pc.fill_null(pc.index_in(texts, value_set=categories), -1)
+    return pd.Categorical.from_codes(np.asarray(codes, dtype="int64"), dtype=dtype)
 
 
 def _meta(money: bool) -> pd.DataFrame:
@@ -178,7 +214,7 @@ def _meta(money: bool) -> pd.DataFrame:
         }
     )
     none = np.zeros(0, dtype="int64")
-    return _partition(empty, OrderRuns(none, none, np.zeros(0) if money else None), None, money)
+    return _partition(empty, Buyers(none, none, none, np.zeros(0) if money else None), None, money)
 
 
 def conversions(
@@ -198,13 +234,13 @@ def conversions(
     ``sent_at`` (an aware instant). ``orders``: a pandas, pyarrow, polars or Dask table."""
     span = window_of(window).value
     start = int(send_instants(pd.DataFrame(index=range(1)), sent_at)[0])
-    runs = _order_runs(orders, (start, start + span), at, value, number, default_region)
+    buyers = _buyers(orders, (start, start + span), at, value, number, default_region)
     money = value is not None
     # One task of the graph: each compute reads the orders once, for every partition.
     meta = _meta(money)
     dtypes = meta.dtypes.to_dict()
     parts = [
-        delayed(_partition)(part, runs, default_region, money, dtypes)
+        delayed(_partition)(part, buyers, default_region, money, dtypes)
         for part in recipients.to_delayed()
     ]
     if not parts:
