@@ -20,11 +20,15 @@ from typing import Any
 import dask.dataframe as dd
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import smskit
+import smskit.dask
+from smskit.cli import cli
 from smskit.errors import ValidationError
 from smskit.replies.optouts import OptOutsNotReadWarning
 from smskit.rules.recipients import RULE_FLOAT
@@ -166,3 +170,98 @@ def test_composer_experiment_and_dask_refuse_a_float_column_naming_its_row(
         with pytest.raises(ValidationError) as caught:
             call()
         assert (caught.value.rule, caught.value.position) == (RULE_FLOAT, 1), name
+
+
+def float_text_paths(
+    client: smskit.Client, sandbox: Sandbox, directory: Path
+) -> dict[str, Callable[[list[str]], ValidationError | str | None]]:
+    """Every path a column of number texts takes, each a call of the texts giving the
+    refusal it raises (the CLI: the line it prints when it refuses a float), or None."""
+
+    def csv(texts: list[str]) -> Path:
+        path = directory / "numbers.csv"
+        pd.DataFrame({"phone_number": texts}).to_csv(path, index=False)
+        return path
+
+    def campaign(recipients: Any) -> ValidationError | None:
+        return refusal(
+            lambda r: smskit.Campaign(client, r, text=TEXT, sender="Shop").preflight(offline=True),
+            recipients,
+        )
+
+    def dask_campaign(texts: list[str]) -> ValidationError | None:
+        frame = dd.from_pandas(pd.DataFrame({"phone_number": texts}), npartitions=1)
+        return refusal(
+            lambda r: smskit.dask.Campaign(client, r, text=TEXT, sender="Shop").preflight(
+                offline=True
+            ),
+            frame,
+        )
+
+    def hlr(recipients: Any) -> ValidationError | None:
+        return refusal(
+            lambda r: smskit.bulk_hlr(client, r, progress=False, journal=False), recipients
+        )
+
+    def optouts_csv(texts: list[str]) -> ValidationError | None:
+        with warnings.catch_warnings():  # a list at a path of its own: said once a path
+            warnings.simplefilter("ignore", OptOutsNotReadWarning)
+            with smskit.OptOuts(client, path=directory / "o.sqlite") as listed:
+                return refusal(listed.import_csv, csv(texts))
+
+    def cli_send(texts: list[str]) -> str | None:
+        env = {"SMSKIT_BASE_URL": sandbox.url, "SMSKIT_API_LOGIN": sandbox.login,
+               "SMSKIT_API_KEY": sandbox.api_key}  # fmt: skip
+        args = ["send", "--text", TEXT, "--sender", "Shop", "--csv", str(csv(texts)), "--dry-run"]
+        out = CliRunner().invoke(cli, args, env=env)
+        refused = out.exit_code != 0 and "a float cannot hold a phone number" in out.output
+        return out.output if refused else None
+
+    return {
+        "list": campaign,
+        "dicts": lambda t: campaign([{"phone_number": v} for v in t]),
+        "object column": lambda t: campaign(pd.DataFrame({"phone_number": t}, dtype=object)),
+        "Arrow strings": lambda t: campaign(
+            pd.DataFrame({"phone_number": pd.Series(t, dtype="string[pyarrow]")})
+        ),
+        "pyarrow table": lambda t: campaign(pa.table({"phone_number": t})),
+        "CSV file": lambda t: campaign(csv(t)),
+        "dask.Campaign": dask_campaign,
+        "Composer": lambda t: refusal(
+            lambda r: smskit.Composer(client, r, text=TEXT, sender="Shop"),
+            pd.DataFrame({"phone_number": t}),
+        ),
+        "bulk_hlr": hlr,
+        "bulk_hlr CSV": lambda t: hlr(csv(t)),
+        "OptOuts.import_csv": optouts_csv,
+        "CLI send --csv": cli_send,
+    }
+
+
+@FEW
+@given(values=numbers, data=st.data())
+def test_a_float_s_text_is_refused_like_a_float_on_every_path(
+    client: smskit.Client, sandbox: Sandbox, tmp_path: Path, values: list[int],
+    data: st.DataObject,
+) -> None:  # fmt: skip
+    """A float's text ("33612345678.0", blanks and a '+' allowed) is refused on every path
+    with RULE_FLOAT naming its row (it may have lost a leading 0 or '+': never read as
+    digits); the same texts without the ".0" are not refused as floats (differential)."""
+    at = data.draw(st.integers(0, len(values) - 1), label="at")
+    zeros = data.draw(st.sampled_from([".0", ".00", ".0 "]), label="zeros")
+    plus = data.draw(st.sampled_from(["", "+", " "]), label="plus")
+    texts = [f"+{v}" for v in values]
+    floated = [*texts[:at], f"{plus}{values[at]}{zeros}", *texts[at + 1 :]]
+    for name, call in float_text_paths(client, sandbox, tmp_path).items():
+        refused = call(floated)
+        if isinstance(refused, str):  # the CLI says the rule and the row
+            assert f"recipients[{at}].phone_number" in refused, (name, refused)
+        else:
+            assert refused is not None and refused.rule == RULE_FLOAT, (name, refused)
+            assert refused.position == at, (name, refused)
+            assert refused.field.endswith("phone_number") or refused.field == "numbers", name
+        plain = call(texts)
+        assert plain is None or (not isinstance(plain, str) and plain.rule != RULE_FLOAT), (
+            name,
+            plain,
+        )

@@ -63,10 +63,11 @@ def _numbers(frame: pd.DataFrame, default_region: str | None) -> list[str]:
     """Each row's number in E.164, read as recipients are (:func:`number_checks`): in its
     ``country`` cell's region when the file has that column and the cell is filled (a
     national number of a Belgian row is Belgian, not French), else ``default_region``. A
-    number that is not valid, or a country the numbering plan does not know, refuses the
-    file naming the row."""
-    from smskit.rules.recipients import number_checks
+    number that is not valid, a float's text (``33612345678.0``) or a country the numbering
+    plan does not know, refuses the file naming the row."""
+    from smskit.rules.recipients import number_checks, refuse_floats
 
+    refuse_floats(frame["phone_number"], "optouts.phone_number")
     values = frame["phone_number"].array
     regions = frame["country"].array if "country" in frame.columns else [None] * len(frame)
     try:

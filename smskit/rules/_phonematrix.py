@@ -42,6 +42,7 @@ from smskit.rules._phoneplan import (
     possible_reason,
     region_types,
 )
+from smskit.rules._phonetexts import FLOAT_TEXT
 from smskit.rules.spec import PHONE_NUMBER_TYPE as TYPES
 
 if TYPE_CHECKING:  # pyarrow is imported where texts are read (the sandbox reads none)
@@ -204,7 +205,7 @@ def plain_rows(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
     # "." anywhere (most of them) is kept as it is.
     trimmed = pc.utf8_trim(values, " ") if blank_end.any() else values
     if (data == _DOT).any():
-        float_text = pc.match_substring_regex(trimmed, r"^\+?[0-9]+\.0+$")
+        float_text = pc.match_substring_regex(trimmed, f"^{FLOAT_TEXT}$")
         read = ~float_text.fill_null(True).to_numpy(zero_copy_only=False)
     else:
         read = ~values.is_null().to_numpy(zero_copy_only=False)

@@ -25,17 +25,28 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = [
+    "FLOAT_TEXT",
     "NOT_A_NUMBER_TEXT",
     "arrow_strings",
     "as_series",
     "factorize",
+    "is_float_text",
     "lane_texts",
     "to_text",
     "to_texts",
 ]
 
 NOT_A_NUMBER_TEXT: Final = "\x00not-a-number"
-_FLOAT_TEXT_RE: Final = re.compile(r"\+?[0-9]+\.0+")
+# A float's text, stripped: what a number column once read as floats is written back as.
+FLOAT_TEXT: Final = r"\+?[0-9]+\.0+"
+_FLOAT_TEXT_RE: Final = re.compile(FLOAT_TEXT)
+
+
+def is_float_text(value: Any) -> bool:
+    """Whether ``value`` is a float's text (``" 33612345678.0"``), blanks around it aside."""
+    if type(value) is not str or "." not in value:
+        return False
+    return _FLOAT_TEXT_RE.fullmatch(value.strip()) is not None
 
 
 def to_text(value: Any) -> str | None:

@@ -15,8 +15,10 @@ helpers all read recipients here:
 
 A float is never a phone number (:data:`RULE_FLOAT`): ``33612345678.0`` alone, in a list,
 a dict or a float column (what ``pd.read_csv`` makes of digits with blank cells) is refused,
-naming the field, the row and the rule; a missing value (NaN) stays a missing number. Every
-entry point that reads numbers asks :func:`refuse_floats` (bulk HLR, the opt-out list too).
+naming the field, the row and the rule; a missing value (NaN) stays a missing number. So is
+a float's text, the string ``"33612345678.0"`` (a column once read as floats, written back;
+in a CSV file too): it may have lost a leading 0 or '+'. Every entry point that reads
+numbers asks :func:`refuse_floats` (bulk HLR, the opt-out list and its CSV file too).
 
 A ``country`` column (or key), when present, is the region of national numbers on that row;
 rows without one use the default region. A dict's key that is neither a Contact field nor
@@ -91,8 +93,9 @@ _SHAPES: Final = (
 
 RULE_FLOAT: Final = (
     "a float cannot hold a phone number exactly (a leading 0 or '+' is lost, a long number "
-    "is rounded): give numbers as text or integers (read a CSV with dtype=str, e.g. "
-    "pandas.read_csv(path, dtype=str), or pass the file as a pathlib.Path)"
+    "is rounded), nor can its text ('33612345678.0'): give numbers as text or integers, as "
+    "written (read a CSV with dtype=str, e.g. pandas.read_csv(path, dtype=str), or pass the "
+    "file as a pathlib.Path)"
 )
 
 
@@ -107,24 +110,44 @@ def is_float_number(value: Any) -> bool:
 
 def first_float(values: Any) -> int | None:
     """The position of the first float of ``values`` (a Series, an array or a list) that is
-    not missing, or None. Columns of text or integers are answered from their dtype."""
+    not missing, or of the first float's text (``33612345678.0``, which may have lost a
+    leading 0 or '+'), or None. Columns of integers are answered from their dtype, columns
+    of text by Arrow."""
     import numpy as np
     import pandas as pd
+
+    from smskit.rules._phonetexts import FLOAT_TEXT, arrow_strings, is_float_text
 
     series = values if isinstance(values, pd.Series) else pd.Series(values, dtype=object)
     if pd.api.types.is_float_dtype(series.dtype):
         present = np.flatnonzero(series.notna().to_numpy(dtype=bool))
         return int(present[0]) if len(present) else None
-    if series.dtype != object:
+    strings = arrow_strings(series)
+    if strings is None and series.dtype == object:
+        kind = pd.api.types.infer_dtype(series, skipna=True)
+        if kind in ("integer", "empty"):
+            return None  # one pass in C over the common shapes
+        if kind != "string":
+            items = series.tolist()
+            found = (i for i, v in enumerate(items) if is_float_number(v) or is_float_text(v))
+            return next(found, None)
+        import pyarrow as pa
+
+        strings = pa.array(series.to_numpy(), type=pa.large_string(), from_pandas=True)
+    if strings is None:
         return None
-    if pd.api.types.infer_dtype(series, skipna=True) in ("string", "integer", "empty"):
-        return None  # one pass in C over the common shapes
-    return next((i for i, v in enumerate(series.tolist()) if is_float_number(v)), None)
+    import pyarrow.compute as pc
+
+    if not pc.any(pc.match_substring(strings, ".")).as_py():
+        return None  # most columns: no "." anywhere
+    trimmed = pc.utf8_trim_whitespace(strings)
+    found = np.flatnonzero(pc.match_substring_regex(trimmed, f"^{FLOAT_TEXT}$").fill_null(False))
+    return int(found[0]) if len(found) else None
 
 
 def refuse_floats(values: Any, field: str) -> None:
-    """Refuse the first float of ``values`` that is not missing (:data:`RULE_FLOAT`), naming
-    ``field`` and its row."""
+    """Refuse the first float of ``values`` that is not missing, or float's text
+    (:data:`RULE_FLOAT`), naming ``field`` and its row."""
     at = first_float(values)
     if at is not None:
         value = values.iloc[at] if hasattr(values, "iloc") else values[at]
@@ -323,6 +346,8 @@ class Recipients:
         frame = read_csv_text(self.path, wanted, self.field)
         if self.need_number and "phone_number" not in frame.columns:
             raise ValidationError(self.field, "the CSV file needs a 'phone_number' column")
+        if "phone_number" in frame.columns:
+            refuse_floats(frame["phone_number"], f"{self.field}.phone_number")
         return frame
 
 
