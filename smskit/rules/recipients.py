@@ -141,8 +141,9 @@ def first_float(values: Any) -> int | None:
     if not pc.any(pc.match_substring(strings, ".")).as_py():
         return None  # most columns: no "." anywhere
     trimmed = pc.utf8_trim_whitespace(strings)
-    found = np.flatnonzero(pc.match_substring_regex(trimmed, f"^{FLOAT_TEXT}$").fill_null(False))
-    return int(found[0]) if len(found) else None
+    floated = pc.match_substring_regex(trimmed, f"^{FLOAT_TEXT}$").fill_null(False)
+    at = np.flatnonzero(floated.to_numpy(zero_copy_only=False))
+    return int(at[0]) if len(at) else None
 
 
 def refuse_floats(values: Any, field: str) -> None:
