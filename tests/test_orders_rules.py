@@ -17,12 +17,14 @@ from hypothesis import strategies as st
 from smskit.errors import ValidationError
 from smskit.rules.orders import (
     RULE_NAIVE,
+    e164_written,
     order_amounts,
     order_frame,
     order_instants,
     order_numbers,
     window_of,
 )
+from smskit.rules.phonecheck import is_e164
 from smskit.rules.recipients import number_codes
 
 
@@ -121,6 +123,26 @@ def test_numbers_as_the_recipients_reader_reads_them(values: list[str]) -> None:
     digits = order_numbers(frame, "phone_number", np.arange(len(values)), "FR")
     codes = number_codes(values, [None] * len(values), "FR")
     assert digits.tolist() == codes.e164.tolist()
+
+
+@settings(deadline=None, max_examples=300)
+@given(
+    st.lists(
+        st.one_of(
+            st.none(),
+            st.text(alphabet="+0123456789 -a\n\u0663\u00e9", max_size=18),
+            st.from_regex(r"\+[0-9]{5,17}", fullmatch=True),
+        ),
+        max_size=30,
+    )
+)
+def test_e164_as_written_is_the_rule_books_e164(values: list[str | None]) -> None:
+    """The Arrow kernels' E.164 test says of each text what phonecheck's is_e164 says (a
+    null is not E.164), and a written number's digits follow its '+'."""
+    written, after = e164_written(pa.array(values, type=pa.large_string()))
+    assert written.tolist() == [is_e164(v) for v in values]
+    digits = after.to_pylist()
+    assert all(digits[i] == values[i][1:] for i in np.flatnonzero(written))  # type: ignore[index]
 
 
 def test_arrow_and_polars_orders_read_like_pandas() -> None:

@@ -6,11 +6,10 @@ partition) are read by the rule book's order readers, as the pandas path reads t
 instant and amount checked, a refusal naming the row in the whole table), kept to the
 campaign's window ``[sent, sent + window)`` (every recipient of a streamed campaign shares
 one send instant) and only then their numbers read; what is left is three arrays (E.164
-digits, instant, amount) sorted by number and instant, then summed once per number
+digits, instant, amount), summed once per number
 (:class:`Buyers`: each number's count of orders, revenue and first instant), built once on
-the cluster and shared by every recipient partition. Each partition sorts its recipients'
-E.164 digits and finds them among the buyers' by one binary search (``searchsorted`` over
-ascending keys walks the buyers' array forwards, not at random). :func:`lift` merges
+the cluster and shared by every recipient partition. Each partition looks its recipients'
+E.164 digits up in a hash table of the buyers' (built once, with them). :func:`lift` merges
 each partition's :class:`~smskit.campaigns.analysis.lift.GroupTotals` (sizes, conversions,
 counts of each revenue amount) and hands them to the pandas lift's statistics.
 
@@ -20,6 +19,7 @@ May import campaigns, rules and errors (the ``[dask]`` part).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import dask
@@ -47,8 +47,8 @@ __all__ = ["Buyers", "OrderRuns", "conversions", "lift"]
 
 @dataclass(frozen=True)
 class OrderRuns:
-    """The orders inside the window, sorted by number then instant: ``keys`` (E.164
-    digits), ``at`` (UTC nanoseconds), ``amounts`` (None: counted without amounts)."""
+    """The orders inside the window, in the table's order: ``keys`` (E.164 digits), ``at``
+    (UTC nanoseconds), ``amounts`` (None: counted without amounts)."""
 
     keys: np.ndarray
     at: np.ndarray
@@ -56,14 +56,13 @@ class OrderRuns:
 
     @staticmethod
     def joined(parts: list[OrderRuns]) -> OrderRuns:
-        """Several partitions' orders as one sorted set."""
+        """Several partitions' orders as one set, in the partitions' order."""
         keys = np.concatenate([p.keys for p in parts]) if parts else np.zeros(0, "int64")
         at = np.concatenate([p.at for p in parts]) if parts else np.zeros(0, "int64")
         amounts = None
         if parts and all(p.amounts is not None for p in parts):
             amounts = np.concatenate([p.amounts for p in parts if p.amounts is not None])
-        order = np.lexsort((at, keys))
-        return OrderRuns(keys[order], at[order], None if amounts is None else amounts[order])
+        return OrderRuns(keys, at, amounts)
 
 
 @dataclass(frozen=True)
@@ -77,16 +76,36 @@ class Buyers:
     first: np.ndarray
     revenue: np.ndarray | None
 
+    @cached_property
+    def _index(self) -> pd.Index:
+        index = pd.Index(self.keys)
+        index.get_indexer(self.keys[:1])  # its hash table built once, here
+        return index
+
+    def find(self, keys: np.ndarray) -> np.ndarray:
+        """The position of each of ``keys`` (distinct E.164 digits) among the buyers', -1
+        where it bought nothing: one look-up each in a hash table of the buyers' keys."""
+        return np.asarray(self._index.get_indexer(pd.Index(keys, copy=False)), dtype="int64")
+
     @staticmethod
-    def of(runs: OrderRuns) -> Buyers:
-        """Each number's run of ``runs`` (sorted by number then instant) summed once."""
+    def of(parts: list[OrderRuns]) -> Buyers:
+        """Each number's orders among ``parts`` counted and summed once: one stable sort by
+        number (a number's orders stay in the table's order, their amounts summed in it),
+        then each run of equal numbers reduced."""
+        runs = OrderRuns.joined(parts)
         if not len(runs.keys):
             none = np.zeros(0, dtype="int64")
             return Buyers(none, none, none, None if runs.amounts is None else np.zeros(0))
-        starts = np.flatnonzero(np.r_[True, runs.keys[1:] != runs.keys[:-1]])
-        counts = np.diff(starts, append=len(runs.keys)).astype("int64")
-        revenue = None if runs.amounts is None else np.add.reduceat(runs.amounts, starts)
-        return Buyers(runs.keys[starts], counts, runs.at[starts], revenue)
+        order = np.argsort(runs.keys, kind="stable")
+        keys = runs.keys[order]
+        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+        counts = np.diff(starts, append=len(keys)).astype("int64")
+        first = np.minimum.reduceat(runs.at[order], starts)
+        amounts = runs.amounts
+        revenue = None if amounts is None else np.add.reduceat(amounts[order], starts)
+        buyers = Buyers(keys[starts], counts, first, revenue)
+        buyers.find(keys[:1])  # the table built on the task that sums, not by each partition
+        return buyers
 
 
 def _read_orders(
@@ -100,7 +119,7 @@ def _read_orders(
 ) -> OrderRuns:
     """One table (or partition) of orders read by the rule book: those inside ``bounds``
     (UTC nanoseconds, ``[start, stop)``) with their numbers' digits, in the table's order
-    (:meth:`OrderRuns.joined` sorts). A refusal names the row in the whole table
+    (:meth:`Buyers.of` sorts). A refusal names the row in the whole table
     (``offset``: this partition's first row)."""
     try:
         frame = order_frame(orders, [number, REGION_COLUMN, at, *([value] if value else [])])
@@ -140,7 +159,7 @@ def _buyers(
         for index, part in enumerate(parts):
             offset = delayed(sum)(sizes[:index]) if index else 0
             runs.append(delayed(_read_orders)(part, offset, bounds, *read))
-    return delayed(Buyers.of)(delayed(OrderRuns.joined)(runs))
+    return delayed(Buyers.of)(runs)
 
 
 def _partition(
@@ -152,8 +171,7 @@ def _partition(
 ) -> pd.DataFrame:
     """One recipient partition's conversions (``CampaignResult.conversions()``' columns)."""
     keys = order_numbers(part, "phone_number", np.arange(len(part)), default_region, "recipients")
-    order = np.argsort(keys)
-    ordered = keys[order]
+    ordered = np.sort(keys)
     if (ordered[1:] == ordered[:-1]).any():
         at = int(np.flatnonzero(pd.Series(keys).duplicated().to_numpy())[0])
         raise ValidationError(
@@ -162,11 +180,9 @@ def _partition(
             position=int(part["row"].iloc[at]),
             value=part["phone_number"].iloc[at],
         )
-    # Ascending keys: each search starts where the last one ended (sequential access).
-    found = np.searchsorted(buyers.keys, ordered)
-    hit = found < len(buyers.keys)
-    hit[hit] = buyers.keys[found[hit]] == ordered[hit]
-    mine, theirs = order[hit], found[hit]
+    found = buyers.find(keys)
+    mine = np.flatnonzero(found >= 0)
+    theirs = found[mine]
     counts = np.zeros(len(part), dtype="int64")
     counts[mine] = buyers.counts[theirs]
     # int64's smallest value is NaT: the nanoseconds viewed as instants, no parsing.

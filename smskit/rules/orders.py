@@ -31,6 +31,7 @@ from smskit.rules.recipients import REGION_COLUMN, number_codes
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+    import pyarrow as pa
 
 __all__ = [
     "RULE_AMOUNT",
@@ -38,6 +39,7 @@ __all__ = [
     "RULE_NAIVE",
     "RULE_NUMBER",
     "RULE_WINDOW",
+    "e164_written",
     "order_amounts",
     "order_frame",
     "order_instants",
@@ -57,8 +59,6 @@ RULE_NUMBER: Final = (
     "cannot be read as a phone number ({reason}): fix it, give its country in a 'country' "
     "column, or drop the row"
 )
-# E.164 as written: the number needs no reading, whatever the row's country.
-_E164: Final = r"^\+[1-9][0-9]{6,14}$"
 _OFFSET: Final = r"(?:Z|z|[+-][0-9]{2}(?::?[0-9]{2})?)$"
 
 
@@ -251,6 +251,26 @@ def _object_amounts(values: pd.Series, where: str) -> pd.Series:
     return read.astype("float64")
 
 
+def e164_written(texts: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """Which of ``texts`` (Arrow strings) are E.164 as written (``+`` then 7 to 15 ASCII
+    digits, the first not 0: :func:`smskit.rules.phonecheck.is_e164`; a null is not), and
+    each text after its first character (the digits, where written). Arrow kernels, no
+    regular expression: a length, a prefix and one digit test per text."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    after = pc.utf8_slice_codeunits(texts, 1)
+    size = pc.binary_length(texts)
+    written = pc.and_(
+        pc.and_(pc.starts_with(texts, "+"), pc.ascii_is_decimal(after)),
+        pc.and_(
+            pc.and_(pc.greater_equal(size, 8), pc.less_equal(size, 16)),
+            pc.invert(pc.starts_with(after, "0")),
+        ),
+    )
+    return np.asarray(pc.fill_null(written, False), dtype=bool), after
+
+
 def order_numbers(
     frame: pd.DataFrame,
     number: str,
@@ -268,7 +288,8 @@ def order_numbers(
 
     where = f"{field}.{number}"
     column = _column(frame, number, field, "name the number column with number=, or on=")
-    values = column.iloc[rows]
+    whole = len(rows) == len(column) and np.array_equal(rows, np.arange(len(column)))
+    values = column if whole else column.iloc[rows]  # every row: no copy
     digits = np.zeros(len(values), dtype="int64")
     written = np.zeros(len(values), dtype=bool)
     try:
@@ -276,11 +297,9 @@ def order_numbers(
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         texts = None
     if texts is not None:
-        written = np.asarray(
-            pc.fill_null(pc.match_substring_regex(texts, _E164), False), dtype=bool
-        )
-        kept = pc.if_else(pa.array(written), texts, pa.scalar("+0", pa.large_string()))
-        digits = np.array(pc.cast(pc.utf8_slice_codeunits(kept, 1), pa.int64()))
+        written, after = e164_written(texts)
+        kept = after if written.all() else pc.if_else(pa.array(written), after, pa.scalar("0", after.type))
+        digits = np.array(pc.cast(kept, pa.int64()))
     rest = np.flatnonzero(~written)
     if len(rest):
         regions = (
