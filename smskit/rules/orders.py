@@ -298,7 +298,8 @@ def order_numbers(
         texts = None
     if texts is not None:
         written, after = e164_written(texts)
-        kept = after if written.all() else pc.if_else(pa.array(written), after, pa.scalar("0", after.type))
+        zero = pa.scalar("0", after.type)
+        kept = after if written.all() else pc.if_else(pa.array(written), after, zero)
         digits = np.array(pc.cast(kept, pa.int64()))
     rest = np.flatnonzero(~written)
     if len(rest):
