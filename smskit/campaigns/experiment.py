@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Unpack
 
 from smskit._paths import campaigns_dir
 from smskit.campaigns.analysis.comparison import ExperimentComparison, compare_counts
@@ -87,6 +87,7 @@ from smskit.rules.region import DEFAULT_REGION
 if TYPE_CHECKING:
     import pandas as pd
 
+    from smskit.campaigns.analysis.conversions import OrderReading
     from smskit.campaigns.analysis.lift import Lift
 
 __all__ = ["HOLDOUT_ARM", "Experiment", "ExperimentResult"]
@@ -594,15 +595,7 @@ class ExperimentResult:
         return frame[["arm", *[c for c in frame.columns if c != "arm"]]]
 
     def conversions(
-        self,
-        orders: Any,
-        *,
-        window: Any = "5D",
-        at: str = "ordered_at",
-        value: str | None = "amount",
-        number: str = "phone_number",
-        default_region: str | None = None,
-        inbox: Any = None,
+        self, orders: Any, *, inbox: Any = None, **reading: Unpack[OrderReading]
     ) -> pd.DataFrame:
         """Every arm's :meth:`smskit.CampaignResult.conversions` (same arguments), one row per
         recipient sent or held out, ``group`` the recipient's arm or ``holdout`` (a
@@ -614,10 +607,7 @@ class ExperimentResult:
 
         frames = []
         for arm, result in self.arms.items():
-            frame = result.conversions(
-                orders, window=window, at=at, value=value, number=number,
-                default_region=default_region, inbox=inbox,
-            )  # fmt: skip
+            frame = result.conversions(orders, inbox=inbox, **reading)
             held = frame["group"].astype(str) == HOLDOUT_ARM
             frame["group"] = np.where(held, HOLDOUT_ARM, arm)
             if self.rows is not None:
@@ -634,13 +624,9 @@ class ExperimentResult:
         orders: Any,
         *,
         arm: str | None = None,
-        window: Any = "5D",
-        at: str = "ordered_at",
-        value: str | None = "amount",
-        number: str = "phone_number",
-        default_region: str | None = None,
         alpha: float = 0.05,
         power: float = 0.8,
+        **reading: Unpack[OrderReading],
     ) -> Lift:
         """``arm`` (default: every arm, pooled) against the no-send arm ``holdout`` on
         :meth:`conversions` (same arguments): :class:`~smskit.campaigns.analysis.lift.Lift`,
@@ -649,10 +635,7 @@ class ExperimentResult:
 
         if arm is not None and arm not in self.arms:
             raise ValidationError("arm", f"must be one of {', '.join(self.arms)}", value=arm)
-        frame = self.conversions(
-            orders, window=window, at=at, value=value, number=number,
-            default_region=default_region,
-        )  # fmt: skip
+        frame = self.conversions(orders, **reading)
         chosen = [arm] if arm is not None else list(self.arms)
         cost = sum(c.cost or 0.0 for name in chosen for c in self.arms[name].records)
         return lift(frame, treated=arm, cost=cost or None, alpha=alpha, power=power)

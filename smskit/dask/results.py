@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Unpack
 
 import dask.dataframe as dd
 import numpy as np
@@ -52,6 +52,7 @@ from smskit.dask.stream import parts_of, rows_of
 from smskit.errors import ConfigurationError
 
 if TYPE_CHECKING:
+    from smskit.campaigns.analysis.conversions import OrderReading
     from smskit.campaigns.analysis.lift import Lift
 from smskit.rules.optouts import OPTED_OUT
 from smskit.rules.timezone import account_time_zone
@@ -283,48 +284,25 @@ class StreamedResult:
             first = book.first_attempt()
         return send_instant(scheduled.get("send_at"), [first])
 
-    def conversions(
-        self,
-        orders: Any,
-        *,
-        window: Any = "5D",
-        at: str = "ordered_at",
-        value: str | None = "amount",
-        number: str = "phone_number",
-        default_region: str | None = None,
-    ) -> dd.DataFrame:
+    def conversions(self, orders: Any, **reading: Unpack[OrderReading]) -> dd.DataFrame:
         """``CampaignResult.conversions()``' rows and columns, lazily, partition by partition
         (:func:`smskit.dask.conversions.conversions`): one row per recipient sent or held
         out with its orders in ``window`` from :attr:`sent_at`. ``orders``: a pandas,
         pyarrow, polars or Dask table of orders, read as the pandas result reads it."""
         from smskit.dask.conversions import conversions
 
-        return conversions(
-            self.groups(), orders, sent_at=self.sent_at, window=window, at=at, value=value,
-            number=number, default_region=default_region,
-        )  # fmt: skip
+        return conversions(self.groups(), orders, sent_at=self.sent_at, **reading)
 
     def lift(
-        self,
-        orders: Any,
-        *,
-        window: Any = "5D",
-        at: str = "ordered_at",
-        value: str | None = "amount",
-        number: str = "phone_number",
-        default_region: str | None = None,
-        alpha: float = 0.05,
-        power: float = 0.8,
-    ) -> Lift:
+        self, orders: Any, *, alpha: float = 0.05, power: float = 0.8,
+        **reading: Unpack[OrderReading],
+    ) -> Lift:  # fmt: skip
         """``CampaignResult.lift()`` on :meth:`conversions` (same arguments), its totals
         summed per partition (:func:`smskit.dask.conversions.lift`), against the billed
         cost."""
         from smskit.dask.conversions import lift
 
-        frame = self.conversions(
-            orders, window=window, at=at, value=value, number=number,
-            default_region=default_region,
-        )  # fmt: skip
+        frame = self.conversions(orders, **reading)
         cost = float(self.chunk_states["cost"].fillna(0.0).sum())
         return lift(frame, cost=cost or None, alpha=alpha, power=power)
 

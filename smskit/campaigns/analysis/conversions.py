@@ -18,7 +18,7 @@ May import ``smskit.rules`` and ``smskit.errors``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypedDict
 
 from smskit.errors import ValidationError
 from smskit.rules.orders import (
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CONVERSION_COLUMNS",
     "GROUPS",
+    "OrderReading",
     "conversions",
     "customer_ids",
     "recipient_groups",
@@ -46,6 +47,21 @@ __all__ = [
 ]
 
 GROUPS: Final = ("treated", "holdout")
+
+
+class OrderReading(TypedDict, total=False):
+    """How the orders are read: the keywords every result's ``conversions()`` and ``lift()``
+    pass on to :func:`conversions` (whose defaults they are): ``window`` from the send
+    (``"5D"``), ``at`` the instant column (``"ordered_at"``, time zone required), ``value``
+    the amount column (``"amount"``; None: count only), ``number`` the phone number column
+    (``"phone_number"``, read in a ``country`` column's region, else ``default_region``)."""
+
+    window: Any
+    at: str
+    value: str | None
+    number: str
+    default_region: str | None
+
 
 CONVERSION_COLUMNS: Final = (
     "phone_number",

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Final, Protocol, Unpack, runtime_checkable
 
 from smskit.campaigns.analysis.conversions import recipient_groups, send_instant
 from smskit.campaigns.planning.holdout import HELD_OUT
@@ -24,6 +24,7 @@ from smskit.errors import ValidationError
 if TYPE_CHECKING:
     import pandas as pd
 
+    from smskit.campaigns.analysis.conversions import OrderReading
     from smskit.campaigns.analysis.lift import Lift
     from smskit.campaigns.analysis.outcomes import Match
 
@@ -297,21 +298,18 @@ class CampaignResult:
         self,
         orders: Any,
         *,
-        window: Any = "5D",
-        at: str = "ordered_at",
-        value: str | None = "amount",
-        number: str = "phone_number",
-        default_region: str | None = None,
         inbox: Any = None,
         customer_id: str | None = None,
         recipients: Any = None,
+        **reading: Unpack[OrderReading],
     ) -> pd.DataFrame:
         """One row per recipient, sent or held out, with its orders in ``window`` from the
         send (:attr:`sent_at`, for both groups): ``group``, ``converted``, ``conversions``,
         ``revenue`` (0 without an order), ``first_conversion_at``. ``orders``: any table of
-        orders or events (pandas, pyarrow, polars); ``at`` its instant column (time zone
-        required), ``value`` its amount (None: count only), ``number`` its phone number (read
-        in a ``country`` column's region, else ``default_region``). ``inbox`` adds the
+        orders or events (pandas, pyarrow, polars), read as ``reading`` says
+        (:class:`~smskit.campaigns.analysis.conversions.OrderReading`: ``window="5D"``,
+        ``at="ordered_at"``, ``value="amount"``, ``number="phone_number"``,
+        ``default_region=None``). ``inbox`` adds the
         treated recipients' delivery ``status`` and ``replied`` (:meth:`outcomes`).
         ``customer_id`` matches orders by that column instead of numbers: the orders have it,
         and so does ``recipients``, the table the campaign was made from (row for row; a
@@ -323,10 +321,7 @@ class CampaignResult:
             groups[customer_id] = customer_ids(recipients, customer_id, groups["row"])
         elif recipients is not None:
             raise ValidationError("recipients", "is read only with customer_id= (its column)")
-        frame = conversions(
-            groups, orders, sent_at=self.sent_at, window=window, at=at, value=value,
-            number=number, default_region=default_region, on=customer_id,
-        )  # fmt: skip
+        frame = conversions(groups, orders, sent_at=self.sent_at, on=customer_id, **reading)
         frame.insert(0, "row", groups["row"].to_numpy())
         if inbox is not None:
             seen = self.outcomes(inbox)[["phone_number", "status", "replied"]]
@@ -337,15 +332,11 @@ class CampaignResult:
         self,
         orders: Any,
         *,
-        window: Any = "5D",
-        at: str = "ordered_at",
-        value: str | None = "amount",
-        number: str = "phone_number",
-        default_region: str | None = None,
         alpha: float = 0.05,
         power: float = 0.8,
         customer_id: str | None = None,
         recipients: Any = None,
+        **reading: Unpack[OrderReading],
     ) -> Lift:
         """Treated against held out on :meth:`conversions` (same arguments): conversion rate
         and revenue per recipient with intervals, incremental conversions, revenue and ROI
@@ -353,10 +344,7 @@ class CampaignResult:
         (:class:`~smskit.campaigns.analysis.lift.Lift`; ``.table``)."""
         from smskit.campaigns.analysis.lift import lift
 
-        frame = self.conversions(
-            orders, window=window, at=at, value=value, number=number,
-            default_region=default_region, customer_id=customer_id, recipients=recipients,
-        )  # fmt: skip
+        frame = self.conversions(orders, customer_id=customer_id, recipients=recipients, **reading)
         cost = sum(c.cost or 0.0 for c in self.records)
         return lift(frame, cost=cost or None, alpha=alpha, power=power)
 
