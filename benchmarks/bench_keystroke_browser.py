@@ -6,19 +6,28 @@ name among 40) of an embedded sandbox, and, as the anchor, the cheapest live any
 is: a text box whose Python observer sends back the character count (the same round trip
 through the kernel, no work). JupyterLab serves it on 127.0.0.1 (``--host lab``), and
 ``marimo run`` serves the same two widgets as a marimo app (``--host marimo``); Debian's
-chromium (Playwright, ``/usr/bin/chromium``) opens each, then types into each box:
+chromium (Playwright, ``/usr/bin/chromium``) opens each, then types into the two boxes in
+turn (one key in one, the next in the other, the first box alternating), so both see the
+same machine moment by moment:
 
-- single keystrokes, each once the panel has settled;
-- bursts: 6 characters typed 60 ms apart (a fast typist), timed from the last one.
+- single keystrokes (default 60 a box): "x", then Backspace, and so on (the text keeps its
+  length), each after 150-250 ms of quiet (a random wait: a random phase of the frames);
+- bursts (default 5 a box): 6 characters typed 60 ms apart, timed from the last one.
 
-A keystroke is timed in the page from its ``keydown`` event to the first animation frame after
-the panel shows the new character count that Python computed (``state.meter.characters``;
-the echo's ``count``), debounce included. marimo draws widgets in shadow roots: the page
-script looks through them.
+A keystroke is timed in the page from its ``keydown`` event to the panel showing the new
+character count that Python computed (``state.meter.characters``; the echo's ``count``)
+rendered: the next animation frame, and that frame's style, layout and paint done (a message
+posted from the frame's callback is handled after them). Each keystroke is also cut in legs
+on the page's clock: the first WebSocket frame or fetch sent after the keydown, the last frame
+received before the panel was drawn, the panel drawn, the frame, rendered. marimo draws
+widgets in shadow roots: the page script looks through them.
+
+The first lines printed, one a host: the Composer's median and 90th percentile, the echo's,
+the ratio of medians and the machine's 1-min load average before and after the host's run.
 
     .venv/bin/python benchmarks/bench_keystroke_browser.py
     .venv/bin/python benchmarks/bench_keystroke_browser.py --recipients 20 --keystrokes 10
-    .venv/bin/python benchmarks/bench_keystroke_browser.py --host marimo
+    .venv/bin/python benchmarks/bench_keystroke_browser.py --host marimo --json legs.json
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ import argparse
 import json
 import os
 import platform
+import random
 import secrets
 import signal
 import socket
@@ -128,8 +138,8 @@ _READY = """() => {
     && panel.sessionContext.isReady && panel.sessionContext.session
     && panel.sessionContext.session.kernel);
 }"""
-# Arm a measurement: the next time the panel of `root` shows `chars` characters, record the
-# time since the last keydown, one animation frame later (the frame that paints it).
+# The first element matching a selector, looking through shadow roots (marimo draws widgets in
+# them).
 _DEEP = """(selector) => {
   const walk = (node) => {
     const found = node.querySelector(selector);
@@ -144,9 +154,39 @@ _DEEP = """(selector) => {
   };
   return walk(document);
 }"""
+# Stamps on the page's clock, installed before the host's own scripts: each WebSocket frame
+# and fetch the page sends, each WebSocket frame it receives, each keydown.
+_STAMPS = """(() => {
+  const log = window.__stamps = { sent: [], received: [], key: 0 };
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    log.sent.push(performance.now());
+    return send.call(this, data);
+  };
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', () => log.received.push(performance.now()));
+    }
+  };
+  const nativeFetch = window.fetch;
+  window.fetch = function (...args) {
+    log.sent.push(performance.now());
+    return nativeFetch.apply(this, args);
+  };
+  document.addEventListener('keydown', () => { log.key = performance.now(); }, true);
+})();"""
+# Arm a measurement: the next time the panel of `root` shows `chars` characters, record the
+# legs of the last keystroke (ms from its keydown): the first frame or request sent after it,
+# the last frame received before the panel showed the count, the panel drawn, the next
+# animation frame, and that frame rendered (style, layout and paint done on the main thread).
 _ARM = (
     """([root, chars]) => {
-  window.__took = undefined;
+  const log = window.__stamps;
+  log.sent.length = 0;
+  log.received.length = 0;
+  window.__legs = undefined;
   const box = ("""
     + _DEEP
     + """)(root);
@@ -157,16 +197,30 @@ _ARM = (
   const observer = new MutationObserver(() => {
     if (!shows()) return;
     observer.disconnect();
-    const done = performance.now();
-    requestAnimationFrame(() => { window.__took = performance.now() - window.__lastKey; });
-    window.__updated = done;
+    const drawn = performance.now();
+    const key = log.key;
+    const sent = log.sent.find((t) => t >= key);
+    const received = log.received.filter((t) => t >= key && t <= drawn).pop();
+    // the frame: its animation-frame callbacks run, then the page's style, layout and paint;
+    // a message posted from the callback is handled once that rendering is done
+    requestAnimationFrame(() => {
+      const frame = performance.now();
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => {
+        window.__legs = {
+          sent: sent === undefined ? null : sent - key,
+          received: received === undefined ? null : received - key,
+          drawn: drawn - key,
+          frame: frame - key,
+          painted: performance.now() - key,
+        };
+      };
+      channel.port2.postMessage(null);
+    });
   });
   observer.observe(box, {subtree: true, childList: true, characterData: true});
 }"""
 )
-_LISTEN = """() => document.addEventListener('keydown', () => {
-  window.__lastKey = performance.now();
-}, true)"""
 
 
 def free_port() -> int:
@@ -255,34 +309,112 @@ def stop(process: subprocess.Popen[bytes]) -> None:
             os.killpg(process.pid, signal.SIGKILL)
 
 
-def keystroke(page: Any, root: str, box: Any, typed: str, delay_ms: int) -> float:
-    """Type ``typed`` at the end of ``box``; ms from the last keydown to the updated panel."""
-    chars = len(box.input_value()) + len(typed)
+def keystroke(page: Any, root: str, box: Any, keys: list[str], delay_ms: int) -> dict[str, Any]:
+    """Press ``keys`` in ``box`` (focused, caret at the end), ``delay_ms`` apart: the legs of
+    the last one, ms from its keydown (``painted``: the panel showing Python's count painted)."""
+    chars = len(box.input_value())
+    chars += sum(-1 if key == "Backspace" else len(key) for key in keys)
     page.evaluate(_ARM, [root, chars])
-    box.press("End")
-    box.type(typed, delay=delay_ms)
-    page.wait_for_function("() => window.__took !== undefined", timeout=30_000, polling=10)
-    took = float(page.evaluate("() => window.__took"))
-    page.wait_for_timeout(300)  # settle: the next one starts from a quiet panel
-    return took
+    for i, key in enumerate(keys):
+        if i:
+            page.wait_for_timeout(delay_ms)
+        page.keyboard.press(key)
+    page.wait_for_function("() => window.__legs !== undefined", timeout=30_000, polling=5)
+    return dict(page.evaluate("() => window.__legs"))
 
 
-def measure(page: Any, root: str, keystrokes: int) -> dict[str, list[float]]:
-    box = page.locator(f"{root} textarea").first
-    box.scroll_into_view_if_needed()
-    box.click()
-    box.press("End")
-    single = [keystroke(page, root, box, "x", 0) for _ in range(keystrokes)]
-    bursts = [keystroke(page, root, box, "abcdef", 60) for _ in range(max(3, keystrokes // 3))]
-    box.fill(TEXT)
+def focus(page: Any, box: Any) -> None:
+    """Focus ``box`` with its caret at the end, then let the host settle (a focused cell may
+    redraw) for a random 150-250 ms: each timed key starts from a quiet page, at a random
+    phase of the display's frames."""
+    box.focus()
+    page.keyboard.press("Control+End")
+    page.wait_for_timeout(random.randint(150, 250))
+
+
+def measure(
+    page: Any, roots: dict[str, str], keystrokes: int, bursts: int
+) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """Single keystrokes and bursts, the widgets taking turns (one key in one box, then one in
+    the other, the first box alternating): both see the same machine, moment by moment. A
+    single keystroke types "x" or erases it (Backspace), in turn, so the text keeps its
+    length; a burst types 6 characters 60 ms apart and is timed from the last one."""
+    boxes = {name: page.locator(f"{root} textarea").first for name, root in roots.items()}
+    for box in boxes.values():
+        box.scroll_into_view_if_needed()
+    timed: dict[str, dict[str, list[dict[str, Any]]]] = {
+        name: {"single": [], "burst": []} for name in roots
+    }
+    names = list(roots)
+    for i in range(keystrokes):
+        for name in names if i % 2 == 0 else names[::-1]:
+            focus(page, boxes[name])
+            key = "x" if i % 2 == 0 else "Backspace"
+            timed[name]["single"].append(keystroke(page, roots[name], boxes[name], [key], 0))
+    for i in range(bursts):
+        for name in names if i % 2 == 0 else names[::-1]:
+            focus(page, boxes[name])
+            legs = keystroke(page, roots[name], boxes[name], list("abcdef"), 60)
+            timed[name]["burst"].append(legs)
+    for box in boxes.values():
+        box.fill(TEXT)
     page.wait_for_timeout(500)
-    return {"single": single, "burst": bursts}
+    return timed
 
 
-def summary(values: list[float]) -> str:
-    ordered = sorted(values)
-    return (f"min {ordered[0]:.0f} / median {statistics.median(ordered):.0f} / "
-            f"max {ordered[-1]:.0f} ms (n={len(ordered)})")  # fmt: skip
+def percentile(values: list[float], q: int) -> float:
+    """The ``q``-th percentile (``statistics.quantiles``' default, exclusive method)."""
+    if len(values) < 2:
+        return values[0]
+    return statistics.quantiles(values, n=100)[q - 1]
+
+
+def painted(samples: list[dict[str, Any]]) -> list[float]:
+    return [float(sample["painted"]) for sample in samples]
+
+
+def legs_line(samples: list[dict[str, Any]]) -> str:
+    """The median of each leg of the keystrokes: keydown -> first frame or request sent ->
+    last frame received before the panel was drawn (the host's server and the kernel, the
+    refresh included) -> panel drawn (the page: message handling, the widget's drawing) ->
+    next animation frame -> that frame's style, layout and paint done. Each leg's median is
+    taken on its own: they need not add up."""
+
+    def leg(start: str | None, end: str) -> str:
+        values = [float(s[end]) - (0.0 if start is None else float(s[start])) for s in samples
+                  if s[end] is not None and (start is None or s[start] is not None)]  # fmt: skip
+        return f"{statistics.median(values):.1f}" if values else "?"
+
+    return (f"key->sent {leg(None, 'sent')}, sent->received {leg('sent', 'received')}, "
+            f"received->drawn {leg('received', 'drawn')}, drawn->frame {leg('drawn', 'frame')}, "
+            f"frame->rendered {leg('frame', 'painted')}")  # fmt: skip
+
+
+def host_line(host: str, timed: dict[str, Any], load: tuple[float, float]) -> str:
+    """One line: the Composer's median and p90, the echo's, their ratio, the load."""
+    composer, echo = painted(timed["composer"]["single"]), painted(timed["echo"]["single"])
+    ratio = statistics.median(composer) / statistics.median(echo)
+    return (f"{host:6}  composer median {statistics.median(composer):3.0f} ms, "
+            f"p90 {percentile(composer, 90):3.0f} | echo median {statistics.median(echo):3.0f} ms, "
+            f"p90 {percentile(echo, 90):3.0f} | ratio {ratio:.2f}x | n={len(composer)} each | "
+            f"load {load[0]:.1f} -> {load[1]:.1f}")  # fmt: skip
+
+
+def detail_lines(host: str, timed: dict[str, Any]) -> list[str]:
+    """The paired difference, each widget's legs, the bursts."""
+    composer, echo = timed["composer"]["single"], timed["echo"]["single"]
+    pairs = [c - e for c, e in zip(painted(composer), painted(echo), strict=True)]
+    gap = statistics.median(pairs)
+    lines = [f"{host:6}  composer - echo, keystroke by keystroke: median {gap:+.1f} ms"]
+    for name in ("composer", "echo"):
+        lines.append(f"{host:6}  {name:8} legs (median ms): {legs_line(timed[name]['single'])}")
+    for name in ("composer", "echo"):
+        burst = painted(timed[name]["burst"])
+        if burst:
+            lines.append(f"{host:6}  {name:8} burst (6 keys 60 ms apart, from the last): "
+                         f"median {statistics.median(burst):.0f}, max {max(burst):.0f} ms "
+                         f"(n={len(burst)})")  # fmt: skip
+    return lines
 
 
 def start_marimo(base: Path, count: int, debounce: float | None) -> tuple[Any, str]:
@@ -301,7 +433,8 @@ def start_marimo(base: Path, count: int, debounce: float | None) -> tuple[Any, s
 
 
 def run_host(host: str, playwright: Any, base: Path, args: Any) -> dict[str, Any]:
-    """Both widgets timed in ``host`` ("lab" or "marimo"): {"composer": ..., "echo": ...}."""
+    """Both widgets timed in ``host`` ("lab" or "marimo"), taking turns: {"composer": ...,
+    "echo": ...}, each {"single": [legs ...], "burst": [legs ...]}."""
     base.mkdir()
     if host == "lab":
         process, url, token = start_lab(base)
@@ -315,6 +448,7 @@ def run_host(host: str, playwright: Any, base: Path, args: Any) -> dict[str, Any
         page = browser.new_page(viewport={"width": 1300, "height": 1400})
         page.route("**/*", lambda route: route.continue_()
                    if route.request.url.startswith(url) else route.abort())  # fmt: skip
+        page.add_init_script(_STAMPS)
         page.goto(address)
         if host == "lab":
             page.wait_for_function(_READY, timeout=120_000)
@@ -322,48 +456,54 @@ def run_host(host: str, playwright: Any, base: Path, args: Any) -> dict[str, Any
             page.wait_for_function(_ALL_EXECUTED, timeout=300_000, polling=250)
         page.wait_for_selector(".smskit-composer .smskit-characters", timeout=300_000)
         page.wait_for_selector(".bench-echo .smskit-characters", timeout=60_000)
-        page.evaluate(_LISTEN)
-        composer = measure(page, ".smskit-composer", args.keystrokes)
-        echo = measure(page, ".bench-echo", args.keystrokes)
+        page.wait_for_timeout(1000)  # the first paints and the kernel's last messages
+        roots = {"composer": ".smskit-composer", "echo": ".bench-echo"}
+        timed = measure(page, roots, args.keystrokes, args.bursts)
         if args.screenshot is not None:
             shot = args.screenshot.with_name(f"{args.screenshot.stem}-{host}.png")
             page.locator(".smskit-composer").first.screenshot(path=shot)
         browser.close()
     finally:
         stop(process)
-    return {"composer": composer, "echo": echo}
+    return timed
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--recipients", type=int, default=100_000)
-    parser.add_argument("--keystrokes", type=int, default=15, help="single keystrokes per box")
+    parser.add_argument("--keystrokes", type=int, default=60, help="single keystrokes per box")
+    parser.add_argument("--bursts", type=int, default=5, help="bursts per box")
     parser.add_argument("--screenshot", type=Path, default=None)
     parser.add_argument("--host", choices=["lab", "marimo", "both"], default="both")
     parser.add_argument(
         "--debounce", type=float, default=None, help="the Composer's (default: its own)"
     )
+    parser.add_argument("--json", type=Path, default=None, help="write every keystroke's legs")
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright
 
-    before = os.getloadavg()[0]  # the machine's, before this run adds its servers and browser
     hosts = ["lab", "marimo"] if args.host == "both" else [args.host]
     results: dict[str, dict[str, Any]] = {}
+    loads: dict[str, tuple[float, float]] = {}
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
         for host in hosts:
+            # the machine's load before this host's servers and browser start, and after
+            before = os.getloadavg()[0]
             results[host] = run_host(host, playwright, Path(folder) / host, args)
-    load = os.getloadavg()[0]
-    print(f"{cpu_model()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
-          f"load {before:.1f} before, {load:.1f} after; {args.recipients:,} recipients, "
-          f"debounce {args.debounce}")  # fmt: skip
+            loads[host] = (before, os.getloadavg()[0])
+    print(f"# {cpu_model()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
+          f"{args.recipients:,} recipients, debounce {args.debounce}; keydown to the panel "
+          f"showing Python's count painted, {args.keystrokes} single keystrokes per box, the "
+          f"Composer and the echo taking turns; load: 1-min average before / after each "
+          "host")  # fmt: skip
     for host, timed in results.items():
-        composer, echo = timed["composer"], timed["echo"]
-        for kind in ("single", "burst"):
-            ratio = statistics.median(composer[kind]) / statistics.median(echo[kind])
-            print(f"{host:6} {kind:6} composer: {summary(composer[kind])}")
-            print(f"{host:6} {kind:6} echo    : {summary(echo[kind])}  -> "
-                  f"composer/echo {ratio:.2f}x")  # fmt: skip
+        print(host_line(host, timed, loads[host]))
+    for host, timed in results.items():
+        for line in detail_lines(host, timed):
+            print(line)
+    if args.json is not None:
+        args.json.write_text(json.dumps({"loads": loads, "results": results}, indent=1))
     return 0
 
 

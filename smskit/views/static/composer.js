@@ -176,7 +176,7 @@ function render({ model, el: root }) {
       setText(units, `${m.used} of ${m.per_segment} ${m.unit_name} in segment ${m.segments}`);
       setText(segments, plural(m.segments, "segment"));
       setText(encoding, m.encoding);
-      bar.style.width = `${Math.min(100, (100 * m.used) / m.per_segment)}%`;
+      bar.style.transform = `scaleX(${Math.min(1, m.used / m.per_segment)})`;
       meterBar.classList.toggle("sk-ucs2", m.encoding !== "GSM-7");
       meterBar.setAttribute("aria-valuemax", String(m.per_segment));
       meterBar.setAttribute("aria-valuenow", String(m.used));
@@ -186,7 +186,7 @@ function render({ model, el: root }) {
       units.textContent = "the text cannot be analysed";
       segments.textContent = "";
       encoding.textContent = "encoding unknown";
-      bar.style.width = "0";
+      bar.style.transform = "scaleX(0)";
     }
     if (changed("forcing", state.forcing)) forcing.replaceChildren();
     if ((state.forcing || []).length && !forcing.childElementCount) {
