@@ -272,7 +272,22 @@ def write_notebook(root: Path, count: int, debounce: float | None) -> None:
     (root / NOTEBOOK).write_text(json.dumps(notebook))
 
 
-def start_lab(base: Path) -> tuple[subprocess.Popen[bytes], str, str]:
+# A probe, never the product: the kernel WebSocket of the bench's own JupyterLab with
+# TCP_NODELAY set (tornado leaves it unset, so a small message written while an earlier one is
+# unacknowledged waits for that acknowledgement: Nagle's algorithm against delayed ACKs).
+NODELAY_PROBE = """\
+from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
+
+
+class NoDelay(ZMQChannelsWebsocketConnection):
+    def connect(self):
+        self.websocket_handler.set_nodelay(True)
+        return super().connect()
+"""
+
+
+def start_lab(base: Path, nodelay: bool = False) -> tuple[subprocess.Popen[bytes], str, str]:
+    """JupyterLab as installed on a free loopback port (``nodelay``: the probe above)."""
     root = base / "root"
     root.mkdir()
     settings = base / "settings" / "@jupyterlab" / "apputils-extension"
@@ -285,11 +300,16 @@ def start_lab(base: Path) -> tuple[subprocess.Popen[bytes], str, str]:
            "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
            "JUPYTERLAB_SETTINGS_DIR": str(base / "settings"),
            "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces")}  # fmt: skip
+    probe: list[str] = []
+    if nodelay:
+        (base / "nodelay_probe.py").write_text(NODELAY_PROBE)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(base), env.get("PYTHONPATH")]))
+        probe = ["--ServerApp.kernel_websocket_connection_class=nodelay_probe.NoDelay"]
     command = [sys.executable, "-m", "jupyter", "lab", "--no-browser",
                "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
                "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
                f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
-               *(["--allow-root"] if os.geteuid() == 0 else [])]  # fmt: skip
+               *(["--allow-root"] if os.geteuid() == 0 else []), *probe]  # fmt: skip
     log = (base / "lab.log").open("wb")
     process = subprocess.Popen(
         command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
@@ -394,7 +414,7 @@ def host_line(host: str, timed: dict[str, Any], load: tuple[float, float]) -> st
     """One line: the Composer's median and p90, the echo's, their ratio, the load."""
     composer, echo = painted(timed["composer"]["single"]), painted(timed["echo"]["single"])
     ratio = statistics.median(composer) / statistics.median(echo)
-    return (f"{host:6}  composer median {statistics.median(composer):3.0f} ms, "
+    return (f"{host:11}  composer median {statistics.median(composer):3.0f} ms, "
             f"p90 {percentile(composer, 90):3.0f} | echo median {statistics.median(echo):3.0f} ms, "
             f"p90 {percentile(echo, 90):3.0f} | ratio {ratio:.2f}x | n={len(composer)} each | "
             f"load {load[0]:.1f} -> {load[1]:.1f}")  # fmt: skip
@@ -405,13 +425,13 @@ def detail_lines(host: str, timed: dict[str, Any]) -> list[str]:
     composer, echo = timed["composer"]["single"], timed["echo"]["single"]
     pairs = [c - e for c, e in zip(painted(composer), painted(echo), strict=True)]
     gap = statistics.median(pairs)
-    lines = [f"{host:6}  composer - echo, keystroke by keystroke: median {gap:+.1f} ms"]
+    lines = [f"{host:11}  composer - echo, keystroke by keystroke: median {gap:+.1f} ms"]
     for name in ("composer", "echo"):
-        lines.append(f"{host:6}  {name:8} legs (median ms): {legs_line(timed[name]['single'])}")
+        lines.append(f"{host:11}  {name:8} legs (median ms): {legs_line(timed[name]['single'])}")
     for name in ("composer", "echo"):
         burst = painted(timed[name]["burst"])
         if burst:
-            lines.append(f"{host:6}  {name:8} burst (6 keys 60 ms apart, from the last): "
+            lines.append(f"{host:11}  {name:8} burst (6 keys 60 ms apart, from the last): "
                          f"median {statistics.median(burst):.0f}, max {max(burst):.0f} ms "
                          f"(n={len(burst)})")  # fmt: skip
     return lines
@@ -433,11 +453,12 @@ def start_marimo(base: Path, count: int, debounce: float | None) -> tuple[Any, s
 
 
 def run_host(host: str, playwright: Any, base: Path, args: Any) -> dict[str, Any]:
-    """Both widgets timed in ``host`` ("lab" or "marimo"), taking turns: {"composer": ...,
-    "echo": ...}, each {"single": [legs ...], "burst": [legs ...]}."""
+    """Both widgets timed in ``host`` ("lab", "lab-nodelay" or "marimo"), taking turns:
+    {"composer": ..., "echo": ...}, each {"single": [legs ...], "burst": [legs ...]}."""
     base.mkdir()
-    if host == "lab":
-        process, url, token = start_lab(base)
+    lab = host.startswith("lab")
+    if lab:
+        process, url, token = start_lab(base, nodelay=host == "lab-nodelay")
         write_notebook(base / "root", args.recipients, args.debounce)
         address = f"{url}/lab/tree/{NOTEBOOK}?reset&token={token}"
     else:
@@ -450,7 +471,7 @@ def run_host(host: str, playwright: Any, base: Path, args: Any) -> dict[str, Any
                    if route.request.url.startswith(url) else route.abort())  # fmt: skip
         page.add_init_script(_STAMPS)
         page.goto(address)
-        if host == "lab":
+        if lab:
             page.wait_for_function(_READY, timeout=120_000)
             page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
             page.wait_for_function(_ALL_EXECUTED, timeout=300_000, polling=250)
@@ -478,12 +499,18 @@ def main() -> int:
     parser.add_argument(
         "--debounce", type=float, default=None, help="the Composer's (default: its own)"
     )
+    parser.add_argument(
+        "--nodelay-probe", action="store_true",
+        help="also a JupyterLab with TCP_NODELAY on its kernel WebSocket (a probe)",
+    )  # fmt: skip
     parser.add_argument("--json", type=Path, default=None, help="write every keystroke's legs")
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright
 
     hosts = ["lab", "marimo"] if args.host == "both" else [args.host]
+    if args.nodelay_probe:
+        hosts.insert(hosts.index("lab") + 1 if "lab" in hosts else 0, "lab-nodelay")
     results: dict[str, dict[str, Any]] = {}
     loads: dict[str, tuple[float, float]] = {}
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:

@@ -610,6 +610,22 @@ def test_a_press_carries_the_inputs_as_the_user_left_them(client: Client, tmp_pa
     assert f"2 row(s) written to {typed}" in explorer.message  # both numbers are French
 
 
+def test_a_composer_press_carries_the_options_as_the_user_left_them(
+    client: Client, tmp_path: Path
+) -> None:
+    """The Composer's estimate is made with the values its message brings (marimo may deliver
+    the press before an option's change): with_replies unticked just before is not estimated
+    ticked, and the estimate stays on show when that change arrives after it."""
+    composer = _composer(client, tmp_path, text=CURLY + " STOP au 36173", with_replies=True)
+    values = {**{name: getattr(composer, name) for name in Composer.INPUTS},
+              "with_replies": False}  # fmt: skip
+    composer._received(composer, {"action": "estimate", "values": values}, [])
+    assert composer.with_replies is False
+    assert composer.message.startswith("estimate: ")
+    composer.with_replies = False  # the change itself, arriving late: nothing to clear
+    assert "Campaign estimate" in composer.result_html and composer.summary["cost"] is not None
+
+
 def test_hlr_export_says_the_absolute_path_it_wrote(
     client: Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -129,6 +129,7 @@ class Composer(Widget):
     """
 
     ACTIONS = ("optimize", "stop", "estimate", "send", "confirm", "cancel")
+    INPUTS = ("text", "sender", "sms_type", "purpose", "with_replies", "send_at")
     _esm = es_module("composer")
     _css = stylesheet("composer")
 

@@ -69,6 +69,12 @@ function render({ model, el: root }) {
       el("label", { for: `${id}-replies`, text: "with_replies" })));
 
   // -- buttons, the reason a button is disabled, the confirmation ---------------------------
+  // A press carries the inputs as the user left them (the Python side's INPUTS): a host may
+  // deliver it before the changes sent just before (marimo does).
+  const values = () => ({
+    text: area.value, sender: sender.value, sms_type: type.value, purpose: purpose.value,
+    with_replies: replies.checked, send_at: sendAt.value,
+  });
   const buttons = {};
   const why = el("p", { class: "sk-why smskit-why", id: `${id}-why`, "aria-live": "polite" });
   const buttonRow = el("div", { class: "sk-buttons", role: "group", "aria-label": "actions" });
@@ -77,14 +83,14 @@ function render({ model, el: root }) {
       type: "button", class: action === "send" ? "sk-primary" : null, title,
       "aria-describedby": `${id}-why`, "data-action": action, text: label,
     });
-    button.addEventListener("click", () => model.send({ action }));
+    button.addEventListener("click", () => model.send({ action, values: values() }));
     buttons[action] = button;
     buttonRow.append(button);
   }
   const question = el("p", { id: `${id}-question` });
   const confirm = el("button", { type: "button", class: "sk-danger", text: "Confirm" });
   const cancel = el("button", { type: "button", text: "Cancel" });
-  confirm.addEventListener("click", () => model.send({ action: "confirm" }));
+  confirm.addEventListener("click", () => model.send({ action: "confirm", values: values() }));
   cancel.addEventListener("click", () => model.send({ action: "cancel" }));
   const confirmBox = el("div", {
     class: "sk-confirm smskit-confirm", role: "group", "aria-labelledby": `${id}-question`,
