@@ -209,7 +209,9 @@ class Campaign(CampaignExecutor[CampaignResult]):
     async def _continue(cls, path: str | Path, client: ClientOption, run: Run) -> CampaignResult:
         book, sender = await reopen(path, client, concurrency=run.concurrency, wait=run.wait)
         stop, share = interruption()
-        return await execute(book, sender, run.concurrency, run.progress, stop, share=share)
+        return await execute(
+            book, sender, run.concurrency, run.progress, stop, share=share, repeat=run.repeat
+        )
 
     # -- internals ---------------------------------------------------------------------------
 
@@ -222,6 +224,7 @@ class Campaign(CampaignExecutor[CampaignResult]):
                 record = plan.record.replace(
                     gateway=JournaledGateway.of(self.client),
                     include_opted_out=self.spec.include_opted_out,  # read at a resume
+                    campaign_options=self.spec.journaled_options(),
                 )
                 book.initialise(record, plan.columns, plan.bounds, plan.excluded)
             elif not holds_campaign(held, plan.campaign_id):

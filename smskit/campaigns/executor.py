@@ -10,9 +10,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, Protocol, Self, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Generic, Protocol, Self, TypeVar, Unpack
 
 from smskit._account import gateway_of
 from smskit._repr import tolerant_repr
@@ -24,7 +24,7 @@ from smskit.campaigns.planning.holdout import Holdout, as_holdout
 from smskit.campaigns.planning.links import LinkTracking
 from smskit.campaigns.planning.preflight import PreflightSettings
 from smskit.campaigns.planning.report import CampaignFindings
-from smskit.campaigns.planning.spec import CampaignSpec
+from smskit.campaigns.planning.spec import CampaignOptions, CampaignSpec
 from smskit.campaigns.sending.blocking import blocking, warn_caller
 from smskit.campaigns.sending.progress import ProgressOption
 from smskit.campaigns.sending.reconnect import journal_for_send
@@ -35,7 +35,7 @@ from smskit.errors import ValidationError
 from smskit.replies.inbox import Inbox
 from smskit.replies.optouts import account_key, listed_numbers
 from smskit.rules import spec as _spec
-from smskit.rules.caps import ACCOUNT_DEFAULT, FrequencyCap, SentHistory
+from smskit.rules.caps import SentHistory
 from smskit.rules.destinations import Destinations
 from smskit.rules.hours import next_permitted
 from smskit.rules.optouts import Suppression
@@ -113,25 +113,21 @@ class CampaignExecutor(Generic[ResultT]):
         default_region: str | None = DEFAULT_REGION,
         clock: Callable[[], datetime] | None = None,
         journal: str | Path | None = None,
-        include_opted_out: bool = False,
         holdout: float | int | Holdout | None = None,
         seed: int | None = None,
         stratify: str | None = None,
         track_links: Inbox | None = None,
-        repeat_window: timedelta | None = None,
-        frequency_cap: FrequencyCap | str | object | None = ACCOUNT_DEFAULT,
-        **send_options: Any,
+        **options: Unpack[CampaignOptions],
     ) -> None:
         check_client(client)
         self._client = client
         # Tracked links: the spec holds the text as sent, each URL replaced by the field
         # that carries its short link (docs/links.md).
         self.tracking = None if track_links is None else LinkTracking.of(track_links, text)
-        self.spec = CampaignSpec(
+        self.spec = CampaignSpec.of(
             text if self.tracking is None else self.tracking.tracked.text,
-            sender, send_options, name, default_region, clock, journal,
-            include_opted_out=include_opted_out, holdout=as_holdout(holdout, seed, stratify),
-            repeat_window=repeat_window, frequency_cap=frequency_cap,
+            sender, name, default_region, clock, journal,
+            holdout=as_holdout(holdout, seed, stratify), **options,
         )  # fmt: skip
         self.recipients = self._taken(recipients)
         if self.tracking is not None:

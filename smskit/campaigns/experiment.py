@@ -69,7 +69,7 @@ from smskit.campaigns.executor import ClientOption, Run
 from smskit.campaigns.planning.holdout import Holdout, as_holdout
 from smskit.campaigns.planning.links import LinkTracking, check_tracking_inbox
 from smskit.campaigns.planning.plan import Plan, check_name
-from smskit.campaigns.planning.spec import CampaignSpec
+from smskit.campaigns.planning.spec import CampaignOptions, CampaignSpec
 from smskit.campaigns.sending.blocking import blocking, warn_caller
 from smskit.campaigns.sending.journal import Journal, open_leased
 from smskit.campaigns.sending.progress import ProgressOption
@@ -79,7 +79,6 @@ from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies.inbox import Inbox
 from smskit.rules import spec as _spec
 from smskit.rules.canonical import canonical_json
-from smskit.rules.caps import ACCOUNT_DEFAULT, FrequencyCap
 from smskit.rules.fields import used_fields
 from smskit.rules.recipients import Recipients, number_checks
 from smskit.rules.region import DEFAULT_REGION
@@ -139,8 +138,10 @@ class Experiment:
     options are every arm's (a campaign's, see :class:`smskit.Campaign`). ``name`` names the
     experiment and its files in ``directory`` (default: the campaign journals' directory):
     made again with the same name, the experiment adopts the split its record holds (the same
-    recipients, texts and options needed) rather than drawing another. ``frequency_cap``
-    (``"2/7D"``) is every arm's, as a campaign's (docs/frequency-caps.md). ``holdout``
+    recipients, texts and options needed) rather than drawing another. The campaign options
+    (``frequency_cap="2/7D"``, ``include_opted_out``, ``repeat_window``: :class:`smskit.Campaign`'s,
+    declared once in :class:`~smskit.campaigns.planning.spec.CampaignSpec`) are every arm's
+    (docs/frequency-caps.md). ``holdout``
     (a share or a count, or a :class:`~smskit.campaigns.planning.holdout.Holdout`) adds the
     no-send arm ``holdout``: each arm's campaign holds out that share of its sendable
     recipients (a count is shared out among the arms, the first arms taking the remainder),
@@ -162,9 +163,8 @@ class Experiment:
         clock: Callable[[], datetime] | None = None,
         directory: str | Path | None = None,
         track_links: Inbox | None = None,
-        frequency_cap: FrequencyCap | str | object | None = ACCOUNT_DEFAULT,
         holdout: float | Holdout | None = None,
-        **send_options: Any,
+        **options: Unpack[CampaignOptions],
     ) -> None:
         check_client(client)
         if isinstance(recipients, _Loaded):  # Experiment.load: the record, no recipients
@@ -183,9 +183,7 @@ class Experiment:
         if seed is not None:
             check_seed(seed)
         first = next(iter(arms.values()))
-        spec = CampaignSpec(
-            first, sender, send_options, None, default_region, clock, frequency_cap=frequency_cap
-        )
+        spec = CampaignSpec.of(first, sender, None, default_region, clock, **options)
         for text in arms.values():
             spec.replace(text=text)  # each arm's text checked like a campaign's
         if name is not None:
@@ -410,8 +408,9 @@ class Experiment:
                     line=exc.line,
                 ) from exc
         results = {}
-        for arm in self._arms:
-            run = Run(concurrency, progress, wait)
+        for arm, campaign in self._arms.items():
+            # The arm's repeat guard (its repeat_window), asked before its first request.
+            run = Run(concurrency, progress, wait, campaign._repeat_guard(again=False))
             # A client made for the arms is dropped: None goes back to the journal's gateway.
             given = None if self._client is self._made else self._client
             results[arm] = await Campaign._continue(self.journal(arm), given, run)

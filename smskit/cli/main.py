@@ -9,6 +9,7 @@ from typing import Any, Final
 
 import click
 
+from smskit.campaigns.planning.spec import CAMPAIGN_OPTIONS
 from smskit.cli import account, campaign, lines, optouts, replies, sandbox, send
 from smskit.cli.output import (
     EXIT_BUSY,
@@ -213,8 +214,9 @@ OPTION_OF_FIELD: Final = {
     "default_region": "--region",
     "country_codes": "--country",
     "journal": "--journal",
-    "frequency_cap": "--frequency-cap",
-    "SMSKIT_FREQUENCY_CAP": "SMSKIT_FREQUENCY_CAP",
+    # Each campaign option's flag, and the variable of its account default, as declared.
+    **{o.name: o.flag for o in CAMPAIGN_OPTIONS if o.flag is not None},
+    **{o.env: o.env for o in CAMPAIGN_OPTIONS if o.env is not None},
 }
 
 

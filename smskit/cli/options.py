@@ -1,5 +1,6 @@
 """Option values every command reads alike: country codes, the gateway's closed value sets,
-the clock (``SMSKIT_NOW``) and ``--quiet``.
+the clock (``SMSKIT_NOW``), ``--quiet``, and the campaign options as their declaration in
+:class:`~smskit.campaigns.planning.spec.CampaignSpec` makes them (:func:`campaign_options`).
 
 A value is checked where Click reads it, so a refusal is one usage line naming the option
 (exit 2), never an API field name from deeper down.
@@ -9,26 +10,28 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
 import click
 
+from smskit.campaigns.planning.spec import CAMPAIGN_OPTIONS, CampaignOption
 from smskit.errors import ConfigurationError
 from smskit.rules import spec as _spec
 from smskit.rules.region import DEFAULT_REGION, ENV_DEFAULT_REGION
 
 __all__ = [
     "CLOCK_VARIABLE",
-    "NO_CAP",
     "PURPOSE",
     "SMS_TYPE",
     "BreakdownKey",
-    "CapOption",
     "CountryCode",
     "HoldoutSize",
+    "OptionText",
+    "campaign_options",
+    "given_campaign_options",
     "is_quiet",
     "now",
     "output_option",
@@ -36,7 +39,6 @@ __all__ = [
 ]
 
 CLOCK_VARIABLE: Final = "SMSKIT_NOW"
-NO_CAP: Final = "none"  # --frequency-cap none: no cap, whatever the account's default
 
 # Codes people write for a country that ISO 3166-1 spells otherwise.
 _NOT_ISO: Final = {"UK": "GB", "EL": "GR"}
@@ -47,25 +49,65 @@ PURPOSE: Final = click.Choice(_spec.PURPOSES, case_sensitive=False)
 SMS_TYPE: Final = click.Choice(_spec.SMS_TYPES, case_sensitive=False)
 
 
-class CapOption(click.ParamType):
-    """A frequency cap ``N/PERIOD`` (``2/7D``), read by the rule book, or ``none`` (no cap,
-    whatever ``SMSKIT_FREQUENCY_CAP`` says: converted to :data:`NO_CAP`); one that does not
-    read is refused naming the option."""
+class OptionText(click.ParamType):
+    """The text of a campaign option's flag, read by the option's own rule
+    (:attr:`CampaignOption.parse <smskit.campaigns.planning.spec.CampaignOption>`) and kept
+    as text (the command reads it again when it makes the campaign); one that does not read is
+    refused naming the flag."""
 
-    name = "N/PERIOD"
+    def __init__(self, declared: CampaignOption) -> None:
+        self.declared = declared
+        self.name = declared.metavar or declared.name.upper()
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         from smskit.errors import ValidationError
-        from smskit.rules.caps import FrequencyCap, frequency_cap
 
-        if isinstance(value, FrequencyCap) or value is None or value == NO_CAP:
-            return value
-        if str(value).strip().lower() == NO_CAP:
-            return NO_CAP
         try:
-            return frequency_cap(str(value))
+            self.declared.read(str(value))
         except ValidationError as exc:
             self.fail(f"{value!r} {exc.rule}", param, ctx)
+        return str(value)
+
+
+def campaign_options() -> Callable[[_F], _F]:
+    """One Click option per campaign option the spec declares with a flag (its flag and
+    help; an on/off flag when it has no parser), passed to the command under the option's
+    name: a new option declared in :class:`~smskit.campaigns.planning.spec.CampaignSpec`
+    reaches ``smskit send`` with no edit here."""
+
+    def decorate(command: _F) -> _F:
+        for declared in reversed(CAMPAIGN_OPTIONS):
+            if declared.flag is None:
+                continue
+            if declared.parse is None:
+                made = click.option(declared.flag, declared.name, is_flag=True, help=declared.help)
+            else:
+                made = click.option(
+                    declared.flag,
+                    declared.name,
+                    type=OptionText(declared),
+                    default=None,
+                    help=declared.help,
+                )
+            command = made(command)
+        return command
+
+    return decorate
+
+
+def given_campaign_options(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The campaign options a command gives the campaign: each flag's value as its rule reads
+    it (a flag not given is left out: the campaign's default applies), and the CLI's own
+    value of each option that has no flag."""
+    given: dict[str, Any] = {}
+    for declared in CAMPAIGN_OPTIONS:
+        if declared.flag is None:
+            given[declared.name] = declared.cli_value
+        elif declared.parse is None:
+            given[declared.name] = bool(values.get(declared.name))
+        elif values.get(declared.name) is not None:
+            given[declared.name] = declared.read(values[declared.name])
+    return given
 
 
 class HoldoutSize(click.ParamType):

@@ -17,8 +17,15 @@ from typing import Any
 import click
 
 import smskit
-from smskit.campaigns.sending.repeats import WINDOW as REPEAT_WINDOW
-from smskit.cli.options import NO_CAP, PURPOSE, SMS_TYPE, CapOption, HoldoutSize, now, region_option
+from smskit.cli.options import (
+    PURPOSE,
+    SMS_TYPE,
+    HoldoutSize,
+    campaign_options,
+    given_campaign_options,
+    now,
+    region_option,
+)
 from smskit.cli.output import (
     EXIT_DECLINED,
     EXIT_INCOMPLETE,
@@ -77,21 +84,7 @@ from smskit.cli.sendcheck import (
     "moment of every destination, and show it.",
 )
 @click.option("--with-replies", is_flag=True, default=None, help="Let recipients answer.")
-@click.option(
-    "--include-opted-out",
-    is_flag=True,
-    help="Send to numbers on the account's opt-out list too (--purpose alert only; each is "
-    "shown as a warning). Without it they are excluded (opted_out).",
-)
-@click.option(
-    "--frequency-cap",
-    "cap",
-    type=CapOption(),
-    default=None,
-    help="N/PERIOD (2/7D): leave out recipients of this marketing send who already received "
-    "N marketing messages of the account in PERIOD; default SMSKIT_FREQUENCY_CAP, 'none' for "
-    "no cap. Transactional sends (--purpose alert) are never capped (docs/frequency-caps.md).",
-)
+@campaign_options()
 @region_option()
 @click.option(
     "--name",
@@ -151,8 +144,6 @@ def send(
     outside_hours: bool,
     at_next_permitted: bool,
     with_replies: bool | None,
-    include_opted_out: bool,
-    cap: Any,
     region: str,
     name: str | None,
     journal: Path | None,
@@ -164,6 +155,7 @@ def send(
     holdout_by_country: bool,
     yes: bool,
     as_json: bool,
+    **declared: Any,
 ) -> int:
     """Send TEXT from SENDER to --to numbers or a --csv file: preflight (each warning and
     exclusion with its reason) and cost printed, confirmation asked unless --yes.
@@ -200,15 +192,14 @@ def send(
     recipients: Any = csv_file if csv_file is not None else list(numbers)
     document: dict[str, Any] = {"scheduled_at": None}
     inbox = None if track_links is None else _tracking_inbox(track_links)
-    capping = {} if cap is None else {"frequency_cap": None if cap == NO_CAP else cap}
+    chosen = given_campaign_options(declared)  # the spec's options, as declared there
     with connect() as client:
 
         def campaign_for(settings: dict[str, Any]) -> smskit.Campaign:
             return smskit.Campaign(
                 client, recipients, text=text, sender=sender, name=name,
-                default_region=region, clock=lambda: instant,
-                include_opted_out=include_opted_out, track_links=inbox,
-                repeat_window=REPEAT_WINDOW, **capping, **held, **settings,
+                default_region=region, clock=lambda: instant, track_links=inbox,
+                **chosen, **held, **settings,
             )  # fmt: skip
 
         campaign = campaign_for(options)

@@ -198,6 +198,7 @@ class Campaign(CampaignExecutor[StreamedResult]):
             default_region=self.default_region,
             source=repr(self),
             include_opted_out=self.spec.include_opted_out,
+            campaign_options=self.spec.journaled_options(),
             chunk_size=chunk_size,
             concurrency=run.concurrency,
             progress=run.progress,

@@ -76,6 +76,7 @@ async def asend_kept(
     default_region: str | None,
     source: str,
     include_opted_out: bool = False,
+    campaign_options: Mapping[str, Any] | None = None,
     wait: float = 0,
     chunk_size: int = 500,
     concurrency: int = 4,
@@ -88,8 +89,10 @@ async def asend_kept(
     ``field:<name>`` columns, in sending order) under ``header`` (``name``, ``text``,
     ``sender``, ``options``); ``excluded`` (:data:`EXCLUDED_COLUMNS`) is recorded as kept
     out; ``include_opted_out`` (a transactional send keeping numbers on the opt-out list)
-    is journaled, so its resume keeps them too. ``content`` (the spec's) gives the content
-    id the campaign's repeat guard ``repeat`` compares before the first request.
+    is journaled, so its resume keeps them too, and so are ``campaign_options`` (the spec's
+    :meth:`~smskit.campaigns.planning.spec.CampaignSpec.journaled_options`). ``content``
+    (the spec's) gives the content id the campaign's repeat guard ``repeat`` compares
+    before the first request.
 
     A journal that already holds this campaign is continued (its staged files are used, once
     the source is checked to be the same); one that holds another is refused. The cluster's
@@ -114,6 +117,7 @@ async def asend_kept(
                 source=source,
                 gateway=JournaledGateway.of(client),
                 include_opted_out=include_opted_out,  # read at a resume
+                campaign_options=campaign_options,
                 chunk_size=chunk_size,
                 holdout=header.get("holdout"),  # journaled with the plan
             )

@@ -14,9 +14,9 @@ import asyncio
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Unpack
 
 from smskit._repr import tolerant_repr
 from smskit.campaigns.analysis.results import CampaignResult
@@ -26,14 +26,13 @@ from smskit.campaigns.planning.estimates import CostEstimate
 from smskit.campaigns.planning.holdout import Holdout, as_holdout
 from smskit.campaigns.planning.links import LinkTracking, check_tracking_inbox
 from smskit.campaigns.planning.report import PreflightOutline, PreflightReport
-from smskit.campaigns.planning.spec import CampaignSpec
+from smskit.campaigns.planning.spec import CampaignOptions, CampaignSpec
 from smskit.client import AsyncClient, Client
 from smskit.errors import SmskitError, ValidationError
 from smskit.replies.inbox import Inbox
 from smskit.rules import content
 from smskit.rules import spec as _spec
 from smskit.rules import text as engine
-from smskit.rules.caps import ACCOUNT_DEFAULT, FrequencyCap
 from smskit.rules.fields import DYNAMIC_FIELDS
 from smskit.rules.region import DEFAULT_REGION
 from smskit.views.pure_panel import PREVIEW_ROWS, ComposerPanel, compose_panel, panel_state
@@ -174,21 +173,17 @@ class Composer(Widget):
         journal: str | Path | None = None,
         default_region: str | None = DEFAULT_REGION,
         debounce: float | None = None,
-        include_opted_out: bool = False,
-        repeat_window: timedelta | None = None,
-        frequency_cap: FrequencyCap | str | object | None = ACCOUNT_DEFAULT,
         holdout: float | int | Holdout | None = None,
         seed: int | None = None,
         stratify: str | None = None,
         track_links: Inbox | None = None,
-        **send_options: Any,
+        **options: Unpack[CampaignOptions],
     ) -> None:
         self._links = None if track_links is None else check_tracking_inbox(track_links)
         self._linked_for: tuple[str, tuple[str, ...], tuple[str, ...]] | None = None
-        spec = CampaignSpec(
-            text, sender, send_options, name, default_region, journal=journal,
-            include_opted_out=include_opted_out, repeat_window=repeat_window,
-            frequency_cap=frequency_cap, holdout=as_holdout(holdout, seed, stratify),
+        spec = CampaignSpec.of(
+            text, sender, name, default_region, journal=journal,
+            holdout=as_holdout(holdout, seed, stratify), **options,
         )  # fmt: skip
         self._client = client
         # The one campaign (None without recipients), which holds the one spec: every field
@@ -215,14 +210,14 @@ class Composer(Widget):
         self._shown_for: Any = None  # the values the estimate or result on show were made from
         self._cost: tuple[float | None, str] | None = None  # the cost on show and its source
         self._unit: str | None = None  # the wallet's unit, read once with the first estimate
-        options = spec.options
+        sent = spec.options
         super().__init__(
             text=text,
             sender=sender,
-            sms_type=options.get("type") or "",
-            purpose=options.get("purpose", "wholesale"),
-            with_replies=bool(options.get("with_replies", False)),
-            send_at=options.get("send_at") or "",
+            sms_type=sent.get("type") or "",
+            purpose=sent.get("purpose", "wholesale"),
+            with_replies=bool(sent.get("with_replies", False)),
+            send_at=sent.get("send_at") or "",
             choices={"type": list(_spec.SMS_TYPES), "purpose": list(reversed(_spec.PURPOSES))},
         )
         self.observe(self._typed, names="text")

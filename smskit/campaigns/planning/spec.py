@@ -7,6 +7,20 @@ sender and options) names the journal. Three front ends hold one: :class:`smskit
 (recipients in memory) and :class:`smskit.dask.Campaign` (recipients partitioned), thin
 executors on :class:`~smskit.campaigns.executor.CampaignExecutor`, and the
 :class:`smskit.Composer` widget, which edits the spec of the one campaign it holds.
+
+The campaign's options (``include_opted_out``, ``repeat_window``, ``frequency_cap``) are
+declared here once, each a field of the spec made with :func:`option`: its default, the rule
+that checks it, the CLI's flag, help and own value, the environment variable of its account
+default, and its journaled form (:class:`CampaignOption`; :data:`CAMPAIGN_OPTIONS` lists them).
+Every front end takes them from here: ``smskit.Campaign``, ``smskit.dask.Campaign``,
+``Experiment`` and ``Composer`` through ``**options`` typed by :class:`CampaignOptions` (made
+into a spec by :meth:`CampaignSpec.of`), the CLI's ``smskit send`` through options generated
+from the declaration (:func:`smskit.cli.options.campaign_options`), and the journal's
+record through :meth:`CampaignSpec.journaled_options`. docs/architecture.md ("Adding a
+campaign option") shows the one place a new option goes.
+
+May import the rule book, ``smskit.errors``, the client's configuration and the planning and
+sending modules named below; never a front end.
 """
 
 from __future__ import annotations
@@ -17,7 +31,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Final, TypedDict, Unpack
 
 from smskit._paths import campaigns_dir
 from smskit.campaigns.planning.holdout import Holdout
@@ -30,14 +44,103 @@ from smskit.campaigns.planning.plan import (
 )
 from smskit.campaigns.planning.preflight import PreflightSettings, evaluation_instant
 from smskit.campaigns.sending.journal_file import as_journal_path
+from smskit.campaigns.sending.repeats import WINDOW as REPEAT_WINDOW
 from smskit.client.config import default_frequency_cap
 from smskit.errors import ValidationError
-from smskit.rules.caps import ACCOUNT_DEFAULT, FrequencyCap, frequency_cap
+from smskit.rules.caps import ACCOUNT_DEFAULT, ENV_FREQUENCY_CAP, FrequencyCap, frequency_cap
 from smskit.rules.content import is_marketing
 from smskit.rules.optouts import check_include_opted_out
 from smskit.rules.region import DEFAULT_REGION, check_region
 
-__all__ = ["CampaignSpec"]
+__all__ = [
+    "CAMPAIGN_OPTIONS",
+    "NO_CAP",
+    "CampaignOption",
+    "CampaignOptions",
+    "CampaignSpec",
+    "option",
+]
+
+NO_CAP: Final = "none"  # the CLI's text for "no cap, whatever the account's default"
+_OPTION: Final = "campaign_option"  # the key of a field's metadata that declares an option
+
+
+@dataclass(frozen=True)
+class CampaignOption:
+    """What one campaign option carries to every front end (a field of
+    :class:`CampaignSpec` made with :func:`option`).
+
+    ``check(value, spec)`` is the rule (from :mod:`smskit.rules`): the value as the spec keeps
+    it, or a ``ValidationError`` naming the field; it runs once the spec's send options are
+    checked, so it may read them. ``help`` is the CLI's ``--help`` line. ``flag``: the CLI's
+    option (None: not on the command line, the CLI gives ``cli_value``); ``parse(text)``
+    reads the flag's text (None: an on/off flag), shown as ``metavar``. ``env``: the
+    environment variable of the account's default, if any (named by the CLI's errors).
+    ``journaled(spec)``: the value the campaign applies, as JSON, in the journal's record.
+    ``example``: a value other than the default, as the CLI would take it (the text after
+    the flag; "" for an on/off flag), which the test walking every option gives each front
+    end. ``name`` and ``default`` are the field's."""
+
+    check: Callable[[Any, CampaignSpec], Any]
+    help: str
+    journaled: Callable[[CampaignSpec], Any]
+    example: str
+    flag: str | None = None
+    metavar: str | None = None  # what --help shows for the flag's value
+    parse: Callable[[str], Any] | None = None
+    cli_value: Any = None
+    env: str | None = None
+    name: str = ""
+    default: Any = None
+
+    def read(self, text: str) -> Any:
+        """``text`` as the CLI reads it: ``parse(text)``, True for an on/off flag."""
+        return True if self.parse is None else self.parse(text)
+
+
+def option(default: Any, **declared: Any) -> Any:
+    """A field of :class:`CampaignSpec` that is a campaign option: ``default``, and what
+    :class:`CampaignOption` carries (``check``, ``help``, ``journaled``, ``example``, ``flag``
+    ...)."""
+    return field(default=default, metadata={_OPTION: CampaignOption(**declared)})
+
+
+def _opted_out(value: Any, spec: CampaignSpec) -> bool:
+    return check_include_opted_out(value, spec.options.get("purpose"))
+
+
+def _window(value: Any, _spec: CampaignSpec) -> timedelta | None:
+    if value is not None and (not isinstance(value, timedelta) or value <= timedelta(0)):
+        raise ValidationError(
+            "repeat_window", "must be a positive datetime.timedelta, or None", value=value
+        )
+    return value
+
+
+def _duration(text: str) -> timedelta:
+    """A duration as the rule book reads one (``"10min"``, ``"2h"``)."""
+    from smskit.rules.orders import window_of
+
+    return window_of(text, "repeat_window").to_pytimedelta()
+
+
+def _cap(value: Any, spec: CampaignSpec) -> FrequencyCap | object | None:
+    if value is ACCOUNT_DEFAULT:
+        return value
+    cap = frequency_cap(value)
+    if cap is not None and not is_marketing(spec.options.get("purpose")):
+        raise ValidationError(
+            "frequency_cap",
+            "only a marketing campaign is capped: a transactional send "
+            "(purpose 'alert') never is, and takes no cap",
+            value=str(cap),
+        )
+    return cap
+
+
+def _cap_text(text: str) -> FrequencyCap | None:
+    """The CLI's ``--frequency-cap``: ``N/PERIOD``, or ``none`` (no cap)."""
+    return None if text.strip().lower() == NO_CAP else frequency_cap(text)
 
 
 @dataclass(frozen=True)
@@ -74,25 +177,52 @@ class CampaignSpec:
     clock: Callable[[], datetime] | None = None
     journal: str | Path | None = None  # kept as a Path
     created: datetime | None = None  # set when the spec is made: clock(), else now
-    include_opted_out: bool = False  # transactional only: send to numbers that opted out
     holdout: Holdout | None = None  # seeded when the spec is made (the name's seed if none)
-    repeat_window: timedelta | None = None  # the same send again within it is refused
+    # -- the campaign options: each declared once, here (CampaignOption) ---------------------
+    include_opted_out: bool = option(
+        False,
+        check=_opted_out,
+        flag="--include-opted-out",
+        help="Send to numbers on the account's opt-out list too (--purpose alert only; each "
+        "is shown as a warning). Without it they are excluded (opted_out).",
+        journaled=lambda spec: spec.include_opted_out,
+        example="",
+    )
+    repeat_window: timedelta | None = option(
+        None,
+        check=_window,
+        parse=_duration,
+        cli_value=REPEAT_WINDOW,  # `smskit send` refuses a repeat within 10 min (--again)
+        help="Refuse the same send made less than this long ago (unless sent again).",
+        journaled=lambda spec: (
+            None if spec.repeat_window is None else spec.repeat_window.total_seconds()
+        ),
+        example="30min",
+    )
     # "N/PERIOD", a FrequencyCap, None (no cap), or ACCOUNT_DEFAULT (SMSKIT_FREQUENCY_CAP)
-    frequency_cap: FrequencyCap | str | object | None = ACCOUNT_DEFAULT
+    frequency_cap: FrequencyCap | str | object | None = option(
+        ACCOUNT_DEFAULT,
+        check=_cap,
+        flag="--frequency-cap",
+        metavar="N/PERIOD",
+        parse=_cap_text,
+        env=ENV_FREQUENCY_CAP,
+        help="N/PERIOD (2/7D): leave out recipients of this marketing send who already "
+        "received N marketing messages of the account in PERIOD; default "
+        f"{ENV_FREQUENCY_CAP}, '{NO_CAP}' for no cap. Transactional sends (--purpose alert) "
+        "are never capped (docs/frequency-caps.md).",
+        journaled=lambda spec: None if spec.cap is None else str(spec.cap),
+        example="2/7D",
+    )
 
     def __post_init__(self) -> None:
         check_text_and_sender(self.text, self.sender)
-        if self.repeat_window is not None and (
-            not isinstance(self.repeat_window, timedelta) or self.repeat_window <= timedelta(0)
-        ):
-            raise ValidationError(
-                "repeat_window", "must be a positive datetime.timedelta, or None",
-                value=self.repeat_window,
-            )  # fmt: skip
         if not isinstance(self.options, Mapping):
             raise ValidationError("options", "must be a mapping of send options")
         object.__setattr__(self, "options", MappingProxyType(check_options(self.options)))
-        check_include_opted_out(self.include_opted_out, self.options.get("purpose"))
+        for declared in CAMPAIGN_OPTIONS:
+            name = declared.name
+            object.__setattr__(self, name, declared.check(getattr(self, name), self))
         if self.name is not None:
             check_name(self.name)
         check_region(self.default_region, "default_region")
@@ -107,16 +237,6 @@ class CampaignSpec:
             object.__setattr__(self, "created", created)
         elif not isinstance(self.created, datetime) or self.created.utcoffset() is None:
             raise ValidationError("created", "must be an aware datetime", value=self.created)
-        if self.frequency_cap is not ACCOUNT_DEFAULT:
-            cap = frequency_cap(self.frequency_cap)
-            if cap is not None and not is_marketing(self.options.get("purpose")):
-                raise ValidationError(
-                    "frequency_cap",
-                    "only a marketing campaign is capped: a transactional send "
-                    "(purpose 'alert') never is, and takes no cap",
-                    value=str(cap),
-                )
-            object.__setattr__(self, "frequency_cap", cap)
         self.cap  # noqa: B018 - the account's default, read now: a wrong one is refused here
         if self.holdout is not None:
             if not isinstance(self.holdout, Holdout):
@@ -126,9 +246,36 @@ class CampaignSpec:
     def __hash__(self) -> int:
         options = tuple(sorted(self.options.items()))
         return hash((self.text, self.sender, options, self.name, self.default_region,
-                     self.clock, self.journal, self.created,
-                     self.include_opted_out, self.holdout, self.repeat_window,
-                     self.frequency_cap))  # fmt: skip
+                     self.clock, self.journal, self.created, self.holdout,
+                     *(getattr(self, o.name) for o in CAMPAIGN_OPTIONS)))  # fmt: skip
+
+    @classmethod
+    def of(
+        cls,
+        text: str,
+        sender: str,
+        name: str | None = None,
+        default_region: str | None = DEFAULT_REGION,
+        clock: Callable[[], datetime] | None = None,
+        journal: str | Path | None = None,
+        *,
+        holdout: Holdout | None = None,
+        **options: Unpack[CampaignOptions],
+    ) -> CampaignSpec:
+        """The spec a front end is made with: ``options`` are the campaign options
+        (:data:`CAMPAIGN_OPTIONS`) and the send endpoint's options, told apart here (a name
+        that is neither is refused as an unknown send option)."""
+        given: dict[str, Any] = dict(options)
+        declared = {o.name: given.pop(o.name) for o in CAMPAIGN_OPTIONS if o.name in given}
+        return cls(
+            text, sender, given, name, default_region, clock, journal, holdout=holdout,
+            **declared,
+        )  # fmt: skip
+
+    def journaled_options(self) -> dict[str, Any]:
+        """The campaign options as the journal records them (each option's JSON form of
+        the value it applies)."""
+        return {o.name: o.journaled(self) for o in CAMPAIGN_OPTIONS}
 
     def replace(self, **changes: Any) -> CampaignSpec:
         """This spec with ``changes`` (field names), checked again; a derived name follows
@@ -215,13 +362,36 @@ class CampaignSpec:
             "default_region": self.default_region,
             "clock": self.clock,
             "journal": self.journal,
-            "include_opted_out": self.include_opted_out,
             "holdout": self.holdout,
-            "repeat_window": self.repeat_window,
-            "frequency_cap": self.frequency_cap,
+            **{o.name: getattr(self, o.name) for o in CAMPAIGN_OPTIONS},
             **self.options,
         }
 
     def shown_text(self, width: int = 40) -> str:
         """The text cut to ``width`` characters for a repr."""
         return self.text if len(self.text) <= width else self.text[: width - 1] + "…"
+
+
+# Every campaign option, as the spec declares it (in field order), name and default filled in.
+CAMPAIGN_OPTIONS: Final[tuple[CampaignOption, ...]] = tuple(
+    dataclasses.replace(f.metadata[_OPTION], name=f.name, default=f.default)
+    for f in dataclasses.fields(CampaignSpec)
+    if _OPTION in f.metadata
+)
+
+
+class CampaignOptions(TypedDict, total=False):
+    """The keyword options every campaign front end takes (``**options``), typed for users
+    and mypy: the send endpoint's options, then the campaign options, each with its field's
+    type in :class:`CampaignSpec` (a test checks these names and types against
+    :data:`CAMPAIGN_OPTIONS` and the send options)."""
+
+    type: str | None
+    send_at: str | datetime | None
+    purpose: str | None
+    with_replies: bool | None
+    auto_optimize_text: bool | None
+    auto_remove_blacklisted_numbers: bool | None
+    include_opted_out: bool
+    repeat_window: timedelta | None
+    frequency_cap: FrequencyCap | str | object | None

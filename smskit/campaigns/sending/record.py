@@ -79,6 +79,8 @@ class CampaignRecord:
     holdout: Mapping[str, Any] | None = None  # who is kept out of the send (size, seed ...)
     gateway: JournaledGateway | None = None
     include_opted_out: bool = False
+    # The campaign options as applied (CampaignSpec.journaled_options): what was asked.
+    campaign_options: Mapping[str, Any] | None = None
     default_region: str | None = None
     chunk_size: int | None = None
     recipients: int | None = None
@@ -155,6 +157,8 @@ class CampaignRecord:
         if self.gateway is not None:
             meta["gateway"] = self.gateway.to_json()
         meta["include_opted_out"] = self.include_opted_out
+        if self.campaign_options is not None:
+            meta["campaign_options"] = dict(self.campaign_options)
         if self.experiment is not None:
             meta["experiment"] = dict(self.experiment)
         if self.digests is not None:
@@ -175,6 +179,9 @@ class CampaignRecord:
         holdout = meta.get("holdout")
         if holdout is not None and not isinstance(holdout, Mapping):
             raise ValueError(f"its meta 'holdout' is not a mapping ({holdout!r})")
+        campaign_options = meta.get("campaign_options")
+        if campaign_options is not None and not isinstance(campaign_options, Mapping):
+            raise ValueError(f"its meta 'campaign_options' is not a mapping ({campaign_options!r})")
         digests = meta.get("digests")
         if digests is not None and not isinstance(digests, list):
             raise ValueError(f"its meta 'digests' is not a list ({digests!r})")
@@ -188,6 +195,7 @@ class CampaignRecord:
             holdout=holdout,
             gateway=JournaledGateway.from_json(meta.get("gateway")),
             include_opted_out=meta.get("include_opted_out") is True,
+            campaign_options=campaign_options,
             default_region=_typed(meta, "default_region", str),
             chunk_size=_typed(meta, "chunk_size", int),
             recipients=_typed(meta, "recipients", int),
