@@ -107,7 +107,8 @@ def test_send_refuses_include_opted_out_for_marketing(fresh_sandbox: Sandbox) ->
         "--include-opted-out", "--yes", env=env,
     )  # fmt: skip
     assert result.exit_code == 4
-    assert "include_opted_out" in result.stderr and "Traceback" not in result.stderr
+    # The error names the flag typed (OPTION_OF_FIELD, generated from the declaration).
+    assert "--include-opted-out:" in result.stderr and "Traceback" not in result.stderr
     assert fresh_sandbox.sent().empty
 
 

@@ -63,9 +63,11 @@ class Campaign(CampaignExecutor[CampaignResult]):
     """A bulk send, checked and costed before it goes, sent in journaled chunks.
 
     ``recipients``: a DataFrame (columns named like the spec's Contact fields), the path
-    of a CSV file with such a header, or a list of numbers or dicts. ``send_options`` are
-    the send endpoint's own (``type``, ``send_at``, ``purpose``, ``with_replies``,
-    ``auto_optimize_text``, ``auto_remove_blacklisted_numbers``). Nothing is sent until
+    of a CSV file with such a header, or a list of numbers or dicts. ``options`` are the send
+    endpoint's own (``type``, ``send_at``, ``purpose``, ``with_replies``,
+    ``auto_optimize_text``, ``auto_remove_blacklisted_numbers``) and the campaign options
+    declared on :class:`~smskit.campaigns.planning.spec.CampaignSpec` (``include_opted_out``,
+    ``repeat_window``, ``frequency_cap``; typed by ``CampaignOptions``). Nothing is sent until
     :meth:`send`. ``name`` names the journal and is the campaign's identity; by default it
     is ``campaign-<created>-<hash>``: when the campaign was created (to the microsecond) and
     a hash of the text, sender and options, so the same content created again later is a new

@@ -89,8 +89,10 @@ class Composer(Widget):
     """Write a campaign's text with its cost, encoding and checks following every keystroke.
 
     ``recipients``: what :class:`smskit.Campaign` takes (DataFrame, CSV path, list); the
-    preview and preflight use them. ``send_options`` are the send endpoint's (``type``,
-    ``purpose``, ``with_replies``, ``send_at``, ``auto_optimize_text`` ...). ``debounce``:
+    preview and preflight use them. ``options`` are the send endpoint's (``type``,
+    ``purpose``, ``with_replies``, ``send_at``, ``auto_optimize_text`` ...) and the campaign
+    options declared on :class:`~smskit.campaigns.planning.spec.CampaignSpec`, as
+    :class:`smskit.Campaign` takes them. ``debounce``:
     seconds of quiet typing before the panel refreshes after a keystroke. None (the default)
     refreshes at once while refreshing keeps up with the typing (the last refresh took less
     than the time since the previous keystroke); when keys come faster than that (a million
