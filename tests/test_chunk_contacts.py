@@ -18,6 +18,7 @@ from test_differential import mobiles
 import smskit
 from smskit.client.core import SmsCampaign
 from smskit.errors import ValidationError
+from smskit.rules.canonical import canonical_bytes
 from smskit.rules.contacts import ContactChunk, chunk_contacts
 from smskit.rules.fields import DYNAMIC_FIELDS
 from smskit.rules.recipients import Recipients, contact_rows
@@ -139,6 +140,37 @@ def test_chunk_contacts_takes_any_positions_in_order(numbers: list[str], data: A
     assert list(chunk_contacts(numbers, fields, range(size))) == list(
         chunk_contacts(numbers, fields, list(range(size)))
     )
+
+
+@given(
+    numbers=st.lists(st.text(max_size=16), max_size=30),
+    data=st.data(),
+)
+def test_a_chunk_is_encoded_as_the_canonical_json_of_its_contacts(
+    numbers: list[str], data: Any
+) -> None:
+    """Spelt column by column, a chunk is the canonical JSON of its dicts, byte for byte
+    (quotes, backslashes, control and non-ASCII characters, '%', empty texts included)."""
+    size = len(numbers)
+    texts = st.text(
+        st.characters(exclude_categories=("Cs",)) | st.sampled_from('"\\%\x00\n\u2028é'),
+        max_size=12,
+    )
+    fields = {
+        name: data.draw(st.lists(texts, min_size=size, max_size=size))
+        for name in data.draw(st.sets(st.sampled_from(DYNAMIC_FIELDS)))
+    }
+    positions = data.draw(st.lists(st.integers(0, max(size - 1, 0)), max_size=size))
+    chunk = chunk_contacts(numbers, fields, positions if size else [])
+    assert chunk.encoded == canonical_bytes(list(chunk))
+    assert chunk.pick(range(len(chunk))[::-1]).encoded == canonical_bytes(list(chunk)[::-1])
+
+
+def test_a_lone_surrogate_is_refused_when_the_chunk_is_encoded() -> None:
+    """A text JSON cannot carry as UTF-8 raises ValueError, as canonical_bytes does."""
+    chunk = chunk_contacts(["+33612345678"], {"first_name": ["\ud800"]}, range(1))
+    with pytest.raises(ValueError):
+        chunk.encoded  # noqa: B018
 
 
 def test_chunk_contacts_refuses_what_is_not_text() -> None:

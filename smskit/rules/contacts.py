@@ -21,7 +21,7 @@ from functools import cached_property
 from typing import Any
 
 from smskit.errors import ValidationError
-from smskit.rules.canonical import canonical_bytes
+from smskit.rules.canonical import canonical_bytes, canonical_objects
 from smskit.rules.fields import DYNAMIC_FIELDS
 
 __all__ = ["ContactChunk", "chunk_contacts"]
@@ -38,14 +38,21 @@ class ContactChunk(tuple[dict[str, str], ...]):
     reads it like any list.
     """
 
-    # No __slots__: each chunk keeps its encoding once made (see ``encoded``).
+    # No __slots__: each chunk keeps its encoding once made (see ``encoded``), and the
+    # columns it was taken from (set by chunk_contacts) until then.
+    _columns: Mapping[str, Sequence[str]] | None = None
 
     @cached_property
     def encoded(self) -> bytes:
-        """The chunk as posted: the canonical JSON of its Contact objects, made once. The
+        """The chunk as posted: the canonical JSON of its Contact objects, made once (from
+        the columns :func:`chunk_contacts` took them from, when it made them). The
         request_id is derived from these bytes, and the request body holds them as they are
         (so they must not change: nothing mutates a planned chunk's dicts)."""
-        return canonical_bytes(self)
+        if self._columns is None:
+            return canonical_bytes(self)
+        encoded = canonical_objects(self, self._columns)
+        self._columns = None
+        return encoded
 
     def pick(self, positions: Iterable[int]) -> ContactChunk:
         """The contacts at ``positions`` of this chunk (what is left once some are refused)."""
@@ -68,14 +75,17 @@ def chunk_contacts(
     given = _take(numbers, picked)
     _check_texts("phone_number", given)
     contacts = [{"phone_number": number} for number in given]
+    taken = {"phone_number": given}
     for name in sorted(fields, key=_ORDER.__getitem__):
         column = fields[name]
-        values = _take(column, picked)
+        values = taken[name] = _take(column, picked)
         _check_texts(name, values)
         for contact, value in zip(contacts, values, strict=True):
             if value:
                 contact[name] = value
-    return ContactChunk(contacts)
+    chunk = ContactChunk(contacts)
+    chunk._columns = taken
+    return chunk
 
 
 def _take(column: Sequence[str], picked: Iterable[int]) -> list[Any]:
