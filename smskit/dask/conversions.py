@@ -33,13 +33,7 @@ from dask.delayed import Delayed, delayed
 from smskit.campaigns.analysis.conversions import GROUPS, send_instants
 from smskit.campaigns.analysis.lift import GroupTotals, Lift, frame_totals, lift_of
 from smskit.errors import ValidationError
-from smskit.rules.orders import (
-    order_amounts,
-    order_frame,
-    order_instants,
-    order_numbers,
-    window_of,
-)
+from smskit.rules.orders import order_numbers, read_orders, window_of
 from smskit.rules.recipients import REGION_COLUMN
 
 __all__ = ["Buyers", "OrderRuns", "conversions", "lift"]
@@ -122,9 +116,7 @@ def _read_orders(
     (:meth:`Buyers.of` sorts). A refusal names the row in the whole table
     (``offset``: this partition's first row)."""
     try:
-        frame = order_frame(orders, [number, REGION_COLUMN, at, *([value] if value else [])])
-        instants = order_instants(frame, at)
-        amounts = order_amounts(frame, value) if value else None
+        frame, instants, amounts = read_orders(orders, [number, REGION_COLUMN], at, value)
         rows = np.flatnonzero((instants >= bounds[0]) & (instants < bounds[1]))
         keys = order_numbers(frame, number, rows, default_region)
     except ValidationError as exc:

@@ -45,6 +45,7 @@ __all__ = [
     "order_instants",
     "order_numbers",
     "orders_in_reach",
+    "read_orders",
     "window_of",
 ]
 
@@ -191,6 +192,16 @@ def _object_instants(values: pd.Series, where: str) -> np.ndarray:
             raise ValidationError(where, RULE_NAIVE, position=row, value=value)
         out[row] = pd.Timestamp(value).tz_convert("UTC").as_unit("ns").value
     return out
+
+
+def read_orders(
+    orders: Any, keys: Sequence[str], at: str, value: str | None
+) -> tuple[pd.DataFrame, np.ndarray, np.ndarray | None]:
+    """The columns ``keys``, ``at`` and ``value`` of ``orders`` (:func:`order_frame`), with
+    their instants (:func:`order_instants`) and amounts (:func:`order_amounts`; None when
+    ``value`` is None: orders are counted only)."""
+    frame = order_frame(orders, [*keys, at, *([value] if value else [])])
+    return frame, order_instants(frame, at), order_amounts(frame, value) if value else None
 
 
 def orders_in_reach(instants: np.ndarray, starts: np.ndarray, span: int) -> np.ndarray:

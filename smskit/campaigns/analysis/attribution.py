@@ -47,14 +47,7 @@ from smskit.campaigns.analysis.outcomes import (
 from smskit.campaigns.analysis.results import CampaignResult
 from smskit.campaigns.sending.journal import Journal
 from smskit.errors import ValidationError
-from smskit.rules.orders import (
-    order_amounts,
-    order_frame,
-    order_instants,
-    order_numbers,
-    orders_in_reach,
-    window_of,
-)
+from smskit.rules.orders import order_numbers, orders_in_reach, read_orders, window_of
 from smskit.rules.recipients import REGION_COLUMN
 
 if TYPE_CHECKING:
@@ -200,9 +193,8 @@ def attribute(
     import pandas as pd
 
     span = window_of(window).value
-    frame = order_frame(orders, [number, REGION_COLUMN, at, *([value] if value else [])])
-    instants = order_instants(frame, at)
-    amounts = order_amounts(frame, value) if value else np.ones(len(frame))
+    frame, instants, amounts = read_orders(orders, [number, REGION_COLUMN], at, value)
+    amounts = np.ones(len(frame)) if amounts is None else amounts
     times = touches["touched_at"].to_numpy(dtype="int64")
     rows = orders_in_reach(instants, times, span)
     digits = order_numbers(frame, number, rows, default_region)

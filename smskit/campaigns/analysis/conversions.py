@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Any, Final, TypedDict
 
 from smskit.errors import ValidationError
 from smskit.rules.orders import (
-    order_amounts,
     order_frame,
     order_instants,
     order_numbers,
     orders_in_reach,
+    read_orders,
     window_of,
 )
 from smskit.rules.recipients import REGION_COLUMN
@@ -178,9 +178,7 @@ def conversions(
     span = window_of(window).value
     sent = send_instants(recipients, sent_at)
     wanted = [on] if on is not None else [number, REGION_COLUMN]
-    frame = order_frame(orders, [*wanted, at, *([value] if value else [])])
-    instants = order_instants(frame, at)
-    amounts = order_amounts(frame, value) if value else None
+    frame, instants, amounts = read_orders(orders, wanted, at, value)
     rows = orders_in_reach(instants, sent, span)
     keys, found = _keys(recipients, frame, rows, number=number, on=on, region=default_region)
     hit = found >= 0
