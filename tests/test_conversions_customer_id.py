@@ -93,3 +93,59 @@ def test_missing_or_absent_customer_ids_are_refused(
         result.conversions(unknown, customer_id="customer_id", recipients=customers)
     assert caught.value.field == "orders.customer_id" and caught.value.position == at
     assert "missing" in str(caught.value)
+
+
+def test_an_experiments_customer_id_match_equals_its_number_match(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Per arm, an experiment's conversions and lift by customer id equal those by number;
+    a missing id, or one two arms' recipients share, is refused naming the experiment's
+    input row, a short table refused."""
+    customers = pd.DataFrame(
+        {
+            "phone_number": [f"+3362{i:07d}" for i in range(COUNT)],
+            "customer_id": [f"K{i * 53 % 1000:04d}" for i in range(COUNT)],
+        }
+    )
+    with smskit.Client(sandbox=fresh_sandbox, backoff=Backoff(base=0.0, cap=0.0)) as client:
+        experiment = smskit.Experiment(
+            client, customers, variants={"A": TEXT, "B": TEXT + " !"}, sender="Shop",
+            name="ids", seed=4, directory=tmp_path, holdout=0.2,
+        )  # fmt: skip
+        result = experiment.send(progress=False)
+    frames = []
+    for seed, arm in enumerate(result.arms.values()):
+        shop = SeededShop(baseline=0.1, lift=0.1, seed=20 + seed)
+        frames.append(shop.orders(arm.groups(), sent_at=arm.sent_at))
+    ids = dict(zip(customers["phone_number"], customers["customer_id"], strict=True))
+    orders = pd.concat(frames, ignore_index=True)
+    known = orders["phone_number"].map(ids)
+    orders["customer_id"] = known.fillna("X" + orders["phone_number"].astype(str))
+    by_number = result.conversions(orders)
+    by_id = result.conversions(
+        orders.drop(columns=["phone_number"]), customer_id="customer_id", recipients=customers
+    )
+    shared = ["row", "phone_number", "group", "arm", "converted", "conversions", "revenue"]
+    pd.testing.assert_frame_equal(by_id[shared], by_number[shared])
+    assert by_id["converted"].sum() > 0 and (by_id["group"] == "holdout").sum() == 80
+    assert by_id["customer_id"].tolist() == customers["customer_id"].iloc[by_id["row"]].tolist()
+    for arm in (None, "B"):
+        want = result.lift(orders, arm=arm).table
+        got = result.lift(orders, arm=arm, customer_id="customer_id", recipients=customers).table
+        pd.testing.assert_frame_equal(got, want)
+    gap = customers.copy()
+    gap.loc[333, "customer_id"] = None
+    with pytest.raises(ValidationError) as caught:
+        result.conversions(orders, customer_id="customer_id", recipients=gap)
+    assert caught.value.field == "recipients.customer_id" and caught.value.position == 333
+    with pytest.raises(ValidationError) as caught:
+        result.lift(orders, customer_id="customer_id", recipients=customers.iloc[:100])
+    assert caught.value.field == "recipients"
+    dealt = experiment.assignment()["arm"].astype(str)
+    other = int((dealt != dealt.iloc[0]).idxmax())  # dealt to another arm than row 0
+    twice = customers.copy()
+    twice.loc[other, "customer_id"] = twice.loc[0, "customer_id"]
+    with pytest.raises(ValidationError) as caught:  # across arms: an order could be either's
+        result.conversions(orders, customer_id="customer_id", recipients=twice)
+    assert caught.value.field == "recipients.customer_id" and caught.value.position == other
+    assert "twice" in caught.value.rule

@@ -594,19 +594,34 @@ class ExperimentResult:
         return frame[["arm", *[c for c in frame.columns if c != "arm"]]]
 
     def conversions(
-        self, orders: Any, *, inbox: Any = None, **reading: Unpack[OrderReading]
+        self,
+        orders: Any,
+        *,
+        inbox: Any = None,
+        customer_id: str | None = None,
+        recipients: Any = None,
+        **reading: Unpack[OrderReading],
     ) -> pd.DataFrame:
         """Every arm's :meth:`smskit.CampaignResult.conversions` (same arguments), one row per
         recipient sent or held out, ``group`` the recipient's arm or ``holdout`` (a
         categorical: the arms in order, then ``holdout``), ``arm`` the arm it was dealt to,
         ``row`` its row in the experiment's input. Each arm's window starts at that arm's
-        send instant, for its held-out recipients too."""
+        send instant, for its held-out recipients too. ``customer_id`` matches orders by that
+        column of ``recipients`` (the experiment's input table) instead of numbers; a
+        refusal names the experiment's input row."""
         import numpy as np
         import pandas as pd
 
+        tables = self._arm_tables(customer_id, recipients)
         frames = []
         for arm, result in self.arms.items():
-            frame = result.conversions(orders, inbox=inbox, **reading)
+            try:
+                frame = result.conversions(
+                    orders, inbox=inbox, customer_id=customer_id, recipients=tables[arm],
+                    **reading,
+                )  # fmt: skip
+            except ValidationError as exc:
+                raise self._in_input(exc, arm) from None
             held = frame["group"].astype(str) == HOLDOUT_ARM
             frame["group"] = np.where(held, HOLDOUT_ARM, arm)
             if self.rows is not None:
@@ -625,6 +640,8 @@ class ExperimentResult:
         arm: str | None = None,
         alpha: float = 0.05,
         power: float = 0.8,
+        customer_id: str | None = None,
+        recipients: Any = None,
         **reading: Unpack[OrderReading],
     ) -> Lift:
         """``arm`` (default: every arm, pooled) against the no-send arm ``holdout`` on
@@ -634,10 +651,44 @@ class ExperimentResult:
 
         if arm is not None and arm not in self.arms:
             raise ValidationError("arm", f"must be one of {', '.join(self.arms)}", value=arm)
-        frame = self.conversions(orders, **reading)
+        frame = self.conversions(orders, customer_id=customer_id, recipients=recipients, **reading)
         chosen = [arm] if arm is not None else list(self.arms)
         cost = sum(c.cost or 0.0 for name in chosen for c in self.arms[name].records)
         return lift(frame, treated=arm, cost=cost or None, alpha=alpha, power=power)
+
+    def _arm_tables(self, customer_id: str | None, recipients: Any) -> dict[str, Any]:
+        """Each arm's part of ``recipients`` (the experiment's input), its rows in the arm's
+        order, as the arm's ``CampaignResult.conversions`` reads it: only ``customer_id``,
+        read once; None for every arm without ``customer_id`` (the arm refuses a table)."""
+        from smskit.campaigns.analysis.conversions import refuse_repeats
+        from smskit.rules.orders import order_frame
+
+        if customer_id is None or recipients is None or self.rows is None:
+            return dict.fromkeys(self.arms, recipients)
+        table = order_frame(recipients, [customer_id], "recipients")
+        if customer_id not in table.columns:
+            raise ValidationError(
+                f"recipients.{customer_id}", "no such column (customer_id= names it)"
+            )
+        last = max((max(rows) for rows in self.rows.values() if rows), default=-1)
+        if last >= len(table):
+            raise ValidationError(
+                "recipients",
+                f"has {len(table)} rows but the experiment dealt row {last}: not its recipients",
+            )
+        dealt = sorted(row for rows in self.rows.values() for row in rows)
+        refuse_repeats(table[customer_id].iloc[dealt].dropna(), f"recipients.{customer_id}")
+        return {arm: table.iloc[self.rows[arm]].reset_index(drop=True) for arm in self.arms}
+
+    def _in_input(self, exc: ValidationError, arm: str) -> ValidationError:
+        """``exc`` from ``arm``'s conversions, a recipients' row named as the experiment's
+        input row (an arm's rows are its own)."""
+        mine = exc.field.startswith("recipients") and isinstance(exc.position, int)
+        if not mine or self.rows is None:
+            return exc
+        assert isinstance(exc.position, int)
+        row = self.rows[arm][exc.position]
+        return ValidationError(exc.field, exc.rule, position=row, value=exc.value, line=exc.line)
 
     def outcomes(self, inbox: Any = None, *, match: Match = "auto") -> pd.DataFrame:
         """Every arm's :meth:`smskit.CampaignResult.outcomes` (one row per recipient the

@@ -42,6 +42,7 @@ __all__ = [
     "conversions",
     "customer_ids",
     "recipient_groups",
+    "refuse_repeats",
     "send_instant",
     "send_instants",
 ]
@@ -230,7 +231,7 @@ def _keys(
             raise ValidationError(f"orders.{on}", "no such column (on= names a column both have)")
         _present(mine, f"recipients.{on}", "a recipient without one cannot be matched")
         _present(theirs, f"orders.{on}", "an order without one cannot say whose it is")
-        _unique(mine, f"recipients.{on}")
+        refuse_repeats(mine, f"recipients.{on}")
         return mine.to_numpy(), np.asarray(pd.Index(mine).get_indexer(theirs), dtype="int64")
     numbers = recipients[["phone_number"]].assign(
         **{REGION_COLUMN: recipients[REGION_COLUMN]} if REGION_COLUMN in recipients else {}
@@ -238,7 +239,7 @@ def _keys(
     mine_digits = order_numbers(
         numbers, "phone_number", np.arange(len(recipients)), region, "recipients"
     )
-    _unique(pd.Series(mine_digits), "recipients.phone_number")
+    refuse_repeats(pd.Series(mine_digits), "recipients.phone_number")
     theirs_digits = order_numbers(frame, number, rows, region)
     return mine_digits, np.asarray(pd.Index(mine_digits).get_indexer(theirs_digits), dtype="int64")
 
@@ -254,15 +255,16 @@ def _present(keys: pd.Series, where: str, why: str) -> None:
         raise ValidationError(where, f"is missing: {why}", position=row)
 
 
-def _unique(keys: pd.Series, where: str) -> None:
+def refuse_repeats(keys: pd.Series, where: str) -> None:
+    """Refuse a key two recipients share, naming the second one's row (its index label)."""
     repeated = keys.duplicated().to_numpy(dtype=bool)
     if repeated.any():
         import numpy as np
 
-        row = int(np.flatnonzero(repeated)[0])
+        at = int(np.flatnonzero(repeated)[0])
         raise ValidationError(
             where,
             "appears twice among the recipients: an order could not say whose it is",
-            position=row,
-            value=keys.iloc[row],
+            position=int(keys.index[at]),
+            value=keys.iloc[at],
         )

@@ -317,6 +317,7 @@ class CampaignResult:
         from smskit.campaigns.analysis.conversions import conversions, customer_ids
 
         groups = self.groups()
+        groups.index = groups["row"].to_numpy()  # a refusal names the input row
         if customer_id is not None:
             groups[customer_id] = customer_ids(recipients, customer_id, groups["row"])
         elif recipients is not None:
