@@ -6,6 +6,7 @@ A new option declared only on the spec is walked here too."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, get_type_hints
 
@@ -26,7 +27,7 @@ from smskit.campaigns.planning.spec import (
 from smskit.campaigns.sending.journal import Journal
 from smskit.cli.main import OPTION_OF_FIELD, main
 from smskit.cli.send import send as send_command
-from smskit.errors import ValidationError
+from smskit.errors import RepeatedSend, ValidationError
 from smskit.rules.caps import ENV_FREQUENCY_CAP
 from smskit.sandbox import Sandbox
 from smskit.views.composer import Composer
@@ -173,3 +174,26 @@ def test_the_spec_tells_campaign_options_from_send_options() -> None:
     with pytest.raises(ValidationError) as caught:
         CampaignSpec.of(TEXTS["alert"], "Shop", frequency_capp="2/7D")  # type: ignore[call-arg]
     assert caught.value.field == "frequency_capp"
+
+
+def test_an_experiment_runs_its_arms_repeat_guard(fresh_sandbox: Sandbox, tmp_path: Path) -> None:
+    """repeat_window on an Experiment guards each arm's send: the same experiment (name,
+    texts, recipients, seed) made again elsewhere within the window is refused before any
+    SMS leaves; without the window it is not refused (the gateway's request ids keep it
+    from sending twice)."""
+    variants = {"A": TEXTS["wholesale"], "B": f"Derniers jours. {TEXTS['wholesale']}"}
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+
+        def made(where: str, window: timedelta | None) -> smskit.Experiment:
+            return smskit.Experiment(
+                client, NUMBERS, variants=variants, sender="Shop", name="ab", seed=1,
+                directory=tmp_path / where, purpose="wholesale", send_at=SEND_AT,
+                repeat_window=window,
+            )  # fmt: skip
+
+        made("one", timedelta(minutes=30)).send(progress=False)
+        with pytest.raises(RepeatedSend):
+            made("two", timedelta(minutes=30)).send(progress=False)
+        assert len(fresh_sandbox.sent()) == len(NUMBERS)
+        result = made("three", None).send(progress=False)
+        assert set(result.arms) == set(variants)
