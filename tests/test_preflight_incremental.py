@@ -307,3 +307,23 @@ def test_the_outline_a_keystroke_computes_equals_the_full_report(
         assert fast.segments == report.segments == int(sending.sum())
         assert list(fast.issues()) == list(report.issues())
         assert {i: fast.excluded(i) for i in ISSUES} == dict(report.issues())
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    numbers=st.lists(st.sampled_from(NUMBERS), min_size=1, max_size=40),
+    block=st.integers(1, 12),
+)
+def test_numbers_checked_in_blocks_give_the_answers_of_one_pass(
+    numbers: list[str], block: int
+) -> None:
+    """The audience's numbers read a few at a time (repeats across blocks included) give
+    the numbers, verdicts, regions and repeats of the whole list read at once."""
+    rows = Recipients([{"phone_number": number} for number in numbers])
+    base = PreflightSettings(text="Promo STOP au 36173", sender="Shop")
+    whole = audience_for(rows, base)
+    blocks = audience_for(rows, base, block_rows=block)
+    assert list(blocks.phone_number) == list(whole.phone_number)
+    for name in ("valid", "issue", "detail_codes", "group_order", "doubtful"):
+        assert getattr(blocks, name).tolist() == getattr(whole, name).tolist(), name
+    assert list(blocks.region) == list(whole.region)

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DOUBTFUL_LINE_TYPES",
     "NO_SMS_LINE_TYPES",
+    "NUMBER_BLOCK_MIN_ROWS",
     "NUMBER_BLOCK_ROWS",
     "Audience",
     "FieldValues",
@@ -41,8 +42,12 @@ __all__ = [
 
 # Numbers checked at a time: phones.normalize's passing memory grows with its input (a few
 # hundred bytes a value for its matrices); 100,000 is its fastest block on 1,000,000 rows
-# (0.96 s, against 1.12 s by 20,000 and 1.33 s whole) and the peak does not move with it.
+# (0.96 s, against 1.12 s by 20,000 and 1.33 s whole) and the smallest growth there (157 MB,
+# against 165 MB by 50,000 and 173-180 MB by 25,000). A smaller input is checked in quarters
+# of at least NUMBER_BLOCK_MIN_ROWS: 100,000 rows at once peak 47 MB over the process, in
+# blocks of 25,000 23 MB, in the same time (docs/benchmarks.md, issue #34 item 6).
 NUMBER_BLOCK_ROWS: Final = 100_000
+NUMBER_BLOCK_MIN_ROWS: Final = 25_000
 
 # Line types that cannot receive an SMS: fixed lines, special-rate and service numbers,
 # pagers, voicemail, and the ranges reserved for fiction (they belong to nobody).
@@ -111,6 +116,8 @@ class Audience:
 
     ``passes`` counts the reads of the recipients by what they were for (``"numbers"``, then
     one per dynamic field read later): the hook that shows a text change reads nothing.
+    Numbers are checked ``block_rows`` at most at a time, and a smaller input in quarters
+    of at least :data:`NUMBER_BLOCK_MIN_ROWS` (what its checks hold at once stays small).
     """
 
     def __init__(
@@ -175,8 +182,9 @@ class Audience:
         numbers = _Numbers(len(self.row))
         # A block of numbers at a time (phones.normalize's passing memory grows with its
         # input); what each block leaves is codes and integers.
-        for start in range(0, len(self.row), self.block_rows):
-            end = start + self.block_rows
+        block = min(self.block_rows, max(NUMBER_BLOCK_MIN_ROWS, -(-len(self.row) // 4)))
+        for start in range(0, len(self.row), block):
+            end = start + block
             codes = number_codes(given.array[start:end], regions[start:end], self.default_region)
             numbers.add(start, codes)
             del codes
