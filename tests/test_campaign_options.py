@@ -197,3 +197,25 @@ def test_an_experiment_runs_its_arms_repeat_guard(fresh_sandbox: Sandbox, tmp_pa
         assert len(fresh_sandbox.sent()) == len(NUMBERS)
         result = made("three", None).send(progress=False)
         assert set(result.arms) == set(variants)
+
+
+@pytest.mark.parametrize(
+    "declared", [o for o in CAMPAIGN_OPTIONS if o.env is not None], ids=lambda o: o.name
+)
+def test_an_option_not_given_takes_its_account_default_from_the_environment(
+    declared: CampaignOption, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An option with an account default, not given, applies and journals the value its
+    variable holds, as if given; a variable that does not read is refused naming it."""
+    value = declared.read(declared.example)
+    purpose = purpose_for(declared, value)
+    given = CampaignSpec.of(TEXTS[purpose], "Shop", purpose=purpose, **{declared.name: value})
+    assert declared.env is not None
+    monkeypatch.setenv(declared.env, declared.example)
+    defaulted = CampaignSpec.of(TEXTS[purpose], "Shop", purpose=purpose)
+    assert defaulted.applied(declared.name) == given.applied(declared.name)
+    assert defaulted.journaled_options() == given.journaled_options()
+    monkeypatch.setenv(declared.env, "not a value")
+    with pytest.raises(ValidationError) as caught:
+        CampaignSpec.of(TEXTS[purpose], "Shop", purpose=purpose)
+    assert caught.value.field == declared.env

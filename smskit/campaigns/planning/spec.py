@@ -75,7 +75,10 @@ class CampaignOption:
     checked, so it may read them. ``help`` is the CLI's ``--help`` line. ``flag``: the CLI's
     option (None: not on the command line, the CLI gives ``cli_value``); ``parse(text)``
     reads the flag's text (None: an on/off flag), shown as ``metavar``. ``env``: the
-    environment variable of the account's default, if any (named by the CLI's errors).
+    environment variable of the account's default, if any (named by the CLI's errors), and
+    ``account_default(spec)`` the value that applies when the option is not given (the
+    field left at ``ACCOUNT_DEFAULT``), read when the spec is made (a wrong setting is
+    refused then) and by :meth:`CampaignSpec.applied`.
     ``journaled(spec)``: the value the campaign applies, as JSON, in the journal's record.
     ``example``: a value other than the default, as the CLI would take it (the text after
     the flag; "" for an on/off flag), which the test walking every option gives each front
@@ -90,6 +93,7 @@ class CampaignOption:
     parse: Callable[[str], Any] | None = None
     cli_value: Any = None
     env: str | None = None
+    account_default: Callable[[CampaignSpec], Any] | None = None
     name: str = ""
     default: Any = None
 
@@ -136,6 +140,12 @@ def _cap(value: Any, spec: CampaignSpec) -> FrequencyCap | object | None:
             value=str(cap),
         )
     return cap
+
+
+def _account_cap(spec: CampaignSpec) -> FrequencyCap | None:
+    """``SMSKIT_FREQUENCY_CAP`` for a marketing campaign; a transactional one is never
+    capped."""
+    return default_frequency_cap() if is_marketing(spec.options.get("purpose")) else None
 
 
 def _cap_text(text: str) -> FrequencyCap | None:
@@ -207,6 +217,7 @@ class CampaignSpec:
         metavar="N/PERIOD",
         parse=_cap_text,
         env=ENV_FREQUENCY_CAP,
+        account_default=_account_cap,
         help="N/PERIOD (2/7D): leave out recipients of this marketing send who already "
         "received N marketing messages of the account in PERIOD; default "
         f"{ENV_FREQUENCY_CAP}, '{NO_CAP}' for no cap. Transactional sends (--purpose alert) "
@@ -237,7 +248,8 @@ class CampaignSpec:
             object.__setattr__(self, "created", created)
         elif not isinstance(self.created, datetime) or self.created.utcoffset() is None:
             raise ValidationError("created", "must be an aware datetime", value=self.created)
-        self.cap  # noqa: B018 - the account's default, read now: a wrong one is refused here
+        for declared in CAMPAIGN_OPTIONS:  # the account's defaults, read now: a wrong one
+            self.applied(declared.name)  # is refused here
         if self.holdout is not None:
             if not isinstance(self.holdout, Holdout):
                 raise ValidationError("holdout", "must be a Holdout", value=self.holdout)
@@ -297,11 +309,18 @@ class CampaignSpec:
     def cap(self) -> FrequencyCap | None:
         """The frequency cap preflight applies: the campaign's own, else (not given) the
         account's default for a marketing campaign; None for a transactional one."""
-        if self.frequency_cap is ACCOUNT_DEFAULT:
-            marketing = is_marketing(self.options.get("purpose"))
-            return default_frequency_cap() if marketing else None
-        assert self.frequency_cap is None or isinstance(self.frequency_cap, FrequencyCap)
-        return self.frequency_cap
+        cap = self.applied("frequency_cap")
+        assert cap is None or isinstance(cap, FrequencyCap)
+        return cap
+
+    def applied(self, name: str) -> Any:
+        """The value of the campaign option ``name`` that applies: the spec's, else (not
+        given) its account default (:attr:`CampaignOption.account_default`)."""
+        declared = next(o for o in CAMPAIGN_OPTIONS if o.name == name)
+        value = getattr(self, name)
+        if value is ACCOUNT_DEFAULT and declared.account_default is not None:
+            return declared.account_default(self)
+        return value
 
     @property
     def settings(self) -> PreflightSettings:
