@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 from _common import best, cpu_model
 
+from smskit.campaigns.analysis.lift import lift_of
 from smskit.dask import conversions as partitioned
 
 SENT = pd.Timestamp("2026-03-02 09:00", tz="UTC")
@@ -116,7 +117,7 @@ def main() -> None:
                 frame = partitioned.conversions(
                     recipients, orders, sent_at=SENT, window=args.window
                 )
-                return partitioned.lift(frame)
+                return lift_of(*partitioned.group_totals(frame))
 
         def theirs() -> pd.DataFrame:
             connection = duckdb.connect()

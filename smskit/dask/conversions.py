@@ -9,9 +9,9 @@ one send instant) and only then their numbers read; what is left is three arrays
 digits, instant, amount), summed once per number
 (:class:`Buyers`: each number's count of orders, revenue and first instant), built once on
 the cluster and shared by every recipient partition. Each partition looks its recipients'
-E.164 digits up in a hash table of the buyers' (built once, with them). :func:`lift` merges
-each partition's :class:`~smskit.campaigns.analysis.lift.GroupTotals` (sizes, conversions,
-counts of each revenue amount) and hands them to the pandas lift's statistics.
+E.164 digits up in a hash table of the buyers' (built once, with them). :func:`group_totals`
+merges each partition's :class:`~smskit.campaigns.analysis.lift.GroupTotals` (sizes,
+conversions, counts of each revenue amount) for the pandas lift's statistics.
 
 May import campaigns, rules and errors (the ``[dask]`` part).
 """
@@ -31,12 +31,12 @@ import pyarrow.compute as pc
 from dask.delayed import Delayed, delayed
 
 from smskit.campaigns.analysis.conversions import GROUPS, send_instants
-from smskit.campaigns.analysis.lift import GroupTotals, Lift, frame_totals, lift_of
+from smskit.campaigns.analysis.lift import GroupTotals, frame_totals
 from smskit.errors import ValidationError
 from smskit.rules.orders import order_numbers, read_orders, window_of
 from smskit.rules.recipients import REGION_COLUMN
 
-__all__ = ["Buyers", "OrderRuns", "conversions", "lift"]
+__all__ = ["Buyers", "OrderRuns", "conversions", "group_totals"]
 
 
 @dataclass(frozen=True)
@@ -260,20 +260,13 @@ def _totals(part: pd.DataFrame, treated: str | None, holdout: str) -> tuple[Grou
     return tuple(t.counted() for t in frame_totals(part, treated, holdout))
 
 
-def lift(
-    frame: dd.DataFrame,
-    *,
-    treated: str | None = None,
-    holdout: str = "holdout",
-    cost: float | None = None,
-    alpha: float = 0.05,
-    power: float = 0.8,
-) -> Lift:
-    """The pandas :func:`smskit.campaigns.analysis.lift.lift` of a partitioned conversions
-    frame: each partition's group totals, merged on the client (a few numbers and the
-    counts of each revenue amount per partition), then the same statistics."""
+def group_totals(
+    frame: dd.DataFrame, treated: str | None = None, holdout: str = "holdout"
+) -> tuple[GroupTotals, GroupTotals]:
+    """The pandas :func:`~smskit.campaigns.analysis.lift.frame_totals` of a partitioned
+    conversions frame: each partition's group totals, merged on the client (a few numbers
+    and the counts of each revenue amount per partition), for the pandas lift's statistics
+    (:func:`~smskit.campaigns.analysis.lift.lift_of`)."""
     parts = [delayed(_totals)(part, treated, holdout) for part in frame.to_delayed()]
     (found,) = dask.compute(parts)
-    mine = GroupTotals.merged([t for t, _ in found])
-    theirs = GroupTotals.merged([h for _, h in found])
-    return lift_of(mine, theirs, cost=cost, alpha=alpha, power=power)
+    return GroupTotals.merged([t for t, _ in found]), GroupTotals.merged([h for _, h in found])

@@ -298,13 +298,14 @@ class StreamedResult:
         **reading: Unpack[OrderReading],
     ) -> Lift:  # fmt: skip
         """``CampaignResult.lift()`` on :meth:`conversions` (same arguments), its totals
-        summed per partition (:func:`smskit.dask.conversions.lift`), against the billed
-        cost."""
-        from smskit.dask.conversions import lift
+        summed per partition (:func:`smskit.dask.conversions.group_totals`), against the
+        billed cost."""
+        from smskit.campaigns.analysis.lift import lift_of
+        from smskit.dask.conversions import group_totals
 
-        frame = self.conversions(orders, **reading)
+        totals = group_totals(self.conversions(orders, **reading))
         cost = float(self.chunk_states["cost"].fillna(0.0).sum())
-        return lift(frame, cost=cost or None, alpha=alpha, power=power)
+        return lift_of(*totals, cost=cost or None, alpha=alpha, power=power)
 
     @property
     def not_sent(self) -> dd.DataFrame:
