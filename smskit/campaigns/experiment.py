@@ -617,9 +617,8 @@ class ExperimentResult:
         for arm, result in self.arms.items():
             try:
                 frame = result.conversions(
-                    orders, inbox=inbox, customer_id=customer_id, recipients=tables[arm],
-                    **reading,
-                )  # fmt: skip
+                    orders, inbox=inbox, customer_id=customer_id, recipients=tables[arm], **reading
+                )
             except ValidationError as exc:
                 raise self._in_input(exc, arm) from None
             held = frame["group"].astype(str) == HOLDOUT_ARM
@@ -683,11 +682,10 @@ class ExperimentResult:
     def _in_input(self, exc: ValidationError, arm: str) -> ValidationError:
         """``exc`` from ``arm``'s conversions, a recipients' row named as the experiment's
         input row (an arm's rows are its own)."""
-        mine = exc.field.startswith("recipients") and isinstance(exc.position, int)
-        if not mine or self.rows is None:
+        at = exc.position if exc.field.startswith("recipients") else None
+        if not isinstance(at, int) or self.rows is None:
             return exc
-        assert isinstance(exc.position, int)
-        row = self.rows[arm][exc.position]
+        row = self.rows[arm][at]
         return ValidationError(exc.field, exc.rule, position=row, value=exc.value, line=exc.line)
 
     def outcomes(self, inbox: Any = None, *, match: Match = "auto") -> pd.DataFrame:
