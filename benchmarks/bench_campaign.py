@@ -158,6 +158,7 @@ def side_smskit(url: str, key: str, start: int, count: int, concurrency: int) ->
 
     frame = pd.DataFrame(recipients(start, count))
     client = smskit.Client("sandbox", key, url, timeout=120)
+    before = peak_rss_mb()  # pandas, smskit and the frame, before any campaign work
     with tempfile.TemporaryDirectory() as folder:
         journal = Path(folder) / "bench.journal.sqlite"
         started = time.perf_counter()
@@ -182,6 +183,7 @@ def side_smskit(url: str, key: str, start: int, count: int, concurrency: int) ->
         "total_seconds": ended - started,
         "cost": float(summary["cost"]),
         "rss_mb": peak_rss_mb(),
+        "rss_before_mb": before,
         "journal_kb": journal_kb,
     }
 
@@ -357,7 +359,10 @@ def main() -> int:
                     line += (
                         f" [send(): plan, journal, {args.concurrency} in flight]; preflight "
                         f"{result['preflight_seconds']:.2f} s; end to end "
-                        f"{result['total_seconds']:.2f} s; journal {result['journal_kb']:,.0f} KiB"
+                        f"{result['total_seconds']:.2f} s; journal "
+                        f"{result['journal_kb']:,.0f} KiB; peak RSS before the campaign "
+                        f"(imports and frame) "
+                        f"{result['rss_before_mb']:.0f} MB"
                     )
                 line += (
                     f"; client CPU {result['cpu_seconds']:.2f} s "

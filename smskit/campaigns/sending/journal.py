@@ -122,13 +122,14 @@ def derive_request_id(campaign_id: str, index: int, payload_json: str | bytes) -
 class Chunk:
     """One journal row: which planned recipients a chunk sends and where it stands.
 
-    ``positions`` index the plan; ``request_id`` is None until the first attempt derives it.
+    ``positions`` index the plan (a ``range`` when the chunk is a whole range of it, a tuple
+    once re-keyed); ``request_id`` is None until the first attempt derives it.
     """
 
     idx: int
     request_id: str | None
     state: State
-    positions: tuple[int, ...]
+    positions: Sequence[int]
     rows: tuple[int, ...]
     segments: tuple[int, ...]
     attempts: int = 0
@@ -317,10 +318,10 @@ class Journal:
         with self._tx() as db:
             if db.execute("SELECT COUNT(*) FROM meta").fetchone()[0]:
                 raise ConfigurationError(f"journal {str(self.path)!r} is already initialised")
-            db.executemany(
+            db.executemany(  # a column's text at a time, not all of them at once
                 "INSERT INTO plan VALUES (?, ?)",
-                [(name, json.dumps(list(column), ensure_ascii=False))
-                 for name, column in plan.items()],
+                ((name, json.dumps(list(column), ensure_ascii=False))
+                 for name, column in plan.items()),
             )  # fmt: skip
             db.executemany(
                 "INSERT INTO chunks (idx, start, stop, state, updated_at) "
@@ -444,7 +445,7 @@ class Journal:
             (self._base(), 0) if streamed is None else (json.loads(streamed), start)
         )
         if keep is None:  # the whole range: slices, not a lookup per recipient
-            positions: tuple[int, ...] = tuple(range(start, stop))
+            positions: Sequence[int] = range(start, stop)  # no int object a recipient
             begin, end = start - first_position, stop - first_position
             rows = tuple(plan["row"][begin:end])
             segments = tuple(plan["segments"][begin:end])
