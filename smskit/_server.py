@@ -54,7 +54,7 @@ from typing import Any, ClassVar, Self
 
 from smskit.errors import NotStartedError, ValidationError
 
-__all__ = ["BackgroundServer", "Guards", "Served"]
+__all__ = ["BackgroundServer", "Guards", "Served", "read_body"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,3 +391,19 @@ def _bytes_waiting(transport: asyncio.BaseTransport) -> bool:
             return bool(selector.select(0))
     except (OSError, ValueError):  # no file left for the selector, or a closed socket
         return False
+
+
+async def read_body(request: Any, limit: int) -> tuple[bytes | None, int]:
+    """A request's body and its size, or None once it passes ``limit`` bytes (declared
+    or streamed): a server refuses a body too large before reading it whole."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return None, int(declared)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None, size
+        chunks.append(chunk)
+    return b"".join(chunks), size

@@ -36,6 +36,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+from smskit._server import read_body
 from smskit.errors import ValidationError
 from smskit.replies.reports import Report, parse_report
 from smskit.replies.signing import SignatureError, verify
@@ -186,7 +187,7 @@ def build_app(
         if request.method != "POST":
             return Response(status_code=405, headers={"Allow": "POST"})
         try:
-            raw, size = await _read(request, max_body)
+            raw, size = await read_body(request, max_body)
         except ClientDisconnect:
             logger.info("inbound callback abandoned by its sender before the body ended")
             return Response(status_code=400)
@@ -235,21 +236,6 @@ def build_app(
         ],
         exception_handlers={HTTPException: http_error, Exception: server_error},
     )
-
-
-async def _read(request: Any, limit: int) -> tuple[bytes | None, int]:
-    """The body, or None once it passes ``limit`` bytes (declared or streamed)."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        return None, int(declared)
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            return None, size
-        chunks.append(chunk)
-    return b"".join(chunks), size
 
 
 def checked_token(token: object) -> str:

@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from smskit._server import read_body
 from smskit.errors import ValidationError
 from smskit.sandbox._casting import FORMAT, NOT_ALLOWED
 from smskit.sandbox._clock import Clock
@@ -84,17 +85,9 @@ async def _json_body(request: Request) -> Any:
     too_large = GatewayError(
         413, {"code": 413, "message": f"Request body too large (over {MAX_BODY} bytes)."}
     )
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY:
+    raw, _size = await read_body(request, MAX_BODY)
+    if raw is None:
         raise too_large
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise too_large
-        chunks.append(chunk)
-    raw = b"".join(chunks)
     if not raw.strip():
         return {}
     try:
