@@ -207,12 +207,16 @@ _ARM = (
       const frame = performance.now();
       const channel = new MessageChannel();
       channel.port1.onmessage = () => {
+        const end = performance.now();
         window.__legs = {
+          // messages: frames and requests sent after the keydown, frames received until now
+          messages_sent: log.sent.filter((t) => t >= key).length,
+          messages_received: log.received.filter((t) => t >= key && t <= end).length,
           sent: sent === undefined ? null : sent - key,
           received: received === undefined ? null : received - key,
           drawn: drawn - key,
           frame: frame - key,
-          painted: performance.now() - key,
+          painted: end - key,
         };
       };
       channel.port2.postMessage(null);
@@ -405,7 +409,11 @@ def legs_line(samples: list[dict[str, Any]]) -> str:
                   if s[end] is not None and (start is None or s[start] is not None)]  # fmt: skip
         return f"{statistics.median(values):.1f}" if values else "?"
 
-    return (f"key->sent {leg(None, 'sent')}, sent->received {leg('sent', 'received')}, "
+    def count(name: str) -> str:
+        return f"{statistics.median(int(s[name]) for s in samples):g}"
+
+    return (f"messages sent {count('messages_sent')}, received {count('messages_received')}; "
+            f"key->sent {leg(None, 'sent')}, sent->received {leg('sent', 'received')}, "
             f"received->drawn {leg('received', 'drawn')}, drawn->frame {leg('drawn', 'frame')}, "
             f"frame->rendered {leg('frame', 'painted')}")  # fmt: skip
 
