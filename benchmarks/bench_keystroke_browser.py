@@ -433,7 +433,10 @@ def detail_lines(host: str, timed: dict[str, Any]) -> list[str]:
     composer, echo = timed["composer"]["single"], timed["echo"]["single"]
     pairs = [c - e for c, e in zip(painted(composer), painted(echo), strict=True)]
     gap = statistics.median(pairs)
-    lines = [f"{host:11}  composer - echo, keystroke by keystroke: median {gap:+.1f} ms"]
+    framed = [statistics.median(float(s["frame"]) for s in samples) for samples in (composer, echo)]
+    lines = [f"{host:11}  composer - echo, keystroke by keystroke: median {gap:+.1f} ms; to the "
+             f"frame only (not rendered, as timed before 2026-11-28 13:00): composer "
+             f"{framed[0]:.0f}, echo {framed[1]:.0f} ms"]  # fmt: skip
     for name in ("composer", "echo"):
         lines.append(f"{host:11}  {name:8} legs (median ms): {legs_line(timed[name]['single'])}")
     for name in ("composer", "echo"):
