@@ -18,12 +18,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import smskit
-from smskit.campaigns.analysis.conversions import conversions
+from smskit.campaigns.analysis.conversions import conversions, with_outcomes
 from smskit.campaigns.analysis.lift import lift, lift_of
 from smskit.dask import Campaign as DaskCampaign
 from smskit.dask import conversions as partitioned
 from smskit.errors import ValidationError
-from smskit.sandbox import Sandbox
+from smskit.replies.inbox import Inbox
+from smskit.sandbox import DeliveryModel, Sandbox
 from smskit.sandbox.shop import SeededShop
 
 TEXT = "Promo -20% ce week-end. STOP au 36173"
@@ -205,3 +206,74 @@ def test_a_streamed_campaigns_conversions_and_lift_equal_the_pandas_ones(
         <= shop.lift
         <= got.value("conversion_rate", "ci_high")
     )
+
+
+def test_a_streamed_campaigns_inbox_and_customer_id_conversions_equal_the_pandas_ones(
+    dask_cluster: DaskClient, tmp_path: Path
+) -> None:
+    """Over real HTTP, the same audience sent by a Dask and a pandas campaign (same seed):
+    the Dask result's conversions by customer id (Dask or pandas recipients, Dask orders)
+    are the pandas result's rows, its inbox= columns those of its outcomes joined whole;
+    lift by id equals lift by number; a missing or shared id is refused naming its row."""
+    size = 900
+    customers = pd.DataFrame(
+        {
+            "phone_number": [f"+3361{i * 7919 % 10**7:07d}" for i in range(size)],
+            "customer_id": [f"C{i * 37 % 1000:04d}" for i in range(size)],
+        }
+    )
+    options = {"text": TEXT, "sender": "Shop", "holdout": 0.3, "seed": 5}
+    with (
+        Inbox() as inbox,
+        Sandbox(seed=3, delivery_model=DeliveryModel.fast(seed=7)) as sb,
+        smskit.Client(sandbox=sb) as client,
+    ):
+        sb.set_callback_url(inbox.url)
+        lazy = DaskCampaign(client, dd.from_pandas(customers, npartitions=3), name="dk", **options)
+        streamed = lazy.send(journal=tmp_path / "d.sqlite", progress=False, chunk_size=200)
+        plain = smskit.Campaign(client, customers, name="pd", **options)
+        result = plain.send(journal=tmp_path / "p.sqlite", progress=False, chunk_size=200)
+        sb.wait_for_deliveries(timeout=60)
+
+        def orders_for(groups: pd.DataFrame, sent_at: pd.Timestamp) -> pd.DataFrame:
+            orders = SeededShop(baseline=0.1, lift=0.1, seed=6).orders(groups, sent_at=sent_at)
+            ids = dict(zip(customers["phone_number"], customers["customer_id"], strict=True))
+            known = orders["phone_number"].map(ids)  # a stranger: an id of its own
+            return orders.assign(customer_id=known.fillna("X" + orders["phone_number"]))
+
+        groups = streamed.groups().compute().reset_index(drop=True)
+        assert groups[["row", "group"]].equals(result.groups()[["row", "group"]])
+        mine = orders_for(groups, streamed.sent_at)
+        theirs = orders_for(result.groups(), result.sent_at)
+        want = result.conversions(theirs, customer_id="customer_id", recipients=customers)
+        shift = streamed.sent_at - result.sent_at  # the same orders, each from its own send
+        want["first_conversion_at"] += shift
+        by_id = {"customer_id": "customer_id", "window": "5D"}
+        for table in (customers, dd.from_pandas(customers, npartitions=2)):
+            got = streamed.conversions(
+                dd.from_pandas(mine.drop(columns="phone_number"), npartitions=3),
+                recipients=table, **by_id,  # type: ignore[arg-type]
+            ).compute()  # fmt: skip
+            assert got["customer_id"].astype(object).tolist() == want["customer_id"].tolist()
+            same(got.drop(columns="customer_id"), want.drop(columns="customer_id"))
+        seen = streamed.conversions(mine, inbox=inbox).compute()
+        whole = with_outcomes(
+            streamed.conversions(mine).compute(), streamed.outcomes(inbox).compute()
+        )
+        pd.testing.assert_frame_equal(seen.reset_index(drop=True), whole)
+        assert seen["status"].notna().sum() == (groups["group"] == "treated").sum()
+        assert seen.loc[seen["group"] == "holdout", "replied"].isna().all()
+        ids = streamed.lift(mine, customer_id="customer_id", recipients=customers).table
+        pd.testing.assert_frame_equal(ids, streamed.lift(mine).table)
+
+    gap = customers.copy()
+    gap.loc[417, "customer_id"] = None
+    twice = customers.copy()
+    twice.loc[800, "customer_id"] = twice.loc[5, "customer_id"]
+    for table, row in ((gap, 417), (dd.from_pandas(twice, npartitions=2), 800)):
+        with pytest.raises(ValidationError) as caught:
+            streamed.conversions(mine, recipients=table, **by_id).compute()  # type: ignore[arg-type]
+        assert caught.value.field == "recipients.customer_id" and caught.value.position == row
+    with pytest.raises(ValidationError) as caught:
+        streamed.conversions(mine, recipients=customers)
+    assert caught.value.field == "recipients"

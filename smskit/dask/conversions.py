@@ -30,13 +30,19 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from dask.delayed import Delayed, delayed
 
-from smskit.campaigns.analysis.conversions import GROUPS, send_instants
+from smskit.campaigns.analysis.conversions import (
+    GROUPS,
+    customer_ids,
+    order_ids,
+    refuse_repeats,
+    send_instants,
+)
 from smskit.campaigns.analysis.lift import GroupTotals, frame_totals
 from smskit.errors import ValidationError
-from smskit.rules.orders import order_numbers, read_orders, window_of
+from smskit.rules.orders import order_frame, order_numbers, read_orders, window_of
 from smskit.rules.recipients import REGION_COLUMN
 
-__all__ = ["Buyers", "OrderRuns", "conversions", "group_totals"]
+__all__ = ["Buyers", "IdBuyers", "OrderRuns", "conversions", "group_totals"]
 
 
 @dataclass(frozen=True)
@@ -160,18 +166,13 @@ def _partition(
     default_region: str | None,
     money: bool,
     dtypes: dict[str, Any] | None = None,
+    keys: np.ndarray | None = None,
 ) -> pd.DataFrame:
-    """One recipient partition's conversions (``CampaignResult.conversions()``' columns)."""
-    keys = order_numbers(part, "phone_number", np.arange(len(part)), default_region, "recipients")
-    ordered = np.sort(keys)
-    if (ordered[1:] == ordered[:-1]).any():
-        at = int(np.flatnonzero(pd.Series(keys).duplicated().to_numpy())[0])
-        raise ValidationError(
-            "recipients.phone_number",
-            "appears twice among the recipients: an order could not say whose it is",
-            position=int(part["row"].iloc[at]),
-            value=part["phone_number"].iloc[at],
-        )
+    """One recipient partition's conversions (``CampaignResult.conversions()``' columns);
+    ``keys`` given: its recipients' keys among the buyers' (coded customer ids, their
+    repeats refused across partitions), not read from their numbers."""
+    if keys is None:
+        keys = _number_keys(part, default_region)
     found = buyers.find(keys)
     mine = np.flatnonzero(found >= 0)
     theirs = found[mine]
@@ -198,6 +199,21 @@ def _partition(
     frame = pd.DataFrame(columns, index=part.index)
     # The dtypes the client's pandas gives (a worker's may infer strings otherwise).
     return frame if dtypes is None else frame.astype(dtypes)
+
+
+def _number_keys(part: pd.DataFrame, default_region: str | None) -> np.ndarray:
+    """A recipient partition's E.164 digits, a number two of its recipients share refused."""
+    keys = order_numbers(part, "phone_number", np.arange(len(part)), default_region, "recipients")
+    ordered = np.sort(keys)
+    if (ordered[1:] == ordered[:-1]).any():
+        at = int(np.flatnonzero(pd.Series(keys).duplicated().to_numpy())[0])
+        raise ValidationError(
+            "recipients.phone_number",
+            "appears twice among the recipients: an order could not say whose it is",
+            position=int(part["row"].iloc[at]),
+            value=part["phone_number"].iloc[at],
+        )
+    return keys
 
 
 def _coded(groups: pd.Series, dtype: Any) -> Any:
@@ -235,15 +251,23 @@ def conversions(
     value: str | None = "amount",
     number: str = "phone_number",
     default_region: str | None = None,
+    customer_id: str | None = None,
+    table: Any = None,
 ) -> dd.DataFrame:
     """Per recipient of ``recipients`` (``row``, ``phone_number`` in E.164 or read in
     ``default_region``, ``group``), lazily, partition by partition: the pandas
     :func:`smskit.campaigns.analysis.conversions.conversions` with every recipient sent at
-    ``sent_at`` (an aware instant). ``orders``: a pandas, pyarrow, polars or Dask table."""
+    ``sent_at`` (an aware instant). ``orders``: a pandas, pyarrow, polars or Dask table.
+    ``customer_id``: match the orders' column of that name with the same column of
+    ``table`` (the recipients' input table, pandas, pyarrow, polars or Dask; each
+    recipient's id at its ``row``) instead of numbers."""
     span = window_of(window).value
     start = int(send_instants(pd.DataFrame(index=range(1)), sent_at)[0])
-    buyers = _buyers(orders, (start, start + span), at, value, number, default_region)
     money = value is not None
+    if customer_id is not None:
+        bounds = (start, start + span)
+        return _by_customer_id(recipients, orders, bounds, at, value, customer_id, table)
+    buyers = _buyers(orders, (start, start + span), at, value, number, default_region)
     # One task of the graph: each compute reads the orders once, for every partition.
     meta = _meta(money)
     dtypes = meta.dtypes.to_dict()
@@ -254,6 +278,136 @@ def conversions(
     if not parts:
         return dd.from_pandas(meta, npartitions=1)
     return dd.from_delayed(parts, meta=meta, verify_meta=False)
+
+
+@dataclass(frozen=True)
+class IdBuyers:
+    """The buyers among the orders inside the window matched by customer id: ``names``
+    (each id once; an id's code is its position) and ``buyers`` (keyed by those codes)."""
+
+    names: pd.Index
+    buyers: Buyers
+
+    @staticmethod
+    def of(parts: list[tuple[pd.Index, OrderRuns]]) -> IdBuyers:
+        """Each partition's ids (and their orders, keys unused) coded over all of them."""
+        ids = [i for i, _ in parts]
+        codes, names = pd.factorize(ids[0].append(ids[1:]) if ids else pd.Index([]))
+        runs = OrderRuns.joined([r for _, r in parts])
+        coded = OrderRuns(np.asarray(codes, dtype="int64"), runs.at, runs.amounts)
+        return IdBuyers(pd.Index(names), Buyers.of([coded]))
+
+
+def _read_order_ids(
+    orders: Any, offset: int, bounds: tuple[int, int], at: str, value: str | None, on: str
+) -> tuple[pd.Index, OrderRuns]:
+    """One table (or partition) of orders inside ``bounds``: their customer ids (refused
+    when missing, naming the whole table's row: ``offset`` is this partition's first) and
+    their instants and amounts."""
+    try:
+        frame, instants, amounts = read_orders(orders, [on], at, value)
+        rows = np.flatnonzero((instants >= bounds[0]) & (instants < bounds[1]))
+        ids = order_ids(frame, on, rows)
+    except ValidationError as exc:
+        if not isinstance(exc.position, int) or not offset:
+            raise
+        raise ValidationError(
+            exc.field, exc.rule, position=exc.position + offset, value=exc.value, line=exc.line
+        ) from None
+    none = np.zeros(len(rows), dtype="int64")
+    return pd.Index(ids.array), OrderRuns(
+        none, instants[rows], None if amounts is None else amounts[rows]
+    )
+
+
+def _id_buyers(
+    orders: Any, bounds: tuple[int, int], at: str, value: str | None, on: str
+) -> Delayed:
+    """The buyers by customer id as one delayed :class:`IdBuyers` (a Dask DataFrame's
+    partitions each read where it lives, as :func:`_buyers` reads them)."""
+    if not isinstance(orders, dd.DataFrame):
+        return delayed(IdBuyers.of)([delayed(_read_order_ids)(orders, 0, bounds, at, value, on)])
+    wanted = [on, at, *([value] if value else [])]
+    kept = [name for name in dict.fromkeys(wanted) if name in orders.columns]
+    parts = (orders[kept] if kept else orders).to_delayed()
+    sizes = [delayed(len)(part) for part in parts]
+    read = []
+    for index, part in enumerate(parts):
+        offset = delayed(sum)(sizes[:index]) if index else 0
+        read.append(delayed(_read_order_ids)(part, offset, bounds, at, value, on))
+    return delayed(IdBuyers.of)(read)
+
+
+def _id_table(table: Any, column: str) -> tuple[Any, np.dtype[Any]]:
+    """The recipients' input ``table`` reduced to ``column`` (a delayed pandas frame for a
+    Dask one, its partitions in order), and the ids' dtype; refused as the pandas result
+    refuses it (no table, no such column)."""
+    if isinstance(table, dd.DataFrame):
+        empty = customer_ids(table._meta, column, pd.Series([], dtype="int64"))
+        parts = table[[column]].to_delayed()
+        return delayed(pd.concat)(parts, ignore_index=True), empty.dtype
+    frame = order_frame(table, [column], "recipients") if table is not None else None
+    empty = customer_ids(frame, column, pd.Series([], dtype="int64"))
+    assert frame is not None
+    return delayed(frame), empty.dtype
+
+
+def _ids_of(part: pd.DataFrame, table: pd.DataFrame, column: str) -> pd.Series:
+    """A recipient partition's customer ids, indexed by row (refused as pandas refuses)."""
+    rows = part["row"].astype("int64")
+    return pd.Series(customer_ids(table, column, rows), index=rows.to_numpy())
+
+
+def _distinct(ids: list[pd.Series], where: str) -> None:
+    """Refuse an id two recipients share, in any partitions (naming the later row)."""
+    every = pd.concat(ids) if ids else pd.Series([], dtype=object)
+    refuse_repeats(every.sort_index(kind="stable"), where)
+
+
+def _id_partition(
+    part: pd.DataFrame,
+    ids: pd.Series,
+    _checked: None,
+    found: IdBuyers,
+    column: str,
+    money: bool,
+    dtypes: dict[str, Any],
+) -> pd.DataFrame:
+    """One recipient partition's conversions by customer id, the id after ``group``."""
+    keys = np.asarray(found.names.get_indexer(pd.Index(ids.array)), dtype="int64")
+    theirs = {name: dtype for name, dtype in dtypes.items() if name != column}
+    frame = _partition(part, found.buyers, None, money, theirs, keys=keys)
+    frame.insert(3, column, ids.to_numpy())
+    return frame.astype({column: dtypes[column]})
+
+
+def _by_customer_id(
+    recipients: dd.DataFrame,
+    orders: Any,
+    bounds: tuple[int, int],
+    at: str,
+    value: str | None,
+    column: str,
+    table: Any,
+) -> dd.DataFrame:
+    """:func:`conversions` matched by ``column`` of the orders and of ``table``: the ids of
+    every recipient gathered by one task to refuse a repeat (only the ids)."""
+    money = value is not None
+    frame, dtype = _id_table(table, column)
+    meta = _meta(money)
+    meta.insert(3, column, pd.Series(np.zeros(0, dtype=dtype)))
+    dtypes = meta.dtypes.to_dict()
+    found = _id_buyers(orders, bounds, at, value, column)
+    parts = recipients.to_delayed()
+    ids = [delayed(_ids_of)(part, frame, column) for part in parts]
+    checked = delayed(_distinct)(ids, f"recipients.{column}")
+    done = [
+        delayed(_id_partition)(part, mine, checked, found, column, money, dtypes)
+        for part, mine in zip(parts, ids, strict=True)
+    ]
+    if not done:
+        return dd.from_pandas(meta, npartitions=1)
+    return dd.from_delayed(done, meta=meta, verify_meta=False)
 
 
 def _totals(part: pd.DataFrame, treated: str | None, holdout: str) -> tuple[GroupTotals, ...]:

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from dask import delayed
 
-from smskit.campaigns.analysis.conversions import GROUPS, send_instant
+from smskit.campaigns.analysis.conversions import GROUPS, send_instant, with_outcomes
 from smskit.campaigns.analysis.outcomes import (
     Callbacks,
     Match,
@@ -49,7 +49,7 @@ from smskit.campaigns.analysis.results import (
 from smskit.campaigns.planning.holdout import HELD_OUT
 from smskit.campaigns.sending.journal import DONE_STATES, Journal
 from smskit.dask.stream import parts_of, rows_of
-from smskit.errors import ConfigurationError
+from smskit.errors import ConfigurationError, ValidationError
 
 if TYPE_CHECKING:
     from smskit.campaigns.analysis.conversions import OrderReading
@@ -284,17 +284,46 @@ class StreamedResult:
             first = book.first_attempt()
         return send_instant(scheduled.get("send_at"), [first])
 
-    def conversions(self, orders: Any, **reading: Unpack[OrderReading]) -> dd.DataFrame:
+    def conversions(
+        self,
+        orders: Any,
+        *,
+        inbox: Any = None,
+        customer_id: str | None = None,
+        recipients: Any = None,
+        **reading: Unpack[OrderReading],
+    ) -> dd.DataFrame:
         """``CampaignResult.conversions()``' rows and columns, lazily, partition by partition
         (:func:`smskit.dask.conversions.conversions`): one row per recipient sent or held
         out with its orders in ``window`` from :attr:`sent_at`. ``orders``: a pandas,
-        pyarrow, polars or Dask table of orders, read as the pandas result reads it."""
+        pyarrow, polars or Dask table of orders, read as the pandas result reads it.
+        ``inbox`` adds ``status``, ``replied`` and ``clicked`` (:meth:`outcomes`, joined
+        partition by partition); ``customer_id`` matches orders by that column of
+        ``recipients`` (the table the campaign was made from: pandas, pyarrow, polars or
+        Dask), as the pandas result does; only the ids are gathered, by one task that
+        refuses an id two recipients share."""
         from smskit.dask.conversions import conversions
 
-        return conversions(self.groups(), orders, sent_at=self.sent_at, **reading)
+        if customer_id is None and recipients is not None:
+            raise ValidationError("recipients", "is read only with customer_id= (its column)")
+        frame = conversions(
+            self.groups(), orders, sent_at=self.sent_at, customer_id=customer_id,
+            table=recipients, **reading,
+        )  # fmt: skip
+        if inbox is None:
+            return frame
+        outcomes = self.outcomes(inbox)
+        seen = outcomes.to_delayed()
+        parts = frame.to_delayed()
+        if len(seen) != len(parts):  # both follow the staged partitions
+            raise AssertionError(f"{len(parts)} conversions partitions, {len(seen)} outcomes")
+        meta = with_outcomes(frame._meta, outcomes._meta)
+        joined = [delayed(with_outcomes)(p, s) for p, s in zip(parts, seen, strict=True)]
+        return dd.from_delayed(joined, meta=meta, verify_meta=False)
 
     def lift(
         self, orders: Any, *, alpha: float = 0.05, power: float = 0.8,
+        customer_id: str | None = None, recipients: Any = None,
         **reading: Unpack[OrderReading],
     ) -> Lift:  # fmt: skip
         """``CampaignResult.lift()`` on :meth:`conversions` (same arguments), its totals
@@ -303,7 +332,8 @@ class StreamedResult:
         from smskit.campaigns.analysis.lift import lift_of
         from smskit.dask.conversions import group_totals
 
-        totals = group_totals(self.conversions(orders, **reading))
+        frame = self.conversions(orders, customer_id=customer_id, recipients=recipients, **reading)
+        totals = group_totals(frame)
         cost = float(self.chunk_states["cost"].fillna(0.0).sum())
         return lift_of(*totals, cost=cost or None, alpha=alpha, power=power)
 

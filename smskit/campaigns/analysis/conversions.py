@@ -38,13 +38,16 @@ if TYPE_CHECKING:
 __all__ = [
     "CONVERSION_COLUMNS",
     "GROUPS",
+    "INBOX_COLUMNS",
     "OrderReading",
     "conversions",
     "customer_ids",
+    "order_ids",
     "recipient_groups",
     "refuse_repeats",
     "send_instant",
     "send_instants",
+    "with_outcomes",
 ]
 
 GROUPS: Final = ("treated", "holdout")
@@ -226,11 +229,8 @@ def _keys(
                 f"recipients.{on}", "no such column (on= names a column both have)"
             )
         mine = recipients[on]
-        theirs = frame[on].iloc[rows] if on in frame.columns else None
-        if theirs is None:
-            raise ValidationError(f"orders.{on}", "no such column (on= names a column both have)")
+        theirs = order_ids(frame, on, rows)
         _present(mine, f"recipients.{on}", "a recipient without one cannot be matched")
-        _present(theirs, f"orders.{on}", "an order without one cannot say whose it is")
         refuse_repeats(mine, f"recipients.{on}")
         return mine.to_numpy(), np.asarray(pd.Index(mine).get_indexer(theirs), dtype="int64")
     numbers = recipients[["phone_number"]].assign(
@@ -242,6 +242,37 @@ def _keys(
     refuse_repeats(pd.Series(mine_digits), "recipients.phone_number")
     theirs_digits = order_numbers(frame, number, rows, region)
     return mine_digits, np.asarray(pd.Index(mine_digits).get_indexer(theirs_digits), dtype="int64")
+
+
+def order_ids(frame: pd.DataFrame, on: str, rows: np.ndarray) -> pd.Series:
+    """The customer ids (column ``on``) of the orders at ``rows`` (positions): refused when
+    the column is absent, or an id is missing (naming its row: the order could not say
+    whose it is)."""
+    import numpy as np
+
+    if on not in frame.columns:
+        raise ValidationError(f"orders.{on}", "no such column (on= names a column both have)")
+    theirs = frame[on].iloc[rows]
+    missing = theirs.isna().to_numpy(dtype=bool)
+    if missing.any():
+        raise ValidationError(
+            f"orders.{on}",
+            "is missing: an order without one cannot say whose it is",
+            position=int(rows[int(np.flatnonzero(missing)[0])]),
+        )
+    return theirs
+
+
+INBOX_COLUMNS: Final = ("status", "replied", "clicked")
+
+
+def with_outcomes(frame: pd.DataFrame, outcomes: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` (conversions, one row per recipient) with each recipient's delivery
+    ``status``, ``replied`` and ``clicked`` from ``outcomes`` (a result's ``outcomes()``:
+    the recipients sent); missing for a recipient not sent (the holdout), never guessed."""
+    seen = outcomes[["phone_number", *INBOX_COLUMNS]].astype({"phone_number": "string"})
+    joined = frame.merge(seen, on="phone_number", how="left")
+    return joined.astype({"replied": "boolean", "clicked": "boolean"})
 
 
 def _present(keys: pd.Series, where: str, why: str) -> None:

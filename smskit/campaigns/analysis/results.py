@@ -310,11 +310,16 @@ class CampaignResult:
         (:class:`~smskit.campaigns.analysis.conversions.OrderReading`: ``window="5D"``,
         ``at="ordered_at"``, ``value="amount"``, ``number="phone_number"``,
         ``default_region=None``). ``inbox`` adds the
-        treated recipients' delivery ``status`` and ``replied`` (:meth:`outcomes`).
+        treated recipients' delivery ``status``, ``replied`` and ``clicked`` (:meth:`outcomes`;
+        missing for the holdout).
         ``customer_id`` matches orders by that column instead of numbers: the orders have it,
         and so does ``recipients``, the table the campaign was made from (row for row; a
         missing id on either side is refused naming its row). See docs/conversions.md."""
-        from smskit.campaigns.analysis.conversions import conversions, customer_ids
+        from smskit.campaigns.analysis.conversions import (
+            conversions,
+            customer_ids,
+            with_outcomes,
+        )
 
         groups = self.groups()
         groups.index = groups["row"].to_numpy()  # a refusal names the input row
@@ -325,8 +330,7 @@ class CampaignResult:
         frame = conversions(groups, orders, sent_at=self.sent_at, on=customer_id, **reading)
         frame.insert(0, "row", groups["row"].to_numpy())
         if inbox is not None:
-            seen = self.outcomes(inbox)[["phone_number", "status", "replied"]]
-            frame = frame.merge(seen.astype({"phone_number": "string"}), how="left")
+            frame = with_outcomes(frame, self.outcomes(inbox))
         return frame
 
     def lift(
