@@ -18,6 +18,8 @@ May import campaigns, rules and errors (the ``[dask]`` part).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -108,6 +110,20 @@ class Buyers:
         return buyers
 
 
+@contextmanager
+def _rows_of_table(offset: int) -> Iterator[None]:
+    """A refusal inside names the row in the whole table (``offset``: the partition's
+    first row)."""
+    try:
+        yield
+    except ValidationError as exc:
+        if not isinstance(exc.position, int) or not offset:
+            raise
+        raise ValidationError(
+            exc.field, exc.rule, position=exc.position + offset, value=exc.value, line=exc.line
+        ) from None
+
+
 def _read_orders(
     orders: Any,
     offset: int,
@@ -121,16 +137,10 @@ def _read_orders(
     (UTC nanoseconds, ``[start, stop)``) with their numbers' digits, in the table's order
     (:meth:`Buyers.of` sorts). A refusal names the row in the whole table
     (``offset``: this partition's first row)."""
-    try:
+    with _rows_of_table(offset):
         frame, instants, amounts = read_orders(orders, [number, REGION_COLUMN], at, value)
         rows = np.flatnonzero((instants >= bounds[0]) & (instants < bounds[1]))
         keys = order_numbers(frame, number, rows, default_region)
-    except ValidationError as exc:
-        if not isinstance(exc.position, int) or not offset:
-            raise
-        raise ValidationError(
-            exc.field, exc.rule, position=exc.position + offset, value=exc.value, line=exc.line
-        ) from None
     return OrderRuns(keys, instants[rows], None if amounts is None else amounts[rows])
 
 
@@ -304,16 +314,10 @@ def _read_order_ids(
     """One table (or partition) of orders inside ``bounds``: their customer ids (refused
     when missing, naming the whole table's row: ``offset`` is this partition's first) and
     their instants and amounts."""
-    try:
+    with _rows_of_table(offset):
         frame, instants, amounts = read_orders(orders, [on], at, value)
         rows = np.flatnonzero((instants >= bounds[0]) & (instants < bounds[1]))
         ids = order_ids(frame, on, rows)
-    except ValidationError as exc:
-        if not isinstance(exc.position, int) or not offset:
-            raise
-        raise ValidationError(
-            exc.field, exc.rule, position=exc.position + offset, value=exc.value, line=exc.line
-        ) from None
     none = np.zeros(len(rows), dtype="int64")
     return pd.Index(ids.array), OrderRuns(
         none, instants[rows], None if amounts is None else amounts[rows]
