@@ -10,8 +10,11 @@ Decisions:
   the shortest real numbers (3-digit country code + 4-digit subscriber number, e.g. Niue).
 - Messy input: surrounding blanks, spaces, dots, dashes, parentheses, a ``(0)`` trunk prefix
   after the country code, a ``00`` international prefix, and integers or integral floats (a
-  CSV column read as numbers, ``33612345678.0``) are accepted. A digit-only value invalid in
-  the default region is retried as international, since spreadsheets drop the ``+``.
+  CSV column read as numbers, ``33612345678.0``, and its text) are accepted here; every
+  entry point that reads recipients refuses both first
+  (:data:`smskit.rules.recipients.RULE_FLOAT`: a float may have lost a leading 0 or ``+``).
+  A digit-only value invalid in the default region is retried as international, since
+  spreadsheets drop the ``+``.
 - ``reason`` is one of :data:`~smskit.rules.phonecheck.REASONS`; ``type`` is ``bad_format``
   for every rejected value.
 - Regulator "drama" numbers (Ofcom's UK ranges such as 020 7946 0xxx and 07700 900xxx, and
