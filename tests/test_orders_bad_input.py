@@ -1,6 +1,8 @@
 """Bad orders through every entry point that reads them (conversions, the result's
-conversions and lift, attribution, send times): each defect is refused naming the column,
-the row and the rule, never dropped; a window that is not a positive duration is refused."""
+conversions and lift, attribution, send times, an experiment's conversions and lift, a Dask
+result's conversions and lift with pandas, Arrow or Dask orders): each defect is refused
+naming the column, the row and the rule, never dropped; a window that is not a positive
+duration is refused."""
 
 from __future__ import annotations
 
@@ -8,10 +10,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import dask
+import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from distributed import Client as DaskClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,6 +25,8 @@ from smskit.campaigns import attribution, send_times
 from smskit.campaigns.analysis.attribution import MODELS
 from smskit.campaigns.analysis.conversions import conversions
 from smskit.campaigns.campaign import Campaign
+from smskit.campaigns.experiment import Experiment
+from smskit.dask import Campaign as DaskCampaign
 from smskit.errors import ValidationError
 from smskit.rules.orders import RULE_AMOUNT, RULE_INSTANT, RULE_NAIVE, RULE_WINDOW
 from smskit.sandbox import Sandbox
@@ -46,8 +53,12 @@ DEFECTS: dict[str, tuple[str, Any, str]] = {
 BAD_WINDOWS = ["0D", "-5D", "soon", 5, 2.5, True, None, pd.NaT, "100000000D"]
 
 
-def entry_points(journal: Path, result: Any) -> dict[str, Callable[..., Any]]:
-    """Every public way orders are read, each taking (orders, window)."""
+def entry_points(
+    journal: Path, result: Any, experiment: Any, streamed: Any
+) -> dict[str, Callable[..., Any]]:
+    """Every public way orders are read, each taking (orders, window): the pandas result's,
+    the experiment's, and the Dask result's (given the orders as they are, and as a Dask
+    DataFrame of two partitions)."""
     groups = result.groups()
     return {
         "conversions": lambda o, w: conversions(groups, o, sent_at=result.sent_at, window=w),
@@ -55,22 +66,50 @@ def entry_points(journal: Path, result: Any) -> dict[str, Callable[..., Any]]:
         "result.lift": lambda o, w: result.lift(o, window=w),
         "attribution": lambda o, w: attribution(o, window=w, models=MODELS, journals=journal),
         "send_times": lambda o, w: send_times(journal, orders=o, window=w),
+        "experiment.conversions": lambda o, w: experiment.conversions(o, window=w),
+        "experiment.lift": lambda o, w: experiment.lift(o, window=w),
+        "dask.conversions": lambda o, w: streamed.conversions(o, window=w).compute(),
+        "dask.lift": lambda o, w: streamed.lift(o, window=w),
+        "dask.conversions(dask orders)": lambda o, w: streamed.conversions(
+            partitioned(o), window=w
+        ).compute(),
+        "dask.lift(dask orders)": lambda o, w: streamed.lift(partitioned(o), window=w),
     }
 
 
+def partitioned(orders: Any) -> Any:
+    """``orders`` as a Dask DataFrame of two partitions, its cells as given (no string
+    conversion by Dask: a defect stays the value written)."""
+    frame = orders.to_pandas() if isinstance(orders, pa.Table) else orders
+    with dask.config.set({"dataframe.convert-string": False}):
+        return dd.from_pandas(frame, npartitions=2, sort=False)
+
+
 def test_every_entry_point_refuses_bad_orders_naming_field_row_and_rule(
-    sandbox: Sandbox, tmp_path: Path
+    sandbox: Sandbox, dask_cluster: DaskClient, tmp_path: Path
 ) -> None:
-    """Any one defect at any row, in pandas or Arrow, through every entry point: a
-    ValidationError naming orders.<column>, the row (none for a missing column) and the
+    """Any one defect at any row, in pandas or Arrow (or a Dask frame of either), through
+    every entry point (a campaign's, an experiment's, a Dask campaign's): a ValidationError
+    naming orders.<column>, the row of the whole table (none for a missing column) and the
     rule; send times, which reads no amounts, refuses every other defect the same way."""
+    text = "Promo STOP au 36173"
     with smskit.Client(sandbox=sandbox) as client:
-        result = Campaign(client, NUMBERS, text="Promo STOP au 36173", sender="Shop",
+        result = Campaign(client, NUMBERS, text=text, sender="Shop",
                           name="bad-orders").send(journal=tmp_path / "b.journal.sqlite",
                                                   progress=False)  # fmt: skip
+        arms = {"A": text, "B": text + " !"}
+        experiment = Experiment(
+            client, NUMBERS, variants=arms, sender="Shop", name="bad-orders-ab", seed=2,
+            directory=tmp_path / "ab", holdout=0.25,
+        ).send(progress=False)  # fmt: skip
+        audience = dd.from_pandas(pd.DataFrame({"phone_number": NUMBERS}), npartitions=2)
+        streamed = DaskCampaign(
+            client, audience, text=text, sender="Shop", name="bad-orders-dask", holdout=1,
+            seed=3,
+        ).send(journal=tmp_path / "d.sqlite", progress=False)  # fmt: skip
     journal = tmp_path / "b.journal.sqlite"
-    points = entry_points(journal, result)
-    start = result.sent_at
+    points = entry_points(journal, result, experiment, streamed)
+    start = result.sent_at  # the first send: every order is after each one's send
 
     @settings(deadline=None, max_examples=30)
     @given(
@@ -115,7 +154,8 @@ def test_every_entry_point_refuses_bad_orders_naming_field_row_and_rule(
             assert refusal.position == (None if dropped else row), (name, defect)
             assert rule in refusal.rule, (name, defect)
 
-    check()
+    with dask.config.set(scheduler="synchronous"):  # the Dask ones in this process: quicker
+        check()
 
     good = pd.DataFrame({"phone_number": NUMBERS[:1], "amount": [1.0],
                          "ordered_at": [start + pd.Timedelta("1h")]})  # fmt: skip
