@@ -47,6 +47,14 @@ def test_composer_renders_types_and_optimises_in_notebook7(notebook7: Any, brows
         # As a user runs it: Shift+Enter in each cell (the kernel was started with the session).
         cells = page.locator(".jp-Notebook .jp-CodeCell")
         expect(cells).to_have_count(len(CELLS), timeout=2 * WAIT_MS)
+        # As a user waits for the toolbar to name the kernel: Shift+Enter pressed while it
+        # still said "No Kernel" ran nothing (the prompt stayed "[ ]" on a loaded machine).
+        expect(page.locator(".jp-KernelName")).to_have_text(
+            "Python 3 (ipykernel)", timeout=2 * WAIT_MS
+        )
+        expect(page.locator(".jp-Notebook-ExecutionIndicator")).to_have_attribute(
+            "data-status", "idle", timeout=2 * WAIT_MS
+        )
         cells.first.locator(".jp-InputArea-editor").click()
         page.keyboard.press("Shift+Enter")
         expect(cells.first.locator(".jp-InputPrompt")).to_contain_text("[1]", timeout=2 * WAIT_MS)
