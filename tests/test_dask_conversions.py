@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import smskit
-from smskit.campaigns.analysis.conversions import conversions, with_outcomes
+from smskit.campaigns.analysis.conversions import INBOX_COLUMNS, conversions, with_outcomes
 from smskit.campaigns.analysis.lift import lift, lift_of
 from smskit.dask import Campaign as DaskCampaign
 from smskit.dask import conversions as partitioned
@@ -213,7 +213,8 @@ def test_a_streamed_campaigns_inbox_and_customer_id_conversions_equal_the_pandas
 ) -> None:
     """Over real HTTP, the same audience sent by a Dask and a pandas campaign (same seed):
     the Dask result's conversions by customer id (Dask or pandas recipients, Dask orders)
-    are the pandas result's rows, its inbox= columns those of its outcomes joined whole;
+    are the pandas result's rows, its inbox= columns those of its outcomes joined whole (and
+    the pandas result's inbox= columns alike: missing for the holdout only);
     lift by id equals lift by number; a missing or shared id is refused naming its row."""
     size = 900
     customers = pd.DataFrame(
@@ -263,6 +264,13 @@ def test_a_streamed_campaigns_inbox_and_customer_id_conversions_equal_the_pandas
         pd.testing.assert_frame_equal(seen.reset_index(drop=True), whole)
         assert seen["status"].notna().sum() == (groups["group"] == "treated").sum()
         assert seen.loc[seen["group"] == "holdout", "replied"].isna().all()
+        plain_seen = result.conversions(theirs, inbox=inbox)  # the pandas one: same columns
+        assert list(plain_seen.columns) == list(seen.columns)
+        for name in INBOX_COLUMNS:
+            assert plain_seen[name].dtype == seen[name].dtype, name
+            held = plain_seen["group"] == "holdout"
+            assert plain_seen.loc[held, name].isna().all()
+            assert plain_seen.loc[~held, name].notna().all()  # the sandbox accepted every one
         ids = streamed.lift(mine, customer_id="customer_id", recipients=customers).table
         pd.testing.assert_frame_equal(ids, streamed.lift(mine).table)
 
