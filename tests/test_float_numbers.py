@@ -265,3 +265,17 @@ def test_a_float_s_text_is_refused_like_a_float_on_every_path(
             name,
             plain,
         )
+
+
+def test_a_float_s_text_after_a_lone_surrogate_is_still_refused_at_its_row() -> None:
+    """A column whose text Arrow cannot hold (a lone surrogate at row 1) is read item by item:
+    the float's text at row 2 is refused with RULE_FLOAT naming row 2, not a UnicodeEncodeError;
+    without the float's text, the surrogate's own refusal names row 1."""
+    numbers = ["+33612345678", "+3361234\ud8005", "33612345679.0"]
+    frame = pd.DataFrame({"phone_number": pd.Series(numbers, dtype=object)})
+    with pytest.raises(ValidationError) as caught:
+        smskit.Campaign(None, frame, text="Bonjour", sender="MyShop", purpose="alert")
+    assert (caught.value.rule, caught.value.position) == (RULE_FLOAT, 2)
+    with pytest.raises(ValidationError) as caught:
+        smskit.Campaign(None, frame.iloc[:2], text="Bonjour", sender="MyShop", purpose="alert")
+    assert (caught.value.field, caught.value.position) == ("recipients.phone_number", 1)

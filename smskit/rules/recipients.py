@@ -127,13 +127,17 @@ def first_float(values: Any) -> int | None:
         kind = pd.api.types.infer_dtype(series, skipna=True)
         if kind in ("integer", "empty"):
             return None  # one pass in C over the common shapes
-        if kind != "string":
+        import pyarrow as pa
+
+        try:
+            if kind == "string":
+                strings = pa.array(series.to_numpy(), type=pa.large_string(), from_pandas=True)
+        except UnicodeEncodeError:
+            pass  # a lone surrogate: no UTF-8 for Arrow; its own rule names it after this one
+        if strings is None:
             items = series.tolist()
             found = (i for i, v in enumerate(items) if is_float_number(v) or is_float_text(v))
             return next(found, None)
-        import pyarrow as pa
-
-        strings = pa.array(series.to_numpy(), type=pa.large_string(), from_pandas=True)
     if strings is None:
         return None
     import pyarrow.compute as pc
