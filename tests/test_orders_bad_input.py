@@ -29,6 +29,7 @@ from smskit.campaigns.experiment import Experiment
 from smskit.dask import Campaign as DaskCampaign
 from smskit.errors import ValidationError
 from smskit.rules.orders import RULE_AMOUNT, RULE_INSTANT, RULE_NAIVE, RULE_WINDOW
+from smskit.rules.recipients import RULE_FLOAT
 from smskit.sandbox import Sandbox
 
 NUMBERS = [f"+3361{i:07d}" for i in range(4)]
@@ -46,6 +47,8 @@ DEFECTS: dict[str, tuple[str, Any, str]] = {
     "infinite_amount": ("amount", float("inf"), RULE_AMOUNT),
     "unreadable_number": ("phone_number", "+33 6 call me", "cannot be read as a phone number"),
     "missing_number": ("phone_number", None, "cannot be read as a phone number"),
+    "float_number": ("phone_number", 33612345678.0, RULE_FLOAT),
+    "float_text_number": ("phone_number", "33612345678.0", RULE_FLOAT),
     "no_instant_column": ("ordered_at", None, "no such column"),
     "no_amount_column": ("amount", None, "no such column"),
     "no_number_column": ("phone_number", None, "no such column"),

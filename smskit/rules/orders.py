@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
 from smskit.rules.arrowinput import arrow_library
-from smskit.rules.recipients import REGION_COLUMN, number_codes
+from smskit.rules.recipients import REGION_COLUMN, RULE_FLOAT, first_float, number_codes
 
 if TYPE_CHECKING:
     import numpy as np
@@ -301,6 +301,11 @@ def order_numbers(
     column = _column(frame, number, field, "name the number column with number=, or on=")
     whole = len(rows) == len(column) and np.array_equal(rows, np.arange(len(column)))
     values = column if whole else column.iloc[rows]  # every row: no copy
+    floated = first_float(values)  # a float (or its text) may have lost its leading 0 or +
+    if floated is not None:
+        raise ValidationError(
+            where, RULE_FLOAT, position=int(rows[floated]), value=values.iloc[floated]
+        )
     digits = np.zeros(len(values), dtype="int64")
     written = np.zeros(len(values), dtype=bool)
     try:
