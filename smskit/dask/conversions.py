@@ -18,7 +18,7 @@ May import campaigns, rules and errors (the ``[dask]`` part).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
@@ -155,19 +155,26 @@ def _buyers(
     """The buyers among the orders inside ``bounds`` as one delayed :class:`Buyers`: a Dask
     DataFrame's partitions each read where it lives (its first row counted in the same
     graph; only the columns read are asked of its files)."""
-    read = (at, value, number, default_region)
+    wanted = [number, REGION_COLUMN, at, *([value] if value else [])]
+    read = (bounds, at, value, number, default_region)
+    return delayed(Buyers.of)(_partition_reads(orders, wanted, _read_orders, read))
+
+
+def _partition_reads(
+    orders: Any, wanted: list[str], reader: Callable[..., Any], arguments: tuple[Any, ...]
+) -> list[Delayed]:
+    """``reader(part, offset, *arguments)`` for each partition of a Dask DataFrame of
+    orders (``offset`` its first row in the whole table, counted in the same graph; only
+    the ``wanted`` columns it has asked of its files), or once for another table."""
     if not isinstance(orders, dd.DataFrame):
-        runs = [delayed(_read_orders)(orders, 0, bounds, *read)]
-    else:
-        wanted = [number, REGION_COLUMN, at, *([value] if value else [])]
-        kept = [name for name in dict.fromkeys(wanted) if name in orders.columns]
-        parts = (orders[kept] if kept else orders).to_delayed()
-        sizes = [delayed(len)(part) for part in parts]
-        runs = []
-        for index, part in enumerate(parts):
-            offset = delayed(sum)(sizes[:index]) if index else 0
-            runs.append(delayed(_read_orders)(part, offset, bounds, *read))
-    return delayed(Buyers.of)(runs)
+        return [delayed(reader)(orders, 0, *arguments)]
+    kept = [name for name in dict.fromkeys(wanted) if name in orders.columns]
+    parts = (orders[kept] if kept else orders).to_delayed()
+    sizes = [delayed(len)(part) for part in parts]
+    return [
+        delayed(reader)(part, delayed(sum)(sizes[:index]) if index else 0, *arguments)
+        for index, part in enumerate(parts)
+    ]
 
 
 def _partition(
@@ -329,17 +336,9 @@ def _id_buyers(
 ) -> Delayed:
     """The buyers by customer id as one delayed :class:`IdBuyers` (a Dask DataFrame's
     partitions each read where it lives, as :func:`_buyers` reads them)."""
-    if not isinstance(orders, dd.DataFrame):
-        return delayed(IdBuyers.of)([delayed(_read_order_ids)(orders, 0, bounds, at, value, on)])
     wanted = [on, at, *([value] if value else [])]
-    kept = [name for name in dict.fromkeys(wanted) if name in orders.columns]
-    parts = (orders[kept] if kept else orders).to_delayed()
-    sizes = [delayed(len)(part) for part in parts]
-    read = []
-    for index, part in enumerate(parts):
-        offset = delayed(sum)(sizes[:index]) if index else 0
-        read.append(delayed(_read_order_ids)(part, offset, bounds, at, value, on))
-    return delayed(IdBuyers.of)(read)
+    reads = _partition_reads(orders, wanted, _read_order_ids, (bounds, at, value, on))
+    return delayed(IdBuyers.of)(reads)
 
 
 def _id_table(table: Any, column: str) -> tuple[Any, np.dtype[Any]]:
