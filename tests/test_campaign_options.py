@@ -168,12 +168,15 @@ def test_the_cli_flag_help_and_error_name_come_from_the_declaration(
 
 def test_the_spec_tells_campaign_options_from_send_options() -> None:
     """The spec a front end makes (CampaignSpec.of) tells campaign options from send options,
-    and refuses a name that is neither as an unknown send option."""
+    and refuses a name that is neither as an unknown send option, naming every campaign
+    option too and the closest name to a typo."""
     spec = CampaignSpec.of(TEXTS["alert"], "Shop", purpose="alert", include_opted_out=True)
     assert spec.include_opted_out is True and dict(spec.options) == {"purpose": "alert"}
     with pytest.raises(ValidationError) as caught:
         CampaignSpec.of(TEXTS["alert"], "Shop", frequency_capp="2/7D")  # type: ignore[call-arg]
     assert caught.value.field == "frequency_capp"
+    assert all(o.name in caught.value.rule for o in CAMPAIGN_OPTIONS)
+    assert caught.value.rule.endswith("(did you mean frequency_cap?)")
 
 
 def test_an_experiment_runs_its_arms_repeat_guard(fresh_sandbox: Sandbox, tmp_path: Path) -> None:

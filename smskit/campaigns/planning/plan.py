@@ -8,9 +8,10 @@ ids, while the same content created again later is a new campaign.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
@@ -161,13 +162,28 @@ def build_plan(
     return Plan(campaign_id, record, columns, bounds, regions, excluded)
 
 
-def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """The send options, checked like the client checks them, ``send_at`` as ISO text."""
+def check_options(
+    options: Mapping[str, Any], campaign_options: Sequence[str] = ()
+) -> dict[str, Any]:
+    """The send options, checked like the client checks them, ``send_at`` as ISO text; a
+    name that is unknown is refused naming the send options and ``campaign_options`` (and
+    the closest of them, for a typo)."""
     for name in options:
         if name in MANAGED_OPTIONS:
             raise ValidationError(name, f"is set by the campaign: {MANAGED_OPTIONS[name]}")
         if name not in SEND_OPTIONS:
-            raise ValidationError(name, f"unknown send option; use {', '.join(SEND_OPTIONS)}")
+            known = [*SEND_OPTIONS, *campaign_options]
+            close = difflib.get_close_matches(name, known, n=1)
+            raise ValidationError(
+                name,
+                f"unknown send option; use {', '.join(SEND_OPTIONS)}"
+                + (
+                    f", or a campaign option: {', '.join(campaign_options)}"
+                    if campaign_options
+                    else ""
+                )
+                + (f" (did you mean {close[0]}?)" if close else ""),
+            )
     checked = {name: value for name, value in options.items() if value is not None}
     check_choice("type", checked.get("type"), _spec.SMS_TYPES)
     check_choice("purpose", checked.get("purpose"), _spec.PURPOSES)

@@ -114,14 +114,12 @@ def _opted_out(value: Any, spec: CampaignSpec) -> bool:
 
 
 def _window(value: Any, _spec: CampaignSpec) -> timedelta | None:
-    if value is not None and (not isinstance(value, timedelta) or value <= timedelta(0)):
-        raise ValidationError(
-            "repeat_window", "must be a positive datetime.timedelta, or None", value=value
-        )
-    return value
+    """None, or a positive duration as the rule book reads one (a ``timedelta`` or a text
+    such as ``"10min"``, as ``--repeat-window`` and an orders' ``window`` take it)."""
+    return None if value is None else _duration(value)
 
 
-def _duration(text: str) -> timedelta:
+def _duration(text: Any) -> timedelta:
     """A duration as the rule book reads one (``"10min"``, ``"2h"``)."""
     from smskit.rules.orders import window_of
 
@@ -230,7 +228,11 @@ class CampaignSpec:
         check_text_and_sender(self.text, self.sender)
         if not isinstance(self.options, Mapping):
             raise ValidationError("options", "must be a mapping of send options")
-        object.__setattr__(self, "options", MappingProxyType(check_options(self.options)))
+        object.__setattr__(
+            self,
+            "options",
+            MappingProxyType(check_options(self.options, [o.name for o in CAMPAIGN_OPTIONS])),
+        )
         for declared in CAMPAIGN_OPTIONS:
             name = declared.name
             object.__setattr__(self, name, declared.check(getattr(self, name), self))
