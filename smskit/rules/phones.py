@@ -129,7 +129,11 @@ class Codes(NamedTuple):
         return self.reason == REASON_CODE["ok"]
 
 
-@guard_input("values", "must be an iterable of numbers (str, int, float or missing)")
+# What the readers below accept, named in their refusal of anything else.
+_NUMBERS_RULE: Final = "must be an iterable of numbers (str, int, float or missing)"
+
+
+@guard_input("values", _NUMBERS_RULE)
 def normalize_codes(
     values: Iterable[Any] | pd.Series,
     default_region: str | None = DEFAULT_REGION,
@@ -157,7 +161,7 @@ def e164_texts(digits: np.ndarray) -> pd.api.extensions.ExtensionArray:
     return pd.array(joined, dtype="string")
 
 
-@guard_input("values", "must be an iterable of numbers (str, int, float or missing)")
+@guard_input("values", _NUMBERS_RULE)
 def normalize(
     values: Iterable[Any] | pd.Series,
     default_region: str | None = DEFAULT_REGION,
@@ -185,7 +189,7 @@ def normalize(
     return pd.DataFrame(columns, index=series.index)
 
 
-@guard_input("values", "must be an iterable of numbers (str, int, float or missing)")
+@guard_input("values", _NUMBERS_RULE)
 def normalize_distinct(
     values: Iterable[Any] | pd.Series,
     default_region: str | None = DEFAULT_REGION,
