@@ -9,7 +9,8 @@ requests are real (:func:`play`), made at their seeded delays.
 Bots come first, people later: every bot request is made in the first third of
 ``within_seconds`` and every person's click in the last third, so that no person's click
 falls within a second of a bot request on the same link (which the burst rule would rightly
-read as one burst) when ``within_seconds`` is at least 4.5 s (the default).
+read as one burst) when ``within_seconds`` is at least 4.5 s (the default); the people wait
+for every bot request's answer, so a loaded machine delays them rather than mixing them.
 """
 
 from __future__ import annotations
@@ -98,10 +99,26 @@ def script(
 
 def play(planned: list[PlannedClick], workers: int = 32) -> list[dict[str, Any]]:
     """Make each request at its delay (redirects not followed); the records with ``status``
-    (the HTTP status, or 0 when no answer came)."""
+    (the HTTP status, or 0 when no answer came). The bots' requests are all answered before
+    the first person clicks, and at least the planned quiet between them is kept: on a
+    loaded machine the bots' requests may be late, and a person's click must still not land
+    within a second of a bot request on the same link."""
+    bots = [click for click in planned if click.who != "human"]
+    people = [click for click in planned if click.who == "human"]
+    start = time.monotonic()
+    records = _requests(bots, start, workers)
+    if bots and people:
+        quiet = min(c.delay for c in people) - max(c.delay for c in bots)
+        late = time.monotonic() + quiet - (start + min(c.delay for c in people))
+        start += max(0.0, late)
+    records += _requests(people, start, workers)
+    return sorted(records, key=lambda record: record["delay"])
+
+
+def _requests(planned: list[PlannedClick], start: float, workers: int) -> list[dict[str, Any]]:
+    """Each of ``planned`` requested at ``start`` plus its delay, by ``workers`` threads."""
     import httpx
 
-    start = time.monotonic()
     lock = threading.Lock()
     queue = iter(planned)
 
@@ -127,5 +144,4 @@ def play(planned: list[PlannedClick], workers: int = 32) -> list[dict[str, Any]]
         ThreadPoolExecutor(max_workers=workers) as pool,
     ):
         results = [pool.submit(worker, client) for _ in range(workers)]
-        records = [record for future in results for record in future.result()]
-    return sorted(records, key=lambda record: record["delay"])
+        return [record for future in results for record in future.result()]

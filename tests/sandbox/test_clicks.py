@@ -73,3 +73,44 @@ def test_simulate_clicks_refuses_by_name(fresh_sandbox: Sandbox) -> None:
         fresh_sandbox.simulate_clicks("nope", rate=2)
     with pytest.raises(ValidationError, match="bot_share"):
         fresh_sandbox.simulate_clicks("nope", bot_share=-1)
+
+
+def test_people_click_only_after_every_slow_bot_request_was_answered() -> None:
+    """A bot request answered 1.5 s late (a loaded machine): the person planned 0.4 s after
+    it clicks no sooner than 0.4 s after that answer, so the burst rule never sees the two
+    as one burst (a 2,000-recipient test counted 439 human clicks of 440 at load 8)."""
+    import threading
+    import time
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from smskit.sandbox._clicks import PlannedClick, play
+
+    seen: dict[str, float] = {}
+
+    class Slow(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            agent = self.headers["User-Agent"]
+            seen[f"{agent} in"] = time.monotonic()
+            if agent == "bot":
+                time.sleep(1.5)
+            seen[f"{agent} out"] = time.monotonic()
+            self.send_response(302)
+            self.send_header("Location", "https://example.org/")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/x"
+    try:
+        records = play([
+            PlannedClick("+33612345678", url, "whatsapp_preview", "GET", "bot", 0.0),
+            PlannedClick("+33612345678", url, "human", "GET", "phone", 0.4),
+        ])  # fmt: skip
+    finally:
+        server.shutdown()
+    assert [r["status"] for r in records] == [302, 302]
+    assert seen["phone in"] - seen["bot out"] >= 0.4 - 0.05
