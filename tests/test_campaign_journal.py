@@ -184,6 +184,35 @@ def test_an_interrupt_in_a_notebook_lets_requests_in_flight_finish(ctrl_c: None)
     assert seen == [True]
 
 
+def test_an_interrupt_another_thread_received_still_stops_the_work(ctrl_c: None) -> None:
+    """SIGINT taken by the work's own thread (the kernel may hand a process's signal to any
+    thread): the main thread, waiting, still sees the interrupt, tells the work to stop,
+    waits for it and raises KeyboardInterrupt (an untimed wait slept through it: the work
+    ran its 5,000 steps unstopped; seen at load 7 in the suite)."""
+    import signal
+
+    seen: list[bool] = []
+
+    async def work(stop: threading.Event) -> None:
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)  # this thread, not main
+        for _ in range(5000):
+            if stop.is_set():
+                break
+            await asyncio.sleep(0.001)
+        seen.append(stop.is_set())
+
+    async def cell() -> None:
+        run_blocking(work)
+
+    loop = asyncio.new_event_loop()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            loop.run_until_complete(cell())
+    finally:
+        loop.close()
+    assert seen == [True]
+
+
 def test_run_blocking_inside_and_outside_an_event_loop() -> None:
     """The same call works from plain code and from inside a running loop (a notebook)."""
 

@@ -72,7 +72,10 @@ def run_blocking(work: Callable[[threading.Event], Awaitable[T]]) -> T:
     thread = threading.Thread(target=target, name="smskit-bulk", daemon=True)
     try:
         thread.start()
-        finished.wait()
+        # Woken every 0.1 s: a SIGINT the kernel handed to another thread only flags the
+        # interrupt, which the main thread sees when it runs, not while an untimed wait sleeps.
+        while not finished.wait(0.1):
+            pass
     except KeyboardInterrupt:
         stop.set()
         if thread.ident is not None:
