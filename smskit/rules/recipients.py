@@ -129,11 +129,11 @@ def first_float(values: Any) -> int | None:
             return None  # one pass in C over the common shapes
         import pyarrow as pa
 
-        try:
-            if kind == "string":
+        if kind == "string":
+            try:
                 strings = pa.array(series.to_numpy(), type=pa.large_string(), from_pandas=True)
-        except UnicodeEncodeError:
-            pass  # a lone surrogate: no UTF-8 for Arrow; its own rule names it after this one
+            except UnicodeEncodeError:
+                pass  # a lone surrogate: no UTF-8 for Arrow; its own rule names it after this
         if strings is None:
             items = series.tolist()
             found = (i for i, v in enumerate(items) if is_float_number(v) or is_float_text(v))
