@@ -33,6 +33,7 @@ holding a lone surrogate; an Arrow column that cannot be read exactly (bytes, ne
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 import os
 import re
@@ -130,10 +131,10 @@ def first_float(values: Any) -> int | None:
         import pyarrow as pa
 
         if kind == "string":
-            try:
+            # A lone surrogate has no UTF-8 for Arrow: read item by item below (its own rule
+            # names it after this one).
+            with contextlib.suppress(UnicodeEncodeError):
                 strings = pa.array(series.to_numpy(), type=pa.large_string(), from_pandas=True)
-            except UnicodeEncodeError:
-                pass  # a lone surrogate: no UTF-8 for Arrow; its own rule names it after this
         if strings is None:
             items = series.tolist()
             found = (i for i, v in enumerate(items) if is_float_number(v) or is_float_text(v))
