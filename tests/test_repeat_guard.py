@@ -79,7 +79,7 @@ def test_a_named_campaign_continued_is_not_a_repeat(fresh_sandbox: Sandbox, tmp_
 
 def test_the_window_is_checked_when_the_campaign_is_made() -> None:
     """repeat_window is a positive duration (a timedelta, or a text the rule book reads as
-    one, as --repeat-window takes it) or None, refused otherwise naming the field."""
+    one, as an orders' window) or None, refused otherwise naming the field."""
     for wrong in (timedelta(0), 600, "10 parsecs", "-5min", True):
         with pytest.raises(smskit.ValidationError, match="repeat_window"):
             smskit.Campaign(None, NUMBERS, text=TEXT, sender="Ops", repeat_window=wrong)

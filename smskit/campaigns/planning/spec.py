@@ -115,7 +115,7 @@ def _opted_out(value: Any, spec: CampaignSpec) -> bool:
 
 def _window(value: Any, _spec: CampaignSpec) -> timedelta | None:
     """None, or a positive duration as the rule book reads one (a ``timedelta`` or a text
-    such as ``"10min"``, as ``--repeat-window`` and an orders' ``window`` take it)."""
+    such as ``"10min"``, as an orders' ``window`` takes it)."""
     return None if value is None else _duration(value)
 
 
