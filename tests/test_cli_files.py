@@ -165,3 +165,24 @@ def test_send_with_a_field_of_a_broken_csv_as_a_real_process_exits_4(
     assert done.returncode == EXIT_INPUT, done.stderr
     assert len(lines) == 1 and "unexpected error" not in lines[0] and done.stdout == ""
     assert "CSV file" in lines[0]
+
+
+@pytest.mark.parametrize("reader", ["send --csv", "optouts import"])
+def test_a_float_s_text_in_a_csv_is_refused_naming_the_file_s_line(
+    reader: str, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """A float's text in a CSV file's phone_number column: exit 4, one line naming the file,
+    its line (the header is line 1; a blank line and a quoted value's line break counted)
+    and the column, with advice for the file (no pandas: no read_csv, no dtype=str)."""
+    path = tmp_path / "contacts.csv"
+    path.write_text(
+        'phone_number,note\n\n+33612345679,"two\nlines"\n33612345678.0,x\n+33612345670,y\n'
+    )
+    args, _ = READERS[reader]
+    result = CliRunner().invoke(cli, args(str(path)), env=environment(fresh_sandbox))
+    line = refused_line(result)
+    assert result.exit_code == EXIT_INPUT, (result.exit_code, line)
+    assert f"{path}: line 5, phone_number: '33612345678.0': a float cannot hold" in line, line
+    assert "without '.0'" in line, line
+    assert "read_csv" not in line and "dtype" not in line and "recipients[" not in line, line
+    assert fresh_sandbox.sent().empty

@@ -254,8 +254,8 @@ def test_a_float_s_text_is_refused_like_a_float_on_every_path(
     floated = [*texts[:at], f"{plus}{values[at]}{zeros}", *texts[at + 1 :]]
     for name, call in float_text_paths(client, sandbox, tmp_path).items():
         refused = call(floated)
-        if isinstance(refused, str):  # the CLI says the rule and the row
-            assert f"recipients[{at}].phone_number" in refused, (name, refused)
+        if isinstance(refused, str):  # the CLI says the rule and the file's line
+            assert f"line {at + 2}, phone_number" in refused, (name, refused)
         else:
             assert refused is not None and refused.rule == RULE_FLOAT, (name, refused)
             assert refused.position == at, (name, refused)

@@ -230,6 +230,9 @@ CLI_REMEDY: Final = {
     "api_key": "set SMSKIT_API_KEY (and SMSKIT_API_LOGIN) to that account's",
     "api_login": "set SMSKIT_API_LOGIN to the login it was sent as (and SMSKIT_API_KEY to its key)",
     "path": "give the file with --csv FILE",
+    # RULE_FLOAT's advice (pandas.read_csv(path, dtype=str)), for a number in a file.
+    "dtype": "write the column's numbers as text, each as written, without '.0' (in a "
+    "spreadsheet, format the column as Text before saving it as CSV)",
 }
 
 
@@ -240,7 +243,12 @@ def _advice(exc: BaseException) -> str | None:
     if not all(name in CLI_REMEDY for name in exc.remedy):
         return None
     where = ""
-    if isinstance(exc, ValidationError):
+    if isinstance(exc, ValidationError) and exc.line is not None and named_file(exc.field):
+        # A cell of a file the user typed: its line and column, as a person finds it.
+        column = exc.field.partition(".")[2]
+        where = f"{named_file(exc.field)}: line {exc.line}{f', {column}' if column else ''}: "
+        where += f"{exc.value!r}: " if isinstance(exc.value, str) else ""
+    elif isinstance(exc, ValidationError):
         option = OPTION_OF_FIELD.get(exc.field, "--to" if exc.field == "recipients" else exc.field)
         where = f"{named_file(exc.field) or option}: "
         where += f"{exc.value!r}: " if isinstance(exc.value, str) else ""

@@ -44,7 +44,7 @@ def read_optouts_csv(path: Path, default_region: str | None) -> list[Row]:
     frame = read_csv_text(path, (*_COLUMNS, "country"), field="optouts")
     if "phone_number" not in frame.columns:
         raise ValidationError("optouts", "the CSV file has no phone_number column", value=path.name)
-    numbers = _numbers(frame, default_region)
+    numbers = _numbers(frame, default_region, path)
     rows: dict[str, Row] = {}
     for position, record in enumerate(frame.to_dict("records")):
         number = numbers[position]
@@ -59,7 +59,7 @@ def read_optouts_csv(path: Path, default_region: str | None) -> list[Row]:
     return list(rows.values())
 
 
-def _numbers(frame: pd.DataFrame, default_region: str | None) -> list[str]:
+def _numbers(frame: pd.DataFrame, default_region: str | None, path: Path) -> list[str]:
     """Each row's number in E.164, read as recipients are (:func:`number_checks`): in its
     ``country`` cell's region when the file has that column and the cell is filled (a
     national number of a Belgian row is Belgian, not French), else ``default_region``. A
@@ -67,7 +67,7 @@ def _numbers(frame: pd.DataFrame, default_region: str | None) -> list[str]:
     plan does not know, refuses the file naming the row."""
     from smskit.rules.recipients import number_checks, refuse_floats
 
-    refuse_floats(frame["phone_number"], "optouts.phone_number")
+    refuse_floats(frame["phone_number"], "optouts.phone_number", path)  # names its line
     values = frame["phone_number"].array
     regions = frame["country"].array if "country" in frame.columns else [None] * len(frame)
     try:

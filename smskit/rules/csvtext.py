@@ -22,7 +22,7 @@ from smskit.errors import ValidationError
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["csv_columns", "read_csv_text"]
+__all__ = ["csv_columns", "read_csv_text", "row_line"]
 
 _BLOCK: Final = 1 << 20
 # A line appended after the file when looking for an unclosed quote: a quote still open at
@@ -205,6 +205,27 @@ def csv_columns(path: Path, field: str = "recipients") -> list[str]:
         raise ValidationError(field, "the CSV file is empty") from None
     except pd.errors.ParserError as exc:
         raise ValidationError(field, "the CSV file cannot be parsed", value=path.name) from exc
+
+
+def row_line(path: Path, position: int) -> int | None:
+    """The line of the CSV file at ``path`` (counted from 1: the header is line 1 when
+    nothing precedes it) where data row ``position`` starts, rows counted from 0 as
+    :func:`read_csv_text` reads them (lines of blanks skipped, a quoted value's line breaks
+    inside its row); None when there is no such row. For errors: a person finds a row of a
+    file by its line."""
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        reader = csv.reader(handle)
+        start, row = 1, -1  # the header is row -1
+        try:
+            for record in reader:
+                if record and (len(record) > 1 or record[0].strip()):
+                    if row == position:
+                        return start
+                    row += 1
+                start = reader.line_num + 1
+        except csv.Error:  # a value over csv's size limit: no line to name
+            return None
+    return None
 
 
 def _header(path: Path) -> list[str] | None:

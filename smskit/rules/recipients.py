@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from smskit.errors import ValidationError, advised
 from smskit.rules.arrowinput import RULE_NOT_RECIPIENT, arrow_frame, arrow_library, check_names
-from smskit.rules.csvtext import read_csv_text
+from smskit.rules.csvtext import read_csv_text, row_line
 from smskit.rules.fields import (
     CONTACT_FIELDS,
     DYNAMIC_FIELDS,
@@ -64,6 +64,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BLOCK_ROWS",
+    "FLOAT_FACT",
     "REGION_COLUMN",
     "RULE_FLOAT",
     "Recipients",
@@ -92,11 +93,14 @@ _SHAPES: Final = (
 )
 
 
-RULE_FLOAT: Final = (
+# RULE_FLOAT's fact, apart from its advice (an edge that is not Python words the advice).
+FLOAT_FACT: Final = (
     "a float cannot hold a phone number exactly (a leading 0 or '+' is lost, a long number "
-    "is rounded), nor can its text ('33612345678.0'): give numbers as text or integers, as "
-    "written (read a CSV with dtype=str, e.g. pandas.read_csv(path, dtype=str), or pass the "
-    "file as a pathlib.Path)"
+    "is rounded), nor can its text ('33612345678.0')"
+)
+RULE_FLOAT: Final = (
+    f"{FLOAT_FACT}: give numbers as text or integers, as written (read a CSV with dtype=str, "
+    "e.g. pandas.read_csv(path, dtype=str), or pass the file as a pathlib.Path)"
 )
 
 
@@ -151,13 +155,20 @@ def first_float(values: Any) -> int | None:
     return int(at[0]) if len(at) else None
 
 
-def refuse_floats(values: Any, field: str) -> None:
+def refuse_floats(values: Any, field: str, path: Path | None = None) -> None:
     """Refuse the first float of ``values`` that is not missing, or float's text
-    (:data:`RULE_FLOAT`), naming ``field`` and its row."""
+    (:data:`RULE_FLOAT`), naming ``field`` and its row. ``values`` read from the CSV file at
+    ``path``: the refusal also carries the file's line (``.line``, the header is line 1) and
+    its fact apart from the advice (:data:`FLOAT_FACT`; the advice names ``dtype``)."""
     at = first_float(values)
-    if at is not None:
-        value = values.iloc[at] if hasattr(values, "iloc") else values[at]
+    if at is None:
+        return
+    value = values.iloc[at] if hasattr(values, "iloc") else values[at]
+    if path is None:
         raise ValidationError(field, RULE_FLOAT, position=at, value=value)
+    line = row_line(path, at)
+    error = ValidationError(field, RULE_FLOAT, position=at, value=value, line=line)
+    raise advised(error, FLOAT_FACT, "dtype")
 
 
 # What a phone number may hold, written any way: digits, spaces and the usual punctuation.
@@ -353,7 +364,7 @@ class Recipients:
         if self.need_number and "phone_number" not in frame.columns:
             raise ValidationError(self.field, "the CSV file needs a 'phone_number' column")
         if "phone_number" in frame.columns:
-            refuse_floats(frame["phone_number"], f"{self.field}.phone_number")
+            refuse_floats(frame["phone_number"], f"{self.field}.phone_number", self.path)
         return frame
 
 
