@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import click
 
-from smskit.cli.options import is_quiet, output_option
+from smskit.cli.options import file_option, is_quiet, output_option
 from smskit.cli.output import (
     EXIT_CONFIG,
     EXIT_INCOMPLETE,
@@ -101,10 +101,9 @@ SHOWN: Final = (
     "journals", metavar="[JOURNAL | DIRECTORY]...", nargs=-1, type=click.Path(path_type=Path)
 )
 @output_option("the whole ledger (every column, unreadable journals included)")
-@click.option(
+@file_option(
     "--inbox",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    default=None,
+    exists=True,
     help="The callbacks' store delivery reports, replies and STOPs are counted from "
     "(default: the one `smskit replies serve` keeps, when there is one).",
 )

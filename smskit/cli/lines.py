@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 import smskit
-from smskit.cli.options import BreakdownKey, output_option, region_option
+from smskit.cli.options import BreakdownKey, file_option, output_option, region_option
 from smskit.cli.output import (
     EXIT_INCOMPLETE,
     EXIT_INPUT,
@@ -40,12 +40,7 @@ if TYPE_CHECKING:
     help="Column holding the numbers (default: phone_number).",
 )
 @region_option()
-@click.option(
-    "--cache",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="SQLite cache of answers (default: the per-user cache directory).",
-)
+@file_option("--cache", help="SQLite cache of answers (default: the per-user cache directory).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor keep cached answers.")
 @click.option(
     "--by",

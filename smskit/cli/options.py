@@ -31,6 +31,7 @@ __all__ = [
     "HoldoutSize",
     "OptionText",
     "campaign_options",
+    "file_option",
     "given_campaign_options",
     "is_quiet",
     "now",
@@ -220,6 +221,14 @@ def region_option() -> Callable[[_F], _F]:
         show_default=True,
         help="Country of numbers written without their +code (ISO code, any case; "
         f"the default comes from {ENV_DEFAULT_REGION}).",
+    )
+
+
+def file_option(*names: str, help: str, exists: bool = False) -> Callable[[_F], _F]:
+    """An option naming one file (not a directory) by its path, None when not given;
+    ``exists``: a file that must be there already (one the command reads)."""
+    return click.option(
+        *names, type=click.Path(exists=exists, dir_okay=False, path_type=Path), help=help
     )
 
 

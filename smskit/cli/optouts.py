@@ -8,13 +8,16 @@ neither set, the embedded sandbox's list, as every other command uses that sandb
 
 from __future__ import annotations
 
+import functools
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from smskit.cli.options import region_option
+from smskit.cli.options import file_option, region_option
 from smskit.cli.output import (
     EXIT_INPUT,
     EXIT_REPEAT,
@@ -28,53 +31,97 @@ from smskit.cli.output import (
 from smskit.cli.sendcheck import Refused
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from smskit.replies.optouts import OptOuts
 
 
-def _account(function: Any) -> Any:
-    """``--base-url``, ``--login`` and ``--path``: whose list, in which file."""
-    function = click.option(
+@dataclass(frozen=True)
+class _Account:
+    """Whose list, in which file: ``--base-url``, ``--login`` and ``--path`` as given."""
+
+    base_url: str | None
+    login: str | None
+    path: Path | None
+
+    def open(self) -> OptOuts:
+        """The account's list; a ``--path`` that is not a list is input refused (exit 4)."""
+        from smskit.errors import ConfigurationError
+        from smskit.replies.optouts import OptOuts, OptOutsNotReadWarning
+
+        account: Any = (self.base_url, self.login)
+        if not self.base_url and not self.login:  # nothing named: the embedded sandbox's list
+            with connect() as client:
+                account = client
+        elif not self.base_url or not self.login:
+            raise ConfigurationError(
+                "name the account whose opt-out list this is: set both SMSKIT_BASE_URL and "
+                "SMSKIT_API_LOGIN (or pass --base-url and --login), or neither for the embedded "
+                "sandbox's"
+            )
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", OptOutsNotReadWarning)
+                listed = OptOuts(account, path=self.path)
+        except ConfigurationError as exc:  # the file given is not a list: input refused (exit 4)
+            if self.path is None:
+                raise
+            raise Refused(f"--path {self.path}: {exc}", EXIT_INPUT) from exc
+        for warning in caught:  # a --path no preflight reads: said on stderr, in the shell's words
+            click.echo(f"warning: {warning.message}", err=True)
+        return listed
+
+
+def _account(function: Callable[..., int]) -> Callable[..., int]:
+    """``--base-url``, ``--login`` and ``--path``: whose list, in which file, given to the
+    command as one ``account``."""
+
+    @functools.wraps(function)
+    def command(
+        *args: Any, base_url: str | None, login: str | None, path: Path | None, **kwargs: Any
+    ) -> int:
+        return function(*args, account=_Account(base_url, login, path), **kwargs)
+
+    with_path = file_option(
         "--path",
-        type=click.Path(dir_okay=False, path_type=Path),
-        default=None,
         help="SQLite file of the lists (default: $SMSKIT_OPTOUTS_PATH, else optouts.sqlite in "
         "the per-user data directory: the file every preflight reads).",
-    )(function)
-    function = click.option(
+    )(command)
+    with_login = click.option(
         "--login", envvar="SMSKIT_API_LOGIN", default=None, help="The account's login "
         "(default: $SMSKIT_API_LOGIN).",
-    )(function)  # fmt: skip
+    )(with_path)  # fmt: skip
     return click.option(
         "--base-url", envvar="SMSKIT_BASE_URL", default=None, help="The gateway's base URL "
         "(default: $SMSKIT_BASE_URL).",
-    )(function)  # fmt: skip
+    )(with_login)  # fmt: skip
 
 
-def _open(base_url: str | None, login: str | None, path: Path | None) -> OptOuts:
-    from smskit.errors import ConfigurationError
-    from smskit.replies.optouts import OptOuts, OptOutsNotReadWarning
+def _by_hand(function: Callable[..., int]) -> Callable[..., int]:
+    """``NUMBER...`` typed on the command line, their ``--region`` and the account."""
+    with_account = region_option()(_account(function))
+    return click.argument("numbers", nargs=-1, required=True, metavar="NUMBER...")(with_account)
 
-    account: Any = (base_url, login)
-    if not base_url and not login:  # nothing named: the embedded sandbox's list, as elsewhere
-        with connect() as client:
-            account = client
-    elif not base_url or not login:
-        raise ConfigurationError(
-            "name the account whose opt-out list this is: set both SMSKIT_BASE_URL and "
-            "SMSKIT_API_LOGIN (or pass --base-url and --login), or neither for the embedded "
-            "sandbox's"
-        )
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", OptOutsNotReadWarning)
-            listed = OptOuts(account, path=path)
-    except ConfigurationError as exc:  # the file given is not a list: input refused (exit 4)
-        if path is None:
-            raise
-        raise Refused(f"--path {path}: {exc}", EXIT_INPUT) from exc
-    for warning in caught:  # a --path no preflight reads: said on stderr, in the shell's words
-        click.echo(f"warning: {warning.message}", err=True)
-    return listed
+
+def _done(changed: int, how: str, nothing: str) -> int:
+    """Say how many numbers were ``how`` (added, removed); none changed is nothing done: the
+    refusal ``nothing``, exit 9."""
+    if changed == 0:
+        raise Refused(nothing, EXIT_REPEAT)
+    click.echo(f"{changed} number(s) {how}")
+    return 0
+
+
+def _print(frame: pd.DataFrame, key: str, as_json: bool, empty: str | None = None) -> int:
+    """``frame`` as a table, or with ``--json`` as ``{"count": rows, key: [row, ...]}``;
+    ``empty`` is said instead of a table without rows, when given."""
+    if as_json:
+        print_json({"count": len(frame), key: records(frame)})
+    elif empty is not None and frame.empty:
+        click.echo(empty)
+    else:
+        print_table(frame)
+    return 0
 
 
 @click.group()
@@ -85,39 +132,29 @@ def optouts() -> None:
 @optouts.command("list")
 @_account
 @json_option
-def list_(base_url: str | None, login: str | None, path: Path | None, as_json: bool) -> int:
+def list_(account: _Account, as_json: bool) -> int:
     """The numbers on the list, first opt-out first, with source and reference."""
-    with _open(base_url, login, path) as listed:
+    with account.open() as listed:
         frame = listed.to_frame()
-    if as_json:
-        print_json({"count": len(frame), "optouts": records(frame)})
-    elif frame.empty:
-        click.echo("No number on the opt-out list.")
-    else:
-        print_table(frame)
-    return 0
+    return _print(frame, "optouts", as_json, empty="No number on the opt-out list.")
 
 
 @optouts.command()
 @_account
 @json_option
-def history(base_url: str | None, login: str | None, path: Path | None, as_json: bool) -> int:
+def history(account: _Account, as_json: bool) -> int:
     """Every change of the list (added, removed, and callbacks that changed nothing)."""
-    with _open(base_url, login, path) as listed:
+    with account.open() as listed:
         frame = listed.history()
-    if as_json:
-        print_json({"count": len(frame), "events": records(frame)})
-    else:
-        print_table(frame)
-    return 0
+    return _print(frame, "events", as_json)
 
 
 @optouts.command("export")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @_account
-def export_(file: Path, base_url: str | None, login: str | None, path: Path | None) -> int:
+def export_(file: Path, account: _Account) -> int:
     """Write the list to FILE as CSV (phone_number, opted_out_at, source, reference, note)."""
-    with _open(base_url, login, path) as listed:
+    with account.open() as listed:
         count = listed.to_csv(file)
     click.echo(f"{count} number(s) written to {file}")
     return 0
@@ -128,18 +165,11 @@ def export_(file: Path, base_url: str | None, login: str | None, path: Path | No
 @click.option("--note", default=None, help="Why these numbers are listed (kept in history).")
 @region_option()
 @_account
-def import_(
-    file: Path,
-    note: str | None,
-    region: str | None,
-    base_url: str | None,
-    login: str | None,
-    path: Path | None,
-) -> int:
+def import_(file: Path, note: str | None, region: str | None, account: _Account) -> int:
     """List every number of the CSV FILE (a phone_number column). A row that cannot be read
     exactly refuses the whole file (exit 4, naming the row and the rule); nothing is listed."""
     name_file("optouts", str(file))
-    with _open(base_url, login, path) as listed:
+    with account.open() as listed:
         added = listed.import_csv(file, note=note, default_region=region)
     if added == 0:
         from smskit.replies.optoutcsv import read_optouts_csv
@@ -156,55 +186,33 @@ def import_(
 
 
 @optouts.command()
-@click.argument("numbers", nargs=-1, required=True, metavar="NUMBER...")
 @click.option("--note", default=None, help="Why (kept in history).")
-@region_option()
-@_account
-def add(
-    numbers: tuple[str, ...],
-    note: str | None,
-    region: str | None,
-    base_url: str | None,
-    login: str | None,
-    path: Path | None,
-) -> int:
+@_by_hand
+def add(numbers: tuple[str, ...], note: str | None, region: str | None, account: _Account) -> int:
     """List NUMBER... by hand (an opt-out received another way). Exits 9 when all of them
     were listed already (nothing done)."""
-    with _open(base_url, login, path) as listed:
+    with account.open() as listed:
         added = listed.add(numbers, note=note, default_region=region)
-    if added == 0:
-        raise Refused("already on the opt-out list: nothing added", EXIT_REPEAT)
-    click.echo(f"{added} number(s) added")
-    return 0
+    return _done(added, "added", "already on the opt-out list: nothing added")
 
 
 @optouts.command()
-@click.argument("numbers", nargs=-1, required=True, metavar="NUMBER...")
 @click.option("--note", required=True, help="Why they are removed (kept in history).")
-@region_option()
-@_account
-def remove(
-    numbers: tuple[str, ...],
-    note: str,
-    region: str | None,
-    base_url: str | None,
-    login: str | None,
-    path: Path | None,
-) -> int:
+@_by_hand
+def remove(numbers: tuple[str, ...], note: str, region: str | None, account: _Account) -> int:
     """Take NUMBER... off the list (undo a mistaken opt-out); the removal stays in history.
     Exits 9 when none of them was listed (nothing done)."""
-    with _open(base_url, login, path) as listed:
+    with account.open() as listed:
         removed = listed.remove(numbers, note=note, default_region=region)
-    if removed == 0:
-        raise Refused("none of these numbers is on the opt-out list: nothing removed", EXIT_REPEAT)
-    click.echo(f"{removed} number(s) removed")
-    return 0
+    return _done(
+        removed, "removed", "none of these numbers is on the opt-out list: nothing removed"
+    )
 
 
 @optouts.command()
 @click.argument("inbox", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_account
-def absorb(inbox: Path, base_url: str | None, login: str | None, path: Path | None) -> int:
+def absorb(inbox: Path, account: _Account) -> int:
     """Take every opt-out an inbox file holds (STOP callbacks, replies asking to stop); each
     callback is taken once, however often absorbed. Exits 4 when the inbox holds no opt-out,
     9 when each was taken before (nothing done)."""
@@ -217,7 +225,7 @@ def absorb(inbox: Path, base_url: str | None, login: str | None, path: Path | No
         store = Inbox(inbox)
     except ConfigurationError as exc:  # not an inbox file: input refused, like --inbox (exit 4)
         raise Refused(f"INBOX {inbox}: {exc}", EXIT_INPUT) from exc
-    with _open(base_url, login, path) as listed:
+    with account.open() as listed:
         try:
             added = listed.absorb(store)
         except ConfigurationError as exc:  # another account's inbox: input refused (exit 4)

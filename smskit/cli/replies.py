@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from smskit.cli.options import file_option
 from smskit.cli.output import EXIT_CONFIG, EXIT_INPUT, print_json, stopped_by_signals
 from smskit.cli.sendcheck import Refused
 
@@ -16,10 +17,8 @@ def replies() -> None:
 
 
 @replies.command()
-@click.option(
+@file_option(
     "--path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
     help="SQLite file of the replies (default: replies.sqlite in the per-user data directory).",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import click
 
+from smskit.cli.options import file_option
 from smskit.cli.output import EXIT_CONFIG, stopped_by_signals
 
 # Set by tests that run the command in-process, to stop it as Ctrl-C would.
@@ -31,12 +32,7 @@ STOP = threading.Event()
     show_default=True,
     help="TCP port (0: any free port).",
 )
-@click.option(
-    "--path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="SQLite file keeping the state (default: memory).",
-)
+@file_option("--path", help="SQLite file keeping the state (default: memory).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of tickets and HLR.")
 @click.option("--login", default="sandbox", show_default=True, help="Account login.")
 @click.option(
@@ -50,10 +46,8 @@ STOP = threading.Event()
     default=None,
     help="Print the key in the export lines (default: only when stdout is a terminal).",
 )
-@click.option(
+@file_option(
     "--env-file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
     help="Where the export lines go, mode 0600 (default: sandbox.env in the per-user data dir).",
 )
 def sandbox(

@@ -22,6 +22,7 @@ from smskit.cli.options import (
     SMS_TYPE,
     HoldoutSize,
     campaign_options,
+    file_option,
     given_campaign_options,
     now,
     region_option,
@@ -57,10 +58,10 @@ from smskit.cli.sendcheck import (
 @click.option("--text", required=True, help="The text; {field} inserts a CSV column.")
 @click.option("--sender", required=True, help="Sender name or number shown to recipients.")
 @click.option("--to", "numbers", multiple=True, metavar="NUMBER", help="A recipient, repeatable.")
-@click.option(
+@file_option(
     "--csv",
     "csv_file",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    exists=True,
     help="CSV of recipients: a phone_number column, and the fields the text uses.",
 )
 @click.option("--type", "sms_type", type=SMS_TYPE, default=None, help="Product (default premium).")
@@ -92,10 +93,8 @@ from smskit.cli.sendcheck import (
     help="Campaign name: its identity and journal; a re-run with the same name continues it "
     "(default: a name with the creation time, so each run is a new campaign).",
 )
-@click.option(
+@file_option(
     "--journal",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
     help="Journal file (default: <name>.journal.sqlite in the per-user data directory).",
 )
 @click.option(
@@ -106,10 +105,9 @@ from smskit.cli.sendcheck import (
 @click.option(
     "--dry-run", is_flag=True, help="Check and cost only (free simulation); send nothing."
 )
-@click.option(
+@file_option(
     "--track-links",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    default=None,
+    exists=True,
     help="Inbox file `smskit replies serve` keeps: each link of the text goes as a "
     "per-recipient short link it serves, counted in the cost (docs/links.md).",
 )
