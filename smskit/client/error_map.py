@@ -46,23 +46,17 @@ def error_from_response(response: httpx.Response, request: httpx.Request) -> API
     if body is None and response.text.strip():
         message += f": {response.text.strip()[:200]}"
     status = response.status_code
-    if status == 429:
-        after = retry_after_seconds(response.headers.get("retry-after"))
-        return RateLimitError(
-            message,
-            retry_after=after,
-            status_code=status,
-            code=code,
-            errors=errors,
-            request=request,
-            response=response,
-        )
-    return _error_class(status, code, errors)(
+    error = _error_class(status, code, errors)(
         message, status_code=status, code=code, errors=errors, request=request, response=response
     )
+    if isinstance(error, RateLimitError):
+        error.retry_after = retry_after_seconds(response.headers.get("retry-after"))
+    return error
 
 
 def _error_class(status: int, code: int | None, errors: Mapping[str, Any]) -> type[APIError]:
+    if status == 429:
+        return RateLimitError
     if status in (401, 403):
         return AuthenticationError
     if status == 404:
