@@ -53,6 +53,7 @@ from smskit.campaigns.analysis.outcomes import Match
 from smskit.campaigns.analysis.results import (
     AUDIENCE,
     CampaignResult,
+    ConversionsAndLift,
     IncompleteSendWarning,
     shortfall_message,
 )
@@ -563,9 +564,12 @@ class Experiment:
 
 
 @dataclass(frozen=True)
-class ExperimentResult:
+class ExperimentResult(ConversionsAndLift["pd.DataFrame"]):
     """What each arm's journal holds: one :class:`~smskit.campaigns.analysis.results.CampaignResult`
-    per arm, the control first."""
+    per arm, the control first. ``conversions()`` is every arm's, ``group`` the recipient's
+    arm or ``holdout``, ``arm`` the arm it was dealt to, ``row`` its row in the experiment's
+    input (``recipients`` is that input table); each arm's window starts at that arm's send
+    instant, for its held-out recipients too."""
 
     name: str
     arms: dict[str, CampaignResult] = field(repr=False)
@@ -593,22 +597,12 @@ class ExperimentResult:
         frame["arm"] = pd.Categorical(frame["arm"], categories=list(self.arms))
         return frame[["arm", *[c for c in frame.columns if c != "arm"]]]
 
-    def conversions(
-        self,
-        orders: Any,
-        *,
-        inbox: Any = None,
-        customer_id: str | None = None,
-        recipients: Any = None,
-        **reading: Unpack[OrderReading],
-    ) -> pd.DataFrame:
-        """Every arm's :meth:`smskit.CampaignResult.conversions` (same arguments), one row per
-        recipient sent or held out, ``group`` the recipient's arm or ``holdout`` (a
-        categorical: the arms in order, then ``holdout``), ``arm`` the arm it was dealt to,
-        ``row`` its row in the experiment's input. Each arm's window starts at that arm's
-        send instant, for its held-out recipients too. ``customer_id`` matches orders by that
-        column of ``recipients`` (the experiment's input table) instead of numbers; a
-        refusal names the experiment's input row."""
+    def _conversions(
+        self, orders: Any, inbox: Any, customer_id: str | None, recipients: Any,
+        reading: OrderReading,
+    ) -> pd.DataFrame:  # fmt: skip
+        """Every arm's conversions (a refusal names the experiment's input row), ``group``
+        a categorical: the arms in order, then ``holdout``."""
         import numpy as np
         import pandas as pd
 

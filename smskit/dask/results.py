@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Unpack
+from typing import TYPE_CHECKING, Any, Final
 
 import dask.dataframe as dd
 import numpy as np
@@ -36,6 +36,7 @@ from smskit.campaigns.analysis.outcomes import (
 from smskit.campaigns.analysis.results import (
     AUDIENCE,
     RECIPIENT_STATES,
+    ConversionsAndLift,
     audience,
     chunk_dtypes,
     dropped_note,
@@ -49,7 +50,7 @@ from smskit.campaigns.analysis.results import (
 from smskit.campaigns.planning.holdout import HELD_OUT
 from smskit.campaigns.sending.journal import DONE_STATES, Journal
 from smskit.dask.stream import parts_of, rows_of
-from smskit.errors import ConfigurationError, ValidationError
+from smskit.errors import ConfigurationError
 
 if TYPE_CHECKING:
     from smskit.campaigns.analysis.conversions import OrderReading
@@ -69,13 +70,15 @@ _UNSETTLED: Final = ("pending", "in_flight", "failed")
 
 
 @dataclass(frozen=True, eq=False)
-class StreamedResult:
+class StreamedResult(ConversionsAndLift[dd.DataFrame]):
     """What a streamed campaign did (:meth:`smskit.dask.Campaign.send`), as the journal says.
 
     ``summary()``, ``chunks()``, ``complete`` and the repr are computed on the client from one
     row per chunk; ``to_frame()`` and ``not_sent`` are lazy Dask DataFrames (compute them, or
     write them with ``.to_parquet()``), never gathered whole on the client. Recipients whose
     chunk the send has not reached yet (an interrupt, a stop) are ``pending``.
+    ``conversions()`` is lazy too, partition by partition; ``lift()`` sums its totals per
+    partition.
     """
 
     name: str
@@ -284,28 +287,16 @@ class StreamedResult:
             first = book.first_attempt()
         return send_instant(scheduled.get("send_at"), [first])
 
-    def conversions(
-        self,
-        orders: Any,
-        *,
-        inbox: Any = None,
-        customer_id: str | None = None,
-        recipients: Any = None,
-        **reading: Unpack[OrderReading],
-    ) -> dd.DataFrame:
-        """``CampaignResult.conversions()``' rows and columns, lazily, partition by partition
-        (:func:`smskit.dask.conversions.conversions`): one row per recipient sent or held
-        out with its orders in ``window`` from :attr:`sent_at`. ``orders``: a pandas,
-        pyarrow, polars or Dask table of orders, read as the pandas result reads it.
-        ``inbox`` adds ``status``, ``replied`` and ``clicked`` (:meth:`outcomes`, joined
-        partition by partition); ``customer_id`` matches orders by that column of
-        ``recipients`` (the table the campaign was made from: pandas, pyarrow, polars or
-        Dask), as the pandas result does; only the ids are gathered, by one task that
-        refuses an id two recipients share."""
+    def _conversions(
+        self, orders: Any, inbox: Any, customer_id: str | None, recipients: Any,
+        reading: OrderReading,
+    ) -> dd.DataFrame:  # fmt: skip
+        """Partition by partition (:func:`smskit.dask.conversions.conversions`); ``inbox``'s
+        outcomes joined partition by partition; only the ids of ``recipients`` (pandas,
+        pyarrow, polars or Dask) are gathered, by one task that refuses an id two recipients
+        share."""
         from smskit.dask.conversions import conversions
 
-        if customer_id is None and recipients is not None:
-            raise ValidationError("recipients", "is read only with customer_id= (its column)")
         frame = conversions(
             self.groups(), orders, sent_at=self.sent_at, customer_id=customer_id,
             table=recipients, **reading,
@@ -321,21 +312,13 @@ class StreamedResult:
         joined = [delayed(with_outcomes)(p, s) for p, s in zip(parts, seen, strict=True)]
         return dd.from_delayed(joined, meta=meta, verify_meta=False)
 
-    def lift(
-        self, orders: Any, *, alpha: float = 0.05, power: float = 0.8,
-        customer_id: str | None = None, recipients: Any = None,
-        **reading: Unpack[OrderReading],
-    ) -> Lift:  # fmt: skip
-        """``CampaignResult.lift()`` on :meth:`conversions` (same arguments), its totals
-        summed per partition (:func:`smskit.dask.conversions.group_totals`), against the
-        billed cost."""
+    def _lift(self, frame: dd.DataFrame, alpha: float, power: float) -> Lift:
+        """The totals summed per partition (:func:`smskit.dask.conversions.group_totals`)."""
         from smskit.campaigns.analysis.lift import lift_of
         from smskit.dask.conversions import group_totals
 
-        frame = self.conversions(orders, customer_id=customer_id, recipients=recipients, **reading)
-        totals = group_totals(frame)
         cost = float(self.chunk_states["cost"].fillna(0.0).sum())
-        return lift_of(*totals, cost=cost or None, alpha=alpha, power=power)
+        return lift_of(*group_totals(frame), cost=cost or None, alpha=alpha, power=power)
 
     @property
     def not_sent(self) -> dd.DataFrame:

@@ -13,7 +13,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Protocol, Unpack, runtime_checkable
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Final,
+    Generic,
+    Protocol,
+    TypeVar,
+    Unpack,
+    runtime_checkable,
+)
 
 from smskit.campaigns.analysis.conversions import recipient_groups, send_instant
 from smskit.campaigns.planning.holdout import HELD_OUT
@@ -34,6 +43,7 @@ __all__ = [
     "RESULT_COLUMNS",
     "UNSENT_STATES",
     "CampaignResult",
+    "ConversionsAndLift",
     "IncompleteSendWarning",
     "SendResult",
     "audience",
@@ -48,6 +58,8 @@ __all__ = [
     "shortfall_message",
     "summary_frame",
 ]
+
+FrameT = TypeVar("FrameT")  # a result's frames: pandas, or Dask (lazy)
 
 # The outcomes frame's attrs key holding the size of the campaign's audience.
 AUDIENCE: Final = "audience"
@@ -96,8 +108,69 @@ class SendResult(Protocol):
     def to_html(self) -> str: ...
 
 
+class ConversionsAndLift(Generic[FrameT]):
+    """``conversions()`` and ``lift()``, the same on every campaign's result (the pandas
+    :class:`CampaignResult`, the Dask :class:`smskit.dask.StreamedResult`, an experiment's
+    :class:`~smskit.campaigns.experiment.ExperimentResult`): their keywords and checks
+    written once. What differs is the frame (a Dask result's is lazy, built partition by
+    partition) behind two hooks: ``_conversions`` and ``_lift``."""
+
+    def conversions(
+        self,
+        orders: Any,
+        *,
+        inbox: Any = None,
+        customer_id: str | None = None,
+        recipients: Any = None,
+        **reading: Unpack[OrderReading],
+    ) -> FrameT:
+        """One row per recipient, sent or held out, with its orders in ``window`` from the
+        send (``sent_at``, for both groups): ``row``, ``phone_number``, ``group``,
+        ``converted``, ``conversions``, ``revenue`` (0 without an order),
+        ``first_conversion_at``. ``orders``: any table of orders or events (pandas, pyarrow,
+        polars; Dask too for a Dask result), read as ``reading`` says
+        (:class:`~smskit.campaigns.analysis.conversions.OrderReading`: ``window="5D"``,
+        ``at="ordered_at"``, ``value="amount"``, ``number="phone_number"``,
+        ``default_region=None``). ``inbox`` adds the treated recipients' delivery
+        ``status``, ``replied`` and ``clicked`` (``outcomes()``; missing for the holdout).
+        ``customer_id`` matches orders by that column instead of numbers: the orders have
+        it, and so does ``recipients``, the table the campaign was made from (row for row; a
+        missing id on either side is refused naming its row). See docs/conversions.md."""
+        if customer_id is None and recipients is not None:
+            raise ValidationError("recipients", "is read only with customer_id= (its column)")
+        return self._conversions(orders, inbox, customer_id, recipients, reading)
+
+    def lift(
+        self,
+        orders: Any,
+        *,
+        alpha: float = 0.05,
+        power: float = 0.8,
+        customer_id: str | None = None,
+        recipients: Any = None,
+        **reading: Unpack[OrderReading],
+    ) -> Lift:
+        """Treated against held out on :meth:`conversions` (same arguments): conversion rate
+        and revenue per recipient with intervals, incremental conversions, revenue and ROI
+        against the campaign's billed cost, the smallest detectable lift
+        (:class:`~smskit.campaigns.analysis.lift.Lift`; ``.table``)."""
+        frame = self.conversions(orders, customer_id=customer_id, recipients=recipients, **reading)
+        return self._lift(frame, alpha, power)
+
+    def _conversions(
+        self, orders: Any, inbox: Any, customer_id: str | None, recipients: Any,
+        reading: OrderReading,
+    ) -> FrameT:  # fmt: skip
+        """The conversions frame (``recipients`` is only given with ``customer_id``)."""
+        raise NotImplementedError
+
+    def _lift(self, frame: FrameT, alpha: float, power: float) -> Lift:
+        """The lift of the treated on ``frame`` against the campaign's billed cost."""
+        raise NotImplementedError
+
+
 @dataclass(frozen=True)
-class CampaignResult:
+class CampaignResult(ConversionsAndLift["pd.DataFrame"]):
     """What happened, read back from the journal: per recipient, per chunk, and in one row.
 
     Recipient ``state``: ``sent``; ``already_accepted`` (the gateway had accepted its chunk
@@ -294,27 +367,10 @@ class CampaignResult:
             scheduled = book.meta().get("options", {}).get("send_at")
         return send_instant(scheduled, [c.first_attempt_at for c in self.records])
 
-    def conversions(
-        self,
-        orders: Any,
-        *,
-        inbox: Any = None,
-        customer_id: str | None = None,
-        recipients: Any = None,
-        **reading: Unpack[OrderReading],
-    ) -> pd.DataFrame:
-        """One row per recipient, sent or held out, with its orders in ``window`` from the
-        send (:attr:`sent_at`, for both groups): ``group``, ``converted``, ``conversions``,
-        ``revenue`` (0 without an order), ``first_conversion_at``. ``orders``: any table of
-        orders or events (pandas, pyarrow, polars), read as ``reading`` says
-        (:class:`~smskit.campaigns.analysis.conversions.OrderReading`: ``window="5D"``,
-        ``at="ordered_at"``, ``value="amount"``, ``number="phone_number"``,
-        ``default_region=None``). ``inbox`` adds the
-        treated recipients' delivery ``status``, ``replied`` and ``clicked`` (:meth:`outcomes`;
-        missing for the holdout).
-        ``customer_id`` matches orders by that column instead of numbers: the orders have it,
-        and so does ``recipients``, the table the campaign was made from (row for row; a
-        missing id on either side is refused naming its row). See docs/conversions.md."""
+    def _conversions(
+        self, orders: Any, inbox: Any, customer_id: str | None, recipients: Any,
+        reading: OrderReading,
+    ) -> pd.DataFrame:  # fmt: skip
         from smskit.campaigns.analysis.conversions import (
             conversions,
             customer_ids,
@@ -325,31 +381,15 @@ class CampaignResult:
         groups.index = groups["row"].to_numpy()  # a refusal names the input row
         if customer_id is not None:
             groups[customer_id] = customer_ids(recipients, customer_id, groups["row"])
-        elif recipients is not None:
-            raise ValidationError("recipients", "is read only with customer_id= (its column)")
         frame = conversions(groups, orders, sent_at=self.sent_at, on=customer_id, **reading)
         frame.insert(0, "row", groups["row"].to_numpy())
         if inbox is not None:
             frame = with_outcomes(frame, self.outcomes(inbox))
         return frame
 
-    def lift(
-        self,
-        orders: Any,
-        *,
-        alpha: float = 0.05,
-        power: float = 0.8,
-        customer_id: str | None = None,
-        recipients: Any = None,
-        **reading: Unpack[OrderReading],
-    ) -> Lift:
-        """Treated against held out on :meth:`conversions` (same arguments): conversion rate
-        and revenue per recipient with intervals, incremental conversions, revenue and ROI
-        against the campaign's billed cost, the smallest detectable lift
-        (:class:`~smskit.campaigns.analysis.lift.Lift`; ``.table``)."""
+    def _lift(self, frame: pd.DataFrame, alpha: float, power: float) -> Lift:
         from smskit.campaigns.analysis.lift import lift
 
-        frame = self.conversions(orders, customer_id=customer_id, recipients=recipients, **reading)
         cost = sum(c.cost or 0.0 for c in self.records)
         return lift(frame, cost=cost or None, alpha=alpha, power=power)
 
