@@ -26,12 +26,11 @@ import httpx
 
 from smskit._account import Hidden, held
 from smskit.errors import ConfigurationError, advised
-from smskit.rules.caps import ENV_FREQUENCY_CAP, FrequencyCap, frequency_cap_setting
+from smskit.rules.caps import FrequencyCap, frequency_cap_setting
 
 ENV_LOGIN = "SMSKIT_API_LOGIN"
 ENV_KEY = "SMSKIT_API_KEY"
 ENV_BASE_URL = "SMSKIT_BASE_URL"
-ENV_CAP = ENV_FREQUENCY_CAP  # the account's default frequency cap ("2/7D"; docs/frequency-caps.md)
 
 SANDBOX_NOTICE = (
     "smskit: no credentials configured: using the embedded sandbox on 127.0.0.1 "
