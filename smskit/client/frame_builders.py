@@ -342,13 +342,7 @@ def _share(part: np.ndarray, whole: np.ndarray | int) -> np.ndarray:
 
 
 def breakdown(data: Any, by: str | Sequence[str] = "line_status") -> pd.DataFrame:
-    """How many numbers, and what share of them, fall in each value of ``by``.
-
-    ``by``: ``"status"``, ``"line_status"``, ``"phone_number_type"``, ``"country"`` (country
-    code), ``"network"`` (country code and network name), or a tuple of them for every
-    combination (e.g. ``("line_status", "phone_number_type")``). Columns ``count`` and
-    ``share`` (of all rows); the last row is ``"total"`` (all rows, share 1).
-    """
+    """:func:`smskit.client.frames.breakdown` of an HLR frame or parsed results."""
     keys = _keys(by)
     levels, n = _levels(data, keys)
     counts = _counts(levels).reshape(-1)
@@ -363,7 +357,7 @@ def breakdown(data: Any, by: str | Sequence[str] = "line_status") -> pd.DataFram
 def crosstab(
     data: Any, rows: str = "line_status", columns: str = "phone_number_type"
 ) -> pd.DataFrame:
-    """Counts of ``rows`` x ``columns`` (breakdown keys), with a ``"total"`` row and column."""
+    """:func:`smskit.client.frames.crosstab` of an HLR frame or parsed results."""
     levels, _ = _levels(data, _keys((rows, columns)))
     counts = _counts(levels)
     table = np.zeros((counts.shape[0] + 1, counts.shape[1] + 1), dtype=np.int64)
@@ -378,11 +372,7 @@ def crosstab(
 
 
 def porting(data: Any) -> pd.DataFrame:
-    """Per original network: ``numbers`` that started on it, how many were ``ported`` away, share.
-
-    The original network of an unported number is its network; numbers whose original
-    network is unknown (no network name: landlines, bad formats) are left out.
-    """
+    """:func:`smskit.client.frames.porting` of an HLR frame or parsed results."""
     names = ["is_ported", "country_code", "network_name"]
     frame = _hlr(data, [*names, *(f"original_{name}" for name in names[1:])])
     ported = frame["is_ported"].fillna(False).to_numpy(dtype=bool)
@@ -413,12 +403,7 @@ def porting(data: Any) -> pd.DataFrame:
 
 
 def reachability(data: Any) -> pd.DataFrame:
-    """Per country: how many valid mobiles an SMS would reach (line live or absent subscriber).
-
-    ``mobiles``: numbers whose ``phone_number_type`` is mobile or mobile_or_landline (a bad
-    format is never one); ``reachable``: those whose ``line_status`` is live or
-    absent_subscriber; ``reachable_share`` = reachable / mobiles.
-    """
+    """:func:`smskit.client.frames.reachability` of an HLR frame or parsed results."""
     frame = _hlr(data, ["country_code", "phone_number_type", "line_status"])
     country = _Level(frame, "country")
     mobile = frame["phone_number_type"].isin(MOBILE_TYPES).to_numpy(dtype=bool)
@@ -502,8 +487,7 @@ def wallet_packs_table(balance: Any) -> pd.DataFrame:
 
 
 def expiring_packs_table(balance: Any, within_days: float, *, now: Any = None) -> pd.DataFrame:
-    """The packs of a parsed balance expiring within ``within_days`` of ``now``, soonest
-    first, with ``days_left`` (whole days, rounded down)."""
+    """:func:`smskit.client.frames.expiring_packs` of a parsed balance."""
     frame = wallet_packs_table(balance)
     moment = pd.Timestamp.now(tz=_VENDOR_TZ) if now is None else pd.Timestamp(now)
     if moment.tzinfo is None:
@@ -515,8 +499,7 @@ def expiring_packs_table(balance: Any, within_days: float, *, now: Any = None) -
 
 
 def drafts_table(*drafts: Any) -> pd.DataFrame:
-    """One row per parsed draft, to compare them: ``kind`` (sms or voice), counts, cost, and
-    ``cost_per_contact``; fields a kind lacks are missing."""
+    """:func:`smskit.client.frames.drafts_frame` of parsed drafts."""
     rows = [{**_fields(draft, DRAFT_COLUMNS), "kind": _draft_kind(draft)} for draft in drafts]
     frame = _frame(rows, DRAFT_COLUMNS)
     contacts = frame["number_of_contacts"].astype("Float64")
