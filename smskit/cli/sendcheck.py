@@ -75,15 +75,10 @@ def grouped(frame: pd.DataFrame, column: str) -> list[dict[str, Any]]:
     """Rows of ``frame`` grouped by the text of ``column`` (nulls left out): per distinct text,
     how many rows and the first :data:`SHOWN_ROWS` row numbers, most frequent first."""
     present = frame.loc[frame[column].notna(), ["row", column]]
-    groups = []
-    for reason, rows in present.groupby(column, observed=True, sort=False)["row"]:
-        groups.append(
-            {
-                "reason": str(reason),
-                "recipients": len(rows),
-                "rows": [int(r) for r in rows.head(SHOWN_ROWS)],
-            }
-        )
+    groups = [
+        {"reason": str(reason), "recipients": len(rows), "rows": [*map(int, rows.head(SHOWN_ROWS))]}
+        for reason, rows in present.groupby(column, observed=True, sort=False)["row"]
+    ]
     return sorted(groups, key=lambda g: (-g["recipients"], g["reason"]))
 
 
