@@ -132,10 +132,8 @@ def journal_files(journals: Any = None) -> list[Path]:
     if isinstance(journals, str | os.PathLike):
         return _expand(as_journal_path(journals, "journals"))
     if isinstance(journals, Iterable) and not isinstance(journals, bytes | Mapping):
-        found: list[Path] = []
-        for at, value in enumerate(journals):
-            found += _expand(as_journal_path(value, f"journals[{at}]"))
-        return found
+        paths = (as_journal_path(value, f"journals[{at}]") for at, value in enumerate(journals))
+        return [found for path in paths for found in _expand(path)]
     raise ValidationError(
         "journals", "must be a directory, a journal's path, or a list of them", value=journals
     )
