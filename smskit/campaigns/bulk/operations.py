@@ -424,10 +424,10 @@ async def _by_chunks(
 
 
 def _reasons(errors: Iterable[str | None], checks: pd.DataFrame) -> list[str | None]:
-    reasons = []
-    for error, e164, reason in zip(errors, checks["e164"], checks["reason"], strict=True):
-        reasons.append(error if isinstance(e164, str) else f"not sent: {reason}")
-    return reasons
+    return [
+        error if isinstance(e164, str) else f"not sent: {reason}"
+        for error, e164, reason in zip(errors, checks["e164"], checks["reason"], strict=True)
+    ]
 
 
 def _text(value: Any) -> str | None:
