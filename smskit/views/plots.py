@@ -128,19 +128,7 @@ def hlr_sunburst(results: Any, *, title: str | None = None) -> go.Figure:
     table = frames.breakdown(frame, ("network", "line_status"))["count"].drop(TOTAL, level=0)
     table = table[table > 0]
     names = _country_names(frame)
-    ids: list[str] = []
-    labels: list[str] = []
-    parents: list[str] = []
-    values: list[int] = []
-    colors: list[str] = []
-
-    def node(id_: str, label: str, parent: str, value: int, color: str) -> None:
-        ids.append(id_)
-        labels.append(label)
-        parents.append(parent)
-        values.append(value)
-        colors.append(color)
-
+    nodes: list[tuple[str, str, str, int, str]] = []  # id, label, parent, value, colour
     # country -> network -> [(line status, count)], in the breakdown's order
     tree: dict[str, dict[str, list[tuple[str, int]]]] = {}
     for (country, network, status), count in zip(table.index.tolist(), table.tolist(), strict=True):
@@ -149,12 +137,15 @@ def hlr_sunburst(results: Any, *, title: str | None = None) -> go.Figure:
         )
     for country, networks in tree.items():
         per_country = sum(count for leaves in networks.values() for _, count in leaves)
-        node(country, names.get(country, country), "", per_country, _COUNTRY_COLOR)
+        nodes.append((country, names.get(country, country), "", per_country, _COUNTRY_COLOR))
         for network, leaves in networks.items():
             network_id = f"{country} / {network}"
-            node(network_id, network, country, sum(c for _, c in leaves), _NETWORK_COLOR)
-            for status, count in leaves:
-                node(f"{network_id} / {status}", status, network_id, count, _color(status))
+            nodes.append((network_id, network, country, sum(c for _, c in leaves), _NETWORK_COLOR))
+            nodes += [
+                (f"{network_id} / {status}", status, network_id, count, _color(status))
+                for status, count in leaves
+            ]
+    ids, labels, parents, values, colors = [*zip(*nodes, strict=True)] or [()] * 5
     figure = go.Figure(
         go.Sunburst(
             ids=ids,
