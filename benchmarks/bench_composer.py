@@ -10,11 +10,18 @@ and a code among 10: 400 field combinations), in one run:
 - keystrokes: the text typed one character at a time, then texts with other fields; each
   ``composer.text = ...`` is timed until the panel (stats, checks, preflight, HTML) is ready.
 
+``--refresh-cpu`` measures instead the Composer of the browser bench
+(``bench_keystroke_browser.py``: 100,000 recipients, a first name among 40, on an embedded
+sandbox, so the account's opt-out list is read at each keystroke) typed as it types ("x",
+then Backspace, ...): the CPU time (``time.process_time``) of each keystroke's refresh, and
+the size of the JSON the front end is sent for it.
+
 Then, in a fresh child process, the 1,000,000-row report: its columns' own memory
 (``memory_usage(deep=True)``), the recipients' half it shares, and the process's peak RSS.
 
     .venv/bin/python benchmarks/bench_composer.py
     .venv/bin/python benchmarks/bench_composer.py --sizes 10000 100000 --no-memory   # quick
+    .venv/bin/python benchmarks/bench_composer.py --refresh-cpu 100000
 """
 
 from __future__ import annotations
@@ -100,6 +107,53 @@ def measure(count: int, folder: Path) -> dict[str, Any]:
     }
 
 
+def refresh_cpu(count: int, keystrokes: int = 400) -> dict[str, Any]:
+    """The browser bench's Composer typed into ``keystrokes`` times: each refresh's CPU time
+    and the JSON sent to the front end for it (the traits that changed)."""
+    import pandas as pd
+
+    import smskit
+
+    names = [f"Prénom{i:02d}" for i in range(40)]
+    recipients = pd.DataFrame(
+        {
+            "phone_number": [f"+336{i:08d}" for i in range(count)],
+            "first_name": [names[i % 40] for i in range(count)],
+        }
+    )
+    text = "Bonjour {first_name}, -20% ce week-end ! STOP au 36173"
+    sandbox = smskit.Sandbox(seed=1).start()
+    try:
+        client = smskit.Client(sandbox=sandbox)
+        composer = smskit.Composer(
+            client, recipients, text=text, sender="MyShop",
+            send_at="2030-06-04T10:00:00+02:00", debounce=0,
+        )  # fmt: skip
+        sent: list[int] = []
+
+        # No front end here: what would go to it, serialised as a kernel's session does.
+        comm: Any = composer.comm
+        comm.send = lambda data=None, buffers=None, **_: sent.append(len(json.dumps(data)))
+        cpu = []
+        for i in range(keystrokes + 20):
+            sent.clear()
+            start = time.process_time()
+            composer.set_state({"text": text + "x" if i % 2 == 0 else text})  # as the page sends it
+            if i >= 20:  # the first ones warm up
+                cpu.append(time.process_time() - start)
+        return {
+            "recipients": count,
+            "keystrokes": keystrokes,
+            "cpu_median": statistics.median(cpu),
+            "cpu_p10": sorted(cpu)[len(cpu) // 10],
+            "cpu_p90": sorted(cpu)[len(cpu) * 9 // 10],
+            "sent_bytes": sum(sent),
+            "messages": len(sent),
+        }
+    finally:
+        sandbox.stop()
+
+
 def report_memory(count: int, folder: Path) -> dict[str, Any]:
     """In this (child) process: the report of ``count`` recipients read from a CSV file."""
     import numpy as np
@@ -137,6 +191,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     parser.add_argument("--no-memory", action="store_true", help="skip the 1M report memory")
+    parser.add_argument("--refresh-cpu", type=int, help="recipients: the refresh's CPU only")
     parser.add_argument("--child-memory", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--folder", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -147,6 +202,15 @@ def main() -> None:
         f"{os.cpu_count()} CPUs, {cpu_model()}, Python {platform.python_version()}, "
         f"load average {os.getloadavg()[0]:.2f} at start"
     )
+    if args.refresh_cpu:
+        row = refresh_cpu(args.refresh_cpu)
+        print(
+            f"{row['recipients']:>9,} recipients, {row['keystrokes']} keystrokes: refresh CPU "
+            f"median {row['cpu_median'] * 1000:.2f} ms (p10 {row['cpu_p10'] * 1000:.2f}, p90 "
+            f"{row['cpu_p90'] * 1000:.2f}); sent to the front end: {row['messages']} "
+            f"message(s), {row['sent_bytes']} bytes of JSON; load {os.getloadavg()[0]:.2f}"
+        )
+        return
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for count in args.sizes:

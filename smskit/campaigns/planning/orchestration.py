@@ -253,14 +253,10 @@ class InMemoryAudience:
         return samples(self.frame)
 
     def settle(self, served: Destinations | None, product: str) -> tuple[Mapping[str, int], int]:
-        import numpy as np
 
         assert self._judged is not None and self.audience is not None
         regions = self.audience.regions
-        sending = self._judged.issue == -1
-        codes = self.audience.region.codes[sending]
-        counts = np.bincount(codes + 1, minlength=len(regions) + 1)[1:]
-        sendable = {regions[i]: int(counts[i]) for i in np.flatnonzero(counts)}
+        sendable = {regions[i]: count for i, count in self._judged.tally.by_region().items()}
         if served is not None:
             priced(self.frame, served, product)
         return sendable, self._judged.missing
@@ -277,22 +273,21 @@ class InMemoryAudience:
     def outline(self, verdict: Verdict, rows: int) -> PreflightOutline:
         """The report's figures and first ``rows`` rows, read from the verdicts while no
         frame was needed (no prices asked, no holdout); else the report's own."""
-        import numpy as np
 
         judged, audience = self._judged, self.audience
         assert judged is not None and audience is not None
         if self._frame is not None or verdict.settings.holdout is not None:
             return self.report(verdict).outline(rows)
-        send = judged.issue == -1
+        tally = judged.tally  # the counts over the recipients, kept while the text excludes no one
         segments = judged.found.segments[judged.found.text]  # per combination
-        sending = np.bincount(judged.codes[send], minlength=len(segments))
+        sending = tally.by_codes(judged.codes, len(segments))
         reached = segments[sending > 0]
         return PreflightOutline(
             len(audience),
-            int(send.sum()),
+            tally.to_send,
             int(sending @ segments.astype("int64")),
             int(reached.max()) if len(reached) else None,
-            tuple(np.bincount(judged.issue[~send], minlength=len(ISSUES)).tolist()),
+            tally.by_issue,
             head_rows(audience, judged, rows),
             **verdict.report_fields(),
         )

@@ -6,7 +6,10 @@ each field's distinct values) is computed once per recipient set; the text's hal
 options, over the distinct combinations of the fields the text uses only: each is rendered (and
 optimised like the gateway does) and analysed once, then mapped back to the recipients with integer
 codes. The Composer keeps its audience as the text changes; :meth:`smskit.Campaign.preflight` keeps
-one per recipient set.
+one per recipient set. Between them, each recipient's :class:`Standing` (its issue before the
+text's own: the number, the opt-out list, the frequency cap, the repeats) and its counts are kept
+per audience while the list and the cap do not change: a text that excludes no one more counts
+nothing over the recipients again.
 
 Per recipient: the number, duplicates, lines that cannot receive SMS, dynamic fields missing
 or too long, the rendered text with its encoding and segments. For the campaign: text limits
@@ -17,6 +20,7 @@ and listed; a *warning* does not exclude. Campaign-level *errors* stop the send 
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -266,6 +270,177 @@ def _dtype(categories: tuple[str, ...]) -> Any:
 # -- back to the recipients --------------------------------------------------------------------
 
 
+class Tally:
+    """What per-recipient issues (``issue``, -1: sent) count up to, each count made on first
+    use: the rows sent, how many, the excluded ones per issue, the rows sent per field
+    combination and per region (``regions``: a region code per row, -1 for none). A
+    keystroke that excludes no one more shares its :class:`Standing`'s tally: nothing over
+    the recipients is counted again."""
+
+    def __init__(self, issue: np.ndarray, regions: np.ndarray) -> None:
+        self.issue = issue
+        self.regions = regions
+        self._send: np.ndarray | None = None
+        self._to_send: int | None = None
+        self._by_issue: tuple[int, ...] | None = None
+        self._by_codes: tuple[np.ndarray, int, np.ndarray] | None = None
+        self._by_region: dict[int, int] | None = None
+
+    @property
+    def send(self) -> np.ndarray:
+        """Per row, whether it is sent (read-only)."""
+        if self._send is None:
+            self._send = self.issue == -1
+            self._send.setflags(write=False)
+        return self._send
+
+    @property
+    def to_send(self) -> int:
+        """How many rows are sent."""
+        if self._to_send is None:
+            import numpy as np
+
+            self._to_send = int(np.count_nonzero(self.send))
+        return self._to_send
+
+    @property
+    def by_issue(self) -> tuple[int, ...]:
+        """The rows excluded, per issue code (:data:`~smskit.rules.findings.ISSUES`)."""
+        if self._by_issue is None:
+            import numpy as np
+
+            counts = np.bincount(self.issue[~self.send], minlength=len(ISSUES))
+            self._by_issue = tuple(counts.tolist())
+        return self._by_issue
+
+    def by_codes(self, codes: np.ndarray, size: int) -> np.ndarray:
+        """The rows sent per code of ``codes`` (one a row, 0 to ``size`` - 1; read-only).
+        The counts of the last ``codes`` asked are kept: an audience's field combinations,
+        the same array while the text uses the same fields (never edited)."""
+        import numpy as np
+
+        known = self._by_codes
+        if known is not None and known[0] is codes and known[1] == size:
+            return known[2]
+        counts = np.bincount(codes[self.send], minlength=size)
+        counts.setflags(write=False)
+        self._by_codes = (codes, size, counts)
+        return counts
+
+    def by_region(self) -> dict[int, int]:
+        """The rows sent per region code, the codes with some only (a copy: the caller's)."""
+        if self._by_region is None:
+            import numpy as np
+
+            size = int(self.regions.max(initial=-1)) + 1
+            counts = np.bincount(self.regions[self.send] + 1, minlength=size + 1)[1:]
+            self._by_region = {int(i): int(counts[i]) for i in np.flatnonzero(counts)}
+        return dict(self._by_region)
+
+
+@dataclass(frozen=True, eq=False)
+class Standing:
+    """Each recipient's issue before the text's own: the numbers' issues, the opt-out list
+    (``listed``; ``included``: sent anyway, None unless ``include_opted_out``) and the
+    frequency cap (``at_cap``), and what follows while the text excludes no one: the
+    repeats (``repeats``) and the issues then (``tally``). It depends on the audience, the
+    list, the cap reached and two options, not on the text: made once for them
+    (:func:`standing`) and shared by the keystrokes that follow."""
+
+    key: tuple[Any, ...]
+    before: np.ndarray  # read-only: the issues before the text's and the repeats
+    listed: np.ndarray
+    included: np.ndarray | None
+    at_cap: np.ndarray
+    repeats: tuple[np.ndarray, np.ndarray]
+    tally: Tally
+
+    def fits(self, key: tuple[Any, ...]) -> bool:
+        """Made for ``key`` (:func:`_standing_key`)."""
+        import numpy as np
+
+        mine = self.key
+        if mine[1:3] != key[1:3] or not (mine[0] is key[0] or mine[0] == key[0]):
+            return False
+        return mine[3] is key[3] or (
+            mine[3] is not None and key[3] is not None and np.array_equal(mine[3], key[3])
+        )
+
+
+_standings: weakref.WeakKeyDictionary[Audience, Standing] = weakref.WeakKeyDictionary()
+
+
+def _standing_key(
+    settings: PreflightSettings,
+    suppressed: frozenset[str],
+    reached: np.ndarray | None,
+) -> tuple[Any, ...]:
+    capping = reached is not None and len(reached) > 0 and settings.frequency_cap is not None
+    return (suppressed, settings.include_opted_out, capping, reached if capping else None)
+
+
+def standing(
+    audience: Audience,
+    settings: PreflightSettings,
+    suppressed: frozenset[str],
+    reached: np.ndarray | None,
+) -> Standing:
+    """The recipients' :class:`Standing` with the opt-out list ``suppressed`` and the
+    numbers ``reached`` (at the frequency cap), kept per audience while they, the
+    ``include_opted_out`` option and the cap being set do not change."""
+    import numpy as np
+
+    key = _standing_key(settings, suppressed, reached)
+    known = _standings.get(audience)
+    if known is not None and known.fits(key):
+        return known
+    issue = audience.issue.copy()
+    listed = audience.listed(suppressed) & (issue == -1)
+    included = listed if settings.include_opted_out else None
+    if included is None:
+        issue[listed] = _ISSUE[OPTED_OUT]
+    at_cap = np.zeros(len(issue), dtype=bool)
+    if key[2]:
+        assert reached is not None
+        at_cap = audience.at_cap(reached) & (issue == -1)
+        issue[at_cap] = _ISSUE[FREQUENCY_CAPPED]
+    issue.setflags(write=False)
+    repeats, after = _repeated(audience, issue, None, None, listed, included, at_cap)
+    after.setflags(write=False)
+    tally = Tally(after, audience.region.codes)
+    made = Standing(key, issue, listed, included, at_cap, repeats, tally)
+    _standings[audience] = made
+    return made
+
+
+def _repeated(
+    audience: Audience,
+    before: np.ndarray,
+    fresh: np.ndarray | None,
+    by_text: np.ndarray | None,
+    listed: np.ndarray,
+    included: np.ndarray | None,
+    at_cap: np.ndarray,
+) -> tuple[tuple[np.ndarray, np.ndarray], np.ndarray]:
+    """The issues ``before`` (a copy) with the text's own (``by_text`` at the rows it
+    excludes, ``fresh``; None: none) and then the repeats among the rows still sent; the
+    repeats and those issues."""
+    issue = before.copy()
+    if fresh is not None and by_text is not None:
+        issue[fresh] = by_text[fresh]
+    # Unless the text or the opt-out list excluded a recipient that has a number, the
+    # repeats are the audience's (the cap excludes every row of a number: its repeats go).
+    narrowed = (fresh is not None and bool(fresh.any())) or (
+        included is None and bool(listed.any())
+    )
+    repeats = audience.duplicates((issue == -1) if narrowed else None)
+    if at_cap.any() and not narrowed:
+        kept = ~at_cap[repeats[0]]
+        repeats = (repeats[0][kept], repeats[1][kept])
+    issue[repeats[0]] = _ISSUE["duplicate"]
+    return repeats, issue
+
+
 @dataclass(frozen=True)
 class Verdicts:
     """Every recipient's verdict for one text and its options, before any frame is made:
@@ -273,7 +448,8 @@ class Verdicts:
     combination), ``issue`` (per recipient, -1: sent), ``fresh`` (the rows the text itself
     excluded), ``repeats`` (the duplicate rows and their first rows), ``included`` (rows
     on the opt-out list sent anyway; None unless ``include_opted_out``), ``at_cap`` (rows at
-    the frequency cap) and ``missing`` (how many recipients miss a field)."""
+    the frequency cap), ``missing`` (how many recipients miss a field) and ``tally``
+    (``issue``'s counts)."""
 
     codes: np.ndarray
     found: Messages
@@ -283,6 +459,7 @@ class Verdicts:
     included: np.ndarray | None
     at_cap: np.ndarray
     missing: int
+    tally: Tally
 
     @property
     def sent_anyway(self) -> int:
@@ -305,39 +482,30 @@ def verdicts(
     ``suppressed``: the account's opted-out numbers (E.164): excluded (issue ``opted_out``)
     unless ``settings.include_opted_out``, then warned (``opted_out_included``).
     ``reached``: the numbers (sorted keys, :func:`smskit.rules.caps.reached`) already at the
-    campaign's frequency cap: excluded (issue ``frequency_capped``)."""
+    campaign's frequency cap: excluded (issue ``frequency_capped``). What does not depend on
+    the text is the :class:`Standing` kept from the previous call."""
     import numpy as np
 
     codes, table = audience.combinations(used)
     found = messages(settings, [audience.field(name) for name in used], table)
-    issue = audience.issue.copy()
-    listed = audience.listed(frozenset(suppressed)) & (issue == -1)
-    included = listed if settings.include_opted_out else None
-    if included is None:
-        issue[listed] = _ISSUE[OPTED_OUT]
-    at_cap = np.zeros(len(issue), dtype=bool)
-    if reached is not None and len(reached) and settings.frequency_cap is not None:
-        at_cap = audience.at_cap(reached) & (issue == -1)
-        issue[at_cap] = _ISSUE[FREQUENCY_CAPPED]
+    held = standing(audience, settings, frozenset(suppressed), reached)
     if (found.issue >= 0).any():
         by_text = found.issue[codes]
-        fresh = (issue == -1) & (by_text >= 0)
-        issue[fresh] = by_text[fresh]
-    else:  # the text excludes no combination (the usual keystroke): no per-recipient gather
-        fresh = np.zeros(len(issue), dtype=bool)
-    # Unless the text or the opt-out list excluded a recipient that has a number, the
-    # repeats are the audience's (the cap excludes every row of a number: its repeats go).
-    narrowed = fresh.any() or (included is None and listed.any())
-    repeats = audience.duplicates((issue == -1) if narrowed else None)
-    if at_cap.any() and not narrowed:
-        kept = ~at_cap[repeats[0]]
-        repeats = (repeats[0][kept], repeats[1][kept])
-    issue[repeats[0]] = _ISSUE["duplicate"]
+        fresh = (held.before == -1) & (by_text >= 0)
+        repeats, issue = _repeated(
+            audience, held.before, fresh, by_text, held.listed, held.included, held.at_cap
+        )
+        issue.setflags(write=False)
+        tally = Tally(issue, audience.region.codes)
+    else:  # the text excludes no combination (the usual keystroke): the standing's verdicts
+        fresh = np.zeros(len(codes), dtype=bool)
+        repeats, tally = held.repeats, held.tally
+    issue = tally.issue.copy()  # the verdicts' own (a report's frame may take it): the tally's kept
     missing = 0
     if (found.missing != 0).any():  # some combination misses a field: count its recipients
         sizes = np.bincount(codes, minlength=len(table))
         missing = int(sizes[found.missing != 0].sum())
-    return Verdicts(codes, found, issue, fresh, repeats, included, at_cap, missing)
+    return Verdicts(codes, found, issue, fresh, repeats, held.included, held.at_cap, missing, tally)
 
 
 def head_rows(audience: Audience, judged: Verdicts, rows: int) -> tuple[dict[str, Any], ...]:
