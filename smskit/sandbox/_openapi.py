@@ -49,6 +49,11 @@ def _accepted_send() -> dict[str, Any]:
     return _json(_ref("SendResult"), "Accepted: sent, or scheduled for `send_at`.")
 
 
+def _record(properties: dict[str, Any]) -> dict[str, Any]:
+    """An object whose every property is required: an answer the sandbox always sends whole."""
+    return {"type": "object", "required": list(properties), "properties": properties}
+
+
 def _body(name: str) -> dict[str, Any]:
     return {"required": True, "content": {"application/json": {"schema": _ref(name)}}}
 
@@ -62,6 +67,15 @@ def _schemas() -> dict[str, Any]:
         }
         for name, blank in HLR_PLACEHOLDERS.items()
     }
+    draft = {  # the fields both drafts have
+        "ticket_number": {"type": "string"},
+        "status": {"type": "string"},
+        "code": {"type": "integer"},
+        "message": {"type": "string"},
+        "number_of_contacts": {"type": "integer"},
+        "residual_credit": {"type": "number"},
+        "total_cost": {"type": "number"},
+    }
     return {
         **request_schemas(),
         "Error": {
@@ -72,70 +86,43 @@ def _schemas() -> dict[str, Any]:
                 "message": {"type": "string"},
                 "errors": {
                     "type": "object",
-                    "additionalProperties": {
-                        "type": "object",
-                        "required": ["code", "message"],
-                        "properties": {"code": {"type": "integer"}, "message": {"type": "string"}},
-                    },
+                    "additionalProperties": _record(
+                        {"code": {"type": "integer"}, "message": {"type": "string"}}
+                    ),
                 },
             },
         },
-        "SendResult": {
-            "type": "object",
-            "required": [
-                "sms_ticket",
-                "number_of_contacts",
-                "number_of_sms_needed",
-                "residual_credit",
-                "total_cost",
-            ],
-            "properties": {
+        "SendResult": _record(
+            {
                 "sms_ticket": {"type": "string"},
                 "number_of_contacts": {"type": "integer", "minimum": 0},
                 "number_of_sms_needed": {"type": "integer", "minimum": 0},
                 "residual_credit": {"type": "number", "minimum": 0},
                 "total_cost": {"type": "number", "minimum": 0},
-            },
-        },
-        "ContactCreateResult": {
-            "type": "object",
-            "required": ["items"],
-            "properties": {
+            }
+        ),
+        "ContactCreateResult": _record(
+            {
                 "items": {
                     "type": "array",
-                    "items": {
-                        "type": "object",
-                        "required": ["phone_number", "email", "status"],
-                        "properties": {
+                    "items": _record(
+                        {
                             "phone_number": {"type": "string"},
                             "email": {"type": "string"},
                             "status": {"type": "string", "enum": list(_spec.CONTACT_ITEM_STATUS)},
-                        },
-                    },
+                        }
+                    ),
                 }
-            },
-        },
-        "ListEmptyResult": {
-            "type": "object",
-            "required": ["list_name", "number_of_contacts_removed"],
-            "properties": {
+            }
+        ),
+        "ListEmptyResult": _record(
+            {
                 "list_name": {"type": "string"},
                 "number_of_contacts_removed": {"type": "integer", "minimum": 0},
-            },
-        },
-        "HLRResult": {
-            "type": "object",
-            "required": [
-                *network,
-                "status",
-                "phone_number",
-                "phone_number_type",
-                "line_status",
-                "is_ported",
-                "ported_date",
-                "original_network_details",
-            ],
-            "properties": {
+            }
+        ),
+        "HLRResult": _record(
+            {
                 **network,
                 "status": {"type": "string", "enum": list(_spec.HLR_STATUS)},
                 "phone_number": {"type": "string"},
@@ -146,14 +133,9 @@ def _schemas() -> dict[str, Any]:
                     "type": ["string", "null"],
                     "pattern": r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$",
                 },
-                "original_network_details": {
-                    "oneOf": [
-                        {"type": "null"},
-                        {"type": "object", "required": list(network), "properties": network},
-                    ]
-                },
-            },
-        },
+                "original_network_details": {"oneOf": [{"type": "null"}, _record(network)]},
+            }
+        ),
         "Balance": {
             "type": "object",
             "required": ["amount", "unit"],
@@ -167,10 +149,8 @@ def _schemas() -> dict[str, Any]:
                     "type": "array",
                     "description": "with_details=true: packs with credit left, the first to "
                     "expire first; credit in the unit of amount.",
-                    "items": {
-                        "type": "object",
-                        "required": ["id", "credit", "expiration_date"],
-                        "properties": {
+                    "items": _record(
+                        {
                             "id": {"type": "string"},
                             "credit": {"type": "number", "minimum": 0},
                             "expiration_date": {
@@ -178,74 +158,26 @@ def _schemas() -> dict[str, Any]:
                                 "description": "Europe/Paris time.",
                                 "pattern": r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$",
                             },
-                        },
-                    },
+                        }
+                    ),
                 },
             },
         },
         "Credits": {
             "type": "object",
             "description": "Keyed by 2-letter country code.",
-            "additionalProperties": {
-                "type": "object",
-                "required": ["premium_sms", "vocal_sms", "low_cost_sms", "hlr"],
-                "properties": {
+            "additionalProperties": _record(
+                {
                     key: {"type": "integer", "minimum": 0}
                     for key in ("premium_sms", "vocal_sms", "low_cost_sms", "hlr")
-                },
-            },
+                }
+            ),
         },
-        "SmsDraft": {
-            "type": "object",
-            "required": [
-                "ticket_number",
-                "number_of_contacts",
-                "number_of_sms_needed",
-                "residual_credit",
-                "total_cost",
-                "status",
-                "message",
-                "code",
-            ],
-            "properties": {
-                "ticket_number": {"type": "string"},
-                "number_of_contacts": {"type": "integer"},
-                "number_of_sms_needed": {"type": "integer"},
-                "residual_credit": {"type": "number"},
-                "total_cost": {"type": "number"},
-                "status": {"type": "string"},
-                "message": {"type": "string"},
-                "code": {"type": "integer"},
-            },
-        },
-        "VoiceDraft": {
-            "type": "object",
-            "required": [
-                "ticket_number",
-                "status",
-                "code",
-                "message",
-                "number_of_contacts",
-                "residual_credit",
-                "total_cost",
-                "estimated_duration",
-            ],
-            "properties": {
-                "ticket_number": {"type": "string"},
-                "status": {"type": "string"},
-                "code": {"type": "integer"},
-                "message": {"type": "string"},
-                "number_of_contacts": {"type": "integer"},
-                "residual_credit": {"type": "number"},
-                "total_cost": {"type": "number"},
-                "estimated_duration": {"type": "integer", "description": "Seconds."},
-            },
-        },
-        "Token": {
-            "type": "object",
-            "required": ["token"],
-            "properties": {"token": {"type": "string", "minLength": 1}},
-        },
+        "SmsDraft": _record({**draft, "number_of_sms_needed": {"type": "integer"}}),
+        "VoiceDraft": _record(
+            {**draft, "estimated_duration": {"type": "integer", "description": "Seconds."}}
+        ),
+        "Token": _record({"token": {"type": "string", "minLength": 1}}),
     }
 
 
