@@ -8,13 +8,15 @@ raises :class:`~smskit.errors.ResponseShapeError`; an absent or null field reads
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from smskit.errors import ResponseShapeError
 
 __all__ = ["as_object", "read_bool", "read_datetime", "read_float", "read_int", "read_str"]
+
+_T = TypeVar("_T")
 
 
 def as_object(data: Any, what: str) -> Mapping[str, Any]:
@@ -36,29 +38,12 @@ def read_str(data: Mapping[str, Any], key: str) -> str | None:
 
 def read_int(data: Mapping[str, Any], key: str) -> int | None:
     """An integer, from a number or its text (``""`` reads as None)."""
-    value = data.get(key)
-    if value is None or value == "":
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = float("nan")
-    if isinstance(value, bool) or not number.is_integer():
-        raise ResponseShapeError(f"{key}: expected an integer, got {value!r}")
-    return int(number)
+    return _read(data, key, "an integer", _integer)
 
 
 def read_float(data: Mapping[str, Any], key: str) -> float | None:
     """A number, from a number or its text (``""`` reads as None)."""
-    value = data.get(key)
-    if value is None or value == "":
-        return None
-    if isinstance(value, bool):
-        raise ResponseShapeError(f"{key}: expected a number, got {value!r}")
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise ResponseShapeError(f"{key}: expected a number, got {value!r}") from None
+    return _read(data, key, "a number", _number)
 
 
 def read_bool(data: Mapping[str, Any], key: str) -> bool | None:
@@ -73,10 +58,33 @@ def read_bool(data: Mapping[str, Any], key: str) -> bool | None:
 
 def read_datetime(data: Mapping[str, Any], key: str) -> datetime | None:
     """A date-time, from ISO 8601 or ``YYYY-MM-DD HH:MM:SS`` (``""`` reads as None)."""
+    return _read(
+        data, key, "'YYYY-MM-DD HH:MM:SS'", lambda value: datetime.fromisoformat(str(value))
+    )
+
+
+def _read(
+    data: Mapping[str, Any], key: str, expected: str, convert: Callable[[Any], _T]
+) -> _T | None:
+    """``convert`` of the field ``key`` (absent, null or ``""``: None); a value it refuses
+    (TypeError, ValueError) is a ResponseShapeError saying what was ``expected``."""
     value = data.get(key)
     if value is None or value == "":
         return None
     try:
-        return datetime.fromisoformat(str(value))
-    except ValueError:
-        raise ResponseShapeError(f"{key}: expected 'YYYY-MM-DD HH:MM:SS', got {value!r}") from None
+        return convert(value)
+    except (TypeError, ValueError):
+        raise ResponseShapeError(f"{key}: expected {expected}, got {value!r}") from None
+
+
+def _number(value: Any) -> float:
+    if isinstance(value, bool):  # a JSON true is not the number 1
+        raise TypeError(value)
+    return float(value)
+
+
+def _integer(value: Any) -> int:
+    number = _number(value)
+    if not number.is_integer():
+        raise ValueError(value)
+    return int(number)
