@@ -173,6 +173,8 @@ class Draft(Record):
     number_of_contacts: int | None = None
     total_cost: float | None = None
     residual_credit: float | None = None
+    # The integer fields of one kind of draft only (none for the base).
+    _own_integers: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def from_json(cls, data: Any) -> Self:
@@ -186,14 +188,9 @@ class Draft(Record):
             number_of_contacts=read_int(body, "number_of_contacts"),
             total_cost=read_float(body, "total_cost"),
             residual_credit=read_float(body, "residual_credit"),
-            **cls._own_fields(body),
+            **{name: read_int(body, name) for name in cls._own_integers},
             raw=dict(body),
         )
-
-    @classmethod
-    def _own_fields(cls, body: Mapping[str, Any]) -> dict[str, Any]:
-        """The fields of one kind of draft only (none for the base)."""
-        return {}
 
     def to_frame(self) -> pd.DataFrame:
         """One row (see :func:`smskit.frames.drafts_frame` for several drafts)."""
@@ -213,10 +210,7 @@ class SmsDraft(Draft):
     _title: ClassVar[str] = "SMS campaign draft"
 
     number_of_sms_needed: int | None = None
-
-    @classmethod
-    def _own_fields(cls, body: Mapping[str, Any]) -> dict[str, Any]:
-        return {"number_of_sms_needed": read_int(body, "number_of_sms_needed")}
+    _own_integers: ClassVar[tuple[str, ...]] = ("number_of_sms_needed",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,10 +220,7 @@ class VoiceDraft(Draft):
     _title: ClassVar[str] = "Voice campaign draft"
 
     estimated_duration: int | None = None
-
-    @classmethod
-    def _own_fields(cls, body: Mapping[str, Any]) -> dict[str, Any]:
-        return {"estimated_duration": read_int(body, "estimated_duration")}
+    _own_integers: ClassVar[tuple[str, ...]] = ("estimated_duration",)
 
 
 @dataclass(frozen=True, slots=True)
