@@ -125,8 +125,8 @@ class CampaignExecutor(Generic[ResultT]):
         # that carries its short link (docs/links.md).
         self.tracking = None if track_links is None else LinkTracking.of(track_links, text)
         self.spec = CampaignSpec.of(
-            text if self.tracking is None else self.tracking.tracked.text,
-            sender, name, default_region, clock, journal,
+            text if self.tracking is None else self.tracking.tracked.text, sender, name=name,
+            default_region=default_region, clock=clock, journal=journal,
             holdout=as_holdout(holdout, seed, stratify), **options,
         )  # fmt: skip
         self.recipients = self._taken(recipients)

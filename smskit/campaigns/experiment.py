@@ -184,7 +184,7 @@ class Experiment:
         if seed is not None:
             check_seed(seed)
         first = next(iter(arms.values()))
-        spec = CampaignSpec.of(first, sender, None, default_region, clock, **options)
+        spec = CampaignSpec.of(first, sender, default_region=default_region, clock=clock, **options)
         for text in arms.values():
             spec.replace(text=text)  # each arm's text checked like a campaign's
         if name is not None:

@@ -184,7 +184,7 @@ class Composer(Widget):
         self._links = None if track_links is None else check_tracking_inbox(track_links)
         self._linked_for: tuple[str, tuple[str, ...], tuple[str, ...]] | None = None
         spec = CampaignSpec.of(
-            text, sender, name, default_region, journal=journal,
+            text, sender, name=name, default_region=default_region, journal=journal,
             holdout=as_holdout(holdout, seed, stratify), **options,
         )  # fmt: skip
         self._client = client

@@ -264,27 +264,19 @@ class CampaignSpec:
                      *(getattr(self, o.name) for o in CAMPAIGN_OPTIONS)))  # fmt: skip
 
     @classmethod
-    def of(
-        cls,
-        text: str,
-        sender: str,
-        name: str | None = None,
-        default_region: str | None = DEFAULT_REGION,
-        clock: Callable[[], datetime] | None = None,
-        journal: str | Path | None = None,
-        *,
-        holdout: Holdout | None = None,
-        **options: Unpack[CampaignOptions],
-    ) -> CampaignSpec:
-        """The spec a front end is made with: ``options`` are the campaign options
-        (:data:`CAMPAIGN_OPTIONS`) and the send endpoint's options, told apart here (a name
-        that is neither is refused as an unknown send option)."""
-        given: dict[str, Any] = dict(options)
-        declared = {o.name: given.pop(o.name) for o in CAMPAIGN_OPTIONS if o.name in given}
-        return cls(
-            text, sender, given, name, default_region, clock, journal, holdout=holdout,
-            **declared,
-        )  # fmt: skip
+    def of(cls, text: str, sender: str, **given: Unpack[SpecKeywords]) -> CampaignSpec:
+        """The spec a front end is made with: ``given`` holds the spec's fields (``name``,
+        ``default_region``, ``clock``, ``journal``, ``holdout``, the campaign options
+        :data:`CAMPAIGN_OPTIONS`; those not given keep the field's default) and the send
+        endpoint's options, told apart here (a name that is neither is refused as an unknown
+        send option)."""
+        options: dict[str, Any] = dict(given)
+        fields = {
+            f.name: options.pop(f.name)
+            for f in dataclasses.fields(cls)
+            if f.name in options and f.name not in ("options", "created")
+        }
+        return cls(text, sender, options, **fields)
 
     def journaled_options(self) -> dict[str, Any]:
         """The campaign options as the journal records them (each option's JSON form of
@@ -416,3 +408,14 @@ class CampaignOptions(TypedDict, total=False):
     include_opted_out: bool
     repeat_window: timedelta | None
     frequency_cap: FrequencyCap | str | object | None
+
+
+class SpecKeywords(CampaignOptions, total=False):
+    """What :meth:`CampaignSpec.of` takes besides the text and sender: the campaign options
+    and the spec's own fields a front end passes on (their defaults are the spec's)."""
+
+    name: str | None
+    default_region: str | None
+    clock: Callable[[], datetime] | None
+    journal: str | Path | None
+    holdout: Holdout | None
