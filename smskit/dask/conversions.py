@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, Unpack
 
 import dask
 import dask.dataframe as dd
@@ -34,6 +34,8 @@ from dask.delayed import Delayed, delayed
 
 from smskit.campaigns.analysis.conversions import (
     GROUPS,
+    OrderColumns,
+    OrderReading,
     customer_ids,
     order_ids,
     refuse_repeats,
@@ -263,13 +265,9 @@ def conversions(
     orders: Any,
     *,
     sent_at: Any,
-    window: Any = "5D",
-    at: str = "ordered_at",
-    value: str | None = "amount",
-    number: str = "phone_number",
-    default_region: str | None = None,
     customer_id: str | None = None,
     table: Any = None,
+    **reading: Unpack[OrderReading],
 ) -> dd.DataFrame:
     """Per recipient of ``recipients`` (``row``, ``phone_number`` in E.164 or read in
     ``default_region``, ``group``), lazily, partition by partition: the pandas
@@ -277,8 +275,11 @@ def conversions(
     ``sent_at`` (an aware instant). ``orders``: a pandas, pyarrow, polars or Dask table.
     ``customer_id``: match the orders' column of that name with the same column of
     ``table`` (the recipients' input table, pandas, pyarrow, polars or Dask; each
-    recipient's id at its ``row``) instead of numbers."""
-    span = window_of(window).value
+    recipient's id at its ``row``) instead of numbers. ``reading`` as the pandas function
+    reads the orders (:class:`~smskit.campaigns.analysis.conversions.OrderColumns`)."""
+    read = OrderColumns(**reading)
+    at, value, number, default_region = read.at, read.value, read.number, read.default_region
+    span = window_of(read.window).value
     start = int(send_instants(pd.DataFrame(index=range(1)), sent_at)[0])
     money = value is not None
     if customer_id is not None:

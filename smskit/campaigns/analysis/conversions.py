@@ -18,7 +18,8 @@ May import ``smskit.rules`` and ``smskit.errors``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final, TypedDict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, TypedDict, Unpack
 
 from smskit.errors import ValidationError
 from smskit.rules.orders import (
@@ -39,6 +40,7 @@ __all__ = [
     "CONVERSION_COLUMNS",
     "GROUPS",
     "INBOX_COLUMNS",
+    "OrderColumns",
     "OrderReading",
     "conversions",
     "customer_ids",
@@ -54,17 +56,29 @@ GROUPS: Final = ("treated", "holdout")
 
 
 class OrderReading(TypedDict, total=False):
-    """How the orders are read: the keywords every result's ``conversions()`` and ``lift()``
-    pass on to :func:`conversions` (whose defaults they are): ``window`` from the send
-    (``"5D"``), ``at`` the instant column (``"ordered_at"``, time zone required), ``value``
-    the amount column (``"amount"``; None: count only), ``number`` the phone number column
-    (``"phone_number"``, read in a ``country`` column's region, else ``default_region``)."""
+    """How the orders are read: the keywords of :func:`conversions` (pandas and Dask) and of
+    every result's ``conversions()`` and ``lift()``, each defaulting as
+    :class:`OrderColumns` says."""
 
     window: Any
     at: str
     value: str | None
     number: str
     default_region: str | None
+
+
+@dataclass(frozen=True)
+class OrderColumns:
+    """:class:`OrderReading` with its defaults: ``window`` from the send (``"5D"``), ``at``
+    the instant column (``"ordered_at"``, time zone required), ``value`` the amount column
+    (``"amount"``; None: count only), ``number`` the phone number column (``"phone_number"``,
+    read in a ``country`` column's region, else ``default_region``)."""
+
+    window: Any = "5D"
+    at: str = "ordered_at"
+    value: str | None = "amount"
+    number: str = "phone_number"
+    default_region: str | None = None
 
 
 CONVERSION_COLUMNS: Final = (
@@ -162,29 +176,29 @@ def conversions(
     orders: Any,
     *,
     sent_at: Any = None,
-    window: Any = "5D",
-    at: str = "ordered_at",
-    value: str | None = "amount",
-    number: str = "phone_number",
     on: str | None = None,
-    default_region: str | None = None,
+    **reading: Unpack[OrderReading],
 ) -> pd.DataFrame:
     """One row per recipient (``recipients``: ``phone_number``, ``group``, and ``sent_at``
     when ``sent_at`` is not given) with its conversions from ``orders``.
 
-    ``at`` names the orders' instant column, ``value`` their amount (None: no revenue),
-    ``number`` their phone number (read in the row's ``country``, else ``default_region``);
-    ``on`` instead matches a customer-id column both tables have. See the module docstring.
+    ``reading`` (:class:`OrderColumns`): ``window``, ``at`` the orders' instant column,
+    ``value`` their amount (None: no revenue), ``number`` their phone number (read in the
+    row's ``country``, else ``default_region``); ``on`` instead matches a customer-id column
+    both tables have. See the module docstring.
     """
     import numpy as np
     import pandas as pd
 
-    span = window_of(window).value
+    read = OrderColumns(**reading)
+    span = window_of(read.window).value
     sent = send_instants(recipients, sent_at)
-    wanted = [on] if on is not None else [number, REGION_COLUMN]
-    frame, instants, amounts = read_orders(orders, wanted, at, value)
+    wanted = [on] if on is not None else [read.number, REGION_COLUMN]
+    frame, instants, amounts = read_orders(orders, wanted, read.at, read.value)
     rows = orders_in_reach(instants, sent, span)
-    keys, found = _keys(recipients, frame, rows, number=number, on=on, region=default_region)
+    keys, found = _keys(
+        recipients, frame, rows, number=read.number, on=on, region=read.default_region
+    )
     hit = found >= 0
     who, when = found[hit], instants[rows[hit]]
     inside = (when >= sent[who]) & (when < sent[who] + span)
