@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from smskit.errors import ValidationError
 from smskit.rules import gsm as _gsm
 from smskit.rules import text as text_module
 from smskit.rules import textvec
 from smskit.rules.batch import analyze_many
-from smskit.rules.personalize import render
+from smskit.rules.personalize import fields, render, render_texts
 from smskit.rules.text import (
     OPTIMIZE_TABLE,
     analyze,
@@ -164,6 +166,32 @@ def test_render_inserts_values_verbatim(first: str, last: str, literal: str) -> 
     template = literal.replace("{", "(").replace("}", ")") + "{first_name}|{last_name}"
     rendered = render(template, {"first_name": first, "last_name": last})
     assert rendered == template.replace("{first_name}|{last_name}", f"{first}|{last}")
+
+
+field_values = st.text(max_size=50)
+templates = st.lists(
+    st.sampled_from(["{first_name}", "{param1}", "{", "}", "{{x}}", "{first_name", " ", "ab", "€"])
+    | st.text(alphabet="ab {}€\n", max_size=6),
+    max_size=8,
+).map("".join)
+
+
+@FAST
+@given(templates, st.lists(st.tuples(field_values, field_values), max_size=6))
+def test_render_texts_renders_each_row_as_render_does(
+    template: str, rows: list[tuple[str, str]]
+) -> None:
+    """Rendering whole columns of values gives, row by row, what render gives each row
+    (fields used twice, braces that are not fields, no field at all)."""
+    try:
+        fields(template)
+    except ValidationError:  # a brace pair that names an unknown field: refused either way
+        with pytest.raises(ValidationError):
+            render_texts(template, {"first_name": [], "param1": []}, len(rows))
+        return
+    expected = [render(template, {"first_name": f, "param1": p}) for f, p in rows]
+    columns = {"first_name": [f for f, _ in rows], "param1": [p for _, p in rows]}
+    assert render_texts(template, columns, len(rows)) == expected
 
 
 # Lengths drawn uniformly up to past the 1224 limit, so segment boundaries are hit often.

@@ -23,7 +23,7 @@ from smskit.rules.text import check_str
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["MissingFieldWarning", "fields", "render", "render_all"]
+__all__ = ["MissingFieldWarning", "fields", "render", "render_all", "render_texts"]
 
 MAX_FIELD_LENGTH: Final = _spec.FIELD_MAX
 
@@ -137,7 +137,7 @@ def render_columns(
 ) -> tuple[list[str], Any, list[tuple[int | None, str]]]:
     """Render for every recipient, a column at a time (a value over 50 characters raises for
     the first such field of the template; rows counted from ``start``)."""
-    literals, names = _parse(template)
+    names = _parse(template)[1]
     unique = tuple(dict.fromkeys(names))
     cols, index, n = _columns(recipients, unique)
     if not names:
@@ -149,12 +149,23 @@ def render_columns(
         texts.append(column)
         missing.extend((row, name) for row in absent)
     missing.sort(key=lambda item: (item[0], unique.index(item[1])))
+    return render_texts(template, dict(zip(unique, texts, strict=True)), n), index, missing
+
+
+def render_texts(template: str, columns: Mapping[str, Sequence[str]], count: int) -> list[str]:
+    """``template`` rendered for each of ``count`` rows, as :func:`render` renders one, a
+    whole column at a time: ``columns`` holds, for each field the template uses, its text in
+    every row (a value's text, within 50 characters: the caller has checked them)."""
+    literals, names = _parse(template)
+    unique = tuple(dict.fromkeys(names))
+    if not unique:
+        return [template] * count
     # str.format over whole columns: the template's own braces are escaped first
     pattern = "".join(
         literal.replace("{", "{{").replace("}", "}}") + (f"{{{unique.index(n)}}}" if n else "")
         for literal, n in zip(literals, (*names, ""), strict=True)
     )
-    return list(map(pattern.format, *texts)), index, missing
+    return list(map(pattern.format, *(columns[name] for name in unique)))
 
 
 def _warn_missing(missing: list[tuple[int | None, str]]) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
@@ -87,28 +87,44 @@ class FieldValues:
     texts: tuple[str, ...]
     refused: tuple[str | None, ...]
 
-    @property
+    # Made once per field, not per text: a keystroke reads them (read-only arrays).
+    @cached_property
     def refused_mask(self) -> np.ndarray:
-        import numpy as np
+        """Per distinct value: not a scalar (refused)."""
+        return _frozen([r is not None for r in self.refused], "bool")
 
-        return np.array([r is not None for r in self.refused], dtype=bool)
-
-    @property
+    @cached_property
     def missing(self) -> np.ndarray:
         """Per distinct value: blank, though a scalar (it renders empty)."""
-        import numpy as np
-
-        return np.array(
+        return _frozen(
             [r is None and not t.strip() for t, r in zip(self.texts, self.refused, strict=True)],
-            dtype=bool,
+            "bool",
         )
 
-    @property
+    @cached_property
     def too_long(self) -> np.ndarray:
         """Per distinct value: over the spec's 50 characters."""
-        import numpy as np
+        return _frozen([len(t) > _spec.FIELD_MAX for t in self.texts], "bool")
 
-        return np.array([len(t) > _spec.FIELD_MAX for t in self.texts], dtype=bool)
+    @cached_property
+    def text_array(self) -> np.ndarray:
+        """``texts`` as an array of objects (gathered per field combination)."""
+        return _frozen(list(self.texts), "object")
+
+    @cached_property
+    def refused_array(self) -> np.ndarray:
+        """``refused`` as an array of objects."""
+        return _frozen(list(self.refused), "object")
+
+
+def _frozen(values: list[Any], dtype: str) -> np.ndarray:
+    """``values`` as a read-only array of ``dtype``."""
+    import numpy as np
+
+    array = np.empty(len(values), dtype=dtype)
+    array[:] = values
+    array.setflags(write=False)
+    return array
 
 
 class Audience:

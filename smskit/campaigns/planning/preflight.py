@@ -179,9 +179,9 @@ def messages(settings: PreflightSettings, fields: list[Any], table: np.ndarray) 
 
     for i, values in enumerate(fields):
         codes = table[:, i]
-        texts = np.array(values.texts, dtype=object)[codes]
+        texts = values.text_array[codes]
         refused = values.refused_mask[codes]
-        kinds = np.array(values.refused, dtype=object)[codes][refused]
+        kinds = values.refused_array[codes][refused]
         said = [f"{values.name} is a {k}, not a text, number or date" for k in kinds]
         flag(refused, "field_not_scalar", said)
         missing[values.missing[codes] & ~refused] |= 1 << i
@@ -213,7 +213,7 @@ def _render(
 
     from smskit.rules import batch
     from smskit.rules import text as engine
-    from smskit.rules.personalize import render
+    from smskit.rules.personalize import render_texts
 
     if not isinstance(settings.text, str):
         return (
@@ -225,15 +225,9 @@ def _render(
                 "segments": np.zeros(1, dtype="int16"),
             },
         )
-    if columns:
-        # Values are texts here, within 50 characters (longer ones were blanked and flagged).
-        names = list(columns)
-        rendered = [
-            render(settings.text, dict(zip(names, values, strict=True)))
-            for values in zip(*columns.values(), strict=True)
-        ]
-    else:
-        rendered = [settings.text] * count
+    # Values are texts here, within 50 characters (longer ones were blanked and flagged).
+    # No columns: the text uses no field, or one unknown (refused by the campaign's checks).
+    rendered = render_texts(settings.text, columns, count) if columns else [settings.text] * count
     # Combinations may render alike, and two texts may optimise to one ("C’est", "C'est").
     codes, uniques = pd.factorize(np.array(rendered, dtype=object))
     distinct = [str(t) for t in uniques]
