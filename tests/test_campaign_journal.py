@@ -5,15 +5,21 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import random
 import sqlite3
 import threading
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import smskit
+from smskit.campaigns.planning.plan import _prices
 from smskit.campaigns.sending.blocking import run_blocking
-from smskit.campaigns.sending.journal import Journal
+from smskit.campaigns.sending.journal import Journal, column_json
 from smskit.campaigns.sending.runner import run_chunks
 from smskit.rules.canonical import canonical_json
 
@@ -207,3 +213,39 @@ def test_run_blocking_inside_and_outside_an_event_loop() -> None:
     inside = asyncio.run(cell())
     assert outside == threading.current_thread().name
     assert inside.startswith("smskit-bulk")
+
+
+# Plan column values: shared objects (a price repeated, as a plan holds them) and distinct ones.
+_COLUMN_VALUES = st.lists(
+    st.one_of(
+        st.none(),
+        st.integers(-(2**40), 2**40),
+        st.floats(allow_nan=False),
+        st.sampled_from([0.0, -0.0, 1, 1.0, 0.065, True]),
+        st.text(max_size=5),
+    ),
+    max_size=8,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_COLUMN_VALUES, st.integers(0, 3000), st.randoms(use_true_random=False))
+def test_a_plan_column_reads_back_as_json_dumps_spells_it(
+    kinds: list[Any], size: int, rnd: random.Random
+) -> None:
+    """column_json, spelling a column of few distinct objects once each, reads back to what
+    json.dumps of the column reads back to: same values, same types, -0.0 kept."""
+    column = [rnd.choice(kinds) for _ in range(size)] if kinds else []
+    spelt = json.loads(column_json(column))
+    plain = json.loads(json.dumps(column, ensure_ascii=False))
+    assert [(type(v), repr(v)) for v in spelt] == [(type(v), repr(v)) for v in plain]
+
+
+def test_the_plan_prices_are_shared_objects_and_keep_every_value() -> None:
+    """A plan's predicted prices: one float object per distinct price (not one a recipient),
+    None where not priced, -0.0 apart from 0.0."""
+    costs = np.array([0.065, np.nan, -0.0, 0.0, 0.13] * 2000)
+    prices = _prices(costs)
+    assert [repr(p) for p in prices[:5]] == ["0.065", "None", "-0.0", "0.0", "0.13"]
+    assert [repr(p) for p in prices] == [repr(p) for p in prices[:5]] * 2000
+    assert len({id(p) for p in prices}) == 5

@@ -48,6 +48,7 @@ __all__ = [
     "CHUNK_STATES",
     "Chunk",
     "Journal",
+    "column_json",
     "derive_request_id",
     "open_leased",
 ]
@@ -311,18 +312,19 @@ class Journal:
         ``record``: the campaign (a mapping is read as a journal's ``meta``, with
         :meth:`CampaignRecord.from_meta`, so it is checked the same way). ``plan``:
         equal-length columns ``phone_number``, ``row``, ``segments`` and ``field:<name>`` per
-        field, in sending order. ``bounds``: each chunk's (start, stop) in the plan.
+        field, in sending order (a column given as a list is kept as it is, not copied: it
+        must not change after). ``bounds``: each chunk's (start, stop) in the plan.
         ``excluded``: (row, input, phone_number, issue, detail) kept out by preflight.
         """
         now = time.time()
+        kept = {name: _as_list(column) for name, column in plan.items()}
         with self._tx() as db:
             if db.execute("SELECT COUNT(*) FROM meta").fetchone()[0]:
                 raise ConfigurationError(f"journal {str(self.path)!r} is already initialised")
             db.executemany(  # a column's text at a time, not all of them at once
                 "INSERT INTO plan VALUES (?, ?)",
-                ((name, json.dumps(list(column), ensure_ascii=False))
-                 for name, column in plan.items()),
-            )  # fmt: skip
+                ((name, column_json(column)) for name, column in kept.items()),
+            )
             db.executemany(
                 "INSERT INTO chunks (idx, start, stop, state, updated_at) "
                 "VALUES (?, ?, ?, 'pending', ?)",
@@ -336,7 +338,7 @@ class Journal:
                 "INSERT INTO meta VALUES (?, ?)",
                 [(key, json.dumps(value)) for key, value in meta.items()],
             )
-        self._plan = {name: list(column) for name, column in plan.items()}  # as just written
+        self._plan = kept  # as just written (a list given is kept, not copied)
 
     # -- the plan ----------------------------------------------------------------------------
 
@@ -716,6 +718,37 @@ async def open_leased(
             if left <= 0:
                 raise CampaignBusy(busy.journal, busy.owner, waited=wait) from None
             await asyncio.sleep(min(POLL_S, left))
+
+
+def column_json(column: Sequence[Any]) -> str:
+    """A plan column as the JSON text the journal stores (``json.loads`` gives it back).
+
+    Each value is spelt by ``json.dumps``; a column holding few distinct objects (the
+    segments, the predicted prices: a float's shortest spelling is most of ``json.dumps``'s
+    time there) spells each object once, found by identity, so the same object always gets
+    the same text and equal values that are different objects (``0.0`` and ``-0.0``, ``1``
+    and ``1.0``) keep their own.
+    """
+    values = _as_list(column)
+    distinct = dict.fromkeys(map(id, values[:_SPELL_PROBE]))
+    if len(values) < _SPELL_MIN or len(distinct) > _SPELL_DISTINCT:
+        return json.dumps(values, ensure_ascii=False)
+    objects = {id(value): value for value in values}
+    if len(objects) > _SPELL_DISTINCT:
+        return json.dumps(values, ensure_ascii=False)
+    spelt = {key: json.dumps(value, ensure_ascii=False) for key, value in objects.items()}
+    return "[" + ",".join(map(spelt.__getitem__, map(id, values))) + "]"
+
+
+# column_json spells a column value by value only when it is long and its first values are
+# few distinct objects: a column of distinct ones (numbers, rows) costs one probe.
+_SPELL_MIN: Final = 1024
+_SPELL_PROBE: Final = 1024
+_SPELL_DISTINCT: Final = 64
+
+
+def _as_list(column: Sequence[Any]) -> list[Any]:
+    return column if isinstance(column, list) else list(column)
 
 
 def _exclude(db: sqlite3.Connection, excluded: Iterable[tuple[int, Any, Any, str, Any]]) -> None:
