@@ -16,6 +16,7 @@ On Linux ``XDG_DATA_HOME`` and ``XDG_CACHE_HOME`` move them, as for any other pr
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import Any
@@ -35,18 +36,11 @@ __all__ = [
 def as_file_path(value: Any, field: str) -> Path:
     """A file's path given as ``field``: a ``str`` or ``os.PathLike`` naming a file (not
     empty, no NUL, encodable); else a ValidationError naming ``field``."""
-    path = None
-    if isinstance(value, str | os.PathLike):
-        try:
-            path = Path(value)
-        except TypeError:  # an os.PathLike of bytes
-            path = None
-    if path is not None and str(path) not in ("", ".") and "\x00" not in str(path):
-        try:
-            os.fsencode(path)  # a lone surrogate, say, names no file
-        except UnicodeEncodeError:
-            pass
-        else:
+    # TypeError: an os.PathLike of bytes; UnicodeEncodeError: a lone surrogate names no file
+    with contextlib.suppress(TypeError, UnicodeEncodeError):
+        path = Path(value) if isinstance(value, str | os.PathLike) else None
+        if path is not None and str(path) not in ("", ".") and "\x00" not in str(path):
+            os.fsencode(path)
             return path
     raise ValidationError(field, "must be a file path (a str or pathlib.Path)", value=value)
 
