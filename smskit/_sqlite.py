@@ -115,10 +115,8 @@ def _create_private(path: str | os.PathLike[str]) -> None:
     """Create ``path`` empty with mode 0600 unless it exists (an existing file keeps its mode)."""
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
+    except OSError:  # it exists, or e.g. is not writable: sqlite3.connect reports that
         return
-    except OSError:
-        return  # e.g. not writable: sqlite3.connect reports it in its own words
     os.close(fd)
 
 
