@@ -46,7 +46,8 @@ def _inbox_of(account: tuple[str, str], path: Path) -> Path:
 def _stop_reply(number: str) -> smskit.replies.receiver.Reply:
     from datetime import UTC, datetime
 
-    from smskit.replies.receiver import Reply, micros
+    from smskit.replies.receiver import Reply
+    from smskit.replies.reports import micros
 
     now = datetime.now(UTC)
     return Reply("m-1", number, "STOP", "36173", micros(now), now.strftime("%Y-%m-%d %H:%M:%S"))

@@ -36,8 +36,8 @@ from smskit._server import Guards, Served
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies import clicks, receiver, reports
 from smskit.replies.optouts import Account, OptOutEvent, OptOuts, claim_account, kept_account
-from smskit.replies.receiver import Reply, micros
-from smskit.replies.reports import Report
+from smskit.replies.receiver import Reply
+from smskit.replies.reports import Report, micros
 from smskit.replies.signing import DEFAULT_TOLERANCE, secret_bytes
 from smskit.rules.bots import BotRules
 from smskit.rules.callbacks import CALLBACK_KINDS

@@ -14,11 +14,12 @@ that breaks a rule refuses the file with a :class:`~smskit.ValidationError` nami
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
+from smskit.replies.reports import micros
 from smskit.rules.missing import is_missing
 from smskit.rules.optouts import listed_form
 
@@ -30,8 +31,6 @@ __all__ = ["CSV_SOURCES", "read_optouts_csv"]
 CSV_SOURCES: Final = ("stop_callback", "stop_reply", "manual")  # optouts.SOURCES
 CALLBACK_SOURCES: Final = CSV_SOURCES[:2]
 _COLUMNS: Final = ("phone_number", "opted_out_at", "source", "reference", "note")
-_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
-_US: Final = timedelta(microseconds=1)
 
 Row = tuple[str, int | None, str, str | None, str | None]
 
@@ -107,7 +106,7 @@ def _when(value: Any, position: int) -> int | None:
             position=position,
             value=value,
         )
-    return (moment - _EPOCH) // _US
+    return micros(moment)
 
 
 def _source(value: Any, position: int) -> str:

@@ -28,7 +28,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from numbers import Number
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
@@ -38,6 +38,7 @@ from smskit._account import Gateway, Hidden, account_of, gateway_of, held
 from smskit._paths import as_file_path, check_directory_of
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies.optoutcsv import CSV_SOURCES, read_optouts_csv
+from smskit.replies.reports import micros
 from smskit.rules.optouts import listed_form
 from smskit.rules.region import DEFAULT_REGION
 
@@ -87,8 +88,6 @@ CREATE TABLE IF NOT EXISTS optouts (
     at INTEGER NOT NULL, source TEXT NOT NULL, reference TEXT, note TEXT,
     PRIMARY KEY (base_url, api_login, phone_number));
 """
-_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
-_US: Final = timedelta(microseconds=1)
 
 
 PATH_VARIABLE: Final = "SMSKIT_OPTOUTS_PATH"
@@ -221,10 +220,6 @@ def _identity(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return found.st_dev, found.st_ino
-
-
-def _micros(moment: datetime) -> int:
-    return (moment - _EPOCH) // _US
 
 
 def _check_kind(path: Path) -> None:
@@ -409,7 +404,7 @@ class OptOuts:
         returns how many numbers were added. A number the gateway gave that is not a valid
         E.164 number is recorded as given (listed, so never sent to: it cannot match a
         recipient, and ``history()`` shows it)."""
-        now = _micros(datetime.now(UTC))
+        now = micros(datetime.now(UTC))
         added = 0
         with self._writing() as db:
             for event in events:
@@ -509,7 +504,7 @@ class OptOuts:
     ) -> int:
         if note is not None and not isinstance(note, str):
             raise ValidationError("note", "must be a text", value=note)
-        now = _micros(datetime.now(UTC))
+        now = micros(datetime.now(UTC))
         changed = 0
         with self._writing() as db:
             for item in numbers:

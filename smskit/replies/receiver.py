@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 
 from smskit._server import read_body
 from smskit.errors import ValidationError
-from smskit.replies.reports import Report, parse_report
+from smskit.replies.reports import Report, micros, parse_report
 from smskit.replies.signing import SignatureError, verify
 from smskit.rules.callbacks import callback_kind
 from smskit.rules.once import once
@@ -128,11 +128,6 @@ def reception_us(value: Any) -> int:
     else:
         raise Malformed("reception_date: must be an ISO 8601 string or a Unix timestamp")
     return micros(moment)
-
-
-def micros(moment: datetime) -> int:
-    delta = moment - datetime(1970, 1, 1, tzinfo=UTC)
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 
 # ----------------------------------------------------------------------------------- the app

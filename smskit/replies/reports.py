@@ -36,6 +36,7 @@ __all__ = [
     "STATUS_COLUMNS",
     "STOP_COLUMNS",
     "Report",
+    "micros",
     "parse_report",
 ]
 
@@ -65,7 +66,11 @@ STOP_COLUMNS: Final = (
     "flagged",
 )  # fmt: skip
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
-_US: Final = timedelta(microseconds=1)
+
+
+def micros(moment: datetime) -> int:
+    """An aware ``moment`` as whole microseconds since the Unix epoch (how callbacks store time)."""
+    return (moment - _EPOCH) // timedelta(microseconds=1)
 
 
 @dataclass(frozen=True)
@@ -163,7 +168,7 @@ def _moment(body: Mapping[str, Any], field: str, flags: list[str]) -> tuple[int 
     if moment is None:
         flags.append(f"unreadable:{field}")
         return None, raw
-    return (moment - _EPOCH) // _US, raw
+    return micros(moment), raw
 
 
 def _price(body: Mapping[str, Any], flags: list[str]) -> float | None:
