@@ -36,7 +36,7 @@ from smskit.campaigns.analysis.outcomes import (
 from smskit.campaigns.analysis.results import (
     AUDIENCE,
     RECIPIENT_STATES,
-    ConversionsAndLift,
+    CampaignOutcomes,
     audience,
     chunk_dtypes,
     dropped_note,
@@ -56,7 +56,6 @@ if TYPE_CHECKING:
     from smskit.campaigns.analysis.conversions import OrderReading
     from smskit.campaigns.analysis.lift import Lift
 from smskit.rules.optouts import OPTED_OUT
-from smskit.rules.timezone import account_time_zone
 
 __all__ = ["StreamedResult"]
 
@@ -70,15 +69,16 @@ _UNSETTLED: Final = ("pending", "in_flight", "failed")
 
 
 @dataclass(frozen=True, eq=False)
-class StreamedResult(ConversionsAndLift[dd.DataFrame]):
+class StreamedResult(CampaignOutcomes[dd.DataFrame]):
     """What a streamed campaign did (:meth:`smskit.dask.Campaign.send`), as the journal says.
 
     ``summary()``, ``chunks()``, ``complete`` and the repr are computed on the client from one
     row per chunk; ``to_frame()`` and ``not_sent`` are lazy Dask DataFrames (compute them, or
     write them with ``.to_parquet()``), never gathered whole on the client. Recipients whose
     chunk the send has not reached yet (an interrupt, a stop) are ``pending``.
-    ``conversions()`` is lazy too, partition by partition; ``lift()`` sums its totals per
-    partition.
+    ``outcomes()`` and ``conversions()`` are lazy too, partition by partition (the callbacks'
+    store read once, on the client; predicted costs are not known for a streamed campaign:
+    its plan is never read whole); ``lift()`` sums its totals per partition.
     """
 
     name: str
@@ -216,20 +216,6 @@ class StreamedResult(ConversionsAndLift[dd.DataFrame]):
         if not parts:
             return dd.from_pandas(meta, npartitions=1)
         return dd.from_delayed(parts, meta=meta, verify_meta=False)
-
-    def outcomes(
-        self,
-        inbox: Any = None,
-        *,
-        hlr: Any = None,
-        time_zone: str | None = None,
-        match: Match = "auto",
-    ) -> dd.DataFrame:
-        """``CampaignResult.outcomes()``'s rows and dtypes, lazily, one partition per
-        partition of :meth:`to_frame` (the same join, :func:`outcomes_frame`, on each). The
-        callbacks' store is read once, on the client; predicted costs are not known for a
-        streamed campaign (its plan is never read whole)."""
-        return self._outcomes(Callbacks.read(inbox), hlr, match, account_time_zone(time_zone))
 
     def _outcomes(self, callbacks: Callbacks, hlr: Any, match: Match, zone: Any) -> dd.DataFrame:
         with Journal(self.journal) as book:

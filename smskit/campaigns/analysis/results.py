@@ -35,13 +35,14 @@ if TYPE_CHECKING:
 
     from smskit.campaigns.analysis.conversions import OrderReading
     from smskit.campaigns.analysis.lift import Lift
-    from smskit.campaigns.analysis.outcomes import Match
+    from smskit.campaigns.analysis.outcomes import Callbacks, Match
 
 __all__ = [
     "AUDIENCE",
     "RECIPIENT_STATES",
     "RESULT_COLUMNS",
     "UNSENT_STATES",
+    "CampaignOutcomes",
     "CampaignResult",
     "ConversionsAndLift",
     "IncompleteSendWarning",
@@ -169,8 +170,45 @@ class ConversionsAndLift(Generic[FrameT]):
         raise NotImplementedError
 
 
+class CampaignOutcomes(ConversionsAndLift[FrameT]):
+    """One campaign's result (pandas or Dask): ``outcomes()`` written once, besides
+    ``conversions()`` and ``lift()``; what differs is how the frame is built from the
+    callbacks read (``_outcomes``)."""
+
+    def outcomes(
+        self,
+        inbox: Any = None,
+        *,
+        hlr: Any = None,
+        time_zone: str | None = None,
+        match: Match = "auto",
+    ) -> FrameT:
+        """One row per recipient the gateway accepted, with what came back after the send:
+        delivery status (a categorical of the vendor's statuses plus ``pending``), delivery
+        time, first reply, opt-out, country, HLR network and line type, cost predicted,
+        billed and reported (:data:`smskit.campaigns.analysis.outcomes.OUTCOME_COLUMNS`).
+
+        ``inbox``: the :class:`smskit.Inbox` that received the callbacks, its SQLite file,
+        or None for the store ``smskit replies serve`` keeps (``replies.sqlite`` in the
+        per-user data directory; refused when there is none). ``hlr``: HLR answers as a
+        frame, an HLR cache file, or None for the bulk HLR cache (its answers from this
+        campaign's gateway, when it has them). ``match``: ``message_id`` (the sandbox's
+        ids), ``number`` (number and time), ``auto`` (the first on a sandbox journal). Times
+        in ``time_zone`` (default: the account's). See docs/outcomes.md.
+        """
+        from smskit.campaigns.analysis.outcomes import Callbacks
+        from smskit.rules.timezone import account_time_zone
+
+        zone = account_time_zone(time_zone)
+        return self._outcomes(Callbacks.read(inbox), hlr, match, zone)
+
+    def _outcomes(self, callbacks: Callbacks, hlr: Any, match: Match, zone: Any) -> FrameT:
+        """The outcomes frame of ``callbacks`` (read), times in ``zone``."""
+        raise NotImplementedError
+
+
 @dataclass(frozen=True)
-class CampaignResult(ConversionsAndLift["pd.DataFrame"]):
+class CampaignResult(CampaignOutcomes["pd.DataFrame"]):
     """What happened, read back from the journal: per recipient, per chunk, and in one row.
 
     Recipient ``state``: ``sent``; ``already_accepted`` (the gateway had accepted its chunk
@@ -277,40 +315,13 @@ class CampaignResult(ConversionsAndLift["pd.DataFrame"]):
         number_of_contacts), ticket, sms, cost, error."""
         return self._chunks_frame.copy()
 
-    def outcomes(
-        self,
-        inbox: Any = None,
-        *,
-        hlr: Any = None,
-        time_zone: str | None = None,
-        match: Match = "auto",
-    ) -> pd.DataFrame:
-        """One row per recipient the gateway accepted, with what came back after the send:
-        delivery status (a categorical of the vendor's statuses plus ``pending``), delivery
-        time, first reply, opt-out, country, HLR network and line type, cost predicted,
-        billed and reported (:data:`smskit.campaigns.analysis.outcomes.OUTCOME_COLUMNS`).
+    def _outcomes(self, callbacks: Callbacks, hlr: Any, match: Match, zone: Any) -> pd.DataFrame:
+        from smskit.campaigns.analysis.outcomes import SendFacts, outcomes_frame, sent_recipients
 
-        ``inbox``: the :class:`smskit.Inbox` that received the callbacks, its SQLite file,
-        or None for the store ``smskit replies serve`` keeps (``replies.sqlite`` in the
-        per-user data directory; refused when there is none). ``hlr``: HLR answers as a
-        frame, an HLR cache file, or None for the bulk HLR cache (its answers from this
-        campaign's gateway, when it has them). ``match``: ``message_id`` (the sandbox's
-        ids), ``number`` (number and time), ``auto`` (the first on a sandbox journal). Times
-        in ``time_zone`` (default: the account's). See docs/outcomes.md.
-        """
-        from smskit.campaigns.analysis.outcomes import (
-            Callbacks,
-            SendFacts,
-            outcomes_frame,
-            sent_recipients,
-        )
-        from smskit.rules.timezone import account_time_zone
-
-        zone = account_time_zone(time_zone)
         with Journal(self.journal) as book:
             facts = SendFacts.read(book)
         sent = sent_recipients(self._recipients_frame)
-        frame = outcomes_frame(sent, facts, Callbacks.read(inbox), hlr, match=match, time_zone=zone)
+        frame = outcomes_frame(sent, facts, callbacks, hlr, match=match, time_zone=zone)
         # The breakdowns say which share of the audience these rows are (docs/outcomes.md).
         frame.attrs[AUDIENCE] = audience(self.summary())
         return frame
