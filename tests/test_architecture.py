@@ -8,6 +8,7 @@ read, never imported, so a violation is reported even where it would not fail an
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -90,6 +91,12 @@ MODULES: Mapping[str, Path] = {
 }
 
 
+@functools.cache
+def syntax(module: str) -> ast.Module:
+    """The syntax tree of ``module``'s source, parsed once per run (the checks only read it)."""
+    return ast.parse(MODULES[module].read_text(encoding="utf-8"))
+
+
 def _is_package(module: str) -> bool:
     return MODULES[module].name == "__init__.py"
 
@@ -122,7 +129,7 @@ def _absolute(module: str, node: ast.ImportFrom) -> str:
 
 def imports(module: str) -> Iterator[Import]:
     """Every smskit module ``module`` imports, wherever the statement stands."""
-    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    tree = syntax(module)
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -278,7 +285,7 @@ def private_imports() -> list[str]:
             owner = _private_owner(imp.spelled)
             if owner is not None and part(owner) != part(module):
                 found.append(f"{module}:{imp.line} imports {'.'.join(imp.spelled)}")
-        tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+        tree = syntax(module)
         aliases = _module_aliases(module, tree)
         for node in ast.walk(tree):
             if (
@@ -306,7 +313,7 @@ def private_names_across_modules() -> list[str]:
                 and ".".join([*origin, last]) not in MODULES
             ):
                 found.append(f"{module}:{imp.line} imports {'.'.join(imp.spelled)}")
-        tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+        tree = syntax(module)
         aliases = _module_aliases(module, tree)
         for node in ast.walk(tree):
             if (
@@ -355,12 +362,13 @@ def _bound(body: list[ast.stmt]) -> Iterator[tuple[str, ast.stmt]]:
             yield from _bound(getattr(node, "finalbody", []))
 
 
-def defined_names(module: str) -> set[str]:
+@functools.cache
+def defined_names(module: str) -> frozenset[str]:
     """The names ``module`` defines itself: functions, classes and assignments, names its
     own ``__getattr__`` makes on first use, and third-party imports (``ipywidgets as
     widgets``: what it guards). A name imported from another smskit module is not defined
     here, nor is a smskit module imported here."""
-    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    tree = syntax(module)
     found = set()
     for name, node in _bound(tree.body):
         if isinstance(node, ast.ImportFrom):
@@ -378,12 +386,12 @@ def defined_names(module: str) -> set[str]:
                 and c.value.isidentifier()
             )
         found.add(name)
-    return found
+    return frozenset(found)
 
 
 def declared_all(module: str) -> list[str] | None:
     """The entries of ``module``'s ``__all__``, None without one."""
-    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    tree = syntax(module)
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
@@ -412,7 +420,7 @@ def names_through_a_relay(modules: Iterable[str] = ()) -> list[str]:
     for module in modules or MODULES:
         if is_face(module):
             continue
-        tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+        tree = syntax(module)
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
                 origin = _absolute(module, node)
@@ -493,9 +501,7 @@ def test_no_private_name_crosses_modules() -> None:
 def test_every_module_says_what_it_owns() -> None:
     """Every module opens with a docstring (what it owns and may import), not an empty one."""
     bare = [
-        module
-        for module, path in MODULES.items()
-        if len((ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or "").split()) < 5
+        module for module in MODULES if len((ast.get_docstring(syntax(module)) or "").split()) < 5
     ]
     assert not bare, "modules without a docstring saying what they own:\n" + "\n".join(bare)
 

@@ -7,6 +7,7 @@ that gives Python advice is either advised so, or listed here as never reaching 
 from __future__ import annotations
 
 import ast
+import functools
 import os
 import re
 import subprocess
@@ -31,12 +32,22 @@ NOT_AT_THE_SHELL = {
 }
 
 
-def python_advice_sites() -> list[tuple[str, str, bool]]:
+@functools.cache
+def package_trees() -> tuple[tuple[Path, str, ast.Module], ...]:
+    """(path, source, syntax tree) of each module of the package, parsed once per run."""
+    found = []
+    for path in sorted((REPO / "smskit").rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        found.append((path, source, ast.parse(source)))
+    return tuple(found)
+
+
+@functools.cache
+def python_advice_sites() -> tuple[tuple[str, str, bool], ...]:
     """(module, enclosing function, advised) of each string constant (not a docstring)
     giving Python advice; advised: the function passes it through ``advised(...)``."""
     found = []
-    for path in sorted((REPO / "smskit").rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+    for path, source, tree in package_trees():
         module = str(path.relative_to(REPO))
         docs = {
             id(node.body[0].value)
@@ -58,11 +69,9 @@ def python_advice_sites() -> list[tuple[str, str, bool]]:
             name = inside[-1].name if inside else "<module>"
             calls = {c.func.id for c in ast.walk(scope)
                      if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}  # fmt: skip
-            users = "advised" in calls or (
-                name == "<module>" and "advised(" in path.read_text(encoding="utf-8")
-            )
+            users = "advised" in calls or (name == "<module>" and "advised(" in source)
             found.append((module, name, users))
-    return found
+    return tuple(found)
 
 
 def test_every_python_advice_is_advised_or_never_at_the_shell() -> None:
@@ -84,8 +93,8 @@ def test_every_python_advice_is_advised_or_never_at_the_shell() -> None:
 def test_every_remedy_the_library_names_has_shell_words() -> None:
     """Each remedy name passed to advised(...) in the package has its CLI wording."""
     named = set()
-    for path in (REPO / "smskit").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for _, _, tree in package_trees():
+        for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "advised":
                 named |= {a.value for a in node.args[2:] if isinstance(a, ast.Constant)}
     assert named and named <= set(CLI_REMEDY)

@@ -10,7 +10,7 @@ from typing import Any
 from smskit.sandbox import _wallet
 from smskit.sandbox._database import Database, iso
 from smskit.sandbox._domain import CODE_INSUFFICIENT_CREDIT, GatewayError
-from smskit.sandbox._prices import CREDIT_KEYS, CURRENCY, default_prices, to_eur, to_micros
+from smskit.sandbox._prices import CREDIT_KEYS, CURRENCY, default_price_rows, to_eur, to_micros
 
 SCHEMA = (
     """
@@ -42,7 +42,7 @@ class Account:
         _wallet.open_account(tx, self._pack_id(tx), self.initial_balance, now)
         tx.executemany(
             "INSERT INTO prices (country_code, product_name, micros) VALUES (?, ?, ?)",
-            [(c, p, m) for (c, p), m in default_prices().items()],
+            default_price_rows(),
         )
 
     def load_prices(self) -> None:

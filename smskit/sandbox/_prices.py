@@ -105,10 +105,17 @@ def zone_of(region: str) -> str:
 
 def default_prices() -> dict[tuple[str, str], int]:
     """``{(country_code, product_name): micro-euros}`` for every served country and product."""
-    prices = {}
+    return {(region, product): micros for region, product, micros in default_price_rows()}
+
+
+@lru_cache(maxsize=1)
+def default_price_rows() -> tuple[tuple[str, str, int], ...]:
+    """:func:`default_prices` as ``(country_code, product_name, micro-euros)`` rows, worked
+    out once per process (every new or reset account writes them)."""
+    rows = []
     for region in calling_codes():
         row = COUNTRY_PRICES.get(region) or ZONES[zone_of(region)]
         for product, price in zip(PRODUCT_ORDER, row, strict=True):
             if region not in UNSERVED[product]:
-                prices[region, product] = to_micros(price)
-    return prices
+                rows.append((region, product, to_micros(price)))
+    return tuple(rows)
