@@ -56,14 +56,6 @@ __all__ = [
 ]
 
 
-# -- html ------------------------------------------------------------------------------------
-
-
-def _shown(obj: Any, name: str) -> Any:
-    value = getattr(obj, name)
-    return "" if value is None else value
-
-
 # -- records ---------------------------------------------------------------------------------
 
 
@@ -76,7 +68,9 @@ class Record:
     raw: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False, kw_only=True)
 
     def _rows(self) -> list[tuple[str, Any]]:
-        return [(f.name, _shown(self, f.name)) for f in fields(self) if f.name != "raw"]
+        return [
+            (f.name, reprs.shown_attribute(self, f.name)) for f in fields(self) if f.name != "raw"
+        ]
 
     def to_html(self) -> str:
         """This record as a small HTML table (what Jupyter shows)."""
@@ -250,7 +244,7 @@ class TransferToken(Record):
         return f"TransferToken(token={self.masked!r}, email_to={self.email_to!r})"
 
     def _rows(self) -> list[tuple[str, Any]]:
-        return [("token", self.masked), ("email_to", _shown(self, "email_to"))]
+        return [("token", self.masked), ("email_to", reprs.shown_attribute(self, "email_to"))]
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ __all__ = [
     "hlr_results_html",
     "record_html",
     "send_result_html",
+    "shown_attribute",
     "table_html",
 ]
 
@@ -53,7 +54,8 @@ def _shown(value: Any) -> str:
     return "" if value is None else number(value)
 
 
-def _attribute(obj: Any, name: str) -> Any:
+def shown_attribute(obj: Any, name: str) -> Any:
+    """``obj.name`` as an HTML cell shows it ("" for None)."""
     value = getattr(obj, name)
     return "" if value is None else value
 
@@ -65,7 +67,7 @@ def record_html(title: str, rows: Sequence[tuple[str, Any]]) -> str:
 
 def table_html(title: str, summary: str, columns: Sequence[str], items: Sequence[Any]) -> str:
     """The first rows of a collection (``columns`` read by attribute) under a summary line."""
-    rows = [[_attribute(item, column) for column in columns] for item in items[:ROWS_SHOWN]]
+    rows = [[shown_attribute(item, column) for column in columns] for item in items[:ROWS_SHOWN]]
     return render(
         "table.html",
         title=title,
