@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 from smskit._repr import tolerant_repr
 from smskit._server import Served
 from smskit.errors import ValidationError
+from smskit.rules.fields import DYNAMIC_FIELDS
 from smskit.sandbox._clock import Clock
 from smskit.sandbox._faults import Faults
 from smskit.sandbox._gateway import Gateway
@@ -36,9 +37,12 @@ __all__ = ["Sandbox", "shared"]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
-_T = TypeVar("_T")
 MAX_PORT = 65535
 _REPLY_COLUMNS = ("message_id", "number", "text", "sim_card_number", "reception_date")
+_REPORT_COLUMNS = ("kind", "message_id", "number", "status", "at", "post_in", "copy", "fault",
+                   "key", "delivered", "attempts", "last_status")  # fmt: skip
+_DELIVERY_COLUMNS = ("message_id", "attempt", "attempted_at", "status", "delivered", "retry_in",
+                     "kind", "key")  # fmt: skip
 
 
 def _forward(
@@ -68,16 +72,26 @@ def _forward_faults(
 
 
 def _forward_as_frame(
-    method: Callable[Concatenate[Gateway, _P], _R], frame: Callable[[_R], _T]
-) -> Callable[Concatenate[Sandbox, _P], _T]:
-    """``Gateway.method`` as a Sandbox method whose records come back through ``frame`` (a
-    pandas DataFrame): the gateway's parameters and docstring, ``frame``'s return type."""
+    method: Callable[Concatenate[Gateway, _P], list[dict[str, Any]]],
+    columns: Sequence[str],
+    times: Sequence[str] = (),
+    finish: Callable[[pandas.DataFrame], pandas.DataFrame] | None = None,
+) -> Callable[Concatenate[Sandbox, _P], pandas.DataFrame]:
+    """``Gateway.method`` as a Sandbox method whose records come back as a pandas DataFrame
+    of ``columns`` (``times`` read as UTC datetimes, then ``finish``): the gateway's parameters
+    and docstring (pandas imported only when one is asked for)."""
 
     @functools.wraps(method)
-    def forwarded(self: Sandbox, /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
-        return frame(method(self._gateway, *args, **kwargs))
+    def forwarded(self: Sandbox, /, *args: _P.args, **kwargs: _P.kwargs) -> pandas.DataFrame:
+        import pandas as pd
 
-    returns = inspect.signature(frame).return_annotation
+        records = method(self._gateway, *args, **kwargs)
+        frame = pd.DataFrame.from_records(records, columns=list(columns))
+        for column in times:
+            frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
+        return frame if finish is None else finish(frame)
+
+    returns = "pandas.DataFrame"
     forwarded.__signature__ = inspect.signature(method).replace(  # type: ignore[attr-defined]
         return_annotation=returns
     )
@@ -92,80 +106,13 @@ def _named(forwarded: Callable[..., Any]) -> Any:
     return forwarded
 
 
-# --- records as DataFrames (pandas imported only when one is asked for) -------------------
-
-
-def _frame(records: list[dict[str, Any]], columns: Sequence[str]) -> pandas.DataFrame:
+def _paris_expiry(frame: pandas.DataFrame) -> pandas.DataFrame:
+    """Wallet packs' ``expiration_date`` in Europe/Paris (the vendor's time)."""
     import pandas as pd
 
-    return pd.DataFrame.from_records(records, columns=list(columns))
-
-
-def _with_times(frame: pandas.DataFrame, columns: Sequence[str]) -> pandas.DataFrame:
-    import pandas as pd
-
-    for column in columns:
-        frame[column] = pd.to_datetime(frame[column], utc=True, format="ISO8601")
+    expiry = pd.to_datetime(frame["expiration_date"])
+    frame["expiration_date"] = expiry.dt.tz_localize("Europe/Paris")
     return frame
-
-
-def _wallet_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
-    import pandas as pd
-
-    frame = _frame(records, ("id", "credit", "expiration_date"))
-    frame["expiration_date"] = pd.to_datetime(frame["expiration_date"]).dt.tz_localize(
-        "Europe/Paris"
-    )
-    return frame
-
-
-def _prices_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
-    return _frame(records, ("country_code", "product_name", "price"))
-
-
-def _reports_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
-    columns = ("kind", "message_id", "number", "status", "at", "post_in", "copy", "fault",
-               "key", "delivered", "attempts", "last_status")  # fmt: skip
-    return _frame(records, columns)
-
-
-def _campaign_replies_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
-    frame = _frame(records, (*_REPLY_COLUMNS, "delivered", "attempts", "last_status"))
-    return _with_times(frame, ("reception_date",))
-
-
-def _replies_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
-    columns = (*_REPLY_COLUMNS, "callback_url", "delivered", "attempts", "last_status")
-    return _frame(records, columns)
-
-
-def _clicks_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
-    columns = ("phone_number", "url", "who", "method", "user_agent", "delay", "status")
-    return _frame(records, columns)
-
-
-def _deliveries_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
-    columns = ("message_id", "attempt", "attempted_at", "status", "delivered", "retry_in",
-               "kind", "key")  # fmt: skip
-    return _with_times(_frame(records, columns), ("attempted_at",))
-
-
-def _sent_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
-    return _with_times(_frame(records, SENT_COLUMNS), ("send_at", "sent_at", "created_at"))
-
-
-def _dropped_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
-    return _with_times(_frame(records, DROPPED_COLUMNS), ("created_at",))
-
-
-def _contacts_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
-    from smskit.rules.fields import DYNAMIC_FIELDS
-
-    return _frame(records, ("phone_number", "email", *DYNAMIC_FIELDS, "lists", "tags"))
-
-
-def _tokens_frame(records: list[dict[str, Any]]) -> pandas.DataFrame:
-    return _frame(records, ("token", "email_to", "created_at"))
 
 
 class Sandbox(Served):
@@ -247,32 +194,43 @@ class Sandbox(Served):
     balance = _forward(Gateway.balance)
     set_balance = _forward(Gateway.set_balance)
     add_wallet_pack = _forward(Gateway.add_wallet_pack)
-    wallet_packs = _forward_as_frame(Gateway.wallet_packs, _wallet_frame)
+    wallet_packs = _forward_as_frame(
+        Gateway.wallet_packs, ("id", "credit", "expiration_date"), finish=_paris_expiry
+    )
     set_price = _forward(Gateway.set_price)
-    prices = _forward_as_frame(Gateway.prices, _prices_frame)
+    prices = _forward_as_frame(Gateway.prices, ("country_code", "product_name", "price"))
 
     set_drafts = _forward(Gateway.set_drafts)
     set_callback_url = _forward(Gateway.set_callback_url)
     callback_urls = _forward(Gateway.callback_urls)
     set_delivery_model = _forward(Gateway.set_delivery_model)
     inject_callback_faults = _forward(Gateway.inject_callback_faults)
-    reports = _forward_as_frame(Gateway.reports, _reports_frame)
+    reports = _forward_as_frame(Gateway.reports, _REPORT_COLUMNS)
     simulate_reply = _forward(Gateway.simulate_reply)
     simulate_campaign_replies = _forward_as_frame(
-        Gateway.simulate_campaign_replies, _campaign_replies_frame
+        Gateway.simulate_campaign_replies,
+        (*_REPLY_COLUMNS, "delivered", "attempts", "last_status"),
+        ("reception_date",),
     )
-    replies = _forward_as_frame(Gateway.replies, _replies_frame)
-    simulate_clicks = _forward_as_frame(Gateway.simulate_clicks, _clicks_frame)
-    deliveries = _forward_as_frame(Gateway.deliveries, _deliveries_frame)
+    replies = _forward_as_frame(
+        Gateway.replies, (*_REPLY_COLUMNS, "callback_url", "delivered", "attempts", "last_status")
+    )
+    simulate_clicks = _forward_as_frame(
+        Gateway.simulate_clicks,
+        ("phone_number", "url", "who", "method", "user_agent", "delay", "status"),
+    )
+    deliveries = _forward_as_frame(Gateway.deliveries, _DELIVERY_COLUMNS, ("attempted_at",))
     wait_for_deliveries = _forward(Gateway.wait_for_deliveries)
 
-    sent = _forward_as_frame(Gateway.sent, _sent_frame)
-    dropped = _forward_as_frame(Gateway.dropped, _dropped_frame)
-    contacts = _forward_as_frame(Gateway.contacts, _contacts_frame)
+    sent = _forward_as_frame(Gateway.sent, SENT_COLUMNS, ("send_at", "sent_at", "created_at"))
+    dropped = _forward_as_frame(Gateway.dropped, DROPPED_COLUMNS, ("created_at",))
+    contacts = _forward_as_frame(
+        Gateway.contacts, ("phone_number", "email", *DYNAMIC_FIELDS, "lists", "tags")
+    )
     lists = _forward(Gateway.lists)
     blacklist = _forward(Gateway.blacklist)
     add_to_blacklist = _forward(Gateway.add_to_blacklist)
-    tokens = _forward_as_frame(Gateway.tokens, _tokens_frame)
+    tokens = _forward_as_frame(Gateway.tokens, ("token", "email_to", "created_at"))
 
     now = _forward(Gateway.now)
     advance = _forward(Gateway.advance)
