@@ -10,7 +10,9 @@
    Each side also reports its process's CPU time over the timed part, so the share of the
    send's wall time that is the client's own work shows (the rest is waiting on the sandbox).
    A third side posts the same requests four in flight (httpx's async client): the goal is
-   preflight + send at least as fast, within 2x the plain loop's peak memory.
+   preflight + send at least as fast, within 2x the plain loop's peak memory. Imports are
+   made before each side's clock (httpx; pandas, smskit and ``smskit.Campaign``, which loads
+   the campaign package on first use: that import is timed and printed apart).
 2. Preflight of 1,000,000 recipients read from a CSV file (whole, as compact text columns;
    the numbers checked in blocks), and how much of it is ``phones.normalize``: time and
    peak RSS of the process (and of any child process; ``phones.normalize`` starts none now),
@@ -158,11 +160,16 @@ def side_smskit(url: str, key: str, start: int, count: int, concurrency: int) ->
 
     frame = pd.DataFrame(recipients(start, count))
     client = smskit.Client("sandbox", key, url, timeout=120)
+    # The campaign classes load on first use (``import smskit`` stays light): that import is
+    # timed apart, before the clock, as the plain sides import httpx before theirs.
+    importing = time.perf_counter()
+    campaign_class = smskit.Campaign
+    imported = time.perf_counter() - importing
     before = peak_rss_mb()  # pandas, smskit and the frame, before any campaign work
     with tempfile.TemporaryDirectory() as folder:
         journal = Path(folder) / "bench.journal.sqlite"
         started = time.perf_counter()
-        campaign = smskit.Campaign(client, frame, text=TEXT, sender="Shop", name=f"bench-{start}")
+        campaign = campaign_class(client, frame, text=TEXT, sender="Shop", name=f"bench-{start}")
         report = campaign.preflight()
         checked = time.perf_counter()
         cpu = cpu_seconds()
@@ -181,6 +188,7 @@ def side_smskit(url: str, key: str, start: int, count: int, concurrency: int) ->
         "cpu_seconds": send_cpu,
         "preflight_seconds": checked - started,
         "total_seconds": ended - started,
+        "import_seconds": imported,
         "cost": float(summary["cost"]),
         "rss_mb": peak_rss_mb(),
         "rss_before_mb": before,
@@ -359,7 +367,8 @@ def main() -> int:
                     line += (
                         f" [send(): plan, journal, {args.concurrency} in flight]; preflight "
                         f"{result['preflight_seconds']:.2f} s; end to end "
-                        f"{result['total_seconds']:.2f} s; journal "
+                        f"{result['total_seconds']:.2f} s (importing smskit.campaigns "
+                        f"before it: {result['import_seconds']:.2f} s); journal "
                         f"{result['journal_kb']:,.0f} KiB; peak RSS before the campaign "
                         f"(imports and frame) "
                         f"{result['rss_before_mb']:.0f} MB"
@@ -376,6 +385,7 @@ def main() -> int:
         plain4 = [r["seconds"] for r in seen["plain4"]]
         ours = [r["total_seconds"] for r in seen["smskit"]]
         sends = [r["seconds"] for r in seen["smskit"]]
+        imports = [r["total_seconds"] + r["import_seconds"] for r in seen["smskit"]]
         loop_peak = statistics.median(r["rss_mb"] for r in seen["plain"])
         our_peak = statistics.median(r["rss_mb"] for r in seen["smskit"])
         print(
@@ -383,7 +393,9 @@ def main() -> int:
             f"+ send: {_spread(ours)}; send() alone: {_spread(sends)}; end to end vs plain "
             f"(ratio of medians, higher is faster): "
             f"{statistics.median(plain) / statistics.median(ours):.2f}x, vs 4 in flight "
-            f"{statistics.median(plain4) / statistics.median(ours):.2f}x (goal >= 1); "
+            f"{statistics.median(plain4) / statistics.median(ours):.2f}x (goal >= 1; with "
+            f"the import of smskit.campaigns counted in: "
+            f"{statistics.median(plain4) / statistics.median(imports):.2f}x); "
             f"send() alone vs 4 in flight "
             f"{statistics.median(plain4) / statistics.median(sends):.2f}x; peak RSS "
             f"{our_peak:.0f} MB vs the loop's {loop_peak:.0f} MB = "
