@@ -153,7 +153,21 @@ function render({ model, el: root }) {
     drawn.set(part, key);
     return true;
   };
-  const setText = (node, text) => { if (node.textContent !== text) node.textContent = text; };
+  // A changed text is the data of the node's one text node, changed in place: replacing the
+  // node (textContent) rebuilds its part of the layout tree, a style recalc on top of the
+  // layout the new text needs anyway. Attributes and styles are set only when they change.
+  const setText = (node, text) => {
+    const only = node.firstChild;
+    if (only !== null && only === node.lastChild && only.nodeType === Node.TEXT_NODE) {
+      if (only.data !== text) only.data = text;
+    } else if (node.textContent !== text) {
+      node.textContent = text;
+    }
+  };
+  const setAttr = (node, name, value) => {
+    if (node.getAttribute(name) !== value) node.setAttribute(name, value);
+  };
+  const setStyle = (node, name, value) => { if (node.style[name] !== value) node.style[name] = value; };
   // The backdrop under the editor: the text with the characters forcing UCS-2 marked. Plain
   // (nothing to mark, or typed since the last panel), it is one text node whose data changes.
   const plain = document.createTextNode("");
@@ -182,17 +196,17 @@ function render({ model, el: root }) {
       setText(units, `${m.used} of ${m.per_segment} ${m.unit_name} in segment ${m.segments}`);
       setText(segments, plural(m.segments, "segment"));
       setText(encoding, m.encoding);
-      bar.style.transform = `scaleX(${Math.min(1, m.used / m.per_segment)})`;
-      meterBar.classList.toggle("sk-ucs2", m.encoding !== "GSM-7");
-      meterBar.setAttribute("aria-valuemax", String(m.per_segment));
-      meterBar.setAttribute("aria-valuenow", String(m.used));
-      meterBar.setAttribute("aria-valuetext", `${m.used} of ${m.per_segment} ${m.unit_name}, ${plural(m.segments, "segment")}, ${m.encoding}`);
+      setStyle(bar, "transform", `scaleX(${Math.min(1, m.used / m.per_segment)})`);
+      if (meterBar.classList.contains("sk-ucs2") !== (m.encoding !== "GSM-7")) meterBar.classList.toggle("sk-ucs2");
+      setAttr(meterBar, "aria-valuemax", String(m.per_segment));
+      setAttr(meterBar, "aria-valuenow", String(m.used));
+      setAttr(meterBar, "aria-valuetext", `${m.used} of ${m.per_segment} ${m.unit_name}, ${plural(m.segments, "segment")}, ${m.encoding}`);
     } else {
-      characters.textContent = plural(area.value.length, "character");
-      units.textContent = "the text cannot be analysed";
-      segments.textContent = "";
-      encoding.textContent = "encoding unknown";
-      bar.style.transform = "scaleX(0)";
+      setText(characters, plural(area.value.length, "character"));
+      setText(units, "the text cannot be analysed");
+      setText(segments, "");
+      setText(encoding, "encoding unknown");
+      setStyle(bar, "transform", "scaleX(0)");
     }
     if (changed("forcing", state.forcing)) forcing.replaceChildren();
     if ((state.forcing || []).length && !forcing.childElementCount) {
@@ -202,11 +216,11 @@ function render({ model, el: root }) {
         if (i < state.forcing.length - 1) forcing.append(", ");
       });
     }
-    forcing.hidden = !(state.forcing || []).length;
+    if (forcing.hidden !== !(state.forcing || []).length) forcing.hidden = !forcing.hidden;
     setText(delivered, state.delivered
       ? `as delivered (the gateway's auto_optimize_text): ${state.delivered.encoding}, ${plural(state.delivered.segments, "segment")}`
       : "");
-    delivered.hidden = !state.delivered;
+    if (delivered.hidden !== !state.delivered) delivered.hidden = !delivered.hidden;
     setText(fields, `fields: ${(state.fields || []).join(", ") || "none"}`
       + ((state.unknown_fields || []).length ? ` · unknown: ${state.unknown_fields.join(", ")}` : ""));
     drawMarks();
@@ -247,21 +261,21 @@ function render({ model, el: root }) {
       button.disabled = !c.enabled;
     }
     const send = controls.send || {};
-    why.textContent = send.enabled ? "" : `send is disabled: ${send.why || ""}`;
+    setText(why, send.enabled ? "" : `send is disabled: ${send.why || ""}`);
   };
   const drawSummary = () => {
     const s = model.get("summary") || {};
-    toSend.textContent = number(s.to_send);
+    setText(toSend, number(s.to_send));
     const out = s.recipients === null || s.recipients === undefined ? 0 : s.recipients - s.to_send;
-    excluded.textContent = s.recipients === null || s.recipients === undefined
-      ? "no recipients" : `of ${number(s.recipients)}${out ? `, ${number(out)} excluded` : ""}`;
-    sms.textContent = number(s.sms);
+    setText(excluded, s.recipients === null || s.recipients === undefined
+      ? "no recipients" : `of ${number(s.recipients)}${out ? `, ${number(out)} excluded` : ""}`);
+    setText(sms, number(s.sms));
     if (s.cost === null || s.cost === undefined) {
-      cost.textContent = "—";
-      costNote.textContent = s.source ? "unknown" : "press “estimate cost”";
+      setText(cost, "—");
+      setText(costNote, s.source ? "unknown" : "press “estimate cost”");
     } else {
-      cost.textContent = `${s.cost.toLocaleString("en-US", { maximumFractionDigits: 4 })} ${s.unit || ""}`.trim();
-      costNote.textContent = s.source === "sent" ? "sent" : "estimate";
+      setText(cost, `${s.cost.toLocaleString("en-US", { maximumFractionDigits: 4 })} ${s.unit || ""}`.trim());
+      setText(costNote, s.source === "sent" ? "sent" : "estimate");
     }
   };
   const drawConfirmation = () => {
