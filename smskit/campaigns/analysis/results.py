@@ -130,7 +130,7 @@ class ConversionsAndLift(Generic[FrameT]):
         ``converted``, ``conversions``, ``revenue`` (0 without an order),
         ``first_conversion_at``. ``orders``: any table of orders or events (pandas, pyarrow,
         polars; Dask too for a Dask result), read as ``reading`` says
-        (:class:`~smskit.campaigns.analysis.conversions.OrderReading`: ``window="5D"``,
+        (:class:`~smskit.campaigns.analysis.conversions.OrderColumns`: ``window="5D"``,
         ``at="ordered_at"``, ``value="amount"``, ``number="phone_number"``,
         ``default_region=None``). ``inbox`` adds the treated recipients' delivery
         ``status``, ``replied`` and ``clicked`` (``outcomes()``; missing for the holdout).
@@ -382,11 +382,7 @@ class CampaignResult(CampaignOutcomes["pd.DataFrame"]):
         self, orders: Any, inbox: Any, customer_id: str | None, recipients: Any,
         reading: OrderReading,
     ) -> pd.DataFrame:  # fmt: skip
-        from smskit.campaigns.analysis.conversions import (
-            conversions,
-            customer_ids,
-            with_outcomes,
-        )
+        from smskit.campaigns.analysis.conversions import conversions, customer_ids, with_outcomes
 
         groups = self.groups()
         groups.index = groups["row"].to_numpy()  # a refusal names the input row
