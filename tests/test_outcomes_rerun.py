@@ -4,6 +4,7 @@ window, no ticket to tell them by) is flagged, never joined to another campaign'
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import smskit
 from smskit.campaigns.analysis.outcomes import AMBIGUOUS
@@ -72,3 +73,32 @@ def test_one_send_to_a_number_in_the_window_is_still_joined_by_number_and_time(
     ticket = result.to_frame()["ticket"].iloc[0]
     assert rows["message_id"].astype(str).str.startswith(f"{ticket}-").all()
     assert not rows["flagged"].any()
+
+
+def test_a_dask_result_does_not_wait_for_rows_it_cannot_match(
+    dask_cluster: Any, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """An alert to 40 numbers, then a Dask campaign to the same numbers matched by number
+    and time: every row is ambiguous_match (two messages per number in the window), and the
+    Dask result's wait does not wait for them, as the pandas result's does not."""
+    import dask.dataframe as dd
+    import pandas as pd
+
+    from smskit.dask import Campaign as DaskCampaign
+
+    fresh_sandbox.set_delivery_model(DeliveryModel.fast(seed=4))
+    inbox = smskit.Inbox().start()
+    try:
+        fresh_sandbox.set_callback_url(inbox.url)
+        client = smskit.Client(sandbox=fresh_sandbox)
+        client.sms_campaign.send(text=ALERT, recipients=numbers(40), sender="Shop",
+                                 purpose="alert")  # fmt: skip
+        lazy = dd.from_pandas(pd.DataFrame({"phone_number": numbers(40)}), npartitions=2)
+        campaign = DaskCampaign(client, lazy, text=PROMO, sender="Shop", purpose="alert")
+        result = campaign.send(progress=False, journal=tmp_path / "promo.journal.sqlite")
+        assert result.wait_for_outcomes(inbox, timeout=30, match="number") == 0
+        rows = result.outcomes(inbox, match="number").compute()
+    finally:
+        inbox.stop()
+    assert len(rows) == 40
+    assert (rows["flags"] == AMBIGUOUS).all() and not rows["final"].any()

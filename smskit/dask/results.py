@@ -31,6 +31,7 @@ from smskit.campaigns.analysis.outcomes import (
     no_hlr,
     outcome_dtypes,
     outcomes_frame,
+    still_waiting,
     wait_for_final,
 )
 from smskit.campaigns.analysis.results import (
@@ -238,7 +239,7 @@ class StreamedResult(CampaignOutcomes[dd.DataFrame]):
 
         def pending(callbacks: Callbacks) -> int:
             lazy = self._outcomes(callbacks, hlr, match, "UTC")
-            return int((~lazy["final"]).sum().compute())
+            return int(still_waiting(lazy).sum().compute())
 
         return wait_for_final(inbox, timeout, pending)
 

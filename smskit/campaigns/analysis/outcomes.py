@@ -54,6 +54,7 @@ __all__ = [
     "outcomes_frame",
     "sent_recipients",
     "sent_times",
+    "still_waiting",
     "wait_for_final",
 ]
 
@@ -289,6 +290,13 @@ def wait_for_final(inbox: Any, timeout: Any, pending: Callable[[Callbacks], int]
             stacklevel=3,
         )
     return left
+
+
+def still_waiting(frame: Any) -> Any:
+    """The rows of an outcomes frame (pandas, or Dask: lazily) a wait for final statuses
+    waits for: not final, and not ``AMBIGUOUS`` (a row that cannot be matched will not be
+    by waiting)."""
+    return ~frame["final"] & (frame["flags"] != AMBIGUOUS)
 
 
 def no_hlr() -> pd.DataFrame:

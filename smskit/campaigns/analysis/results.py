@@ -336,11 +336,11 @@ class CampaignResult(CampaignOutcomes["pd.DataFrame"]):
         (or ``ACK``). STOPs and replies may come later still: they are not waited for.
         """
         from smskit.campaigns.analysis.outcomes import (
-            AMBIGUOUS,
             SendFacts,
             no_hlr,
             outcomes_frame,
             sent_recipients,
+            still_waiting,
             wait_for_final,
         )
 
@@ -351,8 +351,7 @@ class CampaignResult(CampaignOutcomes["pd.DataFrame"]):
 
         def pending(callbacks: Any) -> int:
             frame = outcomes_frame(sent, facts, callbacks, hlr, match=match)
-            # a row that cannot be matched (AMBIGUOUS) will not be by waiting
-            return int((~frame["final"] & (frame["flags"] != AMBIGUOUS)).sum())
+            return int(still_waiting(frame).sum())
 
         return wait_for_final(inbox, timeout, pending)
 
