@@ -18,6 +18,7 @@ import pandas as pd
 
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
+from smskit.rules.missing import is_missing
 
 __all__ = [
     "BREAKDOWN_KEYS",
@@ -76,7 +77,7 @@ def categorical(
     for alias, target in (aliases or {}).items():
         lookup[alias] = lookup[target]
     unknown = set(values) - lookup.keys()
-    extra = sorted((v for v in unknown if not _is_missing(v)), key=str)
+    extra = sorted((v for v in unknown if not is_missing(v)), key=str)
     for value in unknown:
         lookup[value] = -1
     for value in extra:
@@ -86,7 +87,3 @@ def categorical(
     return pd.Categorical.from_codes(
         codes, dtype=pd.CategoricalDtype(categories, ordered=bool(dtype.ordered))
     )
-
-
-def _is_missing(value: Any) -> bool:
-    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
