@@ -51,10 +51,7 @@ from smskit.rules.fields import check_field_names
 from smskit.rules.optouts import Suppression
 from smskit.rules.recipients import Recipients
 
-__all__ = [
-    "Campaign",
-    "journal_check",
-]
+__all__ = ["Campaign", "journal_check"]
 
 logger = logging.getLogger("smskit.campaigns.campaign")
 
