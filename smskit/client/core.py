@@ -167,9 +167,7 @@ class Endpoint(Generic[P, T]):
         return self._shown_signature
 
 
-def endpoint(
-    result: type[T],
-) -> Callable[[Callable[Concatenate[Any, P], Call[T]]], Endpoint[P, T]]:
+def endpoint(result: type[T]) -> Callable[[Callable[Concatenate[Any, P], Call[T]]], Endpoint[P, T]]:
     """Decorator: the method builds the endpoint's :class:`Call`; ``result`` is what users get."""
 
     def wrap(build: Callable[Concatenate[Any, P], Call[T]]) -> Endpoint[P, T]:
@@ -390,10 +388,7 @@ class Wallet(Resource[M]):
 
     @endpoint(Credits)
     def check_credits(
-        self,
-        country_codes: str | Iterable[str] | None = None,
-        *,
-        validate: bool | None = None,
+        self, country_codes: str | Iterable[str] | None = None, *, validate: bool | None = None
     ) -> Call[Credits]:
         """Credits per product for each country (GET wallet/check-credits); all when None."""
         codes = [] if country_codes is None else as_list(country_codes, "country_codes")
