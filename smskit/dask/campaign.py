@@ -38,12 +38,7 @@ from smskit.dask import partition_preflight as parts
 from smskit.dask import sending
 from smskit.dask.links import register_kept, with_links
 from smskit.dask.narration import quiet_shuffles
-from smskit.dask.report import (
-    BREAKDOWN_COLUMNS,
-    DaskPreflightReport,
-    issue_counts,
-    summary_row,
-)
+from smskit.dask.report import BREAKDOWN_COLUMNS, DaskPreflightReport, issue_counts, summary_row
 from smskit.dask.results import StreamedResult
 from smskit.dask.spill import Spill
 from smskit.errors import ValidationError
@@ -143,11 +138,7 @@ class Campaign(CampaignExecutor[StreamedResult]):
         return self.preflight(now=now, offline=offline).outline(rows)
 
     def preflight(
-        self,
-        *,
-        now: datetime | None = None,
-        offline: bool = False,
-        spill: str | Path | None = None,
+        self, *, now: datetime | None = None, offline: bool = False, spill: str | Path | None = None
     ) -> DaskPreflightReport:
         """Check every recipient and the campaign on the cluster; nothing is sent.
 

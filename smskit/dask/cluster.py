@@ -41,8 +41,5 @@ def connect(
     cluster_options.setdefault("dashboard_address", "127.0.0.1:0")
     # Started by the client itself, so client.close() also closes the cluster.
     return distributed.Client(
-        n_workers=workers,
-        threads_per_worker=threads_per_worker,
-        processes=True,
-        **cluster_options,
+        n_workers=workers, threads_per_worker=threads_per_worker, processes=True, **cluster_options
     )

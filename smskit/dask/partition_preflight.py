@@ -179,10 +179,7 @@ def first_seen(part: pd.DataFrame) -> pd.DataFrame:
     repeated = numbers.duplicated().to_numpy()
     firsts = part.groupby(numbers, sort=False)["row"].transform("first")
     return pd.DataFrame(
-        {
-            "row": part["row"].to_numpy()[repeated],
-            "first": firsts.to_numpy(dtype="int64")[repeated],
-        }
+        {"row": part["row"].to_numpy()[repeated], "first": firsts.to_numpy(dtype="int64")[repeated]}
     )
 
 
