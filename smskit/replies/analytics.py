@@ -110,8 +110,7 @@ def reply_rate(replies: pandas.DataFrame, sends: pandas.DataFrame) -> pandas.Dat
     candidates = _sends(sends)
     linked = link_replies(replies, sends)
     linked = linked.assign(
-        key=number_keys(linked["number"]).to_numpy(),
-        opt=_opt_out_flags(linked).to_numpy(),
+        key=number_keys(linked["number"]).to_numpy(), opt=_opt_out_flags(linked).to_numpy()
     )
     linked = linked[linked["ticket"].notna()]
     table = pd.DataFrame({"recipients": candidates.groupby("ticket", sort=False)["key"].nunique()})
