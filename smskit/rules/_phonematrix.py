@@ -48,14 +48,7 @@ from smskit.rules.spec import PHONE_NUMBER_TYPE as TYPES
 if TYPE_CHECKING:  # pyarrow is imported where texts are read (the sandbox reads none)
     import pyarrow as pa
 
-__all__ = [
-    "REGIONS",
-    "REGION_CODE",
-    "Coded",
-    "express",
-    "express_texts",
-    "plain_rows",
-]
+__all__ = ["REGIONS", "REGION_CODE", "Coded", "express", "express_texts", "plain_rows"]
 
 WIDTH: Final = 24  # longer texts take the other paths (a plain number is never this long)
 BAD: Final = TYPES.index("bad_format")
@@ -162,8 +155,7 @@ def express_texts(texts: pa.Array, region: str | None, words: Vocabulary) -> Cod
     parsed = np.where(zeros[:, None], moved, every[intl])
     parsed_total = np.where(zeros, count[intl] - offset, total[intl])
     out.put(
-        rows[intl],
-        _international(moved, count[intl] - offset, parsed, parsed_total, region, words),
+        rows[intl], _international(moved, count[intl] - offset, parsed, parsed_total, region, words)
     )
     home = np.flatnonzero(~(plus | two_zeros))
     if region is None:

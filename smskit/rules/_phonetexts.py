@@ -94,11 +94,7 @@ def to_texts(values: np.ndarray) -> list[str | None]:
     strings = np.flatnonzero(kinds == 1)
     stripped = list(map(str.strip, values[strings].tolist()))
     for i in np.flatnonzero(
-        np.fromiter(
-            map(operator.contains, stripped, repeat(".")),
-            dtype=bool,
-            count=len(strings),
-        )
+        np.fromiter(map(operator.contains, stripped, repeat(".")), dtype=bool, count=len(strings))
     ).tolist():
         text = stripped[i]
         if text[-1:] == "0" and _FLOAT_TEXT_RE.fullmatch(text):

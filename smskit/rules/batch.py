@@ -96,11 +96,7 @@ class SegmentEstimate:
 
 
 def estimate(
-    template: str,
-    recipients: Any,
-    *,
-    auto_optimize_text: bool = True,
-    national: str | None = None,
+    template: str, recipients: Any, *, auto_optimize_text: bool = True, national: str | None = None
 ) -> SegmentEstimate:
     """Per-recipient rendered text and segments, and the campaign totals.
 

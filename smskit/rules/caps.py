@@ -256,11 +256,7 @@ def frequency_capped(
 
 
 def received(
-    numbers: Any,
-    at: Any,
-    history_numbers: Any,
-    history_at: Any,
-    period: timedelta,
+    numbers: Any, at: Any, history_numbers: Any, history_at: Any, period: timedelta
 ) -> np.ndarray:
     """For each pair (``numbers[i]``, ``at[i]``), how many messages of the history went to
     that number in the ``period`` before ``at[i]`` (``at[i] - period <= sent_at < at[i]``):

@@ -368,11 +368,7 @@ def _check_parsed(text: str, region: str | None) -> PhoneCheck:
         number = phonenumbers.parse(text, region)
     except NumberParseException as exc:
         return PhoneCheck(
-            None,
-            False,
-            _PARSE_REASON.get(exc.error_type, "not_a_number"),
-            None,
-            "bad_format",
+            None, False, _PARSE_REASON.get(exc.error_type, "not_a_number"), None, "bad_format"
         )
     e164 = f"+{number.country_code}{phonenumbers.national_significant_number(number)}"
     kind = spec_type(number, e164)

@@ -325,9 +325,7 @@ class _Answers:
 
 
 def _row_regions(
-    region: Iterable[Any] | pd.Series | np.ndarray | None,
-    series: pd.Series,
-    default: str | None,
+    region: Iterable[Any] | pd.Series | np.ndarray | None, series: pd.Series, default: str | None
 ) -> tuple[np.ndarray, list[str | None]]:
     """Per row, a code into the list of distinct regions (code 0 is the default region)."""
     import pandas as pd
@@ -341,9 +339,7 @@ def _row_regions(
     given = _as_series(region).reset_index(drop=True)
     if len(given) != len(series):
         raise ValidationError(
-            "region",
-            f"must have one region per value: {len(series)} values",
-            value=len(given),
+            "region", f"must have one region per value: {len(series)} values", value=len(given)
         )
     codes, uniques = _factorize(given)
     regions: list[str | None] = [default]
