@@ -338,9 +338,7 @@ def build_app(gateway: Gateway, credentials: Credentials) -> Any:
         Route("/_sandbox/callback", guarded(callback), methods=["GET", "POST"]),
         Route("/_sandbox/delivery-model", guarded(delivery_model), methods=["GET", "POST"]),
         Route(
-            "/_sandbox/callback-faults",
-            guarded(callback_faults),
-            methods=["GET", "POST", "DELETE"],
+            "/_sandbox/callback-faults", guarded(callback_faults), methods=["GET", "POST", "DELETE"]
         ),
         Route("/_sandbox/reports", guarded(reports), methods=["GET"]),
         Route("/_sandbox/replies", guarded(replies), methods=["GET", "POST"]),
@@ -373,8 +371,7 @@ def build_app(gateway: Gateway, credentials: Credentials) -> Any:
         return JSONResponse({"code": 500, "message": "Internal server error."}, status_code=500)
 
     app = Starlette(
-        routes=routes,
-        exception_handlers={HTTPException: http_error, Exception: server_error},
+        routes=routes, exception_handlers={HTTPException: http_error, Exception: server_error}
     )
     # A trailing slash is another path (404): a redirect here would make code that works
     # on the sandbox depend on a redirect the real gateway does not document.

@@ -154,8 +154,7 @@ class ContactBook:
             chunk = numbers[start : start + 500]
             marks = ",".join("?" * len(chunk))
             rows = tx.execute(
-                f"SELECT phone_number FROM blacklist WHERE phone_number IN ({marks})",
-                chunk,
+                f"SELECT phone_number FROM blacklist WHERE phone_number IN ({marks})", chunk
             )
             found.update(row[0] for row in rows)
         return found

@@ -261,9 +261,7 @@ def parse_send(payload: Any, now: datetime) -> SendRequest:
     if text is not None:
         if len(text) > _spec.TEXT_MAX:
             errors.add(
-                "text",
-                LENGTH,
-                f"text must be 1 to {_spec.TEXT_MAX} characters (got {len(text)}).",
+                "text", LENGTH, f"text must be 1 to {_spec.TEXT_MAX} characters (got {len(text)})."
             )
         else:
             fields_used = _text_fields(text, errors)

@@ -74,11 +74,7 @@ class FollowUps:
         return {kind: self.callback_url(kind) for kind in CALLBACK_KINDS}
 
     def set_callback_url(
-        self,
-        url: str | None,
-        *,
-        kind: str | None = None,
-        signing_secret: str | bytes | None = None,
+        self, url: str | None, *, kind: str | None = None, signing_secret: str | bytes | None = None
     ) -> None:
         """Register a callback URL (loopback only) for every kind, or for one ``kind``
         (``reply``, ``delivery_report`` or ``stop``); None removes it.

@@ -141,13 +141,7 @@ _PHONE = {
     "description": "International format: '+' (or '00') then 7 to 15 digits; spaces, '-', "
     "'.', '(', ')', '/' are removed.",
 }
-_TRUE = {
-    "anyOf": [
-        {"const": True},
-        {"const": 1},
-        {"type": "string", "pattern": _TRUE_WORDS},
-    ]
-}
+_TRUE = {"anyOf": [{"const": True}, {"const": 1}, {"type": "string", "pattern": _TRUE_WORDS}]}
 _PURPOSE_ALERT = {
     "required": ["purpose"],
     "properties": {

@@ -19,11 +19,7 @@ import sqlite3
 from typing import Final, Literal, get_args
 
 from smskit.errors import ValidationError
-from smskit.rules.answers import (
-    DUPLICATE_FIELD,
-    LEGACY_DUPLICATE_CODE,
-    LEGACY_DUPLICATE_MESSAGE,
-)
+from smskit.rules.answers import DUPLICATE_FIELD, LEGACY_DUPLICATE_CODE, LEGACY_DUPLICATE_MESSAGE
 from smskit.sandbox._casting import DUPLICATE
 from smskit.sandbox._domain import GatewayError, validation_error
 
