@@ -120,11 +120,7 @@ def delivery_times(
 
 
 def clicks_over_time(
-    clicks: pd.DataFrame,
-    sent_at: object = None,
-    *,
-    freq: str = "1min",
-    title: str | None = None,
+    clicks: pd.DataFrame, sent_at: object = None, *, freq: str = "1min", title: str | None = None
 ) -> go.Figure:
     """People's and bots' requests on tracked links per ``freq`` period since ``sent_at``
     (default: the first request), stacked bars (``clicks``: :meth:`smskit.Inbox.clicks`, or
