@@ -10,7 +10,14 @@ from typing import Any
 from smskit.sandbox import _wallet
 from smskit.sandbox._database import Database, iso
 from smskit.sandbox._domain import CODE_INSUFFICIENT_CREDIT, GatewayError
-from smskit.sandbox._prices import CREDIT_KEYS, CURRENCY, default_price_rows, to_eur, to_micros
+from smskit.sandbox._prices import (
+    CREDIT_KEYS,
+    CURRENCY,
+    default_price_rows,
+    default_prices,
+    to_eur,
+    to_micros,
+)
 
 SCHEMA = (
     """
@@ -33,23 +40,30 @@ class Account:
         self.initial_balance = to_micros(balance)
         self._prices: dict[tuple[str, str], int] = {}
 
-    def open(self, tx: sqlite3.Connection, now: float) -> None:
+    def open(self, tx: sqlite3.Connection, now: float) -> bool:
         """A new (or reset) account: the opening packs and the default prices; a file from
-        before the packs keeps its balance as one pack."""
+        before the packs keeps its balance as one pack. True when the default prices were
+        written (then :meth:`use_default_prices` once ``tx`` is committed: no need to read
+        them back)."""
         if (legacy := self._db.meta(tx, "balance")) is not None:
             _wallet.replace(tx, self._pack_id(tx), int(legacy), now)
-            return
+            return False
         _wallet.open_account(tx, self._pack_id(tx), self.initial_balance, now)
         tx.executemany(
             "INSERT INTO prices (country_code, product_name, micros) VALUES (?, ?, ?)",
             default_price_rows(),
         )
+        return True
 
     def load_prices(self) -> None:
         """Read the unit prices into memory (after opening, a reset or a price change)."""
         with self._db.reading() as db:
             rows = db.execute("SELECT country_code, product_name, micros FROM prices")
             self._prices = {(c, p): m for c, p, m in rows}
+
+    def use_default_prices(self) -> None:
+        """The default prices in memory: what :meth:`open` wrote to a new or reset account."""
+        self._prices = default_prices()
 
     def _pack_id(self, tx: sqlite3.Connection) -> Callable[[], str]:
         return lambda: self._db.next_id(tx, "pack")

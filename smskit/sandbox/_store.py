@@ -38,11 +38,15 @@ class Store:
         self.contacts = ContactBook(self.db)
         self.sends = Sends(self.db, self.account, self.contacts)
         self.replies = ReplyLog(self.db)
+        priced = False  # a file opened before keeps its own prices: read them
         with self.db.transaction() as tx:
             if self.db.meta(tx, "opened") is None:
                 self.db.set_meta(tx, "opened", now)
-                self.account.open(tx, now)
-        self.account.load_prices()
+                priced = self.account.open(tx, now)
+        if priced:
+            self.account.use_default_prices()
+        else:
+            self.account.load_prices()
 
     def get_meta(self, key: str) -> Any:
         """A stored setting (drafts, callback URLs)."""
@@ -60,8 +64,11 @@ class Store:
             for table in _TABLES:
                 tx.execute(f"DELETE FROM {table}")
             self.db.set_meta(tx, "opened", now)
-            self.account.open(tx, now)
-        self.account.load_prices()
+            priced = self.account.open(tx, now)
+        if priced:
+            self.account.use_default_prices()
+        else:
+            self.account.load_prices()
 
     def close(self) -> None:
         """Close the database (a file keeps its state for the next Sandbox on that path)."""
