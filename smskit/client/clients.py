@@ -253,7 +253,15 @@ class _BaseClient(Generic[M]):
             # the body is encoded by the endpoint (core), posted as it is
             headers=None if call.body is None else {"content-type": "application/json"},
         )
-        shown = _masked(request, self._credentials)
+        masked: list[httpx.Request] = []
+
+        def shown() -> httpx.Request:
+            """The copy of the request errors carry, credentials masked: made once, and only
+            when an error needs it (not for every request that succeeds)."""
+            if not masked:
+                masked.append(_masked(request, self._credentials))
+            return masked[0]
+
         for attempt in itertools.count(1):
             started = time.perf_counter()
             outcome = yield request
@@ -262,7 +270,7 @@ class _BaseClient(Generic[M]):
             logger.debug("%s %s -> %s (%.0f ms)", call.method, call.path, status, elapsed_ms)
             if isinstance(outcome, httpx.Response) and outcome.is_success:
                 return _parse(call, outcome, shown)
-            failure = _failure(call, outcome, shown, attempt)
+            failure = _failure(call, outcome, shown(), attempt)
             if isinstance(failure, DuplicateRequestError) and call.on_duplicate and attempt > 1:
                 return call.on_duplicate(_json_or_none(failure.response))
             delay = self._retry_delay(failure, attempt)
@@ -290,15 +298,18 @@ class _BaseClient(Generic[M]):
         return self.backoff.delay(attempt, retry_after)
 
 
-def _parse(call: Call[T], response: httpx.Response, request: httpx.Request) -> T:
+def _parse(call: Call[T], response: httpx.Response, shown: Callable[[], httpx.Request]) -> T:
+    """The call's result from a 2xx answer; an error carries ``shown()``, the masked request."""
     try:
         result = call.parse(None if response.status_code == 204 else _json(response))
         return result if call.dated is None else call.dated(result, response.headers.get("date"))
     except APIError as exc:  # a success that reports a failure (a send that kept nobody)
+        request = shown()
         exc.request, exc.response = request, _detached(response, request)
         raise
     except (ValueError, ResponseShapeError) as exc:
         # A 2xx whose body we cannot read is not retried: the gateway did act on it.
+        request = shown()
         raise APIError(
             f"malformed response to {call.method} {call.path}: {exc}",
             status_code=response.status_code,
