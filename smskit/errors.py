@@ -352,9 +352,7 @@ def _field_message(detail: Any) -> str:
 
 def _short(value: Any, limit: int = 60) -> str:
     if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
-        value = (
-            value.item()
-        )  # a numpy scalar as the Python value it holds: 612345678, not np.int64(...)
+        value = value.item()  # the Python value a numpy scalar holds: 612345678, not np.int64(..)
     try:
         text = repr(value)
     except Exception:  # a value nested too deep, or whose __repr__ fails, is shown by its type
