@@ -64,15 +64,11 @@ def link_replies(replies: pandas.DataFrame, sends: pandas.DataFrame) -> pandas.D
         {
             "row": range(len(replies)),
             "key": number_keys(replies["number"]).to_numpy(),
-            # compared with the sends' times: one zone and unit for both (merge_asof needs it),
-            # at the vendor's precision (whole seconds: a reply in its send's second answers it)
             "at": comparable_instants(_utc_ns(replies["reception_date"])).array,
         }
     )
-    if "sim_card_number" in replies.columns:
-        left["sim"] = replies["sim_card_number"].map(_text_or_none).to_numpy()
-    else:
-        left["sim"] = None
+    sims = replies.get("sim_card_number")
+    left["sim"] = None if sims is None else sims.map(_text_or_none).to_numpy()
     tickets: dict[int, Any] = {}
     if "sent_at" not in candidates.columns:
         latest = candidates.drop_duplicates("key", keep="last").set_index("key")["ticket"]
