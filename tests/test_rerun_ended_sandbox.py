@@ -161,3 +161,34 @@ def test_only_an_ended_embedded_sandbox_journal_is_passed_over(
         )
     assert journal_for_send(running) == (sibling(running, 2), running)
     assert sibling(Path("/x/a.journal.sqlite"), 3) == Path("/x/a-3.journal.sqlite")
+
+
+def test_a_refused_cron_repeat_on_the_embedded_sandbox_claims_no_new_campaign(
+    tmp_path: Path, user_dirs: Path
+) -> None:
+    """`smskit send --name N` run twice by cron on the embedded sandbox: the second run is
+    refused (exit 9) in one stderr line, without saying "this send is a new campaign" nor
+    leaving an N-2 journal; with --again the new campaign is said and journaled in N-2."""
+    env = {k: v for k, v in os.environ.items() if k not in ENV}
+    env |= {"XDG_DATA_HOME": str(user_dirs / "data"), "XDG_CACHE_HOME": str(user_dirs / "cache")}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+    args = [sys.executable, "-m", "smskit", "send", "--text", "Alerte: disque plein",
+            "--sender", "Ops", "--to", "+33612345678", "--purpose", "alert", "--yes",
+            "--name", "disk"]  # fmt: skip
+
+    def cron(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*args, *extra], cwd=tmp_path, env=env, capture_output=True,
+                              text=True, timeout=120, check=False)  # fmt: skip
+
+    assert cron().returncode == 0
+    journals = user_dirs / "data" / "smskit" / "campaigns"
+    repeat = cron()
+    assert repeat.returncode == 9 and "Traceback" not in repeat.stderr
+    lines = repeat.stderr.strip().splitlines()
+    assert len(lines) == 1 and "nothing sent" in lines[0], repeat.stderr
+    assert "new campaign" not in repeat.stderr
+    assert not (journals / "disk-2.journal.sqlite").exists()
+    again = cron("--again")
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "new campaign" in again.stderr and "disk-2.journal.sqlite" in again.stderr
+    assert smskit.CampaignResult.load(journals / "disk-2.journal.sqlite").complete

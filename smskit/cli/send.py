@@ -231,11 +231,13 @@ def send(
                 f"at the next permitted moment ({opening:%a %Y-%m-%d %H:%M %Z}), or "
                 "--outside-hours to send it anyway"
             )
-        path = _journal_for_send(campaign, journal)
+        asked = journal if journal is not None else campaign.default_journal()
+        path = _journal_for_send(campaign, asked)
         if not dry_run:
             check_journal(campaign, path, name is not None)
             if not again:
                 _check_repeat(campaign, instant)
+        _say_new_journal(asked, path, dry_run)
         estimate = campaign.estimate(progress=progress())
         document["estimate"] = row(estimate.summary())
         if not as_json:
@@ -278,23 +280,28 @@ def _tracking_inbox(path: Path) -> smskit.Inbox:
     return inbox
 
 
-def _journal_for_send(campaign: smskit.Campaign, journal: Path | None) -> Path:
-    """The journal the send uses: ``journal`` (else the campaign's), or the next one beside
-    it when that holds a send to an embedded sandbox that ended with its command (said on
-    stderr; the library's warning names Python)."""
+def _journal_for_send(campaign: smskit.Campaign, asked: Path) -> Path:
+    """The journal the send uses: ``asked``, or the next one beside it when that holds a send
+    to an embedded sandbox that ended with its command (the library's warning, which names
+    Python, silenced: :func:`_say_new_journal` says it once the send is going ahead)."""
     import warnings
 
-    asked = journal if journal is not None else campaign.default_journal()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        path = campaign.journal_for_send(asked)
-    if path != asked:
-        click.echo(
-            f"{asked} holds a send to an embedded sandbox, which ended with its command: kept "
-            f"as history; this send is a new campaign, journaled in {path}",
-            err=True,
-        )
-    return path
+        return campaign.journal_for_send(asked)
+
+
+def _say_new_journal(asked: Path, path: Path, dry_run: bool) -> None:
+    """On stderr, when the send moved to a new journal beside ``asked``: said only after the
+    journal and repeat checks passed, so a refused run never claims a new campaign."""
+    if path == asked:
+        return
+    verb = "would be" if dry_run else "is"
+    click.echo(
+        f"{asked} holds a send to an embedded sandbox, which ended with its command: kept "
+        f"as history; this send {verb} a new campaign, journaled in {path}",
+        err=True,
+    )
 
 
 def _describe_preflight(document: dict[str, Any], report: Any, as_json: bool) -> None:
