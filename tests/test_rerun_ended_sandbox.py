@@ -192,3 +192,26 @@ def test_a_refused_cron_repeat_on_the_embedded_sandbox_claims_no_new_campaign(
     assert again.returncode == 0, again.stderr[-2000:]
     assert "new campaign" in again.stderr and "disk-2.journal.sqlite" in again.stderr
     assert smskit.CampaignResult.load(journals / "disk-2.journal.sqlite").complete
+
+
+def test_a_refused_library_repeat_on_the_embedded_sandbox_warns_of_no_new_campaign(
+    tmp_path: Path, user_dirs: Path
+) -> None:
+    """Campaign(..., repeat_window="10min").send() run again in a new process: RepeatedSend,
+    and no warning that "this send is a new campaign" (nothing was sent)."""
+    code = (
+        "import warnings, smskit\n"
+        "c = smskit.Campaign(smskit.Client(), ['+33612345678'], text='Alerte: disque plein',\n"
+        "    sender='Ops', name='disk', purpose='alert', repeat_window='10min')\n"
+        "with warnings.catch_warnings(record=True) as seen:\n"
+        "    warnings.simplefilter('always')\n"
+        "    try:\n"
+        "        c.send(progress=False)\n"
+        "    except smskit.errors.RepeatedSend:\n"
+        "        print('REFUSED')\n"
+        "print(any('new campaign' in str(w.message) for w in seen))\n"
+    )
+    assert run_script(code, user_dirs, tmp_path).returncode == 0
+    second = run_script(code, user_dirs, tmp_path)
+    assert second.returncode == 0, second.stderr[-2000:]
+    assert second.stdout.split()[-2:] == ["REFUSED", "False"], second.stdout

@@ -241,13 +241,14 @@ class CampaignExecutor(Generic[ResultT]):
         ``~/.local/share/smskit/campaigns/``, moved by ``XDG_DATA_HOME``)."""
         return self.spec.journal_path()
 
-    def journal_for_send(self, journal: str | Path | None = None) -> Path:
+    def journal_for_send(self, journal: str | Path | None = None, announce: bool = True) -> Path:
         """The journal :meth:`send` uses when asked for ``journal`` (default: the campaign's):
         that one, unless it holds a send to an embedded sandbox that has ended (finished
         history, kept as it is): then the next free ``<stem>-2`` ... beside it, said in a
-        warning (see :func:`smskit.campaigns.sending.reconnect.journal_for_send`)."""
+        warning unless ``announce`` is False (see
+        :func:`smskit.campaigns.sending.reconnect.journal_for_send`)."""
         path, passed = journal_for_send(self.spec.journal_path(journal))
-        if passed is not None:
+        if passed is not None and announce:
             warn_caller(
                 f"{str(passed)!r} holds a send to an embedded sandbox that has ended (it lives "
                 f"as long as its process): kept as history; this send is a new campaign, "
@@ -304,7 +305,9 @@ class CampaignExecutor(Generic[ResultT]):
         """
         check_concurrency(concurrency)
         check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
-        path = self.journal_for_send(journal)
+        # the new journal is announced only for a send going ahead, not one the repeat
+        # guard refuses (nothing sent, no new campaign)
+        path = self.journal_for_send(journal, announce=again or self.earlier_send() is None)
         run = Run(concurrency, progress, wait, self._repeat_guard(again))
         result = await self._deliver(path, chunk_size, run)
         self._warn_if_short(result)
