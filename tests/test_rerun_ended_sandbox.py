@@ -198,7 +198,7 @@ def test_a_refused_library_repeat_on_the_embedded_sandbox_warns_of_no_new_campai
     tmp_path: Path, user_dirs: Path
 ) -> None:
     """Campaign(..., repeat_window="10min").send() run again in a new process: RepeatedSend,
-    and no warning that "this send is a new campaign" (nothing was sent)."""
+    no warning that "this send is a new campaign" and no N-2 journal left (nothing was sent)."""
     code = (
         "import warnings, smskit\n"
         "c = smskit.Campaign(smskit.Client(), ['+33612345678'], text='Alerte: disque plein',\n"
@@ -215,3 +215,6 @@ def test_a_refused_library_repeat_on_the_embedded_sandbox_warns_of_no_new_campai
     second = run_script(code, user_dirs, tmp_path)
     assert second.returncode == 0, second.stderr[-2000:]
     assert second.stdout.split()[-2:] == ["REFUSED", "False"], second.stdout
+    journals = user_dirs / "data" / "smskit" / "campaigns"
+    assert (journals / "disk.journal.sqlite").exists()
+    assert not (journals / "disk-2.journal.sqlite").exists()

@@ -305,10 +305,13 @@ class CampaignExecutor(Generic[ResultT]):
         """
         check_concurrency(concurrency)
         check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
-        # the new journal is announced only for a send going ahead, not one the repeat
-        # guard refuses (nothing sent, no new campaign)
-        path = self.journal_for_send(journal, announce=again or self.earlier_send() is None)
-        run = Run(concurrency, progress, wait, self._repeat_guard(again))
+        guard = self._repeat_guard(again)
+        if guard is not None and not self.journal_for_send(journal, announce=False).exists():
+            # a new campaign the guard refuses: refused before its journal is made or
+            # announced (nothing sent, no file left behind)
+            guard.check(self._content_id())
+        path = self.journal_for_send(journal)
+        run = Run(concurrency, progress, wait, guard)
         result = await self._deliver(path, chunk_size, run)
         self._warn_if_short(result)
         return result
