@@ -249,13 +249,7 @@ class CampaignExecutor(Generic[ResultT]):
         :func:`smskit.campaigns.sending.reconnect.journal_for_send`)."""
         path, passed = journal_for_send(self.spec.journal_path(journal))
         if passed is not None and announce:
-            warn_caller(
-                f"{str(passed)!r} holds a send to an embedded sandbox that has ended (it lives "
-                f"as long as its process): kept as history; this send is a new campaign, "
-                f"journaled in {str(path)!r}",
-                UserWarning,
-                stacklevel=2,
-            )
+            _warn_new_journal(passed, path, stacklevel=2)
         return path
 
     # -- the operations, written once ---------------------------------------------------------
@@ -305,12 +299,14 @@ class CampaignExecutor(Generic[ResultT]):
         """
         check_concurrency(concurrency)
         check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
+        path, passed = journal_for_send(self.spec.journal_path(journal))
         guard = self._repeat_guard(again)
-        if guard is not None and not self.journal_for_send(journal, announce=False).exists():
+        if guard is not None and not path.exists():
             # a new campaign the guard refuses: refused before its journal is made or
             # announced (nothing sent, no file left behind)
             guard.check(self._content_id())
-        path = self.journal_for_send(journal)
+        if passed is not None:
+            _warn_new_journal(passed, path, stacklevel=1)
         run = Run(concurrency, progress, wait, guard)
         result = await self._deliver(path, chunk_size, run)
         self._warn_if_short(result)
@@ -414,3 +410,15 @@ class CampaignExecutor(Generic[ResultT]):
     async def _continue(cls, journal_path: str | Path, client: ClientOption, run: Run) -> ResultT:
         """Resume the journal at ``journal_path``."""
         raise NotImplementedError
+
+
+def _warn_new_journal(passed: Path, path: Path, stacklevel: int) -> None:
+    """Warn that ``passed`` (an ended embedded sandbox's send) is kept as history and the send
+    is a new campaign journaled in ``path``."""
+    warn_caller(
+        f"{str(passed)!r} holds a send to an embedded sandbox that has ended (it lives as long "
+        f"as its process): kept as history; this send is a new campaign, journaled in "
+        f"{str(path)!r}",
+        UserWarning,
+        stacklevel=stacklevel + 1,
+    )

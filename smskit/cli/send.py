@@ -232,7 +232,8 @@ def send(
                 "--outside-hours to send it anyway"
             )
         asked = journal if journal is not None else campaign.default_journal()
-        path = _journal_for_send(campaign, asked)
+        # the library's warning names Python: _say_new_journal says it once the send goes ahead
+        path = campaign.journal_for_send(asked, announce=False)
         if not dry_run:
             check_journal(campaign, path, name is not None)
             if not again:
@@ -278,17 +279,6 @@ def _tracking_inbox(path: Path) -> smskit.Inbox:
             EXIT_INPUT,
         ) from exc
     return inbox
-
-
-def _journal_for_send(campaign: smskit.Campaign, asked: Path) -> Path:
-    """The journal the send uses: ``asked``, or the next one beside it when that holds a send
-    to an embedded sandbox that ended with its command (the library's warning, which names
-    Python, silenced: :func:`_say_new_journal` says it once the send is going ahead)."""
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        return campaign.journal_for_send(asked)
 
 
 def _say_new_journal(asked: Path, path: Path, dry_run: bool) -> None:
