@@ -167,7 +167,7 @@ def test_send_with_a_field_of_a_broken_csv_as_a_real_process_exits_4(
     assert "CSV file" in lines[0]
 
 
-@pytest.mark.parametrize("reader", ["send --csv", "optouts import"])
+@pytest.mark.parametrize("reader", ["send --csv", "optouts import", "hlr IN.csv"])
 def test_a_float_s_text_in_a_csv_is_refused_naming_the_file_s_line(
     reader: str, fresh_sandbox: Sandbox, tmp_path: Path
 ) -> None:
@@ -185,4 +185,6 @@ def test_a_float_s_text_in_a_csv_is_refused_naming_the_file_s_line(
     assert f"{path}: line 5, phone_number: '33612345678.0': a float cannot hold" in line, line
     assert "without '.0'" in line, line
     assert "read_csv" not in line and "dtype" not in line and "recipients[" not in line, line
+    assert "numbers[" not in line, line  # the file's line, not the library's row index
     assert fresh_sandbox.sent().empty
+    assert "line_status" not in result.stdout  # nothing checked, no breakdown printed

@@ -166,6 +166,7 @@ def _numbers(sources: tuple[str, ...], column: str | None) -> pd.DataFrame | lis
     if len(sources) > 1:
         raise click.UsageError("give one IN.csv file, or numbers, not both")
     from smskit.rules.csvtext import csv_columns, read_csv_text
+    from smskit.rules.recipients import refuse_floats
 
     source = Path(files[0])
     name_file("IN", str(source))
@@ -179,7 +180,10 @@ def _numbers(sources: tuple[str, ...], column: str | None) -> pd.DataFrame | lis
             "by commas; --column names another column",
             EXIT_INPUT,
         )
-    return table if column is None else _column(table, column, source)
+    numbers = table if column is None else _column(table, column, source)
+    # A float's text is refused here, where the file is known: the error names its line.
+    refuse_floats(numbers["phone_number"], f"IN.{column or 'phone_number'}", source)
+    return numbers
 
 
 def _column(table: pd.DataFrame, name: str, source: Path) -> pd.DataFrame:
