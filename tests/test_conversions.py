@@ -5,14 +5,19 @@ match; the seeded shop's orders carry its truth."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import smskit
 from smskit.campaigns.analysis.conversions import CONVERSION_COLUMNS, conversions
+from smskit.campaigns.campaign import Campaign
 from smskit.errors import ValidationError
+from smskit.sandbox import Sandbox
 from smskit.sandbox.shop import SeededShop
 
 SENT = pd.Timestamp("2026-03-02 09:00", tz="Europe/Paris")
@@ -158,3 +163,27 @@ def test_seeded_shop_is_deterministic_and_near_its_truth() -> None:
     rates = conversions(people, first, sent_at=SENT).groupby("group")["converted"].mean()
     assert abs(rates["holdout"] - 0.1) < 0.01 and abs(rates["treated"] - 0.15) < 0.01
     assert (first["ordered_at"] < SENT).any()  # orders that must not count are there
+
+
+def test_a_campaign_s_orders_are_read_in_the_region_of_its_recipients(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """A campaign's conversions() reads an order's national number in the region the
+    campaign read its recipients in (a GB campaign's '07400 123456' is its GB recipient, not
+    refused as a French number); default_region=None refuses it naming the column, the row
+    and how to give its country."""
+    with smskit.Client(sandbox=sandbox) as client:
+        result = Campaign(
+            client, ["07400 123455", "07400 123456"], text="Promo STOP au 36173", sender="Shop",
+            purpose="alert", default_region="GB", name="gb-orders",
+        ).send(journal=tmp_path / "gb.sqlite", progress=False)  # fmt: skip
+    orders = pd.DataFrame(
+        {"phone_number": ["07400 123456"], "ordered_at": [result.sent_at], "amount": [9.0]}
+    )
+    frame = result.conversions(orders)
+    revenue = frame.set_index("phone_number")["revenue"].to_dict()
+    assert revenue == {"+447400123455": 0.0, "+447400123456": 9.0}
+    with pytest.raises(ValidationError) as caught:
+        result.conversions(orders, default_region=None)
+    assert (caught.value.field, caught.value.position) == ("orders.phone_number", 0)
+    assert "default_region=" in str(caught.value)

@@ -597,6 +597,9 @@ class ExperimentResult(ConversionsAndLift["pd.DataFrame"]):
         frame["arm"] = pd.Categorical(frame["arm"], categories=list(self.arms))
         return frame[["arm", *[c for c in frame.columns if c != "arm"]]]
 
+    def _recipients_region(self) -> str | None:
+        return next(iter(self.arms.values()))._recipients_region()  # the arms share it
+
     def _conversions(
         self, orders: Any, inbox: Any, customer_id: str | None, recipients: Any,
         reading: OrderReading,

@@ -58,7 +58,7 @@ RULE_INSTANT: Final = "must be an instant (a timezone-aware datetime or ISO 8601
 RULE_AMOUNT: Final = "must be a number, not missing and not negative (a refund is not an order)"
 RULE_NUMBER: Final = (
     "cannot be read as a phone number ({reason}): fix it, give its country in a 'country' "
-    "column, or drop the row"
+    "column (or every national number's with default_region='FR'), or drop the row"
 )
 _OFFSET: Final = r"(?:Z|z|[+-][0-9]{2}(?::?[0-9]{2})?)$"
 

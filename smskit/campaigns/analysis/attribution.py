@@ -49,6 +49,7 @@ from smskit.campaigns.sending.journal import Journal
 from smskit.errors import ValidationError
 from smskit.rules.orders import order_numbers, orders_in_reach, read_orders, window_of
 from smskit.rules.recipients import REGION_COLUMN
+from smskit.rules.region import DEFAULT_REGION
 
 if TYPE_CHECKING:
     import numpy as np
@@ -185,7 +186,7 @@ def attribute(
     at: str = "ordered_at",
     value: str | None = "amount",
     number: str = "phone_number",
-    default_region: str | None = None,
+    default_region: str | None = DEFAULT_REGION,
 ) -> pd.DataFrame:
     """:func:`attribution` over given ``touches`` and ``campaigns`` (see
     :func:`campaign_touches`): one row per model and campaign."""
@@ -255,7 +256,7 @@ def attribution(
     at: str = "ordered_at",
     value: str | None = "amount",
     number: str = "phone_number",
-    default_region: str | None = None,
+    default_region: str | None = DEFAULT_REGION,
     journals: Any = None,
     window_from: str = "send",
     inbox: Any = None,

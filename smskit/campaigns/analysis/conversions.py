@@ -31,6 +31,7 @@ from smskit.rules.orders import (
     window_of,
 )
 from smskit.rules.recipients import REGION_COLUMN
+from smskit.rules.region import DEFAULT_REGION
 
 if TYPE_CHECKING:
     import numpy as np
@@ -72,13 +73,14 @@ class OrderColumns:
     """:class:`OrderReading` with its defaults: ``window`` from the send (``"5D"``), ``at``
     the instant column (``"ordered_at"``, time zone required), ``value`` the amount column
     (``"amount"``; None: count only), ``number`` the phone number column (``"phone_number"``,
-    read in a ``country`` column's region, else ``default_region``)."""
+    read in a ``country`` column's region, else ``default_region``: the default region, ``FR``
+    unless ``SMSKIT_DEFAULT_REGION`` says otherwise, as the campaign read its recipients)."""
 
     window: Any = "5D"
     at: str = "ordered_at"
     value: str | None = "amount"
     number: str = "phone_number"
-    default_region: str | None = None
+    default_region: str | None = DEFAULT_REGION
 
 
 CONVERSION_COLUMNS: Final = (

@@ -132,13 +132,17 @@ class ConversionsAndLift(Generic[FrameT]):
         polars; Dask too for a Dask result), read as ``reading`` says
         (:class:`~smskit.campaigns.analysis.conversions.OrderColumns`: ``window="5D"``,
         ``at="ordered_at"``, ``value="amount"``, ``number="phone_number"``,
-        ``default_region=None``). ``inbox`` adds the treated recipients' delivery
-        ``status``, ``replied`` and ``clicked`` (``outcomes()``; missing for the holdout).
+        ``default_region`` the region the campaign read its recipients' national numbers in,
+        so an order's number written as a recipient's was matches it). ``inbox`` adds the
+        treated recipients' delivery ``status``, ``replied`` and ``clicked`` (``outcomes()``;
+        missing for the holdout).
         ``customer_id`` matches orders by that column instead of numbers: the orders have
         it, and so does ``recipients``, the table the campaign was made from (row for row; a
         missing id on either side is refused naming its row). See docs/conversions.md."""
         if customer_id is None and recipients is not None:
             raise ValidationError("recipients", "is read only with customer_id= (its column)")
+        if "default_region" not in reading:
+            reading = {**reading, "default_region": self._recipients_region()}
         return self._conversions(orders, inbox, customer_id, recipients, reading)
 
     def lift(
@@ -169,11 +173,21 @@ class ConversionsAndLift(Generic[FrameT]):
         """The lift of the treated on ``frame`` against the campaign's billed cost."""
         raise NotImplementedError
 
+    def _recipients_region(self) -> str | None:
+        """The region the campaign read its recipients' national numbers in (None: none)."""
+        raise NotImplementedError
+
 
 class CampaignOutcomes(ConversionsAndLift[FrameT]):
     """One campaign's result (pandas or Dask): ``outcomes()`` written once, besides
     ``conversions()`` and ``lift()``; what differs is how the frame is built from the
     callbacks read (``_outcomes``)."""
+
+    journal: Path
+
+    def _recipients_region(self) -> str | None:
+        with Journal(self.journal) as book:
+            return book.record().default_region
 
     def outcomes(
         self,
