@@ -29,6 +29,7 @@ from smskit.campaigns.planning.holdout import HELD_OUT
 from smskit.campaigns.sending.journal import DONE_STATES, Chunk, Journal
 from smskit.campaigns.sending.record import CampaignRecord
 from smskit.errors import ValidationError
+from smskit.rules.region import DEFAULT_REGION
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -187,7 +188,8 @@ class CampaignOutcomes(ConversionsAndLift[FrameT]):
 
     def _recipients_region(self) -> str | None:
         with Journal(self.journal) as book:
-            return book.record().default_region
+            record = book.record()
+        return DEFAULT_REGION if record is None else record.default_region
 
     def outcomes(
         self,
