@@ -118,3 +118,23 @@ def test_a_timeout_that_is_not_seconds_is_refused_by_name(
     for bad in (-1, "10", True, float("nan")):
         with pytest.raises(ValidationError, match="timeout"):
             result.wait_for_outcomes(inbox, timeout=bad)  # type: ignore[arg-type]
+
+
+def test_a_slow_read_is_followed_by_a_pause_four_times_as_long(tmp_path: Path) -> None:
+    """Reading the callbacks (the whole outcomes frame: a big campaign's takes a while) takes
+    at most a fifth of the wait: reads of 0.2 s over a 3 s wait are made at most 4 times
+    (every POLL_S after each read, 7 times), and the count still waiting is returned."""
+    from smskit.campaigns.analysis.outcomes import wait_for_final
+
+    reads: list[float] = []
+
+    def pending(_callbacks: object) -> int:
+        reads.append(time.monotonic())
+        time.sleep(0.2)
+        return 3
+
+    with Inbox(tmp_path / "inbox.sqlite") as inbox, pytest.warns(UserWarning, match="^3 "):
+        assert wait_for_final(inbox, 3, pending) == 3
+    assert 2 <= len(reads) <= 4, reads
+    gaps = [b - a for a, b in zip(reads, reads[1:], strict=False)]
+    assert all(gap >= 0.2 * 5 for gap in gaps[:-1]), gaps  # the last one cut by the timeout
