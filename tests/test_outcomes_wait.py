@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 
 import pandas as pd
@@ -136,5 +137,5 @@ def test_a_slow_read_is_followed_by_a_pause_four_times_as_long(tmp_path: Path) -
     with Inbox(tmp_path / "inbox.sqlite") as inbox, pytest.warns(UserWarning, match="^3 "):
         assert wait_for_final(inbox, 3, pending) == 3
     assert 2 <= len(reads) <= 4, reads
-    gaps = [b - a for a, b in zip(reads, reads[1:], strict=False)]
+    gaps = [b - a for a, b in pairwise(reads)]
     assert all(gap >= 0.2 * 5 for gap in gaps[:-1]), gaps  # the last one cut by the timeout
