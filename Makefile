@@ -66,10 +66,11 @@ test: install chromium js
 
 # The suite on two worker processes (pytest-xdist, `-n 2`). --dist loadfile runs each test
 # file on one worker (its module fixtures, its runs_last test) and each notebook's cells in
-# order on one kernel; tests/conftest.py names the groups. PYTEST_WORKERS=0: one process.
+# order on one kernel; tests/conftest.py names the groups, and starts the longest first
+# (--no-loadscope-reorder: its order, not xdist's by test count). PYTEST_WORKERS=0: one process.
 PYTEST_WORKERS ?= 2
 suite: install chromium js
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile tests --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder tests --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider
 
 # Executes every notebook on the embedded sandbox; the pages load their scripts from
 # build/notebooks/static/ (copied from notebooks/_export/node_modules), so they render offline.

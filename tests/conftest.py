@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
+from _schedule import longest_first, work_unit
 
 from smskit.sandbox import Sandbox
 
@@ -26,20 +27,6 @@ def gateway_client(sandbox: Sandbox, **options: object) -> httpx.Client:
         trust_env=False,
         **options,  # type: ignore[arg-type]
     )
-
-
-# test_pages' tests of one notebook share its exported page (the export executes the notebook).
-PAGES_TESTS = "tests/browser/test_pages.py"
-
-
-def work_unit(nodeid: str) -> str:
-    """What runs together on one pytest-xdist worker (``make test``: ``-n 2 --dist loadfile``):
-    the tests of one file (its module fixtures, its ``runs_last`` test), the cells of one
-    notebook (nbval runs them in order on one kernel); test_pages' tests by notebook."""
-    path, _, test = nodeid.partition("::")
-    if path == PAGES_TESTS and test.endswith("]"):
-        return f"{path}[{test.rpartition('[')[2]}"
-    return path
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -60,12 +47,14 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 @pytest.hookimpl(trylast=True)  # after pytest-randomly has shuffled
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test marked ``runs_last`` checks what the other tests of its module left (a
-    module-scoped fixture), so it goes right after the last of them; the rest stays shuffled."""
+    module-scoped fixture), so it goes right after the last of them; the rest stays shuffled.
+    Then the longest work units go first (tests/_schedule.py `LONGEST_FIRST`), each whole."""
     for item in [i for i in items if i.get_closest_marker("runs_last")]:
         items.remove(item)
         module = item.nodeid.split("::", 1)[0]
         same = [n for n, other in enumerate(items) if other.nodeid.split("::", 1)[0] == module]
         items.insert(same[-1] + 1 if same else len(items), item)
+    items[:] = longest_first(items)
 
 
 @pytest.fixture(autouse=True)
