@@ -43,6 +43,10 @@ class Store:
             if self.db.meta(tx, "opened") is None:
                 self.db.set_meta(tx, "opened", now)
                 priced = self.account.open(tx, now)
+        self._hold_prices(priced)
+
+    def _hold_prices(self, priced: bool) -> None:
+        """The prices held in memory: the defaults just written (``priced``), else the file's."""
         if priced:
             self.account.use_default_prices()
         else:
@@ -65,10 +69,7 @@ class Store:
                 tx.execute(f"DELETE FROM {table}")
             self.db.set_meta(tx, "opened", now)
             priced = self.account.open(tx, now)
-        if priced:
-            self.account.use_default_prices()
-        else:
-            self.account.load_prices()
+        self._hold_prices(priced)
 
     def close(self) -> None:
         """Close the database (a file keeps its state for the next Sandbox on that path)."""
