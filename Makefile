@@ -66,7 +66,7 @@ test: install chromium js
 
 # The suite on two worker processes (pytest-xdist, `-n 2`). --dist loadfile runs each test
 # file on one worker (its module fixtures, its runs_last test) and each notebook's cells in
-# order on one kernel; tests/conftest.py names the groups, and starts the longest first
+# order on one kernel; tests/_schedule.py names the groups and starts the longest first
 # (--no-loadscope-reorder: its order, not xdist's by test count). PYTEST_WORKERS=0: one process.
 PYTEST_WORKERS ?= 2
 suite: install chromium js
