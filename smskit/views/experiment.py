@@ -13,13 +13,11 @@ from typing import Final
 
 from smskit._html import LINE_STATUS_COLORS
 from smskit.campaigns.analysis.comparison import METRICS, OPTIONAL_METRICS, ExperimentComparison
-from smskit.errors import MissingExtraError
+from smskit.views.plotly_extra import TEMPLATE, importing_plotly
 
-try:
+with importing_plotly():
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
-except ImportError as exc:  # an optional extra: say which one installs it
-    raise MissingExtraError("smskit.plots", "plotly", "notebook") from exc
 
 __all__ = ["METRIC_COLORS", "experiment_arms"]
 
@@ -77,7 +75,7 @@ def experiment_arms(comparison: ExperimentComparison, *, title: str | None = Non
         figure.update_yaxes(tickformat=".0%", rangemode="tozero", row=1, col=column)
     level = 1 - comparison.alpha
     figure.update_layout(
-        template="plotly_white",
+        template=TEMPLATE,
         showlegend=False,
         title=title
         or f"Arms against {comparison.control}: rates with {level:.0%} Wilson intervals "

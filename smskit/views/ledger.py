@@ -12,13 +12,12 @@ from typing import Final
 import pandas as pd
 
 from smskit.campaigns.analysis.ledger import history
-from smskit.errors import MissingExtraError, ValidationError
+from smskit.errors import ValidationError
+from smskit.views.plotly_extra import TEMPLATE, importing_plotly, plain_ints
 
-try:
+with importing_plotly():
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
-except ImportError as exc:  # an optional extra: say which one installs it
-    raise MissingExtraError("smskit.plots", "plotly", "notebook") from exc
 
 __all__ = ["COST_COLOR", "DELIVERED_COLOR", "SENT_COLOR", "campaign_history"]
 
@@ -26,10 +25,6 @@ COST_COLOR: Final = "#9467bd"
 SENT_COLOR: Final = "#1f77b4"
 DELIVERED_COLOR: Final = "#2ca02c"
 _NEEDED: Final = ("name", "started", "sent", "cost", "delivered", "problem")
-
-
-def _ints(values: pd.Series) -> list[int | None]:
-    return [None if pd.isna(v) else int(v) for v in values]
 
 
 def campaign_history(ledger: pd.DataFrame | None = None, *, title: str | None = None) -> go.Figure:
@@ -75,7 +70,7 @@ def campaign_history(ledger: pd.DataFrame | None = None, *, title: str | None = 
         for s, d in zip(sent, delivered, strict=True)
     ]
     figure.add_trace(
-        go.Scatter(name="sent", x=x, y=_ints(sent), mode="markers", text=names,
+        go.Scatter(name="sent", x=x, y=plain_ints(sent), mode="markers", text=names,
                    marker={"color": SENT_COLOR, "size": 9, "symbol": "circle-open"},
                    hovertemplate="%{text}<br>sent %{y}<extra></extra>"),
         row=2, col=1,
@@ -83,7 +78,7 @@ def campaign_history(ledger: pd.DataFrame | None = None, *, title: str | None = 
     known = delivered.notna().to_numpy()
     figure.add_trace(
         go.Scatter(name="delivered", x=[t for t, k in zip(x, known, strict=True) if k],
-                   y=_ints(delivered[known]), mode="markers",
+                   y=plain_ints(delivered[known]), mode="markers",
                    text=[n for n, k in zip(names, known, strict=True) if k],
                    customdata=[r for r, k in zip(rate, known, strict=True) if k],
                    marker={"color": DELIVERED_COLOR, "size": 7},
@@ -97,7 +92,7 @@ def campaign_history(ledger: pd.DataFrame | None = None, *, title: str | None = 
         notes.append(f"{unread} journal(s) unreadable, not drawn")
     zone = getattr(rows["started"].dt, "tz", None)
     figure.update_layout(
-        template="plotly_white",
+        template=TEMPLATE,
         title=title
         or f"Campaigns: cost and delivery ({len(rows)} campaigns"
         + "".join(f"; {note}" for note in notes)

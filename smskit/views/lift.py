@@ -12,13 +12,11 @@ from typing import Final
 
 from smskit._html import LINE_STATUS_COLORS
 from smskit.campaigns.analysis.lift import Lift
-from smskit.errors import MissingExtraError
+from smskit.views.plotly_extra import TEMPLATE, importing_plotly
 
-try:
+with importing_plotly():
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
-except ImportError as exc:  # an optional extra: say which one installs it
-    raise MissingExtraError("smskit.plots", "plotly", "notebook") from exc
 
 __all__ = ["lift_intervals"]
 
@@ -74,7 +72,7 @@ def lift_intervals(lift: Lift, *, title: str | None = None) -> go.Figure:
         figure.add_hline(y=0, line={"color": "#444", "width": 1}, row=1, col=column)
     figure.update_layout(
         title=title or f"Treated ({lift.treated:,}) against holdout ({lift.holdout:,})",
-        template="plotly_white",
+        template=TEMPLATE,
         bargap=0.35,
     )
     return figure

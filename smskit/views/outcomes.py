@@ -15,13 +15,11 @@ import pandas as pd
 
 from smskit.campaigns.analysis import breakdowns
 from smskit.campaigns.analysis import clicks as click_tables
-from smskit.errors import MissingExtraError
 from smskit.rules.callbacks import OUTCOME_STATUSES
+from smskit.views.plotly_extra import TEMPLATE, importing_plotly
 
-try:
+with importing_plotly():
     import plotly.graph_objects as go
-except ImportError as exc:  # an optional extra: say which one installs it
-    raise MissingExtraError("smskit.plots", "plotly", "notebook") from exc
 
 __all__ = ["COST_COLORS", "DELIVERY_STATUS_COLORS", "clicks_over_time", "cost_breakdown",
            "delivery_breakdown", "delivery_times"]  # fmt: skip
@@ -43,7 +41,6 @@ DELIVERY_STATUS_COLORS: Final[Mapping[str, str]] = {
 COST_COLORS: Final[Mapping[str, str]] = {
     "predicted": "#c6dbef", "billed": "#1f77b4", "reported": "#ff7f0e",
 }  # fmt: skip
-_TEMPLATE: Final = "plotly_white"
 
 
 def delivery_breakdown(
@@ -73,7 +70,7 @@ def delivery_breakdown(
         )
     figure.update_layout(
         barmode="stack",
-        template=_TEMPLATE,
+        template=TEMPLATE,
         title=title or f"Delivery by {by.replace('_', ' ')}",
         xaxis={"tickformat": ".0%", "range": [0, 1], "title": "share of recipients"},
         yaxis={"autorange": "reversed", "title": by.replace("_", " ")},
@@ -111,7 +108,7 @@ def delivery_times(
             hovertemplate="%{y:.0%} within %{x:.1f} min<extra></extra>",
         )  # fmt: skip
     figure.update_layout(
-        template=_TEMPLATE,
+        template=TEMPLATE,
         title=title or f"Time to {status}",
         xaxis={"type": "log", "title": "minutes after the send"},
         yaxis={"tickformat": ".0%", "range": [0, 1.02], "title": "share of messages"},
@@ -134,7 +131,7 @@ def clicks_over_time(
             marker_color=color, hovertemplate="%{y} at %{x:.0f} min<extra></extra>",
         )  # fmt: skip
     figure.update_layout(
-        template=_TEMPLATE,
+        template=TEMPLATE,
         barmode="stack",
         title=title or "Clicks on tracked links",
         xaxis={"title": f"minutes after {'the send' if sent_at is not None else 'the first'}"},
@@ -165,7 +162,7 @@ def cost_breakdown(
         )
     figure.update_layout(
         barmode="group",
-        template=_TEMPLATE,
+        template=TEMPLATE,
         title=title or f"Cost by {by.replace('_', ' ')}: predicted, billed, reported",
         yaxis={"title": "EUR"},
         xaxis={"title": by.replace("_", " ")},

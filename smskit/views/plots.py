@@ -19,14 +19,13 @@ from smskit._html import LINE_STATUS_COLORS, MISSING_COLOR
 from smskit.client import frames
 from smskit.client.dtypes import CREDIT_PRODUCT_DTYPE, MISSING, TOTAL
 from smskit.client.models import Draft
-from smskit.errors import MissingExtraError, ValidationError
+from smskit.errors import ValidationError
 from smskit.rules.timezone import account_time_zone
+from smskit.views.plotly_extra import TEMPLATE, importing_plotly, plain_ints
 
-try:
+with importing_plotly():
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
-except ImportError as exc:  # an optional extra: say which one installs it
-    raise MissingExtraError("smskit.plots", "plotly", "notebook") from exc
 
 __all__ = [
     "KIND_COLORS",
@@ -57,18 +56,12 @@ REPLY_COLOR: Final = "#1f77b4"
 OPT_OUT_COLOR: Final = LINE_STATUS_COLORS["dead"]
 # What replies_timeline needs: the replies engineer's inbox frames have these columns.
 REPLIES_COLUMNS: Final = ("reception_date", "number", "text", "message_id", "is_opt_out")
-_TEMPLATE = "plotly_white"
 _COUNTRY_COLOR = "#d9d9d9"
 _NETWORK_COLOR = "#efefef"
 
 
 def _color(line_status: str) -> str:
     return LINE_STATUS_COLORS.get(line_status, MISSING_COLOR)
-
-
-def _numbers(values: pd.Series) -> list[int | None]:
-    """Nullable integers as plain ints (plotly then writes 15384, not 15384.0)."""
-    return [None if pd.isna(v) else int(v) for v in values]
 
 
 def _hlr(data: Any) -> pd.DataFrame:
@@ -110,7 +103,7 @@ def hlr_breakdown(results: Any, *, title: str | None = None) -> go.Figure:
     )
     n = int(totals[-1])
     figure.update_layout(
-        template=_TEMPLATE,
+        template=TEMPLATE,
         barmode="stack",
         title=title or f"Line status by number type ({n:,} numbers)",
         xaxis_title="phone_number_type",
@@ -159,7 +152,7 @@ def hlr_sunburst(results: Any, *, title: str | None = None) -> go.Figure:
     )
     total = int(table.sum())
     figure.update_layout(
-        template=_TEMPLATE,
+        template=TEMPLATE,
         title=title or f"Country, network and line status ({total:,} numbers)",
         # A label too small to read at 10 px is left to the hover, not drawn shrunk.
         uniformtext={"minsize": 10, "mode": "hide"},
@@ -219,7 +212,7 @@ def hlr_networks(results: Any, *, top: int = 15, title: str | None = None) -> go
     figure = go.Figure(traces)
     n = sum(totals)
     figure.update_layout(
-        template=_TEMPLATE,
+        template=TEMPLATE,
         barmode="stack",
         title=title or f"Line status by network ({n:,} numbers)",
         xaxis_title="numbers",
@@ -289,7 +282,7 @@ def credits_bar(
                 name=product,
                 orientation="h",
                 y=labels,
-                x=_numbers(column[shown]),
+                x=plain_ints(column[shown]),
                 offsetgroup=product,
                 legendgroup=product,
                 marker_color=PRODUCT_COLORS[product],
@@ -318,7 +311,7 @@ def credits_bar(
             )  # fmt: skip
     rows = len(labels) + bool(others)
     figure.update_layout(
-        template=_TEMPLATE,
+        template=TEMPLATE,
         barmode="group",
         title=title
         or f"Credits by country: the top {len(shown)} by {chosen[0]}"
@@ -473,7 +466,7 @@ def credits_map(
         go.Choropleth(
             locations=rows["iso3"].tolist(),
             locationmode="ISO-3",
-            z=_numbers(rows["credits"]),
+            z=plain_ints(rows["credits"]),
             zmin=low,
             zmax=high,
             text=rows["country"].fillna("").tolist(),
@@ -490,7 +483,7 @@ def credits_map(
             yanchor="top",
         )  # fmt: skip
     figure.update_layout(
-        template=_TEMPLATE,
+        template=TEMPLATE,
         title=title
         or f"{product} credits by country" + ("" if chosen == "world" else f" in {chosen.title()}"),
         geo=geo,
@@ -519,7 +512,7 @@ def draft_costs(*drafts: Draft | pd.DataFrame, title: str | None = None) -> go.F
                 name=column,
                 x=kinds,
                 y=[None if np.isnan(v) else float(v) for v in values],
-                customdata=_numbers(table["number_of_contacts"]),
+                customdata=plain_ints(table["number_of_contacts"]),
                 marker_color=colors,
                 showlegend=False,
                 hovertemplate="%{x}: %{y} (%{customdata} contacts)<extra></extra>",
@@ -527,7 +520,7 @@ def draft_costs(*drafts: Draft | pd.DataFrame, title: str | None = None) -> go.F
             row=1,
             col=col,
         )
-    figure.update_layout(template=_TEMPLATE, title=title or "Draft cost: SMS vs voice")
+    figure.update_layout(template=TEMPLATE, title=title or "Draft cost: SMS vs voice")
     return figure
 
 
@@ -565,7 +558,7 @@ def replies_timeline(
         ]
     )
     figure.update_layout(
-        template=_TEMPLATE,
+        template=TEMPLATE,
         barmode="stack",
         title=title
         or f"Replies per period ({len(frame):,} replies, {int(opt_out.sum()):,} opt-outs)",
@@ -598,7 +591,7 @@ def fatigue_curve(frame: pd.DataFrame, *, title: str | None = None) -> go.Figure
     )
     total = int(frame["recipients"].sum())
     figure.update_layout(
-        template=_TEMPLATE,
+        template=TEMPLATE,
         title=title or f"Opt-out rate by messages received before the send ({total:,} sends)",
         xaxis_title=f"marketing messages received in the {frame.attrs.get('period', '30D')} before",
         yaxis_title="opt-out rate",

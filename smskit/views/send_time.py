@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from smskit.errors import MissingExtraError, ValidationError
+from smskit.errors import ValidationError
+from smskit.views.plotly_extra import TEMPLATE, importing_plotly
 
-try:
+with importing_plotly():
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
-except ImportError as exc:  # an optional extra: say which one installs it
-    raise MissingExtraError("smskit.plots", "plotly", "notebook") from exc
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -66,6 +65,6 @@ def send_time_rates(table: pd.DataFrame, *, title: str | None = None) -> go.Figu
     figure.update_yaxes(title_text="recipients sent", showgrid=False, secondary_y=True)
     figure.update_xaxes(title_text=f"send {slot}", type="category")
     figure.update_layout(
-        title=title or f"Rates by send {slot}", template="plotly_white", hovermode="x unified"
+        title=title or f"Rates by send {slot}", template=TEMPLATE, hovermode="x unified"
     )
     return figure
