@@ -22,12 +22,20 @@ on the page's clock: the first WebSocket frame or fetch sent after the keydown, 
 received before the panel was drawn, the panel drawn, the frame, rendered. marimo draws
 widgets in shadow roots: the page script looks through them.
 
+Where JupyterLab's round trip goes: ``--split`` adds a JupyterLab whose server stamps, on the
+wall clock the page's stamps share, each frame it receives and each message it writes (a
+probe, never the product): page -> server, server -> kernel -> server (the kernel and the
+server's relay), server -> page. ``--relay N`` sends N text changes a widget from a Python
+client to a kernel of the same JupyterLab, over the server's kernel WebSocket and straight
+over ZMQ in turn (no browser): the server's relay is their difference.
+
 The first lines printed, one a host: the Composer's median and 90th percentile, the echo's,
 the ratio of medians and the machine's 1-min load average before and after the host's run.
 
     .venv/bin/python benchmarks/bench_keystroke_browser.py
     .venv/bin/python benchmarks/bench_keystroke_browser.py --recipients 20 --keystrokes 10
     .venv/bin/python benchmarks/bench_keystroke_browser.py --host marimo --json legs.json
+    .venv/bin/python benchmarks/bench_keystroke_browser.py --host lab --split --relay 60
 """
 
 from __future__ import annotations
@@ -209,6 +217,8 @@ _ARM = (
       channel.port1.onmessage = () => {
         const end = performance.now();
         window.__legs = {
+          // the keydown on the wall clock (ms since the epoch): the server's stamps match it
+          key_at: performance.timeOrigin + key,
           // messages: frames and requests sent after the keydown, frames received until now
           messages_sent: log.sent.filter((t) => t >= key).length,
           messages_received: log.received.filter((t) => t >= key && t <= end).length,
@@ -290,8 +300,35 @@ class NoDelay(ZMQChannelsWebsocketConnection):
 """
 
 
-def start_lab(base: Path, nodelay: bool = False) -> tuple[subprocess.Popen[bytes], str, str]:
-    """JupyterLab as installed on a free loopback port (``nodelay``: the probe above)."""
+# A probe, never the product: the kernel WebSocket of the bench's own JupyterLab, stamping on
+# the wall clock each frame it receives from the page and each message it writes to the page
+# (``--split``: where the page's round trip goes, page -> server -> kernel -> server -> page).
+SPLIT_PROBE = """\
+import json, os, time
+from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
+
+LOG = open(os.environ["BENCH_SPLIT_LOG"], "a", buffering=1)
+
+
+class Stamped(ZMQChannelsWebsocketConnection):
+    def handle_incoming_message(self, incoming_msg):
+        received = time.time()
+        super().handle_incoming_message(incoming_msg)
+        LOG.write(f"in {received:.6f} {time.time():.6f}\\n")
+
+    def _on_zmq_reply(self, stream, msg_list):
+        started = time.time()
+        kind = json.loads(msg_list[0]).get("msg_type", "?")
+        super()._on_zmq_reply(stream, msg_list)
+        LOG.write(f"out {started:.6f} {time.time():.6f} {stream.channel} {kind}\\n")
+"""
+
+
+def start_lab(
+    base: Path, nodelay: bool = False, split: bool = False
+) -> tuple[subprocess.Popen[bytes], str, str]:
+    """JupyterLab as installed on a free loopback port (``nodelay``, ``split``: the probes
+    above; ``split`` logs to ``base / "split.log"``)."""
     root = base / "root"
     root.mkdir()
     settings = base / "settings" / "@jupyterlab" / "apputils-extension"
@@ -305,10 +342,12 @@ def start_lab(base: Path, nodelay: bool = False) -> tuple[subprocess.Popen[bytes
            "JUPYTERLAB_SETTINGS_DIR": str(base / "settings"),
            "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces")}  # fmt: skip
     probe: list[str] = []
-    if nodelay:
-        (base / "nodelay_probe.py").write_text(NODELAY_PROBE)
+    if nodelay or split:
+        (base / "bench_probe.py").write_text(NODELAY_PROBE if nodelay else SPLIT_PROBE)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(base), env.get("PYTHONPATH")]))
-        probe = ["--ServerApp.kernel_websocket_connection_class=nodelay_probe.NoDelay"]
+        env["BENCH_SPLIT_LOG"] = str(base / "split.log")
+        name = "NoDelay" if nodelay else "Stamped"
+        probe = [f"--ServerApp.kernel_websocket_connection_class=bench_probe.{name}"]
     command = [sys.executable, "-m", "jupyter", "lab", "--no-browser",
                "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
                "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
@@ -448,6 +487,170 @@ def detail_lines(host: str, timed: dict[str, Any]) -> list[str]:
     return lines
 
 
+def split_lines(host: str, timed: dict[str, Any]) -> list[str]:
+    """Where the page's round trip goes, keystroke by keystroke (``--split``): the page's
+    first frame sent -> the server receiving it -> the server writing the widget's update
+    (the kernel and the server's own relay, both ways) -> the page receiving it (the last
+    frame before the panel was drawn). Page and server stamp the same wall clock."""
+    stamps = [line.split() for line in timed["server"] if line]
+    frames_in = [float(line[1]) * 1e3 for line in stamps if line[0] == "in"]
+    updates = [(float(line[1]) * 1e3, float(line[2]) * 1e3) for line in stamps
+               if line[0] == "out" and line[3] == "iopub" and line[4] == "comm_msg"]  # fmt: skip
+    lines = []
+    for name in ("composer", "echo"):
+        legs: dict[str, list[float]] = {"page -> server": [], "server -> kernel -> server": [],
+                                        "server -> page": []}  # fmt: skip
+        for sample in timed[name]["single"]:
+            if sample["sent"] is None or sample["received"] is None:
+                continue
+            sent = sample["key_at"] + sample["sent"]
+            received = sample["key_at"] + sample["received"]
+            arrived = next((t for t in frames_in if t >= sent - 2), None)
+            written = [end for start, end in updates if arrived is not None
+                       and arrived <= start and end <= received + 2]  # fmt: skip
+            if arrived is None or not written:
+                continue
+            legs["page -> server"].append(arrived - sent)
+            legs["server -> kernel -> server"].append(written[-1] - arrived)
+            legs["server -> page"].append(received - written[-1])
+        shown = ", ".join(f"{leg} {statistics.median(v):.1f}" for leg, v in legs.items() if v)
+        count = len(legs["page -> server"])
+        lines.append(f"{host:11}  {name:8} split (median ms, n={count}): {shown}")
+    return lines
+
+
+def relay(base: Path, count: int, rounds: int) -> list[str]:
+    """No browser: the same Composer and echo in a kernel of the bench's JupyterLab, each
+    text change sent by a Python client over the server's kernel WebSocket (the page's
+    protocol, ``v1.kernel.websocket.jupyter.org``) and, in turn, straight to the kernel over
+    ZMQ (jupyter_client, the kernel's connection file): the server's relay is the difference.
+    Timed from the send to the widget's update received, and to the kernel's idle status."""
+    import queue
+    import threading
+    import uuid
+
+    from jupyter_client import BlockingKernelClient
+    from jupyter_client.session import Session
+    from jupyter_server.services.kernels.connection.base import (
+        deserialize_msg_from_ws_v1,
+        serialize_msg_to_ws_v1,
+    )
+    from websockets.sync.client import connect
+
+    base.mkdir()
+    process, url, token = start_lab(base)
+    try:
+        request = urllib.request.Request(f"{url}/api/kernels?token={token}", method="POST",
+                                         data=b'{"name": "python3"}')  # fmt: skip
+        kernel = json.loads(urllib.request.urlopen(request).read())["id"]
+        session = Session(key=b"", username="bench")  # the server signs for its clients
+        address = url.replace("http://", "ws://")
+        socket_ = connect(f"{address}/api/kernels/{kernel}/channels?session_id="
+                          f"{uuid.uuid4().hex}&token={token}", max_size=None, compression=None,
+                          subprotocols=["v1.kernel.websocket.jupyter.org"])  # fmt: skip
+        frames: queue.Queue[tuple[float, bytes]] = queue.Queue()
+
+        def read() -> None:
+            for frame in socket_:
+                frames.put((time.perf_counter(), frame if isinstance(frame, bytes) else b""))
+
+        threading.Thread(target=read, daemon=True).start()
+
+        def over_ws(msg_type: str, content: dict[str, Any]) -> tuple[str, float]:
+            header = session.msg_header(msg_type)
+            parts = [json.dumps(part, default=str).encode() for part in (header, {}, {}, content)]
+            started = time.perf_counter()
+            socket_.send(serialize_msg_to_ws_v1(parts, "shell"))
+            return str(header["msg_id"]), started
+
+        def decoded(frame: bytes) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+            _channel, parts = deserialize_msg_from_ws_v1(frame)
+            return json.loads(parts[0]), json.loads(parts[1]), json.loads(parts[3])
+
+        code = (SETUP.format(count=count) + COMPOSER.format(text=TEXT, debounce=None)
+                + ECHO.format(text=TEXT, esm=ECHO_ESM) + "print(composer.comm.comm_id, "
+                "echo.comm.comm_id)\n")  # fmt: skip
+        request_content = {"code": code, "silent": False, "store_history": False,
+                           "user_expressions": {}, "allow_stdin": False}  # fmt: skip
+        made, _ = over_ws("execute_request", request_content)
+        ids: list[str] = []
+        while True:
+            header, parent, content = decoded(frames.get(timeout=300)[1])
+            if parent.get("msg_id") != made:
+                continue
+            if header["msg_type"] == "stream":
+                ids = content["text"].split()
+            if header["msg_type"] == "error":
+                raise RuntimeError(content["evalue"])
+            if header["msg_type"] == "status" and content["execution_state"] == "idle":
+                break
+        connection = base / "runtime" / f"kernel-{kernel}.json"
+        direct = BlockingKernelClient(connection_file=str(connection))
+        direct.load_connection_file()
+        direct.start_channels()
+        time.sleep(1)
+        texts = [TEXT + "x", TEXT]
+        widgets = {"composer": (ids[0], "state"), "echo": (ids[1], "count")}
+        timed: dict[str, list[tuple[float, float]]] = {
+            f"{way} {name}": [] for way in ("websocket", "zmq") for name in widgets
+        }
+        for i in range(rounds):
+            for name, (comm, shows) in widgets.items():
+                for way in ("websocket", "zmq") if i % 2 == 0 else ("zmq", "websocket"):
+                    text = texts[len(timed[f"websocket {name}"]) % 2 if way == "websocket" else
+                                 (len(timed[f"zmq {name}"]) + 1) % 2]  # fmt: skip
+                    data = {"method": "update", "state": {"text": text}, "buffer_paths": []}
+                    update = None
+                    if way == "websocket":
+                        while not frames.empty():
+                            frames.get()
+                        sent, started = over_ws("comm_msg", {"comm_id": comm, "data": data})
+                        while True:
+                            at, frame = frames.get(timeout=30)
+                            header, parent, content = decoded(frame)
+                            if parent.get("msg_id") != sent:
+                                continue
+                            if header["msg_type"] == "comm_msg" and shows in content["data"].get(
+                                "state", {}
+                            ):
+                                update = at
+                            if header["msg_type"] == "status" and (
+                                content["execution_state"] == "idle"
+                            ):
+                                break
+                    else:
+                        message = direct.session.msg("comm_msg", {"comm_id": comm, "data": data})
+                        started = time.perf_counter()
+                        direct.shell_channel.send(message)
+                        while True:
+                            reply = direct.get_iopub_msg(timeout=30)
+                            at = time.perf_counter()
+                            if reply["parent_header"].get("msg_id") != message["header"]["msg_id"]:
+                                continue
+                            if reply["msg_type"] == "comm_msg" and shows in reply["content"][
+                                "data"
+                            ].get("state", {}):
+                                update = at
+                            if reply["msg_type"] == "status" and (
+                                reply["content"]["execution_state"] == "idle"
+                            ):
+                                break
+                    assert update is not None, f"{name} sent no update over {way}"
+                    timed[f"{way} {name}"].append(((update - started) * 1e3, (at - started) * 1e3))
+                    time.sleep(random.uniform(0.1, 0.2))
+        direct.stop_channels()
+        socket_.close()
+    finally:
+        stop(process)
+    lines = []
+    for what, values in timed.items():
+        updates, idles = [u for u, _ in values], [i for _, i in values]
+        lines.append(f"relay        {what:18} send -> update received: median "
+                     f"{statistics.median(updates):5.1f} ms (p90 {percentile(updates, 90):5.1f}); "
+                     f"-> idle {statistics.median(idles):5.1f} ms (n={len(values)})")  # fmt: skip
+    return lines
+
+
 def start_marimo(base: Path, count: int, debounce: float | None) -> tuple[Any, str]:
     """``marimo run`` of the app made here, headless on a free loopback port."""
     app = write_marimo(base, count, debounce)
@@ -464,12 +667,15 @@ def start_marimo(base: Path, count: int, debounce: float | None) -> tuple[Any, s
 
 
 def run_host(host: str, playwright: Any, base: Path, args: Any) -> dict[str, Any]:
-    """Both widgets timed in ``host`` ("lab", "lab-nodelay" or "marimo"), taking turns:
-    {"composer": ..., "echo": ...}, each {"single": [legs ...], "burst": [legs ...]}."""
+    """Both widgets timed in ``host`` ("lab", "lab-nodelay", "lab-split" or "marimo"), taking
+    turns: {"composer": ..., "echo": ...}, each {"single": [legs ...], "burst": [legs ...]}
+    ("lab-split" adds "server": its probe's log lines)."""
     base.mkdir()
     lab = host.startswith("lab")
     if lab:
-        process, url, token = start_lab(base, nodelay=host == "lab-nodelay")
+        process, url, token = start_lab(
+            base, nodelay=host == "lab-nodelay", split=host == "lab-split"
+        )
         write_notebook(base / "root", args.recipients, args.debounce)
         address = f"{url}/lab/tree/{NOTEBOOK}?reset&token={token}"
     else:
@@ -497,6 +703,8 @@ def run_host(host: str, playwright: Any, base: Path, args: Any) -> dict[str, Any
         browser.close()
     finally:
         stop(process)
+    if host == "lab-split":
+        timed["server"] = (base / "split.log").read_text().split("\n")
     return timed
 
 
@@ -514,6 +722,15 @@ def main() -> int:
         "--nodelay-probe", action="store_true",
         help="also a JupyterLab with TCP_NODELAY on its kernel WebSocket (a probe)",
     )  # fmt: skip
+    parser.add_argument(
+        "--split", action="store_true",
+        help="also a JupyterLab whose server stamps each frame (a probe): the round trip split",
+    )  # fmt: skip
+    parser.add_argument(
+        "--relay", type=int, default=0, metavar="N",
+        help="also N text changes a widget from a Python client, over the server's WebSocket "
+        "and straight over ZMQ, to the same kernel (no browser)",
+    )  # fmt: skip
     parser.add_argument("--json", type=Path, default=None, help="write every keystroke's legs")
     args = parser.parse_args()
 
@@ -522,6 +739,8 @@ def main() -> int:
     hosts = ["lab", "marimo"] if args.host == "both" else [args.host]
     if args.nodelay_probe:
         hosts.insert(hosts.index("lab") + 1 if "lab" in hosts else 0, "lab-nodelay")
+    if args.split:
+        hosts.insert(hosts.index("lab") + 1 if "lab" in hosts else 0, "lab-split")
     results: dict[str, dict[str, Any]] = {}
     loads: dict[str, tuple[float, float]] = {}
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
@@ -530,6 +749,10 @@ def main() -> int:
             before = os.getloadavg()[0]
             results[host] = run_host(host, playwright, Path(folder) / host, args)
             loads[host] = (before, os.getloadavg()[0])
+        if args.relay:
+            before = os.getloadavg()[0]
+            relayed = relay(Path(folder) / "relay", args.recipients, args.relay)
+            relay_load = (before, os.getloadavg()[0])
     print(f"# {cpu_model()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
           f"{args.recipients:,} recipients, debounce {args.debounce}; keydown to the panel "
           f"showing Python's count painted, {args.keystrokes} single keystrokes per box, the "
@@ -539,6 +762,13 @@ def main() -> int:
         print(host_line(host, timed, loads[host]))
     for host, timed in results.items():
         for line in detail_lines(host, timed):
+            print(line)
+        if host == "lab-split":
+            for line in split_lines(host, timed):
+                print(line)
+    if args.relay:
+        print(f"relay        load {relay_load[0]:.1f} -> {relay_load[1]:.1f}")
+        for line in relayed:
             print(line)
     if args.json is not None:
         args.json.write_text(json.dumps({"loads": loads, "results": results}, indent=1))

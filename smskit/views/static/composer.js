@@ -303,10 +303,11 @@ function render({ model, el: root }) {
       grow();
     }
     if (sender.value !== model.get("sender")) sender.value = model.get("sender");
-    type.value = model.get("sms_type");
-    purpose.value = model.get("purpose");
+    // a keystroke's change:text touches no other control (a menu's value set again costs)
+    if (type.value !== model.get("sms_type")) type.value = model.get("sms_type");
+    if (purpose.value !== model.get("purpose")) purpose.value = model.get("purpose");
     if (sendAt.value !== model.get("send_at")) sendAt.value = model.get("send_at");
-    replies.checked = Boolean(model.get("with_replies"));
+    if (replies.checked !== Boolean(model.get("with_replies"))) replies.checked = !replies.checked;
   };
   const drawResult = () => { result.innerHTML = model.get("result_html") || ""; };
 
