@@ -40,8 +40,9 @@ def _marked_in(path: Path) -> list[str]:
     """The test functions of one module that match the markers, or call a module-level
     helper that does (directly or through another helper)."""
     source = path.read_text(encoding="utf-8")
+    lines = source.splitlines()  # sliced by line numbers: ast.get_source_segment splits per call
     functions = {
-        node.name: (node, ast.get_source_segment(source, node) or "")
+        node.name: (node, "\n".join(lines[node.lineno - 1 : node.end_lineno]))
         for node in ast.parse(source).body
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
     }
