@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from _clicks import simulate_clicks_at_once
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -236,16 +237,20 @@ def test_windows_from_send_delivery_and_first_click(tmp_path: Path) -> None:
     ):
         sandbox.set_callback_url(inbox.url, kind="delivery_report")
         numbers = [f"+3361{i:07d}" for i in range(60)]
-        results = {}
-        for name, chosen in (("a", numbers[:40]), ("b", numbers[20:])):
-            results[name] = Campaign(
+        results = {
+            name: Campaign(
                 client, chosen, text=TRACKED, sender="Shop", name=name, track_links=inbox,
                 purpose="alert",
-            ).send(journal=tmp_path / f"{name}.journal.sqlite", progress=False)  # fmt: skip
-            assert results[name].wait_for_outcomes(inbox, timeout=60) == 0
-        for seed, result in enumerate(results.values()):
-            for ticket in result.to_frame()["ticket"].unique():
-                sandbox.simulate_clicks(ticket, rate=0.4, bot_share=0.2, seed=seed)
+            ).send(journal=tmp_path / f"{name}.journal.sqlite", progress=False)
+            for name, chosen in (("a", numbers[:40]), ("b", numbers[20:]))
+        }  # fmt: skip
+        for result in results.values():  # both sends' reports come in meanwhile
+            assert result.wait_for_outcomes(inbox, timeout=60) == 0
+        simulate_clicks_at_once(sandbox, [
+            (ticket, {"rate": 0.4, "bot_share": 0.2, "seed": seed})
+            for seed, result in enumerate(results.values())
+            for ticket in result.to_frame()["ticket"].unique()
+        ])  # fmt: skip
         seen = {name: r.outcomes(inbox, time_zone="UTC") for name, r in results.items()}
         starts: dict[str, list[tuple[str, str, int]]] = {"send": [], "delivery": [], "click": []}
         for name, frame in seen.items():

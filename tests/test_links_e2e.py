@@ -9,12 +9,12 @@ import subprocess
 import sys
 import textwrap
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
 import pandas as pd
 import pytest
+from _clicks import simulate_clicks_at_once
 
 import smskit
 from smskit.campaigns.campaign import Campaign
@@ -85,11 +85,10 @@ def test_a_2000_recipient_campaign_counts_human_clicks_exactly(tmp_path: Path) -
         time.sleep(1.2)  # the sandbox's bots come next: not within a second of ours
         # The four sends' clicks at once, as four analysts' cells would (each send's links
         # are its own recipients': no link is clicked by two of them).
-        with ThreadPoolExecutor(4) as pool:
-            made = pd.concat(pool.map(
-                lambda i_t: sandbox.simulate_clicks(i_t[1], rate=0.2, bot_share=0.1, seed=i_t[0]),
-                enumerate(sorted(sent["sms_ticket"].unique())),
-            ))  # fmt: skip
+        made = pd.concat(simulate_clicks_at_once(sandbox, [
+            (ticket, {"rate": 0.2, "bot_share": 0.1, "seed": seed})
+            for seed, ticket in enumerate(sorted(sent["sms_ticket"].unique()))
+        ]))  # fmt: skip
         assert (made["status"] == 302).all()
 
         outcomes = result.outcomes(inbox)
@@ -211,11 +210,14 @@ def test_an_experiment_tracks_each_arm_s_links_and_compares_clicked(tmp_path: Pa
             variants={"A": "Soldes https://shop.example/a", "B": "-20% https://shop.example/b"},
         )  # fmt: skip
         sent = experiment.send(progress=False)
-        for arm, rate in (("A", 0.1), ("B", 0.4)):
-            arm_result = sent.arms[arm]
-            assert arm_result.wait_for_outcomes(inbox, timeout=60) == 0
-            for ticket in arm_result.to_frame()["ticket"].dropna().unique():
-                sandbox.simulate_clicks(ticket, rate=rate, bot_share=0.1, seed=1)
+        rates = {"A": 0.1, "B": 0.4}
+        for arm in rates:
+            assert sent.arms[arm].wait_for_outcomes(inbox, timeout=60) == 0
+        simulate_clicks_at_once(sandbox, [
+            (ticket, {"rate": rate, "bot_share": 0.1, "seed": 1})
+            for arm, rate in rates.items()
+            for ticket in sent.arms[arm].to_frame()["ticket"].dropna().unique()
+        ])  # fmt: skip
         destinations = inbox.links().groupby("campaign")["destination"].first()
         assert destinations["ab-links.A"].startswith("https://shop.example/a?utm_source=sms")
         comparison = experiment.compare(inbox)
