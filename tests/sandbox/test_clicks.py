@@ -56,13 +56,15 @@ def test_simulated_clicks_reach_the_inbox_and_are_told_apart(fresh_sandbox: Sand
 
 
 def test_the_same_seed_plans_the_same_clicks(fresh_sandbox: Sandbox) -> None:
-    """Two runs with one seed make the same requests (who, which number, method, agent)."""
+    """Two runs with one seed make the same requests (who, which number, method, agent), in
+    any span of time (the span scales the delays, not the draws)."""
     with Inbox() as inbox:
         ticket, _ = _send(fresh_sandbox, inbox)
         columns = ["phone_number", "who", "method", "user_agent"]
-        first = fresh_sandbox.simulate_clicks(ticket, rate=0.2, bot_share=0.2, seed=7)
-        again = fresh_sandbox.simulate_clicks(ticket, rate=0.2, bot_share=0.2, seed=7)
-        assert first[columns].equals(again[columns])
+        plan = {"rate": 0.2, "bot_share": 0.2, "seed": 7, "within_seconds": 0.3}
+        first = fresh_sandbox.simulate_clicks(ticket, **plan)
+        again = fresh_sandbox.simulate_clicks(ticket, **plan)
+        assert len(first) > 0 and first[columns].equals(again[columns])
 
 
 def test_simulate_clicks_refuses_by_name(fresh_sandbox: Sandbox) -> None:
