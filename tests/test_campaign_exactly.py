@@ -215,6 +215,10 @@ def test_two_processes_one_sends_the_other_is_refused_then_waits(
         while chunks_done(path) < 1:
             assert sender.poll() is None, sender.communicate()
             time.sleep(0.01)
+        # Its chunks left, two at a time, now take ~15 s, until the faults are cleared below:
+        # a loaded machine may take seconds to start the other process (at load 13, the
+        # sender's ~4 s left at 0.3 s a request ran out first).
+        fresh_sandbox.inject_faults(latency=(1.0, 1.0))
         other = spawn(RESUME, str(path), "probe", sandbox=fresh_sandbox, cwd=tmp_path)
         assert readline(other.stdout) == f"busy {sender.pid}"
         client = smskit.Client(sandbox=fresh_sandbox)
