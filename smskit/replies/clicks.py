@@ -31,6 +31,7 @@ from smskit import _sqlite
 from smskit.errors import ValidationError
 from smskit.rules.bots import BotRules, classify
 from smskit.rules.links import TOKEN_RE
+from smskit.rules.ranges import checked_integer
 
 if TYPE_CHECKING:
     import pandas
@@ -188,8 +189,7 @@ def _checked_link(
     if not isinstance(number, str) or not number:
         raise ValidationError(f"links[{token}].phone_number", "must be a number", value=number)
     for name, value in (("row", row), ("link", link)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ValidationError(f"links[{token}].{name}", "must be an integer >= 0", value=value)
+        checked_integer(f"links[{token}].{name}", value, low=0)
     return token, campaign, number, row, link, location(destination, token)
 
 

@@ -43,6 +43,7 @@ from smskit.rules.bots import BotRules
 from smskit.rules.callbacks import CALLBACK_KINDS
 from smskit.rules.content import has_stop_mention
 from smskit.rules.links import LinkKey, check_link_base
+from smskit.rules.ranges import checked_integer, checked_seconds
 from smskit.rules.timezone import account_time_zone
 
 if TYPE_CHECKING:
@@ -303,8 +304,7 @@ class Inbox(Served):
         self._token = receiver.checked_token(token)
         del token
         account = held(account)  # a URL with login:KEY@ never in clear in this frame
-        if isinstance(max_body, bool) or not isinstance(max_body, int) or max_body < 1024:
-            raise ValidationError("max_body", "must be an integer >= 1024 bytes", value=max_body)
+        checked_integer("max_body", max_body, low=1024, unit=" bytes")
         if not isinstance(host, str) or not host:
             raise ValidationError("host", "must be an IP address or host name", value=host)
         self._link_base = None if link_base is None else check_link_base(link_base)
@@ -492,10 +492,8 @@ class Inbox(Served):
         Raises ``TimeoutError`` (the built-in) saying how many arrived, if ``timeout``
         seconds pass first. A file inbox counts the callbacks it already held.
         """
-        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            raise ValidationError("n", "must be an integer >= 0", value=n)
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout < 0:
-            raise ValidationError("timeout", "must be a number of seconds >= 0", value=timeout)
+        checked_integer("n", n, low=0)
+        checked_seconds("timeout", timeout)
         if kind not in CALLBACK_KINDS:
             raise ValidationError("kind", f"must be one of {', '.join(CALLBACK_KINDS)}", value=kind)
         store = self._store

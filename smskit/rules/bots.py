@@ -33,6 +33,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
+from smskit.rules.ranges import checked_seconds
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -119,9 +120,7 @@ class BotRules:
     def __post_init__(self) -> None:
         if not all(isinstance(a, AgentRule) for a in self.agents):
             raise ValidationError("agents", "must be AgentRule objects")
-        seconds = self.burst_seconds
-        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
-            raise ValidationError("burst_seconds", "must be a number of seconds >= 0")
+        checked_seconds("burst_seconds", self.burst_seconds)
         for name, rule in self.extra.items():
             if not isinstance(name, str) or not name or not callable(rule):
                 raise ValidationError("extra", "must map rule names to functions of the clicks")

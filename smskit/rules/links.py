@@ -34,6 +34,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from smskit.errors import ValidationError
 from smskit.rules.fields import DYNAMIC_FIELDS, FIELD_RE, split_fields
+from smskit.rules.ranges import checked_integer
 from smskit.rules.spec import FIELD_MAX
 
 __all__ = [
@@ -137,8 +138,7 @@ def short_link(link_base: str, token: str) -> str:
 def new_tokens(count: int) -> list[str]:
     """``count`` fresh tokens of :data:`TOKEN_LENGTH` letters and digits, from :mod:`secrets`
     (distinct: a repeat, about one in 10**19 per pair, is drawn again)."""
-    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-        raise ValidationError("count", "must be an integer >= 0", value=count)
+    checked_integer("count", count, low=0)
     space = len(TOKEN_ALPHABET) ** TOKEN_LENGTH
     tokens: dict[str, None] = {}
     while len(tokens) < count:

@@ -34,7 +34,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from smskit.errors import ValidationError
-from smskit.sandbox._numbers import checked_integer, checked_number, checked_share
+from smskit.rules.ranges import checked_integer
+from smskit.sandbox._numbers import checked_number, checked_share
 
 MAX_ATTEMPTS = 6
 FIRST_PAUSE = 0.05  # seconds before the 2nd attempt; doubles after each failure

@@ -19,7 +19,8 @@ from typing import Any
 
 from smskit.errors import ValidationError
 from smskit.rules.once import once
-from smskit.sandbox._numbers import checked_integer, checked_number, checked_share
+from smskit.rules.ranges import checked_integer
+from smskit.sandbox._numbers import checked_number, checked_share
 
 GATEWAY_PREFIX = "/v1/public/"
 

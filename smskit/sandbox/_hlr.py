@@ -63,8 +63,9 @@ from smskit.errors import ValidationError
 from smskit.rules.answers import hlr_placeholder
 from smskit.rules.countries import country_info
 from smskit.rules.phonecheck import main_region, read_valid, refusal, region_of, spec_type
+from smskit.rules.ranges import checked_integer
 from smskit.rules.spec import LINE_STATUS
-from smskit.sandbox._numbers import checked_integer, checked_number, checked_share
+from smskit.sandbox._numbers import checked_number, checked_share
 from smskit.sandbox._prefixdata import CARRIER, GEOCODE
 
 __all__ = ["DEFAULT", "HLRDistribution", "lookup", "lookup_many"]

@@ -1,5 +1,8 @@
 """The sandbox's numeric checks, each written once: a real number (never a bool), finite,
-within its range; a share between 0 and 1; an integer such as a seed."""
+within its range; a share between 0 and 1. An integer such as a seed is checked by
+:func:`smskit.rules.ranges.checked_integer`, the library's.
+
+May import: smskit.errors and the standard library."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from typing import Any
 
 from smskit.errors import ValidationError
 
-__all__ = ["checked_integer", "checked_number", "checked_share"]
+__all__ = ["checked_number", "checked_share"]
 
 
 def checked_number(
@@ -38,13 +41,3 @@ def checked_number(
 def checked_share(name: str, value: Any) -> float:
     """A rate or share of messages, requests or recipients: a finite number from 0 to 1."""
     return checked_number(name, value, high=1.0)
-
-
-def checked_integer(name: str, value: Any, *, low: int | None = None) -> int:
-    """``value`` if it is an int (never a bool) and, with ``low``, at least ``low``; else a
-    ValidationError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValidationError(name, "must be an integer", value=value)
-    if low is not None and value < low:
-        raise ValidationError(name, f"must be an integer >= {low}", value=value)
-    return value

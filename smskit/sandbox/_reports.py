@@ -24,7 +24,8 @@ from typing import Any, Final
 from smskit.errors import ValidationError
 from smskit.rules.callbacks import DATE_FORMAT, report_message_id
 from smskit.rules.content import is_marketing
-from smskit.sandbox._numbers import checked_integer, checked_number, checked_share
+from smskit.rules.ranges import checked_integer
+from smskit.sandbox._numbers import checked_number, checked_share
 
 __all__ = ["CallbackFaults", "DeliveryModel", "Outgoing", "SentMessage", "checked_model", "script"]
 

@@ -19,10 +19,11 @@ from smskit._repr import tolerant_repr
 from smskit._server import Served
 from smskit.errors import ValidationError
 from smskit.rules.fields import DYNAMIC_FIELDS
+from smskit.rules.ranges import checked_integer
 from smskit.sandbox._clock import Clock
 from smskit.sandbox._faults import Faults
 from smskit.sandbox._gateway import Gateway
-from smskit.sandbox._numbers import checked_integer, checked_number
+from smskit.sandbox._numbers import checked_number
 from smskit.sandbox._prices import DEFAULT_BALANCE_EUR
 from smskit.sandbox._reports import DeliveryModel
 from smskit.sandbox._request_ids import DuplicateAnswer
@@ -145,8 +146,7 @@ class Sandbox(Served):
         if not isinstance(login, str) or not login.strip():
             raise ValidationError("login", "must be a non-blank string", value=login)
         checked_integer("seed", seed)
-        if checked_integer("port", port, low=0) > MAX_PORT:
-            raise ValidationError("port", f"must be an integer from 0 to {MAX_PORT}", value=port)
+        checked_integer("port", port, low=0, high=MAX_PORT)
         checked_number("balance", balance, unit=" of EUR")
         self.path = path
         self.seed = seed

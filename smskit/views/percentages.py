@@ -14,6 +14,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from smskit.errors import ValidationError
+from smskit.rules.ranges import checked_integer
 
 __all__ = ["PercentTable", "percentages", "share_columns"]
 
@@ -63,8 +64,7 @@ def percentages(
     for column in chosen:
         if column not in frame.columns:
             raise ValidationError("columns", "not a column of the frame", value=column)
-    if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 6:
-        raise ValidationError("decimals", "must be an integer from 0 to 6", value=decimals)
+    checked_integer("decimals", decimals, low=0, high=6)
     table = PercentTable(frame)
     table.percent_columns = tuple(chosen)
     table.decimals = decimals

@@ -33,6 +33,7 @@ from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies.analytics import link_replies, number_keys
 from smskit.replies.inbox import Inbox
 from smskit.rules.callbacks import FINAL_STATUSES, OUTCOME_STATUSES, report_message_id
+from smskit.rules.ranges import checked_seconds
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -274,8 +275,7 @@ def wait_for_final(inbox: Any, timeout: Any, pending: Callable[[Callbacks], int]
     import time
     import warnings
 
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout >= 0:
-        raise ValidationError("timeout", "must be a number of seconds >= 0", value=timeout)
+    checked_seconds("timeout", timeout)
     box = open_inbox(inbox)
     deadline = time.monotonic() + timeout
     while True:

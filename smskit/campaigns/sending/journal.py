@@ -42,11 +42,12 @@ from typing import Any, Final, Literal
 
 from smskit import _sqlite
 from smskit.campaigns.sending.journal_file import as_journal_path, connect_journal
-from smskit.campaigns.sending.lease import LEASE_SCHEMA, POLL_S, Lease, check_wait, lease_owner
+from smskit.campaigns.sending.lease import LEASE_SCHEMA, POLL_S, Lease, lease_owner
 from smskit.campaigns.sending.record import CampaignRecord
 from smskit.errors import CampaignBusy, ConfigurationError
 from smskit.rules.contacts import ContactChunk, chunk_contacts
 from smskit.rules.missing import is_missing
+from smskit.rules.ranges import checked_seconds
 
 __all__ = [
     "CHUNK_STATES",
@@ -712,7 +713,7 @@ async def open_leased(
 ) -> Journal:
     """``Journal(path, lease=wait)`` for async code: waits with ``asyncio.sleep``, so the
     event loop keeps running and a cancelled wait leaves no lease behind."""
-    check_wait(wait)
+    checked_seconds("wait", wait)
     deadline = time.monotonic() + wait
     while True:
         try:

@@ -36,7 +36,8 @@ from contextlib import contextmanager
 from typing import Any, Final, Protocol, TypeVar
 
 from smskit import _sqlite
-from smskit.errors import CampaignBusy, ValidationError
+from smskit.errors import CampaignBusy
+from smskit.rules.ranges import checked_seconds
 
 __all__ = [
     "LEASE_SCHEMA",
@@ -44,7 +45,6 @@ __all__ = [
     "POLL_S",
     "Closable",
     "Lease",
-    "check_wait",
     "closed_on_error",
     "lease_owner",
 ]
@@ -59,13 +59,6 @@ CREATE TABLE IF NOT EXISTS lease (
     one INTEGER PRIMARY KEY CHECK (one = 1), token TEXT NOT NULL, host TEXT NOT NULL,
     pid INTEGER NOT NULL, since REAL NOT NULL, heartbeat REAL NOT NULL);
 """
-
-
-def check_wait(wait: Any) -> float:
-    """Seconds to wait for a lease: a number >= 0."""
-    if isinstance(wait, bool) or not isinstance(wait, int | float) or not wait >= 0:
-        raise ValidationError("wait", "must be a number of seconds >= 0", value=wait)
-    return float(wait)
 
 
 class Closable(Protocol):
@@ -159,7 +152,7 @@ class Lease:
         cls, db: sqlite3.Connection, lock: threading.Lock, journal: str, wait: float
     ) -> Lease:
         """Take the lease, waiting up to ``wait`` seconds; :class:`CampaignBusy` otherwise."""
-        check_wait(wait)
+        checked_seconds("wait", wait)
         token = uuid.uuid4().hex
         file = LockFile(journal + LOCK_SUFFIX)
         started = time.monotonic()

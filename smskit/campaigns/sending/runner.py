@@ -16,7 +16,8 @@ from typing import Any, Final, TypeVar
 
 from smskit.campaigns.sending.progress import Progress, ProgressOption
 from smskit.client import AsyncClient, Client
-from smskit.errors import ConfigurationError, PayloadValidationError, ValidationError
+from smskit.errors import ConfigurationError, PayloadValidationError
+from smskit.rules.ranges import checked_integer
 
 __all__ = [
     "check_chunk_size",
@@ -124,26 +125,12 @@ def _puller(chunks: Iterable[ItemT]) -> Callable[[], Awaitable[tuple[ItemT] | No
 
 def check_concurrency(concurrency: Any) -> int:
     """At least one request at a time, at most 64 (more only queues at the gateway)."""
-    if (
-        isinstance(concurrency, bool)
-        or not isinstance(concurrency, int)
-        or not 1 <= concurrency <= 64
-    ):
-        raise ValidationError("concurrency", "must be an integer from 1 to 64", value=concurrency)
-    return concurrency
+    return checked_integer("concurrency", concurrency, low=1, high=64)
 
 
 def check_chunk_size(chunk_size: Any, maximum: int) -> int:
     """1..maximum items per request (the spec's per-request limit)."""
-    if (
-        isinstance(chunk_size, bool)
-        or not isinstance(chunk_size, int)
-        or not 1 <= chunk_size <= maximum
-    ):
-        raise ValidationError(
-            "chunk_size", f"must be an integer from 1 to {maximum}", value=chunk_size
-        )
-    return chunk_size
+    return checked_integer("chunk_size", chunk_size, low=1, high=maximum)
 
 
 def check_client(client: Any) -> None:

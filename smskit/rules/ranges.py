@@ -1,0 +1,50 @@
+"""Whole numbers and waits in their range: the checks every count, limit, position and wait a
+caller passes goes through, each written once.
+
+Owns: "an integer (never a bool) from ``low`` to ``high``" (:func:`checked_integer`) and "a
+number of seconds >= 0" (:func:`checked_seconds`), refused with a ValidationError naming the
+field, the value and the range. A rule that is a gateway limit (64 requests in flight, a
+request's 500 recipients) keeps its number where it is decided and passes it here.
+
+May import: the standard library and ``smskit.errors``. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from smskit.errors import ValidationError
+
+__all__ = ["checked_integer", "checked_seconds"]
+
+
+def checked_integer(
+    field: str, value: Any, *, low: int | None = None, high: int | None = None, unit: str = ""
+) -> int:
+    """``value`` if it is an int (never a bool) from ``low`` to ``high`` (each bound, when
+    given, included); else a ValidationError naming ``field``, the value and the rule:
+    ``must be an integer``, ``... >= 0`` or ``... from 1 to 64``, then ``unit`` (``" bytes"``).
+    """
+    rule = "must be an integer"
+    if low is not None and high is not None:
+        rule += f" from {low} to {high}"
+    elif low is not None:
+        rule += f" >= {low}"
+    elif high is not None:
+        rule += f" <= {high}"
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or (low is not None and value < low)
+        or (high is not None and value > high)
+    ):
+        raise ValidationError(field, rule + unit, value=value)
+    return value
+
+
+def checked_seconds(field: str, value: Any) -> float:
+    """``value`` as a float if it is a number of seconds >= 0 (an int or float, never a bool;
+    not NaN; infinity waits for ever); else a ValidationError naming ``field`` and the value."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        raise ValidationError(field, "must be a number of seconds >= 0", value=value)
+    return float(value)
