@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from smskit._extras import import_stats
 from smskit.errors import ValidationError
+from smskit.rules.ranges import checked_probability
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -114,8 +115,8 @@ def compare_counts(
     saying ``pip install 'smskit[stats]'``, before anything is computed.
     """
     import_stats("statsmodels.stats.proportion", "Experiment.compare()")
-    _check_share("alpha", alpha)
-    _check_share("power", power)
+    checked_probability("alpha", alpha)
+    checked_probability("power", power)
     if isinstance(lift, bool) or not isinstance(lift, int | float) or not math.isfinite(lift):
         raise ValidationError("lift", "must be a finite number (relative: 0.1 is +10%)", value=lift)
     if lift <= -1 or lift == 0:
@@ -133,11 +134,6 @@ def compare_counts(
     planned = alpha if correction == "none" else alpha / tested
     sizes = _sample_sizes(table, planned, power, lift)
     return ExperimentComparison(table, rates, tests, sizes, alpha, power, float(lift), correction)
-
-
-def _check_share(name: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
-        raise ValidationError(name, "must be a number between 0 and 1 (exclusive)", value=value)
 
 
 def _counts_frame(counts: Mapping[str, Mapping[str, int]] | pd.DataFrame) -> pd.DataFrame:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from smskit._extras import import_stats
 from smskit.errors import ValidationError
+from smskit.rules.ranges import checked_probability
 
 if TYPE_CHECKING:
     import numpy as np
@@ -198,8 +199,8 @@ def lift_of(
     """The :class:`Lift` of two groups' totals (what :func:`lift` computes from a frame; a
     partitioned frame's totals merged by :meth:`GroupTotals.merged` give the same)."""
     import_stats("statsmodels.stats.proportion", "lift()")
-    if not 0 < alpha < 1 or not 0 < power < 1:
-        raise ValidationError("alpha", "alpha and power must be between 0 and 1")
+    checked_probability("alpha", alpha)
+    checked_probability("power", power)
     n_t, n_h = treated.size, holdout.size
     x_t, x_h = treated.converted, holdout.converted
     rows = [_rate_row(x_t, n_t, x_h, n_h, alpha)]
