@@ -192,16 +192,28 @@ def test_empty_input_gives_empty_typed_frame() -> None:
     assert list(frame["reason"].cat.categories) == list(phonecheck.REASONS)
 
 
-def test_duplicates_are_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Equal values are read once; a float is read as the text of its digits."""
+@pytest.mark.parametrize("path", ["lane", "per number"])
+def test_duplicates_are_parsed_once(monkeypatch: pytest.MonkeyPatch, path: str) -> None:
+    """Equal values are read once, by the whole-array lane or (fewer than ``LANE_MIN_ROWS``
+    in a region) number by number; a float is read as the text of its digits."""
     seen: list[str] = []
-    original = phones._phonematrix.express
+    if path == "lane":
+        monkeypatch.setattr(phones, "LANE_MIN_ROWS", 1)
+        express = phones._phonematrix.express
 
-    def counting(texts: list[str], region: str | None, words: object) -> object:
-        seen.extend(texts)
-        return original(texts, region, words)  # type: ignore[arg-type]
+        def counting(texts: list[str], region: str | None, words: object) -> object:
+            seen.extend(texts)
+            return express(texts, region, words)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(phones._phonematrix, "express", counting)
+        monkeypatch.setattr(phones._phonematrix, "express", counting)
+    else:
+        classify = phones.classify_text
+
+        def counting_one(text: str, region: str | None) -> object:
+            seen.append(text)
+            return classify(text, region)
+
+        monkeypatch.setattr(phones, "classify_text", counting_one)
     values = ["06 12 34 56 78"] * 3 + [33612345678.0, 33612345678.0, "33612345678", None]
     frame = normalize(values)
     # Distinct raw values are read once each, even when two clean to one text: a second pass
