@@ -2,11 +2,14 @@
 
     .venv/bin/python benchmarks/bench_phones.py            # 1,000,000 inputs, 20 % duplicates
     .venv/bin/python benchmarks/bench_phones.py --size 100000 --skip-hlr
+    .venv/bin/python benchmarks/bench_phones.py --size 0 --skip-hlr --world 8000
 
 Prints normalize against its anchor, a bare phonenumbers parse+format loop over the same
 values, run alternately (min and median of ``--repeat`` rounds, ratio of medians), and the
-HLR throughput (``lookup_many`` cold and warm cache, ``region_of``). Inputs come from a
-fixed seed.
+HLR throughput (``lookup_many`` cold and warm cache, ``region_of``). ``--world N``: N numbers
+of every region (a region column, as a customer file of every country: few rows a region),
+normalize against the bare loop parsing each in its row's region. Inputs come from a fixed
+seed.
 """
 
 from __future__ import annotations
@@ -112,13 +115,67 @@ def bench_normalize(size: int, repeat: int) -> None:
     for _ in range(repeat):
         # A fresh copy each round: normalize must not profit from an earlier round's caches
         # of the same objects (the per-number cache is cleared too).
-        phonecheck._classify_text.cache_clear()
+        phonecheck.classify_text.cache_clear()
         ours += _times(lambda: phones.normalize(list(values)), 1)
         anchor += _times(lambda: _bare_loop(values), 1)
     for label, times in (("phones.normalize", ours), ("bare parse+format loop", anchor)):
         print(f"{label:<24} min {min(times):7.2f} s  median {statistics.median(times):7.2f} s")
     print(f"speed-up (median) {statistics.median(anchor) / statistics.median(ours):5.1f} x")
     print(f"peak RSS of this process: {_peak_rss_mb():.0f} MB (one process, no helpers)")
+
+
+def _world(size: int, seed: int = 7) -> tuple[list[str], list[str]]:
+    """``size`` mobile numbers of every region, national or international spelling, and
+    each row's region."""
+    rng = random.Random(seed)
+    examples = {}
+    for region in sorted(phonenumbers.SUPPORTED_REGIONS):
+        example = phonenumbers.example_number_for_type(region, phonenumbers.PhoneNumberType.MOBILE)
+        if example is not None:
+            examples[region] = example
+    values, regions = [], []
+    for _ in range(size):
+        region = rng.choice(sorted(examples))
+        example = examples[region]
+        national = str(example.national_number)
+        national = national[:-2] + f"{rng.randrange(100):02d}"
+        if rng.random() < 0.5:
+            values.append(f"+{example.country_code} {national}")
+        else:
+            values.append(phonenumbers.format_number(
+                phonenumbers.parse(f"+{example.country_code}{national}"),
+                phonenumbers.PhoneNumberFormat.NATIONAL,
+            ))  # fmt: skip
+        regions.append(region)
+    return values, regions
+
+
+def bench_world(size: int, repeat: int) -> None:
+    """normalize() of every region's numbers (a region a row) against the bare loop."""
+    from smskit import phones
+    from smskit.rules import phonecheck
+
+    values, regions = _world(size)
+    print(f"normalize, every region: {size:,} numbers over {len(set(regions))} regions")
+
+    def bare() -> None:
+        for value, region in zip(values, regions, strict=True):
+            try:
+                number = phonenumbers.parse(value, region)
+            except phonenumbers.NumberParseException:
+                continue
+            phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+
+    ours: list[float] = []
+    anchor: list[float] = []
+    for _ in range(repeat):
+        phonecheck.classify_text.cache_clear()
+        ours += _times(lambda: phones.normalize(values, default_region=None, region=regions), 1)
+        anchor += _times(bare, 1)
+    for label, times in (("phones.normalize", ours), ("bare parse+format loop", anchor)):
+        print(f"{label:<24} min {min(times):7.2f} s  median {statistics.median(times):7.2f} s")
+    ratio = statistics.median(ours) / statistics.median(anchor)
+    print(f"ratio (median, ours / anchor) {ratio:5.2f} x")
 
 
 def _peak_rss_mb() -> float:
@@ -163,10 +220,14 @@ def main() -> None:
     parser.add_argument("--hlr-size", type=int, default=50_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-hlr", action="store_true")
+    parser.add_argument("--world", type=int, default=0, help="numbers of every region (0: skip)")
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores, {cpu_model()}, Python {platform.python_version()},")
     print(f"         phonenumbers {phonenumbers.__version__}")
-    bench_normalize(args.size, args.repeat)
+    if args.size:
+        bench_normalize(args.size, args.repeat)
+    if args.world:
+        bench_world(args.world, args.repeat)
     if not args.skip_hlr:
         bench_hlr(args.hlr_size)
 
