@@ -266,8 +266,10 @@ def gateway_times(
 
 
 def wait_for_final(inbox: Any, timeout: Any, pending: Callable[[Callbacks], int]) -> int:
-    """Read the callbacks' store every :data:`POLL_S` (or four times as long as a read
-    took, when that is longer) until ``pending`` (how many accepted
+    """Read the callbacks' store every :data:`POLL_S` (or four times as long as the shorter
+    of the last two reads took, when that is longer: the first read pays one-time costs,
+    imports and the store's first open, and says nothing of the next) until ``pending``
+    (how many accepted
     recipients have no final status yet, given the callbacks) is 0 or ``timeout`` seconds
     passed; returns that count. Time running out is not an error (a report may never come:
     a kept-back one, a dropped recipient), nor is it silent: a :class:`UserWarning` names
@@ -278,6 +280,7 @@ def wait_for_final(inbox: Any, timeout: Any, pending: Callable[[Callbacks], int]
     checked_seconds("timeout", timeout)
     box = open_inbox(inbox)
     deadline = time.monotonic() + timeout
+    last = 0.0  # no read before the first: its pause is POLL_S
     while True:
         began = time.monotonic()
         left = pending(Callbacks.read(box))
@@ -287,7 +290,8 @@ def wait_for_final(inbox: Any, timeout: Any, pending: Callable[[Callbacks], int]
             break
         # A read builds the whole outcomes frame: at most a fifth of the wait goes to reading,
         # so a big campaign's wait leaves the CPU to the callbacks it waits for.
-        time.sleep(min(max(POLL_S, READ_SHARE_PAUSE * spent), remaining))
+        time.sleep(min(max(POLL_S, READ_SHARE_PAUSE * min(spent, last)), remaining))
+        last = spent
     if left:
         warnings.warn(
             f"{left} accepted recipient(s) still have no final delivery status after "
