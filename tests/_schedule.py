@@ -27,37 +27,37 @@ def work_unit(nodeid: str) -> str:
     return path
 
 
-# The 25 longest work units, longest first (20-92 s each on one worker in a quiet full run,
-# 2026-11-28; 1,338 s in all): ``make test`` starts them
+# The 25 longest work units, longest first (17-58 s each on one worker in a full run at load
+# 1-5, 2026-11-29; 710 s in all): ``make test`` starts them
 # first (``--no-loadscope-reorder`` keeps this order), so the two workers finish together
 # rather than one running a long unit alone at the end. Measured, not a rule: a unit missing
 # here only runs in the shuffled order.
 LONGEST_FIRST: tuple[str, ...] = (
     "tests/test_random_inputs.py",
-    "tests/test_links_e2e.py",
-    "tests/browser/test_pages.py[06-dask-scale]",
     "tests/test_readme.py",
-    "tests/browser/test_widgets_live.py",
-    "tests/browser/test_pages.py[07-after-the-send]",
-    "tests/test_frequency_caps.py",
-    "tests/test_dask_send.py",
-    "tests/test_phones_fastpath.py",
-    "notebooks/06-dask-scale.ipynb",
+    "tests/test_links_e2e.py",
     "tests/browser/test_marimo_widgets.py",
-    "tests/test_outcomes_e2e.py",
+    "tests/browser/test_pages.py[06-dask-scale]",
+    "tests/browser/test_widgets_live.py",
+    "tests/test_dask_send.py",
     "tests/test_attribution.py",
-    "tests/test_ledger.py",
-    "tests/test_checkout_location.py",
+    "tests/test_outcomes_e2e.py",
+    "tests/browser/test_pages.py[07-after-the-send]",
     "tests/test_dask_holdout.py",
-    "tests/test_dask_quiet.py",
-    "tests/test_dask.py",
-    "tests/sandbox/test_openapi.py",
     "tests/browser/test_composer_browser.py",
-    "tests/test_phones_inputs.py",
-    "notebooks/07-after-the-send.ipynb",
+    "tests/test_dask_quiet.py",
+    "tests/test_phones_fastpath.py",
     "tests/test_links_dask.py",
+    "tests/test_ledger.py",
+    "tests/test_dask.py",
     "tests/test_cli_cron.py",
+    "tests/test_frequency_caps.py",
+    "tests/browser/test_notebook7_browser.py",
+    "tests/test_rerun_ended_sandbox.py",
     "tests/browser/test_marimo_browser.py",
+    "notebooks/06-dask-scale.ipynb",
+    "tests/sandbox/test_openapi.py",
+    "tests/test_dask_conversions.py",
 )
 
 
