@@ -220,9 +220,11 @@ def _distinct(series: pd.Series, default: str | None, region: Any) -> tuple[np.n
         lane = _phonematrix.Coded.empty(len(rows))
         for code, row_region in enumerate(regions):
             at = np.flatnonzero(region_codes[rows] == code)
-            if len(at) == len(rows) and len(at) >= LANE_MIN_ROWS:
+            if len(at) < LANE_MIN_ROWS:
+                continue  # left undone: read number by number below (_Answers.read)
+            if len(at) == len(rows):
                 lane = _phonematrix.express_texts(texts, row_region, _WORDS)
-            elif len(at) >= LANE_MIN_ROWS:
+            else:
                 read = _phonematrix.express_texts(texts.take(at), row_region, _WORDS)
                 lane.put(at, read)
         done = np.flatnonzero(lane.done)

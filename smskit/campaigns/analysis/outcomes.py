@@ -269,11 +269,10 @@ def wait_for_final(inbox: Any, timeout: Any, pending: Callable[[Callbacks], int]
     """Read the callbacks' store every :data:`POLL_S` (or four times as long as the shorter
     of the last two reads took, when that is longer: the first read pays one-time costs,
     imports and the store's first open, and says nothing of the next) until ``pending``
-    (how many accepted
-    recipients have no final status yet, given the callbacks) is 0 or ``timeout`` seconds
-    passed; returns that count. Time running out is not an error (a report may never come:
-    a kept-back one, a dropped recipient), nor is it silent: a :class:`UserWarning` names
-    how many are still waiting."""
+    (how many accepted recipients have no final status yet, given the callbacks) is 0 or
+    ``timeout`` seconds passed; returns that count. Time running out is not an error (a
+    report may never come: a kept-back one, a dropped recipient), nor is it silent: a
+    :class:`UserWarning` names how many are still waiting."""
     import time
     import warnings
 
