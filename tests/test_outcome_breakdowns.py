@@ -118,6 +118,18 @@ def test_figures_draw_the_tables() -> None:
     assert list(times.data[0].x) == [1.0, 3.0]
 
 
+def test_figures_draw_no_bar_for_the_total_or_an_empty_group() -> None:
+    """Both bar figures leave out the total row and a group with no one in it (an unused
+    category of ``by``), which their tables keep."""
+    frame = outcomes()
+    frame["country"] = pd.Categorical(frame["country"], categories=["FR", "DE", "ES", "IT"])
+    assert delivery_breakdown(frame, "country").loc["IT", "recipients"] == 0
+    delivery = plots.delivery_breakdown(frame, "country")
+    assert {tuple(t.y) for t in delivery.data} == {("FR", "DE", "ES")}
+    costs = plots.cost_breakdown(frame, "country")
+    assert {tuple(t.x) for t in costs.data} == {("FR", "DE", "ES")}
+
+
 def test_a_chunk_mixing_prices_bills_each_message_at_its_price() -> None:
     """The gateway bills a chunk as one cost: each message's share follows preflight's
     price when the chunk has one for every message, else its segments."""

@@ -48,9 +48,7 @@ def delivery_breakdown(
 ) -> go.Figure:
     """One horizontal bar per value of ``by`` (groups without recipients left out), split
     by status as a share of its recipients, DELIVERED first (hover: counts)."""
-    table = breakdowns.delivery_breakdown(outcomes, by).drop(index=breakdowns.TOTAL)
-    table = table[table["recipients"] > 0]
-    labels = [str(label) for label in table.index]
+    table, labels = _shown_groups(breakdowns.delivery_breakdown(outcomes, by), "recipients")
     figure = go.Figure()
     statuses = ["DELIVERED", *(s for s in OUTCOME_STATUSES if s != "DELIVERED"),
                 breakdowns.UNREADABLE]  # fmt: skip
@@ -146,9 +144,7 @@ def cost_breakdown(
     """Cost per value of ``by``, three bars side by side: predicted (preflight), billed (the
     send answers), reported (the delivery reports' unit prices); hover: messages each way
     does not know."""
-    table = breakdowns.cost_breakdown(outcomes, by).drop(index=breakdowns.TOTAL)
-    table = table[table["messages"] > 0]
-    labels = [str(label) for label in table.index]
+    table, labels = _shown_groups(breakdowns.cost_breakdown(outcomes, by), "messages")
     figure = go.Figure()
     for way, color in COST_COLORS.items():
         figure.add_bar(
@@ -168,6 +164,13 @@ def cost_breakdown(
         xaxis={"title": by.replace("_", " ")},
     )
     return figure
+
+
+def _shown_groups(table: pd.DataFrame, count: str) -> tuple[pd.DataFrame, list[str]]:
+    """The groups a figure draws bars for (not the total, none whose ``count`` is 0), labelled."""
+    table = table.drop(index=breakdowns.TOTAL)
+    table = table[table[count] > 0]
+    return table, [str(label) for label in table.index]
 
 
 def _minutes(value: object) -> str:
