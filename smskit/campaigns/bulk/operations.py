@@ -133,7 +133,7 @@ class _HLRJob:
         *,
         share: bool,
     ) -> HLRResults:
-        numbers = list(dict.fromkeys(e for e in self.checks["e164"] if isinstance(e, str)))
+        numbers = _sendable(self.checks)
         cache = HLRCache(self.path) if self.path is not None else None
         key = account_of(client)
         try:
@@ -205,6 +205,11 @@ class _HLRJob:
             }
         )
         return HLRResults(results, raw=[answers.get(e) for e in self.checks["e164"]], extra=extra)
+
+
+def _sendable(checks: pd.DataFrame) -> list[str]:
+    """What is asked of the gateway: each valid number of ``checks`` once, first seen first."""
+    return list(dict.fromkeys(e for e in checks["e164"] if isinstance(e, str)))
 
 
 def _by_number(chunk: list[str], raw: Any) -> dict[str, Any]:
@@ -360,7 +365,7 @@ async def adelete_contacts(
     check_chunk_size(chunk_size, _spec.DELETE_MAX)
     check_concurrency(concurrency)
     inputs, checks = _normalised(phone_numbers, "phone_numbers", default_region)
-    numbers = list(dict.fromkeys(e for e in checks["e164"] if isinstance(e, str)))
+    numbers = _sendable(checks)
 
     def call(twin: AsyncClient, chunk: list[str]) -> Any:
         return twin.contact.delete(chunk, list_name=list_name)
