@@ -145,9 +145,9 @@ class FollowUps:
         for record in records:
             outcome = self.callback_queue.outcome(record["key"])
             if record["fault"] == "withheld":
-                outcome = {"delivered": False, "attempts": 0, "last_status": "withheld"}
+                outcome = _undelivered("withheld")
             elif outcome is None:
-                outcome = {"delivered": False, "attempts": 0, "last_status": "pending"}
+                outcome = _undelivered("pending")
             record.update(outcome)
         return records
 
@@ -278,7 +278,7 @@ class FollowUps:
             if outcome is None:
                 queued = self.callback_url() is not None
                 status = "pending" if queued else "no callback URL"
-                outcome = {"delivered": False, "attempts": 0, "last_status": status}
+                outcome = _undelivered(status)
             results.append({**body, **outcome})
         return results
 
@@ -308,3 +308,8 @@ def _check_kind(kind: str) -> str:
 def _check_wait(wait: bool) -> None:
     if not isinstance(wait, bool):
         raise ValidationError("wait", "must be true or false", value=wait)
+
+
+def _undelivered(status: str) -> dict[str, Any]:
+    """The delivery outcome of a callback never posted (yet): ``status`` says why."""
+    return {"delivered": False, "attempts": 0, "last_status": status}
