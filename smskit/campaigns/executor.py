@@ -266,7 +266,7 @@ class CampaignExecutor(Generic[ResultT]):
         """Cost, SMS count and residual credit; from the gateway (``simulation_mode``, chunk by
         chunk, compared with the balance) or, with ``offline=True``, from :mod:`smskit.text`
         (no request; cost only with ``unit_prices``: EUR per segment by country code)."""
-        check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
+        chunk_size = check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
         planned = self._planned(chunk_size)
         if offline:
             counted = planned.segments_and_regions()
@@ -297,8 +297,8 @@ class CampaignExecutor(Generic[ResultT]):
         ``repeat_window``, ``RepeatedSend`` for the same send made within it as a new
         campaign (:meth:`earlier_send`) unless ``again``.
         """
-        check_concurrency(concurrency)
-        check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
+        concurrency = check_concurrency(concurrency)
+        chunk_size = check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
         path, passed = journal_for_send(self.spec.journal_path(journal))
         guard = self._repeat_guard(again)
         if guard is not None and not path.exists():
@@ -379,7 +379,7 @@ class CampaignExecutor(Generic[ResultT]):
         for one. Raises ``CampaignBusy`` when another runner sends it (after waiting
         ``wait`` s).
         """
-        check_concurrency(concurrency)
+        concurrency = check_concurrency(concurrency)
         result = await cls._continue(journal_path, client, Run(concurrency, progress, wait))
         cls._warn_if_short(result)
         return result

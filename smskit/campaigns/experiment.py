@@ -182,7 +182,7 @@ class Experiment:
         self._links = None if track_links is None else check_tracking_inbox(track_links)
         stratify = check_stratify(stratify)
         if seed is not None:
-            check_seed(seed)
+            seed = check_seed(seed)
         first = next(iter(arms.values()))
         spec = CampaignSpec.of(first, sender, default_region=default_region, clock=clock, **options)
         for text in arms.values():
@@ -384,7 +384,7 @@ class Experiment:
         chunk accepted before is never sent again. ``chunk_size``, ``concurrency``,
         ``progress`` and ``wait`` as for :meth:`smskit.Campaign.send`.
         """
-        check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
+        chunk_size = check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
         if not self.path.exists():
             self._directory.mkdir(parents=True, exist_ok=True)
             self.record.write(self.path)

@@ -98,8 +98,8 @@ async def asend_kept(
     the source is checked to be the same); one that holds another is refused. The cluster's
     work (staging, digests) runs in a worker thread: the event loop is never blocked on it.
     """
-    check_concurrency(concurrency)
-    check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
+    concurrency = check_concurrency(concurrency)
+    chunk_size = check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
     names = ["phone_number", "row", "segments", *_field_columns(kept)]
     kept = kept[names]
     book = await open_leased(journal, mode="any", wait=wait)

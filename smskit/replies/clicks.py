@@ -188,8 +188,8 @@ def _checked_link(
         raise ValidationError("token", "must be a token of smskit.rules.links", value=token)
     if not isinstance(number, str) or not number:
         raise ValidationError(f"links[{token}].phone_number", "must be a number", value=number)
-    for name, value in (("row", row), ("link", link)):
-        checked_integer(f"links[{token}].{name}", value, low=0)
+    row = checked_integer(f"links[{token}].row", row, low=0)
+    link = checked_integer(f"links[{token}].link", link, low=0)
     return token, campaign, number, row, link, location(destination, token)
 
 

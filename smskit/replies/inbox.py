@@ -304,7 +304,7 @@ class Inbox(Served):
         self._token = receiver.checked_token(token)
         del token
         account = held(account)  # a URL with login:KEY@ never in clear in this frame
-        checked_integer("max_body", max_body, low=1024, unit=" bytes")
+        max_body = checked_integer("max_body", max_body, low=1024, unit=" bytes")
         if not isinstance(host, str) or not host:
             raise ValidationError("host", "must be an IP address or host name", value=host)
         self._link_base = None if link_base is None else check_link_base(link_base)
@@ -492,8 +492,8 @@ class Inbox(Served):
         Raises ``TimeoutError`` (the built-in) saying how many arrived, if ``timeout``
         seconds pass first. A file inbox counts the callbacks it already held.
         """
-        checked_integer("n", n, low=0)
-        checked_seconds("timeout", timeout)
+        n = checked_integer("n", n, low=0)
+        timeout = checked_seconds("timeout", timeout)
         if kind not in CALLBACK_KINDS:
             raise ValidationError("kind", f"must be one of {', '.join(CALLBACK_KINDS)}", value=kind)
         store = self._store

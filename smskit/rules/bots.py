@@ -120,7 +120,9 @@ class BotRules:
     def __post_init__(self) -> None:
         if not all(isinstance(a, AgentRule) for a in self.agents):
             raise ValidationError("agents", "must be AgentRule objects")
-        checked_seconds("burst_seconds", self.burst_seconds)
+        object.__setattr__(
+            self, "burst_seconds", checked_seconds("burst_seconds", self.burst_seconds)
+        )
         for name, rule in self.extra.items():
             if not isinstance(name, str) or not name or not callable(rule):
                 raise ValidationError("extra", "must map rule names to functions of the clicks")

@@ -138,7 +138,7 @@ def short_link(link_base: str, token: str) -> str:
 def new_tokens(count: int) -> list[str]:
     """``count`` fresh tokens of :data:`TOKEN_LENGTH` letters and digits, from :mod:`secrets`
     (distinct: a repeat, about one in 10**19 per pair, is drawn again)."""
-    checked_integer("count", count, low=0)
+    count = checked_integer("count", count, low=0)
     space = len(TOKEN_ALPHABET) ** TOKEN_LENGTH
     tokens: dict[str, None] = {}
     while len(tokens) < count:

@@ -34,8 +34,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from smskit.errors import ValidationError
-from smskit.rules.ranges import checked_integer
-from smskit.sandbox._numbers import checked_number, checked_share
+from smskit.rules.ranges import checked_integer, checked_number, checked_share
 
 MAX_ATTEMPTS = 6
 FIRST_PAUSE = 0.05  # seconds before the 2nd attempt; doubles after each failure
@@ -295,10 +294,12 @@ def script_campaign_replies(
     exponentially distributed whole number of seconds after its message was sent (capped
     by the window), so the same seed gives the same replies at the same offsets.
     """
-    checked_share("rate", rate)
-    checked_share("opt_out_share", opt_out_share)
-    checked_integer("seed", seed)
-    checked_number("within_hours", within_hours, high=24 * 30, above=True, unit=" of hours")
+    rate = checked_share("rate", rate)
+    opt_out_share = checked_share("opt_out_share", opt_out_share)
+    seed = checked_integer("seed", seed)
+    within_hours = checked_number(
+        "within_hours", within_hours, high=24 * 30, above=True, unit=" of hours"
+    )
     rng = random.Random(seed)
     repliers = rng.sample(list(recipients), round(rate * len(recipients)))
     opting_out = round(opt_out_share * len(repliers))

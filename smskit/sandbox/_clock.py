@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from datetime import UTC, datetime, timedelta
 
-from smskit.sandbox._numbers import checked_number
+from smskit.rules.ranges import checked_number
 
 
 class Clock:

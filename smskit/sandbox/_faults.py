@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import numbers
 import random
 import threading
 from collections.abc import Sequence
@@ -19,8 +20,7 @@ from typing import Any
 
 from smskit.errors import ValidationError
 from smskit.rules.once import once
-from smskit.rules.ranges import checked_integer
-from smskit.sandbox._numbers import checked_number, checked_share
+from smskit.rules.ranges import checked_integer, checked_number, checked_share
 
 GATEWAY_PREFIX = "/v1/public/"
 
@@ -53,16 +53,14 @@ class FaultSettings:
 
 
 def _latency(value: Any) -> tuple[float, float]:
-    if isinstance(value, int | float) and not isinstance(value, bool):
+    if isinstance(value, numbers.Real):  # one number of seconds: the same at both ends
         value = (value, value)
     if not isinstance(value, Sequence) or isinstance(value, str) or len(value) != 2:
         raise ValidationError("latency", "must be seconds or a (low, high) pair", value=value)
-    low, high = value
-    for bound in (low, high):
-        checked_number("latency", bound, high=30.0, unit=" of seconds")
+    low, high = (checked_number("latency", b, high=30.0, unit=" of seconds") for b in value)
     if low > high:
         raise ValidationError("latency", "low must not exceed high", value=value)
-    return float(low), float(high)
+    return low, high
 
 
 class Faults:
@@ -94,7 +92,7 @@ class Faults:
             raise ValidationError(
                 "error_rate", "error_rate + drop_rate + rate_limit_rate must be <= 1"
             )
-        checked_integer("seed", seed)
+        seed = checked_integer("seed", seed)
         settings = FaultSettings(*rates, _latency(latency), seed)
         with self._lock:
             self.settings = settings

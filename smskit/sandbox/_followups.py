@@ -15,12 +15,12 @@ from typing import Any
 
 from smskit.errors import ValidationError
 from smskit.rules.callbacks import CALLBACK_KINDS
+from smskit.rules.ranges import checked_integer, checked_number, checked_share
 from smskit.sandbox import _clicks, _domain
 from smskit.sandbox._callbacks import Deliveries, check_callback_url, script_campaign_replies
 from smskit.sandbox._casting import PHONE_RULE, normalize_phone
 from smskit.sandbox._clock import Clock
 from smskit.sandbox._database import iso
-from smskit.sandbox._numbers import checked_number
 from smskit.sandbox._player import Player
 from smskit.sandbox._reports import CallbackFaults, DeliveryModel, checked_model
 from smskit.sandbox._store import Store
@@ -235,9 +235,10 @@ class FollowUps:
         checker, a scanner's burst). Seeded; bots in the first third of ``within_seconds``,
         people in the last (docs/links.md). Returns the requests made, with their status.
         """
-        for name, value in (("rate", rate), ("bot_share", bot_share)):
-            checked_number(name, value, high=1.0)
-        checked_number("within_seconds", within_seconds, high=3600.0, above=True)
+        rate = checked_share("rate", rate)
+        bot_share = checked_share("bot_share", bot_share)
+        seed = checked_integer("seed", seed)
+        within_seconds = checked_number("within_seconds", within_seconds, high=3600.0, above=True)
         rows = self._sent_rows(ticket)
         if self.callback_url("delivery_report") is None:
             delivered = {r["phone_number"] for r in rows}
@@ -291,7 +292,7 @@ class FollowUps:
     def wait_for_deliveries(self, timeout: float | None = 10.0) -> None:
         """Block until every queued callback has its final outcome; TimeoutError otherwise."""
         if timeout is not None:
-            checked_number("timeout", timeout, unit=" of seconds")
+            timeout = checked_number("timeout", timeout, unit=" of seconds")
         self.callback_queue.wait(timeout=timeout)
 
     def replies(self) -> list[dict[str, Any]]:

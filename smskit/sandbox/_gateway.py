@@ -14,6 +14,7 @@ from typing import Any
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.phonecheck import region_of
+from smskit.rules.ranges import checked_number
 from smskit.sandbox import _domain
 from smskit.sandbox._callbacks import Deliveries
 from smskit.sandbox._casting import PHONE_RULE, normalize_phone
@@ -21,7 +22,6 @@ from smskit.sandbox._clock import Clock
 from smskit.sandbox._database import derive_id
 from smskit.sandbox._faults import Faults
 from smskit.sandbox._followups import FollowUps
-from smskit.sandbox._numbers import checked_number
 from smskit.sandbox._player import Player
 from smskit.sandbox._prices import CURRENCY, to_eur
 from smskit.sandbox._reports import DeliveryModel, checked_model
@@ -258,10 +258,10 @@ class Gateway(FollowUps):
 
     def add_wallet_pack(self, amount: float, expires_in_days: float) -> str:
         """Add a pack of ``amount`` EUR expiring ``expires_in_days`` from now; returns its id."""
-        for name, value in (("amount", amount), ("expires_in_days", expires_in_days)):
-            checked_number(name, value, above=True)
+        amount = checked_number("amount", amount, above=True)
+        expires_in_days = checked_number("expires_in_days", expires_in_days, above=True)
         now = self.clock.timestamp()
-        return self.store.account.add_pack(float(amount), now + expires_in_days * 86_400.0, now)
+        return self.store.account.add_pack(amount, now + expires_in_days * 86_400.0, now)
 
     def wallet_packs(self) -> list[dict[str, Any]]:
         """Packs with credit left (EUR), the first to expire (Paris time) first: id, credit,

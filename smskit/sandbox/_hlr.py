@@ -63,9 +63,8 @@ from smskit.errors import ValidationError
 from smskit.rules.answers import hlr_placeholder
 from smskit.rules.countries import country_info
 from smskit.rules.phonecheck import main_region, read_valid, refusal, region_of, spec_type
-from smskit.rules.ranges import checked_integer
+from smskit.rules.ranges import checked_integer, checked_number, checked_share
 from smskit.rules.spec import LINE_STATUS
-from smskit.sandbox._numbers import checked_number, checked_share
 from smskit.sandbox._prefixdata import CARRIER, GEOCODE
 
 __all__ = ["DEFAULT", "HLRDistribution", "lookup", "lookup_many"]
@@ -123,10 +122,13 @@ class HLRDistribution:
         weights = [checked_number(f"line_status.{k}", w) for k, w in self.line_status.items()]
         if sum(weights) <= 0:
             raise ValidationError("line_status", "the weights must have a positive sum")
-        checked_share("ported_share", self.ported_share)
-        checked_integer("ported_window_days", self.ported_window_days, low=1)
+        share = checked_share("ported_share", self.ported_share)
+        window = checked_integer("ported_window_days", self.ported_window_days, low=1)
         total = sum(weights)
-        object.__setattr__(self, "line_status", MappingProxyType(dict(self.line_status)))
+        line_status = dict(zip(self.line_status, weights, strict=True))
+        object.__setattr__(self, "line_status", MappingProxyType(line_status))
+        object.__setattr__(self, "ported_share", share)
+        object.__setattr__(self, "ported_window_days", window)
         object.__setattr__(self, "_statuses", tuple(self.line_status))
         object.__setattr__(self, "_cumulative", tuple(c / total for c in accumulate(weights)))
 

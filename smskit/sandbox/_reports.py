@@ -24,8 +24,7 @@ from typing import Any, Final
 from smskit.errors import ValidationError
 from smskit.rules.callbacks import DATE_FORMAT, report_message_id
 from smskit.rules.content import is_marketing
-from smskit.rules.ranges import checked_integer
-from smskit.sandbox._numbers import checked_number, checked_share
+from smskit.rules.ranges import checked_integer, checked_number, checked_share
 
 __all__ = ["CallbackFaults", "DeliveryModel", "Outgoing", "SentMessage", "checked_model", "script"]
 
@@ -69,11 +68,11 @@ class DeliveryModel:
     stop_share: float = 0.02
 
     def __post_init__(self) -> None:
-        checked_integer("seed", self.seed)
+        object.__setattr__(self, "seed", checked_integer("seed", self.seed))
         for name in ("late_share", "duplicate_share", "stop_share"):
-            checked_share(name, getattr(self, name))
-        scale = self.time_scale
-        checked_number("time_scale", scale, high=1.0, above=True)
+            object.__setattr__(self, name, checked_share(name, getattr(self, name)))
+        scale = checked_number("time_scale", self.time_scale, high=1.0, above=True)
+        object.__setattr__(self, "time_scale", scale)
 
     @classmethod
     def fast(cls, seed: int = 0, **shares: float) -> DeliveryModel:
@@ -108,7 +107,9 @@ class CallbackFaults:
     def __post_init__(self) -> None:
         withhold = checked_share("withhold_rate", self.withhold_rate)
         garble = checked_share("garble_rate", self.garble_rate)
-        checked_integer("seed", self.seed)
+        object.__setattr__(self, "withhold_rate", withhold)
+        object.__setattr__(self, "garble_rate", garble)
+        object.__setattr__(self, "seed", checked_integer("seed", self.seed))
         if withhold + garble > 1 + 1e-9:
             raise ValidationError("withhold_rate", "withhold_rate + garble_rate must be <= 1")
 

@@ -19,11 +19,10 @@ from smskit._repr import tolerant_repr
 from smskit._server import Served
 from smskit.errors import ValidationError
 from smskit.rules.fields import DYNAMIC_FIELDS
-from smskit.rules.ranges import checked_integer
+from smskit.rules.ranges import checked_integer, checked_number
 from smskit.sandbox._clock import Clock
 from smskit.sandbox._faults import Faults
 from smskit.sandbox._gateway import Gateway
-from smskit.sandbox._numbers import checked_number
 from smskit.sandbox._prices import DEFAULT_BALANCE_EUR
 from smskit.sandbox._reports import DeliveryModel
 from smskit.sandbox._request_ids import DuplicateAnswer
@@ -145,9 +144,9 @@ class Sandbox(Served):
         del api_key  # a later refusal's traceback, shown with its locals, would show the key
         if not isinstance(login, str) or not login.strip():
             raise ValidationError("login", "must be a non-blank string", value=login)
-        checked_integer("seed", seed)
-        checked_integer("port", port, low=0, high=MAX_PORT)
-        checked_number("balance", balance, unit=" of EUR")
+        seed = checked_integer("seed", seed)
+        port = checked_integer("port", port, low=0, high=MAX_PORT)
+        balance = checked_number("balance", balance, unit=" of EUR")
         self.path = path
         self.seed = seed
         self._init_served(host, port)

@@ -64,7 +64,7 @@ def percentages(
     for column in chosen:
         if column not in frame.columns:
             raise ValidationError("columns", "not a column of the frame", value=column)
-    checked_integer("decimals", decimals, low=0, high=6)
+    decimals = checked_integer("decimals", decimals, low=0, high=6)
     table = PercentTable(frame)
     table.percent_columns = tuple(chosen)
     table.decimals = decimals

@@ -1,4 +1,5 @@
-"""The sandbox's one numeric check (balance, amounts, prices, rates, latency, clock)."""
+"""The sandbox's numbers (balance, amounts, prices, rates, latency, clock) go through the
+library's one numeric check, ``smskit.rules.ranges.checked_number``."""
 
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from smskit.errors import ValidationError
+from smskit.rules.ranges import checked_number
 from smskit.sandbox import DeliveryModel, HLRDistribution, Sandbox
 from smskit.sandbox._callbacks import script_campaign_replies
 from smskit.sandbox._clock import Clock
 from smskit.sandbox._faults import Faults
-from smskit.sandbox._numbers import checked_number
 from smskit.sandbox._reports import CallbackFaults
 
 
@@ -35,20 +36,20 @@ def test_a_number_is_taken_exactly_when_finite_and_in_range(value: float, above:
 @pytest.mark.parametrize("value", [True, "1", None, [1]])
 def test_a_bool_or_a_non_number_is_refused_naming_the_unit(value: object) -> None:
     """True is not 1 EUR; a string or None is not a number either."""
-    with pytest.raises(ValidationError, match="amount: must be a number of EUR"):
+    with pytest.raises(ValidationError, match="amount: must be a finite number of EUR >= 0"):
         checked_number("amount", value, unit=" of EUR")
 
 
 def test_every_sandbox_setter_refuses_through_it() -> None:
     """Balance, price, pack amount and clock all refuse a negative or infinite value."""
     with Sandbox(seed=0) as box:
-        with pytest.raises(ValidationError, match="amount: must be a finite number >= 0"):
+        with pytest.raises(ValidationError, match="amount: must be a finite number of EUR >= 0"):
             box.set_balance(-1)
-        with pytest.raises(ValidationError, match="price: must be a finite number > 0"):
+        with pytest.raises(ValidationError, match="price: must be a finite number of EUR > 0"):
             box.set_price("FR", "sms_premium", 0)
         with pytest.raises(ValidationError, match="seconds: must be a finite number >= 0"):
             box.advance(math.inf)
-    with pytest.raises(ValidationError, match="balance: must be a finite number >= 0"):
+    with pytest.raises(ValidationError, match="balance: must be a finite number of EUR >= 0"):
         Sandbox(balance=-0.5)
 
 
@@ -105,7 +106,7 @@ def test_the_clock_refuses_nan_itself() -> None:
 def test_a_draft_amount_goes_through_the_one_check(fresh_sandbox: Sandbox, value: float) -> None:
     """A NaN, infinite or negative draft cost is refused naming the field and nothing is
     stored (a NaN once made the draft endpoint answer 500: no JSON number)."""
-    with pytest.raises(ValidationError, match=r"^sms\.total_cost: must be a finite number >= 0"):
+    with pytest.raises(ValidationError, match=r"^sms\.total_cost: must be a finite number of EUR"):
         fresh_sandbox.set_drafts(sms={"total_cost": value, "status": "pending"})
     with httpx.Client(base_url=fresh_sandbox.url, headers=fresh_sandbox.auth_headers()) as api:
         draft = api.get("/v1/public/sms-campaign/draft")

@@ -115,8 +115,8 @@ def compare_counts(
     saying ``pip install 'smskit[stats]'``, before anything is computed.
     """
     import_stats("statsmodels.stats.proportion", "Experiment.compare()")
-    checked_probability("alpha", alpha)
-    checked_probability("power", power)
+    alpha = checked_probability("alpha", alpha)
+    power = checked_probability("power", power)
     if isinstance(lift, bool) or not isinstance(lift, int | float) or not math.isfinite(lift):
         raise ValidationError("lift", "must be a finite number (relative: 0.1 is +10%)", value=lift)
     if lift <= -1 or lift == 0:

@@ -199,8 +199,8 @@ def lift_of(
     """The :class:`Lift` of two groups' totals (what :func:`lift` computes from a frame; a
     partitioned frame's totals merged by :meth:`GroupTotals.merged` give the same)."""
     import_stats("statsmodels.stats.proportion", "lift()")
-    checked_probability("alpha", alpha)
-    checked_probability("power", power)
+    alpha = checked_probability("alpha", alpha)
+    power = checked_probability("power", power)
     n_t, n_h = treated.size, holdout.size
     x_t, x_h = treated.converted, holdout.converted
     rows = [_rate_row(x_t, n_t, x_h, n_h, alpha)]

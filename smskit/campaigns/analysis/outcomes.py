@@ -276,7 +276,7 @@ def wait_for_final(inbox: Any, timeout: Any, pending: Callable[[Callbacks], int]
     import time
     import warnings
 
-    checked_seconds("timeout", timeout)
+    timeout = checked_seconds("timeout", timeout)
     box = open_inbox(inbox)
     deadline = time.monotonic() + timeout
     last = 0.0  # no read before the first: its pause is POLL_S

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
+from smskit.rules.ranges import checked_integer
 
 if TYPE_CHECKING:
     import numpy as np
@@ -67,9 +68,7 @@ def check_arms(variants: Any) -> dict[str, str]:
 
 def check_seed(seed: Any) -> int:
     """A seed: an integer from 0 to 2**63 - 1 (what NumPy and the journal's JSON both hold)."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-        raise ValidationError("seed", "must be an integer from 0 to 2**63 - 1", value=seed)
-    return seed
+    return checked_integer("seed", seed, low=0, high=2**63 - 1)
 
 
 def new_seed() -> int:
@@ -94,7 +93,7 @@ def assign_arms(size: int, arms: int, seed: int, strata: Sequence[Any] | None = 
     """
     import numpy as np
 
-    check_seed(seed)
+    seed = check_seed(seed)
     if arms < 1:
         raise ValidationError("arms", "must be at least 1", value=arms)
     if strata is not None and len(strata) != size:

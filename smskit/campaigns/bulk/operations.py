@@ -107,8 +107,8 @@ class _HLRJob:
         max_age: float | None,
         default_region: str | None,
     ) -> None:
-        check_chunk_size(chunk_size, _spec.HLR_MAX)
-        check_concurrency(concurrency)
+        chunk_size = check_chunk_size(chunk_size, _spec.HLR_MAX)
+        concurrency = check_concurrency(concurrency)
         if max_age is not None and (
             isinstance(max_age, bool) or not isinstance(max_age, int | float) or max_age < 0
         ):
@@ -304,8 +304,8 @@ async def acreate_contacts(
     """
     import pandas as pd
 
-    check_chunk_size(chunk_size, CONTACTS_CHUNK_MAX)
-    check_concurrency(concurrency)
+    chunk_size = check_chunk_size(chunk_size, CONTACTS_CHUNK_MAX)
+    concurrency = check_concurrency(concurrency)
     source = Recipients(contacts, field="contacts")
     table = source.table(DYNAMIC_FIELDS)
     inputs = table["phone_number"].tolist()
@@ -362,8 +362,8 @@ async def adelete_contacts(
     ``error``. A number the account does not hold is "deleted" too (the gateway ignores it)."""
     import pandas as pd
 
-    check_chunk_size(chunk_size, _spec.DELETE_MAX)
-    check_concurrency(concurrency)
+    chunk_size = check_chunk_size(chunk_size, _spec.DELETE_MAX)
+    concurrency = check_concurrency(concurrency)
     inputs, checks = _normalised(phone_numbers, "phone_numbers", default_region)
     numbers = _sendable(checks)
 

@@ -106,7 +106,7 @@ async def simulate(
     """The gateway's figures for ``chunks`` (index, rows, payload: taken lazily) of the
     campaign ``header`` (``text``, ``sender``, ``options``), each sent in ``simulation_mode``,
     ``concurrency`` at a time, then the balance to compare with."""
-    check_concurrency(concurrency)
+    concurrency = check_concurrency(concurrency)
     stop, share = interruption()
     async with async_client(client, share=share) as gateway:
         simulator = Simulator(gateway, header["text"], header["sender"], header["options"])

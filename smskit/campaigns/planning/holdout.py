@@ -20,11 +20,11 @@ May import: ``smskit.errors`` and the rule book.
 from __future__ import annotations
 
 import hashlib
-import numbers
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
+from smskit.rules.ranges import checked_integer, exact_integer, real_number
 
 if TYPE_CHECKING:
     import numpy as np
@@ -59,26 +59,15 @@ class Holdout:
     stratify: str | None = None
 
     def __post_init__(self) -> None:
-        import numpy as np
-
-        size = self.size
-        # numpy's timedelta64 and datetime64 subclass its integers: a duration is no count.
-        if isinstance(size, bool | np.timedelta64 | np.datetime64) or not isinstance(
-            size, numbers.Real
-        ):
-            raise ValidationError("holdout", RULE_SIZE, value=size)
-        if isinstance(size, numbers.Integral):
-            if size < 1:
-                raise ValidationError("holdout", RULE_SIZE, value=size)
-            object.__setattr__(self, "size", int(size))
-        elif not 0 < float(size) < 1:
-            raise ValidationError("holdout", RULE_SIZE, value=size)
-        else:
-            object.__setattr__(self, "size", float(size))
-        if self.seed is not None and (
-            isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral)
-        ):
-            raise ValidationError("seed", "must be an integer", value=self.seed)
+        # an exact integer is a count, another real number a share (rules.ranges reads both:
+        # never a bool, NumPy's timedelta64 or datetime64 either: a duration is no count)
+        count = exact_integer(self.size)
+        size = real_number(self.size) if count is None else count
+        if size is None or not (size >= 1 if count is not None else 0 < size < 1):
+            raise ValidationError("holdout", RULE_SIZE, value=self.size)
+        object.__setattr__(self, "size", size)
+        if self.seed is not None:
+            object.__setattr__(self, "seed", checked_integer("seed", self.seed))
         if self.stratify is not None and self.stratify not in STRATA:
             said = f"must be one of {', '.join(STRATA)} or None"
             raise ValidationError("stratify", said, value=self.stratify)

@@ -713,7 +713,7 @@ async def open_leased(
 ) -> Journal:
     """``Journal(path, lease=wait)`` for async code: waits with ``asyncio.sleep``, so the
     event loop keeps running and a cancelled wait leaves no lease behind."""
-    checked_seconds("wait", wait)
+    wait = checked_seconds("wait", wait)
     deadline = time.monotonic() + wait
     while True:
         try:

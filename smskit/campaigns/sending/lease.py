@@ -152,7 +152,7 @@ class Lease:
         cls, db: sqlite3.Connection, lock: threading.Lock, journal: str, wait: float
     ) -> Lease:
         """Take the lease, waiting up to ``wait`` seconds; :class:`CampaignBusy` otherwise."""
-        checked_seconds("wait", wait)
+        wait = checked_seconds("wait", wait)
         token = uuid.uuid4().hex
         file = LockFile(journal + LOCK_SUFFIX)
         started = time.monotonic()

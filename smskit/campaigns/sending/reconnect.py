@@ -47,7 +47,7 @@ async def reopen(
     """What a resume needs: the journal, its lease held (waiting up to ``wait`` s without
     blocking the loop), and ``client``, else one on the gateway the journal records (only
     ever used through an async twin, see ``blocking.async_client``)."""
-    check_concurrency(concurrency)
+    concurrency = check_concurrency(concurrency)
     sender = client if client is not None else reconnect(journal_path, Client)
     return await open_leased(journal_path, wait=wait), sender
 
