@@ -2,7 +2,7 @@
 conversions and lift, attribution, send times, an experiment's conversions and lift, a Dask
 result's conversions and lift with pandas, Arrow or Dask orders): each defect is refused
 naming the column, the row and the rule, never dropped; a window that is not a positive
-duration is refused."""
+duration (or a text without its unit: "5") is refused."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from smskit.campaigns.campaign import Campaign
 from smskit.campaigns.experiment import Experiment
 from smskit.dask import Campaign as DaskCampaign
 from smskit.errors import ValidationError
-from smskit.rules.orders import RULE_AMOUNT, RULE_INSTANT, RULE_NAIVE, RULE_WINDOW
+from smskit.rules.orders import RULE_AMOUNT, RULE_INSTANT, RULE_NAIVE, RULE_UNIT, RULE_WINDOW
 from smskit.rules.recipients import RULE_FLOAT
 from smskit.sandbox import Sandbox
 
@@ -53,7 +53,7 @@ DEFECTS: dict[str, tuple[str, Any, str]] = {
     "no_amount_column": ("amount", None, "no such column"),
     "no_number_column": ("phone_number", None, "no such column"),
 }
-BAD_WINDOWS = ["0D", "-5D", "soon", 5, 2.5, True, None, pd.NaT, "100000000D"]
+BAD_WINDOWS = ["0D", "-5D", "soon", 5, 2.5, True, None, pd.NaT, "100000000D", "5"]
 
 
 def entry_points(
@@ -163,7 +163,8 @@ def test_every_entry_point_refuses_bad_orders_naming_field_row_and_rule(
     good = pd.DataFrame({"phone_number": NUMBERS[:1], "amount": [1.0],
                          "ordered_at": [start + pd.Timedelta("1h")]})  # fmt: skip
     for window in BAD_WINDOWS:
+        rule = RULE_UNIT if window == "5" else RULE_WINDOW  # "5": 5 ns to pandas, not 5 days
         for name, call in points.items():
             with pytest.raises(ValidationError) as caught:
                 call(good, window)
-            assert (caught.value.field, caught.value.rule) == ("window", RULE_WINDOW), name
+            assert (caught.value.field, caught.value.rule) == ("window", rule), name

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from smskit.errors import ValidationError
 from smskit.rules.orders import (
     RULE_NAIVE,
+    RULE_UNIT,
     e164_written,
     order_amounts,
     order_frame,
@@ -34,6 +35,22 @@ def test_window_not_a_positive_duration_is_refused(window: object) -> None:
     with pytest.raises(ValidationError) as caught:
         window_of(window)
     assert caught.value.field == "window"
+
+
+@given(
+    number=st.integers(-(10**12), 10**12),
+    sign=st.sampled_from(["", "+"]),
+    pad=st.sampled_from(["", " ", "  "]),
+)
+def test_a_window_text_without_its_unit_is_refused(number: int, sign: str, pad: str) -> None:
+    """A bare number as text ('5', '+10', ' 7 ') is refused naming the field and the unit rule,
+    never read as pandas reads it (nanoseconds), whichever option reads durations."""
+    text = f"{pad}{sign if number >= 0 else ''}{number}{pad}"
+    for field in ("window", "repeat_window"):
+        with pytest.raises(ValidationError) as caught:
+            window_of(text, field)
+        assert (caught.value.field, caught.value.rule) == (field, RULE_UNIT)
+    assert window_of(f"{abs(number) + 1}ns") == pd.Timedelta(abs(number) + 1, "ns")
 
 
 def test_window_reads_text_and_timedelta() -> None:

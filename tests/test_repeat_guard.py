@@ -80,7 +80,7 @@ def test_a_named_campaign_continued_is_not_a_repeat(fresh_sandbox: Sandbox, tmp_
 def test_the_window_is_checked_when_the_campaign_is_made() -> None:
     """repeat_window is a positive duration (a timedelta, or a text the rule book reads as
     one, as an orders' window) or None, refused otherwise naming the field."""
-    for wrong in (timedelta(0), 600, "10 parsecs", "-5min", True):
+    for wrong in (timedelta(0), 600, "10 parsecs", "-5min", True, "10"):  # "10": 10 ns to pandas
         with pytest.raises(smskit.ValidationError, match="repeat_window"):
             smskit.Campaign(None, NUMBERS, text=TEXT, sender="Ops", repeat_window=wrong)
     for given in ("10min", timedelta(minutes=10)):

@@ -11,7 +11,8 @@ here, once, for conversions (:mod:`smskit.campaigns.analysis.conversions`) and a
 - a number written in E.164 (``+`` then 7 to 15 digits) is read as written; any other form
   is read by the rule book (:func:`smskit.rules.recipients.number_codes`, in the row's
   ``country`` when the table has one), and one it cannot read is refused;
-- a ``window`` is a positive duration (``"5D"``, ``"12h"``, a ``timedelta``).
+- a ``window`` is a positive duration (``"5D"``, ``"12h"``, a ``timedelta``); a text is
+  refused without its unit (pandas reads a bare ``"5"`` as 5 nanoseconds).
 
 Each refusal names the column (``orders.amount``), the row (its position, from 0) and the
 rule. Pure: pandas, numpy and pyarrow arrays in, arrays out; no I/O. May import
@@ -20,6 +21,7 @@ rule. Pure: pandas, numpy and pyarrow arrays in, arrays out; no I/O. May import
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Final
@@ -38,6 +40,7 @@ __all__ = [
     "RULE_INSTANT",
     "RULE_NAIVE",
     "RULE_NUMBER",
+    "RULE_UNIT",
     "RULE_WINDOW",
     "e164_written",
     "order_amounts",
@@ -50,6 +53,10 @@ __all__ = [
 ]
 
 RULE_WINDOW: Final = "must be a positive duration, e.g. '5D', '12h' or datetime.timedelta(days=5)"
+RULE_UNIT: Final = (
+    "a duration needs its unit ('5D' is five days, '5h' five hours; pandas would read a "
+    "bare '5' as 5 nanoseconds): write the unit"
+)
 RULE_NAIVE: Final = (
     "an instant needs a time zone (smskit will not guess one): localize the column, e.g. "
     "orders['ordered_at'].dt.tz_localize('Europe/Paris'), or write ISO 8601 with an offset"
@@ -61,6 +68,7 @@ RULE_NUMBER: Final = (
     "column (or every national number's with default_region='FR'), or drop the row"
 )
 _OFFSET: Final = r"(?:Z|z|[+-][0-9]{2}(?::?[0-9]{2})?)$"
+_BARE_NUMBER: Final = re.compile(r"\s*[+-]?[0-9]+\s*")
 
 
 def window_of(window: Any, field: str = "window") -> pd.Timedelta:
@@ -71,6 +79,8 @@ def window_of(window: Any, field: str = "window") -> pd.Timedelta:
     durations = str | timedelta | pd.Timedelta | np.timedelta64
     if isinstance(window, bool) or not isinstance(window, durations):
         raise ValidationError(field, RULE_WINDOW, value=window)
+    if isinstance(window, str) and _BARE_NUMBER.fullmatch(window):
+        raise ValidationError(field, RULE_UNIT, value=window)
     try:
         duration = pd.Timedelta(window)
     except (ValueError, OverflowError) as exc:
