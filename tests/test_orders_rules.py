@@ -5,6 +5,7 @@ every refusal names the column, the row and the rule."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
 import numpy as np
 import pandas as pd
@@ -106,6 +107,40 @@ def test_bad_amount_is_refused_at_its_row(values: list[object], row: int) -> Non
     with pytest.raises(ValidationError) as caught:
         order_amounts(pd.DataFrame({"amount": values}), "amount")
     assert (caught.value.field, caught.value.position) == ("orders.amount", row)
+
+
+@settings(max_examples=50)
+@given(
+    st.lists(
+        st.decimals(min_value=0, max_value=10**9, places=2, allow_nan=False),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_decimal_amounts_read_as_their_texts_in_every_table(amounts: list[Decimal]) -> None:
+    """Decimal amounts (Python Decimals, an Arrow decimal column as pyarrow, pandas' Arrow
+    dtype or polars hold it) are the numbers their texts read as: none refused, none a raw
+    error, the same in every table kind (a Dask frame's partitions are pandas ones)."""
+    expected = order_amounts(pd.DataFrame({"amount": [str(a) for a in amounts]}), "amount")
+    arrow = pa.table({"amount": pa.array(amounts, pa.decimal128(12, 2))})
+    tables = {
+        "Decimal objects": pd.DataFrame({"amount": amounts}, dtype=object),
+        "pyarrow": arrow,
+        "polars": pl.from_arrow(arrow),
+        "pandas Arrow dtype": arrow.to_pandas(types_mapper=pd.ArrowDtype),
+    }
+    for kind, table in tables.items():
+        frame = order_frame(table, ["amount"])
+        assert order_amounts(frame, "amount").tolist() == expected.tolist(), kind
+
+
+@pytest.mark.parametrize("bad", [Decimal("-0.01"), Decimal("NaN"), Decimal("Infinity")])
+def test_a_decimal_that_is_no_amount_is_refused_at_its_row(bad: Decimal) -> None:
+    """A negative, NaN or infinite Decimal is refused at its row, as its float would be."""
+    frame = pd.DataFrame({"amount": [Decimal("1.5"), bad]}, dtype=object)
+    with pytest.raises(ValidationError) as caught:
+        order_amounts(frame, "amount")
+    assert (caught.value.field, caught.value.position) == ("orders.amount", 1)
 
 
 def test_amount_texts_read_as_numbers() -> None:

@@ -7,7 +7,8 @@ here, once, for conversions (:mod:`smskit.campaigns.analysis.conversions`) and a
 - an instant needs a time zone (a timezone-aware column, or ISO 8601 texts with an offset or
   ``Z``): a naive one would be read in some zone smskit would have to guess;
 - an amount is a number, never missing and never negative (a refund is its own row to
-  subtract, not an order);
+  subtract, not an order); a decimal (``decimal.Decimal``, an Arrow or polars decimal
+  column) is read as float64, as its text would be;
 - a number written in E.164 (``+`` then 7 to 15 digits) is read as written; any other form
   is read by the rule book (:func:`smskit.rules.recipients.number_codes`, in the row's
   ``country`` when the table has one), and one it cannot read is refused;
@@ -235,7 +236,9 @@ def order_amounts(frame: pd.DataFrame, value: str, field: str = "orders") -> np.
     missing = values.isna().to_numpy(dtype=bool)
     if missing.any():
         raise ValidationError(where, f"is missing: {RULE_AMOUNT}", position=_first(missing))
-    if values.dtype.kind not in "iuf":  # bools, complex, durations are not amounts
+    if _arrow_decimals(values):  # a decimal column (Parquet, SQL, Arrow): numbers
+        values = values.astype("float64")
+    elif values.dtype.kind not in "iuf":  # bools, complex, durations are not amounts
         if values.dtype.kind != "O" and not pd.api.types.is_string_dtype(values):
             raise ValidationError(where, RULE_AMOUNT, position=0, value=values.iloc[0])
         values = _object_amounts(values, where)
@@ -250,16 +253,32 @@ def order_amounts(frame: pd.DataFrame, value: str, field: str = "orders") -> np.
     return amounts
 
 
+def _arrow_decimals(values: pd.Series) -> bool:
+    """Whether ``values`` is a pandas column of Arrow decimals (read as float64, as their
+    texts are)."""
+    import pandas as pd
+
+    if not isinstance(values.dtype, pd.ArrowDtype):
+        return False
+    import pyarrow as pa
+
+    return bool(pa.types.is_decimal(values.dtype.pyarrow_dtype))
+
+
 def _object_amounts(values: pd.Series, where: str) -> pd.Series:
-    """Texts and Python numbers, each a real number (a bool is not one), as float64."""
+    """Texts and Python numbers, each a real number (a bool is not one; a
+    :class:`decimal.Decimal` is, as a pyarrow or polars decimal column gives them), as
+    float64."""
     import numbers
+    from decimal import Decimal
 
     import numpy as np
     import pandas as pd
 
     kinds = np.array(
         [
-            isinstance(v, str) or (isinstance(v, numbers.Real) and not isinstance(v, bool))
+            isinstance(v, str | Decimal)
+            or (isinstance(v, numbers.Real) and not isinstance(v, bool))
             for v in values.tolist()
         ],
         dtype=bool,
