@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,9 @@ from smskit.campaigns.campaign import Campaign
 from smskit.campaigns.planning.holdout import Holdout
 from smskit.campaigns.sending.journal import Journal
 from smskit.errors import ValidationError
+from smskit.rules.caps import FrequencyCap
 from smskit.rules.links import new_tokens
+from smskit.rules.personalize import render_all
 from smskit.rules.ranges import (
     checked_integer,
     checked_number,
@@ -153,6 +156,14 @@ def test_a_send_chunked_by_a_numpy_size_is_the_send_of_the_same_int(
     assert type(got[-1]) is int
 
 
+def _refused_field(start: Any) -> str:
+    """The field a refusal of render_all(start=...) names (rows counted from ``start``)."""
+    frame = pd.DataFrame({"first_name": ["B" * 51]})
+    with pytest.raises(ValidationError) as refusal:
+        render_all("Hi {first_name}", frame, start=start)
+    return refusal.value.field
+
+
 def _faults(seed: Any) -> tuple[str, list[tuple[float, str | None]]]:
     faults = Faults()
     faults.inject_faults(error_rate=0.3, drop_rate=0.2, seed=seed)
@@ -173,6 +184,11 @@ ENTRY_POINTS: dict[str, Callable[[Any], Any]] = {
     "Holdout seed and count": lambda n: json.dumps(Holdout(n, seed=n).record()),
     "assign_arms seed": lambda seed: assign_arms(40, 3, seed).tolist(),
     "new_tokens count": lambda n: len(new_tokens(n)),
+    "FrequencyCap count": lambda n: (str(cap := FrequencyCap(n, timedelta(days=7))), cap.count),
+    "render_all start": _refused_field,
+    "Client max_retries": lambda n: json.dumps(
+        smskit.Client("login", "key", "http://127.0.0.1:9", max_retries=n).max_retries
+    ),
     "percentages decimals": lambda n: percentages(
         pd.DataFrame({"rate": [0.703512, 0.1]}), decimals=n
     ).to_html(),
@@ -191,6 +207,8 @@ def test_every_seed_and_limit_takes_a_numpy_integer_as_the_same_int(
 
 
 def test_a_numpy_count_of_the_inbox_wait_is_the_int(tmp_path: Path) -> None:
-    """Inbox.wait(n=np.int64(0), timeout=np.float32(0)) returns at once, as with 0 and 0.0."""
-    with smskit.Inbox(path=tmp_path / "inbox.sqlite") as inbox:
+    """Inbox.wait(n=np.int64(0), timeout=np.float32(0)) returns at once, as with 0 and 0.0;
+    a NumPy signature tolerance is kept as the float it holds."""
+    with smskit.Inbox(tmp_path / "inbox.sqlite", signature_tolerance=np.int64(300)) as inbox:
         assert inbox.wait(np.int64(0), np.float32(0.0)) == inbox.wait(0, 0.0) == 0
+        assert type(inbox.signature_tolerance) is float and inbox.signature_tolerance == 300.0

@@ -64,6 +64,7 @@ from smskit.errors import (
     TimeoutError,
     TransportError,
 )
+from smskit.rules.ranges import exact_integer
 
 __all__ = ["AsyncClient", "Backoff", "Client"]
 
@@ -131,8 +132,10 @@ class _BaseClient(Generic[M]):
         base_url = held(base_url)
         if auth not in ("headers", "basic"):
             raise ConfigurationError(f"auth must be 'headers' or 'basic', got {auth!r}")
-        if not isinstance(max_retries, int) or max_retries < 0:
+        retries = exact_integer(max_retries)
+        if retries is None or retries < 0:
             raise ConfigurationError(f"max_retries must be an integer >= 0, got {max_retries!r}")
+        max_retries = retries
         if settings is None:
             settings = resolve(
                 api_login, api_key, base_url, sandbox=sandbox, allow_insecure=allow_insecure

@@ -7,6 +7,7 @@ from typing import Any
 import distributed
 
 from smskit.errors import ValidationError
+from smskit.rules.ranges import checked_integer
 
 __all__ = ["connect"]
 
@@ -34,8 +35,7 @@ def connect(
                 "address", "a running cluster is joined as it is: give no workers or options"
             )
         return distributed.Client(address)
-    if not isinstance(workers, int) or workers < 1:
-        raise ValidationError("workers", "must be a positive integer", value=workers)
+    workers = checked_integer("workers", workers, low=1)
     # Loopback only unless told otherwise: the scheduler and dashboard serve this machine.
     cluster_options.setdefault("host", "127.0.0.1")
     cluster_options.setdefault("dashboard_address", "127.0.0.1:0")

@@ -43,7 +43,7 @@ from smskit.rules.bots import BotRules
 from smskit.rules.callbacks import CALLBACK_KINDS
 from smskit.rules.content import has_stop_mention
 from smskit.rules.links import LinkKey, check_link_base
-from smskit.rules.ranges import checked_integer, checked_seconds
+from smskit.rules.ranges import checked_integer, checked_number, checked_seconds
 from smskit.rules.timezone import account_time_zone
 
 if TYPE_CHECKING:
@@ -309,13 +309,9 @@ class Inbox(Served):
             raise ValidationError("host", "must be an IP address or host name", value=host)
         self._link_base = None if link_base is None else check_link_base(link_base)
         self.allowed_hosts = receiver.allowed_hosts(host, allowed_hosts, self._link_base)
-        if (
-            isinstance(signature_tolerance, bool)
-            or not isinstance(signature_tolerance, int | float)
-            or not 0 < signature_tolerance <= 3600
-        ):
-            raise ValidationError("signature_tolerance", "must be seconds in (0, 3600]")
-        self.signature_tolerance = float(signature_tolerance)
+        self.signature_tolerance = checked_number(
+            "signature_tolerance", signature_tolerance, high=3600.0, above=True, unit=" of seconds"
+        )
         self.guards = Guards(request_timeout, keep_alive_timeout, max_connections, header_timeout)
         self.path = None if path is None else os.fspath(path)
         self._init_served(host, port)

@@ -30,6 +30,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
+from smskit.rules.ranges import exact_integer
 
 if TYPE_CHECKING:
     import numpy as np
@@ -92,8 +93,10 @@ class FrequencyCap:
     text: str = ""
 
     def __post_init__(self) -> None:
-        if isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 1:
+        count = exact_integer(self.count)
+        if count is None or count < 1:
             raise ValidationError("frequency_cap", RULE_CAP, value=self.count)
+        object.__setattr__(self, "count", count)
         if not isinstance(self.period, timedelta) or self.period <= timedelta(0):
             raise ValidationError("frequency_cap", RULE_CAP, value=self.period)
         if not self.text:

@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from smskit.errors import ValidationError
 from smskit.rules.missing import is_missing
+from smskit.rules.ranges import checked_integer
 
 __all__ = [
     "CONTACT_FIELDS",
@@ -130,8 +131,9 @@ def field_texts(values: Iterable[Any], field: str = "field", start: int = 0) -> 
     """Each value's text, ``""`` when missing; ``start`` is the row of the first value."""
     if isinstance(values, str | bytes) or not isinstance(values, Iterable):
         raise ValidationError("values", "must be an iterable of field values", value=values)
-    if not isinstance(field, str) or isinstance(start, bool) or not isinstance(start, int):
-        raise ValidationError("field", "must be a field name, and start a row number")
+    if not isinstance(field, str):
+        raise ValidationError("field", "must be a field name", value=field)
+    start = checked_integer("start", start)
     return [
         v if type(v) is str else (field_text(v, field, start + i) or "")
         for i, v in enumerate(values)

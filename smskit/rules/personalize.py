@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.fields import FIELD_RE, field_text, used_fields
+from smskit.rules.ranges import checked_integer
 from smskit.rules.text import check_str
 
 if TYPE_CHECKING:
@@ -192,8 +193,7 @@ def render_all(template: str, recipients: Any, *, start: int = 0) -> pd.Series:
     """
     import pandas as pd
 
-    if isinstance(start, bool) or not isinstance(start, int) or start < 0:
-        raise ValidationError("start", "must be a row number (an integer >= 0)", value=start)
+    start = checked_integer("start", start, low=0)
     texts, index, missing = render_columns(template, recipients, start)
     _warn_missing(missing)
     return pd.Series(texts, index=index, name="text", dtype="str")

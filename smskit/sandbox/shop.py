@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from smskit.errors import ValidationError
 from smskit.rules.orders import window_of
+from smskit.rules.ranges import checked_share
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -46,9 +47,7 @@ class SeededShop:
 
     def __post_init__(self) -> None:
         for name in ("baseline", "lift"):
-            share = getattr(self, name)
-            if not 0 <= share <= 1:
-                raise ValidationError(name, "must be a probability, between 0 and 1", value=share)
+            object.__setattr__(self, name, checked_share(name, getattr(self, name)))
         if self.baseline + self.lift > 1:
             raise ValidationError("lift", "baseline + lift must be at most 1", value=self.lift)
         if self.mean_amount <= 0 or self.repeat < 0 or self.noise < 0 or self.strangers < 0:

@@ -20,6 +20,7 @@ from smskit.client import frames
 from smskit.client.dtypes import CREDIT_PRODUCT_DTYPE, MISSING, TOTAL
 from smskit.client.models import Draft
 from smskit.errors import ValidationError
+from smskit.rules.ranges import checked_integer
 from smskit.rules.timezone import account_time_zone
 from smskit.views.plotly_extra import TEMPLATE, importing_plotly, plain_ints
 
@@ -169,8 +170,7 @@ def hlr_networks(results: Any, *, top: int = 15, title: str | None = None) -> go
     them; ties in the table's order; numbers without a network are
     "no network (country)"), the others summed in one last bar that says how many they are.
     """
-    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
-        raise ValidationError("top", "a whole number of networks, 1 or more", value=top)
+    top = checked_integer("top", top, low=1)
     frame = _hlr(results)
     table = frames.breakdown(frame, ("network", "line_status"))["count"].drop(TOTAL, level=0)
     per_network = table.groupby(level=[0, 1], sort=False).sum()
@@ -261,8 +261,7 @@ def credits_bar(
     Credits are what the whole balance buys in one country, so they do not add up across
     countries: the grouped bar is the others' median, its whiskers their lowest and highest.
     """
-    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
-        raise ValidationError("top", "a whole number of countries, 1 or more", value=top)
+    top = checked_integer("top", top, low=1)
     tidy = _credits(credits)
     chosen = _products(products)
     wide = tidy.pivot(index="country_code", columns="product", values="credits")

@@ -16,14 +16,13 @@ never given a value.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit._extras import import_stats
 from smskit.errors import ValidationError
-from smskit.rules.ranges import checked_probability
+from smskit.rules.ranges import checked_probability, exact_integer, real_number
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -117,8 +116,10 @@ def compare_counts(
     import_stats("statsmodels.stats.proportion", "Experiment.compare()")
     alpha = checked_probability("alpha", alpha)
     power = checked_probability("power", power)
-    if isinstance(lift, bool) or not isinstance(lift, int | float) or not math.isfinite(lift):
+    relative = real_number(lift)
+    if relative is None or not math.isfinite(relative):
         raise ValidationError("lift", "must be a finite number (relative: 0.1 is +10%)", value=lift)
+    lift = relative
     if lift <= -1 or lift == 0:
         raise ValidationError("lift", "must be above -1 and not 0", value=lift)
     if correction not in CORRECTIONS:
@@ -159,11 +160,12 @@ def _counts_frame(counts: Mapping[str, Mapping[str, int]] | pd.DataFrame) -> pd.
         row: dict[str, Any] = {"arm": arm}
         for name in columns:
             value = values.get(name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+            count = exact_integer(value)
+            if count is None or count < 0:
                 raise ValidationError(
                     f"counts.{arm}.{name}", "must be a whole number >= 0", value=value
                 )
-            row[name] = int(value)
+            row[name] = count
         for name in columns[1:]:
             if row[name] > row["sent"]:
                 raise ValidationError(

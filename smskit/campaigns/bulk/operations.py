@@ -30,6 +30,7 @@ from smskit.errors import SmskitError, ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.fields import DYNAMIC_FIELDS, RULE_UNENCODABLE, unencodable_at
 from smskit.rules.missing import is_missing
+from smskit.rules.ranges import checked_seconds
 from smskit.rules.recipients import (
     REGION_COLUMN,
     Recipients,
@@ -109,10 +110,7 @@ class _HLRJob:
     ) -> None:
         chunk_size = check_chunk_size(chunk_size, _spec.HLR_MAX)
         concurrency = check_concurrency(concurrency)
-        if max_age is not None and (
-            isinstance(max_age, bool) or not isinstance(max_age, int | float) or max_age < 0
-        ):
-            raise ValidationError("max_age", "must be seconds >= 0 or None", value=max_age)
+        max_age = None if max_age is None else checked_seconds("max_age", max_age)
         self.inputs, self.checks = _normalised(numbers, "numbers", default_region)
         self.chunk_size = chunk_size
         self.concurrency = concurrency
