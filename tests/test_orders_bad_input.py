@@ -2,7 +2,7 @@
 conversions and lift, attribution, send times, an experiment's conversions and lift, a Dask
 result's conversions and lift with pandas, Arrow or Dask orders): each defect is refused
 naming the column, the row and the rule, never dropped; a window that is not a positive
-duration (or a text without its unit: "5") is refused."""
+duration (or a text without its unit: "5") is refused, and so is a column the orders repeat."""
 
 from __future__ import annotations
 
@@ -94,7 +94,8 @@ def test_every_entry_point_refuses_bad_orders_naming_field_row_and_rule(
     """Any one defect at any row, in pandas or Arrow (or a Dask frame of either), through
     every entry point (a campaign's, an experiment's, a Dask campaign's): a ValidationError
     naming orders.<column>, the row of the whole table (none for a missing column) and the
-    rule; send times, which reads no amounts, refuses every other defect the same way."""
+    rule; send times, which reads no amounts, refuses every other defect the same way; a
+    column the orders repeat is refused naming it by each entry point."""
     text = "Promo STOP au 36173"
     with smskit.Client(sandbox=sandbox) as client:
         result = Campaign(client, NUMBERS, text=text, sender="Shop",
@@ -168,3 +169,9 @@ def test_every_entry_point_refuses_bad_orders_naming_field_row_and_rule(
             with pytest.raises(ValidationError) as caught:
                 call(good, window)
             assert (caught.value.field, caught.value.rule) == ("window", rule), name
+    twice = pd.concat([good, good[["ordered_at"]]], axis=1)  # a column the table repeats
+    for name, call in points.items():
+        with pytest.raises(ValidationError) as caught:
+            call(twice, "5D")
+        assert caught.value.field == "orders.ordered_at", name
+        assert "more than once" in caught.value.rule, name

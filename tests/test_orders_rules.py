@@ -143,6 +143,26 @@ def test_a_decimal_that_is_no_amount_is_refused_at_its_row(bad: Decimal) -> None
     assert (caught.value.field, caught.value.position) == ("orders.amount", 1)
 
 
+@pytest.mark.parametrize("column", ["ordered_at", "amount", "phone_number", "country"])
+def test_a_column_the_orders_repeat_is_refused_naming_it(column: str) -> None:
+    """A column the reader reads that a pandas or Arrow table repeats is refused naming it
+    (which one holds the values?), never a raw error nor either one picked; a repeated
+    column the reader does not read is left alone."""
+    names = ["phone_number", "ordered_at", "amount", "country", column]
+    arrays = [pa.array(["+33612345678"]), pa.array(["2026-01-01T10:00:00Z"]),
+              pa.array([1.0]), pa.array(["FR"])]  # fmt: skip
+    arrays.append(arrays[names.index(column)])
+    arrow = pa.Table.from_arrays(arrays, names=names)
+    frame = pd.DataFrame([[a[0].as_py() for a in arrays]], columns=names)
+    for table in (arrow, frame):
+        with pytest.raises(ValidationError) as caught:
+            order_frame(table, ["phone_number", "country", "ordered_at", "amount"])
+        assert caught.value.field == f"orders.{column}"
+        assert "more than once" in caught.value.rule
+        read = order_frame(table, [name for name in names if name != column])
+        assert column not in read.columns
+
+
 def test_amount_texts_read_as_numbers() -> None:
     """Amounts written as numeric text are read as the same numbers."""
     frame = pd.DataFrame({"amount": ["12.50", "0", "3"]})

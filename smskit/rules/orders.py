@@ -28,7 +28,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
-from smskit.rules.arrowinput import arrow_library
+from smskit.rules.arrowinput import arrow_library, check_names
 from smskit.rules.recipients import REGION_COLUMN, RULE_FLOAT, first_float, number_codes
 
 if TYPE_CHECKING:
@@ -93,7 +93,8 @@ def window_of(window: Any, field: str = "window") -> pd.Timedelta:
 
 def order_frame(orders: Any, columns: Sequence[str], field: str = "orders") -> pd.DataFrame:
     """The ``columns`` ``orders`` has, as a pandas DataFrame (a pandas, pyarrow or polars
-    table; strings stay Arrow strings); anything else is refused."""
+    table; strings stay Arrow strings); anything else is refused, and so is one of
+    ``columns`` the table repeats (which one holds the values?)."""
     import pandas as pd
 
     library = arrow_library(orders)
@@ -105,6 +106,7 @@ def order_frame(orders: Any, columns: Sequence[str], field: str = "orders") -> p
             table = pa.Table.from_batches([table])
         if not isinstance(table, pa.Table):
             raise ValidationError(field, "must be a table of orders", value=type(orders).__name__)
+        check_names(table.column_names, field, columns, "table.rename_columns([...])")
         wanted = [name for name in columns if name in table.column_names]
         text = pd.StringDtype("pyarrow")
         strings = {pa.string(): text, pa.large_string(): text}
@@ -116,6 +118,7 @@ def order_frame(orders: Any, columns: Sequence[str], field: str = "orders") -> p
             "read partition by partition by the campaign result)",
             value=type(orders).__name__,
         )
+    check_names(orders.columns, field, columns, "frame.loc[:, ~frame.columns.duplicated()]")
     return orders[[name for name in dict.fromkeys(columns) if name in orders.columns]]
 
 
