@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -319,6 +321,15 @@ def test_wait_returns_the_count_or_times_out(inbox: Inbox, post: Any) -> None:
     sender.join()
     with pytest.raises(ValidationError, match="n"):
         inbox.wait(-1)
+
+
+def test_an_infinite_timeout_waits_for_ever(inbox: Inbox, post: Any) -> None:
+    """wait(n, timeout=math.inf), which checked_seconds takes, waits until the nth reply
+    (threading's own wait refuses so long a timeout with an OverflowError)."""
+    sender = threading.Thread(target=lambda: (time.sleep(0.2), post(callback("inf"))))
+    sender.start()
+    assert inbox.wait(1, timeout=math.inf) == 1
+    sender.join()
 
 
 def test_file_inbox_keeps_replies_and_its_url_across_runs(tmp_path: Path) -> None:

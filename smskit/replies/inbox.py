@@ -497,8 +497,10 @@ class Inbox(Served):
         def count() -> int:
             return store.count if kind == "reply" else store.kinds[kind]
 
+        # threading refuses a timeout past TIMEOUT_MAX (~292 years): that long is for ever
+        bounded = None if timeout >= threading.TIMEOUT_MAX else timeout
         with store.changed:
-            if not store.changed.wait_for(lambda: count() >= n, timeout):
+            if not store.changed.wait_for(lambda: count() >= n, bounded):
                 what = "replies" if kind == "reply" else f"{kind} callbacks"
                 raise TimeoutError(f"only {count()} of {n} {what} arrived within {timeout} s")
             return count()
