@@ -18,13 +18,25 @@ included), timed by wrapping both for this run.
 
     .venv/bin/python benchmarks/bench_callbacks.py             # 3,000 posts, 5,000 recipients
     .venv/bin/python benchmarks/bench_callbacks.py --posts 1000 --recipients 1000
+
+3. ``--against DIR`` (another checkout, e.g. the code before a change): the whole send alone,
+   in fresh processes taking turns, this checkout then ``DIR``, for ``--rounds`` rounds: the
+   wait for every callback (wall), the process's CPU in it (sender and Inbox together, one
+   interpreter), callbacks per second and CPU per callback, and the attempts' statuses
+   (every one should be 200).
+
+    .venv/bin/python benchmarks/bench_callbacks.py --against ../before --rounds 3
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import json
+import os
 import platform
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -110,7 +122,7 @@ def timed(owner: Any, name: str, spent: list[float]) -> None:
     setattr(owner, name, wrapper)
 
 
-def whole_send(recipients: int, directory: Path) -> dict[str, float]:
+def whole_send(recipients: int, directory: Path) -> dict[str, Any]:
     """A campaign's send, its callbacks into a file Inbox, and the outcomes join."""
     import smskit
     from smskit.replies import Inbox, inbox, receiver
@@ -131,9 +143,10 @@ def whole_send(recipients: int, directory: Path) -> dict[str, float]:
         start = time.perf_counter()
         campaign = smskit.Campaign(client, numbers, text=TEXT, sender="Shop", name="bench")
         result = campaign.send(journal=directory / "journal.sqlite", progress=False)
-        sent = time.perf_counter()
+        sent, cpu = time.perf_counter(), time.process_time()
         sb.wait_for_deliveries(timeout=600)
-        delivered = time.perf_counter()
+        delivered, cpu = time.perf_counter(), time.process_time() - cpu
+        log = sb.deliveries()
         status = box.delivery_status()
         counted = time.perf_counter()
         outcomes = result.outcomes(box)
@@ -146,6 +159,9 @@ def whole_send(recipients: int, directory: Path) -> dict[str, float]:
         "callbacks": callbacks,
         "deliveries_s": delivered - sent,
         "callbacks_per_s": callbacks / (delivered - sent),
+        "attempts": len(log),
+        "deliveries_cpu_s": cpu,  # the process's: the sandbox's sender and the Inbox together
+        "statuses": dict(collections.Counter(log["status"].astype(str))),
         "parse_ms": parsing[0] / max(parsing[1], 1) * 1e3,
         "store_ms": storing[0] / max(storing[1], 1) * 1e3,
         "delivery_status_s": counted - delivered,
@@ -153,11 +169,48 @@ def whole_send(recipients: int, directory: Path) -> dict[str, float]:
     }
 
 
+def compare(against: str, rounds: int, recipients: int) -> None:
+    """The delivery phase in fresh processes, this checkout and ``against`` taking turns."""
+    here = str(Path(__file__).resolve().parent.parent)
+    roots = {"this checkout": here, "against": str(Path(against).resolve())}
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in roots}
+    print(f"\ndelivery phase, {recipients} recipients, {rounds} rounds ({roots['against']}):")
+    for round_ in range(rounds):
+        for name, root in roots.items():
+            env = {**os.environ, "PYTHONPATH": root}
+            command = [sys.executable, __file__, "--phase", str(recipients)]
+            out = subprocess.run(command, env=env, cwd=root, check=True, capture_output=True)
+            found = json.loads(out.stdout.decode().splitlines()[-1])
+            runs[name].append(found)
+            wall, cpu = found["deliveries_s"], found["deliveries_cpu_s"]
+            per_s, cpu_ms = found["attempts"] / wall, cpu / found["attempts"]
+            print(f"  round {round_ + 1} {name:<14} {found['attempts']} attempts in "
+                  f"{wall:5.2f} s ({per_s:4.0f}/s), CPU {cpu:5.2f} s "
+                  f"({cpu_ms * 1e3:.2f} ms each), load {os.getloadavg()[0]:.1f}, "
+                  f"{found['statuses']}")  # fmt: skip
+    for name, found in runs.items():
+        walls = sorted(f["deliveries_s"] / f["attempts"] for f in found)
+        cpus = sorted(f["deliveries_cpu_s"] / f["attempts"] for f in found)
+        print(f"  median {name:<14} {1 / walls[len(walls) // 2]:4.0f} callbacks/s, "
+              f"{cpus[len(cpus) // 2] * 1e3:.2f} ms CPU each")  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--posts", type=int, default=3000)
     parser.add_argument("--recipients", type=int, default=5000)
+    parser.add_argument("--against", help="another checkout: compare the delivery phase")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--phase", type=int, help=argparse.SUPPRESS)  # one child's run
     args = parser.parse_args()
+    if args.phase is not None:
+        with tempfile.TemporaryDirectory() as tmp:
+            print(json.dumps(whole_send(args.phase, Path(tmp))))
+        return
+    if args.against is not None:
+        print(f"{platform.python_implementation()} {platform.python_version()} on {cpu_model()}")
+        compare(args.against, args.rounds, args.recipients)
+        return
     print(f"{platform.python_implementation()} {platform.python_version()} on {cpu_model()}")
     with tempfile.TemporaryDirectory() as tmp:
         found = per_callback(args.posts, Path(tmp))

@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 
 from smskit.errors import ValidationError
 from smskit.rules.ranges import checked_integer, checked_number, checked_share
+from smskit.sandbox._posting import Poster, target
 
 MAX_ATTEMPTS = 6
 FIRST_PAUSE = 0.05  # seconds before the 2nd attempt; doubles after each failure
@@ -199,32 +200,19 @@ class Deliveries:
                 self._cond.wait(delay)
 
     def _run(self) -> None:
-        import httpx
-
-        # The bare transport, not httpx.Client: the client logs every request URL at INFO,
-        # and a callback URL carries the receiver's secret token.
-        timeout = httpx.Timeout(TIMEOUT).as_dict()
-        with httpx.HTTPTransport() as transport:
+        # http.client, not httpx: see smskit.sandbox._posting (it also never logs the URL,
+        # which carries the receiver's secret token).
+        poster = Poster(TIMEOUT)
+        try:
             while (taken := self._next_job()) is not None:
                 job, generation = taken
                 job.attempts += 1
                 attempted_at = datetime.now(UTC).isoformat(timespec="milliseconds")
-                request = httpx.Request(
-                    "POST",
-                    job.url,
-                    content=(body := json.dumps(job.body).encode("utf-8")),
-                    headers=self._headers(body),
-                    extensions={"timeout": timeout},
-                )
-                try:
-                    response = transport.handle_request(request)
-                    response.read()
-                    response.close()
-                except httpx.HTTPError as exc:
-                    status, delivered = type(exc).__name__, False
-                else:
-                    status, delivered = str(response.status_code), response.status_code == 200
-                self._finish_attempt(job, generation, attempted_at, status, delivered)
+                body = json.dumps(job.body).encode("utf-8")
+                status = poster.post(target(job.url), body, self._headers(body))
+                self._finish_attempt(job, generation, attempted_at, status, status == "200")
+        finally:
+            poster.close()
 
     def _headers(self, body: bytes) -> dict[str, str]:
         headers = {"content-type": "application/json"}
