@@ -1,11 +1,16 @@
 """The README and every page of docs/ stand on their own: each document they cite or link
 is in the checkout (the gateway's specification is quoted where relied on, never cited as a
-file the reader does not have)."""
+file the reader does not have), and each command they quote runs."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
+
+import click
+
+from smskit.cli.main import cli
 
 REPO = Path(__file__).resolve().parent.parent
 PAGES = (REPO / "README.md", *sorted((REPO / "docs").glob("*.md")))
@@ -14,6 +19,12 @@ PAGES = (REPO / "README.md", *sorted((REPO / "docs").glob("*.md")))
 CITED_DOCUMENT = re.compile(r"(?<![\w/.-])((?:\.\./|[\w.-]+/)*[\w.-]+\.md)\b")
 LINK = re.compile(r"\]\((?!https?:|mailto:|#)([^)\s#]+)")
 COMMENT = re.compile(r"<!--.*?-->", re.S)  # notes to the editors, not shown to a reader
+# Code as a page shows it (a fenced block, or a span, which may wrap), the smskit commands
+# in it with what follows on their line, and the modules run with python -m.
+CODE = re.compile(r"```.*?```|`[^`]+`", re.S)
+COMMAND = re.compile(r"(?:^|[\s`$(])(?:python -m )?smskit((?: [a-z][\w-]*)+)([^\n#`]*)", re.M)
+FLAG = re.compile(r"(?<![\w-])--[a-z][\w-]*")
+MODULE = re.compile(r"python -m ([\w.]+)")
 
 
 def _missing(page: Path, text: str) -> list[str]:
@@ -139,3 +150,62 @@ def test_every_guide_is_in_the_sites_contents() -> None:
     }
     guides = {page.stem for page in (REPO / "docs").glob("*.md")} - {"index"}
     assert guides - listed == set()
+
+
+def _unrunnable(text: str) -> list[str]:
+    """What the code of ``text`` quotes that does not run: a module ``python -m`` cannot
+    run (none, or a package without ``__main__``), a ``smskit`` subcommand the CLI lacks,
+    or a flag its command does not take."""
+    wrong: list[str] = []
+    for code in CODE.findall(COMMENT.sub("", text)):
+        code = re.sub(r"\\?\n\s*(?=\[|--)", " ", code)  # a command wrapped onto the next line
+        for module in MODULE.findall(code):
+            spec = importlib.util.find_spec(module)
+            package = spec is not None and spec.submodule_search_locations is not None
+            if spec is None or (package and importlib.util.find_spec(f"{module}.__main__") is None):
+                wrong.append(f"python -m {module}")
+        for found in COMMAND.finditer(code):
+            command: click.Command = cli
+            words = ["smskit"]
+            for word in found.group(1).split():
+                if not isinstance(command, click.Group):
+                    break
+                if word not in command.commands:
+                    wrong.append(" ".join([*words, word]))
+                    break
+                command, words = command.commands[word], [*words, word]
+            if isinstance(command, click.Group):
+                continue
+            takes = {flag for p in command.params for flag in (*p.opts, *p.secondary_opts)}
+            for flag in FLAG.findall(found.group(2)):
+                if flag not in takes | {"--help"}:
+                    wrong.append(f"{' '.join(words)} {flag}")
+    return wrong
+
+
+def test_every_command_a_page_quotes_runs() -> None:
+    """Each `python -m` module, `smskit` subcommand and flag the README or a docs/ page
+    shows in code exists: a reader who copies it is not told "no module named" or "no such
+    option" (docs/sandbox.md showed `python -m smskit.sandbox` after it moved)."""
+    wrong = {
+        str(page.relative_to(REPO)): found
+        for page in PAGES
+        if (found := _unrunnable(page.read_text(encoding="utf-8")))
+    }
+    assert wrong == {}
+
+
+def test_the_command_check_sees_what_does_not_run() -> None:
+    """A package without __main__, an unknown subcommand and an unknown flag (on a wrapped
+    line too) are caught; commands, flags and modules that exist are not."""
+    text = (
+        "`python -m smskit.sandbox --port 0`, `python -m smskit sandbox --port 0`, "
+        "`smskit campaign statuss`, ```\nsmskit send --to +33612345678 --yes --frobnicate\n```"
+        " `smskit sandbox --host 127.0.0.1\n  [--seed N] [--colour]`, `python -m pytest`"
+    )
+    assert _unrunnable(text) == [
+        "python -m smskit.sandbox",
+        "smskit campaign statuss",
+        "smskit send --frobnicate",
+        "smskit sandbox --colour",
+    ]
