@@ -72,6 +72,35 @@ def test_models_share_each_order_as_they_say(rows: list[tuple[str, int]]) -> Non
     assert totals["any_touch"] == pytest.approx(pairs)
 
 
+@settings(deadline=None, max_examples=40)
+@given(st.lists(ORDER, max_size=25), st.lists(st.sampled_from(["daily", "x"]), min_size=3,
+                                              max_size=3))  # fmt: skip
+def test_campaigns_sharing_a_name_are_credited_apart(
+    rows: list[tuple[str, int]], names: list[str]
+) -> None:
+    """Campaigns told apart by their journals are credited as campaigns of distinct names
+    are, row for row, whatever names they share (a campaign sent again under its name, a
+    daily --name): an order is never credited to a name twice, nor a campaign's totals
+    merged with another's."""
+    orders = pd.DataFrame({
+        "phone_number": [r[0] for r in rows],
+        "ordered_at": pd.to_datetime([T0 + pd.Timedelta(seconds=r[1]) for r in rows], utc=True),
+        "amount": [1.0 + i for i in range(len(rows))],
+    })  # fmt: skip
+    apart = attribute(touches(), CAMPAIGNS, orders, window="3D", models=MODELS)
+    journal = {"a": "a.journal.sqlite", "b": "b.journal.sqlite", "c": "c.journal.sqlite"}
+    renamed = dict(zip("abc", names, strict=True))
+    shared = touches().assign(journal=lambda t: t["campaign"].map(journal))
+    campaigns = CAMPAIGNS.assign(journal=CAMPAIGNS["campaign"].map(journal))
+    same = attribute(
+        shared.assign(campaign=shared["campaign"].map(renamed)),
+        campaigns.assign(campaign=campaigns["campaign"].map(renamed)),
+        orders, window="3D", models=MODELS,
+    )  # fmt: skip
+    assert list(same["campaign"]) == [renamed[c] for c in apart["campaign"]]
+    pd.testing.assert_frame_equal(same.drop(columns="campaign"), apart.drop(columns="campaign"))
+
+
 def test_last_first_and_linear_on_one_order() -> None:
     """An order following a and b goes to b (last), a (first), half each (linear)."""
     orders = pd.DataFrame({"phone_number": [NUMBERS[2]], "amount": [30.0],

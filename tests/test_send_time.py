@@ -37,6 +37,29 @@ def test_rates_by_hour_and_weekday(fresh_sandbox: Sandbox, tmp_path: Path) -> No
     assert len(weekdays) == 7 and weekdays.loc[started.day_name(), "campaigns"] == 1
 
 
+def test_two_campaigns_of_one_name_each_count_their_own_conversions(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Two journals of campaigns named alike (a name sent again, a daily --name): each order
+    is counted once per campaign that touched its number, as attribution's any_touch credits
+    it, never merged by name (two orders to one campaign's recipients made 4 each)."""
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        first, again = (
+            Campaign(
+                client, numbers, text="Alerte", sender="Ops", purpose="alert", name="daily"
+            ).send(journal=tmp_path / f"{stem}.journal.sqlite", progress=False)
+            for stem, numbers in (("daily", ["+33610000001"]), ("daily-2", ["+33610000002"]))
+        )
+    later = max(first.sent_at, again.sent_at) + pd.Timedelta("1h")
+    orders = pd.DataFrame({"phone_number": ["+33610000001", "+33610000001"],
+                           "amount": [5.0, 7.0], "ordered_at": [later, later]})  # fmt: skip
+    table = send_times(tmp_path, orders=orders, time_zone="UTC")
+    assert table["campaigns"].sum() == 2 and table["conversions"].sum() == 2
+    credit = smskit.campaigns.attribution(orders, journals=tmp_path, models=["any_touch"])
+    by_journal = dict(zip(credit["revenue"], credit["conversions"], strict=True))
+    assert list(credit["campaign"]) == ["daily", "daily"] and by_journal == {12.0: 2, 0.0: 0}
+
+
 def test_unknown_slot_is_refused() -> None:
     """by= must be hour or weekday."""
     with pytest.raises(ValidationError, match="hour"):

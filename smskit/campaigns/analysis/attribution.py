@@ -21,9 +21,11 @@ An order *follows* a touch when its number is the recipient's and its instant is
 - ``any_touch``: all of it to every touch (each campaign's view of itself; totals over
   campaigns count an order more than once).
 
-Ties (two touches at the same instant) go to the campaign whose journal sorts first. None of
-the models says what would have happened without the messages: that is a holdout's question
-(:mod:`smskit.campaigns.analysis.lift`).
+Ties (two touches at the same instant) go to the campaign whose journal sorts first. A
+campaign is its journal, not its name: two campaigns of one name (a named campaign sent again
+after its embedded sandbox ended is journaled in ``<name>-2``; a daily ``--name`` from cron)
+are credited apart, each on its own row. None of the models says what would have happened
+without the messages: that is a holdout's question (:mod:`smskit.campaigns.analysis.lift`).
 
 May import the analysis room's ledger, results and outcomes, ``smskit.rules`` and
 ``smskit.errors``.
@@ -94,9 +96,10 @@ def _models(model: str | None, models: Sequence[str] | None) -> list[str]:
 def campaign_touches(
     journals: Any = None, *, window_from: str = "send", inbox: Any = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The touches of the ledger's campaigns (``campaign``, ``phone_number``, ``touched_at``
-    in UTC nanoseconds, where each window starts: ``window_from``, see the module docstring)
-    and one row per campaign (``campaign``, ``recipients`` accepted, ``cost`` billed).
+    """The touches of the ledger's campaigns (``campaign``, ``journal``, ``phone_number``,
+    ``touched_at`` in UTC nanoseconds, where each window starts: ``window_from``, see the
+    module docstring) and one row per campaign (``campaign``, ``journal``: what tells two
+    campaigns of one name apart, ``recipients`` accepted, ``cost`` billed).
     ``inbox``: the callbacks' store, as :func:`smskit.campaigns.history` reads it (needed for
     ``click``). A journal that cannot be read this way, or was never sent, is left out with
     a warning naming it."""
@@ -128,10 +131,12 @@ def campaign_touches(
             continue
         sent = sent_recipients(result.to_frame())
         numbers, times = _touches(result, sent, sent_at, window_from, callbacks)
-        parts.append(pd.DataFrame({"campaign": result.name, "phone_number": numbers,
-                                   "touched_at": times}))  # fmt: skip
+        parts.append(pd.DataFrame({"campaign": result.name, "journal": str(path),
+                                   "phone_number": numbers, "touched_at": times}))  # fmt: skip
         cost = float(result.summary()["cost"].iloc[0])
-        rows.append({"campaign": result.name, "recipients": len(sent), "cost": cost})
+        rows.append(
+            {"campaign": result.name, "journal": str(path), "recipients": len(sent), "cost": cost}
+        )
     if skipped:
         warnings.warn(
             "attribution leaves out journals it cannot read as a sent campaign: "
@@ -139,9 +144,10 @@ def campaign_touches(
             UserWarning,
             stacklevel=3,
         )
-    columns = {"campaign": [], "phone_number": [], "touched_at": np.zeros(0, dtype="int64")}
+    columns = {"campaign": [], "journal": [], "phone_number": [],
+               "touched_at": np.zeros(0, dtype="int64")}  # fmt: skip
     touches = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns)
-    return touches, pd.DataFrame(rows, columns=["campaign", "recipients", "cost"])
+    return touches, pd.DataFrame(rows, columns=["campaign", "journal", "recipients", "cost"])
 
 
 def _touches(
@@ -189,7 +195,9 @@ def attribute(
     default_region: str | None = DEFAULT_REGION,
 ) -> pd.DataFrame:
     """:func:`attribution` over given ``touches`` and ``campaigns`` (see
-    :func:`campaign_touches`): one row per model and campaign."""
+    :func:`campaign_touches`): one row per model and campaign, in the order of
+    ``campaigns``. A campaign is its ``journal`` when both frames have that column (two
+    campaigns may share a name), else its ``campaign`` name."""
     import numpy as np
     import pandas as pd
 
@@ -202,24 +210,23 @@ def attribute(
     touch_digits = order_numbers(
         touches[["phone_number"]], "phone_number", np.arange(len(touches)), None, "touches"
     )
+    key = "journal" if {"journal"} <= {*touches.columns} & {*campaigns.columns} else "campaign"
     pairs = pd.DataFrame({"order": rows, "digits": digits}).merge(
-        pd.DataFrame(
-            {"digits": touch_digits, "campaign": touches["campaign"].to_numpy(), "touch": times}
-        ),
+        pd.DataFrame({"digits": touch_digits, "key": touches[key].to_numpy(), "touch": times}),
         on="digits",
     )
     when = instants[pairs["order"].to_numpy()]
     pairs = pairs[(when >= pairs["touch"].to_numpy()) & (when < pairs["touch"].to_numpy() + span)]
-    order = {name: i for i, name in enumerate(campaigns["campaign"])}
-    pairs = pairs.assign(rank=pairs["campaign"].map(order))
+    order = {name: i for i, name in enumerate(campaigns[key])}
+    pairs = pairs.assign(rank=pairs["key"].map(order))
     pairs = pairs.sort_values(["order", "touch", "rank"], kind="stable")
     out = []
     for model in models:
         credited = _credited(pairs, model)
         credited = credited.assign(revenue=credited["weight"] * amounts[credited["order"]])
-        sums = credited.groupby("campaign")[["weight", "revenue"]].sum()
-        table = campaigns.set_index("campaign").join(sums).fillna({"weight": 0.0, "revenue": 0.0})
-        table = table.rename(columns={"weight": "conversions"}).reset_index()
+        sums = credited.groupby("key")[["weight", "revenue"]].sum()
+        table = campaigns.join(sums, on=key).fillna({"weight": 0.0, "revenue": 0.0})
+        table = table.rename(columns={"weight": "conversions"}).reset_index(drop=True)
         table.insert(0, "model", model)
         out.append(table)
     result = pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=ATTRIBUTION_COLUMNS)
@@ -233,18 +240,18 @@ def attribute(
 
 
 def _credited(pairs: pd.DataFrame, model: str) -> pd.DataFrame:
-    """Each (order, campaign) credit of ``model``: ``order``, ``campaign``, ``weight``;
-    ``pairs`` sorted by order, then touch instant, then campaign."""
+    """Each (order, campaign) credit of ``model``: ``order``, ``key`` (the campaign),
+    ``weight``; ``pairs`` sorted by order, then touch instant, then campaign."""
     grouped = pairs.groupby("order", sort=False)
     if model == "last_touch":
         chosen = grouped.tail(1).assign(weight=1.0)
     elif model == "first_touch":
         chosen = grouped.head(1).assign(weight=1.0)
     elif model == "linear":
-        chosen = pairs.assign(weight=1.0 / grouped["campaign"].transform("size"))
+        chosen = pairs.assign(weight=1.0 / grouped["key"].transform("size"))
     else:
         chosen = pairs.assign(weight=1.0)
-    return chosen[["order", "campaign", "weight"]]
+    return chosen[["order", "key", "weight"]]
 
 
 def attribution(

@@ -91,5 +91,7 @@ def _conversions(
         touches, campaigns, orders, window=window, models=("any_touch",), at=at, value=None,
         number=number,
     )  # fmt: skip
-    per_campaign = dict(zip(credited["campaign"], credited["conversions"], strict=True))
-    return pd.array([per_campaign.get(name) for name in ledger["name"]], dtype="Float64")
+    # one row per campaign in the order of ``campaigns``; a campaign is its journal (two
+    # campaigns may share a name)
+    per_journal = dict(zip(campaigns["journal"], credited["conversions"], strict=True))
+    return pd.array([per_journal.get(path) for path in ledger["journal"]], dtype="Float64")
