@@ -95,7 +95,8 @@ def test_every_entry_point_refuses_bad_orders_naming_field_row_and_rule(
     every entry point (a campaign's, an experiment's, a Dask campaign's): a ValidationError
     naming orders.<column>, the row of the whole table (none for a missing column) and the
     rule; send times, which reads no amounts, refuses every other defect the same way; a
-    column the orders repeat is refused naming it by each entry point."""
+    column the orders repeat is refused naming it by each entry point, and a Dask frame by
+    each that reads a table, saying to compute it."""
     text = "Promo STOP au 36173"
     with smskit.Client(sandbox=sandbox) as client:
         result = Campaign(client, NUMBERS, text=text, sender="Shop",
@@ -175,3 +176,8 @@ def test_every_entry_point_refuses_bad_orders_naming_field_row_and_rule(
             call(twice, "5D")
         assert caught.value.field == "orders.ordered_at", name
         assert "more than once" in caught.value.rule, name
+    for name, call in points.items():  # a Dask frame where a table is read: .compute() it
+        if not name.startswith("dask"):
+            with pytest.raises(ValidationError) as caught:
+                call(partitioned(good), "5D")
+            assert ".compute() it first" in caught.value.rule, name

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -161,6 +162,26 @@ def test_a_column_the_orders_repeat_is_refused_naming_it(column: str) -> None:
         assert "more than once" in caught.value.rule
         read = order_frame(table, [name for name in names if name != column])
         assert column not in read.columns
+
+
+def test_orders_not_a_table_are_refused_saying_what_to_pass(tmp_path: Path) -> None:
+    """A Dask DataFrame given where a table is read is refused naming .compute() and the
+    Dask campaign's result (not 'must be a DataFrame'); a CSV path (str or Path) naming
+    the reading first; anything else as not a table."""
+    import dask.dataframe as dd
+
+    path = tmp_path / "orders.csv"
+    path.write_text("phone_number,ordered_at,amount\n+33612345678,2026-01-01T10:00:00Z,1\n")
+    wanted = {
+        "dask": (dd.from_pandas(pd.read_csv(path), npartitions=1), ".compute() it first"),
+        "str": (str(path), "read the file first"),
+        "path": (path, "read the file first"),
+        "list": ([{"amount": 1.0}], "must be a table of orders"),
+    }
+    for kind, (orders, says) in wanted.items():
+        with pytest.raises(ValidationError) as caught:
+            order_frame(orders, ["amount"])
+        assert caught.value.field == "orders" and says in caught.value.rule, kind
 
 
 def test_amount_texts_read_as_numbers() -> None:

@@ -112,14 +112,25 @@ def order_frame(orders: Any, columns: Sequence[str], field: str = "orders") -> p
         strings = {pa.string(): text, pa.large_string(): text}
         return table.select(wanted).to_pandas(types_mapper=strings.get)
     if not isinstance(orders, pd.DataFrame):
-        raise ValidationError(
-            field,
-            "must be a table of orders: a pandas, pyarrow or polars DataFrame (a Dask one is "
-            "read partition by partition by the campaign result)",
-            value=type(orders).__name__,
-        )
+        raise ValidationError(field, _not_a_table(orders), value=type(orders).__name__)
     check_names(orders.columns, field, columns, "frame.loc[:, ~frame.columns.duplicated()]")
     return orders[[name for name in dict.fromkeys(columns) if name in orders.columns]]
+
+
+def _not_a_table(orders: Any) -> str:
+    """Why ``orders`` is refused, and what to pass instead."""
+    import os
+
+    rule = "must be a table of orders: a pandas, pyarrow or polars DataFrame"
+    if hasattr(type(orders), "__dask_graph__"):
+        return (
+            f"{rule}; a Dask DataFrame is read partition by partition only by a Dask "
+            "campaign's result (smskit.dask.Campaign(...).send().conversions or .lift): "
+            "here, .compute() it first"
+        )
+    if isinstance(orders, str | os.PathLike):
+        return f"{rule}, not a file's path: read the file first (pandas.read_csv, read_parquet)"
+    return rule
 
 
 def _column(frame: pd.DataFrame, name: str, field: str, hint: str) -> pd.Series:
