@@ -3,12 +3,17 @@
 Owns how the sandbox's callback worker talks HTTP (the queue, retries and log are
 :mod:`smskit.sandbox._callbacks`'). Imports only the standard library.
 
-Why ``http.client`` and not httpx: a callback is one small POST to this machine, and httpx's
-request and response models, URL parser and connection pool cost about twice the CPU of the
-whole exchange here (docs/benchmarks.md, "Sandbox callbacks"), paid ~12,000 times by a
-5,000-recipient campaign with its delivery reports. Each URL is parsed once (:func:`target`);
-each worker keeps one connection per origin and reuses it while the receiver keeps it open.
-Nothing here logs, so the token in a callback URL is never written anywhere.
+Why not httpx: a callback is one small POST to this machine, and httpx's request and
+response models, URL parser and connection pool cost more CPU than the receiver's whole
+answer here (docs/benchmarks.md, "Sandbox callbacks: the sender's share"), paid ~12,000
+times by a 5,000-recipient campaign with its delivery reports. So each URL is split once
+(:func:`target`, which also gives the request's first lines); a request is written in one
+``sendall`` (headers and body in one segment: ``http.client`` sends them in two, and the
+receiver then wakes twice); the answer is read by the standard library's
+``http.client.HTTPResponse`` (status line, headers, a body by length, chunked or up to the
+close). Each worker keeps one connection per origin and reuses it until the receiver closes
+it, which is checked before each reuse. Nothing here logs, so the token in a callback URL is
+never written anywhere.
 
 An attempt's outcome is the HTTP status as text (``"200"``, ``"503"``) or the name of the
 failure, the same names as httpx's exceptions so the delivery log reads as before:
@@ -24,20 +29,27 @@ import functools
 import http.client
 import select
 import socket
+import ssl
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 __all__ = ["Poster", "Target", "target"]
+
+# Characters a request target may hold as they are (RFC 3986 reserved and unreserved, and
+# "%" for escapes already made); anything else (a space, a control character, non-ASCII)
+# is percent-encoded, as httpx did.
+_PATH_SAFE = "!#$%&'()*+,/:;=?@[]~-._"
 
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """A callback URL split once: where to connect, and the path (with query) to POST."""
+    """A callback URL split once: where to connect, and the request's head up to its
+    per-attempt headers."""
 
     scheme: str
     host: str
     port: int
-    path: str
+    head: bytes  # "POST <path> HTTP/1.1\r\nHost: ...\r\n"
 
 
 @functools.lru_cache(maxsize=256)
@@ -47,12 +59,17 @@ def target(url: str) -> Target:
     path = parts.path or "/"
     if parts.query:
         path = f"{path}?{parts.query}"
+    host = parts.hostname or ""
+    default = 443 if parts.scheme == "https" else 80
     try:
-        port = parts.port
+        port = parts.port or default
     except ValueError:  # a port out of range: every attempt fails to connect
         port = -1
-    default = 443 if parts.scheme == "https" else 80
-    return Target(parts.scheme, parts.hostname or "", default if port is None else port, path)
+    named = f"[{host}]" if ":" in host else host
+    if port != default:
+        named = f"{named}:{port}"
+    head = f"POST {quote(path, safe=_PATH_SAFE)} HTTP/1.1\r\nHost: {named}\r\n"
+    return Target(parts.scheme, host, port, head.encode("ascii", "replace"))
 
 
 class Poster:
@@ -60,55 +77,72 @@ class Poster:
 
     def __init__(self, timeout: float) -> None:
         self.timeout = timeout  # seconds per operation: connect, each send, each read
-        self._connections: dict[tuple[str, str, int], http.client.HTTPConnection] = {}
+        self._connections: dict[tuple[str, str, int], socket.socket] = {}
 
     def post(self, where: Target, body: bytes, headers: dict[str, str]) -> str:
-        """POST ``body``; the answer's status (``"200"``) or the failure's name."""
+        """POST ``body`` with ``headers`` (names and values of our own, never a user's);
+        the answer's status (``"200"``) or the failure's name."""
         origin = (where.scheme, where.host, where.port)
         kept = self._connections.pop(origin, None)
-        if kept is not None and (kept.sock is None or _closed_by_peer(kept)):
+        if kept is not None and _closed_by_peer(kept):
             kept.close()  # closed by the receiver while idle: open a new one
             kept = None
-        connection = kept if kept is not None else self._connect(where)
-        if isinstance(connection, str):
-            return connection
+        sock = kept if kept is not None else self._connect(where)
+        if isinstance(sock, str):
+            return sock
+        lines = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        request = b"%s%sContent-Length: %d\r\n\r\n%s" % (
+            where.head, lines.encode("latin-1"), len(body), body
+        )  # fmt: skip
         try:
-            connection.request("POST", where.path, body=body, headers=headers)
+            sock.sendall(request)
         except Exception as exc:  # any failure is an outcome to log and retry
-            return _failed(connection, "Write", exc)
+            return _failed(sock, "Write", exc)
         try:
-            response = connection.getresponse()
+            response = http.client.HTTPResponse(sock, method="POST")
+            response.begin()
             response.read()
+            response.close()  # its reader only: the socket stays open
         except Exception as exc:
-            return _failed(connection, "Read", exc)
-        self._connections[origin] = connection
+            return _failed(sock, "Read", exc)
+        if response.will_close:
+            sock.close()
+        else:
+            self._connections[origin] = sock
         return str(response.status)
 
     def close(self) -> None:
         """Close every connection (the worker is ending)."""
-        for connection in self._connections.values():
-            connection.close()
+        for sock in self._connections.values():
+            sock.close()
         self._connections.clear()
 
-    def _connect(self, where: Target) -> http.client.HTTPConnection | str:
-        connection: http.client.HTTPConnection
+    def _connect(self, where: Target) -> socket.socket | str:
         try:
             if where.port < 0:
                 raise OSError("port out of range")
-            secure = where.scheme == "https"
-            kind = http.client.HTTPSConnection if secure else http.client.HTTPConnection
-            connection = kind(where.host, where.port, timeout=self.timeout)
-            connection.connect()
+            sock = socket.create_connection((where.host, where.port), self.timeout)
         except TimeoutError:
             return "ConnectTimeout"
-        except Exception:  # refused, unreachable, TLS failed: a connect error
+        except Exception:  # refused, unreachable: a connect error
             return "ConnectError"
-        return connection
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if where.scheme != "https":
+            return sock
+        try:
+            context = ssl.create_default_context()
+            return context.wrap_socket(sock, server_hostname=where.host)
+        except TimeoutError:
+            sock.close()
+            return "ConnectTimeout"
+        except Exception:  # the TLS handshake failed (a certificate not trusted...)
+            sock.close()
+            return "ConnectError"
 
 
-def _failed(connection: http.client.HTTPConnection, phase: str, exc: Exception) -> str:
+def _failed(sock: socket.socket, phase: str, exc: Exception) -> str:
     """Close the connection (its state is unknown) and name the failure as httpx would."""
-    connection.close()
+    sock.close()
     if isinstance(exc, TimeoutError):
         return f"{phase}Timeout"
     if isinstance(exc, http.client.HTTPException):  # RemoteDisconnected too
@@ -116,12 +150,9 @@ def _failed(connection: http.client.HTTPConnection, phase: str, exc: Exception) 
     return f"{phase}Error"
 
 
-def _closed_by_peer(connection: http.client.HTTPConnection) -> bool:
+def _closed_by_peer(sock: socket.socket) -> bool:
     """Whether a kept-alive connection became readable while idle: the receiver closed it
     (or sent bytes nobody asked for); either way it cannot carry the next request."""
-    sock = connection.sock
-    if not isinstance(sock, socket.socket):
-        return True
     poller = select.poll()  # not select.select: it refuses descriptors past 1023
     poller.register(sock, select.POLLIN)
     return bool(poller.poll(0))

@@ -131,9 +131,11 @@ def test_nobody_listening_is_a_connect_error() -> None:
     assert poster.post(target(f"http://127.0.0.1:{port}/in"), BODY, HEADERS) == "ConnectError"
 
 
-def test_a_url_is_split_into_origin_and_path_with_its_query() -> None:
-    """The path keeps its query; default ports by scheme; an IPv6 host without brackets."""
-    assert target("http://127.0.0.1:8080/cb?a=1").path == "/cb?a=1"
-    assert target("https://localhost/cb").port == 443
-    assert target("http://localhost").path == "/"
-    assert (target("http://[::1]:9/x").host, target("http://[::1]:9/x").port) == ("::1", 9)
+def test_a_url_gives_the_request_head_once() -> None:
+    """Path and query kept, unsafe characters escaped, Host with its port unless default."""
+    head = target("http://127.0.0.1:8080/cb/x/inbound?a=1").head
+    assert head == b"POST /cb/x/inbound?a=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n"
+    assert target("http://localhost/a b%20c").head.startswith(b"POST /a%20b%20c HTTP/1.1\r\n")
+    assert target("http://localhost").head == b"POST / HTTP/1.1\r\nHost: localhost\r\n"
+    assert (target("https://localhost/cb").port, target("http://[::1]:9/x").host) == (443, "::1")
+    assert b"Host: [::1]:9\r\n" in target("http://[::1]:9/x").head
