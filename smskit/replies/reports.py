@@ -152,7 +152,10 @@ def _moment(body: Mapping[str, Any], field: str, flags: list[str]) -> tuple[int 
     raw = value if isinstance(value, str) and _encodable(value) else json.dumps(value)
     moment = None
     if isinstance(value, str):
-        for read in (lambda v: datetime.strptime(v, DATE_FORMAT), datetime.fromisoformat):
+        # fromisoformat first: it reads the vendor's format too, 20-40x faster than strptime
+        # (a callback's largest parsing cost), and where both read a text they agree; strptime
+        # still reads what only it accepts ("2026-11-25  10:00:00", one-digit fields).
+        for read in (datetime.fromisoformat, lambda v: datetime.strptime(v, DATE_FORMAT)):
             try:
                 moment = read(value.strip())
                 break
