@@ -95,6 +95,31 @@ def test_missing_or_absent_customer_ids_are_refused(
     assert "missing" in str(caught.value)
 
 
+def test_ids_no_order_could_match_are_refused_not_matched_to_nobody(
+    sent: tuple[CampaignResult, pd.DataFrame],
+) -> None:
+    """Recipients' ids as numbers and orders' as their texts (or the reverse): refused
+    naming orders.customer_id and the first order's row, by conversions and lift (every
+    order matched no one: a silent zero); the same numbers on both sides match."""
+    result, customers = sent
+    orders = orders_of(result, customers)
+    code = {cid: n for n, cid in enumerate(customers["customer_id"])}
+    as_numbers = customers.assign(customer_id=customers["customer_id"].map(code))
+    numbered = orders.assign(customer_id=orders["customer_id"].map(code).fillna(-1))
+    texts = numbered.assign(customer_id=numbered["customer_id"].astype(int).astype(str))
+    both = {"customer_id": "customer_id"}
+    for theirs, recipients in ((texts, as_numbers), (numbered, customers)):
+        for call in (result.conversions, result.lift):
+            with pytest.raises(ValidationError) as caught:
+                call(theirs, recipients=recipients, **both)  # type: ignore[operator]
+            assert caught.value.field == "orders.customer_id", call
+            assert "no order could match" in caught.value.rule
+    by_number = result.conversions(numbered, recipients=as_numbers, **both)
+    by_text = result.conversions(orders, recipients=customers, **both)
+    assert by_number["revenue"].tolist() == by_text["revenue"].tolist()
+    assert by_number["converted"].sum() > 0
+
+
 def test_an_experiments_customer_id_match_equals_its_number_match(
     fresh_sandbox: Sandbox, tmp_path: Path
 ) -> None:

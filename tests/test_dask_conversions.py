@@ -215,7 +215,8 @@ def test_a_streamed_campaigns_inbox_and_customer_id_conversions_equal_the_pandas
     the Dask result's conversions by customer id (Dask or pandas recipients, Dask orders)
     are the pandas result's rows, its inbox= columns those of its outcomes joined whole (and
     the pandas result's inbox= columns alike: missing for the holdout only);
-    lift by id equals lift by number; a missing or shared id is refused naming its row."""
+    lift by id equals lift by number; a missing or shared id is refused naming its row, and
+    orders' ids no recipient's could match (texts against numbers)."""
     size = 900
     customers = pd.DataFrame(
         {
@@ -285,3 +286,9 @@ def test_a_streamed_campaigns_inbox_and_customer_id_conversions_equal_the_pandas
     with pytest.raises(ValidationError) as caught:
         streamed.conversions(mine, recipients=customers)
     assert caught.value.field == "recipients"
+    code = {cid: n for n, cid in enumerate(customers["customer_id"])}  # ids as numbers
+    numbered = customers.assign(customer_id=customers["customer_id"].map(code))
+    with pytest.raises(ValidationError) as caught:  # orders' texts: none could match
+        streamed.conversions(mine, recipients=numbered, **by_id).compute()  # type: ignore[arg-type]
+    assert caught.value.field == "orders.customer_id"
+    assert "no order could match" in caught.value.rule

@@ -39,6 +39,7 @@ from smskit.campaigns.analysis.conversions import (
     customer_ids,
     order_ids,
     refuse_repeats,
+    refuse_unmatchable,
     send_instants,
 )
 from smskit.campaigns.analysis.lift import GroupTotals, frame_totals
@@ -378,6 +379,7 @@ def _id_partition(
     dtypes: dict[str, Any],
 ) -> pd.DataFrame:
     """One recipient partition's conversions by customer id, the id after ``group``."""
+    refuse_unmatchable(ids, found.names, column)
     keys = np.asarray(found.names.get_indexer(pd.Index(ids.array)), dtype="int64")
     theirs = {name: dtype for name, dtype in dtypes.items() if name != column}
     frame = _partition(part, found.buyers, None, money, theirs, keys=keys)

@@ -48,6 +48,7 @@ __all__ = [
     "order_ids",
     "recipient_groups",
     "refuse_repeats",
+    "refuse_unmatchable",
     "send_instant",
     "send_instants",
     "with_outcomes",
@@ -246,6 +247,7 @@ def _keys(
             )
         mine = recipients[on]
         theirs = order_ids(frame, on, rows)
+        refuse_unmatchable(mine, theirs, on, int(rows[0]) if len(rows) else None)
         _present(mine, f"recipients.{on}", "a recipient without one cannot be matched")
         refuse_repeats(mine, f"recipients.{on}")
         return mine.to_numpy(), np.asarray(pd.Index(mine).get_indexer(theirs), dtype="int64")
@@ -300,6 +302,34 @@ def _present(keys: pd.Series, where: str, why: str) -> None:
     if missing.any():
         row = keys.index[int(np.flatnonzero(missing)[0])]
         raise ValidationError(where, f"is missing: {why}", position=row)
+
+
+def _id_kind(ids: Any) -> str | None:
+    """``"texts"`` or ``"numbers"`` when every id present is one, else None (mixed: not
+    judged here)."""
+    import pandas as pd
+
+    kind = pd.api.types.infer_dtype(ids, skipna=True)
+    if kind == "string":
+        return "texts"
+    if kind in ("integer", "floating", "mixed-integer-float", "decimal"):
+        return "numbers"
+    return None
+
+
+def refuse_unmatchable(mine: Any, theirs: Any, on: str, position: int | None = None) -> None:
+    """Refuse customer ids no order could match: the orders' (``theirs``) all texts where
+    the recipients' (``mine``) are all numbers, or the reverse (``1`` is not ``"1"``; every
+    order would silently match no recipient). ``position``: the first order's row."""
+    ours, their = _id_kind(mine), _id_kind(theirs)
+    if len(mine) and len(theirs) and ours and their and ours != their:
+        raise ValidationError(
+            f"orders.{on}",
+            f"holds {their} where recipients.{on} holds {ours}: no order could match a "
+            "recipient (1 is not '1'); read both columns alike, e.g. with dtype=str",
+            position=position,
+            value=theirs.iloc[0] if hasattr(theirs, "iloc") else theirs[0],
+        )
 
 
 def refuse_repeats(keys: pd.Series, where: str) -> None:
