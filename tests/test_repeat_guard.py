@@ -4,12 +4,14 @@ journal continued is never a repeat, and the CLI and the Composer ask the same g
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 import smskit
+from smskit.campaigns.sending.repeats import earlier_send, record_send
 from smskit.sandbox import Sandbox
 
 TEXT = "Alerte: maintenance ce soir. STOP au 36173"
@@ -111,3 +113,19 @@ def test_a_marketing_campaign_outside_the_hours_is_scheduled_at_the_next_permitt
                                    sender="Shop", clock=lambda: tuesday)  # fmt: skip
         assert open_now.schedule_at_next_permitted() is None
         assert "send_at" not in open_now.spec.options
+
+
+def test_sends_recorded_by_many_threads_at_once_are_each_kept() -> None:
+    """Eight threads recording sends at once (one Client shared by a thread pool, or cron
+    jobs at the same minute): no raw error after the sends were made, and every record is
+    kept, so each send's repeat is refused (one writer at a time: none lost to another's
+    rewrite of the log)."""
+    keys = [f"send-{i}" for i in range(96)]
+
+    def record(key: str) -> None:
+        record_send(key, NOW, key, Path(f"{key}.journal.sqlite"), True)
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(record, keys))
+    later = NOW + timedelta(minutes=1)
+    assert [key for key in keys if earlier_send(key, later) is None] == []

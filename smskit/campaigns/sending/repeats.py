@@ -7,7 +7,9 @@ send options, region, holdout, recipients and their fields, see
 :attr:`smskit.campaigns.planning.spec.CampaignSpec.content`) and the gateway it goes to (URL
 and login; the embedded sandbox counts as one, a new one starting with each process). Each
 new campaign sent under a guard is recorded (when, fingerprint, campaign name, journal,
-complete) in ``cli-sends.jsonl`` in the per-user data directory; a send whose fingerprint
+complete) in ``cli-sends.jsonl`` in the per-user data directory, one writer at a time (the
+OS lock on ``cli-sends.jsonl.lock``, waited for: sends of many threads or processes at once
+each keep their record, none lost to another's rewrite); a send whose fingerprint
 was recorded less than the window before "now" is refused (:class:`smskit.RepeatedSend`)
 until ``send(again=True)`` says it is meant. A journal continued (a named campaign, a
 resume) is not a repeat: the journal itself sends nothing twice. Records older than a day
@@ -19,6 +21,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -26,13 +32,15 @@ from typing import Any, Final
 
 from smskit._account import Gateway
 from smskit._paths import data_dir
-from smskit.errors import RepeatedSend
+from smskit.campaigns.sending.lease import LockFile
+from smskit.errors import ConfigurationError, RepeatedSend
 from smskit.rules.canonical import canonical_json
 
 __all__ = ["WINDOW", "EarlierSend", "RepeatGuard", "earlier_send", "fingerprint", "record_send"]
 
 WINDOW: Final = timedelta(minutes=10)
 _KEPT: Final = timedelta(days=1)
+_WAIT_S: Final = 10.0  # how long a record waits for another writer's lock on the log
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,15 +118,37 @@ def earlier_send(key: str, now: datetime, window: timedelta = WINDOW) -> Earlier
     return latest
 
 
+@contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    """The log's OS lock (``<log>.lock``, kept beside it: removing it would let a waiter lock
+    a file no longer there), waited for up to :data:`_WAIT_S`; the kernel frees it if its
+    holder dies."""
+    lock = LockFile(str(path.with_name(f"{path.name}.lock")))
+    deadline = time.monotonic() + _WAIT_S
+    while not lock.take():
+        if time.monotonic() > deadline:
+            raise ConfigurationError(
+                f"{path}: another sender kept the log of recent sends locked for "
+                f"{_WAIT_S:g} s; this send is not recorded for the repeat guard"
+            )
+        time.sleep(0.005)
+    try:
+        yield
+    finally:
+        lock.let_go(remove=False)
+
+
 def record_send(key: str, now: datetime, name: str, journal: Path, complete: bool) -> None:
-    """Record a send made at ``now``; drop records older than a day."""
+    """Record a send made at ``now``; drop records older than a day. One writer at a time
+    (:func:`_writing`): each rewrite reads every record written before it."""
     path = _log()
     path.parent.mkdir(parents=True, exist_ok=True)
-    kept = [entry for entry in _records() if abs(now - datetime.fromisoformat(entry["at"])) < _KEPT]
-    kept.append(
-        {"at": now.isoformat(), "fingerprint": key, "name": name, "journal": str(journal),
-         "complete": complete}
-    )  # fmt: skip
-    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
-    partial.write_text("".join(json.dumps(entry) + "\n" for entry in kept), encoding="utf-8")
-    os.replace(partial, path)
+    with _writing(path):
+        kept = [e for e in _records() if abs(now - datetime.fromisoformat(e["at"])) < _KEPT]
+        kept.append(
+            {"at": now.isoformat(), "fingerprint": key, "name": name, "journal": str(journal),
+             "complete": complete}
+        )  # fmt: skip
+        partial = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.partial")
+        partial.write_text("".join(json.dumps(e) + "\n" for e in kept), encoding="utf-8")
+        os.replace(partial, path)
