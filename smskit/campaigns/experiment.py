@@ -80,6 +80,7 @@ from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies.inbox import Inbox
 from smskit.rules import spec as _spec
 from smskit.rules.canonical import canonical_json
+from smskit.rules.choices import checked_choice
 from smskit.rules.fields import used_fields
 from smskit.rules.recipients import Recipients, number_checks
 from smskit.rules.region import DEFAULT_REGION
@@ -645,8 +646,7 @@ class ExperimentResult(ConversionsAndLift["pd.DataFrame"]):
         its incremental ROI against that arm's (or every arm's) billed cost."""
         from smskit.campaigns.analysis.lift import lift
 
-        if arm is not None and arm not in self.arms:
-            raise ValidationError("arm", f"must be one of {', '.join(self.arms)}", value=arm)
+        checked_choice("arm", arm, list(self.arms), optional=True)
         frame = self.conversions(orders, customer_id=customer_id, recipients=recipients, **reading)
         chosen = [arm] if arm is not None else list(self.arms)
         cost = sum(c.cost or 0.0 for name in chosen for c in self.arms[name].records)

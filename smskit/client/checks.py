@@ -17,6 +17,7 @@ from typing import Any
 
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
+from smskit.rules.choices import checked_choice, checked_flag
 from smskit.rules.content import (
     RULE_STOP_MISSING,
     has_stop_mention,
@@ -171,15 +172,14 @@ def check_count(field: str, items: Sequence[Any], low: int, high: int | None) ->
 
 def check_choice(field: str, value: Any, choices: tuple[str, ...]) -> None:
     """None or one of ``choices``."""
-    if value is not None and (not isinstance(value, str) or value not in choices):
-        raise ValidationError(field, f"must be one of {', '.join(choices)}", value=value)
+    if value is not None:
+        checked_choice(field, value, choices)
 
 
 def check_flags(flags: Mapping[str, Any]) -> None:
     """Each flag is None or a bool (the gateway would cast anything, e.g. 'no' to true)."""
     for field, value in flags.items():
-        if value is not None and not isinstance(value, bool):
-            raise ValidationError(field, "must be True or False", value=value)
+        checked_flag(field, value, optional=True)
 
 
 def check_request_id(request_id: Any) -> None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from smskit.errors import ValidationError
 from smskit.replies.inbox import is_opt_out
 from smskit.rules.callbacks import comparable_instants
+from smskit.rules.tables import checked_frame
 
 if TYPE_CHECKING:
     import pandas
@@ -142,13 +143,7 @@ def opt_out_rate(replies: pandas.DataFrame, sends: pandas.DataFrame) -> float:
 
 
 def _require(frame: Any, columns: Sequence[str], field: str) -> None:
-    import pandas as pd
-
-    if not isinstance(frame, pd.DataFrame):
-        raise ValidationError(field, "must be a pandas DataFrame", value=type(frame).__name__)
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValidationError(field, f"needs the column(s) {', '.join(missing)}")
+    checked_frame(field, frame, columns)
 
 
 def _sends(sends: Any) -> pandas.DataFrame:

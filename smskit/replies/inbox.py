@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 
 from smskit import _sqlite
 from smskit._account import held
+from smskit._paths import as_file_path
 from smskit._server import Guards, Served
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies import clicks, receiver, reports
@@ -41,9 +42,11 @@ from smskit.replies.reports import Report, micros
 from smskit.replies.signing import DEFAULT_TOLERANCE, secret_bytes
 from smskit.rules.bots import BotRules
 from smskit.rules.callbacks import CALLBACK_KINDS
+from smskit.rules.choices import checked_choice
 from smskit.rules.content import has_stop_mention
 from smskit.rules.links import LinkKey, check_link_base
 from smskit.rules.ranges import checked_integer, checked_number, checked_seconds
+from smskit.rules.text import check_str
 from smskit.rules.timezone import account_time_zone
 
 if TYPE_CHECKING:
@@ -313,7 +316,7 @@ class Inbox(Served):
             "signature_tolerance", signature_tolerance, high=3600.0, above=True, unit=" of seconds"
         )
         self.guards = Guards(request_timeout, keep_alive_timeout, max_connections, header_timeout)
-        self.path = None if path is None else os.fspath(path)
+        self.path = None if path is None else str(as_file_path(path, "path"))
         self._init_served(host, port)
         self.max_body = max_body
         self._store = _Store(self.path)
@@ -366,6 +369,12 @@ class Inbox(Served):
         """The tokens of ``link`` for ``rows`` of ``campaign``: derived from this inbox's
         secret (made once, kept in its file) by HMAC-SHA256, so planning the campaign again
         gives the same (docs/links.md)."""
+        check_str(campaign, "campaign")
+        checked_integer("link", link, low=0)
+        if not isinstance(rows, Sequence) or isinstance(rows, str):
+            raise ValidationError("rows", "must be a list of row numbers", value=rows)
+        for position, row in enumerate(rows):
+            checked_integer(f"rows[{position}]", row, low=0)
         return self.link_key().tokens(campaign, rows, link)
 
     def link_key(self) -> LinkKey:
@@ -490,8 +499,7 @@ class Inbox(Served):
         """
         n = checked_integer("n", n, low=0)
         timeout = checked_seconds("timeout", timeout)
-        if kind not in CALLBACK_KINDS:
-            raise ValidationError("kind", f"must be one of {', '.join(CALLBACK_KINDS)}", value=kind)
+        checked_choice("kind", kind, CALLBACK_KINDS)
         store = self._store
 
         def count() -> int:

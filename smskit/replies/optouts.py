@@ -41,6 +41,7 @@ from smskit.replies.optoutcsv import CSV_SOURCES, read_optouts_csv
 from smskit.replies.reports import micros
 from smskit.rules.optouts import listed_form
 from smskit.rules.region import DEFAULT_REGION
+from smskit.rules.text import check_str
 
 if TYPE_CHECKING:
     import pandas
@@ -243,7 +244,7 @@ class OptOuts:
     ) -> None:
         account = held(account)  # a URL with login:KEY@ never in clear in this frame
         self.gateway = account_key(account)
-        self.path = Path(path) if path is not None else optouts_path()
+        self.path = as_file_path(path, "path") if path is not None else optouts_path()
         self._lock = threading.Lock()
         self._db = self._connect()
         if path is not None:
@@ -502,8 +503,8 @@ class OptOuts:
         note: str | None,
         via: str,
     ) -> int:
-        if note is not None and not isinstance(note, str):
-            raise ValidationError("note", "must be a text", value=note)
+        if note is not None:
+            check_str(note, "note")
         now = micros(datetime.now(UTC))
         changed = 0
         with self._writing() as db:

@@ -257,7 +257,7 @@ def allowed_hosts(
     """The Host header values to answer: loopback names, the bound name, ``given``, and the
     host of ``link_base`` (the public domain in front of the inbox)."""
     if given is not None:
-        if isinstance(given, str) or not all(isinstance(h, str) and h for h in given):
+        if not isinstance(given, list | tuple) or not all(isinstance(h, str) and h for h in given):
             raise ValidationError("allowed_hosts", "must be a list of host names", value=given)
         if any("*" in h[1:] or (h.startswith("*") and not h.startswith("*.")) for h in given):
             raise ValidationError("allowed_hosts", "wildcards must look like '*.example.com'")

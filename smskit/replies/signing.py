@@ -38,7 +38,10 @@ def secret_bytes(field: str, secret: str | bytes) -> bytes:
     from smskit.errors import ValidationError
 
     if isinstance(secret, str):
-        secret = secret.encode("utf-8")
+        try:
+            secret = secret.encode("utf-8")
+        except UnicodeEncodeError:  # the secret itself is never shown
+            raise ValidationError(field, "must be text without a lone surrogate") from None
     if not isinstance(secret, bytes) or len(secret) < 16:
         raise ValidationError(field, "must be a str or bytes of at least 16 bytes")
     return secret

@@ -38,7 +38,14 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["LIBRARIES", "RULE_NOT_RECIPIENT", "arrow_frame", "arrow_library", "check_names"]
+__all__ = [
+    "LIBRARIES",
+    "RULE_NOT_RECIPIENT",
+    "arrow_data",
+    "arrow_frame",
+    "arrow_library",
+    "check_names",
+]
 
 LIBRARIES: Final = ("pyarrow", "polars")
 RULE_NOT_RECIPIENT: Final = "each recipient must be a phone number or a dict with 'phone_number'"
@@ -64,7 +71,7 @@ def arrow_frame(
     library = arrow_library(value)
     if library is None:
         return None
-    data = _arrow_data(value, library, field)
+    data = arrow_data(value, library, field)
     import pyarrow as pa
 
     if isinstance(data, pa.Table):
@@ -78,7 +85,7 @@ def arrow_frame(
     return _frame(pa.table({"phone_number": _numbers(data, field)}), field, ["phone_number"])
 
 
-def _arrow_data(value: Any, library: str, field: str) -> pa.Table | pa.ChunkedArray:
+def arrow_data(value: Any, library: str, field: str) -> pa.Table | pa.ChunkedArray:
     """The object as an Arrow Table (tables) or ChunkedArray (arrays); refuse the others."""
     import pyarrow as pa
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from smskit.errors import ValidationError
+from smskit.rules.choices import checked_flag
 from smskit.rules.personalize import render_columns
 from smskit.rules.text import GSM7, alphabets, analyze, optimize_text
 
@@ -104,10 +105,7 @@ def estimate(
     """
     import pandas as pd
 
-    if not isinstance(auto_optimize_text, bool):
-        raise ValidationError(
-            "auto_optimize_text", "must be True or False", value=auto_optimize_text
-        )
+    checked_flag("auto_optimize_text", auto_optimize_text)
     texts, index, missing = render_columns(template, recipients)
     if auto_optimize_text:
         texts = [optimize_text(t) for t in texts]

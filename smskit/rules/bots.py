@@ -33,6 +33,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
+from smskit.rules.choices import checked_flag
 from smskit.rules.ranges import checked_seconds
 
 if TYPE_CHECKING:
@@ -118,11 +119,17 @@ class BotRules:
     extra: Mapping[str, Callable[[pd.DataFrame], Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not all(isinstance(a, AgentRule) for a in self.agents):
-            raise ValidationError("agents", "must be AgentRule objects")
+        if not isinstance(self.agents, tuple | list) or not all(
+            isinstance(a, AgentRule) for a in self.agents
+        ):
+            raise ValidationError("agents", "must be a tuple of AgentRule objects")
+        checked_flag("head", self.head)
+        checked_flag("before_delivery", self.before_delivery)
         object.__setattr__(
             self, "burst_seconds", checked_seconds("burst_seconds", self.burst_seconds)
         )
+        if not isinstance(self.extra, Mapping):
+            raise ValidationError("extra", "must map rule names to functions of the clicks")
         for name, rule in self.extra.items():
             if not isinstance(name, str) or not name or not callable(rule):
                 raise ValidationError("extra", "must map rule names to functions of the clicks")

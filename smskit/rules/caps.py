@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
 from smskit.rules.ranges import exact_integer
+from smskit.rules.text import check_str
 
 if TYPE_CHECKING:
     import numpy as np
@@ -99,8 +100,9 @@ class FrequencyCap:
         object.__setattr__(self, "count", count)
         if not isinstance(self.period, timedelta) or self.period <= timedelta(0):
             raise ValidationError("frequency_cap", RULE_CAP, value=self.period)
-        if not self.text:
+        if isinstance(self.text, str) and not self.text:
             object.__setattr__(self, "text", f"{self.count}/{_period_text(self.period)}")
+        check_str(self.text, "frequency_cap.text")
 
     def __str__(self) -> str:
         return self.text

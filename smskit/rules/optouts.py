@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
+from smskit.rules.choices import checked_flag
 from smskit.rules.content import is_marketing
 
 if TYPE_CHECKING:
@@ -77,8 +78,7 @@ def opted_out(phone_numbers: Any, suppressed: Collection[str]) -> np.ndarray:
 def check_include_opted_out(include: object, purpose: str | None) -> bool:
     """``include`` (send to numbers that opted out) if it is a bool allowed for ``purpose``:
     only a transactional send (``alert``) may; refused for marketing, naming the option."""
-    if not isinstance(include, bool):
-        raise ValidationError("include_opted_out", "must be True or False", value=include)
+    include = bool(checked_flag("include_opted_out", include))
     if include and is_marketing(purpose):
         raise ValidationError(
             "include_opted_out",

@@ -28,7 +28,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
-from smskit.rules.arrowinput import arrow_library, check_names
+from smskit.rules.arrowinput import arrow_data, arrow_library, check_names
 from smskit.rules.recipients import REGION_COLUMN, RULE_FLOAT, first_float, number_codes
 
 if TYPE_CHECKING:
@@ -101,9 +101,7 @@ def order_frame(orders: Any, columns: Sequence[str], field: str = "orders") -> p
     if library is not None:
         import pyarrow as pa
 
-        table = orders.to_arrow() if library == "polars" else orders
-        if isinstance(table, pa.RecordBatch):
-            table = pa.Table.from_batches([table])
+        table = arrow_data(orders, library, field)
         if not isinstance(table, pa.Table):
             raise ValidationError(field, "must be a table of orders", value=type(orders).__name__)
         check_names(table.column_names, field, columns, "table.rename_columns([...])")

@@ -15,6 +15,7 @@ from typing import Any
 
 from smskit.errors import ValidationError
 from smskit.rules.callbacks import CALLBACK_KINDS
+from smskit.rules.choices import checked_choice
 from smskit.rules.ranges import checked_integer, checked_number, checked_share
 from smskit.sandbox import _clicks, _domain
 from smskit.sandbox._callbacks import Deliveries, check_callback_url, script_campaign_replies
@@ -301,9 +302,7 @@ class FollowUps:
 
 
 def _check_kind(kind: str) -> str:
-    if kind not in CALLBACK_KINDS:
-        raise ValidationError("kind", f"must be one of {', '.join(CALLBACK_KINDS)}", value=kind)
-    return kind
+    return checked_choice("kind", kind, CALLBACK_KINDS)
 
 
 def _check_wait(wait: bool) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
+from smskit.rules.choices import checked_choice
 from smskit.rules.phonecheck import region_of
 from smskit.rules.ranges import checked_number
 from smskit.sandbox import _domain
@@ -277,10 +278,7 @@ class Gateway(FollowUps):
         country = str(country_code).strip().upper()
         if not re.fullmatch(r"[A-Z]{2}", country):
             raise ValidationError("country_code", "must be 2 letters", value=country_code)
-        if product_name not in _spec.PRODUCTS:
-            raise ValidationError(
-                "product_name", f"must be one of {', '.join(_spec.PRODUCTS)}", value=product_name
-            )
+        checked_choice("product_name", product_name, _spec.PRODUCTS)
         price = checked_number("price", price, above=True, unit=" of EUR")
         self.store.account.set_price(country, product_name, price)
 

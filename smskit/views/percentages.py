@@ -15,6 +15,7 @@ from pandas.io.formats.style import Styler
 
 from smskit.errors import ValidationError
 from smskit.rules.ranges import checked_integer
+from smskit.rules.tables import checked_frame
 
 __all__ = ["PercentTable", "percentages", "share_columns"]
 
@@ -52,8 +53,7 @@ def percentages(
 ) -> PercentTable:
     """``frame`` shown with ``columns`` (default: :func:`share_columns`) as percentages,
     e.g. 0.703512 as 70.4 %; the values themselves stay fractions."""
-    if not isinstance(frame, pd.DataFrame):
-        raise ValidationError("frame", "must be a pandas DataFrame", value=type(frame).__name__)
+    checked_frame("frame", frame)
     if columns is not None:
         if isinstance(columns, str) or not isinstance(columns, Iterable):
             raise ValidationError("columns", "must be a list of column names")

@@ -20,6 +20,7 @@ from smskit.client import frames
 from smskit.client.dtypes import CREDIT_PRODUCT_DTYPE, MISSING, TOTAL
 from smskit.client.models import Draft
 from smskit.errors import ValidationError
+from smskit.rules.choices import checked_choice
 from smskit.rules.ranges import checked_integer
 from smskit.rules.timezone import account_time_zone
 from smskit.views.plotly_extra import TEMPLATE, importing_plotly, plain_ints
@@ -416,8 +417,7 @@ def credits_map(
     10th to the 90th percentile. A note under the map says what the scale leaves out.
     """
     (product,) = _products(product)
-    if scope not in MAP_SCOPES:
-        raise ValidationError("scope", f"one of {', '.join(MAP_SCOPES)}", value=scope)
+    checked_choice("scope", scope, MAP_SCOPES)
     tidy = _credits(credits)
     rows = tidy[(tidy["product"] == product) & tidy["iso3"].notna()]
     codes = [str(code) for code in rows["country_code"]]

@@ -37,6 +37,7 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+from smskit.campaigns.analysis.conversions import OrderColumns
 from smskit.campaigns.analysis.ledger import journal_files, read_callbacks
 from smskit.campaigns.analysis.outcomes import (
     Callbacks,
@@ -49,6 +50,7 @@ from smskit.campaigns.analysis.outcomes import (
 from smskit.campaigns.analysis.results import CampaignResult
 from smskit.campaigns.sending.journal import Journal
 from smskit.errors import ValidationError
+from smskit.rules.choices import checked_choice, checked_choices
 from smskit.rules.orders import order_numbers, orders_in_reach, read_orders, window_of
 from smskit.rules.recipients import REGION_COLUMN
 from smskit.rules.region import DEFAULT_REGION
@@ -82,15 +84,11 @@ ATTRIBUTION_COLUMNS: Final = (
 
 
 def _models(model: str | None, models: Sequence[str] | None) -> list[str]:
-    chosen = list(models) if models is not None else [model or "last_touch"]
     if models is not None and model is not None:
         raise ValidationError("models", "give model= or models=, not both")
-    for name in chosen:
-        if name not in MODELS:
-            raise ValidationError("model", f"must be one of {', '.join(MODELS)}", value=name)
-    if not chosen:
-        raise ValidationError("models", f"name at least one of {', '.join(MODELS)}")
-    return chosen
+    if models is not None:
+        return checked_choices("models", models, MODELS)
+    return [checked_choice("model", "last_touch" if model is None else model, MODELS)]
 
 
 def campaign_touches(
@@ -106,10 +104,7 @@ def campaign_touches(
     import numpy as np
     import pandas as pd
 
-    if window_from not in WINDOW_FROM:
-        raise ValidationError(
-            "window_from", f"must be one of {', '.join(WINDOW_FROM)}", value=window_from
-        )
+    checked_choice("window_from", window_from, WINDOW_FROM)
     callbacks = read_callbacks(inbox) if window_from != "send" else None
     tracked: set[str] = set()
     if window_from == "click":
@@ -280,6 +275,7 @@ def attribution(
     :func:`smskit.campaigns.history` reads it). What each model and start assume: the
     module docstring and docs/conversions.md."""
     chosen = _models(model, models)
+    OrderColumns(window, at, value, number, default_region)  # checked before any reading
     touches, campaigns = campaign_touches(journals, window_from=window_from, inbox=inbox)
     return attribute(
         touches, campaigns, orders, window=window, models=chosen, at=at, value=value,

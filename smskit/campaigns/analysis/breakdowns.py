@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any, Final
 from smskit.campaigns.analysis.results import AUDIENCE
 from smskit.errors import ValidationError
 from smskit.rules.callbacks import OUTCOME_STATUSES
+from smskit.rules.choices import checked_choice
+from smskit.rules.tables import checked_frame
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -30,6 +32,7 @@ __all__ = [
 
 BREAKDOWN_GROUPS: Final = ("country", "network", "line_status", "phone_number_type", "ticket")
 MISSING: Final = "(missing)"
+OUTCOMES_FRAME: Final = "the frame CampaignResult.outcomes() returns"
 TOTAL: Final = "total"
 UNREADABLE: Final = "unreadable"  # a status column: reports came, none with a known status
 _QUANTILES: Final = {"median": 0.5, "p90": 0.9}
@@ -76,9 +79,9 @@ def delivery_times(
     (Timedelta); the last row ``total`` when grouped."""
     import pandas as pd
 
-    if status not in OUTCOME_STATUSES[:-1]:
-        raise ValidationError("status", f"must be one of {', '.join(OUTCOME_STATUSES[:-1])}")
-    groups = group_values(outcomes, by, ("status", "time_to_delivery")) if by else None
+    checked_choice("status", status, OUTCOME_STATUSES[:-1])
+    _outcomes_frame(outcomes, ("status", "time_to_delivery"))
+    groups = group_values(outcomes, by) if by is not None else None
     mask = (outcomes["status"] == status).to_numpy() & outcomes["time_to_delivery"].notna()
     times = outcomes.loc[mask, "time_to_delivery"]
     rows: dict[Any, list[Any]] = {}
@@ -129,19 +132,18 @@ def cost_breakdown(outcomes: pd.DataFrame, by: str = "country") -> pd.DataFrame:
 # ------------------------------------------------------------------------------- helpers
 
 
+def _outcomes_frame(outcomes: Any, needed: Sequence[str] = ()) -> pd.DataFrame:
+    """``outcomes`` if it is a frame as ``CampaignResult.outcomes()`` returns, with the
+    columns ``needed``; else refused naming ``outcomes``."""
+    return checked_frame("outcomes", outcomes, needed, what=OUTCOMES_FRAME)
+
+
 def group_values(outcomes: Any, by: Any, needed: Sequence[str] = ()) -> pd.Series:
     """Each row's group: its value in column ``by`` (missing as MISSING; a categorical keeps
     its categories), after checking ``outcomes`` is a frame with the columns ``needed``."""
     import pandas as pd
 
-    if not isinstance(outcomes, pd.DataFrame):
-        raise ValidationError(
-            "outcomes", "must be the frame CampaignResult.outcomes() returns",
-            value=type(outcomes).__name__,
-        )  # fmt: skip
-    absent = [name for name in needed if name not in outcomes.columns]
-    if absent:
-        raise ValidationError("outcomes", f"needs the column(s) {', '.join(absent)}")
+    _outcomes_frame(outcomes, needed)
     if not isinstance(by, str) or by not in outcomes.columns:
         raise ValidationError(
             "by", f"must be a column of the outcomes, e.g. {', '.join(BREAKDOWN_GROUPS)}", value=by
@@ -186,8 +188,8 @@ def _rate(part: pd.Series, whole: pd.Series) -> pd.Series:
 
 
 def _describe(times: pd.Series) -> list[Any]:
-    import pandas as pd
+    import numpy as np
 
-    if times.empty:
-        return [0, pd.NaT, pd.NaT, pd.NaT]
+    if times.empty:  # a duration not known (not pandas' NaT, which a frame reads as a date)
+        return [0, *[np.timedelta64("NaT", "ns")] * 3]
     return [len(times), *(times.quantile(q) for q in _QUANTILES.values()), times.max()]

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
 from smskit.rules.bots import HUMAN, BotRules, classify
+from smskit.rules.choices import checked_column
+from smskit.rules.tables import checked_frame
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -77,10 +79,14 @@ def _first_signs(out: pd.DataFrame, standing: pd.DataFrame) -> pd.Series:
 def click_rates(outcomes: pd.DataFrame, by: str | Sequence[str] = "country") -> pd.DataFrame:
     """Per value of ``by`` (outcome columns: ``country``, ``network``, an experiment's
     ``arm``): recipients, those who clicked, the click rate, human and bot clicks."""
-    columns = [by] if isinstance(by, str) else list(by)
-    missing = [c for c in [*columns, "clicked"] if c not in outcomes.columns]
-    if missing:
-        raise ValidationError("by", f"no column {missing[0]!r} in the outcomes", value=by)
+    counted = ("clicked", "clicks", "bot_clicks")
+    checked_frame("outcomes", outcomes, counted, what="the frame CampaignResult.outcomes() returns")
+    columns = [by] if isinstance(by, str) else by
+    if not isinstance(columns, list | tuple) or not columns:
+        raise ValidationError("by", "must be a column's name or a list of them", value=by)
+    for position, name in enumerate(columns):
+        if checked_column("by", name) not in outcomes.columns:
+            raise ValidationError("by", "no such column in the outcomes", position=position)
     grouped = outcomes.groupby(columns, observed=False, dropna=False)
     frame = grouped.agg(
         recipients=("clicked", "size"),

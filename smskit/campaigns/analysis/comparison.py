@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from smskit._extras import import_stats
 from smskit.errors import ValidationError
+from smskit.rules.choices import checked_choice
 from smskit.rules.ranges import checked_probability, exact_integer, real_number
 
 if TYPE_CHECKING:
@@ -122,10 +123,7 @@ def compare_counts(
     lift = relative
     if lift <= -1 or lift == 0:
         raise ValidationError("lift", "must be above -1 and not 0", value=lift)
-    if correction not in CORRECTIONS:
-        raise ValidationError(
-            "correction", f"must be one of {', '.join(CORRECTIONS)}", value=correction
-        )
+    checked_choice("correction", correction, CORRECTIONS)
     table = _counts_frame(counts)
     rates = _rates(table, alpha)
     tests = _tests(table, alpha, correction)
@@ -148,6 +146,11 @@ def _counts_frame(counts: Mapping[str, Mapping[str, int]] | pd.DataFrame) -> pd.
             str(r["arm"]): r for r in counts.to_dict("records")
         }
     elif isinstance(counts, Mapping):
+        for arm, values in counts.items():
+            if not isinstance(values, Mapping):
+                raise ValidationError(
+                    f"counts.{arm}", "must map each count's name to a whole number", value=values
+                )
         records = {str(arm): dict(values) for arm, values in counts.items()}
     else:
         raise ValidationError("counts", "must be a mapping of arm to counts, or a frame")

@@ -19,9 +19,12 @@ May import ``smskit.rules`` and ``smskit.errors``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final, TypedDict, Unpack
 
 from smskit.errors import ValidationError
+from smskit.rules.arrowinput import check_names
+from smskit.rules.choices import checked_column
 from smskit.rules.orders import (
     order_frame,
     order_instants,
@@ -32,6 +35,7 @@ from smskit.rules.orders import (
 )
 from smskit.rules.recipients import REGION_COLUMN
 from smskit.rules.region import DEFAULT_REGION
+from smskit.rules.tables import checked_frame
 
 if TYPE_CHECKING:
     import numpy as np
@@ -82,6 +86,11 @@ class OrderColumns:
     value: str | None = "amount"
     number: str = "phone_number"
     default_region: str | None = DEFAULT_REGION
+
+    def __post_init__(self) -> None:
+        checked_column("at", self.at)
+        checked_column("value", self.value, optional=True)
+        checked_column("number", self.number)
 
 
 CONVERSION_COLUMNS: Final = (
@@ -168,9 +177,15 @@ def send_instants(recipients: pd.DataFrame, sent_at: Any) -> np.ndarray:
 
     if sent_at is None:
         return order_instants(recipients, "sent_at", "recipients")
-    instant = pd.Timestamp(sent_at)
+    rule = "must be an instant with a time zone"
+    if not isinstance(sent_at, str | datetime | np.datetime64):
+        raise ValidationError("sent_at", rule, value=sent_at)
+    try:
+        instant = pd.Timestamp(sent_at)
+    except (ValueError, OverflowError, UnicodeError) as exc:
+        raise ValidationError("sent_at", rule, value=sent_at) from exc
     if instant is pd.NaT or instant.tzinfo is None:
-        raise ValidationError("sent_at", "must be an instant with a time zone", value=sent_at)
+        raise ValidationError("sent_at", rule, value=sent_at)
     return np.full(len(recipients), instant.tz_convert("UTC").as_unit("ns").value, dtype="int64")
 
 
@@ -194,6 +209,12 @@ def conversions(
     import pandas as pd
 
     read = OrderColumns(**reading)
+    checked_column("on", on, optional=True)
+    checked_frame("recipients", recipients, ("phone_number",))
+    read_columns = ("phone_number", "group", "sent_at", REGION_COLUMN, *([on] if on else []))
+    check_names(
+        recipients.columns, "recipients", read_columns, "frame.loc[:, ~frame.columns.duplicated()]"
+    )
     span = window_of(read.window).value
     sent = send_instants(recipients, sent_at)
     wanted = [on] if on is not None else [read.number, REGION_COLUMN]

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit._extras import import_stats
-from smskit.errors import ValidationError
+from smskit.rules.choices import checked_choice
 from smskit.rules.ranges import checked_probability
 
 if TYPE_CHECKING:
@@ -89,11 +89,9 @@ class Lift:
 
     def value(self, metric: str, column: str = "difference") -> float:
         """One cell of :attr:`table`: ``lift.value("conversion_rate", "ci_low")``."""
+        checked_choice("metric", metric, LIFT_METRICS)
+        checked_choice("column", column, [c for c in self.table.columns if c != "metric"])
         row = self.table.loc[self.table["metric"] == metric]
-        if row.empty:
-            raise ValidationError(
-                "metric", f"must be one of {', '.join(LIFT_METRICS)}", value=metric
-            )
         return float(row[column].iloc[0])
 
     def __repr__(self) -> str:

@@ -33,6 +33,7 @@ from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies.analytics import link_replies, number_keys
 from smskit.replies.inbox import Inbox
 from smskit.rules.callbacks import FINAL_STATUSES, OUTCOME_STATUSES, report_message_id
+from smskit.rules.choices import checked_choice
 from smskit.rules.ranges import checked_seconds
 
 if TYPE_CHECKING:
@@ -238,8 +239,7 @@ class SendFacts:
 
     def by_message_id(self, match: Any) -> bool:
         """Whether ``match`` (checked here) joins on the sandbox's message ids."""
-        if match not in MATCHES:
-            raise ValidationError("match", f"must be one of {', '.join(MATCHES)}", value=match)
+        checked_choice("match", match, MATCHES)
         return self.sandbox if match == "auto" else match == "message_id"
 
 

@@ -29,6 +29,7 @@ from smskit.campaigns.planning.holdout import HELD_OUT
 from smskit.campaigns.sending.journal import DONE_STATES, Chunk, Journal
 from smskit.campaigns.sending.record import CampaignRecord
 from smskit.errors import ValidationError
+from smskit.rules.choices import checked_column
 from smskit.rules.region import DEFAULT_REGION
 
 if TYPE_CHECKING:
@@ -140,6 +141,7 @@ class ConversionsAndLift(Generic[FrameT]):
         ``customer_id`` matches orders by that column instead of numbers: the orders have
         it, and so does ``recipients``, the table the campaign was made from (row for row; a
         missing id on either side is refused naming its row). See docs/conversions.md."""
+        checked_column("customer_id", customer_id, optional=True)
         if customer_id is None and recipients is not None:
             raise ValidationError("recipients", "is read only with customer_id= (its column)")
         if "default_region" not in reading:

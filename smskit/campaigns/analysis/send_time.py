@@ -19,8 +19,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.campaigns.analysis.attribution import attribute, campaign_touches
+from smskit.campaigns.analysis.conversions import OrderColumns
 from smskit.campaigns.analysis.ledger import history
-from smskit.errors import ValidationError
+from smskit.rules.choices import checked_choice
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -52,8 +53,9 @@ def send_times(
     (optional) as :func:`smskit.campaigns.attribution` reads them."""
     import pandas as pd
 
-    if by not in SLOTS:
-        raise ValidationError("by", f"must be one of {', '.join(SLOTS)}", value=by)
+    checked_choice("by", by, SLOTS)
+    if orders is not None:
+        OrderColumns(window, at, None, number)  # checked before any reading
     ledger = history(journals, inbox=inbox, time_zone=time_zone)
     ledger = ledger[ledger["problem"].isna() & ledger["started"].notna()]
     counts = ledger[["name", "sent", "delivered", "replies", "clicked"]].copy()

@@ -23,7 +23,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit._account import Gateway, account_of
+from smskit._account import Gateway
 from smskit.campaigns.analysis.ledger import journal_files, read_callbacks
 from smskit.campaigns.analysis.outcomes import (
     SendFacts,
@@ -34,8 +34,10 @@ from smskit.campaigns.analysis.outcomes import (
 )
 from smskit.campaigns.analysis.results import CampaignResult
 from smskit.campaigns.sending.journal import Journal
-from smskit.errors import ConfigurationError
+from smskit.errors import ConfigurationError, ValidationError
+from smskit.replies.optouts import account_key
 from smskit.rules.caps import SentHistory, instants_ns, number_keys, received
+from smskit.rules.choices import checked_flag
 from smskit.rules.content import DEFAULT_PURPOSE, is_marketing
 from smskit.rules.orders import window_of
 
@@ -158,6 +160,9 @@ def _selected(
     """The readable journals of ``account`` (None: any), of marketing campaigns (True), of
     transactional ones (False) or both (None), the campaign ``leave_out`` left out."""
     key, embedded = _account(account)
+    checked_flag("marketing", marketing, optional=True)
+    if leave_out is not None and not isinstance(leave_out, str):
+        raise ValidationError("leave_out", "must be a campaign's name or None", value=leave_out)
     chosen = []
     for path in journal_files(journals):
         found = _journal(path)
@@ -174,11 +179,7 @@ def _selected(
 def _account(account: Any) -> tuple[Gateway | None, bool]:
     if account is None:
         return None, False
-    if isinstance(account, tuple):
-        from smskit._account import gateway_of
-
-        return gateway_of(*account), False
-    return account_of(account), bool(getattr(account, "is_embedded_sandbox", False))
+    return account_key(account), bool(getattr(account, "is_embedded_sandbox", False))
 
 
 def marketing_history(

@@ -16,7 +16,9 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
+from smskit.campaigns.planning.holdout import STRATA
 from smskit.errors import ValidationError
+from smskit.rules.choices import checked_choice
 from smskit.rules.ranges import checked_integer
 
 if TYPE_CHECKING:
@@ -25,7 +27,6 @@ if TYPE_CHECKING:
 __all__ = [
     "ARM_NAME",
     "MAX_ARMS",
-    "STRATA",
     "UNKNOWN_STRATUM",
     "assign_arms",
     "check_arms",
@@ -38,7 +39,6 @@ MAX_ARMS: Final = 26
 # An arm names its campaign (<experiment>.<arm>), hence its journal file.
 ARM_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,29}")
 # What a split may be stratified by: the recipient's country (its number's region).
-STRATA: Final = ("country",)
 # The stratum of a row whose number has no country (invalid, or national without a region).
 UNKNOWN_STRATUM: Final = "unknown"
 
@@ -78,11 +78,7 @@ def new_seed() -> int:
 
 def check_stratify(stratify: Any) -> str | None:
     """``stratify``: None (one stratum) or one of :data:`STRATA`."""
-    if stratify is not None and stratify not in STRATA:
-        raise ValidationError(
-            "stratify", f"must be None or one of {', '.join(STRATA)}", value=stratify
-        )
-    return stratify
+    return checked_choice("stratify", stratify, STRATA, optional=True)
 
 
 def assign_arms(size: int, arms: int, seed: int, strata: Sequence[Any] | None = None) -> np.ndarray:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
+from smskit.rules.choices import checked_choice
 from smskit.rules.ranges import checked_integer, exact_integer, real_number
 
 if TYPE_CHECKING:
@@ -68,9 +69,7 @@ class Holdout:
         object.__setattr__(self, "size", size)
         if self.seed is not None:
             object.__setattr__(self, "seed", checked_integer("seed", self.seed))
-        if self.stratify is not None and self.stratify not in STRATA:
-            said = f"must be one of {', '.join(STRATA)} or None"
-            raise ValidationError("stratify", said, value=self.stratify)
+        checked_choice("stratify", self.stratify, STRATA, optional=True)
 
     def seeded(self, name: str) -> Holdout:
         """This holdout with its seed, the campaign ``name``'s when none was given."""
