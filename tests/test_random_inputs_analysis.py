@@ -19,6 +19,7 @@ import datetime as dt
 import inspect
 from collections.abc import Callable, Iterator
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,7 @@ from _sweep import Entry, call, class_values
 
 import smskit
 import smskit.campaigns as campaigns
+from smskit.campaigns.analysis.attribution import ATTRIBUTION_COLUMNS
 from smskit.campaigns.analysis.conversions import conversions
 from smskit.errors import ValidationError
 from smskit.replies.inbox import Inbox
@@ -196,10 +198,14 @@ def test_every_entry_point_is_swept(sent: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("name", ENTRY_NAMES)
-def test_every_class_in_every_parameter_of_the_analysis(sent: dict[str, Any], name: str) -> None:
+def test_every_class_in_every_parameter_of_the_analysis(
+    sent: dict[str, Any], name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Each class of value (missing values of every kind, lone surrogates, repeated columns,
     Dask, Arrow and polars objects, files of every kind, scalars of every type) in each
-    parameter, the others plausible: a result or an SmskitError, never a raw exception."""
+    parameter, the others plausible: a result or an SmskitError, never a raw exception.
+    (In a folder of its own: a text given as a path names a file there.)"""
+    monkeypatch.chdir(tmp_path)
     fn, base, swept = entry_points(sent)[name]
     values = {**{k: v for k, v in class_values().items() if k in KINDS}, **SCALARS}
     failures = []
@@ -269,3 +275,13 @@ def test_a_path_parameter_given_nan_or_a_lone_surrogate_is_refused_by_name() -> 
             Inbox(bad)
         with pytest.raises(ValidationError, match=r"^path: must be a file path"):
             smskit.OptOuts(("http://127.0.0.1:9", "sweep"), path=bad)
+
+
+def test_attribution_on_a_machine_without_journals_is_an_empty_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sent: dict[str, Any]
+) -> None:
+    """A fresh machine has no campaign journal: attribution credits nobody (an empty table
+    of its columns) where it raised pandas' "merge on object and float64 columns"."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    table = campaigns.attribution(sent["orders"])
+    assert table.empty and list(table.columns) == list(ATTRIBUTION_COLUMNS)

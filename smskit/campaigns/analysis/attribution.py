@@ -207,7 +207,11 @@ def attribute(
     )
     key = "journal" if {"journal"} <= {*touches.columns} & {*campaigns.columns} else "campaign"
     pairs = pd.DataFrame({"order": rows, "digits": digits}).merge(
-        pd.DataFrame({"digits": touch_digits, "key": touches[key].to_numpy(), "touch": times}),
+        # keys as Python objects, as the campaigns' column holds them (no touch at all, on a
+        # machine without journals, is no float column to join on)
+        pd.DataFrame(
+            {"digits": touch_digits, "key": touches[key].to_numpy(dtype=object), "touch": times}
+        ),
         on="digits",
     )
     when = instants[pairs["order"].to_numpy()]
