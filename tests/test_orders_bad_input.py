@@ -37,6 +37,7 @@ NUMBERS = [f"+3361{i:07d}" for i in range(4)]
 # and a piece of the rule the refusal must quote.
 DEFECTS: dict[str, tuple[str, Any, str]] = {
     "naive_instant": ("ordered_at", "2026-03-02T10:00:00", RULE_NAIVE),
+    "date_only_instant": ("ordered_at", "2026-03-02", RULE_NAIVE),  # '-02' is no offset
     "unreadable_instant": ("ordered_at", "2026-02-30T10:00:00Z", RULE_INSTANT),
     "not_an_instant": ("ordered_at", "yesterday Z", RULE_INSTANT),
     "missing_instant": ("ordered_at", np.nan, RULE_INSTANT),

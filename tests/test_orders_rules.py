@@ -4,7 +4,7 @@ every refusal names the column, the row and the rule."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
 from pathlib import Path
 
@@ -67,6 +67,43 @@ def test_naive_instants_are_refused_naming_the_column() -> None:
         order_instants(frame, "ordered_at")
     assert caught.value.field == "orders.ordered_at"
     assert caught.value.rule == RULE_NAIVE
+
+
+@settings(max_examples=60)
+@given(
+    day=st.dates(min_value=datetime(1971, 1, 1).date(), max_value=datetime(2099, 12, 31).date()),
+    month_only=st.booleans(),
+    row=st.integers(0, 2),
+)
+def test_a_date_without_its_time_is_refused_not_put_at_midnight_utc(
+    day: object, month_only: bool, row: int
+) -> None:
+    """A date alone ('2026-11-29', '2026-11') ends in what looks like an offset ('-29'):
+    refused at its row as an instant without a zone, never read as midnight UTC."""
+    text = f"{day:%Y-%m}" if month_only else f"{day:%Y-%m-%d}"
+    texts = ["2026-01-01T10:00:00Z"] * 3
+    texts[row] = text
+    with pytest.raises(ValidationError) as caught:
+        order_instants(pd.DataFrame({"at": texts}), "at")
+    assert (caught.value.position, caught.value.rule) == (row, RULE_NAIVE)
+
+
+@settings(max_examples=60)
+@given(
+    moment=st.datetimes(min_value=datetime(1971, 1, 1), max_value=datetime(2099, 12, 31)),
+    minutes=st.integers(-14 * 60, 14 * 60),
+    spec=st.sampled_from(["minutes", "seconds", "microseconds"]),
+    sep=st.sampled_from(["T", " "]),
+)
+def test_an_iso_text_with_its_offset_reads_as_its_instant(
+    moment: datetime, minutes: int, spec: str, sep: str
+) -> None:
+    """Any ISO 8601 date-time with an offset (to the minute, second or microsecond; 'T' or
+    a space) is the instant it writes."""
+    aware = moment.replace(tzinfo=timezone(timedelta(minutes=minutes)))
+    text = aware.isoformat(sep=sep, timespec=spec)
+    got = order_instants(pd.DataFrame({"at": [text]}), "at")
+    assert got.tolist() == [pd.Timestamp(text).tz_convert("UTC").as_unit("ns").value]
 
 
 def test_naive_text_instant_is_refused_at_its_row() -> None:

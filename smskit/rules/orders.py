@@ -5,7 +5,8 @@ phone number (or a customer id), an instant and, for revenue, an amount. Each co
 here, once, for conversions (:mod:`smskit.campaigns.analysis.conversions`) and attribution:
 
 - an instant needs a time zone (a timezone-aware column, or ISO 8601 texts with an offset or
-  ``Z``): a naive one would be read in some zone smskit would have to guess;
+  ``Z`` after the time of day): a naive one would be read in some zone smskit would have to
+  guess, and so would a date alone (``2026-11-29``: midnight where?);
 - an amount is a number, never missing and never negative (a refund is its own row to
   subtract, not an order); a decimal (``decimal.Decimal``, an Arrow or polars decimal
   column) is read as float64, as its text would be;
@@ -68,7 +69,12 @@ RULE_NUMBER: Final = (
     "cannot be read as a phone number ({reason}): fix it, give its country in a 'country' "
     "column (or every national number's with default_region='FR'), or drop the row"
 )
-_OFFSET: Final = r"(?:Z|z|[+-][0-9]{2}(?::?[0-9]{2})?)$"
+# An offset after a time of day: a date alone ("2026-11-29", "2026-11") ends in what would
+# read as one ("-29"), and pandas would put it at midnight UTC, a zone it was never given.
+_OFFSET: Final = (
+    r"[Tt ][0-9]{2}(?::?[0-9]{2}(?::?[0-9]{2}(?:[.,][0-9]+)?)?)?\s*"
+    r"(?:Z|z|[+-][0-9]{2}(?::?[0-9]{2})?)$"
+)
 _BARE_NUMBER: Final = re.compile(r"\s*[+-]?[0-9]+\s*")
 
 
