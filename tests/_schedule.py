@@ -27,13 +27,14 @@ def work_unit(nodeid: str) -> str:
     return path
 
 
-# The 25 longest work units, longest first (17-58 s each on one worker in a full run at load
+# The 26 longest work units, longest first (17-58 s each on one worker in a full run at load
 # 1-5, 2026-11-29; 710 s in all): ``make test`` starts them
 # first (``--no-loadscope-reorder`` keeps this order), so the two workers finish together
 # rather than one running a long unit alone at the end. Measured, not a rule: a unit missing
 # here only runs in the shuffled order.
 LONGEST_FIRST: tuple[str, ...] = (
     "tests/test_random_inputs.py",
+    "tests/test_random_inputs_analysis.py",  # new, 45-60 s alone (2026-11-29)
     "tests/test_readme.py",
     "tests/test_links_e2e.py",
     "tests/browser/test_marimo_widgets.py",
