@@ -147,6 +147,23 @@ def test_bad_amount_is_refused_at_its_row(values: list[object], row: int) -> Non
     assert (caught.value.field, caught.value.position) == ("orders.amount", row)
 
 
+@given(
+    st.integers(min_value=2**53, max_value=2**80).flatmap(
+        lambda n: st.sampled_from([n, str(n), Decimal(n), np.uint64(min(n, 2**64 - 1))])
+    ),
+    st.integers(min_value=0, max_value=3),
+)
+def test_an_amount_a_float_cannot_hold_exactly_is_refused_at_its_row(big: object, row: int) -> None:
+    """An amount of 2**53 or more (an int, its text, a Decimal, a NumPy integer) is refused
+    at its row: a 64-bit float skips integers there (2**53 + 1 would be read as 2**53)."""
+    values: list[object] = [1.5] * 4
+    values[row] = big
+    with pytest.raises(ValidationError, match="must be below 2\\*\\*53") as caught:
+        order_amounts(pd.DataFrame({"amount": values}), "amount")
+    assert (caught.value.field, caught.value.position) == ("orders.amount", row)
+    assert order_amounts(pd.DataFrame({"amount": [2**53 - 1]}), "amount")[0] == 2**53 - 1
+
+
 @settings(max_examples=50)
 @given(
     st.lists(

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RULE_AMOUNT",
+    "RULE_AMOUNT_LIMIT",
     "RULE_INSTANT",
     "RULE_NAIVE",
     "RULE_NUMBER",
@@ -65,6 +66,11 @@ RULE_NAIVE: Final = (
 )
 RULE_INSTANT: Final = "must be an instant (a timezone-aware datetime or ISO 8601 text with offset)"
 RULE_AMOUNT: Final = "must be a number, not missing and not negative (a refund is not an order)"
+AMOUNT_LIMIT: Final = 2.0**53
+RULE_AMOUNT_LIMIT: Final = (
+    "must be below 2**53 (9007199254740992): a larger amount cannot be counted exactly "
+    "(revenue is summed as 64-bit floats)"
+)
 RULE_NUMBER: Final = (
     "cannot be read as a phone number ({reason}): fix it, give its country in a 'country' "
     "column (or every national number's with default_region='FR'), or drop the row"
@@ -268,6 +274,10 @@ def order_amounts(frame: pd.DataFrame, value: str, field: str = "orders") -> np.
     if not np.isfinite(amounts).all():
         row = _first(~np.isfinite(amounts))
         raise ValidationError(where, RULE_AMOUNT, position=row, value=values.iloc[row])
+    huge = amounts >= AMOUNT_LIMIT  # beyond it a float64 skips integers: 2**53 + 1 is 2**53
+    if huge.any():
+        row = _first(huge)
+        raise ValidationError(where, RULE_AMOUNT_LIMIT, position=row, value=values.iloc[row])
     return amounts
 
 
