@@ -356,6 +356,20 @@ def test_send_at_is_the_instant_checked(client: smskit.Client) -> None:
     assert len(hours_warnings(client, saturday, send_at="2025-06-15T10:00:00+02:00")) == 1
 
 
+def test_a_send_at_that_has_passed_is_said_to_go_out_at_once(client: smskit.Client) -> None:
+    """send_at before now is sent at once (spec: "sent once that date has passed"): a
+    warning naming it, so a day typed wrong is seen before the send; never for one to come."""
+    text = "Promo STOP au 36173"
+    after = campaign(client, ["+33612345678"], text=text, send_at=MONDAY_10H.isoformat())
+    passed = [f for f in after.preflight(now=MONDAY_10H.replace(hour=11)).findings
+              if f.code == "send_at_passed"]  # fmt: skip
+    assert [(f.field, f.message()) for f in passed] == [
+        ("send_at", "send_at 2025-06-16T10:00:00+02:00 has passed: the gateway sends at once")
+    ]
+    ahead = after.preflight(now=MONDAY_10H.replace(hour=9)).findings
+    assert not [f for f in ahead if f.code == "send_at_passed"]
+
+
 def test_the_clock_is_injectable(client: smskit.Client) -> None:
     """Campaign(clock=...) decides what "now" is for the hours check."""
     sunday = datetime(2025, 6, 15, 10, 0, tzinfo=PARIS)

@@ -28,6 +28,8 @@ NOT_AT_THE_SHELL = {
     "smskit/dask/sending.py": "the Dask campaign: no command",
     "smskit/replies/inbox.py": "an Inbox's repr in a notebook",
     "smskit/rules/recipients.py:check_collection": "another library's objects: no command",
+    "smskit/rules/orders.py:_not_a_table": "orders are read by a result's conversions, lift "
+    "and attribution: no command reads them",
     "smskit/views/pure_panel.py": "the Composer's panel",
 }
 

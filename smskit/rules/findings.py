@@ -37,6 +37,7 @@ WARNINGS: Final = (
     "opted_outs_included",
     "optouts_unread",
     "frequency_cap_unchecked",
+    "send_at_passed",
 )
 MESSAGES: Final[dict[str, str]] = {
     "invalid_number": "{detail}",
@@ -62,6 +63,7 @@ MESSAGES: Final[dict[str, str]] = {
     "(include_opted_out=True, a transactional send)",
     "optouts_unread": "the opt-out list was not read: {detail}",
     "frequency_cap_unchecked": "the frequency cap was not checked: {detail}",
+    "send_at_passed": "send_at {detail} has passed: the gateway sends at once",
 }
 
 

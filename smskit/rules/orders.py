@@ -177,7 +177,12 @@ def order_instants(frame: pd.DataFrame, at: str, field: str = "orders") -> np.nd
         naive = ~texts.str.contains(_OFFSET, regex=True).to_numpy(dtype=bool)
         if naive.any():
             row = _first(naive)
-            raise ValidationError(where, RULE_NAIVE, position=row, value=values.iloc[row])
+            try:  # a date or a time without its zone, or no date and time ('yesterday Z')
+                pd.to_datetime(texts.iloc[row], format="ISO8601")
+                rule = RULE_NAIVE
+            except (ValueError, TypeError, OverflowError):
+                rule = RULE_INSTANT
+            raise ValidationError(where, rule, position=row, value=values.iloc[row])
         try:
             parsed = pd.to_datetime(texts, format="ISO8601", utc=True)
         except (ValueError, TypeError, OverflowError) as exc:

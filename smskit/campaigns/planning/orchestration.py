@@ -167,6 +167,9 @@ def run_preflight(
     checked), then the closing findings."""
     errors, found, used = campaign_findings(settings)
     when = send_instant(settings, instant)
+    if settings.send_at is not None and datetime.fromisoformat(settings.send_at) < instant:
+        # the spec: "The message is sent once that date has passed" (a typo'd day goes now)
+        found.append(Finding("send_at_passed", "send_at", None, settings.send_at))
     reached = history.reached(settings.frequency_cap, when)
     back_end.check(FirstPass(settings, instant, when, used, suppression.numbers, reached))
     served = None if errors else serve(back_end.samples)
