@@ -370,11 +370,10 @@ class Inbox(Served):
         secret (made once, kept in its file) by HMAC-SHA256, so planning the campaign again
         gives the same (docs/links.md)."""
         check_str(campaign, "campaign")
-        checked_integer("link", link, low=0)
+        link = checked_integer("link", link, low=0)
         if not isinstance(rows, Sequence) or isinstance(rows, str):
             raise ValidationError("rows", "must be a list of row numbers", value=rows)
-        for position, row in enumerate(rows):
-            checked_integer(f"rows[{position}]", row, low=0)
+        rows = [checked_integer(f"rows[{i}]", row, low=0) for i, row in enumerate(rows)]
         return self.link_key().tokens(campaign, rows, link)
 
     def link_key(self) -> LinkKey:

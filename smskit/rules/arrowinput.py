@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = [
+    "KEEP_ONE_ARROW",
+    "KEEP_ONE_PANDAS",
     "LIBRARIES",
     "RULE_NOT_RECIPIENT",
     "arrow_data",
@@ -52,7 +54,9 @@ RULE_NOT_RECIPIENT: Final = "each recipient must be a phone number or a dict wit
 # More chunks than one per this many rows on average are joined into one first (a copy of the
 # bytes, in Arrow): slicing a column into blocks costs a step per chunk.
 _ROWS_PER_CHUNK: Final = 10_000
-_KEEP_ONE: Final = "table.select([...]) with one of them"
+# How to keep one of a repeated column's copies, in each library's words (check_names).
+KEEP_ONE_ARROW: Final = "table.select([...]) with one of them"
+KEEP_ONE_PANDAS: Final = "frame.loc[:, ~frame.columns.duplicated()]"
 
 
 def arrow_library(value: Any) -> str | None:
@@ -75,7 +79,7 @@ def arrow_frame(
     import pyarrow as pa
 
     if isinstance(data, pa.Table):
-        check_names(data.column_names, field, columns, _KEEP_ONE)
+        check_names(data.column_names, field, columns, KEEP_ONE_ARROW)
         return _frame(data, field, [n for n in data.column_names if n in columns])
     if pa.types.is_dictionary(data.type):
         data = _decoded(data, field)
@@ -284,6 +288,6 @@ def _struct_table(
         raise ValidationError(field, RULE_NOT_RECIPIENT, position=int(first), value=None)
     if need_number and "phone_number" not in names and len(values):
         raise ValidationError(f"{field}.phone_number", "is required", position=0)
-    check_names(names, field, known, _KEEP_ONE)
+    check_names(names, field, known, KEEP_ONE_ARROW)
     combined = values.combine_chunks()
     return pa.table({n: combined.field(i) for i, n in enumerate(names)})

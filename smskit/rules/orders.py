@@ -29,7 +29,13 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
-from smskit.rules.arrowinput import arrow_data, arrow_library, check_names
+from smskit.rules.arrowinput import (
+    KEEP_ONE_ARROW,
+    KEEP_ONE_PANDAS,
+    arrow_data,
+    arrow_library,
+    check_names,
+)
 from smskit.rules.recipients import REGION_COLUMN, RULE_FLOAT, first_float, number_codes
 
 if TYPE_CHECKING:
@@ -116,14 +122,14 @@ def order_frame(orders: Any, columns: Sequence[str], field: str = "orders") -> p
         table = arrow_data(orders, library, field)
         if not isinstance(table, pa.Table):
             raise ValidationError(field, "must be a table of orders", value=type(orders).__name__)
-        check_names(table.column_names, field, columns, "table.rename_columns([...])")
+        check_names(table.column_names, field, columns, KEEP_ONE_ARROW)
         wanted = [name for name in columns if name in table.column_names]
         text = pd.StringDtype("pyarrow")
         strings = {pa.string(): text, pa.large_string(): text}
         return table.select(wanted).to_pandas(types_mapper=strings.get)
     if not isinstance(orders, pd.DataFrame):
         raise ValidationError(field, _not_a_table(orders), value=type(orders).__name__)
-    check_names(orders.columns, field, columns, "frame.loc[:, ~frame.columns.duplicated()]")
+    check_names(orders.columns, field, columns, KEEP_ONE_PANDAS)
     return orders[[name for name in dict.fromkeys(columns) if name in orders.columns]]
 
 

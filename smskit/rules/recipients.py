@@ -43,7 +43,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from smskit.errors import ValidationError, advised
-from smskit.rules.arrowinput import RULE_NOT_RECIPIENT, arrow_frame, arrow_library, check_names
+from smskit.rules.arrowinput import (
+    KEEP_ONE_PANDAS,
+    RULE_NOT_RECIPIENT,
+    arrow_frame,
+    arrow_library,
+    check_names,
+)
 from smskit.rules.csvtext import read_csv_text, row_line
 from smskit.rules.fields import (
     CONTACT_FIELDS,
@@ -222,7 +228,7 @@ def check_file_name(value: str, field: str, instead: str | None = None) -> None:
 
 def check_columns(names: Iterable[Any], field: str) -> None:
     """Refuse a column the reader would read twice (a DataFrame may repeat a name)."""
-    check_names(names, field, _KNOWN_KEYS, "frame.loc[:, ~frame.columns.duplicated()]")
+    check_names(names, field, _KNOWN_KEYS, KEEP_ONE_PANDAS)
 
 
 def _check_encodable(frame: pd.DataFrame, field: str) -> None:

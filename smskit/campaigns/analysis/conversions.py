@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final, TypedDict, Unpack
 
 from smskit.errors import ValidationError
-from smskit.rules.arrowinput import check_names
+from smskit.rules.arrowinput import KEEP_ONE_PANDAS, check_names
 from smskit.rules.choices import checked_column
 from smskit.rules.orders import (
     order_frame,
@@ -212,9 +212,7 @@ def conversions(
     checked_column("on", on, optional=True)
     checked_frame("recipients", recipients, ("phone_number",))
     read_columns = ("phone_number", "group", "sent_at", REGION_COLUMN, *([on] if on else []))
-    check_names(
-        recipients.columns, "recipients", read_columns, "frame.loc[:, ~frame.columns.duplicated()]"
-    )
+    check_names(recipients.columns, "recipients", read_columns, KEEP_ONE_PANDAS)
     span = window_of(read.window).value
     sent = send_instants(recipients, sent_at)
     wanted = [on] if on is not None else [read.number, REGION_COLUMN]

@@ -50,6 +50,7 @@ __all__ = [
 ]
 
 POLL_S: Final = 0.2
+_RETRY_S: Final = 0.005  # between tries of a lock file's OS lock (LockFile.take(wait=...))
 LOCK_SUFFIX: Final = "-lease"  # the lock file: the journal's path and this
 _OWNER: Final = ("host", "pid", "since")
 
@@ -96,16 +97,22 @@ class LockFile:
         self.path = path
         self._fd: int | None = None
 
-    def take(self) -> bool:
-        """Whether the lock is now ours (False: another open file holds it)."""
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)  # not inherited by children
-        try:
-            _lock(fd)
-        except OSError:
-            os.close(fd)
-            return False
-        self._fd = fd
-        return True
+    def take(self, wait: float = 0.0) -> bool:
+        """Whether the lock is now ours, tried again for up to ``wait`` seconds (False:
+        another open file held it all along; the OS lock has no timeout of its own)."""
+        deadline = time.monotonic() + wait
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)  # not inherited by children
+            try:
+                _lock(fd)
+            except OSError:
+                os.close(fd)
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(_RETRY_S)
+                continue
+            self._fd = fd
+            return True
 
     def let_go(self, *, remove: bool = True) -> None:
         """Free the lock; first remove the file (``remove``) if it is still the one locked

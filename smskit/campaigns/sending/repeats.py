@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -124,14 +123,11 @@ def _writing(path: Path) -> Iterator[None]:
     a file no longer there), waited for up to :data:`_WAIT_S`; the kernel frees it if its
     holder dies."""
     lock = LockFile(str(path.with_name(f"{path.name}.lock")))
-    deadline = time.monotonic() + _WAIT_S
-    while not lock.take():
-        if time.monotonic() > deadline:
-            raise ConfigurationError(
-                f"{path}: another sender kept the log of recent sends locked for "
-                f"{_WAIT_S:g} s; this send is not recorded for the repeat guard"
-            )
-        time.sleep(0.005)
+    if not lock.take(wait=_WAIT_S):
+        raise ConfigurationError(
+            f"{path}: another sender kept the log of recent sends locked for "
+            f"{_WAIT_S:g} s; this send is not recorded for the repeat guard"
+        )
     try:
         yield
     finally:
