@@ -142,17 +142,25 @@ class MissingExtraError(ConfigurationError, ImportError):
 
 class RepeatedSend(SmskitError):
     """The same send (name as given, text, sender, options, region, recipients, to the same
-    gateway) was made less than the campaign's ``repeat_window`` ago: nothing was sent.
-    ``.at``, ``.name``, ``.journal`` and ``.complete`` describe the earlier send;
+    gateway) was made less than the campaign's ``repeat_window`` ago, or is recorded after
+    ``.now`` (the clock was set back since: how long ago it was made cannot be told): nothing
+    was sent. ``.at``, ``.name``, ``.journal`` and ``.complete`` describe the earlier send;
     ``send(again=True)`` sends it again, as a new campaign (an unfinished one is finished
     with ``Campaign.resume(.journal)``)."""
 
-    def __init__(self, at: datetime, name: str, journal: str, complete: bool) -> None:
+    def __init__(
+        self, at: datetime, name: str, journal: str, complete: bool, *, now: datetime | None = None
+    ) -> None:
         self.at, self.name, self.journal, self.complete = at, name, journal, complete
-        made = (
-            f"the same send was made at {at.isoformat(timespec='seconds')} (campaign {name}, "
-            f"journal {journal})"
-        )
+        self.now = now
+        made = f"the same send was made at {at.isoformat(timespec='seconds')}"
+        if now is not None and at > now:
+            made = (
+                f"the same send is recorded at {at.isoformat(timespec='seconds')}, after now "
+                f"({now.isoformat(timespec='seconds')}): the clock was set back since, or the "
+                "campaign's clock says an earlier time, so it may have been made moments ago"
+            )
+        made = f"{made} (campaign {name}, journal {journal})"
         if complete:
             super().__init__(f"{made}: nothing sent; send(again=True) sends it again")
         else:

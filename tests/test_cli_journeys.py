@@ -154,6 +154,30 @@ def test_same_alert_to_another_gateway_is_not_a_repeat(run: Run, fresh_sandbox: 
     assert len(fresh_sandbox.sent()) == 1
 
 
+def test_same_alert_with_the_clock_set_back_is_refused_as_a_repeat(
+    run: Run, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """The same send with SMSKIT_NOW 5 minutes before the recorded one (the clock set back)
+    was sent again, the record taken as older than 10 minutes; now exit 9 naming the
+    recorded time, saying it is after now, and --again; nothing sent; --again sends it."""
+    assert run(*ALERT).exit_code == 0
+    env = {
+        "SMSKIT_BASE_URL": fresh_sandbox.url,
+        "SMSKIT_API_LOGIN": fresh_sandbox.login,
+        "SMSKIT_API_KEY": fresh_sandbox.api_key,
+        "SMSKIT_NOW": "2026-03-03T09:55:00+01:00",
+    }
+    back = CliRunner().invoke(cli, list(ALERT), env=env, catch_exceptions=False)
+    assert back.exit_code == EXIT_REPEAT, back.stderr
+    line = one_line(back)
+    assert "recorded at 2026-03-03T10:00:00+01:00, after this command's now" in line
+    assert "2026-03-03T09:55:00+01:00" in line and "--again" in line and "min ago" not in line
+    assert len(fresh_sandbox.sent()) == 1
+    again = CliRunner().invoke(cli, [*ALERT, "--again"], env=env, catch_exceptions=False)
+    assert again.exit_code == 0, again.stderr
+    assert len(fresh_sandbox.sent()) == 2
+
+
 def test_hlr_cache_option_on_a_campaign_journal_exits_4_and_leaves_it(
     run: Run, fresh_sandbox: Sandbox, tmp_path: Path
 ) -> None:

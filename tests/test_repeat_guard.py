@@ -129,3 +129,38 @@ def test_sends_recorded_by_many_threads_at_once_are_each_kept() -> None:
         list(pool.map(record, keys))
     later = NOW + timedelta(minutes=1)
     assert [key for key in keys if earlier_send(key, later) is None] == []
+
+
+def test_a_send_recorded_after_now_is_a_repeat_not_an_old_send() -> None:
+    """A record dated after "now" (the clock set back, an earlier SMSKIT_NOW) was skipped as
+    if it were older than the window, so the same send went out again; it is the latest
+    earlier send, a minute or a day ahead, and one older than the window is still none."""
+    record_send("alert", NOW, "alert-1", Path("alert.journal.sqlite"), True)
+    for back in (timedelta(seconds=1), timedelta(minutes=3), timedelta(hours=23)):
+        earlier = earlier_send("alert", NOW - back)
+        assert earlier is not None and earlier.at == NOW and earlier.name == "alert-1"
+    assert earlier_send("alert", NOW + timedelta(minutes=10)) is None
+    assert earlier_send("other", NOW - timedelta(minutes=3)) is None
+
+
+def test_the_same_send_with_the_clock_set_back_is_refused_naming_the_recorded_time(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """A campaign whose clock is 3 minutes before the recorded send of the same content
+    raises RepeatedSend saying the record is after now and naming both times; nothing is
+    sent; again=True sends it."""
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        campaign(client, NOW).send(progress=False, journal=tmp_path / "a.sqlite")
+        assert len(fresh_sandbox.sent()) == 2
+        back = NOW - timedelta(minutes=3)
+        earlier = campaign(client, back)
+        with pytest.raises(smskit.RepeatedSend) as refused:
+            earlier.send(progress=False, journal=tmp_path / "b.sqlite")
+        message = str(refused.value)
+        assert refused.value.at == NOW and refused.value.now == back
+        assert "after now" in message and "set back" in message
+        assert NOW.isoformat(timespec="seconds") in message
+        assert back.isoformat(timespec="seconds") in message
+        assert len(fresh_sandbox.sent()) == 2
+        earlier.send(progress=False, journal=tmp_path / "b.sqlite", again=True)
+        assert len(fresh_sandbox.sent()) == 4

@@ -336,7 +336,8 @@ class CampaignExecutor(Generic[ResultT]):
     def earlier_send(self) -> EarlierSend | None:
         """The send this campaign's would repeat now: the same send (name as given, text,
         sender, options, region, recipients and their fields) through the same gateway made
-        less than ``repeat_window`` ago (None: none, or no ``repeat_window``). Runs preflight
+        less than ``repeat_window`` ago, or recorded after now (the clock was set back: never
+        taken as old) (None: none, or no ``repeat_window``). Runs preflight
         if the campaign has none for its current recipients and settings; sends nothing."""
         guard = self._repeat_guard(again=False)
         return None if guard is None else guard.earlier(self._content_id())

@@ -159,7 +159,8 @@ def send(
     exclusion with its reason) and cost printed, confirmation asked unless --yes.
 
     Exits 7 when some recipients were not sent, 9 when it repeats a send made less than 10
-    minutes ago (--again sends it) or a named campaign already sent.
+    minutes ago or recorded after now (the clock went back; --again sends it) or a named
+    campaign already sent.
     """
     if bool(numbers) == (csv_file is not None):
         raise click.UsageError("give recipients with --to (repeatable) or --csv FILE, not both")
@@ -311,11 +312,19 @@ def _check_repeat(campaign: smskit.Campaign, instant: datetime) -> None:
     earlier = campaign.earlier_send()
     if earlier is None:
         return
-    minutes = (instant - earlier.at).total_seconds() / 60
+    at = earlier.at.isoformat(timespec="seconds")
+    if earlier.at > instant:  # the clock went back (or SMSKIT_NOW is earlier): never "old"
+        when = (
+            f"is recorded at {at}, after this command's now "
+            f"({instant.isoformat(timespec='seconds')}: the clock was set back since, or "
+            "SMSKIT_NOW says an earlier time), so it may have been made moments ago"
+        )
+    else:
+        minutes = (instant - earlier.at).total_seconds() / 60
+        when = f"was made {minutes:.0f} min ago, at {at}"
     made = (
-        f"the same send (text, sender, options, recipients) was made {minutes:.0f} min ago, "
-        f"at {earlier.at.isoformat(timespec='seconds')} (campaign {earlier.name}, journal "
-        f"{earlier.journal})"
+        f"the same send (text, sender, options, recipients) {when} (campaign {earlier.name}, "
+        f"journal {earlier.journal})"
     )
     if earlier.complete:
         raise Refused(f"{made}: nothing sent; pass --again to send it again", EXIT_REPEAT)

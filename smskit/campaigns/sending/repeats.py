@@ -11,9 +11,11 @@ complete) in ``cli-sends.jsonl`` in the per-user data directory, one writer at a
 OS lock on ``cli-sends.jsonl.lock``, waited for: sends of many threads or processes at once
 each keep their record, none lost to another's rewrite); a send whose fingerprint
 was recorded less than the window before "now" is refused (:class:`smskit.RepeatedSend`)
-until ``send(again=True)`` says it is meant. A journal continued (a named campaign, a
-resume) is not a repeat: the journal itself sends nothing twice. Records older than a day
-are dropped when a new one is written.
+until ``send(again=True)`` says it is meant; so is one recorded *after* "now" (the clock was
+set back since, or a campaign's clock or ``SMSKIT_NOW`` says an earlier time): how long ago
+it was made cannot be told, and it may be moments ago, so it is never taken as old. A
+journal continued (a named campaign, a resume) is not a repeat: the journal itself sends
+nothing twice. Records more than a day from now are dropped when a new one is written.
 """
 
 from __future__ import annotations
@@ -76,7 +78,9 @@ class RepeatGuard:
         under."""
         earlier = self.earlier(content_id)
         if earlier is not None:
-            raise RepeatedSend(earlier.at, earlier.name, earlier.journal, earlier.complete)
+            raise RepeatedSend(
+                earlier.at, earlier.name, earlier.journal, earlier.complete, now=self.now
+            )
         return self.key(content_id)
 
 
@@ -104,13 +108,14 @@ def _records() -> list[dict[str, Any]]:
 
 
 def earlier_send(key: str, now: datetime, window: timedelta = WINDOW) -> EarlierSend | None:
-    """The latest recorded send of ``key`` less than ``window`` before ``now``."""
+    """The latest recorded send of ``key`` less than ``window`` before ``now``, or after
+    ``now`` (a record in the future is not older than the window: the clock went back)."""
     latest: EarlierSend | None = None
     for entry in _records():
         if entry.get("fingerprint") != key:
             continue
         at = datetime.fromisoformat(entry["at"])
-        if timedelta(0) <= now - at < window and (latest is None or at > latest.at):
+        if now - at < window and (latest is None or at > latest.at):
             latest = EarlierSend(
                 at, str(entry.get("name")), str(entry.get("journal")), entry.get("complete", True)
             )
