@@ -36,7 +36,8 @@ from smskit.campaigns.analysis.outcomes import (
 )
 from smskit.campaigns.analysis.results import (
     AUDIENCE,
-    RECIPIENT_STATES,
+    JOURNALED_STATES,
+    UNSENT_STATES,
     CampaignOutcomes,
     audience,
     chunk_dtypes,
@@ -66,7 +67,6 @@ _OUTCOMES: Final = (
 )  # fmt: skip
 _REJECTED: Final = ("row", "chunk", "phone_number", "error")
 _EXCLUDED: Final = ("row", "input", "phone_number", "issue", "detail")
-_UNSETTLED: Final = ("pending", "in_flight", "failed")
 
 
 @dataclass(frozen=True, eq=False)
@@ -147,7 +147,7 @@ class StreamedResult(CampaignOutcomes[dd.DataFrame]):
     def complete(self) -> bool:
         """Nothing left to send: every recipient sent, rejected or excluded."""
         held = self.chunk_states
-        unsettled = held["state"].isin(_UNSETTLED) & (held["recipients"] > 0)
+        unsettled = held["state"].isin(UNSENT_STATES) & (held["recipients"] > 0)
         return not unsettled.any() and self._unreached() == 0
 
     def summary(self) -> pd.DataFrame:
@@ -155,7 +155,7 @@ class StreamedResult(CampaignOutcomes[dd.DataFrame]):
         columns of ``CampaignResult.summary()``)."""
         held = self.chunk_states
         per_state = held.groupby("state")["recipients"].sum()
-        counts = {state: int(per_state.get(state, 0)) for state in RECIPIENT_STATES[:5]}
+        counts = {state: int(per_state.get(state, 0)) for state in JOURNALED_STATES}
         counts["pending"] += self._unreached()
         counts["rejected"] = len(self.rejected)
         counts["excluded"] = self.excluded

@@ -27,7 +27,7 @@ from smskit.campaigns.analysis.outcomes import (
     outcomes_frame,
     sent_recipients,
 )
-from smskit.campaigns.analysis.results import CampaignResult
+from smskit.campaigns.analysis.results import UNSENT_STATES, CampaignResult
 from smskit.campaigns.planning.holdout import HELD_OUT
 from smskit.campaigns.sending.journal import DONE_STATES, Journal
 from smskit.campaigns.sending.journal_file import as_journal_path
@@ -87,7 +87,6 @@ _NOT_JOURNALS: Final = (
     ".experiment.json",
     ".experiment.json.partial",
 )
-_UNSETTLED: Final = ("pending", "in_flight", "failed")
 
 T = TypeVar("T")
 
@@ -178,7 +177,7 @@ def _row(book: Journal) -> JournalRow:
     accepted = [o for o in outcomes if o[5] in DONE_STATES]
     reached = sum(o[2] - o[1] for o in outcomes)
     to_send = record.to_send
-    unsettled = any(o[3] and o[5] in _UNSETTLED for o in outcomes)
+    unsettled = any(o[3] and o[5] in UNSENT_STATES for o in outcomes)
     return JournalRow(
         journal=book.path,
         name=_required(record.name, "name", where),

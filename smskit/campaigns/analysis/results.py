@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AUDIENCE",
+    "JOURNALED_STATES",
     "RECIPIENT_STATES",
     "RESULT_COLUMNS",
     "UNSENT_STATES",
@@ -68,16 +69,10 @@ FrameT = TypeVar("FrameT")  # a result's frames: pandas, or Dask (lazy)
 AUDIENCE: Final = "audience"
 # Recipient states of those the send was for and did not (yet) send.
 UNSENT_STATES: Final = ("pending", "in_flight", "failed")
-
-RECIPIENT_STATES: Final = (
-    "sent",
-    "already_accepted",
-    "pending",
-    "in_flight",
-    "failed",
-    "rejected",
-    "excluded",
-)
+# A journaled recipient's state, its chunk's: sent (DONE_STATES) or not (yet).
+JOURNALED_STATES: Final = (*DONE_STATES, *UNSENT_STATES)
+# Every recipient's state: journaled, or never in a chunk (refused, excluded by preflight).
+RECIPIENT_STATES: Final = (*JOURNALED_STATES, "rejected", "excluded")
 
 
 @runtime_checkable
@@ -421,13 +416,13 @@ class CampaignResult(CampaignOutcomes["pd.DataFrame"]):
     def not_sent(self) -> pd.DataFrame:
         """Every recipient not (yet) sent, with its state and why."""
         frame = self._recipients_frame
-        mask = ~frame["state"].isin(["sent", "already_accepted"])
+        mask = ~frame["state"].isin(DONE_STATES)
         columns = ["row", "phone_number", "chunk", "state", "error"]
         return frame.loc[mask, columns].reset_index(drop=True)
 
     def summary(self) -> pd.DataFrame:
         """One row: recipients per state, chunks, SMS, cost, completeness, journal."""
-        counts = {state: self._count(state) for state in RECIPIENT_STATES[:5]}
+        counts = {state: self._count(state) for state in JOURNALED_STATES}
         counts["rejected"] = len(self.rejected)
         counts["excluded"] = len(self.excluded)
         frame = summary_frame(

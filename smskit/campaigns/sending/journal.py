@@ -157,7 +157,7 @@ class Chunk:
     def dropped(self) -> int:
         """Recipients the gateway said it did not keep (``number_of_contacts`` below the
         chunk's size, spec convention 3); the answer does not say which ones."""
-        if self.contacts is None or self.state not in ("sent", "already_accepted"):
+        if self.contacts is None or self.state not in DONE_STATES:
             return 0
         return max(0, self.size - self.contacts)
 
