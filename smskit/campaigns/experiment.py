@@ -95,7 +95,8 @@ __all__ = ["HOLDOUT_ARM", "Experiment", "ExperimentResult"]
 
 logger = logging.getLogger("smskit.campaigns.experiment")
 
-# <experiment>.<arm> names the arm's campaign: 100 characters at most (check_name), arms 30.
+# <experiment>.<arm> names the arm's campaign: 100 characters at most (CAMPAIGN_NAME_MAX),
+# arms 30 (ARM_NAME_MAX).
 NAME_MAX: Final = 68
 # The no-send arm's name: its recipients' group in conversions (no arm may take it).
 HOLDOUT_ARM: Final = "holdout"

@@ -11,7 +11,6 @@ split with the same NumPy; the experiment also records the split itself (see
 
 from __future__ import annotations
 
-import re
 import secrets
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
@@ -19,13 +18,14 @@ from typing import TYPE_CHECKING, Any, Final
 from smskit.campaigns.planning.holdout import STRATA
 from smskit.errors import ValidationError
 from smskit.rules.choices import checked_choice
+from smskit.rules.filenames import checked_file_name
 from smskit.rules.ranges import checked_integer
 
 if TYPE_CHECKING:
     import numpy as np
 
 __all__ = [
-    "ARM_NAME",
+    "ARM_NAME_MAX",
     "MAX_ARMS",
     "UNKNOWN_STRATUM",
     "assign_arms",
@@ -36,8 +36,8 @@ __all__ = [
 ]
 
 MAX_ARMS: Final = 26
-# An arm names its campaign (<experiment>.<arm>), hence its journal file.
-ARM_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,29}")
+# An arm names its campaign (<experiment>.<arm>), hence its journal file: no '.' in it.
+ARM_NAME_MAX: Final = 30
 # What a split may be stratified by: the recipient's country (its number's region).
 # The stratum of a row whose number has no country (invalid, or national without a region).
 UNKNOWN_STRATUM: Final = "unknown"
@@ -53,14 +53,14 @@ def check_arms(variants: Any) -> dict[str, str]:
             "variants", f"an experiment has 2 to {MAX_ARMS} arms", value=len(variants)
         )
     for position, (arm, text) in enumerate(variants.items()):
-        if not isinstance(arm, str) or not ARM_NAME.fullmatch(arm):
-            raise ValidationError(
-                "variants",
-                "an arm's name is 1 to 30 letters, digits, '_' or '-', starting with a letter "
-                "or digit (it names the arm's journal)",
-                position=position,
-                value=arm,
-            )
+        checked_file_name(
+            "variants",
+            arm,
+            longest=ARM_NAME_MAX,
+            dots=False,
+            names="the arm's journal",
+            position=position,
+        )
         if not isinstance(text, str):
             raise ValidationError(f"variants.{arm}", "must be a string", value=text)
     return dict(variants)

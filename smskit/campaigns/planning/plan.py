@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,6 +22,7 @@ from smskit.errors import ValidationError
 from smskit.rules import fields as _fields
 from smskit.rules import spec as _spec
 from smskit.rules.canonical import canonical_json
+from smskit.rules.filenames import checked_file_name
 
 if TYPE_CHECKING:
     import numpy as np
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from smskit.rules.contacts import ContactChunk
 
 __all__ = [
+    "CAMPAIGN_NAME_MAX",
     "MANAGED_OPTIONS",
     "SEND_OPTIONS",
     "Plan",
@@ -58,7 +59,8 @@ MANAGED_OPTIONS: Final = {
     "simulation_mode": "use Campaign.estimate() for a simulation",
     "request_id": "each chunk's request_id is derived from the campaign and the chunk",
 }
-_NAME_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+# A campaign's name names its journal file.
+CAMPAIGN_NAME_MAX: Final = 100
 
 
 @dataclass(frozen=True)
@@ -210,14 +212,9 @@ def check_options(
 
 def check_name(name: Any) -> str:
     """A campaign name fit for a file name."""
-    if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
-        raise ValidationError(
-            "name",
-            "1 to 100 characters: letters, digits, '.', '_' or '-', starting with a letter or "
-            "digit (it names the journal file)",
-            value=name,
-        )
-    return name
+    return checked_file_name(
+        "name", name, longest=CAMPAIGN_NAME_MAX, dots=True, names="the journal file"
+    )
 
 
 def default_name(text: str, sender: str, options: Mapping[str, Any], created: datetime) -> str:
