@@ -98,7 +98,37 @@ def test_campaigns_sharing_a_name_are_credited_apart(
         orders, window="3D", models=MODELS,
     )  # fmt: skip
     assert list(same["campaign"]) == [renamed[c] for c in apart["campaign"]]
-    pd.testing.assert_frame_equal(same.drop(columns="campaign"), apart.drop(columns="campaign"))
+    assert list(same["journal"]) == [journal[c] for c in apart["campaign"]]
+    assert apart["journal"].isna().all()  # campaigns known by name only: no journal to show
+    pd.testing.assert_frame_equal(
+        same.drop(columns=["campaign", "journal"]), apart.drop(columns=["campaign", "journal"])
+    )
+
+
+def test_rows_of_two_campaigns_of_one_name_name_their_journals(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Two campaigns named "daily" (a daily --name, a name sent again) were two rows alike
+    but for their numbers; each row now names its journal, the path the ledger shows and
+    CampaignResult.load opens, so the row credited the order is the campaign that sent to
+    its number."""
+    paths = [tmp_path / "daily.journal.sqlite", tmp_path / "daily-2.journal.sqlite"]
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        for path, number in zip(paths, ["+33610000001", "+33610000002"], strict=True):
+            Campaign(client, [number], text="Promo STOP au 36173", sender="Shop",
+                     name="daily").send(journal=path, progress=False)  # fmt: skip
+    after = pd.Timestamp.now(tz="UTC") + pd.Timedelta("1h")
+    orders = pd.DataFrame({"phone_number": ["+33610000002"], "ordered_at": [after],
+                           "amount": [20.0]})  # fmt: skip
+    table = attribution(orders, journals=tmp_path)
+    assert list(table.columns[:3]) == ["model", "campaign", "journal"]
+    assert list(table["campaign"]) == ["daily", "daily"]
+    assert sorted(table["journal"]) == sorted(str(p) for p in paths)
+    assert set(table["journal"]) == set(smskit.campaigns.history(tmp_path)["journal"])
+    credited = table.loc[table["revenue"] > 0, "journal"].item()
+    assert smskit.CampaignResult.load(credited).to_frame()["phone_number"].tolist() == [
+        "+33610000002"
+    ]
 
 
 def test_last_first_and_linear_on_one_order() -> None:

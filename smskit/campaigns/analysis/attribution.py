@@ -24,7 +24,9 @@ An order *follows* a touch when its number is the recipient's and its instant is
 Ties (two touches at the same instant) go to the campaign whose journal sorts first. A
 campaign is its journal, not its name: two campaigns of one name (a named campaign sent again
 after its embedded sandbox ended is journaled in ``<name>-2``; a daily ``--name`` from cron)
-are credited apart, each on its own row. None of the models says what would have happened
+are credited apart, each on its own row, told apart by its ``journal`` (the path
+:func:`smskit.campaigns.history` shows and :meth:`CampaignResult.load` opens). None of the
+models says what would have happened
 without the messages: that is a holdout's question (:mod:`smskit.campaigns.analysis.lift`).
 
 May import the analysis room's ledger, results and outcomes, ``smskit.rules`` and
@@ -73,6 +75,7 @@ WINDOW_FROM: Final = ("send", "delivery", "click")
 ATTRIBUTION_COLUMNS: Final = (
     "model",
     "campaign",
+    "journal",
     "recipients",
     "conversions",
     "revenue",
@@ -192,9 +195,12 @@ def attribute(
     """:func:`attribution` over given ``touches`` and ``campaigns`` (see
     :func:`campaign_touches`): one row per model and campaign, in the order of
     ``campaigns``. A campaign is its ``journal`` when both frames have that column (two
-    campaigns may share a name), else its ``campaign`` name."""
+    campaigns may share a name), else its ``campaign`` name (its ``journal`` then missing)."""
     import numpy as np
     import pandas as pd
+
+    if "journal" not in campaigns.columns:
+        campaigns = campaigns.assign(journal=pd.array([pd.NA] * len(campaigns), dtype="string"))
 
     span = window_of(window).value
     frame, instants, amounts = read_orders(orders, [number, REGION_COLUMN], at, value)
@@ -235,6 +241,7 @@ def attribute(
     result["cost_per_conversion"] = cost / result["conversions"].where(result["conversions"] > 0)
     result["roi"] = (result["revenue"] - cost) / cost.where(cost > 0)
     result["model"] = pd.Categorical(result["model"], categories=MODELS)
+    result["journal"] = result["journal"].astype("string")  # as the ledger's column
     return result[list(ATTRIBUTION_COLUMNS)]
 
 
@@ -271,6 +278,8 @@ def attribution(
     :func:`smskit.campaigns.history` reads them, default every journal of the campaigns
     directory) by ``model`` (default
     ``last_touch``) or several ``models`` side by side: one row per model and campaign with
+    its ``campaign`` name and ``journal`` (the journal's path, as
+    :func:`smskit.campaigns.history` shows it: what tells two campaigns of one name apart),
     ``recipients`` (accepted), ``conversions`` (credited orders, fractional for ``linear``),
     ``revenue``, ``revenue_per_recipient``, ``cost`` (billed), ``cost_per_conversion`` and
     ``roi``. The orders are read as :meth:`CampaignResult.conversions` reads them. Each
