@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from smskit._repr import tolerant_repr
 from smskit.campaigns import abulk_hlr as checked
+from smskit.campaigns.bulk.operations import DEFAULT_MAX_AGE_S
 from smskit.campaigns.sending.blocking import blocking, interruption
 from smskit.campaigns.sending.progress import Progress, ProgressOption
 from smskit.dask.narration import quiet_shuffles
@@ -38,7 +39,6 @@ __all__ = ["HLRParquet", "abulk_hlr", "bulk_hlr"]
 
 # Breakdown keys whose labels are the spec's closed value sets: per-file counts add up.
 CLOSED_KEYS = ("status", "line_status", "phone_number_type")
-DEFAULT_MAX_AGE_S = 24 * 3600.0
 
 
 async def abulk_hlr(
