@@ -9,13 +9,18 @@ import re
 import sqlite3
 import subprocess
 import sys
+import warnings
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import smskit
 from smskit.campaigns.campaign import Campaign
-from smskit.campaigns.sending.reconnect import journal_for_send, sibling
+from smskit.campaigns.sending.journal_file import numbered_journal
+from smskit.campaigns.sending.reconnect import journal_for_send
 from smskit.sandbox import Sandbox
 
 REPO = Path(__file__).resolve().parent.parent
@@ -159,8 +164,42 @@ def test_only_an_ended_embedded_sandbox_journal_is_passed_over(
             "UPDATE meta SET value = json_set(value, '$.base_url', 'http://127.0.0.1:9') "
             "WHERE key = 'gateway'"
         )
-    assert journal_for_send(running) == (sibling(running, 2), running)
-    assert sibling(Path("/x/a.journal.sqlite"), 3) == Path("/x/a-3.journal.sqlite")
+    assert journal_for_send(running) == (numbered_journal(running, 2), running)
+    assert numbered_journal(Path("/x/a.journal.sqlite"), 3) == Path("/x/a-3.journal.sqlite")
+
+
+def test_an_unnamed_campaign_sent_again_is_journaled_under_its_whole_name(
+    tmp_path: Path, user_dirs: Path
+) -> None:
+    """An unnamed campaign's name holds a dot (its creation time, `...T100000.000000Z-...`):
+    sent again after its sandbox stopped, it is journaled in `<that whole name>-2`, as the
+    warning says, never with the number put inside the time."""
+    numbers = [f"+3361234{i:04d}" for i in range(5)]
+    clock = lambda: datetime(2031, 6, 3, 8, tzinfo=UTC)  # noqa: E731
+    results = []
+    for seed in (1, 2):
+        with Sandbox(seed=seed) as box:
+            campaign = Campaign(smskit.Client(sandbox=box), numbers, text=TEXT, sender="Shop",
+                                clock=clock)  # fmt: skip
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                results.append(campaign.send(progress=False))
+    first, second = (r.journal for r in results)
+    assert "." in campaign.name and first.name == f"{campaign.name}.journal.sqlite"
+    assert second == first.with_name(f"{campaign.name}-2.journal.sqlite")
+
+
+@given(
+    name=st.text(alphabet="ab.-_0Z", min_size=1, max_size=12).filter(lambda n: n[0] != "."),
+    number=st.integers(2, 99),
+)
+def test_a_numbered_journal_keeps_the_whole_name(name: str, number: int) -> None:
+    """The n-th journal of a campaign named with dots (an experiment's `<name>.<arm>`, a
+    dated name) is `<name>-n.journal.sqlite`: the name read back from it is `<name>-n`,
+    whatever dots the name holds; another file keeps its last suffix."""
+    path = Path("/x") / f"{name}.journal.sqlite"
+    assert numbered_journal(path, number).name == f"{name}-{number}.journal.sqlite"
+    assert numbered_journal(Path(f"/x/{name}.db"), number).name == f"{name}-{number}.db"
 
 
 def test_a_refused_cron_repeat_on_the_embedded_sandbox_claims_no_new_campaign(

@@ -27,6 +27,7 @@ from smskit.campaigns.planning.holdout import Holdout, as_holdout
 from smskit.campaigns.planning.links import LinkTracking, check_tracking_inbox
 from smskit.campaigns.planning.report import PreflightOutline, PreflightReport
 from smskit.campaigns.planning.spec import CampaignOptions, CampaignSpec
+from smskit.campaigns.sending.journal_file import numbered_journal
 from smskit.client import AsyncClient, Client
 from smskit.errors import SmskitError, ValidationError
 from smskit.replies.inbox import Inbox
@@ -68,7 +69,7 @@ class _Series:
 
     def numbered(self, number: int) -> tuple[str | None, Path | None]:
         """The name and journal of the ``number``-th campaign (2, 3 ...)."""
-        journal = _numbered(self.journal, number) if self.journal is not None else None
+        journal = numbered_journal(self.journal, number) if self.journal is not None else None
         # Unnamed, the campaign names itself with its creation time: a new name anyway.
         name = f"{self.name[:90]}-{number}" if self.name is not None else None
         return name, journal
@@ -662,15 +663,6 @@ class Composer(Widget):
 
 
 _UI_OPTIONS: Final = frozenset({"type", "purpose", "with_replies", "send_at"})
-_JOURNAL_SUFFIX: Final = ".journal.sqlite"
-
-
-def _numbered(journal: Path, number: int) -> Path:
-    """``x.journal.sqlite`` -> ``x-<number>.journal.sqlite``; others ``<stem>-<n><suffix>``."""
-    name = journal.name
-    if name.endswith(_JOURNAL_SUFFIX):
-        return journal.with_name(f"{name[: -len(_JOURNAL_SUFFIX)]}-{number}{_JOURNAL_SUFFIX}")
-    return journal.with_name(f"{journal.stem}-{number}{journal.suffix}")
 
 
 def _cost(summary: Any) -> float | None:

@@ -43,7 +43,7 @@ from smskit.campaigns.planning.plan import (
     default_name,
 )
 from smskit.campaigns.planning.preflight import PreflightSettings, evaluation_instant
-from smskit.campaigns.sending.journal_file import as_journal_path
+from smskit.campaigns.sending.journal_file import JOURNAL_SUFFIX, as_journal_path
 from smskit.campaigns.sending.repeats import WINDOW as REPEAT_WINDOW
 from smskit.client.config import default_frequency_cap
 from smskit.errors import ValidationError
@@ -359,7 +359,7 @@ class CampaignSpec:
             return as_journal_path(journal)
         if self.journal is not None:
             return Path(self.journal)
-        return campaigns_dir() / f"{self.identity}.journal.sqlite"
+        return campaigns_dir() / f"{self.identity}{JOURNAL_SUFFIX}"
 
     def instant(self, now: datetime | None = None) -> datetime:
         """``now``, else the spec's clock, else the current time: when preflight checks the

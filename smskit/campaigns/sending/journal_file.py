@@ -22,7 +22,31 @@ from smskit import _sqlite
 from smskit._paths import as_file_path
 from smskit.errors import ConfigurationError
 
-__all__ = ["as_journal_path", "check_journal_file", "connect_journal", "holds_a_campaign"]
+__all__ = [
+    "JOURNAL_SUFFIX",
+    "as_journal_path",
+    "check_journal_file",
+    "connect_journal",
+    "holds_a_campaign",
+    "numbered_journal",
+]
+
+# A campaign's journal is ``<name>.journal.sqlite``, and a name may hold dots of its own.
+JOURNAL_SUFFIX: Final = ".journal.sqlite"
+
+
+def numbered_journal(path: Path, number: int) -> Path:
+    """``<name>-<number>.journal.sqlite`` beside ``<name>.journal.sqlite``, any other file
+    ``<stem>-<number><suffix>``: the journal of the ``number``-th campaign sent as ``path``'s.
+
+    The number goes after the whole name: a campaign's name may hold dots (an unnamed one's
+    creation time ``...T101500.123456Z-...``, an experiment's arm ``<experiment>.<arm>``),
+    and numbering inside it would give another campaign's journal name."""
+    name = path.name
+    if name.endswith(JOURNAL_SUFFIX):
+        return path.with_name(f"{name[: -len(JOURNAL_SUFFIX)]}-{number}{JOURNAL_SUFFIX}")
+    return path.with_name(f"{path.stem}-{number}{path.suffix}")
+
 
 # Tables journals of this format held before: the HLR answers (now in their own cache file).
 _EARLIER_TABLES: Final = frozenset({"hlr"})

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from smskit.campaigns.sending.journal import Journal, open_leased
+from smskit.campaigns.sending.journal_file import numbered_journal
 from smskit.campaigns.sending.record import CampaignRecord
 from smskit.campaigns.sending.runner import check_concurrency
 from smskit.client import AsyncClient, Client
@@ -102,23 +103,16 @@ def journal_for_send(path: Path) -> tuple[Path, Path | None]:
 
     ``path`` itself, unless it holds a campaign sent to an embedded sandbox that has ended
     (:func:`ended_sandbox`): that journal is finished history, kept as it is, and the send
-    takes the first of ``<stem>-2``, ``<stem>-3`` ... beside it that is free or holds a
-    campaign of a gateway still reachable (it is then continued, or refused as another
-    campaign's, as ``path`` would be). The second value is ``path`` when passed over.
+    takes the first of ``<name>-2``, ``<name>-3`` ... beside it (``numbered_journal``) that
+    is free or holds a campaign of a gateway still reachable (it is then continued, or
+    refused as another campaign's, as ``path`` would be). The second value is ``path`` when
+    passed over.
     """
     candidate, number = path, 1
     while _ended(candidate):
         number += 1
-        candidate = sibling(path, number)
+        candidate = numbered_journal(path, number)
     return candidate, (None if candidate == path else path)
-
-
-def sibling(path: Path, number: int) -> Path:
-    """``<stem>-<number><suffixes>`` beside ``path`` (``a.journal.sqlite`` gives
-    ``a-2.journal.sqlite``)."""
-    name = path.name
-    stem, dot, rest = name.partition(".")
-    return path.with_name(f"{stem}-{number}{dot}{rest}")
 
 
 def _ended(path: Path) -> bool:
