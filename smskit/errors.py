@@ -108,16 +108,20 @@ class SandboxEndedError(ConfigurationError):
     """A journal's campaign was sent to an embedded sandbox that has ended (its process
     exited, or it was stopped): that gateway and its sends are gone, so nothing of the
     campaign can be resumed. The journal is finished history (``CampaignResult.load``
-    reads it); sending the campaign again starts a new one. ``.journal``, ``.url``."""
+    reads it); sending the campaign again starts a new one. ``.journal``, ``.url``;
+    ``again`` is what sends it again, when that is not sending the campaign again (an
+    experiment's arm: the experiment, made again under another name)."""
 
-    def __init__(self, journal: object, url: str) -> None:
+    def __init__(self, journal: object, url: str, *, again: str | None = None) -> None:
         self.journal = str(journal)
         self.url = url
-        super().__init__(
-            f"journal {self.journal!r} was sent to an embedded sandbox ({url}) that has ended "
-            "(it lives as long as its process): nothing of it can be resumed. "
+        again = again or (
             "smskit.CampaignResult.load(journal) reads what it did; send the campaign again "
             "to start a new one"
+        )
+        super().__init__(
+            f"journal {self.journal!r} was sent to an embedded sandbox ({url}) that has ended "
+            f"(it lives as long as its process): nothing of it can be resumed. {again}"
         )
 
 

@@ -387,3 +387,29 @@ def test_the_arms_share_one_client(fresh_sandbox: Sandbox, tmp_path: Path) -> No
     made.preview()
     assert isinstance(made.client, smskit.Client)
     assert all(arm.client is made.client for arm in made.arms.values())
+
+
+def test_an_experiment_sent_to_an_ended_sandbox_says_how_to_send_it_again(
+    tmp_path: Path,
+) -> None:
+    """Its sandbox stopped (a new process, a kernel restart), the experiment made again and
+    sent, or loaded and sent, is refused before any request with an experiment's advice:
+    its results read, another name to send again; never "send the campaign again", which
+    would hit the same refusal. Its results still read."""
+    variants = {"A": A, "B": A.replace("-20%", "-30%")}
+    numbers = FR[:10]
+    with Sandbox(seed=1) as first, smskit.Client(sandbox=first) as client:
+        Experiment(client, numbers, variants=variants, sender="Shop", name="ab", seed=5,
+                   purpose="alert", directory=tmp_path).send(progress=False)  # fmt: skip
+    with Sandbox(seed=2) as second, smskit.Client(sandbox=second) as client:
+        again = Experiment(client, numbers, variants=variants, sender="Shop", name="ab",
+                           purpose="alert", directory=tmp_path)  # fmt: skip
+        loaded = Experiment.load("ab", directory=tmp_path)
+        for experiment in (again, loaded):
+            with pytest.raises(smskit.SandboxEndedError) as caught:
+                experiment.send(progress=False)
+            message = str(caught.value)
+            assert "send the campaign again" not in message
+            assert "Experiment.load('ab').results()" in message and "another name=" in message
+        assert len(second.sent()) == 0
+    assert loaded.results().summary()["sent"].sum() == 10

@@ -76,7 +76,7 @@ from smskit.campaigns.sending.journal import Journal, open_leased
 from smskit.campaigns.sending.progress import ProgressOption
 from smskit.campaigns.sending.runner import check_chunk_size, check_client
 from smskit.client import AsyncClient, Client
-from smskit.errors import ConfigurationError, ValidationError
+from smskit.errors import ConfigurationError, SandboxEndedError, ValidationError
 from smskit.replies.inbox import Inbox
 from smskit.rules import spec as _spec
 from smskit.rules.canonical import canonical_json
@@ -416,7 +416,10 @@ class Experiment:
             run = Run(concurrency, progress, wait, campaign._repeat_guard(again=False))
             # A client made for the arms is dropped: None goes back to the journal's gateway.
             given = None if self._client is self._made else self._client
-            results[arm] = await Campaign._continue(self.journal(arm), given, run)
+            try:
+                results[arm] = await Campaign._continue(self.journal(arm), given, run)
+            except SandboxEndedError as exc:  # raised before any request: nothing was sent
+                raise SandboxEndedError(exc.journal, exc.url, again=self._ended_advice()) from None
         rows = {arm: self.record.rows_of(arm) for arm in self.record.arms}
         again = f"experiment.send() again (smskit.Experiment.load({self.name!r}).send())"
         for arm, result in results.items():
@@ -426,6 +429,16 @@ class Experiment:
         return ExperimentResult(self.name, results, rows)
 
     send = blocking(asend)
+
+    def _ended_advice(self) -> str:
+        """What to do with an experiment whose arms went to an embedded sandbox now ended:
+        its record and journals are its history; only another name sends its texts again."""
+        return (
+            f"Experiment {self.name!r} is finished history: "
+            f"smskit.Experiment.load({self.name!r}).results() reads what it did; to send "
+            "it again, make the Experiment again with another name= (the same name adopts "
+            "this record and its journals)"
+        )
 
     def results(self) -> ExperimentResult:
         """What each arm's journal holds so far (nothing sent)."""
