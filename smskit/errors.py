@@ -124,6 +124,17 @@ class SandboxEndedError(ConfigurationError):
             f"(it lives as long as its process): nothing of it can be resumed. {again}"
         )
 
+    def of_experiment(self, name: str) -> SandboxEndedError:
+        """The same refusal for an arm of experiment ``name``: its record and journals are
+        its history, and only another name sends its texts again (the same name adopts
+        them)."""
+        again = (
+            f"Experiment {name!r} is finished history: smskit.Experiment.load({name!r})"
+            ".results() reads what it did; to send it again, make the Experiment again with "
+            "another name= (the same name adopts this record and its journals)"
+        )
+        return SandboxEndedError(self.journal, self.url, again=again)
+
 
 class MissingExtraError(ConfigurationError, ImportError):
     """An optional part of smskit was used without the packages of its extra.

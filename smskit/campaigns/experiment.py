@@ -411,15 +411,14 @@ class Experiment:
                     line=exc.line,
                 ) from exc
         results = {}
+        given = None if self._client is self._made else self._client  # made here: the journal's
         for arm, campaign in self._arms.items():
             # The arm's repeat guard (its repeat_window), asked before its first request.
             run = Run(concurrency, progress, wait, campaign._repeat_guard(again=False))
-            # A client made for the arms is dropped: None goes back to the journal's gateway.
-            given = None if self._client is self._made else self._client
             try:
                 results[arm] = await Campaign._continue(self.journal(arm), given, run)
-            except SandboxEndedError as exc:  # raised before any request: nothing was sent
-                raise SandboxEndedError(exc.journal, exc.url, again=self._ended_advice()) from None
+            except SandboxEndedError as ended:  # before any request: nothing was sent
+                raise ended.of_experiment(self.name) from None
         rows = {arm: self.record.rows_of(arm) for arm in self.record.arms}
         again = f"experiment.send() again (smskit.Experiment.load({self.name!r}).send())"
         for arm, result in results.items():
@@ -429,16 +428,6 @@ class Experiment:
         return ExperimentResult(self.name, results, rows)
 
     send = blocking(asend)
-
-    def _ended_advice(self) -> str:
-        """What to do with an experiment whose arms went to an embedded sandbox now ended:
-        its record and journals are its history; only another name sends its texts again."""
-        return (
-            f"Experiment {self.name!r} is finished history: "
-            f"smskit.Experiment.load({self.name!r}).results() reads what it did; to send "
-            "it again, make the Experiment again with another name= (the same name adopts "
-            "this record and its journals)"
-        )
 
     def results(self) -> ExperimentResult:
         """What each arm's journal holds so far (nothing sent)."""
