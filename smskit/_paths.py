@@ -16,33 +16,18 @@ On Linux ``XDG_DATA_HOME`` and ``XDG_CACHE_HOME`` move them, as for any other pr
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
-from typing import Any
 
-from smskit.errors import ConfigurationError, ValidationError
+from smskit.errors import ConfigurationError
 
 __all__ = [
-    "as_file_path",
     "campaigns_dir",
     "check_directory_of",
     "data_dir",
     "hlr_cache_path",
     "replies_path",
 ]
-
-
-def as_file_path(value: Any, field: str) -> Path:
-    """A file's path given as ``field``: a ``str`` or ``os.PathLike`` naming a file (not
-    empty, no NUL, encodable); else a ValidationError naming ``field``."""
-    # TypeError: an os.PathLike of bytes; UnicodeEncodeError: a lone surrogate names no file
-    with contextlib.suppress(TypeError, UnicodeEncodeError):
-        path = Path(value) if isinstance(value, str | os.PathLike) else None
-        if path is not None and str(path) not in ("", ".") and "\x00" not in str(path):
-            os.fsencode(path)
-            return path
-    raise ValidationError(field, "must be a file path (a str or pathlib.Path)", value=value)
 
 
 def check_directory_of(path: str | os.PathLike[str], verb: str = "written") -> None:

@@ -15,6 +15,7 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from distributed import Client as DaskClient
 from hypothesis import given, settings
@@ -89,15 +90,12 @@ def partitioned(orders: Any) -> Any:
         return dd.from_pandas(frame, npartitions=2, sort=False)
 
 
-def test_every_entry_point_refuses_bad_orders_naming_field_row_and_rule(
-    sandbox: Sandbox, dask_cluster: DaskClient, tmp_path: Path
-) -> None:
-    """Any one defect at any row, in pandas or Arrow (or a Dask frame of either), through
-    every entry point (a campaign's, an experiment's, a Dask campaign's): a ValidationError
-    naming orders.<column>, the row of the whole table (none for a missing column) and the
-    rule; send times, which reads no amounts, refuses every other defect the same way; a
-    column the orders repeat is refused naming it by each entry point, and a Dask frame by
-    each that reads a table, saying to compute it."""
+def sent_entry_points(
+    sandbox: Sandbox, tmp_path: Path
+) -> tuple[dict[str, Callable[..., Any]], pd.Timestamp]:
+    """A campaign, an experiment and a Dask campaign sent to NUMBERS, their
+    :func:`entry_points`, and the first send's instant (every order after it follows each
+    one's send)."""
     text = "Promo STOP au 36173"
     with smskit.Client(sandbox=sandbox) as client:
         result = Campaign(client, NUMBERS, text=text, sender="Shop",
@@ -114,8 +112,19 @@ def test_every_entry_point_refuses_bad_orders_naming_field_row_and_rule(
             seed=3,
         ).send(journal=tmp_path / "d.sqlite", progress=False)  # fmt: skip
     journal = tmp_path / "b.journal.sqlite"
-    points = entry_points(journal, result, experiment, streamed)
-    start = result.sent_at  # the first send: every order is after each one's send
+    return entry_points(journal, result, experiment, streamed), result.sent_at
+
+
+def test_every_entry_point_refuses_bad_orders_naming_field_row_and_rule(
+    sandbox: Sandbox, dask_cluster: DaskClient, tmp_path: Path
+) -> None:
+    """Any one defect at any row, in pandas or Arrow (or a Dask frame of either), through
+    every entry point (a campaign's, an experiment's, a Dask campaign's): a ValidationError
+    naming orders.<column>, the row of the whole table (none for a missing column) and the
+    rule; send times, which reads no amounts, refuses every other defect the same way; a
+    column the orders repeat is refused naming it by each entry point, and a Dask frame by
+    each that reads a table, saying to compute it."""
+    points, start = sent_entry_points(sandbox, tmp_path)
 
     @settings(deadline=None, max_examples=30)
     @given(
@@ -182,3 +191,69 @@ def test_every_entry_point_refuses_bad_orders_naming_field_row_and_rule(
             with pytest.raises(ValidationError) as caught:
                 call(partitioned(good), "5D")
             assert ".compute() it first" in caught.value.rule, name
+
+
+def answer(found: Any) -> pd.DataFrame:
+    """An entry point's answer as a frame: a conversions frame, or a lift's table."""
+    return found if isinstance(found, pd.DataFrame) else found.table
+
+
+def test_every_entry_point_reads_orders_from_a_csv_or_parquet_path(
+    sandbox: Sandbox, dask_cluster: DaskClient, tmp_path: Path
+) -> None:
+    """Orders given as a CSV file's Path or str, or a Parquet file's, were refused ("read
+    the file first"); through every entry point that takes a table (a Dask result's too,
+    its workers reading the file) they give the answer the same texts give as a table; one
+    defect written in the CSV at any row is refused naming the column, the row and the rule
+    as the table's is; a spreadsheet's path is refused naming the file."""
+    everywhere, start = sent_entry_points(sandbox, tmp_path)
+    points = {name: call for name, call in everywhere.items() if "dask orders" not in name}
+    hours = [pd.Timedelta(hours=h) for h in (1, 30, 200)]  # the last one after the window
+    texts = pd.DataFrame({
+        "phone_number": [NUMBERS[0], "0" + NUMBERS[1][3:], NUMBERS[0]],
+        "ordered_at": [(start + h).tz_convert("Europe/Paris").isoformat() for h in hours],
+        "amount": ["10.50", "3", "0.1"],
+    }, dtype="string")  # fmt: skip
+    csv_path, parquet = tmp_path / "orders.csv", tmp_path / "orders.parquet"
+    texts.to_csv(csv_path, index=False)
+    pq.write_table(pa.Table.from_pandas(texts, preserve_index=False), parquet)
+    for name, call in points.items():
+        expected = answer(call(texts, "5D"))
+        for given_as in (csv_path, str(csv_path), parquet):
+            pd.testing.assert_frame_equal(answer(call(given_as, "5D")), expected, obj=name)
+        with pytest.raises(ValidationError) as caught:
+            call(tmp_path / "orders.xlsx", "5D")
+        assert caught.value.field == "orders" and "orders.xlsx" in caught.value.rule, name
+
+    @settings(deadline=None, max_examples=15)
+    @given(
+        st.integers(1, 6).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n - 1))),
+        st.sampled_from(sorted(DEFECTS)),
+    )
+    def check(size_row: tuple[int, int], defect: str) -> None:
+        size, row = size_row
+        orders = pd.DataFrame({
+            "phone_number": [NUMBERS[i % len(NUMBERS)] for i in range(size)],
+            "ordered_at": [(start + pd.Timedelta(hours=i + 1)).isoformat() for i in range(size)],
+            "amount": [f"{10 + i}.00" for i in range(size)],
+        }, dtype=object)  # fmt: skip
+        column, bad, rule = DEFECTS[defect]
+        dropped = defect.startswith("no_")
+        if dropped:
+            orders = orders.drop(columns=column)
+        else:  # as a file holds it: a text, an empty cell where nothing is
+            orders.loc[row, column] = "" if bad is None or bad != bad else str(bad)
+        path = tmp_path / f"{defect}.csv"
+        orders.to_csv(path, index=False)
+        for name, call in points.items():
+            if name == "send_times" and column == "amount":
+                continue  # send times counts orders: it reads no amount
+            with pytest.raises(ValidationError) as caught:
+                call(path, "5D")
+            refusal = caught.value
+            assert refusal.field == f"orders.{column}", (name, defect)
+            assert refusal.position == (None if dropped else row), (name, defect)
+            assert rule in refusal.rule, (name, defect)
+
+    with dask.config.set(scheduler="synchronous"):  # the Dask ones in this process: quicker
+        check()

@@ -220,17 +220,16 @@ def test_a_column_the_orders_repeat_is_refused_naming_it(column: str) -> None:
 
 def test_orders_not_a_table_are_refused_saying_what_to_pass(tmp_path: Path) -> None:
     """A Dask DataFrame given where a table is read is refused naming .compute() and the
-    Dask campaign's result (not 'must be a DataFrame'); a CSV path (str or Path) naming
-    the reading first; anything else as not a table."""
+    Dask campaign's result (not 'must be a DataFrame'); anything else that is neither a
+    table nor a file's path as not a table, saying a path is read too."""
     import dask.dataframe as dd
 
     path = tmp_path / "orders.csv"
     path.write_text("phone_number,ordered_at,amount\n+33612345678,2026-01-01T10:00:00Z,1\n")
     wanted = {
         "dask": (dd.from_pandas(pd.read_csv(path), npartitions=1), ".compute() it first"),
-        "str": (str(path), "read the file first"),
-        "path": (path, "read the file first"),
-        "list": ([{"amount": 1.0}], "must be a table of orders"),
+        "list": ([{"amount": 1.0}], "or a CSV or Parquet file's path"),
+        "bytes": (bytes(path), "or a CSV or Parquet file's path"),
     }
     for kind, (orders, says) in wanted.items():
         with pytest.raises(ValidationError) as caught:

@@ -1,9 +1,10 @@
 """Conversions and lift of a partitioned audience: the pandas join on each partition.
 
 A streamed campaign's recipients stay partitioned (tens of millions: never one pandas frame).
-The orders (a pandas, pyarrow or polars table, or a Dask DataFrame read partition by
-partition) are read by the rule book's order readers, as the pandas path reads them (every
-instant and amount checked, a refusal naming the row in the whole table), kept to the
+The orders (a pandas, pyarrow or polars table, a CSV or Parquet file's path, or a Dask
+DataFrame read partition by partition) are read by the rule book's order readers, as the
+pandas path reads them (every instant and amount checked, a refusal naming the row in the
+whole table), kept to the
 campaign's window ``[sent, sent + window)`` (every recipient of a streamed campaign shares
 one send instant) and only then their numbers read; what is left is three arrays (E.164
 digits, instant, amount), summed once per number
@@ -44,6 +45,7 @@ from smskit.campaigns.analysis.conversions import (
 )
 from smskit.campaigns.analysis.lift import GroupTotals, frame_totals
 from smskit.errors import ValidationError
+from smskit.rules.files import table_path
 from smskit.rules.orders import order_frame, order_numbers, read_orders, window_of
 from smskit.rules.recipients import REGION_COLUMN
 
@@ -273,7 +275,9 @@ def conversions(
     """Per recipient of ``recipients`` (``row``, ``phone_number`` in E.164 or read in
     ``default_region``, ``group``), lazily, partition by partition: the pandas
     :func:`smskit.campaigns.analysis.conversions.conversions` with every recipient sent at
-    ``sent_at`` (an aware instant). ``orders``: a pandas, pyarrow, polars or Dask table.
+    ``sent_at`` (an aware instant). ``orders``: a pandas, pyarrow, polars or Dask table, or
+    a CSV or Parquet file's path (checked here, read by the task that reads the orders: a
+    worker of a cluster on another machine needs the file at that path).
     ``customer_id``: match the orders' column of that name with the same column of
     ``table`` (the recipients' input table, pandas, pyarrow, polars or Dask; each
     recipient's id at its ``row``) instead of numbers. ``reading`` as the pandas function
@@ -281,6 +285,8 @@ def conversions(
     read = OrderColumns(**reading)
     at, value, number, default_region = read.at, read.value, read.number, read.default_region
     span = window_of(read.window).value
+    if not isinstance(orders, dd.DataFrame):  # a file that cannot be read: refused now
+        orders = table_path(orders, "orders") or orders
     start = int(send_instants(pd.DataFrame(index=range(1)), sent_at)[0])
     money = value is not None
     if customer_id is not None:

@@ -32,7 +32,6 @@ from urllib.parse import urlsplit
 
 from smskit import _sqlite
 from smskit._account import held
-from smskit._paths import as_file_path
 from smskit._server import Guards, Served
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies import clicks, receiver, reports
@@ -44,6 +43,7 @@ from smskit.rules.bots import BotRules
 from smskit.rules.callbacks import CALLBACK_KINDS
 from smskit.rules.choices import checked_choice
 from smskit.rules.content import has_stop_mention
+from smskit.rules.files import as_file_path
 from smskit.rules.links import LinkKey, check_link_base
 from smskit.rules.ranges import checked_integer, checked_number, checked_seconds
 from smskit.rules.text import check_str

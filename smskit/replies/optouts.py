@@ -35,10 +35,11 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from smskit import _sqlite
 from smskit._account import Gateway, Hidden, account_of, gateway_of, held
-from smskit._paths import as_file_path, check_directory_of
+from smskit._paths import check_directory_of
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies.optoutcsv import CSV_SOURCES, read_optouts_csv
 from smskit.replies.reports import micros
+from smskit.rules.files import as_file_path
 from smskit.rules.optouts import listed_form
 from smskit.rules.region import DEFAULT_REGION
 from smskit.rules.text import check_str

@@ -8,7 +8,8 @@ views, CLI and sandbox all ask (recipients, sender, STOP, purpose, hours, destin
 prices as the gateway reports them, findings as codes, the default region ``region``,
 the gateway's answers where the spec leaves their shape open ``answers``, recipients given
 as pyarrow or polars objects read through Arrow ``arrowinput``, callback kinds
-and delivery statuses ``callbacks``, CSV files read whole or refused ``csvtext``, first use
+and delivery statuses ``callbacks``, CSV files read whole or refused ``csvtext``, a file's
+path and a table given as its CSV or Parquet file ``files``, first use
 from many threads ``once``, tracked links and the fields that carry them ``links``, the rules
 that tell bots' clicks from people's ``bots``), and the one JSON spelling request bodies
 are posted in and ids are derived from (``canonical``), and the range checks of the counts,

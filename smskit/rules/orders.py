@@ -1,8 +1,12 @@
 """The analyst's orders, read exactly or refused: instants, amounts, numbers and the window.
 
 An order (or any event: a sign-up, a booking) is a row of the analyst's own table with a
-phone number (or a customer id), an instant and, for revenue, an amount. Each column is read
-here, once, for conversions (:mod:`smskit.campaigns.analysis.conversions`) and attribution:
+phone number (or a customer id), an instant and, for revenue, an amount. The table is a
+pandas, pyarrow or polars DataFrame, or a CSV or Parquet file's path (a ``str`` or
+``pathlib.Path``, read by :mod:`smskit.rules.files`: a CSV's every cell as the text it holds,
+by the recipients' CSV reader, so its amounts and numbers are read from their texts by the
+rules below, never guessed floats first). Each column is read here, once, for conversions
+(:mod:`smskit.campaigns.analysis.conversions`) and attribution:
 
 - an instant needs a time zone (a timezone-aware column, or ISO 8601 texts with an offset or
   ``Z`` after the time of day): a naive one would be read in some zone smskit would have to
@@ -16,9 +20,10 @@ here, once, for conversions (:mod:`smskit.campaigns.analysis.conversions`) and a
 - a ``window`` is a positive duration (``"5D"``, ``"12h"``, a ``timedelta``); a text is
   refused without its unit (pandas reads a bare ``"5"`` as 5 nanoseconds).
 
-Each refusal names the column (``orders.amount``), the row (its position, from 0) and the
-rule. Pure: pandas, numpy and pyarrow arrays in, arrays out; no I/O. May import
-``smskit.errors`` and the rule book.
+Each refusal names the column (``orders.amount``), the row (its position, from 0: a CSV's
+first row under its header is 0) and the rule. Pandas, numpy and pyarrow arrays in, arrays
+out; the only I/O is reading a file given as the table. May import ``smskit.errors`` and the
+rule book.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from smskit.rules.arrowinput import (
     arrow_library,
     check_names,
 )
+from smskit.rules.files import read_table_file, table_path
 from smskit.rules.recipients import REGION_COLUMN, RULE_FLOAT, first_float, number_codes
 
 if TYPE_CHECKING:
@@ -111,10 +117,14 @@ def window_of(window: Any, field: str = "window") -> pd.Timedelta:
 
 def order_frame(orders: Any, columns: Sequence[str], field: str = "orders") -> pd.DataFrame:
     """The ``columns`` ``orders`` has, as a pandas DataFrame (a pandas, pyarrow or polars
-    table; strings stay Arrow strings); anything else is refused, and so is one of
-    ``columns`` the table repeats (which one holds the values?)."""
+    table, or a CSV or Parquet file's path: :func:`smskit.rules.files.table_path`; strings
+    stay Arrow strings); anything else is refused, and so is one of ``columns`` the table
+    repeats (which one holds the values?)."""
     import pandas as pd
 
+    path = table_path(orders, field)
+    if path is not None:
+        orders = read_table_file(path, columns, field)
     library = arrow_library(orders)
     if library is not None:
         import pyarrow as pa
@@ -135,17 +145,16 @@ def order_frame(orders: Any, columns: Sequence[str], field: str = "orders") -> p
 
 def _not_a_table(orders: Any) -> str:
     """Why ``orders`` is refused, and what to pass instead."""
-    import os
-
-    rule = "must be a table of orders: a pandas, pyarrow or polars DataFrame"
+    rule = (
+        "must be a table of orders: a pandas, pyarrow or polars DataFrame, or a CSV or "
+        "Parquet file's path"
+    )
     if hasattr(type(orders), "__dask_graph__"):
         return (
             f"{rule}; a Dask DataFrame is read partition by partition only by a Dask "
             "campaign's result (smskit.dask.Campaign(...).send().conversions or .lift): "
             "here, .compute() it first"
         )
-    if isinstance(orders, str | os.PathLike):
-        return f"{rule}, not a file's path: read the file first (pandas.read_csv, read_parquet)"
     return rule
 
 
@@ -267,28 +276,29 @@ def order_amounts(frame: pd.DataFrame, value: str, field: str = "orders") -> np.
     import pandas as pd
 
     where = f"{field}.{value}"
-    values = _column(frame, value, field, "name the amount column with value=, or value=None")
-    missing = values.isna().to_numpy(dtype=bool)
+    given = _column(frame, value, field, "name the amount column with value=, or value=None")
+    missing = given.isna().to_numpy(dtype=bool)
     if missing.any():
         raise ValidationError(where, f"is missing: {RULE_AMOUNT}", position=_first(missing))
-    if _arrow_decimals(values):  # a decimal column (Parquet, SQL, Arrow): numbers
-        values = values.astype("float64")
-    elif values.dtype.kind not in "iuf":  # bools, complex, durations are not amounts
-        if values.dtype.kind != "O" and not pd.api.types.is_string_dtype(values):
-            raise ValidationError(where, RULE_AMOUNT, position=0, value=values.iloc[0])
-        values = _object_amounts(values, where)
+    values = given  # a refusal shows the amount as given (a CSV's text), not its float
+    if _arrow_decimals(given):  # a decimal column (Parquet, SQL, Arrow): numbers
+        values = given.astype("float64")
+    elif given.dtype.kind not in "iuf":  # bools, complex, durations are not amounts
+        if given.dtype.kind != "O" and not pd.api.types.is_string_dtype(given):
+            raise ValidationError(where, RULE_AMOUNT, position=0, value=given.iloc[0])
+        values = _object_amounts(given, where)
     amounts = np.asarray(values.to_numpy(dtype="float64"))
     negative = amounts < 0
     if negative.any():
         row = _first(negative)
-        raise ValidationError(where, RULE_AMOUNT, position=row, value=values.iloc[row])
+        raise ValidationError(where, RULE_AMOUNT, position=row, value=given.iloc[row])
     if not np.isfinite(amounts).all():
         row = _first(~np.isfinite(amounts))
-        raise ValidationError(where, RULE_AMOUNT, position=row, value=values.iloc[row])
+        raise ValidationError(where, RULE_AMOUNT, position=row, value=given.iloc[row])
     huge = amounts >= AMOUNT_LIMIT  # beyond it a float64 skips integers: 2**53 + 1 is 2**53
     if huge.any():
         row = _first(huge)
-        raise ValidationError(where, RULE_AMOUNT_LIMIT, position=row, value=values.iloc[row])
+        raise ValidationError(where, RULE_AMOUNT_LIMIT, position=row, value=given.iloc[row])
     return amounts
 
 

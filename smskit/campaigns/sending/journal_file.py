@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from smskit import _sqlite
-from smskit._paths import as_file_path
 from smskit.errors import ConfigurationError
+from smskit.rules.files import as_file_path
 
 __all__ = [
     "JOURNAL_SUFFIX",
