@@ -117,3 +117,20 @@ def test_nothing_done_as_real_processes(fresh_sandbox: Sandbox, tmp_path: Path) 
     for done, code in ((imported, EXIT_INPUT), (again, EXIT_REPEAT)):
         assert done.returncode == code, done.stderr
         assert done.stdout == "" and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_send_of_a_header_only_file_exits_4_saying_it_holds_no_recipient(
+    run: Run, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """`send --csv` of a file with a header and no row: exit 4 in one line naming the file
+    and saying it holds no recipient (never "all 0 recipient(s) are excluded"), nothing on
+    stdout (no preflight of nobody), with or without --json; nothing sent."""
+    empty = tmp_path / "customers.csv"
+    empty.write_text("phone_number,first_name\n")
+    for extra in ((), ("--json",), ("--dry-run",)):
+        result = run("send", "--text", "Bonjour {first_name}", "--sender", "Shop", "--csv",
+                     str(empty), "--purpose", "alert", "--yes", *extra)  # fmt: skip
+        assert result.exit_code == EXIT_INPUT
+        line = nothing_done(result)
+        assert str(empty) in line and "holds no recipient" in line and "all 0" not in line
+    assert len(fresh_sandbox.sent()) == 0

@@ -208,6 +208,8 @@ def send(
             if not as_json:
                 click.echo(scheduled_line(when))
         report = campaign.preflight()
+        if report.recipients == 0:  # a header-only --csv (--to needs a number): nothing read
+            raise Refused(f"nothing to send: {csv_file} holds no recipient (a header only)")
         refusals = report.hours_refusals()
         _describe_preflight(document, report, as_json)
         if report.to_send == 0:  # each exclusion was just listed with its reason
