@@ -126,7 +126,8 @@ class ConversionsAndLift(Generic[FrameT]):
         send (``sent_at``, for both groups): ``row``, ``phone_number``, ``group``,
         ``converted``, ``conversions``, ``revenue`` (0 without an order),
         ``first_conversion_at``. ``orders``: any table of orders or events (pandas, pyarrow,
-        polars; Dask too for a Dask result), read as ``reading`` says
+        polars; Dask too for a Dask result) or a CSV or Parquet file's path (a ``str`` or
+        ``pathlib.Path``: a CSV's cells read as the texts they hold), read as ``reading`` says
         (:class:`~smskit.campaigns.analysis.conversions.OrderColumns`: ``window="5D"``,
         ``at="ordered_at"``, ``value="amount"``, ``number="phone_number"``,
         ``default_region`` the region the campaign read its recipients' national numbers in,
