@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import smskit
 from smskit.campaigns import history, send_times
@@ -58,6 +60,48 @@ def test_two_campaigns_of_one_name_each_count_their_own_conversions(
     credit = smskit.campaigns.attribution(orders, journals=tmp_path, models=["any_touch"])
     by_journal = dict(zip(credit["revenue"], credit["conversions"], strict=True))
     assert list(credit["campaign"]) == ["daily", "daily"] and by_journal == {12.0: 2, 0.0: 0}
+
+
+@pytest.fixture(scope="module")
+def sent_ten(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str], pd.Timestamp]:
+    """A campaign of 10 sent over real HTTP: its journals' directory, numbers, send instant."""
+    directory = tmp_path_factory.mktemp("journals")
+    numbers = [f"+3361{i:07d}" for i in range(10)]
+    with Sandbox(seed=3) as sandbox, smskit.Client(sandbox=sandbox) as client:
+        result = Campaign(client, numbers, text="Alerte", sender="Ops", purpose="alert",
+                          name="ten").send(journal=directory / "ten.journal.sqlite",
+                                           progress=False)  # fmt: skip
+    return directory, numbers, result.sent_at
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    placed=st.lists(st.tuples(st.integers(0, 11), st.integers(-30, 150)), min_size=1, max_size=40)
+)
+def test_the_conversion_rate_is_the_share_of_recipients_who_bought(
+    sent_ten: tuple[Path, list[str], pd.Timestamp], placed: list[tuple[int, int]]
+) -> None:
+    """Orders of any count per buyer (repeat buyers, strangers, before and after the
+    window): `converted` is the recipients with an order in [sent, sent + 5D), as a loop
+    over the recipients counts them, `conversion_rate` that share of the 10 sent (never
+    above 1: a buyer's three orders are one buyer), `conversions` the orders in the window."""
+    directory, numbers, sent_at = sent_ten
+    others = ["+33699999998", "+33699999999"]  # not recipients
+    orders = pd.DataFrame({
+        "phone_number": [(numbers + others)[who] for who, _ in placed],
+        "ordered_at": [sent_at + pd.Timedelta(hours=h) for _, h in placed],
+        "amount": 1.0,
+    })  # fmt: skip
+    inside = [0 <= h < 120 for _, h in placed]
+    buyers = {n for n, ok in zip(orders["phone_number"], inside, strict=True) if ok}
+    expected = sum(number in buyers for number in numbers)
+    bought = sum(ok and n in numbers for n, ok in zip(orders["phone_number"], inside, strict=True))
+    table = send_times(directory, orders=orders, time_zone="UTC")
+    row = table[table["campaigns"] > 0].iloc[0]
+    assert (row["converted"], row["conversions"]) == (expected, bought)
+    assert row["conversion_rate"] == pytest.approx(expected / 10) and row["conversion_rate"] <= 1
 
 
 def test_unknown_slot_is_refused() -> None:

@@ -68,6 +68,7 @@ __all__ = [
     "attribute",
     "attribution",
     "campaign_touches",
+    "following",
 ]
 
 MODELS: Final = ("last_touch", "first_touch", "linear", "any_touch")
@@ -180,6 +181,46 @@ def _touches(
     return numbers[keep], start[keep].astype("int64")
 
 
+def following(
+    touches: pd.DataFrame,
+    orders: Any,
+    *,
+    key: str = "journal",
+    window: Any = "5D",
+    at: str = "ordered_at",
+    value: str | None = "amount",
+    number: str = "phone_number",
+    default_region: str | None = DEFAULT_REGION,
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """Each (order, touch) where the order follows the touch (the module docstring): one
+    row with ``order`` (its row in ``orders``), ``digits`` (the number, E.164 digits),
+    ``key`` (the touch's ``key`` column: the campaign) and ``touch`` (the window's start,
+    UTC nanoseconds); and every order's amount (1 each with ``value=None``)."""
+    import numpy as np
+    import pandas as pd
+
+    span = window_of(window).value
+    frame, instants, amounts = read_orders(orders, [number, REGION_COLUMN], at, value)
+    amounts = np.ones(len(frame)) if amounts is None else amounts
+    times = touches["touched_at"].to_numpy(dtype="int64")
+    rows = orders_in_reach(instants, times, span)
+    digits = order_numbers(frame, number, rows, default_region)
+    touch_digits = order_numbers(
+        touches[["phone_number"]], "phone_number", np.arange(len(touches)), None, "touches"
+    )
+    pairs = pd.DataFrame({"order": rows, "digits": digits}).merge(
+        # keys as Python objects, as the campaigns' column holds them (no touch at all, on a
+        # machine without journals, is no float column to join on)
+        pd.DataFrame(
+            {"digits": touch_digits, "key": touches[key].to_numpy(dtype=object), "touch": times}
+        ),
+        on="digits",
+    )
+    when = instants[pairs["order"].to_numpy()]
+    start = pairs["touch"].to_numpy()
+    return pairs[(when >= start) & (when < start + span)], amounts
+
+
 def attribute(
     touches: pd.DataFrame,
     campaigns: pd.DataFrame,
@@ -196,32 +237,15 @@ def attribute(
     :func:`campaign_touches`): one row per model and campaign, in the order of
     ``campaigns``. A campaign is its ``journal`` when both frames have that column (two
     campaigns may share a name), else its ``campaign`` name (its ``journal`` then missing)."""
-    import numpy as np
     import pandas as pd
 
     if "journal" not in campaigns.columns:
         campaigns = campaigns.assign(journal=pd.array([pd.NA] * len(campaigns), dtype="string"))
-
-    span = window_of(window).value
-    frame, instants, amounts = read_orders(orders, [number, REGION_COLUMN], at, value)
-    amounts = np.ones(len(frame)) if amounts is None else amounts
-    times = touches["touched_at"].to_numpy(dtype="int64")
-    rows = orders_in_reach(instants, times, span)
-    digits = order_numbers(frame, number, rows, default_region)
-    touch_digits = order_numbers(
-        touches[["phone_number"]], "phone_number", np.arange(len(touches)), None, "touches"
-    )
     key = "journal" if {"journal"} <= {*touches.columns} & {*campaigns.columns} else "campaign"
-    pairs = pd.DataFrame({"order": rows, "digits": digits}).merge(
-        # keys as Python objects, as the campaigns' column holds them (no touch at all, on a
-        # machine without journals, is no float column to join on)
-        pd.DataFrame(
-            {"digits": touch_digits, "key": touches[key].to_numpy(dtype=object), "touch": times}
-        ),
-        on="digits",
-    )
-    when = instants[pairs["order"].to_numpy()]
-    pairs = pairs[(when >= pairs["touch"].to_numpy()) & (when < pairs["touch"].to_numpy() + span)]
+    pairs, amounts = following(
+        touches, orders, key=key, window=window, at=at, value=value, number=number,
+        default_region=default_region,
+    )  # fmt: skip
     order = {name: i for i, name in enumerate(campaigns[key])}
     pairs = pairs.assign(rank=pairs["key"].map(order))
     pairs = pairs.sort_values(["order", "touch", "rank"], kind="stable")

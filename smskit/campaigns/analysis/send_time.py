@@ -2,13 +2,16 @@
 were sent, across the ledger (:func:`send_times`).
 
 Each campaign counts where it started (the ledger's ``started``, in the account's time
-zone); its recipients accepted (``sent``) are the denominator of every rate: ``delivered``,
-``replies`` and ``clicked`` as the ledger reads them from the callbacks' store, and
-``conversions`` (with ``orders``): the orders placed by its accepted recipients in the window
-after the send (attribution's ``any_touch`` credit), so ``conversion_rate`` is orders per
-recipient sent. A rate with nothing sent is missing. Rates are pooled over the campaigns of
-a slot, not averaged: a big campaign weighs more. Nothing here says the hour *caused* the
-rate (campaigns sent at different hours differ in more than their hour).
+zone); its recipients accepted (``sent``) are the denominator of every rate, and each rate
+is a share of them (at most 1): ``delivered``, ``replies`` and ``clicked`` as the ledger reads
+them from the callbacks' store (a recipient who replied twice counts once), and, with
+``orders``, ``converted``: its accepted recipients with at least one order in the window
+after the send, so ``conversion_rate`` is lift's (the share of recipients who bought), never
+orders per recipient. ``conversions`` counts those orders (attribution's ``any_touch``
+credit: a buyer's three orders are three). A rate with nothing sent is missing. Rates are
+pooled over the campaigns of a slot, not averaged: a big campaign weighs more. Nothing here
+says the hour *caused* the rate (campaigns sent at different hours differ in more than their
+hour).
 ``smskit.plots.send_time_rates(table)`` draws the frame.
 
 May import the analysis room's ledger and attribution, ``smskit.rules`` and ``smskit.errors``.
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit.campaigns.analysis.attribution import attribute, campaign_touches
+from smskit.campaigns.analysis.attribution import campaign_touches, following
 from smskit.campaigns.analysis.conversions import OrderColumns
 from smskit.campaigns.analysis.ledger import history
 from smskit.rules.choices import checked_choice
@@ -30,7 +33,7 @@ __all__ = ["SEND_TIME_COLUMNS", "SLOTS", "send_times"]
 
 SLOTS: Final = ("hour", "weekday")
 SEND_TIME_COLUMNS: Final = (
-    "campaigns", "sent", "delivered", "replies", "clicked", "conversions",
+    "campaigns", "sent", "delivered", "replies", "clicked", "converted", "conversions",
     "delivery_rate", "reply_rate", "click_rate", "conversion_rate",
 )  # fmt: skip
 _WEEKDAYS: Final = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -59,21 +62,22 @@ def send_times(
     ledger = history(journals, inbox=inbox, time_zone=time_zone)
     ledger = ledger[ledger["problem"].isna() & ledger["started"].notna()]
     counts = ledger[["name", "sent", "delivered", "replies", "clicked"]].copy()
-    counts["conversions"] = _conversions(ledger, orders, journals, window, at, number)
+    counts["converted"], counts["conversions"] = _conversions(
+        ledger, orders, journals, window, at, number
+    )
     started = ledger["started"]
     slot = started.dt.hour if by == "hour" else started.dt.day_of_week
     counts["slot"] = slot.to_numpy()
     names = list(range(24)) if by == "hour" else list(range(7))
-    sums = counts.groupby("slot")[["sent", "delivered", "replies", "clicked", "conversions"]].sum(
-        min_count=1
-    )
+    summed = ["sent", "delivered", "replies", "clicked", "converted", "conversions"]
+    sums = counts.groupby("slot")[summed].sum(min_count=1)
     sums.insert(0, "campaigns", counts.groupby("slot")["name"].size())
     table = sums.reindex(names)
     table["campaigns"] = table["campaigns"].fillna(0).astype("int64")
     table["sent"] = table["sent"].fillna(0)
     sent = table["sent"].astype("Float64")
     for count, rate in (("delivered", "delivery_rate"), ("replies", "reply_rate"),
-                        ("clicked", "click_rate"), ("conversions", "conversion_rate")):  # fmt: skip
+                        ("clicked", "click_rate"), ("converted", "conversion_rate")):  # fmt: skip
         table[rate] = (table[count].astype("Float64") / sent.where(sent > 0)).astype("float64")
     table.index = pd.Index(names if by == "hour" else list(_WEEKDAYS), name=by)
     return table[list(SEND_TIME_COLUMNS)]
@@ -81,19 +85,22 @@ def send_times(
 
 def _conversions(
     ledger: pd.DataFrame, orders: Any, journals: Any, window: Any, at: str, number: str
-) -> Any:
-    """Per ledger row, the orders following its messages in the window (missing without
-    ``orders``)."""
+) -> tuple[Any, Any]:
+    """Per ledger row, its recipients with an order following their message in the window
+    and those orders (both missing without ``orders``)."""
     import pandas as pd
 
     if orders is None:
-        return pd.array([None] * len(ledger), dtype="Int64")
+        missing = pd.array([None] * len(ledger), dtype="Int64")
+        return missing, missing
     touches, campaigns = campaign_touches(journals)
-    credited = attribute(
-        touches, campaigns, orders, window=window, models=("any_touch",), at=at, value=None,
-        number=number,
-    )  # fmt: skip
-    # one row per campaign in the order of ``campaigns``; a campaign is its journal (two
-    # campaigns may share a name)
-    per_journal = dict(zip(campaigns["journal"], credited["conversions"], strict=True))
-    return pd.array([per_journal.get(path) for path in ledger["journal"]], dtype="Float64")
+    pairs, _ = following(touches, orders, key="journal", window=window, at=at, value=None,
+                         number=number)  # fmt: skip
+    # a campaign is its journal (two campaigns may share a name); one touch per recipient.
+    # A journal attribution cannot read as a sent campaign (a Dask one) stays missing.
+    by_journal = pairs.groupby("key")
+    paths = ledger["journal"].astype(object)
+    read = paths.isin(set(campaigns["journal"]))
+    buyers = paths.map(by_journal["digits"].nunique()).fillna(0).where(read)
+    bought = paths.map(by_journal["order"].nunique()).fillna(0).where(read)
+    return buyers.astype("Int64").array, bought.astype("Int64").array
