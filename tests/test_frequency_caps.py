@@ -88,7 +88,7 @@ def naive_capped(
     """Per recipient, counted one message at a time."""
     return [
         number is not None
-        and sum(1 for n, at in history if n == number and when - period <= at < when) >= count
+        and sum(1 for n, at in history if n == number and when - period <= at <= when) >= count
         for number in numbers
     ]
 
@@ -110,7 +110,7 @@ def test_capped_recipients_are_those_a_naive_count_finds(
     numbers: list[str | None], history: list[tuple[str, datetime]], count: int, days: int
 ) -> None:
     """The column-wise rule marks exactly the recipients with >= N messages in the period
-    before the send instant (the instant left out; a number not E.164 never capped)."""
+    up to the send instant (that instant included; a number not E.164 never capped)."""
     cap = FrequencyCap(count, timedelta(days=days))
     past = pd.Series([n for n, _ in history], dtype=object)
     at = pd.Series(pd.to_datetime([t for _, t in history], utc=True), dtype="datetime64[ns, UTC]")
@@ -184,6 +184,27 @@ def test_two_sends_then_the_third_is_capped(client: smskit.Client, fresh_sandbox
     sent_now = set(fresh_sandbox.sent()["phone_number"].iloc[before:])
     assert sent_now == set(first[6:])
     assert (result.not_sent["error"] == "frequency_capped: 2/7D").sum() == 6
+
+
+def test_a_campaign_scheduled_for_the_same_slot_counts(
+    client: smskit.Client, fresh_sandbox: Sandbox
+) -> None:
+    """Two marketing campaigns scheduled for one slot (send_at Monday 10:00) reach the phone
+    together: with 1/7D, the second one's preflight caps every recipient the first sends
+    to, and its send sends them nothing; one scheduled a minute later is capped alike."""
+    numbers = fr_mobiles(5)
+    slot = "2031-06-02T10:00:00+02:00"
+    smskit.Campaign(client, numbers[:3], text=TEXT, sender="Shop", send_at=slot,
+                    frequency_cap="1/7D").send(progress=False)  # fmt: skip
+    sent = len(fresh_sandbox.sent())
+    for send_at in (slot, "2031-06-02T10:01:00+02:00"):
+        second = smskit.Campaign(client, numbers, text=TEXT.replace("-20%", "-30%"),
+                                 sender="Shop", send_at=send_at, frequency_cap="1/7D")  # fmt: skip
+        report = second.preflight()
+        capped = report.frame.loc[report.frame["issue"] == "frequency_capped", "phone_number"]
+        assert sorted(capped) == numbers[:3] and report.to_send == 2
+    second.send(progress=False)
+    assert set(fresh_sandbox.sent()["phone_number"].iloc[sent:]) == set(numbers[3:])
 
 
 def test_transactional_sends_are_neither_capped_nor_counted(client: smskit.Client) -> None:

@@ -6,8 +6,10 @@ A cap is ``"N/PERIOD"`` (``"2/7D"``: at most two marketing messages in seven day
 ``"36h"``, ``"2W"``).
 
 The rule (:func:`capped`, :func:`frequency_capped`): a recipient is capped when the account
-already sent its number ``N`` or more marketing messages in the ``PERIOD`` before the send
-instant, the instant itself left out: ``when - PERIOD <= sent_at < when``. Only marketing
+already sent its number ``N`` or more marketing messages in the ``PERIOD`` up to the send
+instant, that instant included: ``when - PERIOD <= sent_at <= when`` (another campaign
+scheduled at the same instant reaches the phone with this one, so it counts; the campaign
+itself is never its own history). Only marketing
 campaigns are capped and only marketing sends count (what is marketing is
 :func:`smskit.rules.content.is_marketing`'s). Numbers are compared in E.164 form, as
 integers (:func:`number_keys`): a number that is not E.164 (missing, unread) is never capped
@@ -225,7 +227,7 @@ def instants_ns(instants: Any) -> np.ndarray:
 
 def reached(history_numbers: Any, history_at: Any, cap: FrequencyCap, when: datetime) -> np.ndarray:
     """The numbers (sorted int64 keys) the history already sent ``cap.count`` or more
-    messages in the ``cap.period`` before ``when`` (``when - period <= sent_at < when``).
+    messages in the ``cap.period`` up to ``when`` (``when - period <= sent_at <= when``).
     ``history_numbers``: E.164 texts or keys; ``history_at``: aware instants or int64 ns."""
     import numpy as np
 
@@ -234,7 +236,7 @@ def reached(history_numbers: Any, history_at: Any, cap: FrequencyCap, when: date
     if len(keys) != len(at):
         raise ValidationError("history", "needs as many instants as numbers", value=len(at))
     end = int(instants_ns(when)[0])
-    inside = (at >= end - cap.period_ns) & (at < end) & (keys != _NO_KEY)
+    inside = (at >= end - cap.period_ns) & (at <= end) & (keys != _NO_KEY)
     counted, counts = np.unique(keys[inside], return_counts=True)
     return counted[counts >= cap.count]
 
@@ -256,7 +258,7 @@ def frequency_capped(
     numbers: Any, history_numbers: Any, history_at: Any, cap: FrequencyCap, when: datetime
 ) -> np.ndarray:
     """Per recipient number (E.164), whether the history (numbers and aware instants of the
-    account's marketing messages) already reached ``cap`` in the period before ``when``."""
+    account's marketing messages) already reached ``cap`` in the period up to ``when``."""
     return capped(numbers, reached(history_numbers, history_at, cap, when))
 
 
