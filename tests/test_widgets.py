@@ -592,8 +592,22 @@ def test_hlr_explorer_counts_numbers_by_their_normalised_form(client: Client) ->
     table = explorer.breakdown()
     assert table is not None
     assert (table.loc["FR", "total"], table.loc["total", "total"]) == (1, 3)
-    assert "3 number(s) checked (2 entry(ies) repeat a number" in explorer.message
-    assert repr(explorer).startswith("HLRExplorer(3 checked:")
+    assert explorer.message.startswith("2 number(s) checked (2 entry(ies) repeat a number")
+    assert repr(explorer).startswith("HLRExplorer(2 checked:")
+
+
+def test_hlr_explorer_never_counts_an_entry_it_did_not_check(client: Client) -> None:
+    """Entries the gateway was never asked about (no phone number) are said not checked, with
+    why, and an entry pasted twice as typed is a repeat: 5 entries, 1 number checked."""
+    entries = ["+33612345678", "+33612345678", "0612345678", "+4474001", "hello"]
+    explorer = HLRExplorer(client, entries, journal=False)
+    explorer.check()
+    assert explorer.progress["done"] == 1  # one request made: one number
+    assert explorer.message == (
+        "1 number(s) checked (2 entry(ies) repeat a number, as typed or written another way); "
+        "2 entry(ies) not checked (not sent: too_short, not sent: contains_letters)"
+    )
+    assert repr(explorer) == "HLRExplorer(1 checked: live=1; 2 not checked)"
 
 
 def test_a_press_carries_the_inputs_as_the_user_left_them(client: Client, tmp_path: Path) -> None:

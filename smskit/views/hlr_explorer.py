@@ -50,7 +50,9 @@ class HLRExplorer(Widget):
 
     Numbers are counted in their normalised form (:func:`smskit.phones.normalize`):
     ``+33612345678`` and ``0612345678`` are one number, checked once; the frame and the CSV
-    keep one row per entry as typed, the table and charts count numbers (:meth:`distinct`).
+    keep one row per distinct value as typed, the table and charts count numbers
+    (:meth:`distinct`). An entry the gateway gave no answer for (no phone number, a failed
+    request) is not counted as checked (:meth:`unchecked`).
 
     Buttons (:meth:`press`): ``"check"`` (:meth:`check`), ``"export"`` (the filtered rows to
     :attr:`csv_path`, enabled once numbers are checked).
@@ -133,11 +135,19 @@ class HLRExplorer(Widget):
             self.line_status = ALL
             self.checked = True
         self.render()
-        numbers_checked = len(self.distinct(frame))
-        repeated = len(frame) - numbers_checked
+        distinct = self.distinct(frame)
+        unchecked = self.unchecked(distinct)
+        # against the entries as pasted: the frame has one row per distinct value already
+        repeated = len(numbers) - len(distinct)
+        reasons = ", ".join(str(r) for r in unchecked["error"].drop_duplicates().head(3))
         self.say(
-            f"{numbers_checked} number(s) checked"
-            + (f" ({repeated} entry(ies) repeat a number written another way)" if repeated else "")
+            f"{len(distinct) - len(unchecked)} number(s) checked"
+            + (
+                f" ({repeated} entry(ies) repeat a number, as typed or written another way)"
+                if repeated
+                else ""
+            )
+            + (f"; {len(unchecked)} entry(ies) not checked ({reasons})" if len(unchecked) else "")
         )
         return frame
 
@@ -169,6 +179,12 @@ class HLRExplorer(Widget):
         that are no number (no ``phone_number``) stay one row each."""
         numbers = frame["phone_number"]
         return frame[numbers.isna().to_numpy() | ~numbers.duplicated().to_numpy()]
+
+    @staticmethod
+    def unchecked(frame: pd.DataFrame) -> pd.DataFrame:
+        """The rows of ``frame`` the gateway gave no answer for (an entry that is no phone
+        number, a failed request): their ``error`` says why."""
+        return frame[frame["error"].notna().to_numpy()]
 
     def breakdown(self) -> pd.DataFrame | None:
         """Numbers (normalised: each counted once) per country and line_status, with totals,
@@ -223,6 +239,9 @@ class HLRExplorer(Widget):
         if self.frame is None:
             return f"HLRExplorer({len(self.numbers())} number(s) to check)"
         numbers = self.distinct(self.frame)
+        unchecked = len(self.unchecked(numbers))
         counts = numbers["line_status"].value_counts()
         shown = ", ".join(f"{status}={int(n)}" for status, n in counts.items() if n)
-        return f"HLRExplorer({len(numbers)} checked: {shown or 'no answer'})"
+        return f"HLRExplorer({len(numbers) - unchecked} checked: {shown or 'no answer'}" + (
+            f"; {unchecked} not checked)" if unchecked else ")"
+        )
