@@ -87,4 +87,15 @@ def test_composer_switches_to_ucs2_and_back_in_the_browser(notebook_page: Any) -
     expect(box).to_have_value(TYPED.replace("’", "'"))
     expect(optimise).to_be_disabled()
     composer.screenshot(path=BUILD / "composer.png")
+
+    # the editor grows with its text, all of it in view, and shrinks back when it is erased
+    area = box.element_handle()
+    short = area.evaluate("a => a.offsetHeight")
+    box.fill(TYPED + "\n" * 12 + "fin")
+    page.wait_for_function(
+        "([a, h]) => a.offsetHeight > h + 100 && a.scrollHeight <= a.clientHeight",
+        arg=[area, short], timeout=WAIT_MS,
+    )  # fmt: skip
+    box.fill(TYPED)
+    page.wait_for_function("([a, h]) => a.offsetHeight === h", arg=[area, short], timeout=WAIT_MS)
     assert (BUILD / "composer.png").stat().st_size > 10_000

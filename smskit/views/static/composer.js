@@ -126,13 +126,18 @@ function render({ model, el: root }) {
   root.append(box);
 
   // -- drawing -------------------------------------------------------------------------------
+  // The editor grows with its text. Where the browser sizes a textarea to its content
+  // (`field-sizing: content`: Chromium) a keystroke runs no script and forces no layout for
+  // it; elsewhere the height is measured in the next animation frame (a measure right after
+  // an edit would lay the whole page out once more), and set only when the text got shorter
+  // (it may shrink) or overflows. Set here, not in composer.css: a notebook's saved widget
+  // state may bring an older stylesheet (the host keeps one per widget class), not this code.
+  const sizedByCss = typeof CSS !== "undefined" && CSS.supports("field-sizing", "content");
+  if (sizedByCss) area.style.setProperty("field-sizing", "content");
   let grownFor = -1;
   let growing = false;
   const grow = () => {
-    // Measured in the next animation frame, when the page is laid out for painting anyway:
-    // a measure right after an edit would lay the whole page out once more. Only when the
-    // text got shorter (it may shrink) or overflows is the height set.
-    if (growing) return;
+    if (sizedByCss || growing) return;
     growing = true;
     requestAnimationFrame(() => {
       growing = false;
@@ -168,24 +173,19 @@ function render({ model, el: root }) {
     if (node.getAttribute(name) !== value) node.setAttribute(name, value);
   };
   const setStyle = (node, name, value) => { if (node.style[name] !== value) node.style[name] = value; };
-  // The backdrop under the editor: the text with the characters forcing UCS-2 marked. Plain
-  // (nothing to mark, or typed since the last panel), it is one text node whose data changes.
-  const plain = document.createTextNode("");
+  // The backdrop under the editor: the text with the characters forcing UCS-2 marked (the
+  // text itself transparent: only the marks show). With nothing to mark (or typed since the
+  // last panel: the marks would be misplaced) it is empty, so a keystroke leaves it alone:
+  // no text of its own to lay out and paint again under the editor's.
   let scrolled = 0;  // the editor's scrollTop, kept by its scroll events (reading it lays out)
   const drawMarks = () => {
     const state = model.get("state") || {};
     const marked = state.text === area.value && (state.runs || []).some(([, hot]) => hot);
-    if (!changed("marks", marked ? state.runs : area.value)) return;
-    if (marked) {
-      backdrop.replaceChildren();
-      for (const [run, hot] of state.runs) backdrop.append(hot ? el("mark", { text: run }) : run);
-      backdrop.append("\u200b");  // a trailing newline keeps its line
-    } else if (backdrop.firstChild === plain) {
-      plain.data = area.value;
-    } else {
-      plain.data = area.value;
-      backdrop.replaceChildren(plain, "\u200b");
-    }
+    if (!changed("marks", marked ? state.runs : null)) return;
+    backdrop.replaceChildren();
+    if (!marked) return;
+    for (const [run, hot] of state.runs) backdrop.append(hot ? el("mark", { text: run }) : run);
+    backdrop.append("\u200b");  // a trailing newline keeps its line
     if (scrolled) backdrop.scrollTop = scrolled;
   };
   const drawPanel = () => {
