@@ -19,11 +19,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from smskit.errors import ConfigurationError
+from smskit.errors import ConfigurationError, ValidationError
 
 __all__ = [
     "campaigns_dir",
     "check_directory_of",
+    "check_not_replacing",
     "data_dir",
     "hlr_cache_path",
     "replies_path",
@@ -40,6 +41,37 @@ def check_directory_of(path: str | os.PathLike[str], verb: str = "written") -> N
             f"{os.fspath(path)!r} cannot be {verb}: its directory {str(parent)!r} does not "
             "exist (create it, or give another path)"
         )
+
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def check_not_replacing(
+    path: str | os.PathLike[str], field: str, reads: tuple[str | os.PathLike[str], ...] = ()
+) -> None:
+    """Refuse to write a file over one it would destroy: a file the same command reads
+    (``reads``: an input CSV, the list being exported), or an SQLite database (a journal,
+    an inbox, an opt-out list, a cache: what smskit keeps, never a CSV to overwrite).
+    ``field`` names the option or argument. Any other existing file is replaced, as asked."""
+    target = Path(os.fspath(path))
+    if not target.is_file():
+        return
+    with open(target, "rb") as head:
+        if head.read(len(_SQLITE_HEADER)) == _SQLITE_HEADER:
+            raise ValidationError(
+                field,
+                "is an SQLite database (a journal, an inbox, an opt-out list, a cache): a "
+                "CSV written there would destroy it (write to another file)",
+                value=os.fspath(path),
+            )
+    for read in reads:
+        if Path(os.fspath(read)).is_file() and os.path.samefile(target, read):
+            raise ValidationError(
+                field,
+                "is the file this command reads: writing there would replace it (write to "
+                "another file)",
+                value=os.fspath(path),
+            )
 
 
 APP = "smskit"

@@ -203,3 +203,22 @@ def test_hlr_csv_without_the_column_names_the_columns_found(run: Run, tmp_path: 
     assert result.exit_code == EXIT_INPUT
     line = one_line(result)
     assert "'phone_number;first_name'" in line and "commas" in line and "--column" in line
+
+
+def test_hlr_output_onto_its_input_or_a_database_is_refused_before_checking(
+    run: Run, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """`hlr IN.csv -o IN.csv` would replace the customers file with the answers (its other
+    columns lost), `-o` onto an SQLite file (a journal) would destroy it: both exit 2
+    naming -o, before any paid check, the file unchanged."""
+    source = tmp_path / "customers.csv"
+    source.write_text("phone_number,first_name\n+33612345678,Ada\n")
+    journal = tmp_path / "a.journal.sqlite"
+    with sqlite3.connect(journal) as db:
+        db.execute("CREATE TABLE meta (key, value)")
+    for target in (source, journal):
+        before = target.read_bytes()
+        result = run("hlr", str(source), "-o", str(target))
+        assert result.exit_code == EXIT_USAGE and "'-o'" in one_line(result)
+        assert target.read_bytes() == before
+    assert fresh_sandbox.balance() == 1000.0

@@ -140,3 +140,27 @@ def test_replies_serve_puts_a_stop_on_the_named_accounts_list(tmp_path: Path) ->
         assert listed.numbers() == frozenset({"+33612345678"})
     with OptOuts(("https://gw.example", "someone-else")) as other:
         assert len(other) == 0
+
+
+def test_export_onto_the_list_itself_or_another_database_is_refused(tmp_path: Path) -> None:
+    """`optouts export` naming the list's own SQLite file (or a journal, any SQLite
+    database) is refused in one line naming the file, exit 4, the file byte for byte as it
+    was and the list still listing its numbers; an existing CSV is replaced, as asked."""
+    run("optouts", "add", "+33612345678")
+    with OptOuts(("https://gw.example", "acme")) as listed:
+        own = listed.path
+    other = tmp_path / "campaign.journal.sqlite"
+    other.write_bytes(own.read_bytes())
+    for target in (own, other):
+        before = target.read_bytes()
+        result = run("optouts", "export", str(target))
+        assert result.exit_code == 4, result.output
+        (line,) = result.stderr.strip().splitlines()
+        assert str(target) in line and "SQLite" in line and "nothing" not in result.stdout
+        assert target.read_bytes() == before
+    with OptOuts(("https://gw.example", "acme")) as listed:
+        assert listed.numbers() == frozenset({"+33612345678"})
+    old = tmp_path / "old.csv"
+    old.write_text("phone_number\n+33600000000\n")
+    assert run("optouts", "export", str(old)).exit_code == 0
+    assert "+33612345678" in old.read_text() and "+33600000000" not in old.read_text()

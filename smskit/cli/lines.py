@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 import smskit
+from smskit._paths import check_not_replacing
 from smskit.cli.options import BreakdownKey, file_option, output_option, region_option
 from smskit.cli.output import (
     EXIT_INCOMPLETE,
@@ -26,6 +27,7 @@ from smskit.cli.output import (
     records,
 )
 from smskit.cli.sendcheck import Refused
+from smskit.errors import ValidationError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -71,6 +73,11 @@ def hlr(
         raise click.BadParameter(
             f"{output}: directory {str(output.parent)!r} does not exist", param_hint="'-o'"
         )
+    if output is not None:  # before any (paid) check; an inline number is no file
+        try:
+            check_not_replacing(output, "-o", reads=sources)
+        except ValidationError as exc:
+            raise click.BadParameter(f"{output}: {exc.rule}", param_hint="'-o'") from None
     numbers = _numbers(sources, column)
     if cache is not None and not no_cache:
         _check_cache(cache)

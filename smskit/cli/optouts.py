@@ -153,7 +153,9 @@ def history(account: _Account, as_json: bool) -> int:
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @_account
 def export_(file: Path, account: _Account) -> int:
-    """Write the list to FILE as CSV (phone_number, opted_out_at, source, reference, note)."""
+    """Write the list to FILE as CSV (phone_number, opted_out_at, source, reference, note).
+    FILE is replaced; the list's own file, or another SQLite database, is refused (exit 4)."""
+    name_file("path", str(file))
     with account.open() as listed:
         count = listed.to_csv(file)
     click.echo(f"{count} number(s) written to {file}")

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from smskit import _sqlite
 from smskit._account import Gateway, Hidden, account_of, gateway_of, held
-from smskit._paths import check_directory_of
+from smskit._paths import check_directory_of, check_not_replacing
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies.optoutcsv import CSV_SOURCES, read_optouts_csv
 from smskit.replies.reports import micros
@@ -543,9 +543,11 @@ class OptOuts:
     def to_csv(self, path: str | Path) -> int:
         """Write the list to ``path`` as CSV (:data:`CSV_COLUMNS`, dates ISO 8601 in UTC);
         returns the rows written. :meth:`import_csv` reads it back as the same list; a list
-        holding a NUL character (which no CSV reader takes) is refused, nothing written."""
+        holding a NUL character (which no CSV reader takes) is refused, nothing written, and
+        so is a ``path`` that is the list's own file or another SQLite database."""
         target = as_file_path(path, "path")
         check_directory_of(target)
+        check_not_replacing(target, "path", reads=(self.path,))
         frame = self.to_frame("UTC")
         frame["opted_out_at"] = frame["opted_out_at"].map(lambda t: t.isoformat())
         for column in ("phone_number", "reference", "note"):  # what import_csv could not read
