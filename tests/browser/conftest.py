@@ -33,6 +33,9 @@ from browser._chromium import CHROMIUM, CHROMIUM_FLAGS
 
 REPO = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 60.0
+# The kernels and marimo import smskit from this checkout (its widgets' modules and
+# stylesheets included), whichever checkout the venv installed in editable mode.
+CHECKOUT = {"PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
 
 
 def free_port() -> int:
@@ -143,6 +146,7 @@ def _jupyter(app: str, base: Path) -> Iterator[Lab]:
         "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),
         "SMSKIT_API_LOGIN": "",
         "SMSKIT_API_KEY": "",
+        **CHECKOUT,
     }
     application = "LabApp" if app == "lab" else "JupyterNotebookApp"
     command = [
@@ -218,7 +222,7 @@ def marimo_server(mode: str, source: Path, tmp: Path) -> Iterator[str]:
     notebook = tmp / source.name
     shutil.copyfile(source, notebook)
     port = free_port()
-    env = {**os.environ, "SMSKIT_API_LOGIN": "", "SMSKIT_API_KEY": ""}
+    env = {**os.environ, "SMSKIT_API_LOGIN": "", "SMSKIT_API_KEY": "", **CHECKOUT}
     if mode == "edit":
         # marimo's default: the editor runs the notebook when it opens (a user's own
         # marimo.toml may turn that off; this machine's does).
