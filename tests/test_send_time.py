@@ -104,6 +104,24 @@ def test_the_conversion_rate_is_the_share_of_recipients_who_bought(
     assert row["conversion_rate"] == pytest.approx(expected / 10) and row["conversion_rate"] <= 1
 
 
+def test_before_any_report_the_delivery_rate_is_missing_not_zero(tmp_path: Path) -> None:
+    """Sent with the inbox given but no report arrived yet (no callback URL registered):
+    the slot has sent 5, reported 0, and its delivery rate is missing, not 0 % delivered;
+    the reply and click rates, which need no report, stay 0."""
+    with (
+        Sandbox(seed=4) as sandbox,
+        Inbox(tmp_path.parent / f"{tmp_path.name}-inbox.sqlite") as inbox,
+        smskit.Client(sandbox=sandbox) as client,
+    ):
+        numbers = [f"+3361{i:07d}" for i in range(5)]
+        campaign = Campaign(client, numbers, text="Alerte", sender="Ops", purpose="alert")
+        campaign.send(journal=tmp_path / "a.journal.sqlite", progress=False)
+        table = send_times(tmp_path, inbox=inbox, time_zone="UTC")
+    row = table[table["campaigns"] > 0].iloc[0]
+    assert (row["sent"], row["reported"], row["delivered"]) == (5, 0, 0)
+    assert pd.isna(row["delivery_rate"]) and row["reply_rate"] == 0 and row["click_rate"] == 0
+
+
 def test_unknown_slot_is_refused() -> None:
     """by= must be hour or weekday."""
     with pytest.raises(ValidationError, match="hour"):
@@ -136,7 +154,7 @@ def test_delivery_click_and_conversion_rates_and_their_figure(tmp_path: Path) ->
         table = send_times(tmp_path, inbox=inbox, orders=orders, time_zone="UTC")
         hour = history(tmp_path, time_zone="UTC")["started"].iloc[0].hour
     row = table.loc[hour]
-    assert row["sent"] == len(seen) == 50
+    assert row["sent"] == len(seen) == 50 and row["reported"] == seen["final"].sum()
     assert row["delivery_rate"] == pytest.approx((seen["status"] == "DELIVERED").mean())
     assert 0 < row["click_rate"] == pytest.approx(seen["clicked"].mean())
     assert row["conversion_rate"] == pytest.approx(7 / 50)

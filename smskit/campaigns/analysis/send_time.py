@@ -3,14 +3,16 @@ were sent, across the ledger (:func:`send_times`).
 
 Each campaign counts where it started (the ledger's ``started``, in the account's time
 zone); its recipients accepted (``sent``) are the denominator of every rate, and each rate
-is a share of them (at most 1): ``delivered``, ``replies`` and ``clicked`` as the ledger reads
-them from the callbacks' store (a recipient who replied twice counts once), and, with
-``orders``, ``converted``: its accepted recipients with at least one order in the window
-after the send, so ``conversion_rate`` is lift's (the share of recipients who bought), never
-orders per recipient. ``conversions`` counts those orders (attribution's ``any_touch``
-credit: a buyer's three orders are three). A rate with nothing sent is missing. Rates are
-pooled over the campaigns of a slot, not averaged: a big campaign weighs more. Nothing here
-says the hour *caused* the rate (campaigns sent at different hours differ in more than their
+is a share of them (at most 1): ``delivered``, ``replies`` and ``clicked`` as the ledger
+reads them from the callbacks' store (a recipient who replied twice counts once), and,
+with ``orders``, ``converted``: its accepted recipients with at least one order in the
+window after the send, so ``conversion_rate`` is lift's (the share of recipients who
+bought), never orders per recipient. ``conversions`` counts those orders (attribution's
+``any_touch`` credit: a buyer's three orders are three). ``reported`` counts the
+recipients with a final delivery report: while a slot has none, its ``delivery_rate`` is
+missing (not known yet), never 0. A rate with nothing sent is missing. Rates are pooled
+over the campaigns of a slot, not averaged: a big campaign weighs more. Nothing here says
+the hour *caused* the rate (campaigns sent at different hours differ in more than their
 hour).
 ``smskit.plots.send_time_rates(table)`` draws the frame.
 
@@ -33,7 +35,8 @@ __all__ = ["SEND_TIME_COLUMNS", "SLOTS", "send_times"]
 
 SLOTS: Final = ("hour", "weekday")
 SEND_TIME_COLUMNS: Final = (
-    "campaigns", "sent", "delivered", "replies", "clicked", "converted", "conversions",
+    "campaigns", "sent", "reported", "delivered", "replies", "clicked", "converted",
+    "conversions",
     "delivery_rate", "reply_rate", "click_rate", "conversion_rate",
 )  # fmt: skip
 _WEEKDAYS: Final = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -61,7 +64,7 @@ def send_times(
         OrderColumns(window, at, None, number)  # checked before any reading
     ledger = history(journals, inbox=inbox, time_zone=time_zone)
     ledger = ledger[ledger["problem"].isna() & ledger["started"].notna()]
-    counts = ledger[["name", "sent", "delivered", "replies", "clicked"]].copy()
+    counts = ledger[["name", "sent", "reported", "delivered", "replies", "clicked"]].copy()
     counts["converted"], counts["conversions"] = _conversions(
         ledger, orders, journals, window, at, number
     )
@@ -69,7 +72,7 @@ def send_times(
     slot = started.dt.hour if by == "hour" else started.dt.day_of_week
     counts["slot"] = slot.to_numpy()
     names = list(range(24)) if by == "hour" else list(range(7))
-    summed = ["sent", "delivered", "replies", "clicked", "converted", "conversions"]
+    summed = ["sent", "reported", "delivered", "replies", "clicked", "converted", "conversions"]
     sums = counts.groupby("slot")[summed].sum(min_count=1)
     sums.insert(0, "campaigns", counts.groupby("slot")["name"].size())
     table = sums.reindex(names)
@@ -79,6 +82,9 @@ def send_times(
     for count, rate in (("delivered", "delivery_rate"), ("replies", "reply_rate"),
                         ("clicked", "click_rate"), ("converted", "conversion_rate")):  # fmt: skip
         table[rate] = (table[count].astype("Float64") / sent.where(sent > 0)).astype("float64")
+    # Before any final report, "0 delivered" says nothing about delivery: not known yet.
+    unreported = table["reported"].astype("Float64").fillna(0).eq(0).to_numpy(dtype=bool)
+    table.loc[unreported, "delivery_rate"] = float("nan")
     table.index = pd.Index(names if by == "hour" else list(_WEEKDAYS), name=by)
     return table[list(SEND_TIME_COLUMNS)]
 
