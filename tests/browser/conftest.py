@@ -216,19 +216,25 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         stop_group(process)
 
 
-def marimo_server(mode: str, source: Path, tmp: Path) -> Iterator[str]:
+def marimo_server(mode: str, source: Path, tmp: Path, theme: str | None = None) -> Iterator[str]:
     """``marimo <mode>`` (run or edit) of a copy of the marimo notebook ``source`` in ``tmp``,
-    headless on a free loopback port, with no token; yields its URL, stops its process group."""
+    headless on a free loopback port, with no token, in marimo's ``theme`` ("light" or
+    "dark"; None: marimo's default); yields its URL, stops its process group."""
     notebook = tmp / source.name
     shutil.copyfile(source, notebook)
     port = free_port()
     env = {**os.environ, "SMSKIT_API_LOGIN": "", "SMSKIT_API_KEY": "", **CHECKOUT}
+    settings = ""
     if mode == "edit":
         # marimo's default: the editor runs the notebook when it opens (a user's own
         # marimo.toml may turn that off; this machine's does).
+        settings += "[runtime]\nauto_instantiate = true\n"
+    if theme is not None:
+        settings += f'[display]\ntheme = "{theme}"\n'
+    if settings:
         config = tmp / "config" / "marimo"
         config.mkdir(parents=True, exist_ok=True)
-        (config / "marimo.toml").write_text("[runtime]\nauto_instantiate = true\n")
+        (config / "marimo.toml").write_text(settings)
         env["XDG_CONFIG_HOME"] = str(tmp / "config")
     command = [
         sys.executable, "-m", "marimo", mode, str(notebook), "--headless", "--host", "127.0.0.1",

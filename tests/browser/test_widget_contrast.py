@@ -1,7 +1,8 @@
 """Every text of the Composer, the HLR explorer and the dashboard is readable in JupyterLab's
-light and dark themes: WCAG AA contrast (4.5:1, 3:1 for large text) against the background it
-is drawn on, read from the page after "Run all" of notebook 03 (the findings' badges, the
-excluded recipients' notes, the explorer's table and bars, the dashboard's notes on show).
+and marimo's light and dark themes: WCAG AA contrast (4.5:1, 3:1 for large text) against the
+background it is drawn on, read from the page after "Run all" of notebook 03 (the findings'
+badges, the excluded recipients' notes, the explorer's table and bars, the dashboard's notes
+on show) and from ``marimo run`` of ``notebooks/marimo_compose.py``.
 
 Screenshots of each widget in the dark theme land in ``build/dark-*.png``.
 """
@@ -16,11 +17,12 @@ from typing import Any
 import pytest
 
 from browser._chromium import ALL_EXECUTED, NOTEBOOK_READY
-from browser.conftest import loopback_page
+from browser.conftest import loopback_page, marimo_server
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 NOTEBOOK = "03-compose-personalised-campaign.ipynb"
+MARIMO = Path(__file__).resolve().parents[2] / "notebooks" / "marimo_compose.py"
 COPY = "contrast-03.ipynb"
 BUILD = Path(__file__).resolve().parents[2] / "build"
 WAIT_MS = 60_000  # a bound for a busy 2-core machine, not a timing check
@@ -170,3 +172,31 @@ def test_every_widget_text_is_readable_in_light_and_dark_themes(
         if not light:
             widget.screenshot(path=BUILD / f"dark-{selector.removeprefix('.smskit-')}.png")
         assert low == [], f"{selector} in {theme}"
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_composer_text_is_readable_in_marimo_light_and_dark(
+    browser: Any, tmp_path: Path, theme: str
+) -> None:
+    """In ``marimo run`` with marimo's light and dark themes, the Composer takes the theme's
+    colours and none of its texts (the bubbles and the send button on the accent colour
+    included) is below WCAG AA contrast."""
+    from playwright.sync_api import expect
+
+    for url in marimo_server("run", MARIMO, tmp_path, theme=theme):
+        context, page, aborted = loopback_page(browser, url)
+        try:
+            composer = page.locator(".smskit-composer")
+            expect(composer.locator(".sk-bubble").first).to_be_visible(timeout=WAIT_MS)
+            expect(composer.get_by_role("button", name="send", exact=True)).to_be_enabled()
+            # drawn in marimo's theme: light text on a dark theme, dark text on a light one
+            rgb = page.evaluate(
+                "(el) => getComputedStyle(el).color.match(/[0-9.]+/g).map(Number)",
+                composer.element_handle(),
+            )
+            assert (sum(rgb[:3]) > 3 * 128) == (theme == "dark")
+            low = page.evaluate(_LOW_CONTRAST, composer.element_handle())
+            assert low == [], f"marimo {theme}"
+            assert aborted == []
+        finally:
+            context.close()
