@@ -56,11 +56,38 @@ def test_lift_is_statsmodels_own(treated: list[float], holdout: list[float]) -> 
         incremental = table.loc["incremental_conversions"]
         assert incremental["ci_low"] == pytest.approx(low * n_t)
     money = table.loc["revenue_per_recipient"]
-    if a.var() or b.var():
+    if a.var() and b.var():
         _, p, _ = ttest_ind(a, b, usevar="unequal")
         assert money["p_value"] == pytest.approx(p)
+    else:  # a group without spread: Welch's test would take its mean as known
+        assert money["note"] == ("one_value" if a.var() or b.var() else "no_variance")
+        assert math.isnan(money["p_value"]) and math.isnan(money["ci_low"])
+        assert money["difference"] == pytest.approx(a.mean() - b.mean())
         roi = table.loc["incremental_roi"]
         assert roi["difference"] == pytest.approx((money["difference"] * n_t - 10.0) / 10.0)
+
+
+def test_a_holdout_where_nobody_bought_proves_no_revenue_lift() -> None:
+    """No true lift (5 % buy, treated or not) and a holdout of 20 where nobody bought (a
+    third of such campaigns): Welch's test alone, taking the holdout's mean as known, calls
+    the revenue lift significant in a large share of them; the lift gives no revenue
+    interval there (note one_value, down to the ROI), while the conversion rate's test,
+    which pools the two groups, still answers."""
+    rng = np.random.default_rng(0)
+    seen = welch_alone = 0
+    for _ in range(300):
+        bought = rng.random(100) < 0.05
+        if not bought.any():
+            continue
+        amounts = np.where(bought, rng.gamma(2.0, 20.0, 100), 0.0)
+        table = lift(frame(list(amounts), [0.0] * 20), cost=10.0).table.set_index("metric")
+        money, rate = table.loc["revenue_per_recipient"], table.loc["conversion_rate"]
+        seen += 1
+        welch_alone += ttest_ind(amounts, np.zeros(20), usevar="unequal")[1] < 0.05
+        assert money["note"] == "one_value" and math.isnan(money["ci_low"])
+        assert table.loc["incremental_roi", "note"] == "one_value"
+        assert not math.isnan(rate["p_value"])
+    assert seen > 250 and welch_alone > seen / 3
 
 
 def test_missing_values_say_why() -> None:

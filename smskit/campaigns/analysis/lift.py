@@ -55,6 +55,10 @@ LIFT_NOTES: Final = {
     "no_holdout": "no recipient was held out: nothing to compare with",
     "no_treated": "no recipient was sent: nothing to compare",
     "no_variance": "both groups are all 0 or all 1: the test has no variance",
+    "one_value": (
+        "one group's revenues are all equal (a holdout where nobody bought): Welch's test "
+        "would take that group's mean as known exactly and claim a lift it cannot tell"
+    ),
     "no_revenue": "the orders have no amounts (value=None)",
     "no_cost": "the campaign's billed cost is not known (or is 0)",
     "too_few": "a group has fewer than two recipients: no variance to estimate",
@@ -268,8 +272,11 @@ def _revenue_row(treated: GroupTotals, holdout: GroupTotals, alpha: float) -> di
     mean_a = _mean(treated) if n_a else _NAN
     mean_b = _mean(holdout) if n_b else _NAN
     note = _empty_note(n_a, n_b) or ("too_few" if min(n_a, n_b) < 2 else None)
-    if note is None and a is not None and b is not None and a.var == 0 and b.var == 0:
-        note = "no_variance"
+    if note is None and a is not None and b is not None and (a.var == 0 or b.var == 0):
+        # One group without spread leaves Welch's standard error to the other alone: a
+        # 20-recipient holdout where nobody bought "proved" a revenue lift in about half
+        # of the campaigns without one. Both without spread: no test at all.
+        note = "no_variance" if a.var == 0 and b.var == 0 else "one_value"
     if note or a is None or b is None:
         return _row("revenue_per_recipient", treated=mean_a, holdout=mean_b,
                     difference=mean_a - mean_b, note=note)  # fmt: skip
