@@ -82,6 +82,23 @@ def test_panel_checks_name_what_blocks_the_send() -> None:
     assert [c.name for c in empty.failed] == ["text", "recipients"]
 
 
+def test_a_send_to_nobody_says_why_nobody(client: Client) -> None:
+    """No row given, or every row excluded: the send is blocked saying which, with each
+    exclusion's count (never "none of 0 recipients")."""
+    empty = Composer(client, pd.DataFrame({"phone_number": []}), text="Hi STOP au 36173",
+                     sender="MyShop", debounce=0)  # fmt: skip
+    assert (
+        empty.controls["send"]["why"]
+        == "recipients: no recipients: the recipients given have no row"
+    )
+    rows = pd.DataFrame({"phone_number": ["+33612345678", "+33612345678", "not a number"]})
+    blank = Composer(client, rows, text="", sender="MyShop", debounce=0)
+    recipients = next(c for c in blank.panel.checks if c.name == "recipients")
+    assert recipients.message == (
+        "none of 3 recipients can be sent (invalid_number: 1, empty_text: 2)"
+    )
+
+
 def test_panel_alert_needs_no_stop_and_allows_spaces_in_the_sender() -> None:
     """purpose='alert' drops the STOP rule and lets the sender have spaces."""
     panel = compose_panel("Your code is 1234", sender="My Bank", options={"purpose": "alert"})

@@ -125,8 +125,16 @@ def _recipient_checks(
         return [Check("recipients", False, recipients_error)]
     if report is None:
         return [Check("recipients", False, "no recipients: pass recipients= to the composer")]
+    if not report.recipients:
+        return [Check("recipients", False, "no recipients: the recipients given have no row")]
     if not report.to_send:
-        return [Check("recipients", False, f"none of {report.recipients} recipients can be sent")]
+        issues = report.issues()
+        why = ", ".join(f"{issue}: {int(n)}" for issue, n in issues[issues > 0].items())
+        return [
+            Check(
+                "recipients", False, f"none of {report.recipients} recipients can be sent ({why})"
+            )
+        ]
     held = held_out(report)
     excluded = report.recipients - report.to_send - held
     shown = f"{report.to_send} to send" + (f", {excluded} excluded" if excluded else "")
