@@ -188,3 +188,23 @@ def test_a_float_s_text_in_a_csv_is_refused_naming_the_file_s_line(
     assert "numbers[" not in line, line  # the file's line, not the library's row index
     assert fresh_sandbox.sent().empty
     assert "line_status" not in result.stdout  # nothing checked, no breakdown printed
+
+
+@pytest.mark.parametrize("reader", ["send --csv", "optouts import", "hlr IN.csv"])
+def test_a_repeated_phone_number_column_is_refused_naming_both(
+    reader: str, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """A CSV header naming phone_number twice was read by its first copy (the second's
+    numbers never checked, never sent, never listed); exit 4, one line naming the file, the
+    column and both places; nothing sent, the file left as it was."""
+    path = tmp_path / "contacts.csv"
+    path.write_text("phone_number,first_name,phone_number\n+33612345678,Anne,+33612345679\n")
+    before = path.read_bytes()
+    args, _ = READERS[reader]
+    result = CliRunner().invoke(cli, args(str(path)), env=environment(fresh_sandbox))
+    line = refused_line(result)
+    assert result.exit_code == EXIT_INPUT, (result.exit_code, line)
+    assert "phone_number: this column appears more than once (columns 1 and 3 of the header" in line
+    assert str(path) in line and "rename or remove the others in the file" in line, line
+    assert fresh_sandbox.sent().empty and path.read_bytes() == before
+    assert "line_status" not in result.stdout

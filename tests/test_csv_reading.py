@@ -68,10 +68,20 @@ def csv_files(draw: st.DrawFn) -> bytes:
 def test_reader_equals_pandas_reading(
     tmp_path_factory: pytest.TempPathFactory, data: bytes
 ) -> None:
-    """Any CSV file reads as the same table as pandas reading it as text (values, missing
-    cells, row count, column names)."""
+    """Any CSV file whose header names no wanted column twice reads as the same table as
+    pandas reading it as text (values, missing cells, row count, column names). A header
+    naming a wanted column twice (pandas reads the first copy: a guess) is refused naming
+    the column and both places (test_a_repeated_wanted_column_is_refused_naming_both)."""
     path = tmp_path_factory.mktemp("csv") / "recipients.csv"
     path.write_bytes(data)
+    header = next(csv.reader(io.StringIO(data.decode("utf-8-sig"))))  # the first line
+    repeated = [n for n in dict.fromkeys(header) if n in WANTED and header.count(n) > 1]
+    if repeated:
+        with pytest.raises(ValidationError) as caught:
+            read_csv_text(path, WANTED)
+        first = min(repeated, key=lambda n: header.index(n, header.index(n) + 1))
+        assert caught.value.field == f"recipients.{first}"
+        return
     try:
         expected = reference(path, WANTED)
     except pd.errors.EmptyDataError:
@@ -152,7 +162,9 @@ def test_row_longer_than_header_is_refused_with_its_position(
 ) -> None:
     """A row with more values than the header names is refused, naming that row: pandas
     would drop its extra values, or (on the first row) read its first value as an index and
-    move every other value one column left."""
+    move every other value one column left. (A header naming a wanted column twice is
+    refused before any row is read: one copy kept here.)"""
+    header = [n for i, n in enumerate(header) if n not in WANTED or header.index(n) == i]
     rows = [row[: len(header)] for row in cells]
     long = data.draw(st.integers(0, len(rows) - 1))
     rows[long] = rows[long] + extra
@@ -246,3 +258,66 @@ def test_quick_quote_check_never_passes_a_file_with_a_quote_left_open(
     path.write_bytes(text.encode())
     if csvtext._quotes_closed(path):
         assert csvtext._open_quote_line(path) is None
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from(WANTED),
+    others=st.lists(st.sampled_from(["email", "city", "NA", ""]), max_size=4),
+    places=st.tuples(st.integers(0, 4), st.integers(0, 5)),
+    blank_lines=st.booleans(),
+)
+def test_a_repeated_wanted_column_is_refused_naming_both(
+    tmp_path_factory: pytest.TempPathFactory,
+    name: str,
+    others: list[str],
+    places: tuple[int, int],
+    blank_lines: bool,
+) -> None:
+    """A header naming a wanted column twice was read by its first copy (pandas' reading, a
+    guess on the user's data); refused, in the words a DataFrame or an Arrow table repeating
+    it gets, naming the file, the column and both places (counted from 1). Through every
+    reader of a CSV: recipients (the reader, a Path, Recipients.from_csv), an opt-out list's
+    CSV and orders. A column no one reads may repeat: the file is read as pandas reads it."""
+    header = list(others)
+    first = min(places[0], len(header))
+    header.insert(first, name)
+    second = min(max(places[1], first + 1), len(header))
+    header.insert(second, name)
+    path = tmp_path_factory.mktemp("csv") / "people.csv"
+    rows = [",".join(f"v{i}{j}" for j in range(len(header))) for i in range(3)]
+    path.write_text(("\n\n" if blank_lines else "") + "\n".join([",".join(header), *rows]) + "\n")
+    with pytest.raises(ValidationError) as caught:
+        read_csv_text(path, WANTED)
+    refusal = caught.value
+    assert refusal.field == f"recipients.{name}"
+    assert f"(columns {first + 1} and {second + 1} of the header of the CSV file " in refusal.rule
+    assert repr(str(path)) in refusal.rule
+    numbered = header if name == "phone_number" else ["phone_number", *header]
+    frame = pd.DataFrame([["+33612345678"] * len(numbered)], columns=numbered)
+    with pytest.raises(ValidationError) as in_a_frame:
+        Recipients(frame)
+    assert in_a_frame.value.field == refusal.field
+    shared = "this column appears more than once"
+    assert in_a_frame.value.rule.startswith(shared) and refusal.rule.startswith(shared)
+    assert refusal.rule.endswith("which one holds the values? Keep one (e.g. rename or "
+                                 "remove the others in the file)")  # fmt: skip
+    with pytest.raises(ValidationError) as as_recipients:
+        Recipients.from_csv(path).columns(["first_name"])
+    assert as_recipients.value.rule == refusal.rule
+    if name == "phone_number":
+        from smskit.replies.optoutcsv import read_optouts_csv
+
+        with pytest.raises(ValidationError) as as_optouts:
+            read_optouts_csv(path, "FR")
+        assert as_optouts.value.field == "optouts.phone_number"
+        assert as_optouts.value.rule == refusal.rule
+        from smskit.rules.orders import order_frame
+
+        with pytest.raises(ValidationError) as as_orders:
+            order_frame(path, ["phone_number", "amount"])
+        assert as_orders.value.field == "orders.phone_number"
+        assert as_orders.value.rule == refusal.rule
+    unread = tmp_path_factory.mktemp("csv") / "people.csv"
+    unread.write_text("email,phone_number,email\nx,+33612345678,y\n")
+    assert read_csv_text(unread, WANTED)["phone_number"].tolist() == ["+33612345678"]

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "KEEP_ONE_ARROW",
+    "KEEP_ONE_FILE",
     "KEEP_ONE_PANDAS",
     "LIBRARIES",
     "RULE_NOT_RECIPIENT",
@@ -57,6 +58,7 @@ _ROWS_PER_CHUNK: Final = 10_000
 # How to keep one of a repeated column's copies, in each library's words (check_names).
 KEEP_ONE_ARROW: Final = "table.select([...]) with one of them"
 KEEP_ONE_PANDAS: Final = "frame.loc[:, ~frame.columns.duplicated()]"
+KEEP_ONE_FILE: Final = "rename or remove the others in the file"
 
 
 def arrow_library(value: Any) -> str | None:
@@ -126,19 +128,31 @@ def arrow_data(value: Any, library: str, field: str) -> pa.Table | pa.ChunkedArr
     )
 
 
-def check_names(names: Iterable[Any], field: str, columns: Collection[Any], keep_one: str) -> None:
-    """Refuse a name of ``columns`` that ``names`` holds twice (a table or a DataFrame may
-    repeat a column's name): the reader could not tell which one holds the values.
-    ``keep_one`` says how to keep one, in the words of the caller's library."""
-    seen: set[Any] = set()
-    for name in names:
+def check_names(
+    names: Iterable[Any],
+    field: str,
+    columns: Collection[Any],
+    keep_one: str,
+    *,
+    source: str | None = None,
+) -> None:
+    """Refuse a name of ``columns`` that ``names`` holds twice (a table, a DataFrame or a
+    file's header may repeat a column's name): the reader could not tell which one holds the
+    values. ``keep_one`` says how to keep one, in the words of the caller's library;
+    ``source`` names the file whose header ``names`` is (the refusal then says both columns'
+    places in it, counted from 1)."""
+    seen: dict[Any, int] = {}
+    for position, name in enumerate(names):
         if name in columns and name in seen:
+            where = ""
+            if source is not None:
+                where = f" (columns {seen[name] + 1} and {position + 1} of the header of {source})"
             raise ValidationError(
                 f"{field}.{name}",
-                "this column appears more than once: which one holds the values? Keep one "
-                f"(e.g. {keep_one})",
+                f"this column appears more than once{where}: which one holds the values? "
+                f"Keep one (e.g. {keep_one})",
             )
-        seen.add(name)
+        seen.setdefault(name, position)
 
 
 def _frame(table: pa.Table, field: str, names: list[str]) -> pd.DataFrame:

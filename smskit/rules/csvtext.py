@@ -1,11 +1,14 @@
-"""THE CSV reader of recipients (and of the CLI's number lists): every cell as the text it
-holds, the file read whole or refused.
+"""THE CSV reader of recipients (and of the CLI's number lists, opt-out lists and orders):
+every cell as the text it holds, the file read whole or refused.
 
 A file is read only if it can be read whole and one way: UTF-8 text without NUL bytes, every
-quote closed, no row longer than the header. Anything else is refused with the line (or
-row) where reading stops being exact, never read up to that point and guessed after it:
-pandas and Arrow would read an unclosed quote's value to the end of the file, and a binary
-file as a few odd rows.
+quote closed, no row longer than the header, no column the reader wants named twice in the
+header. Anything else is refused with the line (or row, or the two columns) where reading
+stops being exact, never read up to that point and guessed after it: pandas and Arrow would
+read an unclosed quote's value to the end of the file, a binary file as a few odd rows, and
+a repeated column by its first copy (which one holds the values is the file's author's to
+say: the refusal is the one a DataFrame or an Arrow table repeating it gets,
+:func:`smskit.rules.arrowinput.check_names`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from smskit.errors import ValidationError
+from smskit.rules.arrowinput import KEEP_ONE_FILE, check_names
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -148,14 +152,23 @@ def read_csv_text(path: Path, wanted: Sequence[str], field: str = "recipients") 
     as written). Read by Arrow into pandas' compact strings; what Arrow reads differently
     from pandas (short rows, repeated or missing header names, lines of blanks) is read by
     pandas, which defines the meaning. A row with more values than the header is refused,
-    naming its position: pandas would drop or shift its values; a file that cannot be read
-    whole (:func:`check_whole`) is refused naming the line."""
+    naming its position: pandas would drop or shift its values; a column of ``wanted`` the
+    header names twice is refused naming the file, the column and both places (pandas would
+    read the first copy, a guess); a file that cannot be read whole (:func:`check_whole`) is
+    refused naming the line."""
     import pandas as pd
 
     check_whole(path, field)
     names = _header(path)
     if names is None:
         raise ValidationError(field, "the CSV file is empty")
+    check_names(
+        names if names is not _UNSURE else _pandas_header(path, field),
+        field,
+        wanted,
+        KEEP_ONE_FILE,
+        source=f"the CSV file {str(path)!r}",
+    )
     present = [name for name in dict.fromkeys(names) if name in wanted]  # the file's order
     fast = names is not _UNSURE and all(names.count(name) == 1 for name in present)
     if fast:
@@ -186,6 +199,20 @@ def read_csv_text(path: Path, wanted: Sequence[str], field: str = "recipients") 
 
 
 _UNSURE: Final[list[str]] = []
+
+
+def _pandas_header(path: Path, field: str) -> list[str]:
+    """The header row's names as pandas finds it (after leading blank lines), as written:
+    pandas' own column names rename a repeated one (``phone_number.1``)."""
+    import pandas as pd
+
+    try:
+        first = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False)
+    except pd.errors.EmptyDataError:
+        raise ValidationError(field, "the CSV file is empty") from None
+    except pd.errors.ParserError as exc:
+        raise ValidationError(field, "the CSV file cannot be parsed", value=path.name) from exc
+    return [str(name) for name in first.iloc[0].tolist()] if len(first) else []
 
 
 def csv_columns(path: Path, field: str = "recipients") -> list[str]:

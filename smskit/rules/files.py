@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
-from smskit.rules.arrowinput import check_names
-from smskit.rules.csvtext import csv_columns, read_csv_text
+from smskit.rules.arrowinput import KEEP_ONE_FILE, check_names
+from smskit.rules.csvtext import read_csv_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CSV_SUFFIXES",
-    "KEEP_ONE_FILE",
     "PARQUET_SUFFIXES",
     "RULE_FILE_PATH",
     "RULE_TABLE_FILE",
@@ -53,8 +52,6 @@ RULE_TABLE_FILE: Final = (
     "commas, a header row) or a Parquet file (.parquet)"
 )
 _SPREADSHEETS: Final = (".xlsx", ".xlsm", ".xls", ".ods", ".numbers")
-# How to keep one of a repeated column, said for a file (arrowinput says it per library).
-KEEP_ONE_FILE: Final = "rename or remove the others in the file"
 
 
 def as_file_path(value: Any, field: str) -> Path:
@@ -101,15 +98,14 @@ def read_table_file(path: Path, columns: Sequence[str], field: str) -> pd.DataFr
     a pandas DataFrame of texts (:func:`smskit.rules.csvtext.read_csv_text`), a Parquet
     file's as a pyarrow Table; a repeated one, or a file that cannot be read as its kind,
     is refused naming ``field`` and the file."""
-    if path.suffix.lower() in CSV_SUFFIXES:
-        check_names(csv_columns(path, field), field, columns, KEEP_ONE_FILE)
+    if path.suffix.lower() in CSV_SUFFIXES:  # refuses a repeated column of ``columns`` too
         return read_csv_text(path, columns, field)
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
         names = pq.read_schema(path).names
-        check_names(names, field, columns, KEEP_ONE_FILE)
+        check_names(names, field, columns, KEEP_ONE_FILE, source=f"the Parquet file {str(path)!r}")
         return pq.read_table(path, columns=[n for n in dict.fromkeys(columns) if n in names])
     except (pa.ArrowException, OSError) as exc:
         raise ValidationError(
