@@ -657,6 +657,19 @@ def test_a_composer_press_carries_the_options_as_the_user_left_them(
     assert "Campaign estimate" in composer.result_html and composer.summary["cost"] is not None
 
 
+def test_the_message_line_says_a_cost_with_its_currency(client: Client, tmp_path: Path) -> None:
+    """After an estimate and after a send, the message line's cost carries the wallet's unit,
+    as the summary bar does: a bare amount would not say which money."""
+    composer = _composer(client, tmp_path, text=CURLY + " STOP au 36173")
+    unit = client.wallet.check_balance().unit
+    estimate = composer.estimate()
+    assert composer.message.endswith(f", cost {estimate.cost} {unit}")
+    assert composer.summary["unit"] == unit
+    result = composer.send()
+    cost = float(result.summary().iloc[0]["cost"])
+    assert f"SMS, cost {cost} {unit} (campaign " in composer.message
+
+
 def test_hlr_export_says_the_absolute_path_it_wrote(
     client: Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -524,6 +524,12 @@ class Composer(Widget):
                 return None
         return self._unit
 
+    def _money(self, amount: float | None) -> str:
+        """An amount as the message line says it: with the wallet's unit when known."""
+        if amount is None:
+            return "unknown"
+        return f"{amount} {self._unit}" if self._unit else f"{amount}"
+
     def estimate(self) -> CostEstimate:
         """The gateway's figures for the campaign (``simulation_mode``): cost, SMS, balance."""
         campaign = self.campaign()
@@ -531,7 +537,9 @@ class Composer(Widget):
         self.cost_estimate = campaign.estimate(progress=self._progress("recipients", to_send))
         self._wallet_unit()
         self._show_result(self.cost_estimate, cost=(self.cost_estimate.cost, "estimate"))
-        self.say(f"estimate: {self.cost_estimate.sms} SMS, cost {self.cost_estimate.cost}")
+        self.say(
+            f"estimate: {self.cost_estimate.sms} SMS, cost {self._money(self.cost_estimate.cost)}"
+        )
         return self.cost_estimate
 
     def _next(self, *, again: bool) -> _Next:
@@ -629,7 +637,7 @@ class Composer(Widget):
             f"sent: {int(summary['sent'])}, already accepted: {int(summary['already_accepted'])}"
             f", failed: {int(summary['failed'])}, rejected: {int(summary['rejected'])}, "
             f"excluded: {int(summary['excluded'])}; {int(summary['sms'])} SMS, "
-            f"cost {summary['cost']} (campaign {campaign.name})"
+            f"cost {self._money(_cost(summary))} (campaign {campaign.name})"
         )
         return self.result
 
