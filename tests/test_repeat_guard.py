@@ -164,3 +164,34 @@ def test_the_same_send_with_the_clock_set_back_is_refused_naming_the_recorded_ti
         assert len(fresh_sandbox.sent()) == 2
         earlier.send(progress=False, journal=tmp_path / "b.sqlite", again=True)
         assert len(fresh_sandbox.sent()) == 4
+
+
+def test_the_same_tracked_send_is_a_repeat_and_another_destination_is_not(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """A text with a tracked link, sent again 5 minutes later (an unnamed campaign: a new
+    name, so new short links and a new utm_campaign) is the same send, refused before any
+    request; the same text pointing elsewhere, or a destination filled from another value
+    of a recipient's field, is another send."""
+    from smskit.replies import Inbox
+
+    text = "Votre colis: https://track.example/c?id={param1} STOP au 36173"
+    people = [{"phone_number": n, "param1": str(i)} for i, n in enumerate(NUMBERS)]
+    with Inbox(tmp_path / "inbox.sqlite") as inbox, smskit.Client(sandbox=fresh_sandbox) as client:
+
+        def tracked(at: datetime, body: str = text, rows: object = people) -> smskit.Campaign:
+            return smskit.Campaign(client, rows, text=body, sender="Ops", purpose="alert",
+                                   clock=lambda: at, repeat_window=timedelta(minutes=10),
+                                   track_links=inbox)  # fmt: skip
+
+        first = tracked(NOW).send(progress=False, journal=tmp_path / "a.sqlite")
+        assert len(fresh_sandbox.sent()) == 2
+        later = tracked(NOW + timedelta(minutes=5))
+        assert later.name != first.name
+        with pytest.raises(smskit.RepeatedSend, match=first.name):
+            later.send(progress=False, journal=tmp_path / "b.sqlite")
+        assert len(fresh_sandbox.sent()) == 2
+        elsewhere = tracked(NOW + timedelta(minutes=5), text.replace("track.", "suivi."))
+        assert elsewhere.earlier_send() is None
+        moved = [{**person, "param1": "9"} for person in people]
+        assert tracked(NOW + timedelta(minutes=5), rows=moved).earlier_send() is None

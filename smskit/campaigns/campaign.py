@@ -258,6 +258,7 @@ class Campaign(CampaignExecutor[CampaignResult]):
         return build_plan(
             report, self._audience, self.spec.header, self.default_region, chunk_size,
             self.spec.content,
+            None if self.tracking is None else self.tracking.content_columns,
         )  # fmt: skip
 
 

@@ -51,6 +51,9 @@ class LinkTracking:
     tracked: TrackedText
     # row -> [(token, destination)] per link, filled by recipients()
     made: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
+    # row -> each link's destination as written (its fields filled, no UTM): what the send
+    # is, whatever its tokens (content_columns)
+    written: dict[int, list[str]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, inbox: Any, template: str) -> LinkTracking:
@@ -89,10 +92,23 @@ class LinkTracking:
         columns, per_row = link_values(
             frame, rows, tracked, self.inbox.link_base, self.inbox.link_tokens, campaign
         )
+        as_written = [written_destinations(d, frame) for d in tracked.destinations]
         for name, values in columns.items():
             frame[name] = values
         self.made = dict(zip(rows, per_row, strict=True))
+        self.written = {row: [links[i] for links in as_written] for i, row in enumerate(rows)}
         return Recipients(frame)
+
+    def content_columns(self, rows: Sequence[int]) -> dict[str, list[str]]:
+        """Each link field's values for the repeat guard, for the recipients ``rows``: the
+        destination as written, not the short link. A short link is derived from the
+        campaign's name (an unnamed campaign's is its creation time) and its destination
+        carries that name (``utm_campaign``): counted as they are, the same send made again
+        a minute later would never be the same send."""
+        return {
+            name: [self.written[row][link] for row in rows]
+            for link, name in enumerate(self.tracked.fields)
+        }
 
     def register(self, report_frame: pd.DataFrame, campaign: str) -> int:
         """Register the links of the rows the plan sends to; returns how many were new."""
@@ -138,8 +154,14 @@ def link_values(
 def destinations_of(destination: str, table: pd.DataFrame, campaign: str) -> list[str]:
     """The destination of each row of ``table`` (its fields filled; a field the table lacks
     is empty), with the UTM parameters."""
+    return [with_utm(place, campaign) for place in written_destinations(destination, table)]
+
+
+def written_destinations(destination: str, table: pd.DataFrame) -> list[str]:
+    """The destination of each row of ``table`` as written: its fields filled (a field the
+    table lacks is empty), no UTM parameter added."""
     names = destination_fields(destination)
     if not names:
-        return [with_utm(destination, campaign)] * len(table)
+        return [destination] * len(table)
     records = table.reindex(columns=list(names)).to_dict("records")
-    return [with_utm(render(destination, record), campaign) for record in records]
+    return [render(destination, record) for record in records]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
@@ -101,13 +101,16 @@ def build_plan(
     default_region: str | None,
     chunk_size: int,
     content: Mapping[str, Any] | None = None,
+    content_columns: Callable[[Sequence[int]], Mapping[str, list[Any]]] | None = None,
 ) -> Plan:
     """The exact payload of every chunk of the recipients ``report`` lets through.
 
     ``audience`` is the recipients' half of that preflight: each field's texts come from its
     codes (as preflight rendered them), so the recipients are not read again. ``content``
     (the spec's :attr:`~smskit.campaigns.planning.spec.CampaignSpec.content`) gives the
-    content id the repeat guard compares, derived like the campaign id.
+    content id the repeat guard compares, derived like the campaign id; ``content_columns``
+    (of the sending rows) gives the fields whose values it counts instead of the ones sent
+    (tracked links: :meth:`~smskit.campaigns.planning.links.LinkTracking.content_columns`).
     """
     import numpy as np
 
@@ -134,12 +137,15 @@ def build_plan(
     digest = hashlib.blake2b(digest_size=16)
     digest.update(canonical_json(dict(header)).encode())
     same = hashlib.blake2b(canonical_json(dict(content or {})).encode(), digest_size=16)
-    for name in ("phone_number", *(FIELD_PREFIX + n for n in sorted(used))):
-        encoded = canonical_json(columns[name]).encode()
-        for hashed in (digest, same):
+    stand_ins = {} if content_columns is None else content_columns(rows)
+    for name in ("phone_number", *sorted(used)):
+        key = name if name == "phone_number" else FIELD_PREFIX + name
+        encoded = canonical_json(columns[key]).encode()
+        counted = encoded if name not in stand_ins else canonical_json(stand_ins[name]).encode()
+        for hashed, text in ((digest, encoded), (same, counted)):
             hashed.update(b"\n")
-            hashed.update(encoded)
-        del encoded  # a column's text at a time
+            hashed.update(text)
+        del encoded, counted  # a column's text at a time
     campaign_id = digest.hexdigest()
     bounds = [
         (start, min(start + chunk_size, len(numbers)))
