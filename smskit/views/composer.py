@@ -397,7 +397,7 @@ class Composer(Widget):
         tracked = tracking.tracked
         key = (held.spec.identity, tracked.fields, tracked.destinations)
         if key == self._linked_for and previous is not None:
-            tracking.made = previous.made
+            tracking.made, tracking.written = previous.made, previous.written
             return
         held.recipients = tracking.recipients(self._given, key[0], fields=DYNAMIC_FIELDS)
         self._linked_for = key
