@@ -174,3 +174,35 @@ def test_an_experiments_customer_id_match_equals_its_number_match(
         result.conversions(orders, customer_id="customer_id", recipients=twice)
     assert caught.value.field == "recipients.customer_id" and caught.value.position == other
     assert "twice" in caught.value.rule
+
+
+def test_recipients_may_be_the_table_s_csv_or_parquet_file(
+    sent: tuple[CampaignResult, pd.DataFrame], tmp_path: Path
+) -> None:
+    """recipients= given as the file the table was saved to (a CSV or Parquet file's Path,
+    or its str, read by the rule book's reader of files, as orders are) matches the same
+    ids as the table: its rows are the campaign's rows. A spreadsheet's path is refused
+    naming the file, and a CSV repeating customer_id, naming both columns."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    result, customers = sent
+    orders = orders_of(result, customers).drop(columns=["phone_number"])
+    expected = result.conversions(orders, customer_id="customer_id", recipients=customers)
+    as_csv, as_parquet = tmp_path / "customers.csv", tmp_path / "customers.parquet"
+    customers.to_csv(as_csv, index=False)
+    pq.write_table(pa.Table.from_pandas(customers, preserve_index=False), as_parquet)
+    for given_as in (as_csv, str(as_csv), as_parquet, str(as_parquet)):
+        got = result.conversions(orders, customer_id="customer_id", recipients=given_as)
+        pd.testing.assert_frame_equal(got, expected, check_dtype=False, obj=str(given_as))
+    lift = result.lift(orders, customer_id="customer_id", recipients=as_parquet)
+    assert lift.treated == 300 and lift.holdout == 100
+    with pytest.raises(ValidationError) as caught:
+        result.conversions(orders, customer_id="customer_id", recipients=tmp_path / "c.xlsx")
+    assert caught.value.field == "recipients" and "c.xlsx" in caught.value.rule
+    twice = tmp_path / "twice.csv"
+    twice.write_text("customer_id,phone_number,customer_id\nC1,+33612345678,C2\n")
+    with pytest.raises(ValidationError) as caught:
+        result.conversions(orders, customer_id="customer_id", recipients=twice)
+    assert caught.value.field == "recipients.customer_id"
+    assert "columns 1 and 3 of the header" in caught.value.rule

@@ -117,8 +117,10 @@ class Campaign(CampaignExecutor[CampaignResult]):
     ) -> Campaign:
         """A campaign whose recipients are the CSV file at ``path`` (a header row with
         ``phone_number``); ``options`` as for the constructor. A plain string given as
-        recipients is one phone number, never a file name."""
-        return cls(client, Path(path), text=text, sender=sender, **options)
+        recipients is one phone number, never a file name. A Parquet file is refused here
+        (the name says CSV): give its ``pathlib.Path`` as the recipients instead."""
+        recipients = Recipients.from_csv(path)
+        return cls(client, recipients, text=text, sender=sender, **options)
 
     def describe_recipients(self) -> str:
         """The recipients in a few words (for the repr)."""

@@ -167,7 +167,9 @@ def _numbers(sources: tuple[str, ...], column: str | None) -> pd.DataFrame | lis
         if files:  # read as a number it would be "not a number", checked for nothing
             raise click.UsageError(
                 f"{files[0]!r} is a file, and an argument not ending in .csv is a number: "
-                "give the file a .csv name"
+                "give a CSV file a .csv name; save a Parquet file or a spreadsheet as CSV "
+                "UTF-8 (smskit hlr reads CSV files only, as IN.csv says; in Python, "
+                "smskit.bulk_hlr also reads a Parquet file given as a pathlib.Path)"
             )
         return list(sources)
     if len(sources) > 1:

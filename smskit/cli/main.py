@@ -230,6 +230,9 @@ CLI_REMEDY: Final = {
     "api_key": "set SMSKIT_API_KEY (and SMSKIT_API_LOGIN) to that account's",
     "api_login": "set SMSKIT_API_LOGIN to the login it was sent as (and SMSKIT_API_KEY to its key)",
     "path": "give the file with --csv FILE",
+    # A file not named .csv (a Parquet file, a spreadsheet): the command line reads CSV only.
+    "path_not_csv": "save it as CSV UTF-8 (a .csv file with a header row) and give it with "
+    "--csv FILE: the command line reads recipients from CSV files only",
     # RULE_FLOAT's advice (pandas.read_csv(path, dtype=str)), for a number in a file.
     "dtype": "write the column's numbers as text, each as written, without '.0' (in a "
     "spreadsheet, format the column as Text before saving it as CSV)",

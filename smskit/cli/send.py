@@ -53,6 +53,12 @@ from smskit.cli.sendcheck import (
     show_preflight,
 )
 
+# Why --csv refuses a Parquet file the library reads: the option names the kind it reads.
+CSV_ONLY = (
+    "--csv reads CSV files only, as its name says: save it as CSV UTF-8 (a Parquet file "
+    "is read by smskit.Campaign in Python, given as a pathlib.Path)"
+)
+
 
 @click.command()
 @click.option("--text", required=True, help="The text; {field} inserts a CSV column.")
@@ -62,7 +68,10 @@ from smskit.cli.sendcheck import (
     "--csv",
     "csv_file",
     exists=True,
-    help="CSV of recipients: a phone_number column, and the fields the text uses.",
+    help="CSV of recipients (UTF-8, a header row; its name ends in .csv): a phone_number "
+    "column, and the fields the text uses. CSV only, as the option's name says, so what a "
+    "command reads is what it names: save a spreadsheet or a Parquet file as CSV UTF-8 "
+    "(in Python, smskit.Campaign also reads a Parquet file given as a pathlib.Path).",
 )
 @click.option("--type", "sms_type", type=SMS_TYPE, default=None, help="Product (default premium).")
 @click.option(
@@ -172,6 +181,9 @@ def send(
         raise click.UsageError("--holdout-seed and --holdout-by-country go with --holdout")
     if csv_file is not None:
         name_file("recipients", f"--csv {csv_file}")
+        from smskit.rules.files import table_path
+
+        table_path(csv_file, "recipients", csv_only=CSV_ONLY)  # a directory, .xlsx: named
     check_fields(text, numbers, csv_file)
     instant = now()
     options: dict[str, Any] = {

@@ -57,12 +57,17 @@ from smskit.rules.contacts import ContactChunk
 from smskit.rules.hours import check_country
 
 if TYPE_CHECKING:
+    import os
     from typing import Self, TypeAlias
 
     import pandas as pd
 
     Recipients: TypeAlias = (
-        str | Mapping[str, Any] | Iterable[str | Mapping[str, Any]] | pd.DataFrame
+        str
+        | Mapping[str, Any]
+        | Iterable[str | Mapping[str, Any]]
+        | pd.DataFrame
+        | os.PathLike[str]  # a CSV or Parquet file (rules/files)
     )
     PhoneNumbers: TypeAlias = str | Iterable[str]
 

@@ -3,7 +3,8 @@
 - :func:`as_file_path`: a ``str`` or ``os.PathLike`` that can name a file (not empty, no NUL
   byte, encodable), else refused naming the field. Every parameter that takes a path (a
   journal, an inbox, an opt-out list, a table's file) reads it here.
-- :func:`table_path`: a table given as its file (the analyst's orders): an existing file,
+- :func:`table_path`: a table given as its file (the analyst's orders, recipients given as
+  a ``pathlib.Path``, a campaign's recipients table for customer ids): an existing file,
   not a directory, whose name ends in ``.csv`` or ``.parquet``; anything else is refused
   naming the field, the file and the rule (an Excel workbook is told to be saved as CSV).
 - :func:`read_table_file`: the columns a reader wants from that file. A CSV's are read by
@@ -66,10 +67,12 @@ def as_file_path(value: Any, field: str) -> Path:
     raise ValidationError(field, RULE_FILE_PATH, value=value)
 
 
-def table_path(value: Any, field: str) -> Path | None:
+def table_path(value: Any, field: str, csv_only: str | None = None) -> Path | None:
     """``value`` as the path of a CSV or Parquet file when it is a ``str`` or
     ``os.PathLike`` (None for anything else: a table); refused naming ``field``, the file
-    and the rule when it names no such file (missing, a directory, another kind)."""
+    and the rule when it names no such file (missing, a directory, another kind).
+    ``csv_only``: a CSV file only is taken (a reader named for CSV), and this says why and
+    how a Parquet file is read instead."""
     if not isinstance(value, str | os.PathLike):
         return None
     path = as_file_path(value, field)
@@ -90,6 +93,8 @@ def table_path(value: Any, field: str) -> Path | None:
         raise ValidationError(
             field, f"{named} is neither CSV nor Parquet ({ends}): {RULE_TABLE_FILE}{save}"
         )
+    if csv_only is not None and suffix not in CSV_SUFFIXES:
+        raise ValidationError(field, f"{named} is a Parquet file, not CSV (.csv): {csv_only}")
     return path
 
 

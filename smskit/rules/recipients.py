@@ -10,8 +10,12 @@ helpers all read recipients here:
 - Arrow data: a pyarrow ``Table``/``RecordBatch`` or polars ``DataFrame`` as a DataFrame, a
   pyarrow ``Array``/``ChunkedArray`` or polars ``Series`` as a Series, read through Arrow
   (:mod:`smskit.rules.arrowinput`: text stays in Arrow's buffers, no Python string a cell);
-- a file, named explicitly: a :class:`~pathlib.Path` (or any ``os.PathLike``), or
-  :meth:`Recipients.from_csv`; it is read as text, so a leading ``+`` or ``0`` survives.
+- a file, named explicitly: a :class:`~pathlib.Path` (or any ``os.PathLike``) naming a CSV
+  (``.csv``) or Parquet (``.parquet``) file, or :meth:`Recipients.from_csv` (CSV only).
+  Which kind of file it is and how it is read is :mod:`smskit.rules.files`' rule: a CSV's
+  every cell as the text it holds (so a leading ``+`` or ``0`` survives), a Parquet file by
+  Arrow, then read as a pyarrow Table given here is (:mod:`smskit.rules.arrowinput`); a
+  spreadsheet, a directory, a missing file or another suffix is refused naming the file.
 
 A float is never a phone number (:data:`RULE_FLOAT`): ``33612345678.0`` alone, in a list,
 a dict or a float column (what ``pd.read_csv`` makes of digits with blank cells) is refused,
@@ -50,7 +54,7 @@ from smskit.rules.arrowinput import (
     arrow_library,
     check_names,
 )
-from smskit.rules.csvtext import read_csv_text, row_line
+from smskit.rules.csvtext import row_line
 from smskit.rules.fields import (
     CONTACT_FIELDS,
     DYNAMIC_FIELDS,
@@ -58,6 +62,7 @@ from smskit.rules.fields import (
     field_text,
     unencodable_at,
 )
+from smskit.rules.files import CSV_SUFFIXES, read_table_file, table_path
 from smskit.rules.once import loaded
 from smskit.rules.spec import FIELD_MAX
 
@@ -95,7 +100,8 @@ _KNOWN_KEYS: Final = frozenset((*CONTACT_FIELDS, REGION_COLUMN))
 BLOCK_ROWS: Final = 50_000
 _SHAPES: Final = (
     "a phone number (str), a dict, a list of numbers or dicts, a DataFrame (pandas, pyarrow "
-    "or polars) with a 'phone_number' column, or a CSV file given as a pathlib.Path"
+    "or polars) with a 'phone_number' column, or a CSV or Parquet file given as a "
+    "pathlib.Path"
 )
 
 
@@ -180,6 +186,10 @@ def refuse_floats(values: Any, field: str, path: Path | None = None) -> None:
 # What a phone number may hold, written any way: digits, spaces and the usual punctuation.
 _NUMBER_LIKE: Final = re.compile(r"[0-9\s+\-.()]*")
 _FILE_SUFFIXES: Final = (".csv", ".parquet")
+FROM_CSV_ONLY: Final = (
+    "from_csv reads CSV files only (its name says so); a Parquet file is read given as a "
+    "pathlib.Path as the recipients themselves"
+)
 
 
 def check_collection(value: Any, field: str) -> None:
@@ -210,20 +220,22 @@ def check_collection(value: Any, field: str) -> None:
         )
 
 
-def check_file_name(value: str, field: str, instead: str | None = None) -> None:
+def check_file_name(value: str, field: str) -> None:
     """Refuse a string no phone number could be that names a file, or ends in .csv/.parquet:
-    a string is always one number, so the file would be read as one wrong number.
-    ``instead`` says how to read the file where the default (pass a ``Path``) does not apply."""
+    a string is always one number, so the file would be read as one wrong number. The
+    refusal says to pass the file as a ``pathlib.Path`` (read by :mod:`smskit.rules.files`)."""
     if _NUMBER_LIKE.fullmatch(value):
         return
     if value.strip().lower().endswith(_FILE_SUFFIXES) or os.path.isfile(value):
-        instead = instead or f"pass pathlib.Path({value!r}) (or Campaign.from_csv({value!r}, ...))"
         fact = "a string is one phone number, and this one names a file"
-        raise advised(
-            ValidationError(field, f"{fact}: to read the file, {instead}", value=value),
-            fact,
-            "path",
-        )
+        if value.strip().lower().endswith(CSV_SUFFIXES):
+            instead = f"pass pathlib.Path({value!r}) (or Campaign.from_csv({value!r}, ...))"
+            refusal = ValidationError(field, f"{fact}: to read the file, {instead}", value=value)
+            raise advised(refusal, fact, "path")
+        # A Parquet file (or another) is read given as a Path; the command line reads CSV.
+        instead = f"pass pathlib.Path({value!r}) (a CSV or Parquet file)"
+        refusal = ValidationError(field, f"{fact}: to read the file, {instead}", value=value)
+        raise advised(refusal, fact, "path_not_csv")
 
 
 def check_columns(names: Iterable[Any], field: str) -> None:
@@ -271,11 +283,8 @@ class Recipients:
             self.need_number = recipients.need_number
             return
         if isinstance(recipients, os.PathLike):
-            self.path = Path(recipients)
-            if not self.path.is_file():
-                raise ValidationError(
-                    field, "a path must name an existing CSV file", value=str(recipients)
-                )
+            # An existing .csv or .parquet file, else refused naming it (rules/files).
+            self.path = table_path(recipients, field)
             return
         check_collection(recipients, field)
         recipients = arrow_recipients(recipients, field, need_number=need_number)
@@ -311,13 +320,19 @@ class Recipients:
 
     @classmethod
     def from_csv(cls, path: str | os.PathLike[str], *, field: str = "recipients") -> Recipients:
-        """Recipients read from the CSV file at ``path`` (a header row with ``phone_number``)."""
-        return cls(Path(path), field=field)
+        """Recipients read from the CSV file at ``path`` (a header row with ``phone_number``);
+        a Parquet file is refused, saying to give its ``pathlib.Path`` as the recipients."""
+        return cls(table_path(path, field, csv_only=FROM_CSV_ONLY), field=field)
+
+    @property
+    def is_csv(self) -> bool:
+        """Whether the recipients are a CSV file (False: a Parquet file, or in memory)."""
+        return self.path is not None and self.path.suffix.lower() in CSV_SUFFIXES
 
     def describe(self) -> str:
         """A short description for the journal and reprs."""
         if self.path is not None:
-            return f"CSV file {self.path.name}"
+            return f"{'CSV' if self.is_csv else 'Parquet'} file {self.path.name}"
         assert self.frame is not None
         return f"{len(self.frame)} rows in memory"
 
@@ -341,7 +356,7 @@ class Recipients:
         a ``row`` position column; the index is the input's own (positions for CSV, lists)."""
         wanted = list(dict.fromkeys(["phone_number", REGION_COLUMN, *columns]))
         # A CSV is read whole, as compact text columns; only a block becomes Python objects.
-        frame = self.frame if self.frame is not None else self._read_csv(wanted)
+        frame = self.frame if self.frame is not None else self._read_file(wanted)
         for start in range(0, max(len(frame), 1), size):
             yield _with_columns(frame.iloc[start : start + size], wanted, start)
 
@@ -353,7 +368,7 @@ class Recipients:
         import pandas as pd
 
         wanted = list(dict.fromkeys(["phone_number", REGION_COLUMN, *columns]))
-        frame = self.frame if self.frame is not None else self._read_csv(wanted)
+        frame = self.frame if self.frame is not None else self._read_file(wanted)
         return pd.DataFrame(
             {
                 name: frame[name].array
@@ -364,13 +379,21 @@ class Recipients:
             index=frame.index,
         )
 
-    def _read_csv(self, wanted: Sequence[str]) -> pd.DataFrame:
+    def _read_file(self, wanted: Sequence[str]) -> pd.DataFrame:
+        """The file's ``wanted`` columns (rules/files: a CSV's as text, a Parquet file's by
+        Arrow, then as a pyarrow Table given as recipients is read)."""
         assert self.path is not None
-        frame = read_csv_text(self.path, wanted, self.field)
+        if not self.is_csv:  # the columns a pyarrow Table given here is read for
+            wanted = [name for name in wanted if name in _KNOWN_KEYS]
+        read = read_table_file(self.path, wanted, self.field)
+        frame = read if self.is_csv else arrow_frame(read, self.field, wanted)
+        assert frame is not None
+        kind = "CSV" if self.is_csv else "Parquet"
         if self.need_number and "phone_number" not in frame.columns:
-            raise ValidationError(self.field, "the CSV file needs a 'phone_number' column")
+            raise ValidationError(self.field, f"the {kind} file needs a 'phone_number' column")
         if "phone_number" in frame.columns:
-            refuse_floats(frame["phone_number"], f"{self.field}.phone_number", self.path)
+            at = self.path if self.is_csv else None  # a CSV's line is named
+            refuse_floats(frame["phone_number"], f"{self.field}.phone_number", at)
         return frame
 
 

@@ -123,8 +123,10 @@ def recipient_groups(
 
 
 def customer_ids(recipients: Any, column: str, rows: pd.Series) -> np.ndarray:
-    """The ``column`` of a campaign's recipients table (pandas, pyarrow or polars) at input
-    ``rows``: refused when the table lacks it, or is shorter than the campaign's rows."""
+    """The ``column`` of a campaign's recipients table (pandas, pyarrow or polars, or a CSV
+    or Parquet file's path, a ``str`` or ``pathlib.Path``, read by
+    :func:`smskit.rules.orders.order_frame` as orders' files are) at input ``rows``: refused
+    when the table lacks it, or is shorter than the campaign's rows."""
     import numpy as np
 
     if recipients is None:

@@ -135,8 +135,9 @@ class ConversionsAndLift(Generic[FrameT]):
         treated recipients' delivery ``status``, ``replied`` and ``clicked`` (``outcomes()``;
         missing for the holdout).
         ``customer_id`` matches orders by that column instead of numbers: the orders have
-        it, and so does ``recipients``, the table the campaign was made from (row for row; a
-        missing id on either side is refused naming its row). See docs/conversions.md."""
+        it, and so does ``recipients``, the table the campaign was made from, or its CSV or
+        Parquet file's path (row for row; a missing id on either side is refused naming its
+        row). See docs/conversions.md."""
         checked_column("customer_id", customer_id, optional=True)
         if customer_id is None and recipients is not None:
             raise ValidationError("recipients", "is read only with customer_id= (its column)")

@@ -228,7 +228,8 @@ def _by_number(chunk: list[str], raw: Any) -> dict[str, Any]:
 
 def _normalised(values: Any, field: str, region: str | None) -> tuple[list[Any], pd.DataFrame]:
     """Distinct values as given (first occurrence order) and their phone checks. A table (a
-    DataFrame of pandas, pyarrow or polars, or a CSV ``Path``) is read as recipients are:
+    DataFrame of pandas, pyarrow or polars, or a CSV or Parquet file's ``Path``) is read as
+    recipients are:
     a row's ``country`` is the region of its national number (one value on a BE row and on
     a FR row is two numbers), the other rows' is ``region``."""
     import pandas as pd
@@ -242,11 +243,7 @@ def _normalised(values: Any, field: str, region: str | None) -> tuple[list[Any],
             return _normalised_rows(values, field, region)
 
     if isinstance(values, str):  # one number, never a file read as one wrong number
-        check_file_name(
-            values,
-            field,
-            f"pass the numbers it holds (pandas.read_csv({values!r}, dtype=str) for a CSV)",
-        )
+        check_file_name(values, field)  # a file is read given as a pathlib.Path
     if is_float_number(values):
         refuse_floats([values], field)
     items = as_list(values, field)
