@@ -1,4 +1,5 @@
-"""The exporter's widget snapshots: a view shows its models as they were when its cell ended."""
+"""The exporter's widget snapshots: a view shows its models as they were when its cell ended,
+and a widget's last view its last state."""
 
 from __future__ import annotations
 
@@ -77,3 +78,22 @@ def test_views_nothing_changed_are_left_alone() -> None:
     before = copy.deepcopy(nb)
     assert snapshots.apply(nb) == 0
     assert nb == before
+
+
+def test_a_widget_shown_once_and_changed_afterwards_shows_its_last_state() -> None:
+    """An explorer displayed, then checked by the next cell: its one view is its last, so it
+    keeps the final models (what the check did), not the empty start."""
+    nb = new_notebook(cells=[_view_cell("e"), new_code_cell("explorer.check()")])
+    live: dict[str, dict[str, Any]] = {"e": _state("ExplorerModel", message="")}
+    client = SimpleNamespace(widget_state=live)
+    snapshots = exporter.WidgetSnapshots()
+    snapshots.record(client, nb.cells[0], 0)
+    live["e"]["message"] = "3 number(s) checked"  # what cell 1 did
+    snapshots.record(client, nb.cells[1], 1)
+    nb.metadata.widgets = _metadata(copy.deepcopy(live))
+
+    assert snapshots.apply(nb) == 0
+    state = nb.metadata.widgets[exporter.WIDGET_STATE_MIME]["state"]
+    assert nb.cells[0].outputs[0].data[VIEW]["model_id"] == "e"
+    assert state["e"]["state"]["message"] == "3 number(s) checked"
+    assert "e-cell0" not in state

@@ -9,7 +9,8 @@ machine's own registry configuration); plotly.js comes from the installed plotly
 and the anywidget renderer (an AMD module, ``anywidget/nbextension/index.js``) from the
 installed anywidget package: it draws smskit's widgets from the ES module and stylesheet
 their saved state carries (``_esm``, ``_css``).
-Each widget on a page shows the state it had when its cell finished (see
+A widget displayed again after a later cell changed it shows, in each earlier view, the state
+it had when that view's cell finished, and in its last view its last state (see
 :class:`WidgetSnapshots`). An execution fails when an output holds the API key of a sandbox
 (or ``SMSKIT_API_KEY``) of its kernel.
 """
@@ -169,9 +170,12 @@ class WidgetSnapshots:
     """Keeps, for each widget a cell displays, the state its models had when the cell ended.
 
     nbclient stores one state per model, the last one; a widget a later cell changes would
-    show that later state under the text of the cell that displayed it. :meth:`apply` gives
+    show that later state under the text of every cell that displayed it. :meth:`apply` gives
     each such view its own copy of the models as they were (new ids), and leaves a view alone
-    when nothing changed after its cell.
+    when nothing changed after its cell. A widget's last view keeps its last state, as
+    JupyterLab shows it after "Run all": a widget shown once and then used by later cells
+    (an HLR explorer checked by the next cell) shows what they did, never only its empty
+    start.
     """
 
     def __init__(self) -> None:
@@ -196,15 +200,26 @@ class WidgetSnapshots:
         return found
 
     def apply(self, nb: nbformat.NotebookNode) -> int:
-        """Point each view whose models changed after its cell at copies as they were then;
-        the number of views redirected."""
+        """Point each view whose models changed after its cell at copies as they were then,
+        except a widget's last view, which keeps its last state; the number of views
+        redirected."""
         widgets = nb.metadata.get("widgets", {}).get(WIDGET_STATE_MIME)
         if widgets is None:
             return 0
         final = widgets["state"]
+        last_view = {
+            view["model_id"]: index
+            for index, cell in enumerate(nb.cells)
+            for view in _view_outputs(cell)
+        }
         redirected = 0
         for cell_index, snapshot in sorted(self.states.items()):
-            if all(final.get(m, {}).get("state") == s for m, s in snapshot.items()):
+            views = [
+                view
+                for view in _view_outputs(nb.cells[cell_index])
+                if last_view.get(view["model_id"]) != cell_index
+            ]
+            if not views or all(final.get(m, {}).get("state") == s for m, s in snapshot.items()):
                 continue
             names = {m: f"{m}-cell{cell_index}" for m, state in snapshot.items() if m in final}
             for model_id, new_id in names.items():
@@ -217,7 +232,7 @@ class WidgetSnapshots:
                 }
                 if "buffers" in final[model_id]:
                     final[new_id]["buffers"] = final[model_id]["buffers"]
-            for view in _view_outputs(nb.cells[cell_index]):
+            for view in views:
                 view["model_id"] = names.get(view["model_id"], view["model_id"])
                 redirected += 1
         return redirected

@@ -42,7 +42,8 @@ FIXTURE_CELLS = (
     "ipywidgets.IntSlider(value=7, max=10, description='chunks')",
     "composer = smskit.Composer(client, ['+33612345678', '+33612345679'], sender='MyShop',"
     " text='Bonjour, l’été ! STOP au 36173', send_at='2030-06-04T10:00:00+02:00')\ncomposer",
-    "composer.optimize();",  # after the composer's cell: its page keeps the state it showed
+    "composer.optimize();",  # after the composer's cell: that view keeps the state it showed
+    "composer",  # its last view: its last state
 )
 
 
@@ -93,7 +94,7 @@ def served(exported: tuple[Path, list[str], str]) -> Iterator[str]:
 
 def test_exported_page_renders_plot_and_widget_without_leaving_loopback(served: str) -> None:
     """The page draws the bars, the map, the slider and the Composer from local files, asking
-    nothing remote."""
+    nothing remote: the Composer's first view as its cell left it, its last view optimised."""
     from playwright.sync_api import sync_playwright
 
     remote: list[str] = []
@@ -121,10 +122,11 @@ def test_exported_page_renders_plot_and_widget_without_leaving_loopback(served: 
             # The map's countries come from the vendored topojson, not from cdn.plot.ly.
             page.wait_for_selector(".choroplethlayer path", timeout=30_000)
             assert page.locator(".choroplethlayer path").count() == 2
-            # The Composer (anywidget) as its cell left it: the ES module its state carries
-            # draws the text, its UCS-2 mark, the meter, the bubbles and the checks.
-            composer = page.locator(".smskit-composer")
-            composer.wait_for(timeout=30_000)
+            # The Composer (anywidget) as its first cell left it: the ES module its state
+            # carries draws the text, its UCS-2 mark, the meter, the bubbles and the checks.
+            page.locator(".smskit-composer").last.wait_for(timeout=30_000)
+            assert page.locator(".smskit-composer").count() == 2
+            composer = page.locator(".smskit-composer").first
             assert composer.get_by_label("message text").input_value() == (
                 "Bonjour, l’été ! STOP au 36173"
             )
@@ -132,6 +134,13 @@ def test_exported_page_renders_plot_and_widget_without_leaving_loopback(served: 
             assert composer.locator(".sk-backdrop mark").inner_text() == "’"
             assert composer.locator(".sk-bubble").count() == 2
             assert composer.locator(".smskit-to-send").inner_text() == "2"
+            # ... and its last view, its last state: optimised, GSM-7, nothing marked
+            last = page.locator(".smskit-composer").last
+            assert last.get_by_label("message text").input_value() == (
+                "Bonjour, l'été ! STOP au 36173"
+            )
+            assert last.locator(".smskit-encoding").inner_text() == "GSM-7"
+            assert last.locator(".sk-backdrop mark").count() == 0
         finally:
             browser.close()
     assert remote == []
