@@ -14,12 +14,13 @@ report.to_parquet("preflight/")                     # the per-recipient report, 
 from __future__ import annotations
 
 import asyncio
+import glob
 import itertools
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 import dask
 import dask.dataframe as dd
@@ -42,7 +43,11 @@ from smskit.dask.report import BREAKDOWN_COLUMNS, DaskPreflightReport, issue_cou
 from smskit.dask.results import StreamedResult
 from smskit.dask.spill import Spill
 from smskit.errors import ValidationError
+from smskit.rules.csvtext import csv_columns, read_csv_text
 from smskit.rules.destinations import Destinations
+from smskit.rules.fields import CONTACT_FIELDS
+from smskit.rules.files import as_file_path, table_path
+from smskit.rules.recipients import REGION_COLUMN, RULE_NUMBER_COLUMN, refuse_floats
 
 if TYPE_CHECKING:
     from smskit.rules.contacts import ContactChunk
@@ -117,10 +122,22 @@ class Campaign(CampaignExecutor[StreamedResult]):
         **options: Any,
     ) -> Campaign:
         """Recipients read from CSV files (``path``: a file, a glob or a list; each with a
-        header naming the columns), every value as text so a leading ``+`` or ``0`` survives.
-        Rows are indexed by their position across the files, in order, as
+        header naming the columns), each by the reader ``smskit.Campaign.from_csv`` reads its
+        file with (:func:`smskit.rules.csvtext.read_csv_text`: every cell its text, so a
+        leading ``+`` or ``0`` survives; a NUL byte, bytes that are not UTF-8, a quote never
+        closed, a row longer than the header, a column read named twice refused alike), one
+        partition a file, read by the worker computing it (a cluster on another machine
+        needs the files at these paths). Every file needs the first one's recipient
+        columns. Rows are indexed by their position across the files, in order, as
         ``smskit.Campaign.from_csv`` indexes its file."""
-        frame = dd.read_csv(_paths(path), dtype=str, keep_default_na=False, na_values=[""])
+        files = _csv_files(path)
+        columns = _csv_columns(files[0])
+        if "phone_number" not in columns:  # refused as smskit.Campaign refuses its file:
+            _csv_part(files[0], columns, files[0])  # what its reader refuses first
+            raise ValidationError("recipients", f"the CSV file {RULE_NUMBER_COLUMN}")
+        meta = pd.DataFrame({name: pd.Series(dtype="str") for name in columns})
+        parts = [delayed(_csv_part)(file, columns, files[0]) for file in files]
+        frame = dd.from_delayed(parts, meta=meta, divisions=None)
         campaign = cls(client, frame, text=text, sender=sender, **options)
         campaign._positions_as_index = True
         return campaign
@@ -373,6 +390,70 @@ def _paths(paths: Paths) -> str | list[str]:
     if isinstance(paths, str | Path):
         return str(paths)
     return [str(p) for p in paths]
+
+
+# The columns a recipients reader reads (the others are ignored, in pandas too).
+CSV_COLUMNS: Final = (*CONTACT_FIELDS, REGION_COLUMN)
+DASK_CSV_ONLY: Final = (
+    "smskit.dask.Campaign.from_csv reads CSV files only: a Parquet file is read by "
+    "smskit.dask.Campaign.from_parquet"
+)
+
+
+def _csv_files(paths: Paths) -> list[Path]:
+    """The files ``paths`` names (a glob matched in sorted order, as Dask matches one),
+    each an existing CSV file (rules/files); none is refused."""
+    given = [paths] if isinstance(paths, str | Path) else list(paths)
+    files: list[Path] = []
+    for one in given:
+        text = str(one)
+        if isinstance(one, str) and any(mark in text for mark in "*?["):
+            matched = sorted(glob.glob(text))
+            if not matched:
+                raise ValidationError("path", "matches no file", value=text)
+            files += [Path(name) for name in matched]
+        else:
+            files.append(as_file_path(one, "path"))
+    if not files:
+        raise ValidationError("path", "names no file: give a CSV file, a glob or a list")
+    checked = []
+    for file in files:
+        csv_file = table_path(file, "path", csv_only=DASK_CSV_ONLY)
+        assert csv_file is not None  # a Path names a file, never a table
+        checked.append(csv_file)
+    return checked
+
+
+def _csv_columns(first: Path) -> list[str]:
+    """The recipients' columns the first file's header names, in its order."""
+    return [name for name in dict.fromkeys(csv_columns(first)) if name in CSV_COLUMNS]
+
+
+def _csv_part(file: Path, columns: list[str], first: Path) -> pd.DataFrame:
+    """One file's recipients, read as ``smskit.Campaign`` reads its CSV file (a float's
+    text refused at its line too); refused when its recipients' columns are not the first
+    file's (a partition's columns are the frame's). A refusal of a later file says its
+    rows and lines are that file's (the rows before it are in other partitions)."""
+    try:
+        frame = read_csv_text(file, CSV_COLUMNS, "recipients")
+        if "phone_number" in frame.columns:
+            refuse_floats(frame["phone_number"], "recipients.phone_number", file)
+    except ValidationError as exc:
+        if file == first:
+            raise
+        where = f"{exc.rule} (in the CSV file {str(file)!r}: a row or line counted in that file)"
+        error = ValidationError(
+            exc.field, where, position=exc.position, value=exc.value, line=exc.line
+        )
+        error.fact, error.remedy = exc.fact, exc.remedy
+        raise error from exc
+    if list(frame.columns) != columns:
+        raise ValidationError(
+            "recipients",
+            f"the CSV file {str(file)!r} has the recipient columns {list(frame.columns)}, "
+            f"the first file {str(first)!r} {columns}: give every file the same header",
+        )
+    return frame
 
 
 class KeptChunks:

@@ -78,6 +78,7 @@ __all__ = [
     "FLOAT_FACT",
     "REGION_COLUMN",
     "RULE_FLOAT",
+    "RULE_NUMBER_COLUMN",
     "Recipients",
     "arrow_recipients",
     "check_collection",
@@ -94,6 +95,8 @@ __all__ = [
 ]
 
 REGION_COLUMN: Final = "country"
+# A file of recipients without its numbers: "the CSV file needs ...".
+RULE_NUMBER_COLUMN: Final = "needs a 'phone_number' column"
 _KNOWN_KEYS: Final = frozenset((*CONTACT_FIELDS, REGION_COLUMN))
 # Rows per block: below phones.normalize's threshold for helper processes (100,000 distinct
 # values), so a campaign's memory is one process's and bounded by the block, not the input.
@@ -390,7 +393,7 @@ class Recipients:
         assert frame is not None
         kind = "CSV" if self.is_csv else "Parquet"
         if self.need_number and "phone_number" not in frame.columns:
-            raise ValidationError(self.field, f"the {kind} file needs a 'phone_number' column")
+            raise ValidationError(self.field, f"the {kind} file {RULE_NUMBER_COLUMN}")
         if "phone_number" in frame.columns:
             at = self.path if self.is_csv else None  # a CSV's line is named
             refuse_floats(frame["phone_number"], f"{self.field}.phone_number", at)
