@@ -123,9 +123,9 @@ class Campaign(CampaignExecutor[StreamedResult]):
     ) -> Campaign:
         """Recipients read from CSV files (``path``: a file, a glob or a list; each with a
         header naming the columns), each by the reader ``smskit.Campaign.from_csv`` reads its
-        file with (:func:`smskit.rules.csvtext.read_csv_text`: every cell its text, so a
-        leading ``+`` or ``0`` survives; a NUL byte, bytes that are not UTF-8, a quote never
-        closed, a row longer than the header, a column read named twice refused alike), one
+        file with (every cell its text, so a leading ``+`` or ``0`` survives; a NUL byte,
+        bytes that are not UTF-8, a quote never closed, a row longer than the header, a
+        column read named twice refused alike), one
         partition a file, read by the worker computing it (a cluster on another machine
         needs the files at these paths). Every file needs the first one's recipient
         columns. Rows are indexed by their position across the files, in order, as
