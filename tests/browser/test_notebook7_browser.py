@@ -28,13 +28,15 @@ CELLS = (
     "composer = smskit.Composer(client, ['+33612345678', '+33612345679'], sender='MyShop',\n"
     "                           text='Bonjour, -20 % ce week-end ! STOP au 36173')\n"
     "composer",
+    "smskit.Composer(client, [], sender='MyShop', text='Bonjour ! STOP au 36173')",
 )
 TYPED = "Bonjour, l’été arrive ! STOP au 36173"
 
 
 def test_composer_renders_types_and_optimises_in_notebook7(notebook7: Any, browser: Any) -> None:
     """In Notebook 7: the Composer draws (meter, phone bubbles, labelled buttons); a curly
-    apostrophe typed makes it UCS-2, marked in place; "optimise text" brings GSM-7 back."""
+    apostrophe typed makes it UCS-2, marked in place; "optimise text" brings GSM-7 back; a
+    Composer given no recipient says so in its phone and its disabled send."""
     from playwright.sync_api import expect
 
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in CELLS])
@@ -59,7 +61,7 @@ def test_composer_renders_types_and_optimises_in_notebook7(notebook7: Any, brows
         page.keyboard.press("Shift+Enter")
         expect(cells.first.locator(".jp-InputPrompt")).to_contain_text("[1]", timeout=2 * WAIT_MS)
         page.keyboard.press("Shift+Enter")
-        composer = page.locator(".smskit-composer")
+        composer = page.locator(".smskit-composer").first
         expect(composer).to_be_visible(timeout=WAIT_MS)
         encoding = composer.locator(".smskit-encoding")
         expect(encoding).to_have_text("GSM-7", timeout=WAIT_MS)
@@ -73,6 +75,15 @@ def test_composer_renders_types_and_optimises_in_notebook7(notebook7: Any, brows
         expect(box).to_have_value(TYPED.replace("’", "'"))
         BUILD.mkdir(exist_ok=True)
         composer.screenshot(path=BUILD / "notebook7-composer.png")
+        # A table of no row: the phone and the send button say there is nobody to send to.
+        cells.nth(2).locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Shift+Enter")
+        nobody = page.locator(".smskit-composer").nth(1)
+        expect(nobody.locator(".sk-phone h3")).to_have_text("no recipients", timeout=WAIT_MS)
+        expect(nobody.locator(".smskit-why")).to_have_text(
+            "send is disabled: recipients: no recipients: the recipients given have no row"
+        )
+        expect(nobody.get_by_role("button", name="send", exact=True)).to_be_disabled()
         assert aborted == []
     finally:
         context.close()

@@ -226,7 +226,7 @@ function render({ model, el: root }) {
     drawMarks();
 
     const shown = state.bubbles || [];
-    setText(phoneTitle, state.recipients === null || state.recipients === undefined
+    setText(phoneTitle, !state.recipients  // none given, or a table of no row
       ? "no recipients"
       : `first ${shown.length} of ${number(state.recipients)} recipients`);
     // the same recipients and findings as before: their texts change in place
