@@ -35,7 +35,8 @@ TYPED = "Bonjour, l’été arrive ! STOP au 36173"
 
 def test_composer_renders_types_and_optimises_in_notebook7(notebook7: Any, browser: Any) -> None:
     """In Notebook 7: the Composer draws (meter, phone bubbles, labelled buttons); a curly
-    apostrophe typed makes it UCS-2, marked in place; "optimise text" brings GSM-7 back; a
+    apostrophe typed makes it UCS-2, marked in place; "optimise text" brings GSM-7 back, then
+    says why it is disabled (as "add STOP mention" does); a
     Composer given no recipient says so in its phone and its disabled send."""
     from playwright.sync_api import expect
 
@@ -70,9 +71,24 @@ def test_composer_renders_types_and_optimises_in_notebook7(notebook7: Any, brows
         box.fill(TYPED)
         expect(encoding).to_have_text("UCS-2", timeout=WAIT_MS)
         expect(composer.locator(".sk-backdrop mark").first).to_be_visible()
-        composer.get_by_role("button", name="optimise text").click()
+        optimise = composer.get_by_role("button", name="optimise text")
+        expect(optimise).to_have_accessible_description(
+            "Replace look-alike characters and useless spacing"
+        )
+        optimise.click()
         expect(encoding).to_have_text("GSM-7", timeout=WAIT_MS)
         expect(box).to_have_value(TYPED.replace("’", "'"))
+        # Disabled now: the button itself says why (its title, its accessible description).
+        expect(optimise).to_be_disabled()
+        expect(optimise).to_have_accessible_description(
+            "optimise text is disabled: nothing to optimise: no look-alike character or useless"
+            " spacing"
+        )
+        expect(
+            composer.get_by_role("button", name="add STOP mention")
+        ).to_have_accessible_description(
+            "add STOP mention is disabled: the text has a STOP mention"
+        )
         BUILD.mkdir(exist_ok=True)
         composer.screenshot(path=BUILD / "notebook7-composer.png")
         # A table of no row: the phone and the send button say there is nobody to send to.

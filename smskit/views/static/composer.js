@@ -81,7 +81,7 @@ function render({ model, el: root }) {
   for (const [action, label, title] of BUTTONS) {
     const button = el("button", {
       type: "button", class: action === "send" ? "sk-primary" : null, title,
-      "aria-describedby": `${id}-why`, "data-action": action, text: label,
+      "aria-describedby": action === "send" ? `${id}-why` : null, "data-action": action, text: label,
     });
     button.addEventListener("click", () => model.send({ action, values: values() }));
     buttons[action] = button;
@@ -256,9 +256,11 @@ function render({ model, el: root }) {
   };
   const drawControls = () => {
     const controls = model.get("controls") || {};
-    for (const [action, button] of Object.entries(buttons)) {
+    // a disabled button says why in its title (its accessible description); send also below
+    for (const [action, label, title] of BUTTONS) {
       const c = controls[action] || {};
-      button.disabled = !c.enabled;
+      buttons[action].disabled = !c.enabled;
+      setAttr(buttons[action], "title", c.enabled ? title : `${label} is disabled: ${c.why || ""}`);
     }
     const send = controls.send || {};
     setText(why, send.enabled ? "" : `send is disabled: ${send.why || ""}`);
