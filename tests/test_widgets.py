@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 import smskit
+import smskit.rules.phones  # patched by a test below: imported here, whatever ran before
 from smskit import Campaign, Client, Composer, Dashboard, HLRExplorer
 from smskit.errors import ValidationError
 from smskit.sandbox import Sandbox
@@ -97,6 +98,18 @@ def test_a_send_to_nobody_says_why_nobody(client: Client) -> None:
     assert recipients.message == (
         "none of 3 recipients can be sent (invalid_number: 1, empty_text: 2)"
     )
+
+
+def test_each_warning_badge_is_named_by_its_finding(client: Client) -> None:
+    """A warning's badge says which rule (the finding's code, as a check's badge says its
+    name), never only "warning" under the Warnings heading."""
+    rows = pd.DataFrame({"phone_number": ["+33612345678", "+33612345679"],
+                         "first_name": ["Léa", None]})  # fmt: skip
+    composer = Composer(client, rows, text="Salut {first_name} STOP au 36173", sender="MyShop",
+                        purpose="alert", debounce=0)  # fmt: skip
+    warnings = [(f["name"], f["message"]) for f in composer.state["findings"]
+                if f["group"] == "warning"]  # fmt: skip
+    assert warnings == [("fields_missing", "1 recipient(s) miss a dynamic field: it renders empty")]
 
 
 def test_panel_alert_needs_no_stop_and_allows_spaces_in_the_sender() -> None:

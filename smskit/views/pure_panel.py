@@ -63,6 +63,7 @@ class ComposerPanel:
     worst_case: int | None = None
     to_send: int | None = None
     warnings: tuple[str, ...] = ()
+    warning_codes: tuple[str, ...] = ()  # each warning's finding code, in the same order
     recipients: int | None = None
     sms: int | None = None
     held_out: int | None = None  # of the recipients, those the holdout keeps out
@@ -206,9 +207,11 @@ def compose_panel(
     checks += _recipient_checks(report, option_error, recipients_error)
     preview, worst, to_send, recipients, sms, held = None, None, None, None, None, None
     warnings: tuple[str, ...] = ()
+    codes: tuple[str, ...] = ()
     if report is not None:
         preview, worst, sms = report.head[:preview_rows], report.worst_case, report.segments
         to_send, warnings, recipients = report.to_send, report.warnings, report.recipients
+        codes = tuple(finding.code for finding in report.findings)
         held = held_out(report)
     return ComposerPanel(
         text=text,
@@ -224,6 +227,7 @@ def compose_panel(
         worst_case=worst,
         to_send=to_send,
         warnings=tuple(warnings),
+        warning_codes=codes,
         recipients=recipients,
         sms=sms,
         held_out=held,
@@ -293,8 +297,14 @@ def panel_state(panel: ComposerPanel) -> dict[str, Any]:
         {"name": c.name, "ok": c.ok, "message": c.message, "group": "ok" if c.ok else "blocks"}
         for c in panel.checks
     ]
+    # a warning is named by its finding's code (fields_missing, hours_refused ...), as a
+    # check is by its name: the group's heading already says it is a warning
+    codes = panel.warning_codes
+    if len(codes) != len(panel.warnings):
+        codes = ("warning",) * len(panel.warnings)
     findings += [
-        {"name": "warning", "ok": True, "message": w, "group": "warning"} for w in panel.warnings
+        {"name": code, "ok": True, "message": w, "group": "warning"}
+        for code, w in zip(codes, panel.warnings, strict=True)
     ]
     delivered = panel.delivered
     preview = panel.preview
