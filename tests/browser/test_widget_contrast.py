@@ -104,9 +104,10 @@ _LOW_CONTRAST = """(root) => {
 @pytest.fixture
 def notebook(lab: Any, browser: Any) -> Iterator[Any]:
     """Notebook 03 open in JupyterLab after "Run all", its explorer's check drawn. Opened
-    without the widget state it was saved with: JupyterLab loads the stylesheets that state
-    carries when the theme changes (one per widget class, the last loaded wins), and this test
-    is about the stylesheets of this checkout."""
+    without the widget state it was saved with: JupyterLab restores that state's models as the
+    notebook opens, and one restored after "Run all" made the live ones puts its saved
+    stylesheet back (one per widget class, the last loaded wins); this test is about the
+    stylesheets of this checkout."""
     from playwright.sync_api import expect
 
     nb = json.loads((lab.root / NOTEBOOK).read_text(encoding="utf-8"))
