@@ -92,7 +92,22 @@ class Campaign(CampaignExecutor[CampaignResult]):
         return Recipients(recipients)
 
     def _tracked(self, tracking: LinkTracking, recipients: Recipients) -> Recipients:
-        return tracking.recipients(recipients, self.spec.identity)
+        # made for the journal a send would use now: a re-run continuing it makes the same
+        journal = journal_for_send(self.spec.journal_path())[0]
+        return tracking.recipients(recipients, self.spec.identity, journal=journal)
+
+    def _track_links(self, tracking: LinkTracking) -> None:
+        """Track the links with ``tracking`` (an experiment's arm, made from its spec)."""
+        self.tracking = tracking
+        self.recipients = self._tracked(tracking, self.recipients)
+
+    def _links_for(self, path: Path) -> None:
+        """Give the recipients the short links of this campaign sent in ``path`` when theirs
+        were made for another journal (two sends of one name never share a token)."""
+        if self.tracking is not None:
+            moved = self.tracking.for_journal(self.spec.identity, path)
+            if moved is not None:  # a snapshot's fingerprint never changes: preflight again
+                self.recipients, self._report = moved, None
 
     @property
     def read_fields(self) -> Sequence[str] | None:
@@ -191,6 +206,7 @@ class Campaign(CampaignExecutor[CampaignResult]):
         return self._plan(chunk_size)
 
     async def _deliver(self, path: Path, chunk_size: int, run: Run) -> CampaignResult:
+        self._links_for(path)
         plan = self._plan(chunk_size)
         if self.tracking is not None:  # registered before any text carrying them goes
             assert self._report is not None  # made by _plan
@@ -270,6 +286,7 @@ def journal_check(campaign: Campaign, journal: str | Path | None = None) -> Jour
     this campaign unfinished or complete, or another campaign (see
     :class:`~smskit.campaigns.send.JournalFit`). Runs preflight if the campaign has
     none for its current recipients and settings; sends nothing."""
-    plan = campaign._plan(500)  # the campaign id does not depend on the chunking
     path = journal_for_send(campaign.spec.journal_path(journal))[0]
+    campaign._links_for(path)
+    plan = campaign._plan(500)  # the campaign id does not depend on the chunking
     return check_journal(path, campaign.name, plan.campaign_id)

@@ -115,6 +115,7 @@ class _Arm(Campaign):
     async def journal_plan(self, path: Path, chunk_size: int, wait: float) -> None:
         """Journal the arm's plan at ``path`` (preflight first), sending nothing; its tracked
         links are registered with the inbox before (docs/links.md)."""
+        self._links_for(path)
         plan = self._plan(chunk_size)
         if self.tracking is not None:
             assert self._report is not None  # made by _plan
@@ -555,8 +556,7 @@ class Experiment:
                 arm_spec = arm_spec.replace(text=tracking.tracked.text)
             campaign = _Arm.from_spec(self._client, self._frame.iloc[rows], arm_spec)
             if tracking is not None:
-                campaign.tracking = tracking
-                campaign.recipients = tracking.recipients(campaign.recipients, arm_spec.identity)
+                campaign._track_links(tracking)
             campaign.experiment = {
                 "name": self.name, "arm": arm, "arms": list(self.record.arms),
                 "control": self.control, "seed": self.seed, "stratify": self.record.stratify,

@@ -29,11 +29,12 @@ from dask.delayed import delayed
 
 from smskit.campaigns.executor import CampaignExecutor, ClientOption, OptOutState, Run
 from smskit.campaigns.planning.holdout import Holdout
-from smskit.campaigns.planning.links import LinkTracking
+from smskit.campaigns.planning.links import LinkTracking, token_scope
 from smskit.campaigns.planning.orchestration import FirstPass, Verdict, run_preflight
 from smskit.campaigns.planning.preflight import PreflightSettings
 from smskit.campaigns.planning.report import OUTLINE_ROWS, PreflightOutline
 from smskit.campaigns.sending.journal import plan_contacts
+from smskit.campaigns.sending.reconnect import journal_for_send
 from smskit.client import AsyncClient, Client
 from smskit.dask import partition_preflight as parts
 from smskit.dask import sending
@@ -96,7 +97,11 @@ class Campaign(CampaignExecutor[StreamedResult]):
         return recipients
 
     def _tracked(self, tracking: LinkTracking, recipients: dd.DataFrame) -> dd.DataFrame:
-        return with_links(recipients, tracking, self.spec.identity)
+        # the tokens of this name sent in the journal a send would use now (docs/links.md)
+        journal = journal_for_send(self.spec.journal_path())[0]
+        return with_links(
+            recipients, tracking, self.spec.identity, token_scope(self.spec.identity, journal)
+        )
 
     @classmethod
     def from_parquet(

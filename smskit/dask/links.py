@@ -34,15 +34,18 @@ from smskit.rules.links import LinkKey, TrackedText, destination_fields
 __all__ = ["register_kept", "with_links"]
 
 
-def with_links(recipients: dd.DataFrame, tracking: LinkTracking, campaign: str) -> dd.DataFrame:
-    """``recipients`` with a column per link field holding each row's short link."""
+def with_links(
+    recipients: dd.DataFrame, tracking: LinkTracking, campaign: str, scope: str | None = None
+) -> dd.DataFrame:
+    """``recipients`` with a column per link field holding each row's short link (their
+    tokens of ``scope``: :func:`~smskit.campaigns.planning.links.token_scope`)."""
     tracked = tracking.tracked
     if not tracked.fields:
         return recipients
     key, base = tracking.inbox.link_key(), tracking.inbox.link_base
-    meta = _partition_links(recipients._meta, tracked, base, key, campaign, {"number": 0})
+    meta = _partition_links(recipients._meta, tracked, base, key, campaign, scope, {"number": 0})
     return recipients.map_partitions(
-        _partition_links, tracked, base, key, campaign, meta=meta, align_dataframes=False
+        _partition_links, tracked, base, key, campaign, scope, meta=meta, align_dataframes=False
     )
 
 
@@ -52,12 +55,13 @@ def _partition_links(
     base: str,
     key: LinkKey,
     campaign: str,
+    scope: str | None,
     partition_info: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
     """One partition with its link columns (partition ``partition_info['number']``)."""
     number = 0 if partition_info is None else int(partition_info["number"])
     rows = ((number << SHIFT) + np.arange(len(part), dtype="int64")).tolist()
-    columns, _ = link_values(part, rows, tracked, base, key.tokens, campaign)
+    columns, _ = link_values(part, rows, tracked, base, key.tokens, campaign, scope)
     return part.assign(**columns)
 
 

@@ -27,9 +27,9 @@ import hmac
 import re
 import secrets
 import string
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from smskit.errors import ValidationError
@@ -50,6 +50,7 @@ __all__ = [
     "destination_fields",
     "find_links",
     "new_tokens",
+    "sent_tokens",
     "short_link",
     "track",
     "with_short_links",
@@ -133,6 +134,19 @@ def check_link_base(link_base: str) -> str:
 def short_link(link_base: str, token: str) -> str:
     """The short link of ``token``: ``{link_base}/{token}``."""
     return f"{link_base}/{token}"
+
+
+def sent_tokens(values: Iterable[Any]) -> frozenset[str]:
+    """The tokens of the short links among ``values`` (a campaign's link fields as its
+    journal holds them, ``{link_base}/{token}``): what joins a click to the send that sent
+    its link, whatever the campaign's name."""
+    found = set()
+    for value in values:
+        if isinstance(value, str):
+            tail = value.rsplit("/", 1)[-1]
+            if TOKEN_RE.fullmatch(tail):
+                found.add(tail)
+    return frozenset(found)
 
 
 def new_tokens(count: int) -> list[str]:

@@ -183,7 +183,7 @@ class Composer(Widget):
         **options: Unpack[CampaignOptions],
     ) -> None:
         self._links = None if track_links is None else check_tracking_inbox(track_links)
-        self._linked_for: tuple[str, tuple[str, ...], tuple[str, ...]] | None = None
+        self._linked_for: tuple[str, Path, tuple[str, ...], tuple[str, ...]] | None = None
         spec = CampaignSpec.of(
             text, sender, name=name, default_region=default_region, journal=journal,
             holdout=as_holdout(holdout, seed, stratify), **options,
@@ -395,11 +395,17 @@ class Composer(Widget):
             held.recipients, self._linked_for = self._given, None
             return
         tracked = tracking.tracked
-        key = (held.spec.identity, tracked.fields, tracked.destinations)
+        journal = held.spec.journal_path()
+        key = (held.spec.identity, journal, tracked.fields, tracked.destinations)
         if key == self._linked_for and previous is not None:
             tracking.made, tracking.written = previous.made, previous.written
+            tracking.scope, tracking.given, tracking.wanted = (
+                previous.scope, previous.given, previous.wanted,
+            )  # fmt: skip
             return
-        held.recipients = tracking.recipients(self._given, key[0], fields=DYNAMIC_FIELDS)
+        held.recipients = tracking.recipients(
+            self._given, key[0], fields=DYNAMIC_FIELDS, journal=journal
+        )
         self._linked_for = key
 
     def _show_controls(self) -> None:

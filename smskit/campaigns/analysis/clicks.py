@@ -1,11 +1,12 @@
 """Clicks on a campaign's tracked links, per recipient, bots told apart.
 
 The inbox stores every request on a short link (:mod:`smskit.replies.clicks`); here they
-join the campaign's outcomes by the row each token was registered for. A request is a bot's
-by the rules of :mod:`smskit.rules.bots`, now with the delivery rule too: the first sign
-that the recipient's message was delivered is the earlier of its DELIVERED report's
-``delivery_date`` (the gateway's clock) and the moment that report reached the inbox (ours);
-a request before both came before the phone had the link.
+join the campaign's outcomes by the row each token was registered for, the tokens those the
+campaign's journal sent (not its name alone: two campaigns of one name are two sends). A
+request is a bot's by the rules of :mod:`smskit.rules.bots`, now with the delivery rule
+too: the first sign that the recipient's message was delivered is the earlier of its
+DELIVERED report's ``delivery_date`` (the gateway's clock) and the moment that report
+reached the inbox (ours); a request before both came before the phone had the link.
 
 Columns added to the outcomes: ``clicks`` (human requests), ``clicked`` (at least one),
 ``first_click_date`` (the first human one), ``bot_clicks`` and ``bot_reasons`` (the distinct
@@ -38,12 +39,19 @@ def click_columns(
     clicks: pd.DataFrame,
     campaign: str | None,
     bots: BotRules | None = None,
+    *,
+    tokens: frozenset[str] | None = None,
 ) -> None:
     """Add :data:`CLICK_COLUMNS` to ``out`` (one row per recipient, with ``row``);
-    ``standing`` the standing report of each (aligned), ``clicks`` the inbox's requests."""
+    ``standing`` the standing report of each (aligned), ``clicks`` the inbox's requests:
+    those on links registered for ``campaign`` and, given ``tokens`` (the tokens its
+    journal sent), on those tokens only: another campaign of the same name is another send,
+    its clicks its own."""
     import pandas as pd
 
     mine = clicks[clicks["campaign"] == campaign] if campaign is not None else clicks.iloc[:0]
+    if tokens is not None:
+        mine = mine[mine["token"].isin(tokens).to_numpy()]
     if mine.empty:
         reason = pd.Series([], dtype=object)
         human = bot = mine.assign(reason=reason)

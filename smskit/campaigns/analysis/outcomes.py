@@ -28,12 +28,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from smskit.campaigns.analysis.clicks import CLICK_COLUMNS, click_columns
-from smskit.campaigns.sending.journal import DONE_STATES, Journal
+from smskit.campaigns.sending.journal import DONE_STATES, FIELD_PREFIX, Journal
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies.analytics import link_replies, number_keys
 from smskit.replies.inbox import Inbox
 from smskit.rules.callbacks import FINAL_STATUSES, OUTCOME_STATUSES, report_message_id
 from smskit.rules.choices import checked_choice
+from smskit.rules.fields import DYNAMIC_FIELDS
+from smskit.rules.links import sent_tokens
 from smskit.rules.ranges import checked_seconds
 
 if TYPE_CHECKING:
@@ -209,6 +211,10 @@ class SendFacts:
     # records no options): True, replies linked as before.
     with_replies: bool = True
     name: str | None = None  # the campaign's (its tracked links are registered under it)
+    # The tokens of the short links its journal's payload carries: its clicks are those on
+    # them (two campaigns of one name have their own). None: unknown (a streamed journal,
+    # whose chunks are staged in files): clicks go by the name alone.
+    tokens: frozenset[str] | None = None
 
     @classmethod
     def read(cls, journal: Journal, *, costs: bool = True) -> SendFacts:
@@ -227,6 +233,10 @@ class SendFacts:
             if isinstance(cost, int | float)
         }
         options = record.options
+        tokens = None
+        if record.kind == "planned":
+            columns = journal.plan_columns(*(FIELD_PREFIX + name for name in DYNAMIC_FIELDS))
+            tokens = sent_tokens(v for column in columns.values() for v in column)
         return cls(
             gateway_times(journal.sent_at(), journal.answered()),
             (options or {}).get("send_at"),
@@ -235,6 +245,7 @@ class SendFacts:
             predicted,
             True if options is None else bool(options.get("with_replies")),
             record.name,
+            tokens,
         )
 
     def by_message_id(self, match: Any) -> bool:
@@ -368,7 +379,7 @@ def outcomes_frame(
     standing = status.set_index("message_id").reindex(found.to_numpy())
     _delivery(out, standing)
     if callbacks.clicks is not None:
-        click_columns(out, standing, callbacks.clicks, facts.name)
+        click_columns(out, standing, callbacks.clicks, facts.name, tokens=facts.tokens)
     else:
         out["clicks"], out["clicked"], out["bot_clicks"] = 0, False, 0
         out["first_click_date"], out["bot_reasons"] = pd.NaT, ""

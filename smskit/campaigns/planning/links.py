@@ -8,16 +8,21 @@ after (preflight, the estimate, the plan, the journal, the chunks) reads them li
 field, so each recipient's text is counted with its real link and the journaled payload
 holds the tokens: a resumed chunk sends the very same links.
 
-Tokens are derived from the inbox's secret, the campaign's name, the row and the link
-(:meth:`smskit.Inbox.link_tokens`): planning the same campaign again gives the same. The
-links are registered with the inbox, for the recipients the plan sends to, before the first
-chunk goes.
+Tokens are derived from the inbox's secret, the campaign's send (its name and the journal
+it is sent in: :func:`token_scope`), the row and the link (:meth:`smskit.Inbox.link_tokens`):
+planning the same campaign again for the same journal gives the same tokens (a re-run
+continues its journal), and two campaigns of one name (a daily ``--name``, one sent again
+in ``<name>-2``) get their own, so each one's clicks are its own. The links are registered
+with the inbox, for the recipients the plan sends to, before the first chunk goes.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from smskit.errors import ValidationError
@@ -30,7 +35,20 @@ from smskit.rules.recipients import Recipients
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["LinkTracking", "check_tracking_inbox", "destinations_of", "link_values"]
+__all__ = [
+    "LinkTracking", "check_tracking_inbox", "destinations_of", "link_values", "token_scope",
+]  # fmt: skip
+
+
+def token_scope(campaign: str, journal: Path | str | None) -> str:
+    """What a campaign's tokens are derived from besides the row and the link: its name and
+    the journal its send is journaled in (absolute; None: the name alone, as before). A
+    journal is one send: the same name journaled elsewhere is another send, whose short
+    links must not be this one's (each would count the other's clicks)."""
+    if journal is None:
+        return campaign
+    where = hashlib.blake2b(os.fsencode(Path(journal).absolute()), digest_size=16).hexdigest()
+    return f"{campaign}\x1f{where}"
 
 
 def check_tracking_inbox(inbox: Any) -> Inbox:
@@ -54,6 +72,10 @@ class LinkTracking:
     # row -> each link's destination as written (its fields filled, no UTM): what the send
     # is, whatever its tokens (content_columns)
     written: dict[int, list[str]] = field(default_factory=dict)
+    # what the links were made for (token_scope) and from: made again for another journal
+    scope: str | None = None
+    given: Recipients | None = None
+    wanted: Sequence[str] | None = None
 
     @classmethod
     def of(cls, inbox: Any, template: str) -> LinkTracking:
@@ -75,11 +97,18 @@ class LinkTracking:
             )
 
     def recipients(
-        self, recipients: Recipients, campaign: str, fields: Sequence[str] | None = None
+        self,
+        recipients: Recipients,
+        campaign: str,
+        fields: Sequence[str] | None = None,
+        journal: Path | str | None = None,
     ) -> Recipients:
         """A snapshot of ``recipients`` whose link fields hold each row's short link, with
-        ``fields`` besides (default: those the template uses; the Composer keeps them all)."""
+        ``fields`` besides (default: those the template uses; the Composer keeps them all);
+        the tokens those of ``campaign`` sent in ``journal`` (:func:`token_scope`)."""
         tracked = self.tracked
+        self.scope = token_scope(campaign, journal)
+        self.given, self.wanted = recipients, fields
         if not tracked.fields:
             return recipients
         wanted = used_fields(self.template) if fields is None else fields
@@ -90,14 +119,23 @@ class LinkTracking:
         if frame["country"].isna().all():
             frame = frame.drop(columns=["country"])
         columns, per_row = link_values(
-            frame, rows, tracked, self.inbox.link_base, self.inbox.link_tokens, campaign
-        )
+            frame, rows, tracked, self.inbox.link_base, self.inbox.link_tokens, campaign,
+            self.scope,
+        )  # fmt: skip
         as_written = [written_destinations(d, frame) for d in tracked.destinations]
         for name, values in columns.items():
             frame[name] = values
         self.made = dict(zip(rows, per_row, strict=True))
         self.written = {row: [links[i] for links in as_written] for i, row in enumerate(rows)}
         return Recipients(frame)
+
+    def for_journal(self, campaign: str, journal: Path) -> Recipients | None:
+        """The recipients with the short links of ``campaign`` sent in ``journal``, when
+        theirs were made for another journal (the send picked ``<name>-2``, or was given
+        ``journal=``); None when they are already that send's."""
+        if self.given is None or self.scope == token_scope(campaign, journal):
+            return None
+        return self.recipients(self.given, campaign, self.wanted, journal)
 
     def content_columns(self, rows: Sequence[int]) -> dict[str, list[str]]:
         """Each link field's values for the repeat guard, for the recipients ``rows``: the
@@ -128,9 +166,11 @@ def link_values(
     link_base: str,
     tokens: Callable[[str, Sequence[int], int], list[str]],
     campaign: str,
+    scope: str | None = None,
 ) -> tuple[dict[str, pd.Series], list[list[tuple[str, str]]]]:
-    """The short links of ``table``'s recipients (their tokens ``tokens(campaign, rows,
-    link)``, ``rows`` numbering them in the whole campaign): each link field's column (on
+    """The short links of ``table``'s recipients (their tokens ``tokens(scope, rows,
+    link)``, ``scope`` the send's :func:`token_scope`, default the name alone; ``rows``
+    numbering them in the whole campaign): each link field's column (on
     ``table``'s index) and each row's ``(token, destination)`` per link, the destination's
     fields filled from ``table`` and the UTM parameters added. One home for both executors:
     :class:`LinkTracking` and the partitions of a Dask campaign."""
@@ -141,7 +181,7 @@ def link_values(
     for link, (name, destination) in enumerate(
         zip(tracked.fields, tracked.destinations, strict=True)
     ):
-        made = tokens(campaign, rows, link)
+        made = tokens(campaign if scope is None else scope, rows, link)
         columns[name] = pd.Series(
             [short_link(link_base, t) for t in made], index=table.index, dtype=object
         )
