@@ -115,6 +115,21 @@ def sent_entry_points(
     return entry_points(journal, result, experiment, streamed), result.sent_at
 
 
+def assert_each_refuses(points: dict[str, Any], orders: Any, defect: str, row: int | None) -> None:
+    """Every entry point refuses ``orders`` (a table or a file's path) holding ``defect``
+    naming the column as ``orders.<column>``, the row (None: a column missing) and the rule."""
+    column, _bad, rule = DEFECTS[defect]
+    for name, call in points.items():
+        if name == "send_times" and column == "amount":
+            continue  # send times counts orders: it reads no amount
+        with pytest.raises(ValidationError) as caught:
+            call(orders, "5D")
+        refusal = caught.value
+        assert refusal.field == f"orders.{column}", (name, defect)
+        assert refusal.position == row, (name, defect)
+        assert rule in refusal.rule, (name, defect)
+
+
 def test_every_entry_point_refuses_bad_orders_naming_field_row_and_rule(
     sandbox: Sandbox, dask_cluster: DaskClient, tmp_path: Path
 ) -> None:
@@ -144,7 +159,7 @@ def test_every_entry_point_refuses_bad_orders_naming_field_row_and_rule(
             },
             dtype=object,
         )
-        column, bad, rule = DEFECTS[defect]
+        column, bad, _rule = DEFECTS[defect]
         dropped = defect.startswith("no_")
         if dropped:
             orders = orders.drop(columns=column)
@@ -159,15 +174,7 @@ def test_every_entry_point_refuses_bad_orders_naming_field_row_and_rule(
             arrow_bool = isinstance(bad, bool) and isinstance(table, pa.Table)
             if arrow_bool and not isinstance(table.column(column)[row].as_py(), bool):
                 table = orders  # Arrow made the bool a number itself: pandas only
-        for name, call in points.items():
-            if name == "send_times" and column == "amount":
-                continue  # send times counts orders: it reads no amount
-            with pytest.raises(ValidationError) as caught:
-                call(table, "5D")
-            refusal = caught.value
-            assert refusal.field == f"orders.{column}", (name, defect)
-            assert refusal.position == (None if dropped else row), (name, defect)
-            assert rule in refusal.rule, (name, defect)
+        assert_each_refuses(points, table, defect, None if dropped else row)
 
     with dask.config.set(scheduler="synchronous"):  # the Dask ones in this process: quicker
         check()
@@ -237,7 +244,7 @@ def test_every_entry_point_reads_orders_from_a_csv_or_parquet_path(
             "ordered_at": [(start + pd.Timedelta(hours=i + 1)).isoformat() for i in range(size)],
             "amount": [f"{10 + i}.00" for i in range(size)],
         }, dtype=object)  # fmt: skip
-        column, bad, rule = DEFECTS[defect]
+        column, bad, _rule = DEFECTS[defect]
         dropped = defect.startswith("no_")
         if dropped:
             orders = orders.drop(columns=column)
@@ -245,15 +252,7 @@ def test_every_entry_point_reads_orders_from_a_csv_or_parquet_path(
             orders.loc[row, column] = "" if bad is None or bad != bad else str(bad)
         path = tmp_path / f"{defect}.csv"
         orders.to_csv(path, index=False)
-        for name, call in points.items():
-            if name == "send_times" and column == "amount":
-                continue  # send times counts orders: it reads no amount
-            with pytest.raises(ValidationError) as caught:
-                call(path, "5D")
-            refusal = caught.value
-            assert refusal.field == f"orders.{column}", (name, defect)
-            assert refusal.position == (None if dropped else row), (name, defect)
-            assert rule in refusal.rule, (name, defect)
+        assert_each_refuses(points, path, defect, None if dropped else row)
 
     with dask.config.set(scheduler="synchronous"):  # the Dask ones in this process: quicker
         check()
