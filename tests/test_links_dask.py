@@ -171,3 +171,68 @@ def test_a_dask_campaign_tracking_links_keeps_its_text(dask_cluster: Any) -> Non
         campaign.text = "Vite https://shop.example/autre"
         with pytest.raises(ValidationError, match="keeps the text it was made with"):
             campaign.preflight(offline=True)
+
+
+def test_the_repeat_guard_counts_a_tracked_link_alike_in_pandas_and_dask(
+    dask_cluster: Any, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """One rule for both executors: the same tracked send made again 5 minutes later (an
+    unnamed campaign: new short links, a new utm_campaign) is a repeat, refused before any
+    request; another destination, or one filled from another field value, is not. Pandas and
+    Dask give the same verdicts, and count each row's link as the same destination."""
+    from datetime import UTC, datetime, timedelta
+
+    import dask
+
+    now = datetime(2026, 3, 3, 10, 0, tzinfo=UTC)
+    text = "Votre colis: https://track.example/c?id={param1} STOP au 36173"
+    people = pd.DataFrame(
+        {"phone_number": [f"+3361234{i:04d}" for i in range(6)], "param1": list("abcdef")}
+    )
+    moved = people.assign(param1=list("uvwxyz"))
+    with Inbox(tmp_path / "inbox.sqlite") as inbox, smskit.Client(sandbox=fresh_sandbox) as client:
+
+        def pandas_campaign(at: datetime, body: str, rows: pd.DataFrame) -> Any:
+            return smskit.Campaign(client, rows, text=body, sender="Ops", purpose="alert",
+                                   clock=lambda: at, repeat_window=timedelta(minutes=10),
+                                   track_links=inbox)  # fmt: skip
+
+        def dask_campaign(at: datetime, body: str, rows: pd.DataFrame) -> Any:
+            return DaskCampaign(client, dd.from_pandas(rows, npartitions=2), text=body,
+                                sender="Ops", purpose="alert", clock=lambda: at,
+                                repeat_window=timedelta(minutes=10), track_links=inbox)  # fmt: skip
+
+        verdicts = {}
+        for kind, make in (("pandas", pandas_campaign), ("dask", dask_campaign)):
+            body = f"{text} ({kind})"  # each executor's sends are its own
+            make(now, body, people).send(progress=False, journal=tmp_path / f"{kind}-1.sqlite")
+            sent = len(fresh_sandbox.sent())
+            later = now + timedelta(minutes=5)
+            again = make(later, body, people)
+            verdict = [again.earlier_send() is not None]
+            try:
+                again.send(progress=False, journal=tmp_path / f"{kind}-2.sqlite")
+                verdict.append(False)
+            except smskit.RepeatedSend:
+                verdict.append(True)
+            verdict.append(len(fresh_sandbox.sent()) == sent)
+            elsewhere = make(later, body.replace("track.", "suivi."), people)
+            verdict.append(elsewhere.earlier_send() is not None)
+            verdict.append(make(later, body, moved).earlier_send() is not None)
+            verdicts[kind] = verdict
+        assert verdicts["pandas"] == verdicts["dask"] == [True, True, True, False, False]
+
+        # Row by row, the guard counts the same value for the link both ways.
+        from smskit.dask.links import written_kept
+
+        plain = pandas_campaign(now, text, people)
+        lazy = dask_campaign(now, text, people)
+        report = plain.preflight()
+        field = plain.tracking.tracked.fields[0]
+        rows = report.to_frame()["row"].astype(int).tolist()
+        theirs = dict(zip(rows, plain.tracking.content_columns(rows)[field], strict=True))
+        kept = lazy.preflight().kept()
+        ours_parts = dask.compute(*written_kept(lazy.tracking, kept, lazy.recipients))
+        ours = pd.concat(ours_parts)
+        assert dict(zip(ours["row"].astype(int), ours[f"field:{field}"], strict=True)) == theirs
+        assert set(theirs.values()) == {f"https://track.example/c?id={v}" for v in "abcdef"}

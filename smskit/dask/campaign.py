@@ -38,7 +38,7 @@ from smskit.campaigns.sending.reconnect import journal_for_send
 from smskit.client import AsyncClient, Client
 from smskit.dask import partition_preflight as parts
 from smskit.dask import sending
-from smskit.dask.links import register_kept, with_links
+from smskit.dask.links import register_kept, with_links, written_kept
 from smskit.dask.narration import quiet_shuffles
 from smskit.dask.report import BREAKDOWN_COLUMNS, DaskPreflightReport, issue_counts, summary_row
 from smskit.dask.results import StreamedResult
@@ -200,12 +200,15 @@ class Campaign(CampaignExecutor[StreamedResult]):
                 register_kept, self.tracking, report.kept(), self.recipients, self.spec.identity
             )
         frame = report.frame
+        # tracked links: the repeat guard counts their destinations (docs/links.md)
+        same = None if self.tracking is None else await asyncio.to_thread(self._content_id)
         return await sending.asend_kept(
             self.client,
             report.kept(),
             frame.loc[~frame["send"], list(sending.EXCLUDED_COLUMNS)],
             self.spec.header,
             content=self.spec.content,
+            content_id=same,
             journal=path,
             recipients=report.recipients,
             default_region=self.default_region,
@@ -222,7 +225,9 @@ class Campaign(CampaignExecutor[StreamedResult]):
     def _content_id(self) -> str:
         report = self._current_report()
         report.raise_for_errors()
-        return sending.content_id(self.spec.content, report.kept())
+        kept, tracking = report.kept(), self.tracking
+        parts = None if tracking is None else written_kept(tracking, kept, self.recipients)
+        return sending.content_id(self.spec.content, kept, parts)
 
     @classmethod
     async def _continue(cls, path: str | Path, client: ClientOption, run: Run) -> StreamedResult:

@@ -12,7 +12,9 @@ again gives the same.
 
 Before the first chunk goes, the links of the recipients preflight lets through are
 registered with the inbox, a partition at a time, under the row the report and the journal
-give them. A resumed chunk sends its journaled payload: the same links.
+give them. A resumed chunk sends its journaled payload: the same links. The repeat guard
+counts each link as its destination as written (:func:`written_kept`, by the pandas
+campaign's rule :func:`~smskit.campaigns.planning.links.link_contents`), not its short link.
 
 Imports: campaigns (planning.links), replies (the Inbox), rules (links), dask.
 """
@@ -26,12 +28,17 @@ import numpy as np
 import pandas as pd
 from dask.delayed import delayed
 
-from smskit.campaigns.planning.links import LinkTracking, destinations_of, link_values
+from smskit.campaigns.planning.links import (
+    LinkTracking,
+    destinations_of,
+    link_contents,
+    link_values,
+)
 from smskit.campaigns.sending.journal import FIELD_PREFIX
 from smskit.dask.partition_preflight import SHIFT
 from smskit.rules.links import LinkKey, TrackedText, destination_fields
 
-__all__ = ["register_kept", "with_links"]
+__all__ = ["register_kept", "with_links", "written_kept"]
 
 
 def with_links(
@@ -116,3 +123,36 @@ def _entries(
         rows = kept["row"].astype("int64").tolist()
         entries += zip(tokens, numbers, rows, [link] * len(tokens), places, strict=True)
     return entries
+
+
+def written_kept(tracking: LinkTracking, kept: dd.DataFrame, recipients: dd.DataFrame) -> list[Any]:
+    """The partitions of ``kept`` (delayed) with each link field holding what the repeat
+    guard counts (:func:`~smskit.campaigns.planning.links.link_contents`: the destination as
+    written), not the short link. A destination with fields is filled from ``recipients``
+    (the campaign's, with their links: partitioned like ``kept``), read again for it."""
+    tracked = tracking.tracked
+    kept_parts = kept.to_delayed()
+    if not tracked.fields:
+        return list(kept_parts)
+    filled = any(destination_fields(d) for d in tracked.destinations)
+    input_parts = recipients.to_delayed() if filled else [None] * len(kept_parts)
+    return [
+        delayed(_written)(kept_part, input_part, tracked)
+        for kept_part, input_part in zip(kept_parts, input_parts, strict=True)
+    ]
+
+
+def _written(
+    kept: pd.DataFrame, recipients: pd.DataFrame | None, tracked: TrackedText
+) -> pd.DataFrame:
+    """One partition of kept recipients with their link fields as the repeat guard counts
+    them: each kept row's value found by its short link in ``recipients``."""
+    out = kept.copy()
+    if recipients is None:  # no destination holds a field: the same for every row
+        for name, values in link_contents(tracked, pd.DataFrame(index=[0])).items():
+            out[FIELD_PREFIX + name] = values[0]
+        return out
+    for name, values in link_contents(tracked, recipients).items():
+        by_link = dict(zip(recipients[name].astype(str), values, strict=True))
+        out[FIELD_PREFIX + name] = [by_link[str(link)] for link in kept[FIELD_PREFIX + name]]
+    return out

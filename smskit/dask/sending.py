@@ -71,6 +71,7 @@ async def asend_kept(
     header: Mapping[str, Any],
     *,
     content: Mapping[str, Any] | None = None,
+    content_id: str | None = None,
     journal: Path,
     recipients: int,
     default_region: str | None,
@@ -92,7 +93,8 @@ async def asend_kept(
     is journaled, so its resume keeps them too, and so are ``campaign_options`` (the spec's
     :meth:`~smskit.campaigns.planning.spec.CampaignSpec.journaled_options`). ``content``
     (the spec's) gives the content id the campaign's repeat guard ``repeat`` compares
-    before the first request.
+    before the first request (``content_id``: that id, when the recipients as sent are not
+    what it counts: tracked links).
 
     A journal that already holds this campaign is continued (its staged files are used, once
     the source is checked to be the same); one that holds another is refused. The cluster's
@@ -122,7 +124,7 @@ async def asend_kept(
                 holdout=header.get("holdout"),  # journaled with the plan
             )
             record = await asyncio.to_thread(
-                _initialise, book, kept, excluded, about, counter, content
+                _initialise, book, kept, excluded, about, counter, content, content_id
             )
         else:
             await asyncio.to_thread(_check_same, book, record, kept, header)
@@ -220,6 +222,7 @@ def _initialise(
     about: CampaignRecord,
     counter: Materialised | None,
     content: Mapping[str, Any] | None = None,
+    content_id: str | None = None,
 ) -> CampaignRecord:
     """Stage the recipients, derive the campaign id, write the journal's empty plan and the
     recipients kept out (streamed from their files, in the same transaction)."""
@@ -229,9 +232,11 @@ def _initialise(
     paths = stage(kept, staging / "kept")
     out = [] if excluded is None else stage(excluded[list(EXCLUDED_COLUMNS)], staging / "excluded")
     digests = _cluster_digests(paths)
+    if content_id is None and content is not None:
+        content_id = _campaign_id(content, digests)
     record = about.replace(
         campaign_id=_campaign_id(about.header(), digests),
-        content_id=None if content is None else _campaign_id(content, digests),
+        content_id=content_id,
         to_send=sum(rows_of(path) for path in paths),
         parts=str(staging),
         digests=tuple(digests),
@@ -301,13 +306,18 @@ def _file_digest(path: Path) -> str:
     return _digest(pd.read_parquet(path))
 
 
-def content_id(content: Mapping[str, Any], kept: dd.DataFrame) -> str:
+def content_id(
+    content: Mapping[str, Any], kept: dd.DataFrame, parts: list[Any] | None = None
+) -> str:
     """The content id a send of ``kept`` under ``content`` journals (digests computed on the
-    cluster, nothing collected): what the repeat guard compares."""
+    cluster, nothing collected): what the repeat guard compares. ``parts``: the partitions
+    of ``kept`` as the guard counts them, when not as sent (tracked links:
+    :func:`smskit.dask.links.written_kept`)."""
     import dask
 
-    names = ["phone_number", "row", "segments", *_field_columns(kept)]
-    parts = kept[names].to_delayed()
+    if parts is None:
+        names = ["phone_number", "row", "segments", *_field_columns(kept)]
+        parts = kept[names].to_delayed()
     digests = list(dask.compute(*(dask.delayed(_digest)(part) for part in parts)))
     return _campaign_id(content, digests)
 

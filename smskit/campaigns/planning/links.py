@@ -36,7 +36,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "LinkTracking", "check_tracking_inbox", "destinations_of", "link_values", "token_scope",
+    "LinkTracking", "check_tracking_inbox", "destinations_of", "link_contents", "link_values",
+    "token_scope",
 ]  # fmt: skip
 
 
@@ -122,7 +123,7 @@ class LinkTracking:
             frame, rows, tracked, self.inbox.link_base, self.inbox.link_tokens, campaign,
             self.scope,
         )  # fmt: skip
-        as_written = [written_destinations(d, frame) for d in tracked.destinations]
+        as_written = list(link_contents(tracked, frame).values())
         for name, values in columns.items():
             frame[name] = values
         self.made = dict(zip(rows, per_row, strict=True))
@@ -138,11 +139,8 @@ class LinkTracking:
         return self.recipients(self.given, campaign, self.wanted, journal)
 
     def content_columns(self, rows: Sequence[int]) -> dict[str, list[str]]:
-        """Each link field's values for the repeat guard, for the recipients ``rows``: the
-        destination as written, not the short link. A short link is derived from the
-        campaign's name (an unnamed campaign's is its creation time) and its destination
-        carries that name (``utm_campaign``): counted as they are, the same send made again
-        a minute later would never be the same send."""
+        """Each link field's values for the repeat guard, for the recipients ``rows``
+        (:func:`link_contents`)."""
         return {
             name: [self.written[row][link] for row in rows]
             for link, name in enumerate(self.tracked.fields)
@@ -195,6 +193,19 @@ def destinations_of(destination: str, table: pd.DataFrame, campaign: str) -> lis
     """The destination of each row of ``table`` (its fields filled; a field the table lacks
     is empty), with the UTM parameters."""
     return [with_utm(place, campaign) for place in written_destinations(destination, table)]
+
+
+def link_contents(tracked: TrackedText, table: pd.DataFrame) -> dict[str, list[str]]:
+    """The repeat guard's rule for tracked links, one home for both executors: each link
+    field's value in a send's content is, for each row of ``table`` (the recipients as given,
+    their fields), its destination as written, not the short link. A short link is derived
+    from the campaign's send (an unnamed campaign's name is its creation time) and its
+    destination carries that name (``utm_campaign``): counted as they are, the same send made
+    again a minute later would never be the same send."""
+    return {
+        name: written_destinations(destination, table)
+        for name, destination in zip(tracked.fields, tracked.destinations, strict=True)
+    }
 
 
 def written_destinations(destination: str, table: pd.DataFrame) -> list[str]:
