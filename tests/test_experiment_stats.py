@@ -65,6 +65,9 @@ def test_rates_and_tests_are_statsmodels_answers(
                 assert math.isnan(row["rate"]) and row["note"] == "no_recipients"
                 continue
             low, high = proportion_confint(values[metric], values["sent"], alpha, "wilson")
+            # at the ends, Wilson's exact bound (0 or 1) where statsmodels' float is a hair off
+            low = 0.0 if values[metric] == 0 else low
+            high = 1.0 if values[metric] == values["sent"] else high
             assert (row["ci_low"], row["ci_high"]) == (low, high)
             assert row["rate"] == values[metric] / values["sent"]
     control = next(iter(counts.values()))
@@ -179,6 +182,18 @@ def test_settings_out_of_range_are_refused(option: str, value: Any) -> None:
     with pytest.raises(ValidationError) as caught:
         compare_counts(counts, **{option: value})
     assert caught.value.field == option
+
+
+@pytest.mark.parametrize(("count", "sent"), [(0, 7), (0, 1000), (7, 7), (0, 10), (10, 10)])
+def test_an_interval_at_no_count_or_all_is_exactly_0_or_1(count: int, sent: int) -> None:
+    # statsmodels gives (2.8e-17, 0.354) for 0 of 7 and a high of 0.9999999999999999 for 7 of 7
+    arm = {"sent": sent, "delivered": count, "replied": count, "opted_out": count}
+    rates = compare_counts({"A": arm, "B": arm}).rates
+    row = rates.set_index(["arm", "metric"]).loc[("B", "delivered")]
+    if count == 0:
+        assert row["ci_low"] == 0.0 and 0.0 < row["ci_high"] < 1.0
+    else:
+        assert row["ci_high"] == 1.0 and 0.0 < row["ci_low"] < 1.0
 
 
 def test_the_figure_draws_the_rates_and_their_intervals() -> None:

@@ -203,6 +203,9 @@ def _rates(table: pd.DataFrame, alpha: float) -> pd.DataFrame:
             count = record[metric]
             if sent:
                 low, high = proportion_confint(count, sent, alpha=alpha, method="wilson")
+                # Wilson's bounds are exactly 0 at no count and 1 at all: statsmodels' floats
+                # can say 2.8e-17 or 0.9999999999999999 there, read as "not quite 0"
+                low, high = (0.0 if count == 0 else low), (1.0 if count == sent else high)
                 rate, note = count / sent, None
             else:
                 low = high = rate = math.nan
