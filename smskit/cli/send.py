@@ -225,7 +225,12 @@ def send(
         refusals = report.hours_refusals()
         _describe_preflight(document, report, as_json)
         if report.to_send == 0:  # each exclusion was just listed with its reason
-            raise Refused(f"nothing to send: all {report.recipients} recipient(s) are excluded")
+            why = [f"{f.field} {f.message()}" for f in report.blocking_findings()]
+            raise Refused(
+                f"nothing to send: {why[0]}"
+                if why
+                else f"nothing to send: all {report.recipients} recipient(s) are excluded"
+            )
         report.raise_for_errors()
         if refusals and not outside_hours:
             opening = campaign.next_permitted()

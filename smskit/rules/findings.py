@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["ISSUES", "MESSAGES", "WARNINGS", "Finding"]
+__all__ = ["BLOCKING", "ISSUES", "MESSAGES", "WARNINGS", "Finding"]
 
 # Why a recipient is excluded, most fundamental first (a row shows its first issue).
 ISSUES: Final = (
@@ -39,6 +39,8 @@ WARNINGS: Final = (
     "frequency_cap_unchecked",
     "send_at_passed",
 )
+# Stop the send, for the campaign as a whole (each also a ValidationError naming its field).
+BLOCKING: Final = ("holdout_takes_all",)
 MESSAGES: Final[dict[str, str]] = {
     "invalid_number": "{detail}",
     "cannot_receive_sms": "line type {detail}",
@@ -64,12 +66,15 @@ MESSAGES: Final[dict[str, str]] = {
     "optouts_unread": "the opt-out list was not read: {detail}",
     "frequency_cap_unchecked": "the frequency cap was not checked: {detail}",
     "send_at_passed": "send_at {detail} has passed: the gateway sends at once",
+    "holdout_takes_all": "holds out every sendable recipient ({detail}): a send would reach "
+    "nobody; hold out fewer (a count below the sendable recipients, or a smaller share)",
 }
 
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One thing preflight found: ``code`` (one of ISSUES or WARNINGS), ``field``, ``row``,
+    """One thing preflight found: ``code`` (one of ISSUES, WARNINGS or BLOCKING), ``field``,
+    ``row``,
     and ``detail`` (the value the message quotes)."""
 
     code: str

@@ -128,6 +128,9 @@ def _recipient_checks(
         return [Check("recipients", False, "no recipients: pass recipients= to the composer")]
     if not report.recipients:
         return [Check("recipients", False, "no recipients: the recipients given have no row")]
+    blocked = report.blocking_findings()  # the holdout holding out everyone: its own check
+    if blocked:
+        return [Check(f.field or "recipients", False, f.message()) for f in blocked]
     if not report.to_send:
         issues = report.issues()
         why = ", ".join(f"{issue}: {int(n)}" for issue, n in issues[issues > 0].items())

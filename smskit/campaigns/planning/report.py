@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit._html import shown_value
+from smskit.campaigns.planning.holdout import HELD_OUT
 from smskit.errors import ValidationError
 from smskit.rules.findings import ISSUES, Finding
 
@@ -80,13 +81,34 @@ class CampaignFindings:
         """The campaign-level warnings in words (``findings`` holds them as data)."""
         return tuple(finding.message() for finding in self.findings)
 
+    def blocking_findings(self) -> tuple[Finding, ...]:
+        """The campaign-level findings that stop the send, as data (each with its code):
+        ``holdout_takes_all`` when the holdout
+        holds out every recipient that could be sent (``holdout=5`` of 5, a share of 0.999),
+        said by preflight before any send is tried."""
+        if self.to_send:
+            return ()
+        held = int(self.issues().get(HELD_OUT, 0))
+        return (Finding("holdout_takes_all", "holdout", None, f"all {held}"),) if held else ()
+
     def blocking(self) -> tuple[ValidationError, ...]:
-        """The errors that stop the send: ``errors``, and one more when no recipient can be
-        sent."""
+        """The errors that stop the send: ``errors``, the :meth:`blocking_findings`, and,
+        when no recipient can be sent for another reason, one more."""
         if self.to_send:
             return self.errors
+        found = self.blocking_findings()
+        if found:
+            return (
+                *self.errors,
+                *(ValidationError(f.field or "campaign", f.message()) for f in found),
+            )
         read = f"{self.recipients} recipient(s) read, {self.recipients} excluded"
         return (*self.errors, ValidationError("recipients", RULE_NOTHING_TO_SEND, value=read))
+
+    def issues(self) -> pd.Series:
+        """Excluded recipients per issue (every issue listed, zeros included; each report
+        counts them its way)."""
+        raise NotImplementedError
 
     @property
     def ok(self) -> bool:
