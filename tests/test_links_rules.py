@@ -189,3 +189,16 @@ def test_with_short_links_counts_what_any_recipient_s_links_cost(
         real.units,
         real.segments,
     )
+
+
+def test_sent_tokens_are_the_tokens_of_the_short_links_among_the_values() -> None:
+    """What joins a click to its send: the last 11 letters and digits after a slash, taken
+    from short links only (a name, a longer or shorter tail, a non-text are no token)."""
+    from smskit.rules.links import sent_tokens
+
+    values = [
+        "http://127.0.0.1:8123/aB3dE6gH9jK", "https://go.example/s/Zz0Zz0Zz0Zz", "aB3dE6gH9jQ",
+        "http://x/abcdefghij", "http://x/abcdefghijkl", "http://x/abc-efghijk", "Jean-Baptiste",
+        7, None,
+    ]  # fmt: skip
+    assert sent_tokens(values) == {"aB3dE6gH9jK", "Zz0Zz0Zz0Zz"}

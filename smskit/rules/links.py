@@ -140,13 +140,9 @@ def sent_tokens(values: Iterable[Any]) -> frozenset[str]:
     """The tokens of the short links among ``values`` (a campaign's link fields as its
     journal holds them, ``{link_base}/{token}``): what joins a click to the send that sent
     its link, whatever the campaign's name."""
-    found = set()
-    for value in values:
-        if isinstance(value, str):
-            tail = value.rsplit("/", 1)[-1]
-            if TOKEN_RE.fullmatch(tail):
-                found.add(tail)
-    return frozenset(found)
+    cut = -TOKEN_LENGTH
+    tails = (v[cut:] for v in values if isinstance(v, str) and v[cut - 1 : cut] == "/")
+    return frozenset(tail for tail in tails if TOKEN_RE.fullmatch(tail))
 
 
 def new_tokens(count: int) -> list[str]:
