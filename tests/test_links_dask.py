@@ -236,3 +236,43 @@ def test_the_repeat_guard_counts_a_tracked_link_alike_in_pandas_and_dask(
         ours = pd.concat(ours_parts)
         assert dict(zip(ours["row"].astype(int), ours[f"field:{field}"], strict=True)) == theirs
         assert set(theirs.values()) == {f"https://track.example/c?id={v}" for v in "abcdef"}
+
+
+def test_two_dask_campaigns_of_one_name_count_their_own_clicks(
+    dask_cluster: Any, tmp_path: Path
+) -> None:
+    """A daily Dask campaign of one name journaled on two days: each recipient's links
+    differ between the days, and each day's outcomes count that day's clicks only (joined
+    by the tokens each partition's staged file sent, not by the name)."""
+    base = _base(60, 5)
+    (tmp_path / "mon").mkdir()
+    (tmp_path / "tue").mkdir()
+    with (
+        Sandbox(delivery_model=DeliveryModel.fast(seed=2)) as sandbox,
+        Inbox(tmp_path / "inbox.sqlite") as inbox,
+        smskit.Client(sandbox=sandbox) as client,
+    ):
+        sandbox.set_callback_url(inbox.url, kind="delivery_report")
+        results, links = [], []
+        for day in ("mon", "tue"):
+            campaign = DaskCampaign(
+                client, dd.from_pandas(base, npartitions=3), text=TEXT, sender="Shop",
+                name="daily", track_links=inbox, purpose="alert",
+                journal=tmp_path / day / "daily.journal.sqlite",
+            )  # fmt: skip
+            before = len(sandbox.sent())
+            results.append(campaign.send(progress=False))
+            links.append(_links(sandbox.sent().iloc[before:]))
+        for result in results:
+            assert result.wait_for_outcomes(inbox, timeout=60) == 0
+        mon, tue = links
+        numbers = sorted(mon)
+        assert all(mon[n] != tue[n] for n in numbers)
+        for url in (mon[numbers[0]], mon[numbers[1]], tue[numbers[5]]):
+            answer = httpx.get(url, headers={"User-Agent": PHONE}, trust_env=False)
+            assert answer.status_code == 302
+        clicked = []
+        for result in results:
+            outcomes = result.outcomes(inbox).compute()
+            clicked.append(set(outcomes.loc[outcomes["clicked"], "phone_number"]))
+        assert clicked == [{numbers[0], numbers[1]}, {numbers[5]}]

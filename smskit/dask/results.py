@@ -14,6 +14,7 @@ kept out are partitioned alike (as :class:`smskit.dask.Campaign` stages them).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -50,9 +51,10 @@ from smskit.campaigns.analysis.results import (
     summary_frame,
 )
 from smskit.campaigns.planning.holdout import HELD_OUT
-from smskit.campaigns.sending.journal import DONE_STATES, Journal
+from smskit.campaigns.sending.journal import DONE_STATES, FIELD_PREFIX, Journal
 from smskit.dask.stream import parts_of, rows_of
 from smskit.errors import ConfigurationError
+from smskit.rules.links import sent_tokens
 
 if TYPE_CHECKING:
     from smskit.campaigns.analysis.conversions import OrderReading
@@ -226,8 +228,22 @@ class StreamedResult(CampaignOutcomes[dd.DataFrame]):
         dtypes = outcome_dtypes(zone)
         meta = pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in dtypes.items()})
         whole = audience(self.summary())  # every recipient it was for, sent or not
-        return sent.map_partitions(
-            _outcomes_of, facts, callbacks, hlr, match, zone, whole, meta=meta
+        if callbacks.clicks is None or callbacks.clicks.empty or not self.kept_files:
+            return sent.map_partitions(
+                _outcomes_of, facts, callbacks, hlr, match, zone, whole, meta=meta
+            )
+        # Clicks are those on the tokens each partition's staged file sent (two campaigns of
+        # one name are two sends); the partitions of ``sent`` are the kept files' first.
+        tokens = [delayed(_file_tokens)(path) for path, _ in self.kept_files]
+        parts = sent.to_delayed()
+        tokens += [frozenset()] * (len(parts) - len(tokens))
+        return dd.from_delayed(
+            [
+                delayed(_outcomes_of)(part, facts, callbacks, hlr, match, zone, whole, mine)
+                for part, mine in zip(parts, tokens, strict=True)
+            ],
+            meta=meta,
+            verify_meta=False,
         )
 
     def wait_for_outcomes(
@@ -362,6 +378,13 @@ def _groups_of(planned: pd.DataFrame, held: list[pd.DataFrame]) -> pd.DataFrame:
     return out.sort_values("row", ignore_index=True)
 
 
+def _file_tokens(path: Path) -> frozenset[str]:
+    """The tokens of the short links a staged partition's link fields hold."""
+    part = pd.read_parquet(path)
+    columns = [name for name in part.columns if str(name).startswith(FIELD_PREFIX)]
+    return sent_tokens(v for name in columns for v in part[name].tolist())
+
+
 def _outcomes_of(
     sent: pd.DataFrame,
     facts: SendFacts,
@@ -370,10 +393,14 @@ def _outcomes_of(
     match: Match,
     zone: Any,
     whole: int,
+    tokens: frozenset[str] | None = None,
 ) -> pd.DataFrame:
     """One partition's outcomes, its ``attrs`` saying the campaign's audience (``whole``):
     every partition says the same, so the computed frame keeps it and the breakdowns state
-    the share of the audience they cover, as for ``CampaignResult.outcomes()``."""
+    the share of the audience they cover, as for ``CampaignResult.outcomes()``. ``tokens``:
+    the short links' tokens the partition sent (its clicks are those on them)."""
+    if tokens is not None:
+        facts = dataclasses.replace(facts, tokens=tokens)
     frame = outcomes_frame(sent, facts, callbacks, hlr, match=match, time_zone=zone)
     frame.attrs[AUDIENCE] = whole
     return frame
