@@ -241,9 +241,10 @@ def test_the_repeat_guard_counts_a_tracked_link_alike_in_pandas_and_dask(
 def test_two_dask_campaigns_of_one_name_count_their_own_clicks(
     dask_cluster: Any, tmp_path: Path
 ) -> None:
-    """A daily Dask campaign of one name journaled on two days: each recipient's links
-    differ between the days, and each day's outcomes count that day's clicks only (joined
-    by the tokens each partition's staged file sent, not by the name)."""
+    """A daily Dask campaign of one name journaled on two days, each told its journal at
+    send time (made for another): each recipient's links differ between the days, and each
+    day's outcomes count that day's clicks only (joined by the tokens each partition's staged
+    file sent, not by the name)."""
     base = _base(60, 5)
     (tmp_path / "mon").mkdir()
     (tmp_path / "tue").mkdir()
@@ -254,14 +255,16 @@ def test_two_dask_campaigns_of_one_name_count_their_own_clicks(
     ):
         sandbox.set_callback_url(inbox.url, kind="delivery_report")
         results, links = [], []
+        # Each is told its journal at send time: its links are made again for it.
         for day in ("mon", "tue"):
             campaign = DaskCampaign(
                 client, dd.from_pandas(base, npartitions=3), text=TEXT, sender="Shop",
                 name="daily", track_links=inbox, purpose="alert",
-                journal=tmp_path / day / "daily.journal.sqlite",
+                journal=tmp_path / "made.journal.sqlite",
             )  # fmt: skip
             before = len(sandbox.sent())
-            results.append(campaign.send(progress=False))
+            journal = tmp_path / day / "daily.journal.sqlite"
+            results.append(campaign.send(progress=False, journal=journal))
             links.append(_links(sandbox.sent().iloc[before:]))
         for result in results:
             assert result.wait_for_outcomes(inbox, timeout=60) == 0

@@ -80,6 +80,8 @@ class Campaign(CampaignExecutor[StreamedResult]):
     # The last preflight, weakly: its spill (on disk) lives as long as the user holds it.
     _report: weakref.ref[DaskPreflightReport] | None = None
     _report_of: tuple[PreflightSettings, OptOutState] | None = None
+    _untracked: dd.DataFrame | None = None  # the recipients before their links were added
+    _scope: str | None = None  # what their tokens were made for (token_scope)
 
     def _taken(self, recipients: Any) -> dd.DataFrame:
         if not isinstance(recipients, dd.DataFrame):
@@ -96,12 +98,24 @@ class Campaign(CampaignExecutor[StreamedResult]):
             )
         return recipients
 
-    def _tracked(self, tracking: LinkTracking, recipients: dd.DataFrame) -> dd.DataFrame:
-        # the tokens of this name sent in the journal a send would use now (docs/links.md)
-        journal = journal_for_send(self.spec.journal_path())[0]
-        return with_links(
-            recipients, tracking, self.spec.identity, token_scope(self.spec.identity, journal)
-        )
+    def _tracked(
+        self, tracking: LinkTracking, recipients: dd.DataFrame, journal: Path | None = None
+    ) -> dd.DataFrame:
+        # the tokens of this name sent in ``journal``, default the one a send would use now
+        # (docs/links.md: two sends of one name never share a token)
+        journal = journal_for_send(self.spec.journal_path())[0] if journal is None else journal
+        self._untracked, self._scope = recipients, token_scope(self.spec.identity, journal)
+        return with_links(recipients, tracking, self.spec.identity, self._scope)
+
+    def _links_for(self, path: Path) -> None:
+        """Give the recipients the short links of this campaign sent in ``path`` when theirs
+        were made for another journal (``send(journal=elsewhere)``); preflight again."""
+        tracking, given = self.tracking, self._untracked
+        if tracking is None or given is None:
+            return
+        if self._scope != token_scope(self.spec.identity, path):
+            self.recipients = self._tracked(tracking, given, path)
+            self._report = None
 
     @classmethod
     def from_parquet(
@@ -193,6 +207,7 @@ class Campaign(CampaignExecutor[StreamedResult]):
         return KeptChunks(report.kept(), chunk_size, report.to_send)
 
     async def _deliver(self, path: Path, chunk_size: int, run: Run) -> StreamedResult:
+        self._links_for(path)
         report = self._current_report()
         report.raise_for_errors()
         if self.tracking is not None:  # registered before any text carrying them goes
