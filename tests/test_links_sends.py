@@ -114,3 +114,30 @@ def test_a_journal_whose_tokens_came_from_the_name_alone_still_gives_its_clicks(
         assert any(url.endswith(f"/{old}") for url in links.values())
         _click(links[numbers[1]])
         assert _clicked(result, inbox) == {numbers[1]}
+
+
+def test_a_named_campaign_sent_again_in_its_numbered_journal_has_links_of_its_own(
+    tmp_path: Path,
+) -> None:
+    """A named tracked campaign sent again after its embedded sandbox ended goes to
+    ``<name>-2``: made in the new session (the journal found at creation) it has links of
+    its own, every one redirecting; the inbox holds both sends' links, none shared."""
+    path = tmp_path / "daily.journal.sqlite"
+    sent: list[dict[str, str]] = []
+    with Inbox(tmp_path / "inbox.sqlite") as inbox:
+        for seed in (1, 2):
+            with Sandbox(seed=seed) as box, smskit.Client(sandbox=box) as client:
+                campaign = _campaign(client, inbox, path)
+                if seed == 2:
+                    with pytest.warns(UserWarning, match=r"daily-2\.journal\.sqlite"):
+                        result = campaign.send(progress=False)
+                    assert result.journal == tmp_path / "daily-2.journal.sqlite"
+                else:
+                    campaign.send(progress=False)
+                sent.append(_links(box, box.sent()["sms_ticket"].iloc[0]))
+        first, second = sent
+        assert sorted(first) == sorted(second)
+        assert all(first[n] != second[n] for n in first)
+        for url in [*first.values(), *second.values()]:
+            _click(url)
+        assert len(inbox.links()) == 12
