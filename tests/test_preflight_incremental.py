@@ -251,7 +251,7 @@ def test_the_plan_reads_nothing_the_preflight_read(
 
     monkeypatch.setattr(Recipients, "blocks", no_read)
     monkeypatch.setattr(Recipients, "columns", no_read)
-    monkeypatch.setattr(Recipients, "_read_csv", no_read)
+    monkeypatch.setattr(Recipients, "_read_file", no_read)
     plan = campaign._plan(500)
     assert plan.columns["phone_number"] == ["+33612345678", "+33612345679"]
     assert plan.columns["field:first_name"] == ["Ann", ""]
