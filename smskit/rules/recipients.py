@@ -62,7 +62,7 @@ from smskit.rules.fields import (
     field_text,
     unencodable_at,
 )
-from smskit.rules.files import CSV_SUFFIXES, read_table_file, table_path
+from smskit.rules.files import CSV_SUFFIXES, PARQUET_SUFFIXES, read_table_file, table_path
 from smskit.rules.once import loaded
 from smskit.rules.spec import FIELD_MAX
 
@@ -235,8 +235,15 @@ def check_file_name(value: str, field: str) -> None:
             instead = f"pass pathlib.Path({value!r}) (or Campaign.from_csv({value!r}, ...))"
             refusal = ValidationError(field, f"{fact}: to read the file, {instead}", value=value)
             raise advised(refusal, fact, "path")
-        # A Parquet file (or another) is read given as a Path; the command line reads CSV.
-        instead = f"pass pathlib.Path({value!r}) (a CSV or Parquet file)"
+        # A Parquet file is read given as a Path; another kind is saved as one first (a
+        # Path naming it is refused: rules/files). The command line reads CSV only.
+        if value.strip().lower().endswith(PARQUET_SUFFIXES):
+            instead = f"pass pathlib.Path({value!r}) (a Parquet file)"
+        else:
+            instead = (
+                "save it as a CSV (.csv, UTF-8) or Parquet (.parquet) file and pass that "
+                "file's pathlib.Path"
+            )
         refusal = ValidationError(field, f"{fact}: to read the file, {instead}", value=value)
         raise advised(refusal, fact, "path_not_csv")
 
