@@ -437,3 +437,36 @@ def test_a_streamed_campaign_sends_what_the_planned_one_sends(tmp_path: Path) ->
             map(tuple, planned_box.sent()[key].to_numpy().tolist())
         )
     assert journal_record(planned.journal) == journal_record(streamed.journal)
+
+
+def test_a_run_cancelled_mid_step_leaves_its_generator_closable() -> None:
+    """Ctrl-C while a worker thread computes the next chunk (a Dask partition): the run's
+    cancellation waits for that step, so its owner's ``close()`` of the generator never
+    meets it still executing (it raised "generator already executing", a Dask send's
+    KeyboardInterrupt turned into a ValueError)."""
+    started, release = threading.Event(), threading.Event()
+
+    def chunks() -> Iterator[int]:
+        started.set()
+        release.wait(10)
+        yield 1
+
+    source = chunks()
+
+    async def work(chunk: int) -> None:
+        return None
+
+    async def main() -> None:
+        run = asyncio.create_task(
+            run_chunks(source, work, concurrency=1, stop=threading.Event(), progress=False,
+                       total=1, unit="chunk", size=lambda chunk: 1)
+        )  # fmt: skip
+        await asyncio.to_thread(started.wait, 10)
+        threading.Timer(0.3, release.set).start()
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run
+        assert release.is_set()  # the step ended before the cancellation did
+        source.close()
+
+    asyncio.run(main())

@@ -9,6 +9,7 @@ errors naming ``recipients[i]``: :func:`refused_recipients` reads those names.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping
@@ -55,7 +56,8 @@ async def run_chunks(
       may read its chunks from a source larger than memory (Dask partitions, say). A list,
       tuple or range is read in the loop; any other iterable (a generator) is advanced in a
       worker thread, never two steps at once, because producing a chunk may block (computing
-      a partition) and the requests in flight must keep going meanwhile. The generator may
+      a partition) and the requests in flight must keep going meanwhile. A run cancelled
+      while a step runs ends once that step has: the generator can then be closed. The generator may
       call the journal (it is thread-safe), for instance to add a chunk it meets first.
     - **Progress.** ``progress`` (see :class:`Progress`) starts at ``initial`` of ``total``
       ``unit``; each chunk whose work returned is reported once, ``size(chunk)`` units, with
@@ -118,7 +120,17 @@ def _puller(chunks: Iterable[ItemT]) -> Callable[[], Awaitable[tuple[ItemT] | No
         return inline
 
     async def threaded() -> tuple[ItemT] | None:
-        return await asyncio.to_thread(step)
+        pulling = asyncio.ensure_future(asyncio.to_thread(step))
+        try:
+            return await asyncio.shield(pulling)
+        except asyncio.CancelledError:
+            # A thread cannot be stopped: its step runs on. Let it end before the
+            # cancellation goes on, so the generator is not executing when its owner closes
+            # it (a generator's close() raises "generator already executing" meanwhile).
+            while not pulling.done():
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.wait([pulling])
+            raise
 
     return threaded
 
