@@ -169,9 +169,8 @@ def read_csv_text(path: Path, wanted: Sequence[str], field: str = "recipients") 
         KEEP_ONE_FILE,
         source=f"the CSV file {str(path)!r}",
     )
-    present = [name for name in dict.fromkeys(names) if name in wanted]  # the file's order
-    fast = names is not _UNSURE and all(names.count(name) == 1 for name in present)
-    if fast:
+    if names is not _UNSURE:  # each wanted name at most once (check_names): Arrow reads it
+        present = [name for name in names if name in wanted]  # the file's order
         frame = _arrow_csv(path, present)
         if frame is not None:
             return frame
