@@ -394,3 +394,28 @@ def test_the_spill_lives_as_long_as_a_frame_reads_it(
     del report
     gc.collect()
     assert not where.exists()
+
+
+@pytest.mark.parametrize(
+    "bad", ["33612345678.0", "Zo\ud800"], ids=["a float's text", "a lone surrogate"]
+)
+def test_campaign_refusal_names_the_row_in_the_whole_input(
+    dask_cluster: distributed.Client, gateway: smskit.Client, bad: str
+) -> None:
+    """A value the preflight refuses in the third of four partitions: the refusal names its
+    row in the user's frame (as the pandas Campaign does), not its row in the partition."""
+    frame = base(10, rows=40).astype(object)  # a column of text that may hold a surrogate
+    frame["phone_number"] = "+33612345678"
+    column = "first_name" if "\ud800" in bad else "phone_number"
+    frame.at[27, column] = bad
+    with dask.config.set({"dataframe.convert-string": False}):  # a surrogate has no UTF-8
+        ddf = dd.from_pandas(frame, npartitions=4)
+    assert ddf.npartitions == 4 and ddf.divisions[2] < 27 < ddf.divisions[3]
+    with pytest.raises(smskit.ValidationError) as caught:
+        Campaign(gateway, ddf, text=TEXT, sender="Shop").preflight(now=NOW, offline=True)
+    with pytest.raises(smskit.ValidationError) as expected:
+        PandasCampaign(gateway, frame, text=TEXT, sender="Shop").preflight(now=NOW, offline=True)
+    got = caught.value
+    assert got.position == 27 == expected.value.position
+    assert (got.field, got.rule) == (expected.value.field, expected.value.rule)
+    assert "[27]" in str(got)

@@ -306,8 +306,23 @@ class PartitionedAudience:
             delayed(parts.write_repeats)(own, store.file("repeats", n))
             for n, own in enumerate(repeats_by_owner(candidates, len(checked)).to_delayed())
         ]
-        infos, _ = dask.compute([c[1] for c in checked], written)
+        try:
+            infos, _ = dask.compute([c[1] for c in checked], written)
+        except ValidationError as exc:
+            raise self._in_whole_input(exc) from None
         self._infos = list(infos)
+
+    def _in_whole_input(self, exc: ValidationError) -> ValidationError:
+        """A partition's refusal naming its row in the whole input, as the pandas campaign
+        does: the rows of the partitions before are counted (read again, on this path only)."""
+        number = getattr(exc, "partition", None)
+        if number is None or not isinstance(exc.position, int):
+            return exc
+        before = self.recipients.to_delayed()[:number]
+        at = exc.position + sum(dask.compute(*(delayed(len)(part) for part in before)))
+        error = ValidationError(exc.field, exc.rule, position=at, value=exc.value, line=exc.line)
+        error.fact, error.remedy = exc.fact, exc.remedy
+        return error
 
     def samples(self) -> Mapping[str, str]:
         found: dict[str, str] = {}

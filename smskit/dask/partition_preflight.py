@@ -38,6 +38,7 @@ from smskit.campaigns.planning.preflight import PreflightSettings, priced, sampl
 from smskit.campaigns.sending.journal import FIELD_PREFIX
 from smskit.dask.report import breakdown
 from smskit.dask.spill import Spill
+from smskit.errors import ValidationError
 from smskit.rules import spec
 from smskit.rules.caps import SentHistory
 from smskit.rules.destinations import Destinations
@@ -135,9 +136,13 @@ def check_partition(
     partition are marked here; :func:`settle_partition` names the first of the whole base."""
     if positions_as_index:
         part = part.set_axis(pd.RangeIndex(len(part)))
-    recipients = Recipients(part)
-    # The preflight's own reading of the fields gives the texts the gateway will receive.
-    audience = Audience(recipients, settings.default_region, fields=used)
+    try:
+        recipients = Recipients(part)
+        # The preflight's own reading of the fields gives the texts the gateway will receive.
+        audience = Audience(recipients, settings.default_region, fields=used)
+    except ValidationError as exc:  # its row is counted in the partition: the driver adds
+        exc.partition = number  # type: ignore[attr-defined]  # the rows before (campaign.py)
+        raise
     # The holdout is of the whole base, chosen once the partitions are settled.
     whole = dataclasses.replace(settings, holdout=None)
     report = preflight(
