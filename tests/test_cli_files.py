@@ -208,3 +208,28 @@ def test_a_repeated_phone_number_column_is_refused_naming_both(
     assert str(path) in line and "rename or remove the others in the file" in line, line
     assert fresh_sandbox.sent().empty and path.read_bytes() == before
     assert "line_status" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("given", "advice"),
+    [
+        ("contacts.csv", "give the file with --csv FILE"),
+        ("list.txt", "save it as CSV UTF-8"),
+    ],
+)
+def test_a_file_given_to_to_is_refused_advising_csv(
+    given: str, advice: str, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """`send --to contacts.csv`: a file where a number goes was read as one invalid number
+    ("nothing to send: all 1 recipient(s) are excluded"); now exit 4, one line naming --to
+    and the file, advising --csv (no Python words); nothing sent, the file left as it was."""
+    path = tmp_path / given
+    path.write_text("phone_number\n+33612345678\n")
+    args = [*SEND, "--text", "Bonjour", "--to", NUMBER, "--to", str(path)]
+    result = CliRunner().invoke(cli, args, env=environment(fresh_sandbox))
+    line = refused_line(result)
+    assert result.exit_code == EXIT_INPUT, (result.exit_code, line)
+    assert f"--to: {str(path)!r}: " in line, line
+    assert advice in line and "--csv" in line, line
+    assert "pathlib" not in line and "pass " not in line, line
+    assert fresh_sandbox.sent().empty

@@ -52,6 +52,7 @@ from smskit.cli.sendcheck import (
     scheduled_line,
     show_preflight,
 )
+from smskit.rules.recipients import check_file_name
 
 # Why --csv refuses a Parquet file the library reads: the option names the kind it reads.
 CSV_ONLY = (
@@ -179,6 +180,8 @@ def send(
         )
     if holdout is None and (holdout_seed is not None or holdout_by_country):
         raise click.UsageError("--holdout-seed and --holdout-by-country go with --holdout")
+    for number in numbers:  # a file where a number goes: refused advising --csv (cli/main)
+        check_file_name(number, "recipients")
     if csv_file is not None:
         name_file("recipients", f"--csv {csv_file}")
         from smskit.rules.files import table_path
