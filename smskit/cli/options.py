@@ -151,9 +151,7 @@ class CountryCode(click.ParamType):
             )
         if len(code) != 2 or not code.isascii() or country_info(code)[0] is None:
             self.fail(
-                f"{value!r} is not an ISO 3166 alpha-2 country code (e.g. FR, BE, GB)",
-                param,
-                ctx,
+                f"{value!r} is not an ISO 3166 alpha-2 country code (e.g. FR, BE, GB)", param, ctx
             )
         return code
 

@@ -108,9 +108,7 @@ CSV_ONLY = (
     help="Journal file (default: <name>.journal.sqlite in the per-user data directory).",
 )
 @click.option(
-    "--again",
-    is_flag=True,
-    help="Send even if the same send was made less than 10 minutes ago.",
+    "--again", is_flag=True, help="Send even if the same send was made less than 10 minutes ago."
 )
 @click.option(
     "--dry-run", is_flag=True, help="Check and cost only (free simulation); send nothing."
@@ -135,9 +133,7 @@ CSV_ONLY = (
     help="The holdout's seed (default: the campaign's name seeds it).",
 )
 @click.option(
-    "--holdout-by-country",
-    is_flag=True,
-    help="Hold out the share in each destination country.",
+    "--holdout-by-country", is_flag=True, help="Hold out the share in each destination country."
 )
 @click.option("-y", "--yes", is_flag=True, help="Send without asking for confirmation.")
 @json_option
