@@ -5,7 +5,6 @@ Replies per period, replies linked to the send they answer, reply and opt-out ra
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from smskit.errors import ValidationError
@@ -27,7 +26,7 @@ def replies_per_period(replies: pandas.DataFrame, freq: str = "D") -> pandas.Dat
     """
     import pandas as pd
 
-    _require(replies, ("reception_date",), "replies")
+    checked_frame("replies", replies, ("reception_date",))
     try:
         offset = pd.tseries.frequencies.to_offset(freq)
     except (TypeError, ValueError):
@@ -59,7 +58,7 @@ def link_replies(replies: pandas.DataFrame, sends: pandas.DataFrame) -> pandas.D
     """
     import pandas as pd
 
-    _require(replies, ("number", "reception_date"), "replies")
+    checked_frame("replies", replies, ("number", "reception_date"))
     candidates = _sends(sends)
     left = pd.DataFrame(
         {
@@ -142,15 +141,11 @@ def opt_out_rate(replies: pandas.DataFrame, sends: pandas.DataFrame) -> float:
 # --- helpers ---------------------------------------------------------------------------------
 
 
-def _require(frame: Any, columns: Sequence[str], field: str) -> None:
-    checked_frame(field, frame, columns)
-
-
 def _sends(sends: Any) -> pandas.DataFrame:
     """ticket, key (+ sent_at, sender when given) of the sends that can be replied to."""
     import pandas as pd
 
-    _require(sends, ("phone_number",), "sends")
+    checked_frame("sends", sends, ("phone_number",))
     ticket = "ticket" if "ticket" in sends.columns else "sms_ticket"
     if ticket not in sends.columns:
         raise ValidationError("sends", "needs a ticket (or sms_ticket) column")
@@ -196,7 +191,7 @@ def number_keys(numbers: pandas.Series) -> pandas.Series:
 def _opt_out_flags(frame: pandas.DataFrame) -> pandas.Series:
     if "is_opt_out" in frame.columns:
         return frame["is_opt_out"].fillna(False).astype(bool)
-    _require(frame, ("text",), "replies")
+    checked_frame("replies", frame, ("text",))
     return frame["text"].map(is_opt_out).astype(bool)
 
 

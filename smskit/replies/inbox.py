@@ -37,7 +37,7 @@ from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies import clicks, receiver, reports
 from smskit.replies.optouts import Account, OptOutEvent, OptOuts, claim_account, kept_account
 from smskit.replies.receiver import Reply
-from smskit.replies.reports import Report, micros
+from smskit.replies.reports import Report, micros, stored_times
 from smskit.replies.signing import DEFAULT_TOLERANCE, secret_bytes
 from smskit.rules.bots import BotRules
 from smskit.rules.callbacks import CALLBACK_KINDS
@@ -518,15 +518,13 @@ class Inbox(Served):
         import pandas as pd
 
         zone = account_time_zone(time_zone)
-
         rows = self._store.rows(
             "SELECT message_id, number, text, sim_card_number, reception_date, received_at "
             "FROM replies ORDER BY reception_date, message_id"
         )
         frame = pd.DataFrame.from_records(rows, columns=list(FRAME_COLUMNS[:-1]))
         for column in ("reception_date", "received_at"):
-            moments = pd.to_datetime(frame[column].astype("int64"), unit="us", utc=True)
-            frame[column] = moments.dt.tz_convert(zone)
+            frame[column] = stored_times(frame[column], zone)
         frame["is_opt_out"] = frame["text"].map(is_opt_out).astype(bool)
         return frame
 

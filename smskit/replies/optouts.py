@@ -38,7 +38,7 @@ from smskit._account import Gateway, Hidden, account_of, gateway_of, held
 from smskit._paths import check_directory_of, check_not_replacing
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies.optoutcsv import CSV_SOURCES, read_optouts_csv
-from smskit.replies.reports import micros
+from smskit.replies.reports import micros, stored_times
 from smskit.rules.files import as_file_path
 from smskit.rules.optouts import listed_form
 from smskit.rules.region import DEFAULT_REGION
@@ -310,7 +310,8 @@ class OptOuts:
     # -- reading -------------------------------------------------------------------------------
 
     def __len__(self) -> int:
-        return int(self._one("SELECT COUNT(*) FROM optouts WHERE base_url = ? AND api_login = ?"))
+        sql = "SELECT COUNT(*) FROM optouts WHERE base_url = ? AND api_login = ?"
+        return int(self._rows(sql)[0][0])
 
     def __contains__(self, number: object) -> bool:
         """Whether ``number`` is listed, read as preflight reads a recipient (a national
@@ -326,9 +327,11 @@ class OptOuts:
         e164 = to_e164(number, DEFAULT_REGION) or (number if isinstance(number, str) else None)
         return e164 is not None and e164 in self.numbers()
 
-    def _one(self, sql: str, *args: Any) -> Any:
+    def _rows(self, sql: str, gateway: Gateway | None = None) -> list[tuple[Any, ...]]:
+        """The rows of ``sql``, whose parameters are the account (``gateway``: another one in
+        the same file, as :func:`listed_numbers` reads it)."""
         with self._lock:
-            return self._current().execute(sql, (*self.gateway, *args)).fetchone()[0]
+            return self._current().execute(sql, gateway or self.gateway).fetchall()
 
     def version(self) -> int:
         """A number that changes whenever the list does (its latest event)."""
@@ -338,61 +341,32 @@ class OptOuts:
         """The numbers listed now (E.164)."""
         return self._numbers_of(self.gateway)
 
-    # The list of another account in the same file (what listed_numbers reads).
     def _version_of(self, gateway: Gateway) -> int:
-        with self._lock:
-            row = (
-                self._current()
-                .execute(
-                    "SELECT COALESCE(MAX(id), 0) FROM optout_events WHERE base_url = ? "
-                    "AND api_login = ?",
-                    gateway,
-                )
-                .fetchone()
-            )
-        return int(row[0])
+        sql = "SELECT COALESCE(MAX(id), 0) FROM optout_events WHERE base_url = ? AND api_login = ?"
+        return int(self._rows(sql, gateway)[0][0])
 
     def _numbers_of(self, gateway: Gateway) -> frozenset[str]:
-        with self._lock:
-            rows = (
-                self._current()
-                .execute(
-                    "SELECT phone_number FROM optouts WHERE base_url = ? AND api_login = ?", gateway
-                )
-                .fetchall()
-            )
-        return frozenset(number for (number,) in rows)
+        sql = "SELECT phone_number FROM optouts WHERE base_url = ? AND api_login = ?"
+        return frozenset(number for (number,) in self._rows(sql, gateway))
 
     def to_frame(self, time_zone: str | None = None) -> pandas.DataFrame:
         """One row per number listed, first opt-out first: :data:`FRAME_COLUMNS`
         (``opted_out_at`` in ``time_zone``, default the account's; ``source`` a categorical
         of :data:`SOURCES`; ``reference`` the callback it came from)."""
-        with self._lock:
-            rows = (
-                self._current()
-                .execute(
-                    "SELECT phone_number, at, source, reference, note FROM optouts "
-                    "WHERE base_url = ? AND api_login = ? ORDER BY at, phone_number",
-                    self.gateway,
-                )
-                .fetchall()
-            )
+        rows = self._rows(
+            "SELECT phone_number, at, source, reference, note FROM optouts "
+            "WHERE base_url = ? AND api_login = ? ORDER BY at, phone_number"
+        )
         return _frame(rows, list(FRAME_COLUMNS), ("opted_out_at",), time_zone)
 
     def history(self, time_zone: str | None = None) -> pandas.DataFrame:
         """Every event of the list, in the order recorded: :data:`HISTORY_COLUMNS` (``at``:
         when the opt-out was asked or the change made; ``via``: ``inbox``, ``hand`` or
         ``csv:<file name>``)."""
-        with self._lock:
-            rows = (
-                self._current()
-                .execute(
-                    "SELECT phone_number, action, source, reference, note, at, recorded_at, via "
-                    "FROM optout_events WHERE base_url = ? AND api_login = ? ORDER BY id",
-                    self.gateway,
-                )
-                .fetchall()
-            )
+        rows = self._rows(
+            "SELECT phone_number, action, source, reference, note, at, recorded_at, via "
+            "FROM optout_events WHERE base_url = ? AND api_login = ? ORDER BY id"
+        )
         frame = _frame(rows, list(HISTORY_COLUMNS), ("at", "recorded_at"), time_zone)
         import pandas as pd
 
@@ -450,11 +424,13 @@ class OptOuts:
         source: str,
         reference: str | None,
         note: str | None,
-    ) -> None:
-        db.execute(
+    ) -> bool:
+        """Put ``number`` on the list; False when it is on it already."""
+        cursor = db.execute(
             "INSERT OR IGNORE INTO optouts VALUES (?, ?, ?, ?, ?, ?, ?)",
             (*self.gateway, number, at_us, source, reference, note),
         )
+        return cursor.rowcount == 1
 
     def absorb(self, inbox: HoldsOptOuts) -> int:
         """Take every opt-out ``inbox`` holds (STOP callbacks, replies that opt out), each
@@ -481,8 +457,7 @@ class OptOuts:
         """List ``numbers`` by hand (read like recipients: national ones in
         ``default_region``); returns how many were not listed before. A value that is not a
         valid number refuses the whole call, naming its position; nothing is written."""
-        e164 = _read_numbers(numbers, default_region, "numbers")
-        return self._change(e164, "added", note, "hand")
+        return self._change(_read_numbers(numbers, default_region), "added", note, "hand")
 
     def remove(
         self,
@@ -494,8 +469,7 @@ class OptOuts:
         """Unlist ``numbers`` (undo a mistaken opt-out); returns how many were listed. The
         removal stays in :meth:`history` with ``note``; a callback dated before it does not
         list the number again, a later one does."""
-        e164 = _read_numbers(numbers, default_region, "numbers")
-        return self._change(e164, "removed", note, "hand")
+        return self._change(_read_numbers(numbers, default_region), "removed", note, "hand")
 
     def _change(
         self,
@@ -517,18 +491,18 @@ class OptOuts:
                     at = now if at_given is None else at_given
                     why = why if why is not None else note
                 if action == "added":
-                    cursor = db.execute(
-                        "INSERT OR IGNORE INTO optouts VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (*self.gateway, number, at, source, reference, why),
-                    )
+                    done = self._list(db, number, at, source, reference, why)
                 else:
-                    cursor = db.execute(
-                        "DELETE FROM optouts WHERE base_url = ? AND api_login = ? AND "
-                        "phone_number = ?",
-                        (*self.gateway, number),
+                    done = (
+                        db.execute(
+                            "DELETE FROM optouts WHERE base_url = ? AND api_login = ? AND "
+                            "phone_number = ?",
+                            (*self.gateway, number),
+                        ).rowcount
+                        == 1
                     )
                     at = now  # a removal happens now, whatever it undoes
-                if cursor.rowcount == 1:
+                if done:
                     changed += 1
                     db.execute(
                         "INSERT INTO optout_events (base_url, api_login, phone_number, action, "
@@ -581,9 +555,7 @@ class OptOuts:
         return self._change(rows, "added", note, f"csv:{source.name}")
 
 
-def _read_numbers(
-    numbers: Iterable[Any] | str, default_region: str | None, field: str
-) -> list[str]:
+def _read_numbers(numbers: Iterable[Any] | str, default_region: str | None) -> list[str]:
     """``numbers`` in E.164 form, or a ValidationError naming the first unreadable one."""
     from smskit.rules.phonecheck import classify
     from smskit.rules.recipients import refuse_floats
@@ -593,14 +565,17 @@ def _read_numbers(
     elif isinstance(numbers, Iterable) and not isinstance(numbers, Mapping):
         values = list(numbers)
     else:
-        raise ValidationError(field, "must be a number or a list of numbers", value=numbers)
-    refuse_floats(values, field)  # a float is never a phone number, as for recipients
+        raise ValidationError("numbers", "must be a number or a list of numbers", value=numbers)
+    refuse_floats(values, "numbers")  # a float is never a phone number, as for recipients
     read: list[str] = []
     for position, value in enumerate(values):
         check = classify(value, default_region)
         if check.e164 is None:
             raise ValidationError(
-                field, f"not a valid phone number ({check.reason})", value=value, position=position
+                "numbers",
+                f"not a valid phone number ({check.reason})",
+                value=value,
+                position=position,
             )
         read.append(check.e164)
     return list(dict.fromkeys(read))
@@ -616,8 +591,7 @@ def _frame(
     zone = account_time_zone(time_zone)
     frame = pd.DataFrame.from_records(rows, columns=columns)
     for column in times:
-        moments = pd.to_datetime(frame[column].astype("int64"), unit="us", utc=True)
-        frame[column] = moments.dt.tz_convert(zone)
+        frame[column] = stored_times(frame[column], zone)
     frame["source"] = pd.Categorical(frame["source"], categories=list(SOURCES))
     for column in ("phone_number", "reference", "note"):
         frame[column] = frame[column].astype(object)

@@ -38,6 +38,7 @@ __all__ = [
     "Report",
     "micros",
     "parse_report",
+    "stored_times",
 ]
 
 SCHEMA: Final = """
@@ -71,6 +72,13 @@ _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 def micros(moment: datetime) -> int:
     """An aware ``moment`` as whole microseconds since the Unix epoch (how callbacks store time)."""
     return (moment - _EPOCH) // timedelta(microseconds=1)
+
+
+def stored_times(values: pandas.Series, zone: Any) -> pandas.Series:
+    """Times as stored (UTC microseconds, None where unknown) as datetimes in ``zone``."""
+    import pandas as pd
+
+    return pd.to_datetime(values.astype("Int64"), unit="us", utc=True).dt.tz_convert(zone)
 
 
 @dataclass(frozen=True)
@@ -299,8 +307,7 @@ def _finish(
         known = frame["status_raw"].where(frame["status_raw"].isin(DELIVERY_STATUSES))
         frame["status"] = known.astype(object).astype(kinds)
     for column in times:
-        moments = pd.to_datetime(frame[column].astype("Int64"), unit="us", utc=True)
-        frame[column] = moments.dt.tz_convert(zone)
+        frame[column] = stored_times(frame[column], zone)
     frame["flags"] = frame["flags"].astype(str)
     frame["flagged"] = frame["flags"] != ""
     return frame[list(columns)]
