@@ -393,7 +393,7 @@ class PartitionedAudience:
         return DaskPreflightReport(
             frame,
             kept,
-            summary_row(totals, counted, len(verdict.errors)),
+            summary_row(totals, counted),
             counted,
             _tidy(table),
             spill=store,

@@ -10,11 +10,11 @@ from a space small enough for repeats to fall in different partitions).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-if TYPE_CHECKING:
-    import dask.dataframe as dd
-    import pandas as pd
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
 
 __all__ = ["ROWS_PER_PARTITION", "contact_base", "contact_partition"]
 
@@ -37,9 +37,6 @@ SPACE: Final = 10**8
 def contact_partition(seed: int, index: int, rows: int, start: int = 0) -> pd.DataFrame:
     """Partition ``index`` of the base (``rows`` rows, the first at position ``start``):
     ``phone_number``, ``country`` and ``first_name``."""
-    import numpy as np
-    import pandas as pd
-
     rng = np.random.default_rng([seed, index])
     shares = np.array([line[5] for line in LINES])
     kind = rng.choice(len(LINES), size=rows, p=shares / shares.sum())
@@ -76,8 +73,6 @@ def contact_base(
 ) -> dd.DataFrame:
     """A lazy base of ``rows`` contacts (index: the row position), ``rows_per_partition`` per
     partition (the last one shorter), generated on the cluster when computed."""
-    import dask.dataframe as dd
-
     if rows < 1 or rows_per_partition < 1:
         raise ValueError("rows and rows_per_partition: at least 1")
     sizes = [min(rows_per_partition, rows - start) for start in range(0, rows, rows_per_partition)]

@@ -19,20 +19,25 @@ from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import dask
+import dask.dataframe as dd
+import pandas as pd
+from dask import delayed
+
 from smskit._repr import tolerant_repr
 from smskit.campaigns import abulk_hlr as checked
 from smskit.campaigns.bulk.operations import DEFAULT_MAX_AGE_S
 from smskit.campaigns.sending.blocking import blocking, interruption
 from smskit.campaigns.sending.progress import Progress, ProgressOption
+from smskit.client.frame_builders import breakdown, crosstab, hlr_table
 from smskit.dask.narration import quiet_shuffles
 from smskit.dask.stream import Materialised, parts_of, rows_of, stage, stream
 from smskit.errors import ConfigurationError, ValidationError
+from smskit.rules import phones
+from smskit.rules.recipients import RULE_FLOAT, first_float
 from smskit.rules.region import DEFAULT_REGION
 
 if TYPE_CHECKING:
-    import dask.dataframe as dd
-    import pandas as pd
-
     from smskit.client import AsyncClient, Client
 
 __all__ = ["HLRParquet", "abulk_hlr", "bulk_hlr"]
@@ -68,9 +73,6 @@ async def abulk_hlr(
     the event loop keeps serving while it computes. After an interrupt (under the blocking
     twin) the file being checked is not written: its answers stay in the journal's cache.
     """
-    import dask.dataframe as dd
-    import pandas as pd
-
     if not isinstance(numbers, dd.Series):
         raise ValidationError("numbers", "must be a dask Series (smskit.bulk_hlr takes the others)")
     out = Path(output)
@@ -131,9 +133,7 @@ class HLRParquet:
 
     def frame(self) -> dd.DataFrame:
         """The answers as a lazy Dask frame, dtypes as ``smskit.bulk_hlr(...).to_frame()``."""
-        import dask.dataframe as dd
-
-        return dd.read_parquet(str(self.path)).map_partitions(_typed, meta=_empty())
+        return dd.read_parquet(str(self.path)).map_partitions(hlr_table, meta=_empty())
 
     def __len__(self) -> int:
         return sum(rows_of(path) for path in parts_of(self.path))
@@ -145,7 +145,7 @@ class HLRParquet:
         :func:`smskit.frames.crosstab` gives on the whole answers."""
         for key in (rows, columns):
             _closed(key)
-        return _reduce(self.frame(), _crosstab, rows, columns)
+        return _reduce(self.frame(), crosstab, rows, columns)
 
     def breakdown(self, by: str | Sequence[str] = "line_status") -> pd.DataFrame:
         """Count and share per value of ``by`` (closed value sets), summed on the cluster: what
@@ -167,9 +167,6 @@ def _closed(key: str) -> None:
 
 def _reduce(frame: dd.DataFrame, count: Any, *args: Any) -> pd.DataFrame:
     """``count(partition, *args)`` per partition on the cluster, summed there (a tree)."""
-    import dask
-    from dask import delayed
-
     tables = [delayed(count)(part, *args) for part in frame.to_delayed()]
     while len(tables) > 1:
         tables = [delayed(_add)(tables[i : i + 8]) for i in range(0, len(tables), 8)]
@@ -189,8 +186,6 @@ def _add(tables: list[pd.DataFrame]) -> pd.DataFrame:
 
 
 def _union(indexes: list[pd.Index]) -> pd.Index:
-    import pandas as pd
-
     first = indexes[0]
     labels = [*dict.fromkeys(label for index in indexes for label in index[:-1]), first[-1]]
     if isinstance(first, pd.MultiIndex):
@@ -198,26 +193,12 @@ def _union(indexes: list[pd.Index]) -> pd.Index:
     return pd.Index(labels, dtype=first.dtype, name=first.name)
 
 
-def _crosstab(part: pd.DataFrame, rows: str, columns: str) -> pd.DataFrame:
-    from smskit.client.frame_builders import crosstab
-
-    return crosstab(part, rows, columns)
-
-
 def _counts(part: pd.DataFrame, by: str | Sequence[str]) -> pd.DataFrame:
-    from smskit.client.frame_builders import breakdown
-
     return breakdown(part, by)[["count"]]
 
 
 def _keys(values: pd.Series, region: str | None) -> pd.DataFrame:
     """Per value: its E.164 number, or its text when it does not parse (then sent nowhere)."""
-    import pandas as pd
-
-    from smskit.errors import ValidationError
-    from smskit.rules import phones
-    from smskit.rules.recipients import RULE_FLOAT, first_float
-
     at = first_float(values)
     if at is not None:  # named by its label: a partition's positions are not the series'
         label, value = values.index[at], values.iloc[at]
@@ -256,17 +237,7 @@ def _write(frame: pd.DataFrame, path: Path) -> None:
 
 def _empty() -> pd.DataFrame:
     """No answer, with every column and dtype of the answers."""
-    import pandas as pd
-
-    from smskit.client.frame_builders import hlr_table
-
     frame = hlr_table([])
     frame["cached"] = pd.array([], dtype="bool")
     frame["error"] = pd.array([], dtype="string")
     return frame
-
-
-def _typed(part: pd.DataFrame) -> pd.DataFrame:
-    from smskit.client.frame_builders import hlr_table
-
-    return hlr_table(part)

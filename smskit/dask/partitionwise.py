@@ -88,15 +88,11 @@ def render_all(template: str, recipients: dd.DataFrame) -> dd.Series:
     rendered = []
     start: int | Delayed = 0
     for part in recipients.to_delayed():
-        rendered.append(delayed(_render)(part, template, start))
+        rendered.append(delayed(personalize.render_all)(template, part, start=start))
         # Partition n starts after the rows of 0..n-1: a chain, so rendering n waits for the
         # lengths before it only, and each partition is read once for both.
         start = delayed(operator.add)(start, delayed(len)(part))
     return dd.from_delayed(rendered, meta=meta, divisions=recipients.divisions, verify_meta=False)
-
-
-def _render(recipients: pd.DataFrame, template: str, start: int) -> pd.Series:
-    return personalize.render_all(template, recipients, start=start)
 
 
 def analyze_many(texts: dd.Series, *, national: str | None = None) -> dd.DataFrame:
@@ -113,11 +109,7 @@ def analyze_many(texts: dd.Series, *, national: str | None = None) -> dd.DataFra
         },
         index=texts._meta.index,
     )
-    return texts.map_partitions(_analyze, national, meta=meta)
-
-
-def _analyze(texts: pd.Series, national: str | None) -> pd.DataFrame:
-    return _pandas_analyze_many(texts, national=national)
+    return texts.map_partitions(_pandas_analyze_many, national=national, meta=meta)
 
 
 def _check_series(values: Any, name: str) -> None:

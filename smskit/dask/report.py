@@ -51,8 +51,9 @@ def issue_counts(counts: pd.Series) -> pd.Series:
     return counts
 
 
-def summary_row(totals: dict[str, int], issues: pd.Series, errors: int) -> pd.DataFrame:
-    """The one-row summary, with ``PreflightReport.summary()``'s columns."""
+def summary_row(totals: dict[str, int], issues: pd.Series) -> pd.DataFrame:
+    """The one-row summary, with ``PreflightReport.summary()``'s columns but the last two
+    (``errors``, ``ok``: :meth:`DaskPreflightReport.summary` adds them)."""
     row: dict[str, Any] = {
         "recipients": totals["recipients"],
         "to_send": totals["to_send"],
@@ -61,8 +62,6 @@ def summary_row(totals: dict[str, int], issues: pd.Series, errors: int) -> pd.Da
         "with_warning": totals["with_warning"],
         "segments": totals["segments"],
         "ucs2": totals["ucs2"],
-        "errors": errors,
-        "ok": not errors,
     }
     return pd.DataFrame([row])
 

@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 from dask import delayed
 
-from smskit.campaigns.analysis.conversions import GROUPS, send_instant, with_outcomes
+from smskit.campaigns.analysis.conversions import recipient_groups, send_instant, with_outcomes
+from smskit.campaigns.analysis.lift import Lift, lift_of
 from smskit.campaigns.analysis.outcomes import (
     Callbacks,
     Match,
@@ -52,14 +53,14 @@ from smskit.campaigns.analysis.results import (
 )
 from smskit.campaigns.planning.holdout import HELD_OUT
 from smskit.campaigns.sending.journal import DONE_STATES, FIELD_PREFIX, Journal
+from smskit.dask.conversions import conversions, group_totals
 from smskit.dask.stream import parts_of, rows_of
 from smskit.errors import ConfigurationError
 from smskit.rules.links import sent_tokens
+from smskit.rules.optouts import OPTED_OUT
 
 if TYPE_CHECKING:
     from smskit.campaigns.analysis.conversions import OrderReading
-    from smskit.campaigns.analysis.lift import Lift
-from smskit.rules.optouts import OPTED_OUT
 
 __all__ = ["StreamedResult"]
 
@@ -298,8 +299,6 @@ class StreamedResult(CampaignOutcomes[dd.DataFrame]):
         outcomes joined partition by partition; only the ids of ``recipients`` (pandas,
         pyarrow, polars or Dask) are gathered, by one task that refuses an id two recipients
         share."""
-        from smskit.dask.conversions import conversions
-
         frame = conversions(
             self.groups(), orders, sent_at=self.sent_at, customer_id=customer_id,
             table=recipients, **reading,
@@ -317,9 +316,6 @@ class StreamedResult(CampaignOutcomes[dd.DataFrame]):
 
     def _lift(self, frame: dd.DataFrame, alpha: float, power: float) -> Lift:
         """The totals summed per partition (:func:`smskit.dask.conversions.group_totals`)."""
-        from smskit.campaigns.analysis.lift import lift_of
-        from smskit.dask.conversions import group_totals
-
         cost = float(self.chunk_states["cost"].fillna(0.0).sum())
         return lift_of(*group_totals(frame), cost=cost or None, alpha=alpha, power=power)
 
@@ -351,31 +347,16 @@ class StreamedResult(CampaignOutcomes[dd.DataFrame]):
 
 def _groups_partition(kept: Path | None, excluded: Path | None, gone: set[int]) -> pd.DataFrame:
     """One staged partition's recipients planned (those ``gone`` aside) and held out."""
-    frames = []
+    rows, numbers, held = [], [], []
     if kept is not None:
         part = pd.read_parquet(kept, columns=["row", "phone_number"])
-        frames.append(part.loc[~part["row"].isin(gone)])
-    held: list[pd.DataFrame] = []
+        part = part.loc[~part["row"].isin(gone)]
+        rows, numbers = part["row"].tolist(), part["phone_number"].tolist()
     if excluded is not None:
         out = pd.read_parquet(excluded, columns=["row", "phone_number", "issue"])
-        held = [out.loc[out["issue"].astype(object) == HELD_OUT, ["row", "phone_number"]]]
-    empty = pd.DataFrame(
-        {"row": pd.Series(dtype="int64"), "phone_number": pd.Series(dtype="string")}
-    )
-    return _groups_of(pd.concat(frames) if frames else empty, held)
-
-
-def _groups_of(planned: pd.DataFrame, held: list[pd.DataFrame]) -> pd.DataFrame:
-    both = [planned.assign(group="treated"), *(h.assign(group="holdout") for h in held)]
-    frame = pd.concat(both, ignore_index=True)
-    out = pd.DataFrame(
-        {
-            "row": frame["row"].astype("int64"),
-            "phone_number": frame["phone_number"].astype("string"),
-            "group": pd.Categorical(frame["group"].astype(object), categories=list(GROUPS)),
-        }
-    )
-    return out.sort_values("row", ignore_index=True)
+        out = out.loc[out["issue"].astype(object) == HELD_OUT]
+        held = list(zip(out["row"].tolist(), out["phone_number"].tolist(), strict=True))
+    return recipient_groups(rows, numbers, held)
 
 
 def _file_tokens(path: Path) -> frozenset[str]:

@@ -23,6 +23,9 @@ from collections.abc import Generator, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import dask
+import pandas as pd
+
 from smskit.campaigns.send import deliver, holds_campaign
 from smskit.campaigns.sending.blocking import blocking, interruption
 from smskit.campaigns.sending.journal import FIELD_PREFIX, Chunk, Journal, open_leased
@@ -41,7 +44,6 @@ from smskit.rules.canonical import canonical_json
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
-    import pandas as pd
 
     from smskit.client import AsyncClient
 
@@ -102,8 +104,7 @@ async def asend_kept(
     """
     concurrency = check_concurrency(concurrency)
     chunk_size = check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
-    names = ["phone_number", "row", "segments", *_field_columns(kept)]
-    kept = kept[names]
+    kept = _sent_columns(kept)
     book = await open_leased(journal, mode="any", wait=wait)
     with closed_on_error(book):
         record = book.record()
@@ -231,7 +232,7 @@ def _initialise(
     shutil.rmtree(staging, ignore_errors=True)
     paths = stage(kept, staging / "kept")
     out = [] if excluded is None else stage(excluded[list(EXCLUDED_COLUMNS)], staging / "excluded")
-    digests = _cluster_digests(paths)
+    digests = _digests([dask.delayed(pd.read_parquet)(path) for path in paths])
     if content_id is None and content is not None:
         content_id = _campaign_id(content, digests)
     record = about.replace(
@@ -256,12 +257,8 @@ def _check_same(
     book: Journal, record: CampaignRecord, kept: dd.DataFrame, header: Mapping[str, Any]
 ) -> None:
     """The journal holds this very campaign: same header, same recipients partition by
-    partition (digests computed on the cluster, nothing collected)."""
-    import dask
-
-    parts = kept.to_delayed()
-    digests = list(dask.compute(*(dask.delayed(_digest)(part) for part in parts)))
-    if not holds_campaign(record, _campaign_id(header, digests)):
+    partition."""
+    if not holds_campaign(record, _campaign_id(header, _digests(kept.to_delayed()))):
         raise ConfigurationError(
             f"journal {str(book.path)!r} holds another campaign ({record.name!r}, other "
             "text, sender, options or recipients); pass journal= or name= for this one, or "
@@ -271,6 +268,11 @@ def _check_same(
 
 def _field_columns(kept: dd.DataFrame) -> list[str]:
     return sorted(name for name in kept.columns if str(name).startswith(FIELD_PREFIX))
+
+
+def _sent_columns(kept: dd.DataFrame) -> dd.DataFrame:
+    """``kept`` reduced to what a send journals, in the journal's order."""
+    return kept[["phone_number", "row", "segments", *_field_columns(kept)]]
 
 
 def plan_columns(part: pd.DataFrame) -> dict[str, list[Any]]:
@@ -294,16 +296,10 @@ def _digest(part: pd.DataFrame) -> str:
     return digest.hexdigest()
 
 
-def _cluster_digests(paths: list[Path]) -> list[str]:
-    import dask
-
-    return list(dask.compute(*(dask.delayed(_file_digest)(path) for path in paths)))
-
-
-def _file_digest(path: Path) -> str:
-    import pandas as pd
-
-    return _digest(pd.read_parquet(path))
+def _digests(parts: list[Any]) -> list[str]:
+    """Each partition's :func:`_digest` (delayed ``parts``), computed on the cluster: nothing
+    is collected."""
+    return list(dask.compute(*(dask.delayed(_digest)(part) for part in parts)))
 
 
 def content_id(
@@ -313,13 +309,9 @@ def content_id(
     cluster, nothing collected): what the repeat guard compares. ``parts``: the partitions
     of ``kept`` as the guard counts them, when not as sent (tracked links:
     :func:`smskit.dask.links.written_kept`)."""
-    import dask
-
     if parts is None:
-        names = ["phone_number", "row", "segments", *_field_columns(kept)]
-        parts = kept[names].to_delayed()
-    digests = list(dask.compute(*(dask.delayed(_digest)(part) for part in parts)))
-    return _campaign_id(content, digests)
+        parts = _sent_columns(kept).to_delayed()
+    return _campaign_id(content, _digests(parts))
 
 
 def _campaign_id(header: Mapping[str, Any], digests: list[str]) -> str:

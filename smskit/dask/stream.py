@@ -15,11 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
+import pyarrow.parquet as pq
+
 from smskit.errors import ConfigurationError
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
-    import pandas as pd
 
 __all__ = ["Materialised", "parts_of", "rows_of", "stage", "stream"]
 
@@ -64,8 +66,6 @@ def parts_of(directory: Path) -> list[Path]:
 
 def rows_of(path: Path) -> int:
     """Rows in a staged file, from its footer (nothing else is read)."""
-    import pyarrow.parquet as pq
-
     return int(pq.ParquetFile(path).metadata.num_rows)
 
 
@@ -81,8 +81,6 @@ def stream(
     At most ``ahead + 1`` partitions are held at once: the one the consumer works on and
     those read ahead (counted in ``counter``).
     """
-    import pandas as pd
-
     if ahead < 0:
         raise ValueError("ahead: a number of partitions >= 0")
     counter = counter if counter is not None else Materialised()

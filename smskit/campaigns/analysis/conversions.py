@@ -108,11 +108,12 @@ def recipient_groups(
 ) -> pd.DataFrame:
     """``row``, ``phone_number``, ``group``: the planned recipients (``rows``, ``numbers``)
     treated, the held-out ones (``held``: row and number) the holdout; ordered by row."""
+    import numpy as np
     import pandas as pd
 
     frame = pd.DataFrame(
         {
-            "row": [*rows, *(r for r, _ in held)],
+            "row": np.array([*rows, *(r for r, _ in held)], dtype="int64"),
             "phone_number": pd.array([*numbers, *(n for _, n in held)], dtype="string"),
             "group": pd.Categorical(
                 ["treated"] * len(rows) + ["holdout"] * len(held), categories=GROUPS
