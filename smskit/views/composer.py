@@ -225,7 +225,8 @@ class Composer(Widget):
         )
         self.observe(self._typed, names="text")
         self.observe(
-            self._changed, names=["sender", "sms_type", "purpose", "with_replies", "send_at"]
+            lambda _: self.refresh(),
+            names=["sender", "sms_type", "purpose", "with_replies", "send_at"],
         )
         self.refresh()
 
@@ -319,18 +320,13 @@ class Composer(Widget):
             self.refresh()
             return
         try:
-            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:
-            loop = None
-        if loop is None:  # no event loop to wait in (a plain script): refresh now, unchained
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop to wait in (a plain script): refresh now, unchained
             self.refresh()
             return
         if self._pending is not None:
             self._pending.cancel()
         self._pending = loop.call_later(delay, self.refresh)
-
-    def _changed(self, _change: Mapping[str, Any]) -> None:
-        self.refresh()
 
     def refresh(self) -> ComposerPanel:
         """Recompute the live panel, the checks and the buttons from the current values."""
@@ -413,27 +409,19 @@ class Composer(Widget):
         panel = self._panel
         blocked = panel.failed[0] if panel.failed else None
         why_blocked = None if blocked is None else _reason(blocked.name, blocked.message)
-        stats = panel.stats
-        why_optimize: str | None
-        why_stop: str | None
-        why_send: str | None
-        if panel.can_optimize:
-            why_optimize = None
-        elif stats is None:
+        why_optimize = why_stop = None
+        if panel.stats is None:
             why_optimize = "the text cannot be analysed"
-        else:
+        elif not panel.can_optimize:
             why_optimize = "nothing to optimise: no look-alike character or useless spacing"
-        if panel.can_add_stop:
-            why_stop = None
-        elif not panel.stop_required:
+        if not panel.stop_required:
             why_stop = "not required: purpose='alert'"
-        else:
+        elif panel.has_stop:
             why_stop = "the text has a STOP mention"
-        if why_blocked is None and self._confirm_for is not None:
-            why_send = "waiting for Confirm or Cancel below"
-        else:
-            why_send = why_blocked
         on_show = self._confirm_for is not None
+        why_send = why_blocked
+        if why_blocked is None and on_show:
+            why_send = "waiting for Confirm or Cancel below"
         self.controls = {
             "optimize": {"enabled": why_optimize is None, "why": why_optimize},
             "stop": {"enabled": why_stop is None, "why": why_stop},
@@ -459,23 +447,8 @@ class Composer(Widget):
         """Whether the button of ``action`` is enabled now."""
         return bool(self.controls.get(action, {}).get("enabled"))
 
-    def _on_optimize(self) -> None:
-        self.optimize()
-
-    def _on_stop(self) -> None:
-        self.add_stop_mention()
-
     def _on_estimate(self) -> None:
         self._guarded(self.estimate)
-
-    def _on_send(self) -> None:
-        self.ask_confirmation()
-
-    def _on_confirm(self) -> None:
-        self._confirmed()
-
-    def _on_cancel(self) -> None:
-        self.cancel()
 
     # -- one-click fixes -----------------------------------------------------------------------
 
@@ -498,6 +471,9 @@ class Composer(Widget):
         self.say(f"added {mention!r}")
         return self.text
 
+    _on_optimize = optimize  # the buttons' actions (Widget.press)
+    _on_stop = add_stop_mention
+
     # -- estimate and send ---------------------------------------------------------------------
 
     def campaign(self) -> Campaign:
@@ -510,16 +486,6 @@ class Composer(Widget):
             failed = panel.failed[0]
             raise ValidationError(failed.name, failed.message)
         return self._held
-
-    def _checked_online(self, campaign: Campaign) -> int:
-        """``campaign``'s preflight done with the gateway's served countries and prices (the
-        panel's is offline): how many recipients it sends to."""
-        return campaign.preflight().to_send
-
-    def _progress(self, unit: str, total: int) -> TraitProgress:
-        sink = TraitProgress(self, unit)
-        sink.start(total)
-        return sink.options()
 
     def _wallet_unit(self) -> str | None:
         """The wallet's unit (the account's currency), asked once; None when unknown."""
@@ -539,8 +505,9 @@ class Composer(Widget):
     def estimate(self) -> CostEstimate:
         """The gateway's figures for the campaign (``simulation_mode``): cost, SMS, balance."""
         campaign = self.campaign()
-        to_send = self._checked_online(campaign)
-        self.cost_estimate = campaign.estimate(progress=self._progress("recipients", to_send))
+        # preflight again, online: the gateway's served countries and prices (the panel's is not)
+        to_send = campaign.preflight().to_send
+        self.cost_estimate = campaign.estimate(progress=TraitProgress(self, "recipients", to_send))
         self._wallet_unit()
         self._show_result(self.cost_estimate, cost=(self.cost_estimate.cost, "estimate"))
         self.say(
@@ -595,6 +562,8 @@ class Composer(Widget):
             self.confirmation = question
             self._show_controls()
 
+    _on_send = ask_confirmation
+
     def cancel(self) -> None:
         """Hide the confirmation without sending."""
         self._confirm_for = None
@@ -602,7 +571,9 @@ class Composer(Widget):
             self.confirmation = ""
             self._show_controls()
 
-    def _confirmed(self) -> None:
+    _on_cancel = cancel
+
+    def _on_confirm(self) -> None:
         self._confirm_for = None
         self.confirmation = ""
         again, self._again = self._again, False
@@ -631,10 +602,11 @@ class Composer(Widget):
             # a new campaign: a name and journal of its own (unnamed: a new date)
             self._edit(name=plan.name, journal=plan.journal, created=None)
             self._track(self._tracking_of(self.text))  # its links are made for its name
-        to_send = self._checked_online(campaign)
+        to_send = campaign.preflight().to_send  # online, as for the estimate
         self.say(f"sending to {to_send} recipient(s)…")
         kwargs = self.send_kwargs()
-        self.result = campaign.send(progress=self._progress("recipients", to_send), again=again)
+        progress = TraitProgress(self, "recipients", to_send)
+        self.result = campaign.send(progress=progress, again=again)
         self.sends.append(Sent(kwargs, campaign.name, plan.journal, datetime.now(UTC), self.result))
         summary = self.result.summary().iloc[0]
         self._wallet_unit()
@@ -661,8 +633,7 @@ class Composer(Widget):
             if result is None:
                 self.say("")
                 self.progress = NO_PROGRESS
-            if hasattr(self, "_panel"):
-                self._show_controls()
+            self._show_controls()
 
     @tolerant_repr
     def __repr__(self) -> str:

@@ -121,10 +121,9 @@ class HLRExplorer(Widget):
         numbers = self.numbers()
         if not numbers:
             raise ValidationError("numbers", "paste at least one phone number")
-        sink = TraitProgress(self, "numbers")
-        sink.start(len(numbers))
         frame = bulk_hlr(
-            self.client, numbers, progress=sink.options(), journal=self._journal,
+            self.client, numbers, progress=TraitProgress(self, "numbers", len(numbers)),
+            journal=self._journal,
             default_region=self._default_region,
         ).to_frame()  # fmt: skip
         countries = sorted(frame["country_code"].dropna().unique().tolist())

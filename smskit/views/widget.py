@@ -131,18 +131,14 @@ class Widget(anywidget.AnyWidget):
 class TraitProgress:
     """Progress events (:class:`smskit.campaigns.progress.ProgressEvents`) shown by a widget's
     ``progress`` trait (``done``, ``total``, ``unit``): the second view of a bulk call's
-    progress, tqdm being the first. Events come from whichever thread runs the bulk work."""
+    progress, tqdm being the first, passed as its ``progress=``, started at ``total``. Events
+    come from whichever thread runs the bulk work."""
 
-    def __init__(self, widget: Widget, unit: str) -> None:
+    def __init__(self, widget: Widget, unit: str, total: int) -> None:
         self.widget = widget
         self.unit = unit
-        self.total = 0
-        self.done = 0
         self._lock = threading.Lock()
-
-    def options(self) -> TraitProgress:
-        """What to pass as ``progress=`` to smskit's bulk calls."""
-        return self
+        self.start(total)
 
     def _show(self) -> None:
         self.widget.progress = {"done": self.done, "total": self.total, "unit": self.unit}
