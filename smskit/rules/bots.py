@@ -128,11 +128,10 @@ class BotRules:
         object.__setattr__(
             self, "burst_seconds", checked_seconds("burst_seconds", self.burst_seconds)
         )
-        if not isinstance(self.extra, Mapping):
+        if not isinstance(self.extra, Mapping) or not all(
+            isinstance(name, str) and name and callable(rule) for name, rule in self.extra.items()
+        ):
             raise ValidationError("extra", "must map rule names to functions of the clicks")
-        for name, rule in self.extra.items():
-            if not isinstance(name, str) or not name or not callable(rule):
-                raise ValidationError("extra", "must map rule names to functions of the clicks")
 
     def adding(self, *agents: AgentRule) -> BotRules:
         """These rules with more user agents (checked after the known ones)."""
@@ -149,10 +148,8 @@ class BotRules:
     def agent(self, user_agent: str | None) -> str | None:
         """The name of the first agent rule that ``user_agent`` matches, or None."""
         pattern = self._agent_re
-        match = None if pattern is None else pattern.search(user_agent or "")
-        if match is None:
-            return None
-        return self.agents[int(str(match.lastgroup)[1:])].name
+        match = pattern.search(user_agent or "") if pattern else None
+        return self.agents[int(str(match.lastgroup)[1:])].name if match else None
 
 
 def classify(clicks: pd.DataFrame, rules: BotRules | None = None) -> pd.Series:

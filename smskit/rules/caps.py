@@ -67,14 +67,8 @@ _NO_KEY: Final = -1
 
 class _AccountDefault:
     """The value of ``frequency_cap=`` when none is given: the account's default
-    (``SMSKIT_FREQUENCY_CAP``), applied to marketing campaigns only."""
-
-    _instance: _AccountDefault | None = None
-
-    def __new__(cls) -> _AccountDefault:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
+    (``SMSKIT_FREQUENCY_CAP``), applied to marketing campaigns only. One instance: a copy
+    or a pickle of it is :data:`ACCOUNT_DEFAULT` itself (``__reduce__``)."""
 
     def __repr__(self) -> str:
         return "ACCOUNT_DEFAULT"
@@ -143,11 +137,9 @@ class SentHistory:
         """The numbers (sorted keys) at ``cap`` already at ``when`` (none without a cap)."""
         import numpy as np
 
-        if cap is None:
-            return np.empty(0, dtype="int64")
-        if self.known is not None:
+        if cap is not None and self.known is not None:
             return self.known
-        if self.numbers is None or self.at is None:
+        if cap is None or self.numbers is None or self.at is None:
             return np.empty(0, dtype="int64")
         return reached(self.numbers, self.at, cap, when)
 

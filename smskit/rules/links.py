@@ -153,13 +153,17 @@ def new_tokens(count: int) -> list[str]:
     tokens: dict[str, None] = {}
     while len(tokens) < count:
         # 128 random bits reduced modulo 62**11: the bias is below one part in 10**18.
-        number = int.from_bytes(secrets.token_bytes(16)) % space
-        digits = []
-        for _ in range(TOKEN_LENGTH):
-            number, digit = divmod(number, len(TOKEN_ALPHABET))
-            digits.append(TOKEN_ALPHABET[digit])
-        tokens["".join(digits)] = None
+        tokens[_token(int.from_bytes(secrets.token_bytes(16)) % space)] = None
     return list(tokens)
+
+
+def _token(number: int) -> str:
+    """``number`` (below ``62**11``) in base 62: :data:`TOKEN_LENGTH` letters and digits."""
+    digits = []
+    for _ in range(TOKEN_LENGTH):
+        number, digit = divmod(number, len(TOKEN_ALPHABET))
+        digits.append(TOKEN_ALPHABET[digit])
+    return "".join(digits)
 
 
 def derived_token(secret: bytes, campaign: str, row: int, link: int) -> str:
@@ -172,12 +176,7 @@ def derived_token(secret: bytes, campaign: str, row: int, link: int) -> str:
         raise ValidationError("secret", "must be at least 16 random bytes")
     message = f"{campaign}\x00{row}\x00{link}".encode()
     number = int.from_bytes(hmac.new(secret, message, hashlib.sha256).digest()[:16])
-    number %= len(TOKEN_ALPHABET) ** TOKEN_LENGTH
-    digits = []
-    for _ in range(TOKEN_LENGTH):
-        number, digit = divmod(number, len(TOKEN_ALPHABET))
-        digits.append(TOKEN_ALPHABET[digit])
-    return "".join(digits)
+    return _token(number % len(TOKEN_ALPHABET) ** TOKEN_LENGTH)
 
 
 @dataclass(frozen=True, slots=True)

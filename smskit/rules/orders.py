@@ -288,12 +288,9 @@ def order_amounts(frame: pd.DataFrame, value: str, field: str = "orders") -> np.
             raise ValidationError(where, RULE_AMOUNT, position=0, value=given.iloc[0])
         values = _object_amounts(given, where)
     amounts = np.asarray(values.to_numpy(dtype="float64"))
-    negative = amounts < 0
-    if negative.any():
-        row = _first(negative)
-        raise ValidationError(where, RULE_AMOUNT, position=row, value=given.iloc[row])
-    if not np.isfinite(amounts).all():
-        row = _first(~np.isfinite(amounts))
+    unreal = (amounts < 0) | ~np.isfinite(amounts)
+    if unreal.any():
+        row = _first(unreal)
         raise ValidationError(where, RULE_AMOUNT, position=row, value=given.iloc[row])
     huge = amounts >= AMOUNT_LIMIT  # beyond it a float64 skips integers: 2**53 + 1 is 2**53
     if huge.any():
@@ -306,12 +303,10 @@ def _arrow_decimals(values: pd.Series) -> bool:
     """Whether ``values`` is a pandas column of Arrow decimals (read as float64, as their
     texts are)."""
     import pandas as pd
-
-    if not isinstance(values.dtype, pd.ArrowDtype):
-        return False
     import pyarrow as pa
 
-    return bool(pa.types.is_decimal(values.dtype.pyarrow_dtype))
+    dtype = values.dtype
+    return isinstance(dtype, pd.ArrowDtype) and pa.types.is_decimal(dtype.pyarrow_dtype)
 
 
 def _object_amounts(values: pd.Series, where: str) -> pd.Series:

@@ -42,16 +42,8 @@ def _parse(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 @lru_cache(maxsize=256)
 def _parse_str(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     used_fields(template)  # an unknown field is refused there, once
-    literals: list[str] = []
-    names: list[str] = []
-    last = 0
-    for match in FIELD_RE.finditer(template):
-        name = match.group(1)
-        literals.append(template[last : match.start()])
-        names.append(name)
-        last = match.end()
-    literals.append(template[last:])
-    return tuple(literals), tuple(names)
+    parts = FIELD_RE.split(template)  # FIELD_RE's one group: the names between the literals
+    return tuple(parts[0::2]), tuple(parts[1::2])
 
 
 def fields(template: str) -> tuple[str, ...]:
@@ -69,30 +61,6 @@ def _get(recipient: Any, name: str) -> Any:
     return getattr(recipient, name, None)
 
 
-def _render_row(
-    literals: tuple[str, ...],
-    names: tuple[str, ...],
-    values: Sequence[Any],
-    row: int | None,
-    missing: list[tuple[int | None, str]] | None,
-) -> str:
-    out = [literals[0]]
-    for name, raw, literal in zip(names, values, literals[1:], strict=True):
-        value = field_text(raw, name if row is None else f"recipients.{name}", row)
-        if value is None:
-            value = ""
-            if missing is not None:
-                missing.append((row, name))
-        elif len(value) > MAX_FIELD_LENGTH:
-            where = name if row is None else f"recipients[{row}].{name}"
-            raise ValidationError(
-                where, f"must be at most {MAX_FIELD_LENGTH} characters", value=value
-            )
-        out.append(value)
-        out.append(literal)
-    return "".join(out)
-
-
 def render(template: str, recipient: Mapping[str, Any] | Any) -> str:
     """``template`` with each ``{field}`` replaced by the recipient's value.
 
@@ -100,7 +68,15 @@ def render(template: str, recipient: Mapping[str, Any] | Any) -> str:
     ``ValidationError`` naming the field.
     """
     literals, names = _parse(template)
-    return _render_row(literals, names, [_get(recipient, n) for n in names], None, None)
+    out = [literals[0]]
+    for name, literal in zip(names, literals[1:], strict=True):
+        value = field_text(_get(recipient, name), name)
+        if value is not None and len(value) > MAX_FIELD_LENGTH:
+            raise ValidationError(
+                name, f"must be at most {MAX_FIELD_LENGTH} characters", value=value
+            )
+        out += [value or "", literal]
+    return "".join(out)
 
 
 def _columns(recipients: Any, names: Sequence[str]) -> tuple[dict[str, list[Any]], Any, int]:

@@ -163,7 +163,9 @@ _DEFAULT: Final = _alphabet(None, None)
 def alphabets(national: str | None) -> tuple[_Alphabet, ...]:
     """The combinations worth trying for ``national``, the default alphabet first."""
     # Checked before the cache: an unhashable value would fail there as a raw TypeError.
-    if national is not None and not isinstance(national, str):
+    if national is not None and (
+        not isinstance(national, str) or national not in _gsm.NATIONAL_TABLES
+    ):
         raise ValidationError(
             "national",
             f"must be None or one of {', '.join(map(repr, NATIONAL_LANGUAGES))}",
@@ -176,12 +178,6 @@ def alphabets(national: str | None) -> tuple[_Alphabet, ...]:
 def _alphabets_of(national: str | None) -> tuple[_Alphabet, ...]:
     if national is None:
         return (_DEFAULT,)
-    if national not in _gsm.NATIONAL_TABLES:
-        raise ValidationError(
-            "national",
-            f"must be None or one of {', '.join(map(repr, NATIONAL_LANGUAGES))}",
-            value=national,
-        )
     locking, _single = _gsm.NATIONAL_TABLES[national]
     lockings = (None, national) if locking is not None else (None,)
     return tuple(_alphabet(lk, sg) for lk in lockings for sg in (None, national))
@@ -230,11 +226,6 @@ def ucs2_layout(text: str) -> tuple[int, int, int, int]:
         return units, 1, UCS2_SINGLE, UCS2_SINGLE - units
     segments, fill = _pack(_ucs2_atoms(text), UCS2_MULTI)
     return units, segments, UCS2_MULTI, UCS2_MULTI - fill
-
-
-def _analyze_ucs2(text: str, non_gsm: tuple[tuple[int, str], ...]) -> TextStats:
-    units, segments, per, remaining = ucs2_layout(text)
-    return TextStats(UCS2, len(text), units, segments, per, remaining, non_gsm)
 
 
 def _gsm_layout(costs: list[int], tables: int) -> tuple[int, int, int]:
@@ -307,7 +298,8 @@ def _analyze_walk(text: str, national: str | None) -> TextStats:
             best = (key, stats)
     if best is not None:
         return best[1]
-    return _analyze_ucs2(text, fewest_missing or ())
+    units, segments, per, remaining = ucs2_layout(text)
+    return TextStats(UCS2, len(text), units, segments, per, remaining, fewest_missing or ())
 
 
 # --------------------------------------------------------------------------- optimisation
@@ -450,10 +442,6 @@ def optimize(text: str) -> Optimization:
             last = match.end()
     pieces.append(text[last:])
     result = "".join(pieces)
-    return Optimization(
-        text=result,
-        original=text,
-        replacements=tuple(replacements),
-        segments_before=analyze(text).segments,
-        segments_after=analyze(result).segments if replacements else analyze(text).segments,
-    )
+    before = analyze(text).segments
+    after = analyze(result).segments if replacements else before
+    return Optimization(result, text, tuple(replacements), before, after)
