@@ -85,10 +85,17 @@ def naive_capped(
     period: timedelta,
     when: datetime,
 ) -> list[bool]:
-    """Per recipient, counted one message at a time."""
+    """Per recipient, counted one message at a time in every window of ``period`` that holds
+    ``when`` (``s <= at <= s + period``, ``s`` each whole hour from ``when - period`` to
+    ``when``: the history's instants are whole hours, so no other start holds more)."""
+    hours = int(period / timedelta(hours=1))
+    starts = [when - period + timedelta(hours=h) for h in range(hours + 1)]
     return [
         number is not None
-        and sum(1 for n, at in history if n == number and when - period <= at <= when) >= count
+        and any(
+            sum(1 for n, at in history if n == number and s <= at <= s + period) >= count
+            for s in starts
+        )
         for number in numbers
     ]
 
@@ -109,8 +116,9 @@ instants = st.integers(min_value=-20 * 24, max_value=20 * 24).map(
 def test_capped_recipients_are_those_a_naive_count_finds(
     numbers: list[str | None], history: list[tuple[str, datetime]], count: int, days: int
 ) -> None:
-    """The column-wise rule marks exactly the recipients with >= N messages in the period
-    up to the send instant (that instant included; a number not E.164 never capped)."""
+    """The column-wise rule marks exactly the recipients with >= N messages in one period
+    holding the send instant, messages scheduled after it included (a number not E.164 never
+    capped)."""
     cap = FrequencyCap(count, timedelta(days=days))
     past = pd.Series([n for n, _ in history], dtype=object)
     at = pd.Series(pd.to_datetime([t for _, t in history], utc=True), dtype="datetime64[ns, UTC]")
@@ -205,6 +213,27 @@ def test_a_campaign_scheduled_for_the_same_slot_counts(
         assert sorted(capped) == numbers[:3] and report.to_send == 2
     second.send(progress=False)
     assert set(fresh_sandbox.sent()["phone_number"].iloc[sent:]) == set(numbers[3:])
+
+
+def test_a_campaign_scheduled_later_in_the_period_counts(
+    client: smskit.Client, fresh_sandbox: Sandbox
+) -> None:
+    """With 1/7D, a campaign scheduled for tomorrow caps today's campaign for its
+    recipients: sent today, they would receive two marketing messages within seven days. One
+    scheduled eight days later does not."""
+    numbers = fr_mobiles(5)
+    now = datetime.now(UTC)
+    for days, who in ((1, numbers[:2]), (8, numbers[2:4])):
+        smskit.Campaign(client, who, text=TEXT, sender="Shop", frequency_cap="1/7D",
+                        send_at=now + timedelta(days=days)).send(progress=False)  # fmt: skip
+    sent = len(fresh_sandbox.sent())
+    today = smskit.Campaign(client, numbers, text=TEXT.replace("-20%", "-30%"), sender="Shop",
+                            frequency_cap="1/7D")  # fmt: skip
+    report = today.preflight()
+    capped = report.frame.loc[report.frame["issue"] == "frequency_capped", "phone_number"]
+    assert sorted(capped) == numbers[:2] and report.to_send == 3
+    today.send(progress=False)
+    assert set(fresh_sandbox.sent()["phone_number"].iloc[sent:]) == set(numbers[2:])
 
 
 def test_transactional_sends_are_neither_capped_nor_counted(client: smskit.Client) -> None:

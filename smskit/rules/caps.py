@@ -5,11 +5,12 @@ A cap is ``"N/PERIOD"`` (``"2/7D"``: at most two marketing messages in seven day
 ``PERIOD`` a positive duration as :func:`smskit.rules.orders.window_of` reads one (``"7D"``,
 ``"36h"``, ``"2W"``).
 
-The rule (:func:`capped`, :func:`frequency_capped`): a recipient is capped when the account
-already sent its number ``N`` or more marketing messages in the ``PERIOD`` up to the send
-instant, that instant included: ``when - PERIOD <= sent_at <= when`` (another campaign
-scheduled at the same instant reaches the phone with this one, so it counts; the campaign
-itself is never its own history). Only marketing
+The rule (:func:`capped`, :func:`frequency_capped`): never more than ``N`` marketing messages
+in any window of ``PERIOD``. A recipient is capped when the account's messages to its number
+already fill one window holding the send instant: ``N`` or more with ``s <= sent_at <= s +
+PERIOD`` for some ``s`` from ``when - PERIOD`` to ``when`` (a campaign scheduled later in the
+period, or at the same instant, reaches the phone in such a window, so it counts; the
+campaign itself is never its own history). Only marketing
 campaigns are capped and only marketing sends count (what is marketing is
 :func:`smskit.rules.content.is_marketing`'s). Numbers are compared in E.164 form, as
 integers (:func:`number_keys`): a number that is not E.164 (missing, unread) is never capped
@@ -219,7 +220,8 @@ def instants_ns(instants: Any) -> np.ndarray:
 
 def reached(history_numbers: Any, history_at: Any, cap: FrequencyCap, when: datetime) -> np.ndarray:
     """The numbers (sorted int64 keys) the history already sent ``cap.count`` or more
-    messages in the ``cap.period`` up to ``when`` (``when - period <= sent_at <= when``).
+    messages in one window of ``cap.period`` holding ``when`` (``s <= sent_at <= s + period``
+    for an ``s`` from ``when - period`` to ``when``): a message scheduled after ``when`` counts.
     ``history_numbers``: E.164 texts or keys; ``history_at``: aware instants or int64 ns."""
     import numpy as np
 
@@ -227,10 +229,30 @@ def reached(history_numbers: Any, history_at: Any, cap: FrequencyCap, when: date
     at = instants_ns(history_at)
     if len(keys) != len(at):
         raise ValidationError("history", "needs as many instants as numbers", value=len(at))
-    end = int(instants_ns(when)[0])
-    inside = (at >= end - cap.period_ns) & (at <= end) & (keys != _NO_KEY)
+    end, span = int(instants_ns(when)[0]), cap.period_ns
+    inside = (at >= end - span) & (at <= end) & (keys != _NO_KEY)
     counted, counts = np.unique(keys[inside], return_counts=True)
-    return counted[counts >= cap.count]
+    found = counted[counts >= cap.count]
+    later = (at > end) & (at <= end + span) & (keys != _NO_KEY)
+    if not later.any():  # no window holding `when` holds more than the one ending there
+        return found
+    # The numbers with a later message: their fullest window ends at `when` or at one of
+    # their later messages (slid back until its end meets one, it loses none); each end's
+    # count by searchsorted on (number, time rank).
+    near = np.flatnonzero(inside | later)
+    near = near[capped(keys[near], np.unique(keys[later]))]
+    numbers, codes = np.unique(keys[near], return_inverse=True)
+    codes, at = codes.reshape(-1).astype("int64"), at[near]
+    ends = np.concatenate([np.full(len(numbers), end), at[at > end]])
+    owners = np.concatenate([np.arange(len(numbers)), codes[at > end]])
+    ranks = np.unique(np.concatenate([at, ends - span, ends]), return_inverse=True)[1]
+    ranks, shift, n = ranks.reshape(-1).astype("int64"), len(ranks).bit_length(), len(at)
+    held = np.sort((codes << shift) | ranks[:n])
+    low = np.searchsorted(held, (owners << shift) | ranks[n : n + len(ends)], side="left")
+    high = np.searchsorted(held, (owners << shift) | ranks[n + len(ends) :], side="right")
+    fullest = np.zeros(len(numbers), dtype="int64")
+    np.maximum.at(fullest, owners, high - low)
+    return np.union1d(found, numbers[fullest >= cap.count])
 
 
 def capped(numbers: Any, reached_keys: np.ndarray) -> np.ndarray:
