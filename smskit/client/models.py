@@ -12,7 +12,7 @@ imports this one.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Self, overload
@@ -57,6 +57,20 @@ __all__ = [
 
 
 # -- records ---------------------------------------------------------------------------------
+
+# The reader of a field by its declared type (the annotations are text: PEP 563).
+_READERS: dict[Any, Callable[[Mapping[str, Any], str], Any]] = {
+    "str | None": read_str,
+    "int | None": read_int,
+    "float | None": read_float,
+}
+
+
+def _read_fields(cls: type[Record], body: Mapping[str, Any], *, skip: str = "") -> dict[str, Any]:
+    """Every field of ``cls`` but ``raw`` (and ``skip``) read from ``body`` by its type."""
+    return {
+        f.name: _READERS[f.type](body, f.name) for f in fields(cls) if f.name not in ("raw", skip)
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,24 +181,12 @@ class Draft(Record):
     number_of_contacts: int | None = None
     total_cost: float | None = None
     residual_credit: float | None = None
-    # The integer fields of one kind of draft only (none for the base).
-    _own_integers: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def from_json(cls, data: Any) -> Self:
         """Parse a draft body: the fields both drafts have, and this draft's own."""
         body = as_object(data, cls._title)
-        return cls(
-            ticket_number=read_str(body, "ticket_number"),
-            status=read_str(body, "status"),
-            code=read_int(body, "code"),
-            message=read_str(body, "message"),
-            number_of_contacts=read_int(body, "number_of_contacts"),
-            total_cost=read_float(body, "total_cost"),
-            residual_credit=read_float(body, "residual_credit"),
-            **{name: read_int(body, name) for name in cls._own_integers},
-            raw=dict(body),
-        )
+        return cls(**_read_fields(cls, body), raw=dict(body))
 
     def to_frame(self) -> pd.DataFrame:
         """One row (see :func:`smskit.frames.drafts_frame` for several drafts)."""
@@ -204,7 +206,6 @@ class SmsDraft(Draft):
     _title: ClassVar[str] = "SMS campaign draft"
 
     number_of_sms_needed: int | None = None
-    _own_integers: ClassVar[tuple[str, ...]] = ("number_of_sms_needed",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,7 +215,6 @@ class VoiceDraft(Draft):
     _title: ClassVar[str] = "Voice campaign draft"
 
     estimated_duration: int | None = None
-    _own_integers: ClassVar[tuple[str, ...]] = ("estimated_duration",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,12 +284,7 @@ class ContactItem(Record):
     def from_json(cls, data: Any) -> ContactItem:
         """Parse one item of the ``items`` array."""
         body = as_object(data, cls._title)
-        return cls(
-            phone_number=read_str(body, "phone_number"),
-            status=read_str(body, "status"),
-            email=read_str(body, "email"),
-            raw=dict(body),
-        )
+        return cls(**_read_fields(cls, body), raw=dict(body))
 
 
 class _Items(Sequence[Any]):
@@ -382,14 +377,8 @@ class CountryCredits(Record):
     def from_json(cls, country_code: str, data: Any) -> CountryCredits:
         """Parse the object the credits answer holds under ``country_code``."""
         body = as_object(data, cls._title)
-        return cls(
-            country_code=country_code,
-            premium_sms=read_int(body, "premium_sms"),
-            vocal_sms=read_int(body, "vocal_sms"),
-            low_cost_sms=read_int(body, "low_cost_sms"),
-            hlr=read_int(body, "hlr"),
-            raw=dict(body),
-        )
+        read = _read_fields(cls, body, skip="country_code")
+        return cls(country_code=country_code, **read, raw=dict(body))
 
 
 class Credits(Mapping[str, CountryCredits]):
@@ -455,16 +444,7 @@ class _Network(Record):
 def _network_fields(body: Mapping[str, Any]) -> dict[str, Any]:
     """The network fields of an HLR result or of its original network; the spec-typed
     placeholders of values that cannot be known (``""``, 0) read as None."""
-    read = {
-        "network_name": read_str(body, "network_name"),
-        "mcc": read_int(body, "mcc"),
-        "mnc": read_int(body, "mnc"),
-        "country_name": read_str(body, "country_name"),
-        "country_code_iso3": read_str(body, "country_code_iso3"),
-        "country_code": read_str(body, "country_code"),
-        "area": read_str(body, "area"),
-        "country_prefix": read_str(body, "country_prefix"),
-    }
+    read = _read_fields(_Network, body)
     return {name: hlr_known(name, value) for name, value in read.items()}
 
 

@@ -1,8 +1,8 @@
 """Lenient readers of one field of a gateway answer, as lenient as the gateway itself.
 
-Each model of :mod:`smskit.client.models` (and :mod:`smskit.client.wallet`) names its fields
-and their readers in plain code, ``read_int(body, "mcc")``: every field is read from the body
-by name, whatever its default. Numbers sent as strings are cast; a value of the wrong kind
+Each model of :mod:`smskit.client.models` (and :mod:`smskit.client.wallet`) reads every field
+from the body by name, whatever its default: ``read_int(body, "mcc")``, or a plain field by its
+declared type (``models._read_fields``). Numbers sent as strings are cast; a value of the wrong kind
 raises :class:`~smskit.errors.ResponseShapeError`; an absent or null field reads as None.
 """
 

@@ -133,13 +133,22 @@ def build_app(gateway: Gateway, credentials: Credentials) -> Any:
 
         return endpoint
 
+    def route(path: str, handler: Handler, *methods: str, auth: bool = True) -> Route:
+        return Route(path, guarded(handler, auth=auth), methods=list(methods))
+
     # --- gateway endpoints -------------------------------------------------------------------
 
-    async def send(request: Request) -> Response:
-        return JSONResponse(gateway.send(await _json_body(request)), status_code=201)
+    def answer(read: Callable[[], Any]) -> Handler:
+        async def endpoint(request: Request) -> Response:
+            return JSONResponse(read())
 
-    async def contact_create(request: Request) -> Response:
-        return JSONResponse(gateway.contact_create(await _json_body(request)), status_code=201)
+        return endpoint
+
+    def posted(call: Callable[[Any], Any], status_code: int = 200) -> Handler:
+        async def endpoint(request: Request) -> Response:
+            return JSONResponse(call(await _json_body(request)), status_code=status_code)
+
+        return endpoint
 
     async def contact_delete(request: Request) -> Response:
         payload = await _json_body(request)
@@ -153,12 +162,6 @@ def build_app(gateway: Gateway, credentials: Credentials) -> Any:
         gateway.contact_delete(payload)
         return Response(status_code=204)
 
-    async def list_empty(request: Request) -> Response:
-        return JSONResponse(gateway.contact_list_empty(await _json_body(request)))
-
-    async def hlr(request: Request) -> Response:
-        return JSONResponse(gateway.hlr_request(await _json_body(request)))
-
     async def balance(request: Request) -> Response:
         return JSONResponse(gateway.check_balance(request.query_params))
 
@@ -166,17 +169,6 @@ def build_app(gateway: Gateway, credentials: Credentials) -> Any:
         query = request.query_params
         codes = query.getlist("country_codes[]") + query.getlist("country_codes")
         return JSONResponse(gateway.check_credits(codes))
-
-    async def sms_draft(request: Request) -> Response:
-        return JSONResponse(gateway.sms_draft())
-
-    async def voice_draft(request: Request) -> Response:
-        return JSONResponse(gateway.voice_draft())
-
-    async def token(request: Request) -> Response:
-        return JSONResponse(
-            gateway.credit_transfer_token(await _json_body(request)), status_code=201
-        )
 
     # --- control endpoints -------------------------------------------------------------------
 
@@ -239,9 +231,6 @@ def build_app(gateway: Gateway, credentials: Credentials) -> Any:
             gateway.inject_callback_faults()
         return JSONResponse(asdict(gateway.player.faults))
 
-    async def reports(request: Request) -> Response:
-        return JSONResponse(gateway.reports())
-
     async def replies(request: Request) -> Response:
         if request.method == "GET":
             return JSONResponse(gateway.replies())
@@ -269,12 +258,6 @@ def build_app(gateway: Gateway, credentials: Credentials) -> Any:
             {"pending": gateway.callback_queue.pending(), "attempts": gateway.deliveries()}
         )
 
-    async def sent(request: Request) -> Response:
-        return JSONResponse(gateway.sent())
-
-    async def dropped(request: Request) -> Response:
-        return JSONResponse(gateway.dropped())
-
     async def contacts(request: Request) -> Response:
         return JSONResponse({"contacts": gateway.contacts(), "lists": gateway.lists()})
 
@@ -282,9 +265,6 @@ def build_app(gateway: Gateway, credentials: Credentials) -> Any:
         if request.method == "POST":
             gateway.add_to_blacklist(required(await control_body(request), "phone_numbers"))
         return JSONResponse(gateway.blacklist())
-
-    async def tokens(request: Request) -> Response:
-        return JSONResponse(gateway.tokens())
 
     async def fault_settings(request: Request) -> Response:
         if request.method == "POST":
@@ -320,41 +300,43 @@ def build_app(gateway: Gateway, credentials: Credentials) -> Any:
 
     public = "/v1/public"
     routes = [
-        Route(f"{public}/sms-campaign/send", guarded(send), methods=["POST"]),
-        Route(f"{public}/contact/create", guarded(contact_create), methods=["POST"]),
-        Route(f"{public}/contact/delete", guarded(contact_delete), methods=["DELETE"]),
-        Route(f"{public}/contact-list/empty", guarded(list_empty), methods=["POST"]),
-        Route(f"{public}/contact/hlr-request", guarded(hlr), methods=["POST"]),
-        Route(f"{public}/wallet/check-balance", guarded(balance), methods=["GET"]),
-        Route(f"{public}/wallet/check-credits", guarded(credits), methods=["GET"]),
-        Route(f"{public}/sms-campaign/draft", guarded(sms_draft), methods=["GET"]),
-        Route(f"{public}/voice-campaign/draft", guarded(voice_draft), methods=["GET"]),
-        Route(f"{public}/subaccount/credit-transfer/token", guarded(token), methods=["POST"]),
-        Route("/_sandbox/state", guarded(state), methods=["GET"]),
-        Route("/_sandbox/balance", guarded(set_balance), methods=["POST"]),
-        Route("/_sandbox/wallet-packs", guarded(wallet_packs), methods=["GET", "POST"]),
-        Route("/_sandbox/prices", guarded(prices), methods=["GET", "POST"]),
-        Route("/_sandbox/drafts", guarded(drafts), methods=["POST"]),
-        Route("/_sandbox/callback", guarded(callback), methods=["GET", "POST"]),
-        Route("/_sandbox/delivery-model", guarded(delivery_model), methods=["GET", "POST"]),
-        Route(
-            "/_sandbox/callback-faults", guarded(callback_faults), methods=["GET", "POST", "DELETE"]
+        route(f"{public}/sms-campaign/send", posted(gateway.send, 201), "POST"),
+        route(f"{public}/contact/create", posted(gateway.contact_create, 201), "POST"),
+        route(f"{public}/contact/delete", contact_delete, "DELETE"),
+        route(f"{public}/contact-list/empty", posted(gateway.contact_list_empty), "POST"),
+        route(f"{public}/contact/hlr-request", posted(gateway.hlr_request), "POST"),
+        route(f"{public}/wallet/check-balance", balance, "GET"),
+        route(f"{public}/wallet/check-credits", credits, "GET"),
+        route(f"{public}/sms-campaign/draft", answer(gateway.sms_draft), "GET"),
+        route(f"{public}/voice-campaign/draft", answer(gateway.voice_draft), "GET"),
+        route(
+            f"{public}/subaccount/credit-transfer/token",
+            posted(gateway.credit_transfer_token, 201),
+            "POST",
         ),
-        Route("/_sandbox/reports", guarded(reports), methods=["GET"]),
-        Route("/_sandbox/replies", guarded(replies), methods=["GET", "POST"]),
-        Route("/_sandbox/campaign-replies", guarded(campaign_replies), methods=["POST"]),
-        Route("/_sandbox/deliveries", guarded(deliveries), methods=["GET"]),
-        Route("/_sandbox/sent", guarded(sent), methods=["GET"]),
-        Route("/_sandbox/dropped", guarded(dropped), methods=["GET"]),
-        Route("/_sandbox/contacts", guarded(contacts), methods=["GET"]),
-        Route("/_sandbox/blacklist", guarded(blacklist), methods=["GET", "POST"]),
-        Route("/_sandbox/tokens", guarded(tokens), methods=["GET"]),
-        Route("/_sandbox/faults", guarded(fault_settings), methods=["GET", "POST", "DELETE"]),
-        Route("/_sandbox/clock", guarded(clock), methods=["GET", "POST"]),
-        Route("/_sandbox/duplicate-answer", guarded(duplicate_answer), methods=["GET", "POST"]),
-        Route("/_sandbox/reset", guarded(reset), methods=["POST"]),
-        Route("/openapi.json", guarded(openapi, auth=False), methods=["GET"]),
-        Route("/", guarded(index, auth=False), methods=["GET"]),
+        route("/_sandbox/state", state, "GET"),
+        route("/_sandbox/balance", set_balance, "POST"),
+        route("/_sandbox/wallet-packs", wallet_packs, "GET", "POST"),
+        route("/_sandbox/prices", prices, "GET", "POST"),
+        route("/_sandbox/drafts", drafts, "POST"),
+        route("/_sandbox/callback", callback, "GET", "POST"),
+        route("/_sandbox/delivery-model", delivery_model, "GET", "POST"),
+        route("/_sandbox/callback-faults", callback_faults, "GET", "POST", "DELETE"),
+        route("/_sandbox/reports", answer(gateway.reports), "GET"),
+        route("/_sandbox/replies", replies, "GET", "POST"),
+        route("/_sandbox/campaign-replies", campaign_replies, "POST"),
+        route("/_sandbox/deliveries", deliveries, "GET"),
+        route("/_sandbox/sent", answer(gateway.sent), "GET"),
+        route("/_sandbox/dropped", answer(gateway.dropped), "GET"),
+        route("/_sandbox/contacts", contacts, "GET"),
+        route("/_sandbox/blacklist", blacklist, "GET", "POST"),
+        route("/_sandbox/tokens", answer(gateway.tokens), "GET"),
+        route("/_sandbox/faults", fault_settings, "GET", "POST", "DELETE"),
+        route("/_sandbox/clock", clock, "GET", "POST"),
+        route("/_sandbox/duplicate-answer", duplicate_answer, "GET", "POST"),
+        route("/_sandbox/reset", reset, "POST"),
+        route("/openapi.json", openapi, "GET", auth=False),
+        route("/", index, "GET", auth=False),
     ]
 
     async def http_error(request: Request, exc: Exception) -> Response:

@@ -46,27 +46,17 @@ _DELIVERY_COLUMNS = ("message_id", "attempt", "attempted_at", "status", "deliver
 
 
 def _forward(
-    method: Callable[Concatenate[Gateway, _P], _R],
+    method: Callable[Concatenate[Any, _P], _R], *, faults: bool = False
 ) -> Callable[Concatenate[Sandbox, _P], _R]:
-    """``Gateway.method`` as a Sandbox method: the gateway's signature and docstring, called
-    on the sandbox's gateway. The one place a control operation's signature is written is
-    the Gateway (the HTTP control routes call the same methods)."""
+    """``Gateway.method`` (``faults``: ``Faults.method``, on the gateway's request faults) as
+    a Sandbox method: its signature and docstring, called on the sandbox's gateway. The one
+    place a control operation's signature is written is the Gateway or Faults (the HTTP
+    control routes call the same methods)."""
 
     @functools.wraps(method)
     def forwarded(self: Sandbox, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        return method(self._gateway, *args, **kwargs)
-
-    return _named(forwarded)
-
-
-def _forward_faults(
-    method: Callable[Concatenate[Faults, _P], _R],
-) -> Callable[Concatenate[Sandbox, _P], _R]:
-    """``Faults.method`` as a Sandbox method, called on the gateway's request faults."""
-
-    @functools.wraps(method)
-    def forwarded(self: Sandbox, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        return method(self._gateway.request_faults, *args, **kwargs)
+        target = self._gateway.request_faults if faults else self._gateway
+        return method(target, *args, **kwargs)
 
     return _named(forwarded)
 
@@ -187,8 +177,7 @@ class Sandbox(Served):
         return {"api-login": self.login, "api-key": self._api_key}
 
     # --- control: each the Gateway's (or its request Faults') method, its signature and
-    # docstring written there once; records come back as DataFrames (the _*_frame functions
-    # above this class).
+    # docstring written there once; records come back as DataFrames (_forward_as_frame).
 
     balance = _forward(Gateway.balance)
     set_balance = _forward(Gateway.set_balance)
@@ -235,9 +224,9 @@ class Sandbox(Served):
     advance = _forward(Gateway.advance)
     set_duplicate_answer = _forward(Gateway.set_duplicate_answer)
     duplicate_answer = _forward(Gateway.duplicate_answer)
-    inject_faults = _forward_faults(Faults.inject_faults)
-    clear_faults = _forward_faults(Faults.clear_faults)
-    faults = _forward_faults(Faults.faults)
+    inject_faults = _forward(Faults.inject_faults, faults=True)
+    clear_faults = _forward(Faults.clear_faults, faults=True)
+    faults = _forward(Faults.faults, faults=True)
     reset = _forward(Gateway.reset)
 
 
