@@ -20,6 +20,7 @@ See docs/campaigns.md for every decision.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Sequence
 from datetime import datetime
@@ -51,7 +52,7 @@ from smskit.rules.fields import check_field_names
 from smskit.rules.optouts import Suppression
 from smskit.rules.recipients import Recipients
 
-__all__ = ["Campaign", "journal_check"]
+__all__ = ["Campaign", "journal_check", "journal_plan", "send_journaled", "track_links"]
 
 logger = logging.getLogger("smskit.campaigns.campaign")
 
@@ -95,11 +96,6 @@ class Campaign(CampaignExecutor[CampaignResult]):
         # made for the journal a send would use now: a re-run continuing it makes the same
         journal = journal_for_send(self.spec.journal_path())[0]
         return tracking.recipients(recipients, self.spec.identity, journal=journal)
-
-    def _track_links(self, tracking: LinkTracking) -> None:
-        """Track the links with ``tracking`` (an experiment's arm, made from its spec)."""
-        self.tracking = tracking
-        self.recipients = self._tracked(tracking, self.recipients)
 
     def _links_for(self, path: Path) -> None:
         """Give the recipients the short links of this campaign sent in ``path`` when theirs
@@ -205,13 +201,18 @@ class Campaign(CampaignExecutor[CampaignResult]):
     def _planned(self, chunk_size: int) -> Plan:
         return self._plan(chunk_size)
 
-    async def _deliver(self, path: Path, chunk_size: int, run: Run) -> CampaignResult:
+    async def _journaled(self, path: Path, chunk_size: int, wait: float) -> Journal:
+        """The journal at ``path`` holding the campaign's plan (see :meth:`_adopt`), its lease
+        held; the plan's tracked links registered with the inbox first (docs/links.md)."""
         self._links_for(path)
         plan = self._plan(chunk_size)
         if self.tracking is not None:  # registered before any text carrying them goes
             assert self._report is not None  # made by _plan
             self.tracking.register(self._report.frame, self.spec.identity)
-        book = self._adopt(await open_leased(path, mode="any", wait=run.wait), plan, chunk_size)
+        return self._adopt(await open_leased(path, mode="any", wait=wait), plan, chunk_size)
+
+    async def _deliver(self, path: Path, chunk_size: int, run: Run) -> CampaignResult:
+        book = await self._journaled(path, chunk_size, run.wait)
         stop, share = interruption()
         return await execute(
             book, self.client, run.concurrency, run.progress, stop, share=share, repeat=run.repeat
@@ -290,3 +291,29 @@ def journal_check(campaign: Campaign, journal: str | Path | None = None) -> Jour
     campaign._links_for(path)
     plan = campaign._plan(500)  # the campaign id does not depend on the chunking
     return check_journal(path, campaign.name, plan.campaign_id)
+
+
+# What an experiment (smskit.campaigns.experiment) does with each arm's campaign.
+
+
+def track_links(campaign: Campaign, tracking: LinkTracking) -> None:
+    """Track ``campaign``'s links with ``tracking``, made for its text (an experiment's arm,
+    made from its spec, is given its own)."""
+    campaign.tracking = tracking
+    campaign.recipients = campaign._tracked(tracking, campaign.recipients)
+
+
+async def journal_plan(campaign: Campaign, path: Path, chunk_size: int, wait: float) -> None:
+    """Journal ``campaign``'s plan at ``path`` (preflight first), sending nothing; its tracked
+    links are registered with the inbox before (docs/links.md)."""
+    (await campaign._journaled(path, chunk_size, wait)).close()
+
+
+async def send_journaled(
+    campaign: Campaign, path: Path, client: ClientOption, run: Run
+) -> CampaignResult:
+    """Send what the journal at ``path`` (``campaign``'s: :func:`journal_plan`) has left, as
+    ``run`` says, under the campaign's repeat guard (its ``repeat_window``), asked before the
+    first request; a short send is not warned of (the experiment says it per arm)."""
+    guard = campaign._repeat_guard(again=False)
+    return await Campaign._continue(path, client, dataclasses.replace(run, repeat=guard))

@@ -65,14 +65,14 @@ from smskit.campaigns.analysis.split import (
     check_stratify,
     new_seed,
 )
-from smskit.campaigns.campaign import Campaign
+from smskit.campaigns.campaign import Campaign, journal_plan, send_journaled, track_links
 from smskit.campaigns.executor import ClientOption, Run
 from smskit.campaigns.planning.holdout import Holdout, as_holdout
 from smskit.campaigns.planning.links import LinkTracking, check_tracking_inbox
 from smskit.campaigns.planning.plan import Plan, check_name
 from smskit.campaigns.planning.spec import CampaignOptions, CampaignSpec
 from smskit.campaigns.sending.blocking import blocking, warn_caller
-from smskit.campaigns.sending.journal import Journal, open_leased
+from smskit.campaigns.sending.journal import Journal
 from smskit.campaigns.sending.progress import ProgressOption
 from smskit.campaigns.sending.runner import check_chunk_size, check_client
 from smskit.client import AsyncClient, Client
@@ -113,15 +113,8 @@ class _Arm(Campaign):
         return dataclasses.replace(plan, record=record)
 
     async def journal_plan(self, path: Path, chunk_size: int, wait: float) -> None:
-        """Journal the arm's plan at ``path`` (preflight first), sending nothing; its tracked
-        links are registered with the inbox before (docs/links.md)."""
-        self._links_for(path)
-        plan = self._plan(chunk_size)
-        if self.tracking is not None:
-            assert self._report is not None  # made by _plan
-            self.tracking.register(self._report.frame, self.spec.identity)
-        book = self._adopt(await open_leased(path, mode="any", wait=wait), plan, chunk_size)
-        book.close()
+        """Journal the arm's plan at ``path``, sending nothing (:func:`journal_plan`)."""
+        await journal_plan(self, path, chunk_size, wait)
 
 
 @dataclass(frozen=True)
@@ -414,10 +407,9 @@ class Experiment:
         results = {}
         given = None if self._client is self._made else self._client  # made here: the journal's
         for arm, campaign in self._arms.items():
-            # The arm's repeat guard (its repeat_window), asked before its first request.
-            run = Run(concurrency, progress, wait, campaign._repeat_guard(again=False))
+            run = Run(concurrency, progress, wait)
             try:
-                results[arm] = await Campaign._continue(self.journal(arm), given, run)
+                results[arm] = await send_journaled(campaign, self.journal(arm), given, run)
             except SandboxEndedError as ended:  # before any request: nothing was sent
                 raise ended.of_experiment(self.name) from None
         rows = {arm: self.record.rows_of(arm) for arm in self.record.arms}
@@ -556,7 +548,7 @@ class Experiment:
                 arm_spec = arm_spec.replace(text=tracking.tracked.text)
             campaign = _Arm.from_spec(self._client, self._frame.iloc[rows], arm_spec)
             if tracking is not None:
-                campaign._track_links(tracking)
+                track_links(campaign, tracking)
             campaign.experiment = {
                 "name": self.name, "arm": arm, "arms": list(self.record.arms),
                 "control": self.control, "seed": self.seed, "stratify": self.record.stratify,

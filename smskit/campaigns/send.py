@@ -226,9 +226,10 @@ class _Sender:
         if chunk.state == "in_flight" or (chunk.state == "failed" and chunk.retryable):
             started = chunk.first_attempt_at
             if started is not None and time.time() - started > RESEND_WINDOW_S:
-                self.journal.fail_stale(
+                self.journal.mark_done(
                     chunk.idx,
-                    "outcome unknown and its request_id has expired at the gateway (24 h): "
+                    "failed",
+                    error="outcome unknown and its request_id has expired at the gateway (24 h): "
                     "check the gateway's records before sending these recipients again",
                 )
                 return None

@@ -13,7 +13,6 @@ them again is the way to finish an interrupted one.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -90,119 +89,94 @@ async def abulk_hlr(
     given), ``cached`` and ``error`` (why a number has no answer). Unparseable values are not sent
     (nor billed): their row has ``phone_number_type`` ``bad_format``, as the gateway says.
     """
-    job = _HLRJob(numbers, chunk_size, concurrency, journal, max_age, default_region)
+    chunk_size = check_chunk_size(chunk_size, _spec.HLR_MAX)
+    concurrency = check_concurrency(concurrency)
+    max_age = None if max_age is None else checked_seconds("max_age", max_age)
+    inputs, checks = _normalised(numbers, "numbers", default_region)
+    cache: HLRCache | None = None
+    if journal is None or journal is True:
+        cache = HLRCache(hlr_cache_path())
+    elif journal is not False:
+        cache = HLRCache(Path(journal))
     stop, share = interruption()
-    return await job.run(client, simulation_mode, progress, stop, share=share)
+    sendable = _sendable(checks)
+    key = account_of(client)
+    try:
+        answers = cache.cached(key, sendable, max_age) if cache is not None else {}
+        cached = set(answers)
+        todo = [n for n in sendable if n not in cached]
+        errors: dict[str, str] = {}
+        chunks = [todo[i : i + chunk_size] for i in range(0, len(todo), chunk_size)]
+        async with async_client(client, share=share) as gateway:
+
+            async def one(chunk: list[str]) -> dict[str, Any]:
+                try:
+                    results = await gateway.contact.hlr_request(
+                        chunk, simulation_mode=simulation_mode
+                    )
+                except SmskitError as exc:
+                    errors.update(dict.fromkeys(chunk, f"{type(exc).__name__}: {exc}"))
+                else:
+                    got = _by_number(chunk, results.raw)
+                    answers.update(got)
+                    missing = [n for n in chunk if n not in got]
+                    errors.update(dict.fromkeys(missing, "no answer for this number"))
+                    # A simulated answer may be fake (spec): never cache one.
+                    if cache is not None and not simulation_mode:
+                        cache.store(key, got)
+                return {"failed": len(errors)}
+
+            await run_chunks(chunks, one, concurrency=concurrency, stop=stop, progress=progress,
+                             total=len(todo), unit="number", size=len)  # fmt: skip
+        for number in todo:
+            if number not in answers and number not in errors:
+                errors[number] = "not checked: interrupted"
+    finally:
+        if cache is not None:
+            cache.close()
+    return _hlr_results(inputs, checks, answers, cached, errors)
 
 
 bulk_hlr = blocking(abulk_hlr)
 
 
-class _HLRJob:
-    def __init__(
-        self,
-        numbers: Any,
-        chunk_size: int,
-        concurrency: int,
-        journal: str | Path | bool | None,
-        max_age: float | None,
-        default_region: str | None,
-    ) -> None:
-        chunk_size = check_chunk_size(chunk_size, _spec.HLR_MAX)
-        concurrency = check_concurrency(concurrency)
-        max_age = None if max_age is None else checked_seconds("max_age", max_age)
-        self.inputs, self.checks = _normalised(numbers, "numbers", default_region)
-        self.chunk_size = chunk_size
-        self.concurrency = concurrency
-        self.max_age = max_age
-        if journal is False:
-            self.path: Path | None = None
-        elif journal is None or journal is True:
-            self.path = hlr_cache_path()
+def _hlr_results(
+    inputs: list[Any],
+    checks: pd.DataFrame,
+    answers: Mapping[str, Any],
+    cached: set[str],
+    errors: Mapping[str, str],
+) -> HLRResults:
+    import pandas as pd
+
+    from smskit.client.models import HLRResult, HLRResults
+
+    results = []
+    from_cache = []
+    problems: list[str | None] = []
+    for raw, (e164, reason) in zip(
+        inputs, checks[["e164", "reason"]].itertuples(index=False), strict=True
+    ):
+        if not isinstance(e164, str):
+            results.append(HLRResult(phone_number=str(raw), phone_number_type="bad_format"))
+            from_cache.append(False)
+            problems.append(f"not sent: {reason}")
+        elif e164 in answers:
+            results.append(HLRResult.from_json(answers[e164]))
+            from_cache.append(e164 in cached)
+            problems.append(None)
         else:
-            self.path = Path(journal)
-
-    async def run(
-        self,
-        client: Client | AsyncClient,
-        simulation_mode: bool | None,
-        progress: ProgressOption,
-        stop: threading.Event,
-        *,
-        share: bool,
-    ) -> HLRResults:
-        numbers = _sendable(self.checks)
-        cache = HLRCache(self.path) if self.path is not None else None
-        key = account_of(client)
-        try:
-            answers = cache.cached(key, numbers, self.max_age) if cache is not None else {}
-            cached = set(answers)
-            todo = [n for n in numbers if n not in cached]
-            errors: dict[str, str] = {}
-            chunks = [todo[i : i + self.chunk_size] for i in range(0, len(todo), self.chunk_size)]
-            async with async_client(client, share=share) as gateway:
-
-                async def one(chunk: list[str]) -> dict[str, Any]:
-                    try:
-                        results = await gateway.contact.hlr_request(
-                            chunk, simulation_mode=simulation_mode
-                        )
-                    except SmskitError as exc:
-                        errors.update(dict.fromkeys(chunk, f"{type(exc).__name__}: {exc}"))
-                    else:
-                        got = _by_number(chunk, results.raw)
-                        answers.update(got)
-                        missing = [n for n in chunk if n not in got]
-                        errors.update(dict.fromkeys(missing, "no answer for this number"))
-                        # A simulated answer may be fake (spec): never cache one.
-                        if cache is not None and not simulation_mode:
-                            cache.store(key, got)
-                    return {"failed": len(errors)}
-
-                await run_chunks(chunks, one, concurrency=self.concurrency, stop=stop,
-                                 progress=progress, total=len(todo), unit="number",
-                                 size=len)  # fmt: skip
-            for number in todo:
-                if number not in answers and number not in errors:
-                    errors[number] = "not checked: interrupted"
-        finally:
-            if cache is not None:
-                cache.close()
-        return self._frame(answers, cached, errors)
-
-    def _frame(
-        self, answers: Mapping[str, Any], cached: set[str], errors: Mapping[str, str]
-    ) -> HLRResults:
-        import pandas as pd
-
-        from smskit.client.models import HLRResult, HLRResults
-
-        results = []
-        from_cache = []
-        problems: list[str | None] = []
-        for raw, (e164, reason) in zip(
-            self.inputs, self.checks[["e164", "reason"]].itertuples(index=False), strict=True
-        ):
-            if not isinstance(e164, str):
-                results.append(HLRResult(phone_number=str(raw), phone_number_type="bad_format"))
-                from_cache.append(False)
-                problems.append(f"not sent: {reason}")
-            elif e164 in answers:
-                results.append(HLRResult.from_json(answers[e164]))
-                from_cache.append(e164 in cached)
-                problems.append(None)
-            else:
-                results.append(HLRResult(phone_number=e164))
-                from_cache.append(False)
-                problems.append(errors.get(e164, "not checked"))
-        extra = pd.DataFrame(
-            {
-                "input": pd.array([str(v) for v in self.inputs], dtype="string"),
-                "cached": pd.array(from_cache, dtype="bool"),
-                "error": pd.array(problems, dtype="string"),
-            }
-        )
-        return HLRResults(results, raw=[answers.get(e) for e in self.checks["e164"]], extra=extra)
+            results.append(HLRResult(phone_number=e164))
+            from_cache.append(False)
+            problems.append(errors.get(e164, "not checked"))
+    extra = pd.DataFrame(
+        {
+            "input": pd.array([str(v) for v in inputs], dtype="string"),
+            "cached": pd.array(from_cache, dtype="bool"),
+            "error": pd.array(problems, dtype="string"),
+        }
+    )
+    return HLRResults(results, raw=[answers.get(e) for e in checks["e164"]], extra=extra)
 
 
 def _sendable(checks: pd.DataFrame) -> list[str]:
@@ -297,8 +271,6 @@ async def acreate_contacts(
     (``auto_remove_blacklisted_numbers``, ``do_not_overwrite``). One row per contact given:
     ``input``, ``phone_number``, ``status`` (added / updated / skipped) and ``error``.
     """
-    import pandas as pd
-
     chunk_size = check_chunk_size(chunk_size, CONTACTS_CHUNK_MAX)
     concurrency = check_concurrency(concurrency)
     source = Recipients(contacts, field="contacts")
@@ -329,13 +301,8 @@ async def acreate_contacts(
         errors[position] = reason
     from smskit.client.dtypes import CONTACT_ITEM_STATUS_DTYPE, categorical
 
-    return pd.DataFrame(
-        {
-            "input": pd.array([_text(v) for v in inputs], dtype="string"),
-            "phone_number": pd.array(list(checks["e164"]), dtype="string"),
-            "status": categorical(outcomes, CONTACT_ITEM_STATUS_DTYPE),
-            "error": pd.array(_reasons(errors, checks), dtype="string"),
-        }
+    return _per_input(
+        inputs, checks, "status", categorical(outcomes, CONTACT_ITEM_STATUS_DTYPE), errors
     )
 
 
@@ -373,14 +340,8 @@ async def adelete_contacts(
     )
     done = dict(zip(numbers, zip(outcomes, errors, strict=True), strict=True))
     per_input = [done.get(e164, (False, None)) for e164 in checks["e164"]]
-    return pd.DataFrame(
-        {
-            "input": pd.array([_text(v) for v in inputs], dtype="string"),
-            "phone_number": pd.array(list(checks["e164"]), dtype="string"),
-            "deleted": pd.array([outcome is True for outcome, _ in per_input], dtype="bool"),
-            "error": pd.array(_reasons([e for _, e in per_input], checks), dtype="string"),
-        }
-    )
+    deleted = pd.array([outcome is True for outcome, _ in per_input], dtype="bool")
+    return _per_input(inputs, checks, "deleted", deleted, [e for _, e in per_input])
 
 
 delete_contacts = blocking(adelete_contacts)
@@ -423,11 +384,25 @@ async def _by_chunks(
     return outcomes, errors
 
 
-def _reasons(errors: Iterable[str | None], checks: pd.DataFrame) -> list[str | None]:
-    return [
+def _per_input(
+    inputs: list[Any], checks: pd.DataFrame, outcome: str, values: Any, errors: Iterable[str | None]
+) -> pd.DataFrame:
+    """One row per input: ``input``, ``phone_number``, the ``outcome`` column and ``error``
+    (why an input was not sent)."""
+    import pandas as pd
+
+    reasons = [
         error if isinstance(e164, str) else f"not sent: {reason}"
         for error, e164, reason in zip(errors, checks["e164"], checks["reason"], strict=True)
     ]
+    return pd.DataFrame(
+        {
+            "input": pd.array([_text(v) for v in inputs], dtype="string"),
+            "phone_number": pd.array(list(checks["e164"]), dtype="string"),
+            outcome: values,
+            "error": pd.array(reasons, dtype="string"),
+        }
+    )
 
 
 def _text(value: Any) -> str | None:

@@ -427,8 +427,5 @@ def _field_values(name: str, column: pd.Series) -> FieldValues:
     refused = [u.type_name if isinstance(u, _Refused) else None for u in found]
     missing = len(found)
     return FieldValues(
-        name,
-        np.where(codes < 0, missing, codes).astype("int32"),
-        (*texts, ""),
-        (*refused, None),
+        name, np.where(codes < 0, missing, codes).astype("int32"), (*texts, ""), (*refused, None)
     )

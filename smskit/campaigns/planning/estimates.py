@@ -78,20 +78,8 @@ class Simulator:
         }
 
     def estimate(self, balance: float | None) -> CostEstimate:
-        import pandas as pd
-
-        frame = pd.DataFrame(
-            [self.rows[i] for i in sorted(self.rows)],
-            columns=["chunk", "recipients", "sms", "cost", "error"],
-        ).astype({"sms": "Int64", "cost": "Float64", "error": "string"})
-        problems = pd.DataFrame(self.problems, columns=["row", "phone_number", "chunk", "error"])
-        return CostEstimate(
-            "gateway",
-            frame,
-            balance,
-            problems.sort_values("row", ignore_index=True),
-            refused_for_credit=self.short,
-        )
+        rows = [self.rows[i] for i in sorted(self.rows)]
+        return _estimate("gateway", rows, balance, self.problems, refused_for_credit=self.short)
 
 
 async def simulate(
@@ -115,13 +103,10 @@ async def simulate(
             await simulator.chunk(*chunk)
 
         await run_chunks(chunks, one, concurrency=concurrency, stop=stop, progress=progress,
-                         total=total, unit="recipient", size=_recipients)  # fmt: skip
+                         total=total, unit="recipient",
+                         size=lambda chunk: len(chunk[1]))  # fmt: skip
         balance = (await gateway.wallet.check_balance()).amount
     return simulator.estimate(balance)
-
-
-def _recipients(chunk: tuple[int, list[int], ContactChunk]) -> int:
-    return len(chunk[1])
 
 
 def offline_estimate(
@@ -130,8 +115,6 @@ def offline_estimate(
 ) -> CostEstimate:
     """The figures of each chunk, given as (segments, regions) of its recipients, from the
     segments alone; a cost only with ``unit_prices`` (EUR per segment by country code)."""
-    import pandas as pd
-
     rows = []
     for index, (segments, found) in enumerate(chunks):
         cost: float | None = None
@@ -148,11 +131,25 @@ def offline_estimate(
             {"chunk": index, "recipients": len(segments), "sms": int(sum(segments)),
              "cost": cost, "error": error}
         )  # fmt: skip
+    return _estimate("offline", rows, None, [])
+
+
+def _estimate(
+    source: str,
+    rows: list[dict[str, Any]],
+    balance: float | None,
+    problems: list[dict[str, Any]],
+    refused_for_credit: bool = False,
+) -> CostEstimate:
+    """The estimate of chunks ``rows`` and refused recipients ``problems`` (by row)."""
+    import pandas as pd
+
     frame = pd.DataFrame(rows, columns=["chunk", "recipients", "sms", "cost", "error"]).astype(
         {"sms": "Int64", "cost": "Float64", "error": "string"}
     )
-    problems = pd.DataFrame(columns=["row", "phone_number", "chunk", "error"])
-    return CostEstimate("offline", frame, None, problems)
+    refused = pd.DataFrame(problems, columns=["row", "phone_number", "chunk", "error"])
+    refused = refused.sort_values("row", ignore_index=True)
+    return CostEstimate(source, frame, balance, refused, refused_for_credit=refused_for_credit)
 
 
 @dataclass(frozen=True)

@@ -27,11 +27,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
-from smskit.campaigns.planning.audience import (
-    DOUBTFUL_ORDER,
-    NUMBER_BLOCK_ROWS,
-    Audience,
-)
+from smskit.campaigns.planning.audience import DOUBTFUL_ORDER, NUMBER_BLOCK_ROWS, Audience
 from smskit.campaigns.planning.holdout import Holdout
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
@@ -40,9 +36,7 @@ from smskit.rules.content import RULE_STOP_MISSING, has_stop_mention, sender_all
 from smskit.rules.destinations import Destinations
 from smskit.rules.fields import used_fields
 from smskit.rules.findings import ISSUES, Finding
-from smskit.rules.hours import (
-    hours_refusals,
-)
+from smskit.rules.hours import hours_refusals
 from smskit.rules.missing import is_missing
 from smskit.rules.optouts import INCLUDED, OPTED_OUT, check_include_opted_out
 from smskit.rules.recipients import Recipients
@@ -365,9 +359,7 @@ _standings: weakref.WeakKeyDictionary[Audience, Standing] = weakref.WeakKeyDicti
 
 
 def _standing_key(
-    settings: PreflightSettings,
-    suppressed: frozenset[str],
-    reached: np.ndarray | None,
+    settings: PreflightSettings, suppressed: frozenset[str], reached: np.ndarray | None
 ) -> tuple[Any, ...]:
     capping = reached is not None and len(reached) > 0 and settings.frequency_cap is not None
     return (suppressed, settings.include_opted_out, capping, reached if capping else None)

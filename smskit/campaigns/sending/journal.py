@@ -49,14 +49,7 @@ from smskit.rules.contacts import ContactChunk, chunk_contacts
 from smskit.rules.missing import is_missing
 from smskit.rules.ranges import checked_seconds
 
-__all__ = [
-    "CHUNK_STATES",
-    "Chunk",
-    "Journal",
-    "column_json",
-    "derive_request_id",
-    "open_leased",
-]
+__all__ = ["CHUNK_STATES", "Chunk", "Journal", "column_json", "derive_request_id", "open_leased"]
 
 FORMAT_VERSION: Final = 2
 CHUNK_STATES: Final = ("pending", "in_flight", "sent", "already_accepted", "failed")
@@ -587,10 +580,6 @@ class Journal:
             )
             _log(db, idx, "pending", error, now)
 
-    def fail_stale(self, idx: int, error: str) -> None:
-        """An ``in_flight`` chunk whose request_id has expired: its outcome cannot be known."""
-        self.mark_done(idx, "failed", error=error, retryable=False)
-
     # -- recipients kept out ---------------------------------------------------------------
 
     def excluded(self) -> list[tuple[int, str | None, str | None, str, str | None]]:
@@ -602,8 +591,7 @@ class Journal:
         """:meth:`excluded`, only those of ``issue`` (``opted_out``: at most as many as the
         account's list holds, where a streamed campaign's exclusions may not fit in memory)."""
         return self._read(
-            "SELECT row, input, phone_number, issue, detail FROM excluded WHERE issue = ?",
-            (issue,),
+            "SELECT row, input, phone_number, issue, detail FROM excluded WHERE issue = ?", (issue,)
         )
 
     def withhold(self, chunk: Chunk, dropped: Sequence[int], issue: str, detail: str) -> Chunk:

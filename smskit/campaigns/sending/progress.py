@@ -37,14 +37,7 @@ class Progress:
     ``ProgressEvents`` object.
     """
 
-    def __init__(
-        self,
-        progress: ProgressOption,
-        *,
-        total: int,
-        initial: int,
-        unit: str,
-    ) -> None:
+    def __init__(self, progress: ProgressOption, *, total: int, initial: int, unit: str) -> None:
         self._bar: Any = None
         self._events: ProgressEvents | None = None
         if progress is False or progress is None:

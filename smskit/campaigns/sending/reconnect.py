@@ -26,12 +26,7 @@ from smskit.client import AsyncClient, Client
 from smskit.client.config import ENV_KEY, ENV_LOGIN, Secret, running_sandbox
 from smskit.errors import ConfigurationError, SandboxEndedError, advised
 
-__all__ = [
-    "ended_sandbox",
-    "journal_for_send",
-    "reconnect",
-    "reopen",
-]
+__all__ = ["ended_sandbox", "journal_for_send", "reconnect", "reopen"]
 
 C = TypeVar("C", Client, AsyncClient)
 
@@ -39,11 +34,7 @@ ASK = "pass client=smskit.Client(...) for the gateway it was sent to"
 
 
 async def reopen(
-    journal_path: str | Path,
-    client: Client | AsyncClient | None,
-    *,
-    concurrency: int,
-    wait: float,
+    journal_path: str | Path, client: Client | AsyncClient | None, *, concurrency: int, wait: float
 ) -> tuple[Journal, Client | AsyncClient]:
     """What a resume needs: the journal, its lease held (waiting up to ``wait`` s without
     blocking the loop), and ``client``, else one on the gateway the journal records (only
