@@ -21,13 +21,18 @@ from smskit.cli.output import (
     records,
     row,
 )
-from smskit.cli.sendcheck import Refused, journal_result, quiet_shortfall, say_shortfall
+from smskit.cli.sendcheck import (
+    Refused,
+    inbox_file,
+    journal_result,
+    quiet_shortfall,
+    say_shortfall,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from smskit.campaigns import CampaignResult
-    from smskit.replies import Inbox
 
 journal_argument = click.argument(
     "journal", metavar="JOURNAL", type=click.Path(exists=True, dir_okay=False, path_type=Path)
@@ -127,7 +132,7 @@ def list_(
         raise click.BadParameter(
             f"{output}: directory {str(output.parent)!r} does not exist", param_hint="'-o'"
         )
-    store = None if inbox is None else _inbox(inbox)
+    store = None if inbox is None else inbox_file(inbox, "--inbox")
     with warnings.catch_warnings():  # each unreadable journal is printed below, by row
         warnings.simplefilter("ignore", UserWarning)
         ledger = history(list(journals) or None, inbox=store)
@@ -155,18 +160,6 @@ def list_(
     for journal, problem in unread[["journal", "problem"]].itertuples(index=False):
         click.echo(f"smskit campaign list: unreadable journal {journal}: {problem}", err=True)
     return EXIT_INPUT if len(unread) else 0
-
-
-def _inbox(path: Path) -> Inbox:
-    """The store at ``path``; a file that is not one is input refused naming --inbox (exit 4),
-    left unchanged."""
-    from smskit.errors import ConfigurationError
-    from smskit.replies import Inbox
-
-    try:
-        return Inbox(path)
-    except ConfigurationError as exc:  # raised by the inbox's check, about this file only
-        raise Refused(f"--inbox {path}: {exc}", EXIT_INPUT) from exc
 
 
 def _json_rows(frame: pd.DataFrame) -> list[dict[str, Any]]:

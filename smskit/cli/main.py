@@ -68,7 +68,12 @@ class SmskitGroup(click.Group):
         standalone_mode: bool = True,
         **extra: Any,
     ) -> int:
-        code = _run(self, args, prog_name or "smskit", complete_var, extra)
+        files = FILES_READ.set({})  # the files this run reads, afresh
+        try:
+            argv = list(sys.argv[1:] if args is None else args)
+            code = _outcome(self, argv, prog_name or "smskit", complete_var, extra)
+        finally:
+            FILES_READ.reset(files)
         if standalone_mode:
             _before_exit()
             sys.exit(code)
@@ -141,21 +146,6 @@ def _before_exit() -> None:
     import gc
 
     gc.freeze()
-
-
-def _run(
-    group: click.Group,
-    argv: Sequence[str] | None,
-    prog_name: str,
-    complete_var: str | None,
-    extra: dict[str, Any],
-) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    files = FILES_READ.set({})
-    try:
-        return _outcome(group, args, prog_name, complete_var, extra)
-    finally:
-        FILES_READ.reset(files)
 
 
 def _outcome(

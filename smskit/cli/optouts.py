@@ -28,7 +28,7 @@ from smskit.cli.output import (
     print_table,
     records,
 )
-from smskit.cli.sendcheck import Refused
+from smskit.cli.sendcheck import Refused, inbox_file
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -219,14 +219,10 @@ def absorb(inbox: Path, account: _Account) -> int:
     callback is taken once, however often absorbed. Exits 4 when the inbox holds no opt-out,
     9 when each was taken before (nothing done)."""
     from smskit.errors import ConfigurationError
-    from smskit.replies import Inbox
 
     if inbox.stat().st_size == 0:  # read, never made into a store here
         raise Refused(f"INBOX {inbox}: an empty file, not an inbox: nothing added", EXIT_INPUT)
-    try:
-        store = Inbox(inbox)
-    except ConfigurationError as exc:  # not an inbox file: input refused, like --inbox (exit 4)
-        raise Refused(f"INBOX {inbox}: {exc}", EXIT_INPUT) from exc
+    store = inbox_file(inbox, "INBOX")  # not an inbox file: input refused, like --inbox
     with account.open() as listed:
         try:
             added = listed.absorb(store)

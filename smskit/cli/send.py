@@ -234,22 +234,20 @@ def send(
         if refusals and not outside_hours:
             opening = campaign.next_permitted()
             assert opening is not None  # refused for the hours: a permitted moment comes
-            if dry_run:  # a dry run checks and costs: it says when the send would be allowed
-                document["allowed_from"] = opening.isoformat()
-                if not as_json:
-                    click.echo(
-                        f"Not allowed now: {'; '.join(refusals)}; the send would be allowed "
-                        f"from {opening:%a %Y-%m-%d %H:%M %Z} (--at-next-permitted schedules it "
-                        "there)"
-                    )
-        if refusals and not outside_hours and not dry_run:
-            opening = campaign.next_permitted()
-            assert opening is not None
-            raise Refused(
-                f"{'; '.join(refusals)}: nothing sent; pass --at-next-permitted to schedule it "
-                f"at the next permitted moment ({opening:%a %Y-%m-%d %H:%M %Z}), or "
-                "--outside-hours to send it anyway"
-            )
+            if not dry_run:
+                raise Refused(
+                    f"{'; '.join(refusals)}: nothing sent; pass --at-next-permitted to schedule "
+                    f"it at the next permitted moment ({opening:%a %Y-%m-%d %H:%M %Z}), or "
+                    "--outside-hours to send it anyway"
+                )
+            # a dry run checks and costs: it says when the send would be allowed
+            document["allowed_from"] = opening.isoformat()
+            if not as_json:
+                click.echo(
+                    f"Not allowed now: {'; '.join(refusals)}; the send would be allowed "
+                    f"from {opening:%a %Y-%m-%d %H:%M %Z} (--at-next-permitted schedules it "
+                    "there)"
+                )
         asked = journal if journal is not None else campaign.default_journal()
         # the library's warning names Python: _say_new_journal says it once the send goes ahead
         path = campaign.journal_for_send(asked, announce=False)

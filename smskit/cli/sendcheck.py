@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     import smskit
     from smskit.campaigns import CampaignResult, PreflightReport
+    from smskit.replies import Inbox
 
 __all__ = [
     "SHOWN_ROWS",
@@ -30,6 +31,7 @@ __all__ = [
     "check_fields",
     "check_journal",
     "grouped",
+    "inbox_file",
     "journal_result",
     "show_preflight",
 ]
@@ -124,6 +126,18 @@ def journal_result(path: Path, option: str) -> CampaignResult:
     try:
         return CampaignResult.load(path)
     except ConfigurationError as exc:  # raised by the journal check, about this file only
+        raise Refused(f"{option} {path}: {exc}") from exc
+
+
+def inbox_file(path: Path, option: str) -> Inbox:
+    """The inbox file at ``path``; a file that is not one is input refused naming ``option``
+    (exit 4), left unchanged."""
+    from smskit.errors import ConfigurationError
+    from smskit.replies import Inbox
+
+    try:
+        return Inbox(path)
+    except ConfigurationError as exc:  # raised by the inbox's check, about this file only
         raise Refused(f"{option} {path}: {exc}") from exc
 
 
