@@ -117,15 +117,6 @@ class _Arm(Campaign):
         await journal_plan(self, path, chunk_size, wait)
 
 
-@dataclass(frozen=True)
-class _Loaded:
-    """What :meth:`Experiment.load` gives the constructor instead of recipients: the record
-    read, and the directory it was read from."""
-
-    record: ExperimentRecord
-    directory: Path
-
-
 class Experiment:
     """An A/B (or A/B/n) test of texts: the audience split at random, one arm per text.
 
@@ -164,15 +155,6 @@ class Experiment:
         **options: Unpack[CampaignOptions],
     ) -> None:
         check_client(client)
-        if isinstance(recipients, _Loaded):  # Experiment.load: the record, no recipients
-            record = recipients.record
-            spec = CampaignSpec(
-                next(iter(record.arms.values())), record.sender, record.options, None,
-                record.default_region, None, None, record.created_at,
-            )  # fmt: skip
-            self._links = None  # the arms' journals hold their links
-            self._hold(record, recipients.directory, client, None, spec)
-            return
         arms = check_arms(variants)
         held = _check_holdout(holdout, stratify, arms)
         self._links = None if track_links is None else check_tracking_inbox(track_links)
@@ -238,7 +220,14 @@ class Experiment:
         _check_name(name)
         where = _directory(directory)
         record = ExperimentRecord.read(record_path(where, name))
-        return cls(client, _Loaded(record, where), variants=record.arms, sender=record.sender)
+        spec = CampaignSpec(
+            next(iter(record.arms.values())), record.sender, record.options, None,
+            record.default_region, None, None, record.created_at,
+        )  # fmt: skip
+        experiment = cls.__new__(cls)  # made from its record: no recipients to split
+        experiment._links = None  # the arms' journals hold their links
+        experiment._hold(record, where, client, None, spec)
+        return experiment
 
     @property
     def name(self) -> str:
@@ -397,12 +386,9 @@ class Experiment:
             try:
                 await campaign.journal_plan(path, chunk_size, wait)
             except ValidationError as exc:  # an arm refused (every recipient opted out...)
+                where = f"arm {arm!r}: {exc.field}"
                 raise ValidationError(
-                    f"arm {arm!r}: {exc.field}",
-                    exc.rule,
-                    position=exc.position,
-                    value=exc.value,
-                    line=exc.line,
+                    where, exc.rule, position=exc.position, value=exc.value, line=exc.line
                 ) from exc
         results = {}
         given = None if self._client is self._made else self._client  # made here: the journal's

@@ -44,6 +44,7 @@ from smskit.campaigns.analysis.conversions import (
     send_instants,
 )
 from smskit.campaigns.analysis.lift import GroupTotals, frame_totals
+from smskit.dask.stream import frame_of
 from smskit.errors import ValidationError
 from smskit.rules.files import table_path
 from smskit.rules.orders import order_frame, order_numbers, read_orders, window_of
@@ -283,26 +284,23 @@ def conversions(
     recipient's id at its ``row``) instead of numbers. ``reading`` as the pandas function
     reads the orders (:class:`~smskit.campaigns.analysis.conversions.OrderColumns`)."""
     read = OrderColumns(**reading)
-    at, value, number, default_region = read.at, read.value, read.number, read.default_region
     span = window_of(read.window).value
     if not isinstance(orders, dd.DataFrame):  # a file that cannot be read: refused now
         orders = table_path(orders, "orders") or orders
     start = int(send_instants(pd.DataFrame(index=range(1)), sent_at)[0])
-    money = value is not None
+    bounds = (start, start + span)
     if customer_id is not None:
-        bounds = (start, start + span)
-        return _by_customer_id(recipients, orders, bounds, at, value, customer_id, table)
-    buyers = _buyers(orders, (start, start + span), at, value, number, default_region)
+        return _by_customer_id(recipients, orders, bounds, read.at, read.value, customer_id, table)
+    buyers = _buyers(orders, bounds, read.at, read.value, read.number, read.default_region)
     # One task of the graph: each compute reads the orders once, for every partition.
+    money = read.value is not None
     meta = _meta(money)
     dtypes = meta.dtypes.to_dict()
     parts = [
-        delayed(_partition)(part, buyers, default_region, money, dtypes)
+        delayed(_partition)(part, buyers, read.default_region, money, dtypes)
         for part in recipients.to_delayed()
     ]
-    if not parts:
-        return dd.from_pandas(meta, npartitions=1)
-    return dd.from_delayed(parts, meta=meta, verify_meta=False)
+    return frame_of(parts, meta)
 
 
 @dataclass(frozen=True)
@@ -417,9 +415,7 @@ def _by_customer_id(
         delayed(_id_partition)(part, mine, checked, found, column, money, dtypes)
         for part, mine in zip(parts, ids, strict=True)
     ]
-    if not done:
-        return dd.from_pandas(meta, npartitions=1)
-    return dd.from_delayed(done, meta=meta, verify_meta=False)
+    return frame_of(done, meta)
 
 
 def _totals(part: pd.DataFrame, treated: str | None, holdout: str) -> tuple[GroupTotals, ...]:

@@ -54,7 +54,7 @@ from smskit.campaigns.analysis.results import (
 from smskit.campaigns.planning.holdout import HELD_OUT
 from smskit.campaigns.sending.journal import DONE_STATES, FIELD_PREFIX, Journal
 from smskit.dask.conversions import conversions, group_totals
-from smskit.dask.stream import parts_of, rows_of
+from smskit.dask.stream import frame_of, parts_of, rows_of
 from smskit.errors import ConfigurationError
 from smskit.rules.links import sent_tokens
 from smskit.rules.optouts import OPTED_OUT
@@ -200,26 +200,25 @@ class StreamedResult(CampaignOutcomes[dd.DataFrame]):
         """One row per recipient, lazily (``CampaignResult.to_frame()``'s columns and dtypes):
         row, phone_number, chunk, request_id, ticket, state, segments, cost (its share of the
         chunk's cost, by segments), error."""
-        paired = len(self.excluded_files) == len(self.kept_files)
         parts = []
         first = start = 0  # the partition's first chunk, and its first row in the result
-        for index, (path, rows) in enumerate(self.kept_files):
+        for path, rows, out in self._staged():
             count = -(-rows // self.chunk_size)
             mine = self.chunk_states["chunk"].between(first, first + count - 1)
             refused = self.rejected["chunk"].between(first, first + count - 1)
-            out = self.excluded_files[index] if paired else None
             chunks = self.chunk_states[mine], self.rejected[refused], first, self.chunk_size
             parts.append(delayed(outcomes_partition)(path, out, *chunks, start, self.opted_out))
             first += count
             start += rows + (rows_of(out) if out is not None else 0)
-        for out in () if paired else self.excluded_files:
-            none = self.chunk_states.iloc[:0], self.rejected.iloc[:0], 0, self.chunk_size
-            parts.append(delayed(outcomes_partition)(None, out, *none, start))
-            start += rows_of(out)
-        meta = _empty()
-        if not parts:
-            return dd.from_pandas(meta, npartitions=1)
-        return dd.from_delayed(parts, meta=meta, verify_meta=False)
+        return frame_of(parts, _empty())
+
+    def _staged(self) -> list[tuple[Path | None, int, Path | None]]:
+        """Each staged partition: its kept file and rows, and its excluded file. Kept and
+        excluded files pair up when there are as many of each, else each is on its own."""
+        kept, excluded = self.kept_files, self.excluded_files
+        if len(excluded) == len(kept):
+            return [(path, rows, out) for (path, rows), out in zip(kept, excluded, strict=True)]
+        return [*((path, rows, None) for path, rows in kept), *((None, 0, o) for o in excluded)]
 
     def _outcomes(self, callbacks: Callbacks, hlr: Any, match: Match, zone: Any) -> dd.DataFrame:
         with Journal(self.journal) as book:
@@ -267,20 +266,11 @@ class StreamedResult(CampaignOutcomes[dd.DataFrame]):
         ``phone_number``, ``group`` (``treated``: every recipient its chunks hold, the
         gateway's refusals and those left out at a resume aside, as the pandas result
         counts them; ``holdout``: the held out), in row order."""
-        paired = len(self.excluded_files) == len(self.kept_files)
         gone = set(self.rejected["row"].tolist())
         if self.opted_out is not None:
             gone |= set(self.opted_out["row"].tolist())
-        parts = []
-        for index, (path, _rows) in enumerate(self.kept_files):
-            out = self.excluded_files[index] if paired else None
-            parts.append(delayed(_groups_partition)(path, out, gone))
-        for out in () if paired else self.excluded_files:
-            parts.append(delayed(_groups_partition)(None, out, gone))
-        meta = _groups_partition(None, None, set())
-        if not parts:
-            return dd.from_pandas(meta, npartitions=1)
-        return dd.from_delayed(parts, meta=meta, verify_meta=False)
+        parts = [delayed(_groups_partition)(path, out, gone) for path, _, out in self._staged()]
+        return frame_of(parts, _groups_partition(None, None, set()))
 
     @property
     def sent_at(self) -> pd.Timestamp:

@@ -4,7 +4,8 @@ A frame whose graph holds a shuffle (duplicates found across partitions) recompu
 shuffle for each partition computed on its own. So the frame is first written to Parquet by
 the cluster (one file per partition, each a pure function of the source), then read back file
 by file: the client holds at most ``ahead + 1`` partitions, the staged files are what a resume
-reads again, and the cluster never ships everything to the client.
+reads again, and the cluster never ships everything to the client. Back the other way,
+:func:`frame_of` makes one lazy frame of pandas partitions computed by tasks.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from smskit.errors import ConfigurationError
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
+    from dask.delayed import Delayed
 
-__all__ = ["Materialised", "parts_of", "rows_of", "stage", "stream"]
+__all__ = ["Materialised", "frame_of", "parts_of", "rows_of", "stage", "stream"]
 
 
 @dataclass
@@ -57,6 +59,16 @@ def stage(frame: dd.DataFrame, directory: Path) -> list[Path]:
         str(directory), write_index=False, name_function=lambda k: f"part-{k:06d}.parquet"
     )
     return parts_of(directory)
+
+
+def frame_of(parts: list[Delayed], meta: pd.DataFrame) -> dd.DataFrame:
+    """The lazy frame of ``parts`` (delayed pandas frames with ``meta``'s columns and dtypes);
+    without any part, one empty partition (``meta``)."""
+    import dask.dataframe as dd
+
+    if not parts:
+        return dd.from_pandas(meta, npartitions=1)
+    return dd.from_delayed(parts, meta=meta, verify_meta=False)
 
 
 def parts_of(directory: Path) -> list[Path]:

@@ -270,7 +270,10 @@ def _keys(
         mine = recipients[on]
         theirs = order_ids(frame, on, rows)
         refuse_unmatchable(mine, theirs, on, int(rows[0]) if len(rows) else None)
-        _present(mine, f"recipients.{on}", "a recipient without one cannot be matched")
+        missing = np.flatnonzero(mine.isna().to_numpy(dtype=bool))
+        if len(missing):  # it would match nothing, or another missing one
+            rule = "is missing: a recipient without one cannot be matched"
+            raise ValidationError(f"recipients.{on}", rule, position=mine.index[int(missing[0])])
         refuse_repeats(mine, f"recipients.{on}")
         return mine.to_numpy(), np.asarray(pd.Index(mine).get_indexer(theirs), dtype="int64")
     numbers = recipients[["phone_number"]].assign(
@@ -313,17 +316,6 @@ def with_outcomes(frame: pd.DataFrame, outcomes: pd.DataFrame) -> pd.DataFrame:
     seen = outcomes[["phone_number", *INBOX_COLUMNS]].astype({"phone_number": "string"})
     joined = frame.merge(seen, on="phone_number", how="left")
     return joined.astype({"replied": "boolean", "clicked": "boolean"})
-
-
-def _present(keys: pd.Series, where: str, why: str) -> None:
-    """Refuse a missing customer id (naming the first row): it would match nothing, or
-    another missing one."""
-    import numpy as np
-
-    missing = keys.isna().to_numpy(dtype=bool)
-    if missing.any():
-        row = keys.index[int(np.flatnonzero(missing)[0])]
-        raise ValidationError(where, f"is missing: {why}", position=row)
 
 
 def _id_kind(ids: Any) -> str | None:

@@ -266,9 +266,7 @@ class CampaignResult(CampaignOutcomes["pd.DataFrame"]):
     @property
     def complete(self) -> bool:
         """Nothing left to send: every recipient sent, rejected or excluded."""
-        return not any(
-            c.size and c.state in ("pending", "in_flight", "failed") for c in self.records
-        )
+        return not any(c.size and c.state in UNSENT_STATES for c in self.records)
 
     @cached_property
     def _recipients_frame(self) -> pd.DataFrame:

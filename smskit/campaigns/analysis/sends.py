@@ -126,31 +126,13 @@ def sends(
     ``leave_out``: a campaign's name whose own journal is not counted."""
     import pandas as pd
 
-    parts = []
-    for path, found in _selected(journals, account, marketing, leave_out):
-        frame = found.frame
-        parts.append(
-            pd.DataFrame(
-                {
-                    "phone_number": frame["phone_number"].astype("string"),
-                    "sent_at": frame["sent_at"],
-                    "campaign": pd.Series([found.name] * len(frame), dtype="string"),
-                    "purpose": pd.Series([found.purpose] * len(frame), dtype="string"),
-                    "journal": pd.Series([str(path)] * len(frame), dtype="string"),
-                }
-            )
-        )
-    if not parts:
-        return pd.DataFrame(
-            {
-                "phone_number": pd.Series(dtype="string"),
-                "sent_at": pd.Series(dtype="datetime64[ns, UTC]"),
-                "campaign": pd.Series(dtype="string"),
-                "purpose": pd.Series(dtype="string"),
-                "journal": pd.Series(dtype="string"),
-            }
-        )
-    whole = pd.concat(parts, ignore_index=True)
+    parts = [
+        found.frame.assign(campaign=found.name, purpose=found.purpose, journal=str(path))
+        for path, found in _selected(journals, account, marketing, leave_out)
+    ]
+    whole = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=SENDS_COLUMNS)
+    dtypes = {**dict.fromkeys(SENDS_COLUMNS, "string"), "sent_at": "datetime64[ns, UTC]"}
+    whole = whole[list(SENDS_COLUMNS)].astype(dtypes)
     return whole.sort_values("sent_at", kind="stable", ignore_index=True)
 
 
