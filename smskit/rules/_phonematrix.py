@@ -28,7 +28,6 @@ from phonenumbers import ValidationResult
 
 from smskit.rules._digitdfa import PAD
 from smskit.rules._phoneplan import (
-    DIGIT_ALTERNATIVES,
     GENERAL,
     IDD,
     MAX_NSN,
@@ -37,12 +36,12 @@ from smskit.rules._phoneplan import (
     Plan,
     Vocabulary,
     length_result,
-    main_region,
     plan_for,
     possible_reason,
     region_types,
 )
 from smskit.rules._phonetexts import FLOAT_TEXT
+from smskit.rules.phonecheck import DIGIT_ALTERNATIVES, main_region
 from smskit.rules.spec import PHONE_NUMBER_TYPE as TYPES
 
 if TYPE_CHECKING:  # pyarrow is imported where texts are read (the sandbox reads none)

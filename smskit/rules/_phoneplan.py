@@ -21,10 +21,10 @@ import phonenumbers
 from phonenumbers import PhoneMetadata, PhoneNumber, PhoneNumberType, ValidationResult
 
 from smskit.rules._digitdfa import DigitAutomaton, Unsupported, digit_matrix
+from smskit.rules.phonecheck import national_rule
 
 __all__ = [
     "DESCS",
-    "DIGIT_ALTERNATIVES",
     "GENERAL",
     "IDD",
     "LEADING",
@@ -34,7 +34,6 @@ __all__ = [
     "Plan",
     "Vocabulary",
     "length_result",
-    "main_region",
     "plan_for",
     "possible_reason",
     "region_types",
@@ -76,7 +75,6 @@ NO_STRIP_LENGTH: Final = frozenset(
         ValidationResult.INVALID_LENGTH,
     }
 )
-DIGIT_ALTERNATIVES: Final = re.compile(r"[0-9]+(?:\|[0-9]+)*")
 
 
 @dataclass(frozen=True)
@@ -93,7 +91,7 @@ class Plan:
     has_leading_digits: bool
     national_prefix: str | None
     trunk: tuple[str, ...]  # national prefixes phonenumbers may strip, in its order
-    plain_trunk: bool  # the trunk rule is plain digit alternatives (read_valid reads them)
+    plain_trunk: bool  # the trunk rule read_valid reads (phonecheck.national_rule)
     parsing: str | None  # phonenumbers' national_prefix_for_parsing
     transform: str | None  # and its national_prefix_transform_rule
 
@@ -167,12 +165,6 @@ def plan_for(region: str) -> Plan | None:
         return None
     parsing = meta.national_prefix_for_parsing
     trunk = tuple(parsing.split("|")) if parsing else ()
-    # Carrier codes and transform rules are for the per-number path to read.
-    plain = not meta.national_prefix_transform_rule and (
-        not parsing or DIGIT_ALTERNATIVES.fullmatch(parsing) is not None
-    )
-    if trunk and meta.national_prefix not in trunk:
-        plain = False
     descs = [getattr(meta, name) for name in DESCS]
     patterns: list[str | None] = [d.national_number_pattern if d else None for d in descs]
     patterns.append(f"(?:{meta.leading_digits})[0-9]*" if meta.leading_digits else None)
@@ -199,7 +191,7 @@ def plan_for(region: str) -> Plan | None:
         has_leading_digits=meta.leading_digits is not None,
         national_prefix=meta.national_prefix,
         trunk=trunk,
-        plain_trunk=plain,
+        plain_trunk=national_rule(region) is not None,
         parsing=parsing or None,
         transform=meta.national_prefix_transform_rule or None,
     )
@@ -236,11 +228,6 @@ def possible_reason(code: int, length: int) -> int:
     """phonenumbers' is_possible_number_with_reason for ``length`` national digits."""
     number = PhoneNumber(country_code=code, national_number=int("1" * length))
     return int(phonenumbers.is_possible_number_with_reason(number))
-
-
-def main_region(code: int) -> str | None:
-    region = phonenumbers.region_code_for_country_code(code)
-    return region if len(region) == 2 and region != "ZZ" else None
 
 
 class Vocabulary(NamedTuple):

@@ -20,13 +20,7 @@ __all__ = ["checked_file_name"]
 
 
 def checked_file_name(
-    field: str,
-    value: Any,
-    *,
-    longest: int,
-    dots: bool,
-    names: str,
-    position: int | None = None,
+    field: str, value: Any, *, longest: int, dots: bool, names: str, position: int | None = None
 ) -> str:
     """``value`` if it is a name of 1 to ``longest`` characters as above (``.`` allowed when
     ``dots``); else a ValidationError naming ``field`` (at ``position``, if given) and what

@@ -64,11 +64,7 @@ def opted_out(phone_numbers: Any, suppressed: Collection[str]) -> np.ndarray:
     import numpy as np
     import pandas as pd
 
-    numbers = (
-        pd.Series(phone_numbers, copy=False)
-        if not isinstance(phone_numbers, pd.Series)
-        else phone_numbers
-    )
+    numbers = pd.Series(phone_numbers, copy=False)
     if not suppressed or len(numbers) == 0:
         return np.zeros(len(numbers), dtype=bool)
     listed = pd.Series(list(suppressed), dtype=object)

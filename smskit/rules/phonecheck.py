@@ -28,6 +28,7 @@ from smskit.rules._phonetexts import to_text as _to_text
 from smskit.rules.region import DEFAULT_REGION
 
 __all__ = [
+    "DIGIT_ALTERNATIVES",
     "REASONS",
     "TYPE_MAP",
     "PhoneCheck",
@@ -36,6 +37,7 @@ __all__ = [
     "is_e164",
     "is_stage_and_screen",
     "main_region",
+    "national_rule",
     "read_valid",
     "refusal",
     "region_of",
@@ -116,7 +118,8 @@ _UK_DRAMA_PREFIXES: Final = frozenset(
 )  # fmt: skip
 
 _CODES: Final = frozenset(str(code) for code in phonenumbers.COUNTRY_CODE_TO_REGION_CODE)
-_DIGIT_ALTERNATIVES_RE: Final = re.compile(r"[0-9]+(?:\|[0-9]+)*")
+# A trunk prefix rule phonenumbers may strip that is plain digits: "0", "0|8", "1"...
+DIGIT_ALTERNATIVES: Final = re.compile(r"[0-9]+(?:\|[0-9]+)*")
 
 
 class PhoneCheck(NamedTuple):
@@ -186,7 +189,7 @@ def read_valid(compact: str, region: str | None) -> tuple[PhoneNumber, str, str]
             else:
                 return None
         else:
-            rule = _national_rule(region) if region else None
+            rule = national_rule(region) if region else None
             if rule is None or not (compact.isascii() and compact.isdigit()):
                 return None
             code, prefix, strippable = rule
@@ -316,14 +319,14 @@ def checked_region(default_region: str | None) -> str | None:
 
 
 @lru_cache(maxsize=512)
-def _national_rule(region: str) -> tuple[int, str | None, tuple[str, ...]] | None:
+def national_rule(region: str) -> tuple[int, str | None, tuple[str, ...]] | None:
     """Country code, trunk prefix and every prefix parse() may strip, when those are plain
     digits (no transform rule, no carrier-code pattern); None means: always use parse()."""
     meta = PhoneMetadata.metadata_for_region(region)
     if meta is None or meta.country_code is None or meta.national_prefix_transform_rule:
         return None
     parsing = meta.national_prefix_for_parsing
-    if parsing is not None and not _DIGIT_ALTERNATIVES_RE.fullmatch(parsing):
+    if parsing is not None and not DIGIT_ALTERNATIVES.fullmatch(parsing):
         return None
     strippable = tuple(parsing.split("|")) if parsing else ()
     prefix = meta.national_prefix

@@ -437,12 +437,7 @@ def _frame_of_items(items: list[Any], field: str, need_number: bool) -> pd.DataF
                 f"{field}.phone_number", RULE_FLOAT, position=position, value=item
             )
         else:
-            raise ValidationError(
-                field,
-                RULE_NOT_RECIPIENT,
-                position=position,
-                value=item,
-            )
+            raise ValidationError(field, RULE_NOT_RECIPIENT, position=position, value=item)
     frame = pd.DataFrame(rows, columns=None if rows else ["phone_number"], dtype=object)
     if "phone_number" in frame.columns:  # a dict's number
         refuse_floats(frame["phone_number"], f"{field}.phone_number")

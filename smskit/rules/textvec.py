@@ -391,9 +391,5 @@ def _fill(
     out.valid[at] = ~res["lone"]
     out.error[at[res["lone"]]] = ERRORS.index(RULE_TEXT_SURROGATE)
     for i in at[res["exact"]]:
-        out.set(i, True, *_ucs2_numbers(values[i]))
-
-
-def _ucs2_numbers(text: str) -> tuple[int, int, int]:
-    units, segments, _per, remaining = ucs2_layout(text)
-    return units, segments, remaining
+        units, segments, _per, remaining = ucs2_layout(values[i])
+        out.set(i, True, units, segments, remaining)
