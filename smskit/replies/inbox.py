@@ -315,7 +315,16 @@ class Inbox(Served):
         self.signature_tolerance = checked_number(
             "signature_tolerance", signature_tolerance, high=3600.0, above=True, unit=" of seconds"
         )
-        self.guards = Guards(request_timeout, keep_alive_timeout, max_connections, header_timeout)
+        request_timeout = checked_number(
+            "request_timeout", request_timeout, above=True, finite=False
+        )
+        header_timeout = checked_number("header_timeout", header_timeout, above=True, finite=False)
+        self.guards = Guards(
+            request_timeout,
+            checked_integer("keep_alive_timeout", keep_alive_timeout, low=1),
+            checked_integer("max_connections", max_connections, low=1),
+            header_timeout,
+        )
         self.path = None if path is None else str(as_file_path(path, "path"))
         self._init_served(host, port)
         self.max_body = max_body
