@@ -77,3 +77,32 @@ def test_resume_by_journal_still_finishes_an_unnamed_campaign(
     resumed = Campaign.resume(journal, client, progress=False)
     assert resumed.complete and resumed.name == first.name
     assert fresh_sandbox.sent()["phone_number"].tolist() == ["+33612345678"]
+
+
+def test_campaigns_made_at_one_instant_differ_by_their_content(
+    client: smskit.Client, fresh_sandbox: Sandbox
+) -> None:
+    """Two unnamed campaigns created in the same microsecond: texts that differ only in
+    their URL get two names (the name hashes text, sender and options), two journals, and
+    both are sent. The same content to other recipients shares the name: its send is
+    refused naming the journal and saying to name it, and sends nothing."""
+    numbers = ["+33612345678", "+33612345679"]
+    made = [
+        Campaign(client, numbers[:1], text=f"{ALERT}: https://status.example/{page}",
+                 sender="Ops", purpose="alert", clock=lambda: DAY_ONE)
+        for page in ("a", "b")
+    ]  # fmt: skip
+    assert made[0].name != made[1].name
+    assert made[0].name.split("-")[1] == made[1].name.split("-")[1]  # the same instant
+    assert made[0].default_journal() != made[1].default_journal()
+    for campaign in made:
+        assert campaign.send(progress=False).complete
+    assert len(fresh_sandbox.sent()) == 2
+    first = alert(client, DAY_ONE)
+    other = Campaign(client, numbers[1:], text=ALERT, sender="Ops", purpose="alert",
+                     clock=lambda: DAY_ONE)  # fmt: skip
+    assert first.name == other.name
+    first.send(progress=False)
+    with pytest.raises(smskit.ConfigurationError, match=r"holds another campaign.*name="):
+        other.send(progress=False)
+    assert fresh_sandbox.sent()["phone_number"].tolist() == [numbers[0]] * 3
