@@ -118,3 +118,22 @@ def test_every_trunk_transform_rule_writes_only_digits() -> None:
         if rule and re.fullmatch(r"(?:[0-9]|\\[1-9])+", rule) is None:
             odd[region] = rule
     assert odd == {}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(["FR", "GB", "US", "DE", "IT", "BR", "IN", "CN"]),
+    st.lists(st.text("0123456789", min_size=1, max_size=20), min_size=1, max_size=60),
+)
+def test_type_table_answers_as_types_of_each_mask(region: str, numbers: list[str]) -> None:
+    """The types read from a plan's table (one row a final state, one column a length) are
+    the types phonenumbers' helper chain gives each number's mask and length."""
+    plan = _phoneplan.plan_for(region)
+    assert plan is not None
+    digits, lengths = digit_matrix(numbers)
+    states = plan.automaton.states(digits)
+    table = plan.type_table()
+    from_table = table[states, np.minimum(lengths, table.shape[1] - 1)]
+    assert from_table.tolist() == plan.types(plan.automaton.masks(digits), lengths).tolist()
+    found, types = _phoneplan.region_types([plan], digits, lengths)
+    assert types.tolist() == from_table.tolist() and (found == 0).all()

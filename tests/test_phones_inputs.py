@@ -219,3 +219,14 @@ def test_arrow_strings_become_python_strings_once_per_distinct_value(
     assert seen == [2]
     assert frame["valid"].sum() == 4000
     assert frame["e164"].iloc[3:5].tolist() == ["+33612345679", "+33612345670"]
+
+
+@pytest.mark.parametrize("missing", [None, float("nan"), pd.NA])
+def test_a_region_column_of_missing_values_reads_in_the_default_region(missing: object) -> None:
+    """Rows whose region is missing read in the default region, whole column missing too."""
+    values = ["06 12 34 56 78", "+44 7911 123456", "0612", "612345678"] * 40
+    alone = phones.normalize_codes(values, "FR")
+    given = phones.normalize_codes(values, "FR", region=[missing] * len(values))
+    for name in ("e164", "reason", "region", "type"):
+        assert getattr(given, name).tolist() == getattr(alone, name).tolist()
+    assert alone.e164[0] == 33612345678 and alone.reason[2] != phones.REASON_CODE["ok"]

@@ -245,6 +245,12 @@ class DigitAutomaton:
 
         Digits are 0-9; the value :data:`PAD` after a row's last digit pads it to ``width``.
         """
+        return self.accept[self.states(digits)]
+
+    def states(self, digits: np.ndarray) -> np.ndarray:
+        """Per row of ``digits`` (as :meth:`masks` reads them), the state it ends in: what
+        a row matches is ``accept[state]``, so anything decided from the mask alone can be
+        decided once per state."""
         state = np.ones(len(digits), dtype=np.int32)  # state 1 is the start, 0 the dead state
         # PAD keeps every state: the columns after the longest row's last digit change nothing.
         used = np.flatnonzero((digits != PAD).any(axis=0))
@@ -252,7 +258,7 @@ class DigitAutomaton:
         symbols = self.table.shape[1]
         for column in range(width):
             state = self._flat[state * symbols + digits[:, column]]
-        return self.accept[state]
+        return state
 
 
 def _closures(nfa: _NFA) -> list[int]:

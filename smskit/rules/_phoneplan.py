@@ -77,6 +77,10 @@ NO_STRIP_LENGTH: Final = frozenset(
 )
 
 
+# Plan.type_table's tables, by region (a Plan is frozen; plan_for makes one per region).
+_TYPE_TABLES: dict[str, np.ndarray] = {}
+
+
 @dataclass(frozen=True)
 class Plan:
     """What one region's metadata says, in array-ready form."""
@@ -127,6 +131,20 @@ class Plan:
                 self.matches(masks, lengths, bit), int(SPECIAL_TYPES[bit - 1]), result
             )
         return np.where(general, result, UNKNOWN)
+
+    def type_table(self) -> np.ndarray:
+        """:meth:`types` of every automaton state's mask at every length it tells apart
+        (rows: states; columns: lengths, the last one for any longer), made once per plan:
+        the types of numbers are then one gather, ``table[state, length]``."""
+        table = _TYPE_TABLES.get(self.region)
+        if table is None:
+            states, width = self.automaton.size, self.length_ok.shape[1]
+            masks = np.repeat(self.automaton.accept[:states], width)
+            lengths = np.tile(np.arange(width), states)
+            table = self.types(masks, lengths).reshape(states, width)
+            table.setflags(write=False)
+            _TYPE_TABLES[self.region] = table
+        return table
 
     def general(self, numbers: list[str]) -> np.ndarray:
         """phonenumbers' _match_national_number on the general description (no lengths)."""
@@ -252,8 +270,10 @@ def region_types(
     for place, plan in enumerate(plans):
         if not len(waiting):
             break
-        masks = plan.automaton.masks(digits[waiting])
-        plan_types = plan.types(masks, lengths[waiting])
+        states = plan.automaton.states(digits[waiting])
+        masks = plan.automaton.accept[states]
+        table = plan.type_table()
+        plan_types = table[states, np.minimum(lengths[waiting], table.shape[1] - 1)]
         if len(plans) == 1:
             hit = np.ones(len(waiting), dtype=bool)
         elif plan.has_leading_digits:

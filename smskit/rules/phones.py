@@ -148,6 +148,8 @@ def normalize_codes(
     """:func:`normalize` as code arrays (:class:`Codes`): no string a row."""
     codes, answers = _distinct(_as_series(values), checked_region(default_region), region)
     coded = answers.coded
+    if answers.in_order:  # an answer a row, in the rows' order: no gather
+        return Codes(coded.e164, coded.reason, coded.region, coded.kind)
     return Codes(coded.e164[codes], coded.reason[codes], coded.region[codes], coded.kind[codes])
 
 
@@ -228,8 +230,12 @@ def _distinct(series: pd.Series, default: str | None, region: Any) -> tuple[np.n
                 read = _phonematrix.express_texts(texts.take(at), row_region, _WORDS)
                 lane.put(at, read)
         done = np.flatnonzero(lane.done)
-        answers = _Answers(len(done))
-        answers.coded.put(np.arange(len(done)), lane, done)
+        answers = _Answers(0)
+        if len(done) == len(series):  # every row, in order: the lane's answers as they are
+            answers.coded, answers.in_order = lane, True
+        else:
+            answers = _Answers(len(done))
+            answers.coded.put(np.arange(len(done)), lane, done)
         codes[rows[done]] = np.arange(len(done), dtype=np.int32)
         undone = np.ones(len(series), dtype=bool)
         undone[rows[done]] = False
@@ -289,6 +295,8 @@ class _Answers:
     def __init__(self, size: int) -> None:
         self.coded = _phonematrix.Coded.empty(size)
         self.coded.reason[:] = REASON_CODE["empty"]
+        # Answer i is row i's (codes are 0, 1, 2, ...): set where _distinct knows it.
+        self.in_order = False
 
     def put(self, at: np.ndarray, check: PhoneCheck) -> None:
         """One answer at every position of ``at``."""
@@ -351,6 +359,8 @@ def _row_regions(
         raise ValidationError(
             "region", f"must have one region per value: {len(series)} values", value=len(given)
         )
+    if given.isna().all():  # no row names one (a list without a 'country' column)
+        return np.zeros(len(series), dtype=np.int64), [default]
     codes, uniques = _factorize(given)
     regions: list[str | None] = [default]
     for unique in uniques.tolist():
