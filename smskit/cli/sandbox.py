@@ -91,10 +91,9 @@ def sandbox(
             _write_private(target, "".join(f"export {k}={v}\n" for k, v in exports.items()))
             shown = sys.stdout.isatty() if show_key is None else show_key
             click.echo(f"smskit sandbox gateway on {box.url} (OpenAPI: {box.url}/openapi.json)")
-            click.echo(f"  export SMSKIT_BASE_URL={box.url}")
-            click.echo(f"  export SMSKIT_API_LOGIN={box.login}")
-            if shown:
-                click.echo(f"  export SMSKIT_API_KEY={box.api_key}")
+            for name, value in exports.items():
+                if shown or name != "SMSKIT_API_KEY":
+                    click.echo(f"  export {name}={value}")
             click.echo(f"  source {target}   # all three, the key included (file mode 0600)")
             click.echo("Ctrl-C stops it.")
             sys.stdout.flush()

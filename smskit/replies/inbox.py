@@ -475,22 +475,19 @@ class Inbox(Served):
         """Replies stored, duplicate deliveries of replies ignored (since this object exists),
         rejects, callbacks held in memory because SQLite failed (written at the next
         success); delivery reports and STOPs stored, and those received again (ignored)."""
-        rejected = self._store.rows("SELECT COUNT(*) FROM rejects")[0][0]
-        with self._store.changed:
-            stored, duplicates = self._store.count, self._store.duplicates
-            unsaved = len(self._store.unsaved)
-            kinds = dict(self._store.kinds)
-            report_duplicates = self._store.report_duplicates
-        return {
-            "stored": stored,
-            "duplicates": duplicates,
-            "rejected": rejected,
-            "unsaved": unsaved,
-            "delivery_reports": kinds["delivery_report"],
-            "stops": kinds["stop"],
-            "report_duplicates": report_duplicates,
-            **self._store.links.counts(),
-        }
+        store = self._store
+        rejected = store.rows("SELECT COUNT(*) FROM rejects")[0][0]
+        with store.changed:  # the links' lock too (the same condition)
+            return {
+                "stored": store.count,
+                "duplicates": store.duplicates,
+                "rejected": rejected,
+                "unsaved": len(store.unsaved),
+                "delivery_reports": store.kinds["delivery_report"],
+                "stops": store.kinds["stop"],
+                "report_duplicates": store.report_duplicates,
+                **store.links.counts(),
+            }
 
     @property
     def refused(self) -> int:
@@ -610,7 +607,5 @@ class Inbox(Served):
 
         rows = self._store.rows("SELECT received_at, reason, size, body FROM rejects ORDER BY id")
         frame = pd.DataFrame.from_records(rows, columns=["received_at", "reason", "size", "body"])
-        frame["received_at"] = pd.to_datetime(
-            frame["received_at"].astype("int64"), unit="us", utc=True
-        )
+        frame["received_at"] = stored_times(frame["received_at"], "UTC")
         return frame

@@ -93,7 +93,7 @@ def _numbers(frame: pd.DataFrame, default_region: str | None, path: Path) -> lis
 
 
 def _when(value: Any, position: int) -> int | None:
-    if value is None or is_missing(value):
+    if is_missing(value):
         return None
     try:
         moment = datetime.fromisoformat(str(value))
@@ -110,7 +110,7 @@ def _when(value: Any, position: int) -> int | None:
 
 
 def _source(value: Any, position: int) -> str:
-    if value is None or is_missing(value):
+    if is_missing(value):
         return "manual"
     if value not in CSV_SOURCES:
         raise ValidationError(
@@ -123,4 +123,4 @@ def _source(value: Any, position: int) -> str:
 
 
 def _text(value: Any) -> str | None:
-    return None if value is None or is_missing(value) else str(value)
+    return None if is_missing(value) else str(value)

@@ -191,14 +191,9 @@ def hlr_networks(results: Any, *, top: int = 15, title: str | None = None) -> go
             continue
         row = shown.index(key) if key in shown else len(shown)
         counts.setdefault(str(status), [0] * len(labels))[row] += int(count)
-    totals = [0] * len(labels)
-    for values in counts.values():
-        totals = [t + v for t, v in zip(totals, values, strict=True)]
-    traces = []
-    for status, values in counts.items():
-        if not any(values):
-            continue
-        traces.append(
+    totals = [sum(row) for row in zip(*counts.values(), strict=True)]
+    figure = go.Figure(
+        [
             go.Bar(
                 name=status,
                 orientation="h",
@@ -209,8 +204,10 @@ def hlr_networks(results: Any, *, top: int = 15, title: str | None = None) -> go
                 hovertemplate="%{y}<br>" + status + ": %{x} (%{customdata:.1%} of the network)"
                 "<extra></extra>",
             )
-        )
-    figure = go.Figure(traces)
+            for status, values in counts.items()
+            if any(values)
+        ]
+    )
     n = sum(totals)
     figure.update_layout(
         template=TEMPLATE,
