@@ -44,6 +44,7 @@ from smskit.campaigns.planning.report import OUTLINE_ROWS, PreflightOutline, Pre
 from smskit.campaigns.send import JournalCheck, check_journal, execute, holds_campaign
 from smskit.campaigns.sending.blocking import interruption
 from smskit.campaigns.sending.journal import Journal, open_leased
+from smskit.campaigns.sending.lease import closed_on_error
 from smskit.campaigns.sending.reconnect import journal_for_send, reopen
 from smskit.campaigns.sending.record import JournaledGateway
 from smskit.client import AsyncClient, Client
@@ -236,7 +237,7 @@ class Campaign(CampaignExecutor[CampaignResult]):
     def _adopt(self, book: Journal, plan: Plan, chunk_size: int) -> Journal:
         """``book`` initialised with ``plan``, or checked to hold it (closed if it does not)."""
         path = book.path
-        try:
+        with closed_on_error(book):
             held = book.record()
             if held is None:
                 record = plan.record.replace(
@@ -253,9 +254,6 @@ class Campaign(CampaignExecutor[CampaignResult]):
                 )
             elif held.chunk_size != chunk_size:
                 logger.info("continuing %s with its journal's chunks of %s", path, held.chunk_size)
-        except BaseException:
-            book.close()
-            raise
         return book
 
     def _current_report(self) -> PreflightReport:

@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     import numpy as np
 
     from smskit.campaigns.planning.audience import Audience
-    from smskit.campaigns.planning.preflight import PreflightSettings
     from smskit.campaigns.planning.report import PreflightReport
     from smskit.rules.contacts import ContactChunk
 
@@ -38,7 +37,6 @@ __all__ = [
     "SEND_OPTIONS",
     "Plan",
     "build_plan",
-    "campaign_settings",
     "check_name",
     "check_options",
     "check_text_and_sender",
@@ -197,16 +195,12 @@ def check_options(
         if name not in SEND_OPTIONS:
             known = [*SEND_OPTIONS, *campaign_options]
             close = difflib.get_close_matches(name, known, n=1)
-            raise ValidationError(
-                name,
-                f"unknown send option; use {', '.join(SEND_OPTIONS)}"
-                + (
-                    f", or a campaign option: {', '.join(campaign_options)}"
-                    if campaign_options
-                    else ""
-                )
-                + (f" (did you mean {close[0]}?)" if close else ""),
-            )
+            rule = f"unknown send option; use {', '.join(SEND_OPTIONS)}"
+            if campaign_options:
+                rule += f", or a campaign option: {', '.join(campaign_options)}"
+            if close:
+                rule += f" (did you mean {close[0]}?)"
+            raise ValidationError(name, rule)
     checked = {name: value for name, value in options.items() if value is not None}
     check_choice("type", checked.get("type"), _spec.SMS_TYPES)
     check_choice("purpose", checked.get("purpose"), _spec.PURPOSES)
@@ -245,21 +239,3 @@ def check_text_and_sender(text: Any, sender: Any) -> None:
         at = _fields.unencodable_at(value)
         if at is not None:
             raise ValidationError(field, _fields.RULE_UNENCODABLE, position=at, value=value[at])
-
-
-def campaign_settings(
-    text: str, sender: str, default_region: str | None, options: Mapping[str, Any]
-) -> PreflightSettings:
-    """What preflight checks a campaign against: its text, sender, region and send options."""
-    from smskit.campaigns.planning.preflight import PreflightSettings
-
-    return PreflightSettings(
-        text=text,
-        sender=sender,
-        default_region=default_region,
-        purpose=options.get("purpose"),
-        with_replies=options.get("with_replies"),
-        send_at=options.get("send_at"),
-        auto_optimize_text=options.get("auto_optimize_text"),
-        type=options.get("type"),
-    )

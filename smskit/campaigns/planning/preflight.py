@@ -24,7 +24,7 @@ import weakref
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.campaigns.planning.audience import DOUBTFUL_ORDER, NUMBER_BLOCK_ROWS, Audience
@@ -268,38 +268,28 @@ class Tally:
     def __init__(self, issue: np.ndarray, regions: np.ndarray) -> None:
         self.issue = issue
         self.regions = regions
-        self._send: np.ndarray | None = None
-        self._to_send: int | None = None
-        self._by_issue: tuple[int, ...] | None = None
         self._by_codes: tuple[np.ndarray, int, np.ndarray] | None = None
-        self._by_region: dict[int, int] | None = None
 
-    @property
+    @cached_property
     def send(self) -> np.ndarray:
         """Per row, whether it is sent (read-only)."""
-        if self._send is None:
-            self._send = self.issue == -1
-            self._send.setflags(write=False)
-        return self._send
+        send = self.issue == -1
+        send.setflags(write=False)
+        return send
 
-    @property
+    @cached_property
     def to_send(self) -> int:
         """How many rows are sent."""
-        if self._to_send is None:
-            import numpy as np
+        import numpy as np
 
-            self._to_send = int(np.count_nonzero(self.send))
-        return self._to_send
+        return int(np.count_nonzero(self.send))
 
-    @property
+    @cached_property
     def by_issue(self) -> tuple[int, ...]:
         """The rows excluded, per issue code (:data:`~smskit.rules.findings.ISSUES`)."""
-        if self._by_issue is None:
-            import numpy as np
+        import numpy as np
 
-            counts = np.bincount(self.issue[~self.send], minlength=len(ISSUES))
-            self._by_issue = tuple(counts.tolist())
-        return self._by_issue
+        return tuple(np.bincount(self.issue[~self.send], minlength=len(ISSUES)).tolist())
 
     def by_codes(self, codes: np.ndarray, size: int) -> np.ndarray:
         """The rows sent per code of ``codes`` (one a row, 0 to ``size`` - 1; read-only).
@@ -317,13 +307,15 @@ class Tally:
 
     def by_region(self) -> dict[int, int]:
         """The rows sent per region code, the codes with some only (a copy: the caller's)."""
-        if self._by_region is None:
-            import numpy as np
-
-            size = int(self.regions.max(initial=-1)) + 1
-            counts = np.bincount(self.regions[self.send] + 1, minlength=size + 1)[1:]
-            self._by_region = {int(i): int(counts[i]) for i in np.flatnonzero(counts)}
         return dict(self._by_region)
+
+    @cached_property
+    def _by_region(self) -> dict[int, int]:
+        import numpy as np
+
+        size = int(self.regions.max(initial=-1)) + 1
+        counts = np.bincount(self.regions[self.send] + 1, minlength=size + 1)[1:]
+        return {int(i): int(counts[i]) for i in np.flatnonzero(counts)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -451,10 +443,6 @@ class Verdicts:
     def sent_anyway(self) -> int:
         """Recipients on the opt-out list sent to anyway."""
         return 0 if self.included is None else int(self.included.sum())
-
-    def per_recipient(self, values: np.ndarray) -> np.ndarray:
-        """A per-distinct-text array of ``found`` (segments, characters ...) per recipient."""
-        return values[self.found.text][self.codes]
 
 
 def verdicts(

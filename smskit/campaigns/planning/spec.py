@@ -36,7 +36,6 @@ from typing import Any, Final, TypedDict, Unpack
 from smskit._paths import campaigns_dir
 from smskit.campaigns.planning.holdout import Holdout
 from smskit.campaigns.planning.plan import (
-    campaign_settings,
     check_name,
     check_options,
     check_text_and_sender,
@@ -319,9 +318,16 @@ class CampaignSpec:
     @property
     def settings(self) -> PreflightSettings:
         """What preflight checks the campaign against."""
-        settings = campaign_settings(self.text, self.sender, self.default_region, self.options)
-        return dataclasses.replace(
-            settings,
+        options = self.options
+        return PreflightSettings(
+            text=self.text,
+            sender=self.sender,
+            default_region=self.default_region,
+            purpose=options.get("purpose"),
+            with_replies=options.get("with_replies"),
+            send_at=options.get("send_at"),
+            auto_optimize_text=options.get("auto_optimize_text"),
+            type=options.get("type"),
             include_opted_out=self.include_opted_out,
             holdout=self.holdout,
             frequency_cap=self.cap,

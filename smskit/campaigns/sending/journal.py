@@ -421,11 +421,6 @@ class Journal:
                 )
         return self.chunk(idx)
 
-    def exclude(self, excluded: Iterable[tuple[int, Any, Any, str, Any]]) -> None:
-        """Record recipients kept out (each row once), as :meth:`initialise` does."""
-        with self._tx() as db:
-            _exclude(db, excluded)
-
     def tally(self) -> tuple[int, int, float]:
         """(recipients in chunks, those settled: accepted or failed for good, cost so far),
         counted without reading the plan."""

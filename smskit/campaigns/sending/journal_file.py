@@ -50,6 +50,8 @@ def numbered_journal(path: Path, number: int) -> Path:
 
 # Tables journals of this format held before: the HLR answers (now in their own cache file).
 _EARLIER_TABLES: Final = frozenset({"hlr"})
+# The tables a schema creates, read at every journal opening: once per schema.
+_tables = cache(_sqlite.schema_tables)
 
 
 def check_journal_file(path: Path, schema: str, version: int, *, campaign: bool) -> None:
@@ -105,15 +107,6 @@ def connect_journal(path: Path, schema: str, version: int, *, campaign: bool) ->
         return _sqlite.connect(path, schema)
     except sqlite3.DatabaseError as exc:  # damaged past its header
         raise ConfigurationError(f"{str(path)!r} is not an smskit journal: {exc}") from exc
-
-
-@cache
-def _tables(schema: str) -> frozenset[str]:
-    """The tables ``schema`` creates (read by SQLite itself, in memory)."""
-    with closing(sqlite3.connect(":memory:")) as db:
-        db.executescript(schema)
-        return frozenset(n for (n,) in db.execute("SELECT name FROM sqlite_master "
-                                                 "WHERE type = 'table'"))  # fmt: skip
 
 
 def _json(text: object) -> object:
