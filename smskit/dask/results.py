@@ -38,13 +38,15 @@ from smskit.campaigns.analysis.outcomes import (
 )
 from smskit.campaigns.analysis.results import (
     AUDIENCE,
+    EXCLUDED_COLUMNS,
     JOURNALED_STATES,
+    REJECTED_COLUMNS,
     UNSENT_STATES,
     CampaignOutcomes,
     audience,
     chunk_dtypes,
     dropped_note,
-    excluded_error,
+    kept_out_rows,
     result_dtypes,
     result_header,
     result_html,
@@ -68,8 +70,6 @@ _OUTCOMES: Final = (
     "chunk", "start", "stop", "recipients", "request_id", "state", "attempts", "ticket",
     "cost", "cost_estimated", "sms", "kept", "error", "retryable",
 )  # fmt: skip
-_REJECTED: Final = ("row", "chunk", "phone_number", "error")
-_EXCLUDED: Final = ("row", "input", "phone_number", "issue", "detail")
 
 
 @dataclass(frozen=True, eq=False)
@@ -125,9 +125,9 @@ class StreamedResult(CampaignOutcomes[dd.DataFrame]):
             tuple((path, rows_of(path)) for path in kept),
             tuple(parts_of(parts / "excluded")),
             outcomes,
-            pd.DataFrame(journal.rejected(), columns=list(_REJECTED)),
+            pd.DataFrame(journal.rejected(), columns=list(REJECTED_COLUMNS)),
             journal.excluded_count(),
-            pd.DataFrame(journal.excluded_for(OPTED_OUT), columns=list(_EXCLUDED)),
+            pd.DataFrame(journal.excluded_for(OPTED_OUT), columns=list(EXCLUDED_COLUMNS)),
             journal.excluded_count(HELD_OUT),
         )
 
@@ -399,11 +399,11 @@ def outcomes_partition(
         gone = pd.Series(dtype="int64")
         if opted_out is not None and len(opted_out):
             mine = opted_out[opted_out["row"].isin(part["row"])]
-            frames.append(_kept_out(mine))
+            frames.append(kept_out_rows(mine))
             gone = mine["row"]
         frames.append(_sent(part, chunks, refused, first, size, gone))
     if excluded is not None:
-        frames.append(_kept_out(pd.read_parquet(excluded)))
+        frames.append(kept_out_rows(pd.read_parquet(excluded)))
     frame = pd.concat(frames, ignore_index=True).astype(result_dtypes())
     frame = frame.sort_values("row", ignore_index=True)
     frame.index += start
@@ -450,30 +450,7 @@ def _sent(
     # CampaignResult's share: the chunk's cost per segment, then times the segments
     share = out["segments"].to_numpy(dtype="float64") * (cost / total).to_numpy(dtype="float64")
     out["cost"] = pd.Series(share, index=out.index).where(priced)
-    out = out.loc[~no]
-    rejected = pd.DataFrame(
-        {"row": refused["row"], "phone_number": refused["phone_number"],
-         "chunk": refused["chunk"], "state": "rejected", "error": refused["error"]}
-    )  # fmt: skip
-    return pd.concat([out, rejected], ignore_index=True)
-
-
-def _kept_out(part: pd.DataFrame) -> pd.DataFrame:
-    """Rows of recipients preflight kept out, as ``CampaignResult`` words them."""
-    number = part["phone_number"].astype(object)
-    shown = number.where(number.notna(), part["input"].astype(object))
-    details = part["detail"].astype(object).where(part["detail"].notna(), None)
-    return pd.DataFrame(
-        {"row": part["row"].to_numpy(dtype="int64"),
-         "phone_number": [_text(v) for v in shown],
-         "state": "excluded",
-         "error": [excluded_error(str(i), _text(d)) for i, d in
-                   zip(part["issue"].astype(object), details, strict=True)]}
-    )  # fmt: skip
-
-
-def _text(value: Any) -> str | None:
-    return None if value is None or pd.isna(value) else str(value)
+    return pd.concat([out.loc[~no], refused.assign(state="rejected")], ignore_index=True)
 
 
 def _empty() -> pd.DataFrame:

@@ -41,8 +41,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AUDIENCE",
+    "EXCLUDED_COLUMNS",
     "JOURNALED_STATES",
     "RECIPIENT_STATES",
+    "REJECTED_COLUMNS",
     "RESULT_COLUMNS",
     "UNSENT_STATES",
     "CampaignOutcomes",
@@ -54,6 +56,7 @@ __all__ = [
     "chunk_dtypes",
     "dropped_note",
     "excluded_error",
+    "kept_out_rows",
     "result_dtypes",
     "result_header",
     "result_html",
@@ -290,18 +293,10 @@ class CampaignResult(CampaignOutcomes["pd.DataFrame"]):
                 columns["cost"] += [None] * size
             note = dropped_note(chunk.contacts, size) if chunk.dropped else chunk.error
             columns["error"] += [note] * size
-        tail = [
-            (row, number, idx, None, None, "rejected", None, None, error)
-            for row, idx, number, error in self.rejected
-        ] + [
-            (row, number if number is not None else raw, None, None, None, "excluded", None,
-             None, excluded_error(issue, detail))
-            for row, raw, number, issue, detail in self.excluded
-        ]  # fmt: skip
-        for record in tail:
-            for name, value in zip(RESULT_COLUMNS, record, strict=True):
-                columns[name].append(value)
-        frame = pd.DataFrame(columns).astype(result_dtypes())
+        refused = pd.DataFrame(self.rejected, columns=list(REJECTED_COLUMNS))
+        kept_out = pd.DataFrame(self.excluded, columns=list(EXCLUDED_COLUMNS))
+        parts = [pd.DataFrame(columns), refused.assign(state="rejected"), kept_out_rows(kept_out)]
+        frame = pd.concat(parts, ignore_index=True).astype(result_dtypes())
         return frame.sort_values("row", ignore_index=True)
 
     @cached_property
@@ -465,6 +460,35 @@ RESULT_COLUMNS: Final[dict[str, Any]] = {
     "cost": "Float64",
     "error": "string",
 }
+
+
+# A journal's refusals and exclusions, as Journal.rejected() and Journal.excluded() give them.
+REJECTED_COLUMNS: Final = ("row", "chunk", "phone_number", "error")
+EXCLUDED_COLUMNS: Final = ("row", "input", "phone_number", "issue", "detail")
+
+
+def kept_out_rows(excluded: pd.DataFrame) -> pd.DataFrame:
+    """The per-recipient rows of the recipients kept out (``excluded``:
+    :data:`EXCLUDED_COLUMNS`): the number, else the value as given, and the issue with its
+    detail when known."""
+    import pandas as pd
+
+    number = excluded["phone_number"].astype(object)
+    shown = number.where(number.notna(), excluded["input"].astype(object))
+    details = excluded["detail"].astype(object).where(excluded["detail"].notna(), None)
+    return pd.DataFrame(
+        {"row": excluded["row"].to_numpy(dtype="int64"),
+         "phone_number": [_text(v) for v in shown],
+         "state": "excluded",
+         "error": [excluded_error(str(i), _text(d)) for i, d in
+                   zip(excluded["issue"].astype(object), details, strict=True)]}
+    )  # fmt: skip
+
+
+def _text(value: Any) -> str | None:
+    import pandas as pd
+
+    return None if value is None or pd.isna(value) else str(value)
 
 
 def chunk_dtypes() -> dict[str, Any]:
