@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from smskit.errors import ValidationError
 from smskit.rules.content import is_marketing
+from smskit.rules.timezone import checked_time_zone
 
 __all__ = [
     "MARKETING_HOURS",
@@ -121,14 +122,7 @@ def register_marketing_hours(country: str, hours: MarketingHours | None) -> None
         return
     if not isinstance(hours, MarketingHours):
         raise ValidationError("hours", "must be a MarketingHours (or None)", value=hours)
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-    try:
-        ZoneInfo(hours.timezone)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValidationError(
-            "hours.timezone", "must be an IANA time zone, e.g. 'Europe/Paris'", value=hours.timezone
-        ) from None
+    checked_time_zone("hours.timezone", hours.timezone)
     if not hours.days or not set(hours.days) <= set(range(7)):
         raise ValidationError("hours.days", "weekday numbers 0 (Monday) to 6 (Sunday)")
     if hours.start >= hours.end:
