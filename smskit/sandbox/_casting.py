@@ -96,9 +96,14 @@ def as_list(value: Any) -> list[Any] | None:
 
 
 def required_text(
-    payload: Mapping[str, Any], field: str, errors: FieldErrors, *, strip: bool = True
+    payload: Mapping[str, Any],
+    field: str,
+    errors: FieldErrors,
+    *,
+    strip: bool = True,
+    limit: int | None = None,
 ) -> str | None:
-    """A required string field: blank -> 410, uncastable -> 412."""
+    """A required string field: blank -> 410, uncastable -> 412, longer than ``limit`` -> 411."""
     raw = payload.get(field, _NOT_SET)
     if raw is _NOT_SET or raw is None:
         errors.add(field, BLANK, f"{field} must not be blank.")
@@ -110,7 +115,8 @@ def required_text(
     if not text.strip():
         errors.add(field, BLANK, f"{field} must not be blank.")
         return None
-    return text.strip() if strip else text
+    text = text.strip() if strip else text
+    return text if limit is None else _within(field, text, limit, errors)
 
 
 def optional_name(
@@ -120,7 +126,10 @@ def optional_name(
     text = as_text(payload.get(field))
     if text is None or not text.strip():
         return None
-    text = text.strip()
+    return _within(field, text.strip(), limit, errors)
+
+
+def _within(field: str, text: str, limit: int, errors: FieldErrors) -> str | None:
     if len(text) > limit:
         errors.add(field, LENGTH, f"{field} must be at most {limit} characters (got {len(text)}).")
         return None

@@ -279,14 +279,7 @@ def parse_send(payload: Any, now: datetime) -> SendRequest:
             send_at = parse_datetime(body["send_at"])
         except ValueError as exc:
             errors.add("send_at", FORMAT, f"send_at {exc}")
-    request_id = as_text(body.get("request_id"))
-    request_id = request_id.strip() if request_id is not None and request_id.strip() else None
-    if request_id is not None and len(request_id) > REQUEST_ID_MAX:
-        errors.add(
-            "request_id",
-            LENGTH,
-            f"request_id must be at most {REQUEST_ID_MAX} characters (got {len(request_id)}).",
-        )
+    request_id = optional_name(body, "request_id", REQUEST_ID_MAX, errors)
     _raise_if(errors)
     assert text is not None and sender is not None
     if is_marketing(purpose) and not has_stop_mention(text):
@@ -421,13 +414,7 @@ def parse_list_empty(payload: Any) -> str:
     """Validate contact-list/empty: the list name."""
     body = as_object(payload)
     errors = FieldErrors()
-    name = required_text(body, "list_name", errors)
-    if name is not None and len(name) > _spec.LIST_NAME_MAX:
-        errors.add(
-            "list_name",
-            LENGTH,
-            f"list_name must be at most {_spec.LIST_NAME_MAX} characters (got {len(name)}).",
-        )
+    name = required_text(body, "list_name", errors, limit=_spec.LIST_NAME_MAX)
     _raise_if(errors)
     assert name is not None
     return name

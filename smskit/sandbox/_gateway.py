@@ -30,6 +30,7 @@ from smskit.sandbox._request_ids import DuplicateAnswer, check_shape
 from smskit.sandbox._store import Store
 
 _AMOUNT = (int, float)
+# Each draft's fields, in the order its answer lists them, and their types.
 SMS_DRAFT_FIELDS: dict[str, type | tuple[type, ...]] = {
     "ticket_number": str,
     "number_of_contacts": int,
@@ -190,32 +191,21 @@ class Gateway(FollowUps):
     # --- drafts ----------------------------------------------------------------------------
 
     def _default_draft(self, kind: str) -> dict[str, Any]:
-        prices = self.store.account.prices()
-        balance = self.balance()
-        ticket = derive_id(self.seed, f"draft-{kind}", 1)
-        if kind == "sms":
-            contacts = 250
-            return {
-                "ticket_number": ticket,
-                "number_of_contacts": contacts,
-                "number_of_sms_needed": contacts,
-                "residual_credit": balance,
-                "total_cost": to_eur(contacts * prices.get(("FR", "sms_premium"), 0)),
-                "status": "validated",
-                "message": "",
-                "code": 0,
-            }
-        contacts = 40
-        return {
-            "ticket_number": ticket,
+        """The draft ``kind`` answers until set_drafts: its fields in its table's order."""
+        contacts, product = (250, "sms_premium") if kind == "sms" else (40, "vocal_sms")
+        values = {
+            "ticket_number": derive_id(self.seed, f"draft-{kind}", 1),
             "status": "validated",
             "code": 0,
             "message": "",
             "number_of_contacts": contacts,
-            "residual_credit": balance,
-            "total_cost": to_eur(contacts * prices.get(("FR", "vocal_sms"), 0)),
+            "number_of_sms_needed": contacts,
+            "residual_credit": self.balance(),
+            "total_cost": to_eur(contacts * self.store.account.prices().get(("FR", product), 0)),
             "estimated_duration": 45,
         }
+        fields = SMS_DRAFT_FIELDS if kind == "sms" else VOICE_DRAFT_FIELDS
+        return {name: values[name] for name in fields}
 
     def _draft(self, kind: str) -> dict[str, Any]:
         overrides = (self.store.get_meta("drafts") or {}).get(kind, {})
