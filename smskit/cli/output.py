@@ -10,8 +10,8 @@ import math
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Final
 
 import click
 
@@ -44,8 +44,6 @@ EXIT_CODES_HELP: Final = (
     "off the opt-out list); 130 interrupted. Nothing done is never 0."
 )
 
-F = TypeVar("F", bound=Callable[..., Any])
-
 # The files the running command reads, by the field the library's errors name them with
 # (``recipients``, ``optouts``, ``IN``): an error about one is shown naming what the user
 # typed (``--csv contacts.csv: ...``). Set afresh by each run (cli.main).
@@ -64,12 +62,10 @@ def named_file(field: str) -> str | None:
     return FILES_READ.get({}).get(field.split(".", 1)[0])
 
 
-def json_option(function: F) -> F:
-    """``--json``: one JSON document on stdout instead of text."""
-    option = click.option(
-        "--json", "as_json", is_flag=True, help="Print one JSON document (for scripts)."
-    )
-    return option(function)
+# ``--json``: one JSON document on stdout instead of text.
+json_option = click.option(
+    "--json", "as_json", is_flag=True, help="Print one JSON document (for scripts)."
+)
 
 
 def connect() -> Client:

@@ -7,7 +7,7 @@ only reads back what a figure holds, so the widget and ``fig.show()`` never disa
 country outlines come from the shipped topojson (:data:`smskit.views.geo.TOPOJSON_DIR`):
 nothing is fetched.
 
-May import: plotly, smskit.views.geo.
+May import: plotly, numpy, smskit.views.geo.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import math
 from collections.abc import Sequence
 from typing import Any, Final
 
+import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
@@ -73,19 +74,13 @@ def bars_state(figure: go.Figure) -> dict[str, Any]:
 
 
 @functools.cache
-def _world() -> tuple[dict[str, list[list[list[int]]]], list[list[tuple[float, float]]]]:
+def _world() -> tuple[dict[str, list[list[list[int]]]], list[list[list[float]]]]:
     """The world's countries (ISO 3166 alpha-3: polygons of arc indices) and its arcs in
     degrees (longitude, latitude)."""
     topology = json.loads((TOPOJSON_DIR / "world_110m.json").read_text(encoding="utf-8"))
     (sx, sy), (tx, ty) = topology["transform"]["scale"], topology["transform"]["translate"]
-    arcs = []
-    for arc in topology["arcs"]:  # quantised, each point a delta from the previous one
-        x = y = 0
-        points = []
-        for dx, dy in arc:
-            x, y = x + dx, y + dy
-            points.append((x * sx + tx, y * sy + ty))
-        arcs.append(points)
+    # quantised, each point a delta from the previous one
+    arcs = [(np.cumsum(arc, axis=0) * (sx, sy) + (tx, ty)).tolist() for arc in topology["arcs"]]
     countries: dict[str, list[list[list[int]]]] = {}
     for geometry in topology["objects"]["countries"]["geometries"]:
         code = geometry.get("id")
@@ -96,19 +91,19 @@ def _world() -> tuple[dict[str, list[list[list[int]]]], list[list[tuple[float, f
     return countries, arcs
 
 
-def _rings(code: str) -> list[list[tuple[float, float]]]:
+def _rings(code: str) -> list[list[list[float]]]:
     countries, arcs = _world()
     rings = []
     for polygon in countries.get(code, []):
         for ring in polygon:
-            points: list[tuple[float, float]] = []
+            points: list[list[float]] = []
             for index in ring:  # ~i: arc i walked backwards; arcs share their end points
                 arc = arcs[index] if index >= 0 else arcs[~index][::-1]
                 points.extend(arc[1:] if points else arc)
             if points and max(p[0] for p in points) - min(p[0] for p in points) > 180:
                 # Across the antimeridian (Chukotka, Fiji): one side moved by 360 degrees, so
                 # the ring stays whole instead of a band across the map.
-                points = [(lon + 360 if lon < 0 else lon, lat) for lon, lat in points]
+                points = [[lon + 360 if lon < 0 else lon, lat] for lon, lat in points]
             if points:
                 rings.append(points)
     return rings
@@ -124,7 +119,7 @@ def country_outlines(codes: Sequence[str], scope: str = "world") -> dict[str, An
     scale = _WIDTH / max((east - west) * squeeze, 1e-9)
     height = max((north - south) * scale, 1.0)
 
-    def path(shapes: list[list[tuple[float, float]]]) -> str:
+    def path(shapes: list[list[list[float]]]) -> str:
         return " ".join(
             "M" + "L".join(
                 f"{(lon - west) * squeeze * scale:.1f},{(north - lat) * scale:.1f}"
@@ -133,7 +128,7 @@ def country_outlines(codes: Sequence[str], scope: str = "world") -> dict[str, An
             for ring in shapes
         )  # fmt: skip
 
-    def inside(ring: list[tuple[float, float]]) -> bool:
+    def inside(ring: list[list[float]]) -> bool:
         return any(west <= lon <= east and south <= lat <= north for lon, lat in ring)
 
     # A country wholly off the box is left out (its path would be drawn nowhere).

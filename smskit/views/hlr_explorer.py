@@ -139,15 +139,12 @@ class HLRExplorer(Widget):
         # against the entries as pasted: the frame has one row per distinct value already
         repeated = len(numbers) - len(distinct)
         reasons = ", ".join(str(r) for r in unchecked["error"].drop_duplicates().head(3))
-        self.say(
-            f"{len(distinct) - len(unchecked)} number(s) checked"
-            + (
-                f" ({repeated} entry(ies) repeat a number, as typed or written another way)"
-                if repeated
-                else ""
-            )
-            + (f"; {len(unchecked)} entry(ies) not checked ({reasons})" if len(unchecked) else "")
-        )
+        said = f"{len(distinct) - len(unchecked)} number(s) checked"
+        if repeated:
+            said += f" ({repeated} entry(ies) repeat a number, as typed or written another way)"
+        if len(unchecked):
+            said += f"; {len(unchecked)} entry(ies) not checked ({reasons})"
+        self.say(said)
         return frame
 
     def clear(self) -> None:
