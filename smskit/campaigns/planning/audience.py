@@ -118,7 +118,6 @@ class FieldValues:
 
 
 def _frozen(values: list[Any], dtype: str) -> np.ndarray:
-    """``values`` as a read-only array of ``dtype``."""
     import numpy as np
 
     array = np.empty(len(values), dtype=dtype)

@@ -141,7 +141,6 @@ def _estimate(
     problems: list[dict[str, Any]],
     refused_for_credit: bool = False,
 ) -> CostEstimate:
-    """The estimate of chunks ``rows`` and refused recipients ``problems`` (by row)."""
     import pandas as pd
 
     frame = pd.DataFrame(rows, columns=["chunk", "recipients", "sms", "cost", "error"]).astype(

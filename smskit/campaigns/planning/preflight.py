@@ -102,7 +102,7 @@ def campaign_findings(
     except ValidationError as exc:
         errors.append(exc)
     marketing = settings.purpose in (None, "wholesale")
-    if isinstance(settings.text, str) and marketing and not has_stop_mention(settings.text):
+    if marketing and not has_stop_mention(settings.text):
         errors.append(ValidationError("text", RULE_STOP_MISSING))
     try:
         check_include_opted_out(settings.include_opted_out, settings.purpose)
@@ -188,18 +188,17 @@ def messages(settings: PreflightSettings, fields: list[Any], table: np.ndarray) 
         )
         texts[too_long] = ""
         columns[values.name] = texts
-    text_codes, texts, stats = _render(settings, columns, count)
-    characters = stats["characters"][text_codes]
-    flag(characters == 0, "empty_text", ["the text renders empty"] * int((characters == 0).sum()))
+    text_codes, texts, encoding, characters, segments = _render(settings, columns, count)
+    empty = characters[text_codes] == 0
+    flag(empty, "empty_text", ["the text renders empty"] * int(empty.sum()))
     return Messages(
-        issue, detail, details, missing, text_codes, texts,
-        stats["encoding"], stats["characters"], stats["segments"],
-    )  # fmt: skip
+        issue, detail, details, missing, text_codes, texts, encoding, characters, segments
+    )
 
 
 def _render(
     settings: PreflightSettings, columns: dict[str, Any], count: int
-) -> tuple[Any, list[str], dict[str, Any]]:
+) -> tuple[np.ndarray, list[str], np.ndarray, np.ndarray, np.ndarray]:
     """Per combination a code into the distinct rendered (and optimised) texts; per distinct
     text its encoding code, characters and segments."""
     import numpy as np
@@ -209,16 +208,6 @@ def _render(
     from smskit.rules import text as engine
     from smskit.rules.personalize import render_texts
 
-    if not isinstance(settings.text, str):
-        return (
-            np.zeros(count, dtype="int32"),
-            [""],
-            {
-                "encoding": np.full(1, -1, dtype="int8"),
-                "characters": np.zeros(1, dtype="int32"),
-                "segments": np.zeros(1, dtype="int16"),
-            },
-        )
     # Values are texts here, within 50 characters (longer ones were blanked and flagged).
     # No columns: the text uses no field, or one unknown (refused by the campaign's checks).
     rendered = render_texts(settings.text, columns, count) if columns else [settings.text] * count
@@ -232,11 +221,7 @@ def _render(
         codes = optimised[codes]
         distinct = [str(t) for t in uniques]
     encoding, characters, segments = batch.text_figures(distinct)  # codes into ENCODINGS
-    return (
-        codes.astype("int32"),
-        distinct,
-        {"encoding": encoding, "characters": characters, "segments": segments},
-    )
+    return codes.astype("int32"), distinct, encoding, characters, segments
 
 
 def coded(codes: Any, categories: Any) -> Any:

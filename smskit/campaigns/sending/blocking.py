@@ -87,7 +87,6 @@ def run_blocking(work: Callable[[threading.Event], Awaitable[T]]) -> T:
 
 
 def _loop_running() -> bool:
-    """Whether an event loop runs in this thread."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:

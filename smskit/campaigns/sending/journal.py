@@ -155,6 +155,9 @@ class Chunk:
         return max(0, self.size - self.contacts)
 
 
+# The recipients a chunk row still holds (the gateway's refusals taken out), in SQL.
+_SIZE: Final = "CASE WHEN keep IS NULL THEN stop - start ELSE json_array_length(keep) END"
+_EXCLUDED: Final = "SELECT row, input, phone_number, issue, detail FROM excluded"
 _CHUNK_COLUMNS: Final = (
     "idx, start, stop, keep, request_id, state, attempts, ticket, cost, cost_estimated, sms, "
     "contacts, error, retryable, first_attempt_at, streamed.plan "
@@ -424,10 +427,9 @@ class Journal:
     def tally(self) -> tuple[int, int, float]:
         """(recipients in chunks, those settled: accepted or failed for good, cost so far),
         counted without reading the plan."""
-        size = "CASE WHEN keep IS NULL THEN stop - start ELSE json_array_length(keep) END"
         settled = "state IN ('sent', 'already_accepted') OR (state = 'failed' AND NOT retryable)"
         total, done, cost = self._read(
-            f"SELECT SUM({size}), SUM(CASE WHEN {settled} THEN {size} END), SUM(cost) FROM chunks"
+            f"SELECT SUM({_SIZE}), SUM(CASE WHEN {settled} THEN {_SIZE} END), SUM(cost) FROM chunks"
         )[0]
         return int(total or 0), int(done or 0), float(cost or 0.0)
 
@@ -580,14 +582,12 @@ class Journal:
     def excluded(self) -> list[tuple[int, str | None, str | None, str, str | None]]:
         """(row, input, phone_number, issue, detail) of recipients kept out: by preflight, or
         by :meth:`withhold` before their chunk was sent."""
-        return self._read("SELECT row, input, phone_number, issue, detail FROM excluded")
+        return self._read(_EXCLUDED)
 
     def excluded_for(self, issue: str) -> list[tuple[int, str | None, str | None, str, str | None]]:
         """:meth:`excluded`, only those of ``issue`` (``opted_out``: at most as many as the
         account's list holds, where a streamed campaign's exclusions may not fit in memory)."""
-        return self._read(
-            "SELECT row, input, phone_number, issue, detail FROM excluded WHERE issue = ?", (issue,)
-        )
+        return self._read(f"{_EXCLUDED} WHERE issue = ?", (issue,))
 
     def withhold(self, chunk: Chunk, dropped: Sequence[int], issue: str, detail: str) -> Chunk:
         """Take the recipients at ``dropped`` (positions *in the chunk*) out of a ``pending``
@@ -632,9 +632,8 @@ class Journal:
         stop, recipients, request_id, state, attempts, ticket, cost, cost_estimated, sms,
         contacts, error, retryable). ``start``/``stop`` bound it in the plan; ``recipients``
         counts those still in it (the gateway's refusals taken out)."""
-        size = "CASE WHEN keep IS NULL THEN stop - start ELSE json_array_length(keep) END"
         return self._read(
-            f"SELECT idx, start, stop, {size}, request_id, state, attempts, ticket, cost, "
+            f"SELECT idx, start, stop, {_SIZE}, request_id, state, attempts, ticket, cost, "
             "cost_estimated, sms, contacts, error, retryable FROM chunks ORDER BY idx"
         )
 

@@ -94,12 +94,10 @@ class CampaignRecord:
     version: int = RECORD_VERSION
 
     def __post_init__(self) -> None:
-        if self.options is not None:
-            object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
-        if self.experiment is not None:
-            object.__setattr__(self, "experiment", MappingProxyType(dict(self.experiment)))
-        if self.holdout is not None:
-            object.__setattr__(self, "holdout", MappingProxyType(dict(self.holdout)))
+        for key in ("options", "experiment", "holdout"):
+            value = getattr(self, key)
+            if value is not None:
+                object.__setattr__(self, key, MappingProxyType(dict(value)))
 
     @property
     def experiment_name(self) -> str | None:
@@ -150,17 +148,13 @@ class CampaignRecord:
             value = getattr(self, key)
             if value is not None:
                 meta[key] = value
-        if self.options is not None:
-            meta["options"] = dict(self.options)
-        if self.holdout is not None:
-            meta["holdout"] = dict(self.holdout)
+        for key in ("options", "holdout", "campaign_options", "experiment"):
+            mapping = getattr(self, key)
+            if mapping is not None:
+                meta[key] = dict(mapping)
         if self.gateway is not None:
             meta["gateway"] = self.gateway.to_json()
         meta["include_opted_out"] = self.include_opted_out
-        if self.campaign_options is not None:
-            meta["campaign_options"] = dict(self.campaign_options)
-        if self.experiment is not None:
-            meta["experiment"] = dict(self.experiment)
         if self.digests is not None:
             meta["digests"] = list(self.digests)
         return meta
@@ -172,16 +166,10 @@ class CampaignRecord:
         campaign_id = meta.get("campaign_id")
         if not isinstance(campaign_id, str) or not campaign_id:
             raise ValueError(f"its meta 'campaign_id' is not a text ({campaign_id!r})")
-        options = meta.get("options")
-        if options is not None and not isinstance(options, Mapping):
-            raise ValueError(f"its meta 'options' is not a mapping ({options!r})")
-        experiment = _experiment(meta.get("experiment"))
-        holdout = meta.get("holdout")
-        if holdout is not None and not isinstance(holdout, Mapping):
-            raise ValueError(f"its meta 'holdout' is not a mapping ({holdout!r})")
-        campaign_options = meta.get("campaign_options")
-        if campaign_options is not None and not isinstance(campaign_options, Mapping):
-            raise ValueError(f"its meta 'campaign_options' is not a mapping ({campaign_options!r})")
+        options = _mapping(meta, "options")
+        experiment = _experiment(meta)
+        holdout = _mapping(meta, "holdout")
+        campaign_options = _mapping(meta, "campaign_options")
         digests = meta.get("digests")
         if digests is not None and not isinstance(digests, list):
             raise ValueError(f"its meta 'digests' is not a list ({digests!r})")
@@ -222,13 +210,20 @@ def _typed(meta: Mapping[str, Any], key: str, kind: type) -> Any:
     return float(value) if isinstance(value, int | float) and kind is float else value
 
 
-def _experiment(value: Any) -> Mapping[str, Any] | None:
+def _mapping(meta: Mapping[str, Any], key: str) -> Mapping[str, Any] | None:
+    """``meta[key]`` if a mapping, None when absent."""
+    value = meta.get(key)
+    if value is not None and not isinstance(value, Mapping):
+        raise ValueError(f"its meta {key!r} is not a mapping ({value!r})")
+    return value
+
+
+def _experiment(meta: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """What an arm's journal records of its experiment (:class:`smskit.Experiment`: its
     name, the arm, the seed ...), or None."""
+    value = _mapping(meta, "experiment")
     if value is None:
         return None
-    if not isinstance(value, Mapping):
-        raise ValueError(f"its meta 'experiment' is not a mapping ({value!r})")
     for key in ("name", "arm"):
         if not isinstance(value.get(key), str):
             raise ValueError(f"its meta 'experiment' {key!r} is not a text ({value.get(key)!r})")
