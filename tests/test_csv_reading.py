@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
+from unittest import mock
 
 import pandas as pd
 import pytest
@@ -321,3 +322,32 @@ def test_a_repeated_wanted_column_is_refused_naming_both(
     unread = tmp_path_factory.mktemp("csv") / "people.csv"
     unread.write_text("email,phone_number,email\nx,+33612345678,y\n")
     assert read_csv_text(unread, WANTED)["phone_number"].tolist() == ["+33612345678"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    pieces=st.lists(
+        st.one_of(
+            st.text(max_size=4).map(lambda t: t.encode("utf-8", "surrogatepass")),
+            st.binary(max_size=3),
+        ),
+        max_size=12,
+    ),
+    block=st.integers(1, 9),
+)
+def test_quick_text_check_agrees_with_the_strict_decoder(
+    tmp_path_factory: pytest.TempPathFactory, pieces: list[bytes], block: int
+) -> None:
+    """The whole-file check (Arrow's UTF-8 check, block by block) passes exactly the files
+    without a NUL byte that Python's strict UTF-8 decoder reads, whatever characters the
+    blocks cut (blocks of 1 to 9 bytes here), and says whether a quote occurs."""
+    data = b"".join(pieces)
+    path = tmp_path_factory.mktemp("csv") / "recipients.csv"
+    path.write_bytes(data)
+    try:
+        data.decode("utf-8")
+        text = b"\x00" not in data
+    except UnicodeDecodeError:
+        text = False
+    with mock.patch.object(csvtext, "_BLOCK", block):
+        assert csvtext._clean_text(path) == ((b'"' in data) if text else None)
