@@ -122,19 +122,17 @@ class Experiment:
 
     ``variants``: arm name -> text, the first arm the control (2 to 26 arms). ``seed``
     (default: drawn, then recorded) makes the split; ``stratify="country"`` splits each
-    country's recipients evenly. ``sender``, ``default_region``, ``clock`` and the send
-    options are every arm's (a campaign's, see :class:`smskit.Campaign`). ``name`` names the
+    country's recipients evenly. ``sender``, ``default_region``, ``clock`` and the send and
+    campaign options (``frequency_cap="2/7D"``, ``include_opted_out``, ``repeat_window``...:
+    :class:`smskit.Campaign`'s, docs/frequency-caps.md) are every arm's. ``name`` names the
     experiment and its files in ``directory`` (default: the campaign journals' directory):
     made again with the same name, the experiment adopts the split its record holds (the same
-    recipients, texts and options needed) rather than drawing another. The campaign options
-    (``frequency_cap="2/7D"``, ``include_opted_out``, ``repeat_window``: :class:`smskit.Campaign`'s,
-    declared once in :class:`~smskit.campaigns.planning.spec.CampaignSpec`) are every arm's
-    (docs/frequency-caps.md). ``holdout``
-    (a share or a count, or a :class:`~smskit.campaigns.planning.holdout.Holdout`) adds the
-    no-send arm ``holdout``: each arm's campaign holds out that share of its sendable
-    recipients (a count is shared out among the arms, the first arms taking the remainder),
-    drawn with the experiment's seed and stratification unless the ``Holdout`` gives its
-    own, journaled with the arm's plan, never sent (docs/conversions.md).
+    recipients, texts and options needed) rather than drawing another. ``holdout`` (a share
+    or a count, or a :class:`~smskit.campaigns.planning.holdout.Holdout`) adds the no-send
+    arm ``holdout``: each arm's campaign holds out that share of its sendable recipients (a
+    count is shared out among the arms, the first arms taking the remainder), drawn with the
+    experiment's seed and stratification unless the ``Holdout`` gives its own, journaled with
+    the arm's plan, never sent (docs/conversions.md).
     """
 
     def __init__(

@@ -43,6 +43,7 @@ from smskit.dask.narration import quiet_shuffles
 from smskit.dask.report import BREAKDOWN_COLUMNS, DaskPreflightReport, issue_counts, summary_row
 from smskit.dask.results import StreamedResult
 from smskit.dask.spill import Spill
+from smskit.dask.stream import frame_of
 from smskit.errors import ValidationError
 from smskit.rules.csvtext import csv_columns, read_csv_text
 from smskit.rules.destinations import Destinations
@@ -380,19 +381,11 @@ class PartitionedAudience:
         table = table.groupby(["region", "encoding"], dropna=False).sum()
         index = self.recipients._meta.index
         count = len(self._infos)
-        frame = dd.from_delayed(
-            [delayed(parts.load_report)(store, n) for n in range(count)],
-            meta=parts.report_meta(index),
-            verify_meta=False,
-        )
-        kept = dd.from_delayed(
-            [delayed(parts.load_kept)(store, n, used) for n in range(count)],
-            meta=parts.kept_meta(index, used),
-            verify_meta=False,
-        )
+        reports = [delayed(parts.load_report)(store, n) for n in range(count)]
+        kept = [delayed(parts.load_kept)(store, n, used) for n in range(count)]
         return DaskPreflightReport(
-            frame,
-            kept,
+            frame_of(reports, parts.report_meta(index)),
+            frame_of(kept, parts.kept_meta(index, used)),
             summary_row(totals, counted),
             counted,
             _tidy(table),

@@ -164,8 +164,8 @@ class StreamedResult(CampaignOutcomes[dd.DataFrame]):
         counts["excluded"] = self.excluded
         done = held["state"].isin(DONE_STATES) & held["kept"].notna()
         dropped = (held["recipients"] - held["kept"]).where(done, 0).clip(lower=0)
-        frame = summary_frame(
-            self.name,
+        return summary_frame(
+            self,
             counts,
             chunks=len(self._planned()),
             chunks_failed=int((held["state"] == "failed").sum()),
@@ -173,13 +173,7 @@ class StreamedResult(CampaignOutcomes[dd.DataFrame]):
             sms=int(held["sms"].fillna(0).sum()),
             cost=float(held["cost"].fillna(0.0).sum()),
             cost_estimated=bool(held["cost_estimated"].astype(bool).any()),
-            complete=self.complete,
-            stopped=self.stopped,
-            journal=self.journal,
         )
-        if self.held_out:  # as CampaignResult.summary() shows it
-            frame.insert(list(frame.columns).index("excluded") + 1, "held_out", self.held_out)
-        return frame
 
     def chunks(self) -> pd.DataFrame:
         """One row per chunk (those not reached yet ``pending``): the columns and dtypes of
@@ -237,13 +231,12 @@ class StreamedResult(CampaignOutcomes[dd.DataFrame]):
         tokens = [delayed(_file_tokens)(path) for path, _ in self.kept_files]
         parts = sent.to_delayed()
         tokens += [frozenset()] * (len(parts) - len(tokens))
-        return dd.from_delayed(
+        return frame_of(
             [
                 delayed(_outcomes_of)(part, facts, callbacks, hlr, match, zone, whole, mine)
                 for part, mine in zip(parts, tokens, strict=True)
             ],
-            meta=meta,
-            verify_meta=False,
+            meta,
         )
 
     def wait_for_outcomes(
@@ -302,7 +295,7 @@ class StreamedResult(CampaignOutcomes[dd.DataFrame]):
             raise AssertionError(f"{len(parts)} conversions partitions, {len(seen)} outcomes")
         meta = with_outcomes(frame._meta, outcomes._meta)
         joined = [delayed(with_outcomes)(p, s) for p, s in zip(parts, seen, strict=True)]
-        return dd.from_delayed(joined, meta=meta, verify_meta=False)
+        return frame_of(joined, meta)
 
     def _lift(self, frame: dd.DataFrame, alpha: float, power: float) -> Lift:
         """The totals summed per partition (:func:`smskit.dask.conversions.group_totals`)."""

@@ -420,8 +420,8 @@ class CampaignResult(CampaignOutcomes["pd.DataFrame"]):
         counts = {state: self._count(state) for state in JOURNALED_STATES}
         counts["rejected"] = len(self.rejected)
         counts["excluded"] = len(self.excluded)
-        frame = summary_frame(
-            self.name,
+        return summary_frame(
+            self,
             counts,
             chunks=len(self.records),
             chunks_failed=sum(c.state == "failed" for c in self.records),
@@ -429,13 +429,7 @@ class CampaignResult(CampaignOutcomes["pd.DataFrame"]):
             sms=sum(c.sms or 0 for c in self.records),
             cost=sum(c.cost or 0.0 for c in self.records),
             cost_estimated=any(c.cost_estimated for c in self.records),
-            complete=self.complete,
-            stopped=self.stopped,
-            journal=self.journal,
         )
-        if self.held_out:
-            frame.insert(list(frame.columns).index("excluded") + 1, "held_out", self.held_out)
-        return frame
 
     def __repr__(self) -> str:
         return result_repr("CampaignResult", self.name, self.summary())
@@ -543,7 +537,7 @@ def result_header(
 
 
 def summary_frame(
-    name: str,
+    result: Any,
     counts: Mapping[str, int],
     *,
     chunks: int,
@@ -552,27 +546,26 @@ def summary_frame(
     sms: int,
     cost: float,
     cost_estimated: bool,
-    complete: bool,
-    stopped: str | None,
-    journal: Path,
 ) -> pd.DataFrame:
-    """A campaign result's one-row summary: ``counts`` holds recipients per state."""
+    """The one-row summary of ``result`` (pandas or Dask: its name, whether it is complete,
+    why it stopped, its journal and held-out count): ``counts`` holds recipients per state."""
     import pandas as pd
 
     row: dict[str, Any] = {
-        "campaign": name,
+        "campaign": result.name,
         "recipients": sum(counts.values()),
         **{state: int(counts[state]) for state in RECIPIENT_STATES},
+        **({"held_out": result.held_out} if result.held_out else {}),
         "chunks": chunks,
         "chunks_failed": chunks_failed,
         "dropped_by_gateway": dropped,
         "sms": sms,
         "cost": round(cost, 6),
         "cost_estimated": cost_estimated,
-        "complete": complete,
+        "complete": result.complete,
         "not_sent": sum(int(counts[state]) for state in UNSENT_STATES),
-        "stopped": stopped,
-        "journal": str(journal),
+        "stopped": result.stopped,
+        "journal": str(result.journal),
     }
     return pd.DataFrame([row])
 
