@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 @click.command()
 @click.argument("sources", metavar="IN.csv | NUMBER...", nargs=-1, required=True)
 @output_option("one row per distinct value: the value, its answer, cached, error")
-@click.option("--column", default=None, help="Column holding the numbers (default: phone_number).")
+@click.option("--column", help="Column holding the numbers (default: phone_number).")
 @region_option()
 @file_option("--cache", help="SQLite cache of answers (default: the per-user cache directory).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor keep cached answers.")

@@ -84,11 +84,7 @@ def campaign_options() -> Callable[[_F], _F]:
                 made = click.option(declared.flag, declared.name, is_flag=True, help=declared.help)
             else:
                 made = click.option(
-                    declared.flag,
-                    declared.name,
-                    type=OptionText(declared),
-                    default=None,
-                    help=declared.help,
+                    declared.flag, declared.name, type=OptionText(declared), help=declared.help
                 )
             command = made(command)
         return command

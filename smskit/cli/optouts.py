@@ -88,11 +88,11 @@ def _account(function: Callable[..., int]) -> Callable[..., int]:
         "the per-user data directory: the file every preflight reads).",
     )(command)
     with_login = click.option(
-        "--login", envvar="SMSKIT_API_LOGIN", default=None, help="The account's login "
+        "--login", envvar="SMSKIT_API_LOGIN", help="The account's login "
         "(default: $SMSKIT_API_LOGIN).",
     )(with_path)  # fmt: skip
     return click.option(
-        "--base-url", envvar="SMSKIT_BASE_URL", default=None, help="The gateway's base URL "
+        "--base-url", envvar="SMSKIT_BASE_URL", help="The gateway's base URL "
         "(default: $SMSKIT_BASE_URL).",
     )(with_login)  # fmt: skip
 
@@ -164,7 +164,7 @@ def export_(file: Path, account: _Account) -> int:
 
 @optouts.command("import")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--note", default=None, help="Why these numbers are listed (kept in history).")
+@click.option("--note", help="Why these numbers are listed (kept in history).")
 @region_option()
 @_account
 def import_(file: Path, note: str | None, region: str | None, account: _Account) -> int:
@@ -188,7 +188,7 @@ def import_(file: Path, note: str | None, region: str | None, account: _Account)
 
 
 @optouts.command()
-@click.option("--note", default=None, help="Why (kept in history).")
+@click.option("--note", help="Why (kept in history).")
 @_by_hand
 def add(numbers: tuple[str, ...], note: str | None, region: str | None, account: _Account) -> int:
     """List NUMBER... by hand (an opt-out received another way). Exits 9 when all of them

@@ -31,13 +31,11 @@ def replies() -> None:
 @click.option(
     "--signing-secret",
     envvar="SMSKIT_SIGNING_SECRET",
-    default=None,
     help="Refuse callbacks not signed with this secret (prefer $SMSKIT_SIGNING_SECRET: a "
     "command-line value shows in ps).",
 )
 @click.option(
     "--link-base",
-    default=None,
     help="Where tracked links start, e.g. https://go.shop.example (a public domain in front "
     "of this inbox; default http://HOST:PORT; kept in the file). See docs/links.md.",
 )

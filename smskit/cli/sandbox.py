@@ -38,7 +38,6 @@ STOP = threading.Event()
 @click.option(
     "--api-key",
     envvar="SMSKIT_API_KEY",
-    default=None,
     help="API key (default: $SMSKIT_API_KEY, else a random one).",
 )
 @click.option(

@@ -74,15 +74,14 @@ CSV_ONLY = (
     "command reads is what it names: save a spreadsheet or a Parquet file as CSV UTF-8 "
     "(in Python, smskit.Campaign also reads a Parquet file given as a pathlib.Path).",
 )
-@click.option("--type", "sms_type", type=SMS_TYPE, default=None, help="Product (default premium).")
+@click.option("--type", "sms_type", type=SMS_TYPE, help="Product (default premium).")
 @click.option(
     "--purpose",
     type=PURPOSE,
-    default=None,
     help="alert (transactional, any hour) or wholesale (marketing, the default: permitted "
     "hours apply).",
 )
-@click.option("--send-at", default=None, help="When to send (ISO 8601), default now.")
+@click.option("--send-at", help="When to send (ISO 8601), default now.")
 @click.option(
     "--outside-hours",
     is_flag=True,
@@ -99,7 +98,6 @@ CSV_ONLY = (
 @region_option()
 @click.option(
     "--name",
-    default=None,
     help="Campaign name: its identity and journal; a re-run with the same name continues it "
     "(default: a name with the creation time, so each run is a new campaign).",
 )
@@ -122,15 +120,11 @@ CSV_ONLY = (
 @click.option(
     "--holdout",
     type=HoldoutSize(),
-    default=None,
     help="Keep a seeded random part of the recipients to send to out of the send, to compare "
     "with (a share: 0.1, or a count: 500); shown as held_out (docs/conversions.md).",
 )
 @click.option(
-    "--holdout-seed",
-    type=int,
-    default=None,
-    help="The holdout's seed (default: the campaign's name seeds it).",
+    "--holdout-seed", type=int, help="The holdout's seed (default: the campaign's name seeds it)."
 )
 @click.option(
     "--holdout-by-country", is_flag=True, help="Hold out the share in each destination country."
