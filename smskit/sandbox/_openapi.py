@@ -45,10 +45,6 @@ def _errors(*statuses: int) -> dict[str, Any]:
     return result
 
 
-def _accepted_send() -> dict[str, Any]:
-    return _json(_ref("SendResult"), "Accepted: sent, or scheduled for `send_at`.")
-
-
 def _record(properties: dict[str, Any]) -> dict[str, Any]:
     """An object whose every property is required: an answer the sandbox always sends whole."""
     return {"type": "object", "required": list(properties), "properties": properties}
@@ -190,7 +186,10 @@ def openapi_document(base_url: str = "") -> dict[str, Any]:
                 "operationId": "sms_campaign_send",
                 "summary": "Send an SMS or a campaign (all send variants).",
                 "requestBody": _body("SendRequest"),
-                "responses": {"201": _accepted_send(), **_errors(400)},
+                "responses": {
+                    "201": _json(_ref("SendResult"), "Accepted: sent, or scheduled for `send_at`."),
+                    **_errors(400),
+                },
             }
         },
         f"{public}/contact/create": {

@@ -146,10 +146,8 @@ class Sends:
             }
             if not request.simulation_mode:
                 tx.executemany(
-                    "INSERT INTO messages (sms_ticket, request_id, phone_number, country_code, "
-                    "text, segments, unit_price, cost, status, send_at, sent_at, sender, type, "
-                    "purpose, with_replies, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT INTO messages ({', '.join(SENT_COLUMNS)}) "
+                    f"VALUES ({', '.join('?' * len(SENT_COLUMNS))})",
                     [
                         (ticket, request.request_id, *row, status, send_at, sent_at,
                          request.sender_used, product, request.purpose, request.with_replies, now)
