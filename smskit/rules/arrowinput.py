@@ -84,7 +84,7 @@ def arrow_frame(
         check_names(data.column_names, field, columns, KEEP_ONE_ARROW)
         return _frame(data, field, [n for n in data.column_names if n in columns])
     if pa.types.is_dictionary(data.type):
-        data = _decoded(data, field)
+        data = _decoded(data)
     if pa.types.is_struct(data.type):
         table = _struct_table(data, field, columns, need_number)
         return _frame(table, field, list(columns))
@@ -158,14 +158,13 @@ def check_names(
 def _frame(table: pa.Table, field: str, names: list[str]) -> pd.DataFrame:
     import pandas as pd
 
-    length = table.num_rows
     return pd.DataFrame(
         {
             name: _column(table.column(name), f"{field}.{name}")
             for name in names
             if name in table.column_names
         },
-        index=pd.RangeIndex(length),
+        index=pd.RangeIndex(table.num_rows),
     )
 
 
@@ -177,7 +176,7 @@ def _first_value(values: pa.ChunkedArray) -> int:
     return int(valid[0].as_py()) if len(valid) else 0
 
 
-def _decoded(values: pa.ChunkedArray, where: str) -> pa.ChunkedArray:
+def _decoded(values: pa.ChunkedArray) -> pa.ChunkedArray:
     """A dictionary-encoded column as its values (the codes only save memory)."""
     return values.cast(values.type.value_type)
 
@@ -190,7 +189,7 @@ def _column(values: pa.ChunkedArray, where: str) -> Any:
 
     types = pa.types
     if types.is_dictionary(values.type):
-        values = _decoded(values, where)
+        values = _decoded(values)
     kind = values.type
     if values.num_chunks > max(1, len(values) // _ROWS_PER_CHUNK):
         values = pa.chunked_array([values.combine_chunks()], type=kind)
@@ -260,7 +259,6 @@ def _chunks(values: pa.ChunkedArray) -> list[tuple[int, pa.Array]]:
 def _numbers(values: pa.ChunkedArray, field: str) -> pa.ChunkedArray:
     """An array given as a list of numbers: text or integers, no null (as in a Series)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     kind = values.type
     if not (
@@ -276,10 +274,17 @@ def _numbers(values: pa.ChunkedArray, field: str) -> pa.ChunkedArray:
             position=position,
             value=str(kind),
         )
+    _refuse_nulls(values, field)
+    return values
+
+
+def _refuse_nulls(values: pa.ChunkedArray, field: str) -> None:
+    """A null where a recipient is expected is refused at its row (as in a list or Series)."""
+    import pyarrow.compute as pc
+
     if values.null_count:
         first = pc.indices_nonzero(pc.is_null(values).combine_chunks())[0].as_py()
         raise ValidationError(field, RULE_NOT_RECIPIENT, position=int(first), value=None)
-    return values
 
 
 def _struct_table(
@@ -287,7 +292,6 @@ def _struct_table(
 ) -> pa.Table:
     """An array of structs as a table of its fields, read as a list of dicts."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     names = [values.type.field(i).name for i in range(values.type.num_fields)]
     unknown = sorted(n for n in names if n not in known)
@@ -297,9 +301,7 @@ def _struct_table(
             f"unknown field; a contact has {', '.join(CONTACT_FIELDS)} (and 'country')",
             position=0,
         )
-    if values.null_count:
-        first = pc.indices_nonzero(pc.is_null(values).combine_chunks())[0].as_py()
-        raise ValidationError(field, RULE_NOT_RECIPIENT, position=int(first), value=None)
+    _refuse_nulls(values, field)
     if need_number and "phone_number" not in names and len(values):
         raise ValidationError(f"{field}.phone_number", "is required", position=0)
     check_names(names, field, known, KEEP_ONE_ARROW)

@@ -19,7 +19,7 @@ import itertools
 import struct
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
 from smskit.rules.arrowinput import KEEP_ONE_FILE, check_names
@@ -201,8 +201,6 @@ def read_csv_text(path: Path, wanted: Sequence[str], field: str = "recipients") 
     header names twice is refused naming the file, the column and both places (pandas would
     read the first copy, a guess); a file that cannot be read whole (:func:`check_whole`) is
     refused naming the line."""
-    import pandas as pd
-
     check_whole(path, field)
     names = _header(path)
     if names is None:
@@ -228,17 +226,26 @@ def read_csv_text(path: Path, wanted: Sequence[str], field: str = "recipients") 
             " columns; a value would be dropped or moved into another column",
             position=position,
         )
+    return _pandas_csv(
+        path,
+        field,
+        dtype=str,
+        keep_default_na=False,
+        na_values=[""],
+        usecols=lambda name: name in wanted,
+    )
+
+
+def _pandas_csv(path: Path, field: str, **options: Any) -> pd.DataFrame:
+    """``pandas.read_csv(path, **options)``; an empty or unparsable file refused naming
+    ``field`` (what check_whole lets through, pandas may still refuse)."""
+    import pandas as pd
+
     try:
-        return pd.read_csv(
-            path,
-            dtype=str,
-            keep_default_na=False,
-            na_values=[""],
-            usecols=lambda name: name in wanted,
-        )
+        return pd.read_csv(path, **options)
     except pd.errors.EmptyDataError:
         raise ValidationError(field, "the CSV file is empty") from None
-    except pd.errors.ParserError as exc:  # what check_whole lets through, pandas refuses
+    except pd.errors.ParserError as exc:
         raise ValidationError(field, "the CSV file cannot be parsed", value=path.name) from exc
 
 
@@ -248,34 +255,21 @@ _UNSURE: Final[list[str]] = []
 def _pandas_header(path: Path, field: str) -> list[str]:
     """The header row's names as pandas finds it (after leading blank lines), as written:
     pandas' own column names rename a repeated one (``phone_number.1``)."""
-    import pandas as pd
-
-    try:
-        first = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False)
-    except pd.errors.EmptyDataError:
-        raise ValidationError(field, "the CSV file is empty") from None
-    except pd.errors.ParserError as exc:
-        raise ValidationError(field, "the CSV file cannot be parsed", value=path.name) from exc
+    first = _pandas_csv(path, field, header=None, nrows=1, dtype=str, keep_default_na=False)
     return [str(name) for name in first.iloc[0].tolist()] if len(first) else []
 
 
 def csv_columns(path: Path, field: str = "recipients") -> list[str]:
     """The column names of the CSV file at ``path``, as :func:`read_csv_text` reads them:
     a file that cannot be read whole, or an empty one, is refused alike (naming the line)."""
-    import pandas as pd
-
     check_whole(path, field)
     names = _header(path)
     if names is None:
         raise ValidationError(field, "the CSV file is empty")
     if names is not _UNSURE:
         return names
-    try:  # leading blank lines: pandas' reading defines the header
-        return [str(name) for name in pd.read_csv(path, dtype=str, nrows=0).columns]
-    except pd.errors.EmptyDataError:
-        raise ValidationError(field, "the CSV file is empty") from None
-    except pd.errors.ParserError as exc:
-        raise ValidationError(field, "the CSV file cannot be parsed", value=path.name) from exc
+    # Leading blank lines: pandas' reading defines the header.
+    return [str(name) for name in _pandas_csv(path, field, dtype=str, nrows=0).columns]
 
 
 def row_line(path: Path, position: int) -> int | None:
