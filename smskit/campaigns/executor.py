@@ -232,8 +232,7 @@ class CampaignExecutor(Generic[ResultT]):
 
     def _optout_state(self) -> OptOutState:
         """The state of the account's opt-out list now (the client made if needed)."""
-        key = account_key(self.client)
-        return key, listed_numbers(key)[0]
+        return self._suppression(offline=False)[1]
 
     def default_journal(self) -> Path:
         """Where :meth:`send` journals unless told: the spec's journal, else

@@ -29,7 +29,7 @@ class Simulator:
         self.text = text
         self.sender = sender
         self.options = dict(options)
-        self.rows: dict[int, dict[str, Any]] = {}
+        self.rows: dict[int, tuple[Any, ...]] = {}  # chunk, recipients, sms, cost, error
         self.problems: list[dict[str, Any]] = []
         self.short = False
 
@@ -68,14 +68,7 @@ class Simulator:
             self.short = self.short or isinstance(exc, InsufficientCreditError)
             error = f"{type(exc).__name__}: {exc}"
             figures = (len(rows), None, None)
-        recipients, sms, cost = figures
-        self.rows[index] = {
-            "chunk": index,
-            "recipients": recipients,
-            "sms": sms,
-            "cost": cost,
-            "error": error,
-        }
+        self.rows[index] = (index, *figures, error)
 
     def estimate(self, balance: float | None) -> CostEstimate:
         rows = [self.rows[i] for i in sorted(self.rows)]
@@ -127,16 +120,13 @@ def offline_estimate(
             else:
                 prices = [unit_prices[r] for r in regions]
                 cost = round(sum(s * u for s, u in zip(segments, prices, strict=True)), 6)
-        rows.append(
-            {"chunk": index, "recipients": len(segments), "sms": int(sum(segments)),
-             "cost": cost, "error": error}
-        )  # fmt: skip
+        rows.append((index, len(segments), int(sum(segments)), cost, error))
     return _estimate("offline", rows, None, [])
 
 
 def _estimate(
     source: str,
-    rows: list[dict[str, Any]],
+    rows: list[tuple[Any, ...]],
     balance: float | None,
     problems: list[dict[str, Any]],
     refused_for_credit: bool = False,

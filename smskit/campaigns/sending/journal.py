@@ -456,11 +456,9 @@ class Journal:
             sms, contacts, error, bool(retryable), first,
         )  # fmt: skip
 
-    def chunks(self, states: Iterable[str] | None = None) -> list[Chunk]:
-        """Chunks in order, all or those in ``states``."""
-        wanted = None if states is None else set(states)
-        records = self._read(f"SELECT {_CHUNK_COLUMNS} ORDER BY idx")
-        return [self._chunk(r) for r in records if wanted is None or r[5] in wanted]
+    def chunks(self) -> list[Chunk]:
+        """Every chunk, in order."""
+        return [self._chunk(r) for r in self._read(f"SELECT {_CHUNK_COLUMNS} ORDER BY idx")]
 
     def chunk(self, idx: int) -> Chunk:
         """One chunk by index."""
