@@ -151,7 +151,7 @@ class Campaign(CampaignExecutor[StreamedResult]):
         columns. Rows are indexed by their position across the files, in order, as
         ``smskit.Campaign.from_csv`` indexes its file."""
         files = _csv_files(path)
-        columns = _csv_columns(files[0])
+        columns = [name for name in dict.fromkeys(csv_columns(files[0])) if name in CSV_COLUMNS]
         if "phone_number" not in columns:  # refused as smskit.Campaign refuses its file:
             _csv_part(files[0], columns, files[0])  # what its reader refuses first
             raise ValidationError("recipients", f"the CSV file {RULE_NUMBER_COLUMN}")
@@ -455,11 +455,6 @@ def _csv_files(paths: Paths) -> list[Path]:
         assert csv_file is not None  # a Path names a file, never a table
         checked.append(csv_file)
     return checked
-
-
-def _csv_columns(first: Path) -> list[str]:
-    """The recipients' columns the first file's header names, in its order."""
-    return [name for name in dict.fromkeys(csv_columns(first)) if name in CSV_COLUMNS]
 
 
 def _csv_part(file: Path, columns: list[str], first: Path) -> pd.DataFrame:

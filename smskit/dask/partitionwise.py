@@ -29,9 +29,6 @@ from smskit.rules.region import DEFAULT_REGION
 
 __all__ = ["analyze_many", "normalize", "render_all"]
 
-_ENCODING = pd.CategoricalDtype(list(textvec.ENCODINGS))
-_ERROR = pd.CategoricalDtype(list(textvec.ERRORS))
-
 
 def normalize(
     values: dd.Series,
@@ -99,13 +96,12 @@ def analyze_many(texts: dd.Series, *, national: str | None = None) -> dd.DataFra
     """:func:`smskit.text.analyze_many` of every partition of ``texts``."""
     _check_series(texts, "texts")
     _pandas_analyze_many([], national=national)  # a bad `national` is refused on the client
-    ints = {name: pd.Series(dtype="Int64") for name in ("characters", "units", "segments")}
+    counts = ("characters", "units", "segments", "remaining")
     meta = pd.DataFrame(
         {
-            "encoding": pd.Series(dtype=_ENCODING),
-            **ints,
-            "remaining": pd.Series(dtype="Int64"),
-            "error": pd.Series(dtype=_ERROR),
+            "encoding": pd.Series(dtype=pd.CategoricalDtype(list(textvec.ENCODINGS))),
+            **{name: pd.Series(dtype="Int64") for name in counts},
+            "error": pd.Series(dtype=pd.CategoricalDtype(list(textvec.ERRORS))),
         },
         index=texts._meta.index,
     )

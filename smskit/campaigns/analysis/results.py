@@ -13,16 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Final,
-    Generic,
-    Protocol,
-    TypeVar,
-    Unpack,
-    runtime_checkable,
-)
+from typing import TYPE_CHECKING, Any, Final, Generic, Protocol, TypeVar, Unpack, runtime_checkable
 
 from smskit.campaigns.analysis.conversions import recipient_groups, send_instant
 from smskit.campaigns.planning.holdout import HELD_OUT
