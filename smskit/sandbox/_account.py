@@ -10,14 +10,7 @@ from typing import Any
 from smskit.sandbox import _wallet
 from smskit.sandbox._database import Database, iso
 from smskit.sandbox._domain import CODE_INSUFFICIENT_CREDIT, GatewayError
-from smskit.sandbox._prices import (
-    CREDIT_KEYS,
-    CURRENCY,
-    default_price_rows,
-    default_prices,
-    to_eur,
-    to_micros,
-)
+from smskit.sandbox._prices import CREDIT_KEYS, CURRENCY, default_price_rows, to_eur, to_micros
 
 SCHEMA = (
     """
@@ -63,7 +56,7 @@ class Account:
 
     def use_default_prices(self) -> None:
         """The default prices in memory: what :meth:`open` wrote to a new or reset account."""
-        self._prices = default_prices()
+        self._prices = {(c, p): m for c, p, m in default_price_rows()}
 
     def _pack_id(self, tx: sqlite3.Connection) -> Callable[[], str]:
         return lambda: self._db.next_id(tx, "pack")

@@ -103,15 +103,10 @@ def zone_of(region: str) -> str:
     return str(calling_codes()[region])[0]
 
 
-def default_prices() -> dict[tuple[str, str], int]:
-    """``{(country_code, product_name): micro-euros}`` for every served country and product."""
-    return {(region, product): micros for region, product, micros in default_price_rows()}
-
-
 @lru_cache(maxsize=1)
 def default_price_rows() -> tuple[tuple[str, str, int], ...]:
-    """:func:`default_prices` as ``(country_code, product_name, micro-euros)`` rows, worked
-    out once per process (every new or reset account writes them)."""
+    """``(country_code, product_name, micro-euros)`` of every served country and product,
+    worked out once per process (every new or reset account writes them)."""
     rows = []
     for region in calling_codes():
         row = COUNTRY_PRICES.get(region) or ZONES[zone_of(region)]
