@@ -137,11 +137,9 @@ class _Parser:
         elif char == "{" and (bounds := _BOUNDS.match(self.text, self.at)):
             self.at = bounds.end()
             low = int(bounds["low"])
-            high = (
-                low
-                if bounds["comma"] is None
-                else (int(bounds["high"]) if bounds["high"] else None)
-            )
+            high = int(bounds["high"]) if bounds["high"] else None  # {n,}: no bound
+            if bounds["comma"] is None:  # {n}
+                high = low
             if high is not None and high < low:
                 raise Unsupported("bad repeat")
         else:

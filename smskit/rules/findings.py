@@ -74,8 +74,7 @@ MESSAGES: Final[dict[str, str]] = {
 @dataclass(frozen=True, slots=True)
 class Finding:
     """One thing preflight found: ``code`` (one of ISSUES, WARNINGS or BLOCKING), ``field``,
-    ``row``,
-    and ``detail`` (the value the message quotes)."""
+    ``row`` and ``detail`` (the value the message quotes)."""
 
     code: str
     field: str | None = None

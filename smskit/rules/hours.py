@@ -134,13 +134,8 @@ def hours_refusals(regions: Sequence[str], purpose: str | None, when: datetime) 
     """Regions (with a rule) where a send of ``purpose`` at ``when`` is not permitted, and why."""
     if not is_marketing(purpose):
         return {}
-    refusals = {}
-    for region in regions:
-        rule = MARKETING_HOURS.get(region)
-        reason = rule.refusal(region, when) if rule is not None else None
-        if reason is not None:
-            refusals[region] = reason
-    return refusals
+    reasons = {r: MARKETING_HOURS[r].refusal(r, when) for r in regions if r in MARKETING_HOURS}
+    return {region: reason for region, reason in reasons.items() if reason is not None}
 
 
 def next_permitted(regions: Sequence[str], when: datetime) -> datetime:

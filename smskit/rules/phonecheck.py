@@ -370,9 +370,8 @@ def _check_parsed(text: str, region: str | None) -> PhoneCheck:
     try:
         number = phonenumbers.parse(text, region)
     except NumberParseException as exc:
-        return PhoneCheck(
-            None, False, _PARSE_REASON.get(exc.error_type, "not_a_number"), None, "bad_format"
-        )
+        reason = _PARSE_REASON.get(exc.error_type, "not_a_number")
+        return PhoneCheck(None, False, reason, None, "bad_format")
     e164 = f"+{number.country_code}{phonenumbers.national_significant_number(number)}"
     kind = spec_type(number, e164)
     if kind != "bad_format":

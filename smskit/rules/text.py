@@ -437,8 +437,7 @@ def optimize(text: str) -> Optimization:
         new = _optimize_match(match)
         if new != match.group():
             replacements.append(Replacement(match.start(), match.group(), new))
-            pieces.append(text[last : match.start()])
-            pieces.append(new)
+            pieces += [text[last : match.start()], new]
             last = match.end()
     pieces.append(text[last:])
     result = "".join(pieces)
