@@ -265,19 +265,16 @@ class APIError(SmskitError):
         self.errors = dict(errors or {})
         self.request = request
         self.response = response
-        super().__init__(self._describe())
-
-    def _describe(self) -> str:
-        head = f"HTTP {self.status_code}"
-        if self.code is not None:
-            head += f", code {self.code}"
-        text = f"{head}: {self.message}"
+        text = f"HTTP {status_code}"
+        if code is not None:
+            text += f", code {code}"
+        text += f": {message}"
         if self.errors:
             details = "; ".join(
                 f"{field}: {_field_message(detail)}" for field, detail in self.errors.items()
             )
             text += f" ({details})"
-        return text
+        super().__init__(text)
 
 
 class AuthenticationError(APIError):
