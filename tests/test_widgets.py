@@ -7,6 +7,7 @@ the widgets run against a real sandbox over HTTP.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,7 @@ import smskit
 import smskit.rules.phones  # patched by a test below: imported here, whatever ran before
 from smskit import Campaign, Client, Composer, Dashboard, HLRExplorer
 from smskit.errors import ValidationError
+from smskit.rules.findings import Finding
 from smskit.sandbox import Sandbox
 from smskit.views.pure_panel import compose_panel, highlight, panel_state
 
@@ -112,6 +114,36 @@ def test_each_warning_badge_is_named_by_its_finding(client: Client) -> None:
     assert warnings == [("fields_missing", "1 recipient(s) miss a dynamic field: it renders empty")]
 
 
+@pytest.mark.parametrize("text", ["", "Colis en route. " + "x" * 1600], ids=["empty", "too long"])
+def test_a_text_that_cannot_be_sent_sends_nobody_and_no_sms(text: str) -> None:
+    """An empty or over-long text blocks the send: the summary says no one to send, none
+    excluded and no SMS (it said "3 excluded" for an empty text and each recipient's
+    segments of the over-long one), and the recipients check does not say "3 to send"."""
+    numbers = ["+33612345678", "+33612345679", "+33612345670"]
+    composer = Composer(None, numbers, text=text, sender="MyShop", purpose="alert", debounce=0)
+    assert composer.panel.failed[0].name == "text"
+    summary = composer.summary
+    assert summary["recipients"] == 3
+    assert (summary["to_send"], summary["excluded"], summary["sms"]) == (None, None, None)
+    assert (composer.state["to_send"], composer.state["sms"]) == (None, None)
+    recipients = next(c for c in composer.panel.checks if c.name == "recipients")
+    assert not recipients.message.startswith("3 to send"), recipients.message
+    assert "3 recipient(s)" in repr(composer)
+    composer.text = "Colis en route."  # the same recipients, a text that can be sent
+    assert (composer.summary["to_send"], composer.summary["excluded"]) == (3, 0)
+    assert composer.summary["sms"] == 3
+
+
+def test_a_warning_badge_is_named_by_its_finding_code_whatever_the_panel() -> None:
+    """The panel keeps each warning as its finding: its badge is named by the code, never a
+    generic "warning" (the name it fell back to when a panel's codes were missing)."""
+    found = (Finding("fields_missing", detail="2"), Finding("optouts_unread", detail="x"))
+    panel = compose_panel("Colis en route.", sender="MyShop", options={"purpose": "alert"})
+    state = panel_state(dataclasses.replace(panel, findings=found))
+    warnings = [(f["name"], f["message"]) for f in state["findings"] if f["group"] == "warning"]
+    assert warnings == [(f.code, f.message()) for f in found]
+
+
 def test_panel_alert_needs_no_stop_and_allows_spaces_in_the_sender() -> None:
     """purpose='alert' drops the STOP rule and lets the sender have spaces."""
     panel = compose_panel("Your code is 1234", sender="My Bank", options={"purpose": "alert"})
@@ -176,7 +208,8 @@ def test_composer_follows_the_text_and_enables_send_once_checks_pass(
     assert report is not None and (report.recipients, report.to_send) == (4, 3)
     assert (composer.state["worst_case"], composer.state["to_send"]) == (1, 3)
     assert composer.summary == {
-        "recipients": 4, "to_send": 3, "sms": 3, "cost": None, "unit": None, "source": None,
+        "recipients": 4, "to_send": 3, "excluded": 1, "sms": 3, "cost": None, "unit": None,
+        "source": None,
     }  # fmt: skip
 
 

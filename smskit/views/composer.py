@@ -156,7 +156,8 @@ class Composer(Widget):
     controls = traitlets.Dict().tag(sync=True)
     """Each button's ``enabled`` and, when disabled, ``why``."""
     summary = traitlets.Dict().tag(sync=True)
-    """Always in view: recipients to send, SMS and cost (``cost`` None until estimated, its
+    """Always in view: recipients to send, excluded, SMS and cost (``to_send``, ``excluded``
+    and ``sms`` None while the text cannot be sent; ``cost`` None until estimated, its
     ``unit``: the wallet's, a currency)."""
     confirmation = traitlets.Unicode("").tag(sync=True)
     """The question Confirm / Cancel answer ("" while none is on show)."""
@@ -434,6 +435,8 @@ class Composer(Widget):
         summary = {
             "recipients": panel.recipients,
             "to_send": panel.to_send,
+            # None while nothing can be sent (the text cannot): no count of the excluded
+            "excluded": None if panel.to_send is None else (panel.recipients or 0) - panel.to_send,
             "sms": panel.sms,
             "cost": cost,
             "unit": self._unit if cost is not None else None,
@@ -641,7 +644,9 @@ class Composer(Widget):
         shown = self.text if len(self.text) <= 30 else self.text[:29] + "…"
         stats = panel.stats
         figures = f"{stats.encoding}, {stats.segments} segment(s)" if stats else "not analysable"
-        recipients = "no recipients" if panel.to_send is None else f"{panel.to_send} to send"
+        recipients = "no recipients" if panel.recipients is None else f"{panel.to_send} to send"
+        if panel.recipients is not None and panel.to_send is None:  # the text cannot be sent
+            recipients = f"{panel.recipients} recipient(s)"
         failed = ", ".join(c.name for c in panel.failed)
         state = "ready" if panel.ok else f"blocked by {failed}"
         return f"Composer({shown!r}, {figures}, {recipients}, {state})"

@@ -18,6 +18,7 @@ from smskit.rules import text as engine
 from smskit.rules.caps import FREQUENCY_CAPPED
 from smskit.rules.content import has_stop_mention, is_marketing, sender_allows_spaces
 from smskit.rules.fields import split_fields
+from smskit.rules.findings import Finding
 from smskit.rules.links import find_links, with_short_links
 from smskit.rules.sender import check_sender
 
@@ -48,6 +49,9 @@ class ComposerPanel:
     or is off). ``preview`` holds the first recipients' rows (``row``, ``phone_number``,
     ``text`` rendered, ``encoding``, ``segments``, ``issue``; None where empty) or None
     without recipients; ``worst_case`` the most segments any recipient to send gets.
+    ``to_send`` and ``sms`` are None while the text cannot be sent (nobody would be sent
+    anything); ``findings`` the preflight's campaign-level warnings, as data (each badge is
+    named by its code).
     """
 
     text: str
@@ -62,14 +66,18 @@ class ComposerPanel:
     preview: tuple[dict[str, Any], ...] | None = field(default=None, repr=False)
     worst_case: int | None = None
     to_send: int | None = None
-    warnings: tuple[str, ...] = ()
-    warning_codes: tuple[str, ...] = ()  # each warning's finding code, in the same order
+    findings: tuple[Finding, ...] = ()
     recipients: int | None = None
     sms: int | None = None
     held_out: int | None = None  # of the recipients, those the holdout keeps out
     # Tracked links: the text as sent, each URL a short link of its real length (None: the
     # links are not tracked, or cannot be); the meter counts it.
     sent: engine.TextStats | None = None
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """The preflight's warnings in words."""
+        return tuple(finding.message() for finding in self.findings)
 
     @property
     def ok(self) -> bool:
@@ -118,7 +126,10 @@ def _stop_check(required: bool, present: bool) -> Check:
 
 
 def _recipient_checks(
-    report: PreflightOutline | None, option_error: str | None, recipients_error: str | None
+    report: PreflightOutline | None,
+    option_error: str | None,
+    recipients_error: str | None,
+    sendable: bool = True,
 ) -> list[Check]:
     if option_error is not None:
         return [Check("options", False, option_error)]
@@ -137,6 +148,12 @@ def _recipient_checks(
         return [
             Check(
                 "recipients", False, f"none of {report.recipients} recipients can be sent ({why})"
+            )
+        ]
+    if not sendable:  # the text check says why: nobody is sent anything yet
+        return [
+            Check(
+                "recipients", True, f"{report.recipients} recipient(s), sent once the text can be"
             )
         ]
     held = held_out(report)
@@ -207,15 +224,19 @@ def compose_panel(
             checks.append(Check("links", True, f"{count} link(s) tracked, as {link_base}/..."))
     checks.append(_stop_check(stop_required, has_stop))
     checks.append(_sender_check(sender, options))
-    checks += _recipient_checks(report, option_error, recipients_error)
+    sendable = checks[0].ok  # the text's own check: a text that cannot be sent reaches nobody
+    checks += _recipient_checks(report, option_error, recipients_error, sendable)
     preview, worst, to_send, recipients, sms, held = None, None, None, None, None, None
-    warnings: tuple[str, ...] = ()
-    codes: tuple[str, ...] = ()
+    found: tuple[Finding, ...] = ()
     if report is not None:
-        preview, worst, sms = report.head[:preview_rows], report.worst_case, report.segments
-        to_send, warnings, recipients = report.to_send, report.warnings, report.recipients
-        codes = tuple(finding.code for finding in report.findings)
-        held = held_out(report)
+        preview, worst, recipients = (
+            report.head[:preview_rows],
+            report.worst_case,
+            report.recipients,
+        )
+        if sendable:
+            to_send, sms = report.to_send, report.segments
+        found, held = tuple(report.findings), held_out(report)
     return ComposerPanel(
         text=text,
         stats=stats,
@@ -229,8 +250,7 @@ def compose_panel(
         preview=preview,
         worst_case=worst,
         to_send=to_send,
-        warnings=tuple(warnings),
-        warning_codes=codes,
+        findings=found,
         recipients=recipients,
         sms=sms,
         held_out=held,
@@ -302,12 +322,9 @@ def panel_state(panel: ComposerPanel) -> dict[str, Any]:
     ]
     # a warning is named by its finding's code (fields_missing, hours_refused ...), as a
     # check is by its name: the group's heading already says it is a warning
-    codes = panel.warning_codes
-    if len(codes) != len(panel.warnings):
-        codes = ("warning",) * len(panel.warnings)
     findings += [
-        {"name": code, "ok": True, "message": w, "group": "warning"}
-        for code, w in zip(codes, panel.warnings, strict=True)
+        {"name": f.code, "ok": True, "message": f.message(), "group": "warning"}
+        for f in panel.findings
     ]
     delivered = panel.delivered
     preview = panel.preview

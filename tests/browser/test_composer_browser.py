@@ -69,6 +69,10 @@ def test_composer_switches_to_ucs2_and_back_in_the_browser(notebook_page: Any) -
     box = composer.get_by_label("message text")
     box.scroll_into_view_if_needed()
     box.fill("")
+    # an empty text sends nobody: no one to send, no SMS, no one counted excluded
+    expect(composer.locator(".smskit-to-send")).to_have_text("—", timeout=WAIT_MS)
+    expect(composer.locator(".smskit-sms")).to_have_text("—")
+    expect(composer.locator(".sk-summary small").first).not_to_contain_text("excluded")
     box.press_sequentially(TYPED)
     expect(box).to_have_value(TYPED)
     expect(encoding).to_contain_text("UCS-2", timeout=WAIT_MS)

@@ -268,7 +268,7 @@ function render({ model, el: root }) {
   const drawSummary = () => {
     const s = model.get("summary") || {};
     setText(toSend, number(s.to_send));
-    const out = s.recipients === null || s.recipients === undefined ? 0 : s.recipients - s.to_send;
+    const out = s.excluded; // null while the text cannot be sent: nobody is excluded yet
     setText(excluded, s.recipients === null || s.recipients === undefined
       ? "no recipients" : `of ${number(s.recipients)}${out ? `, ${number(out)} excluded` : ""}`);
     setText(sms, number(s.sms));
