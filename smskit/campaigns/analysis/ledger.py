@@ -30,11 +30,11 @@ from smskit.campaigns.analysis.outcomes import (
 from smskit.campaigns.analysis.results import UNSENT_STATES, CampaignResult
 from smskit.campaigns.planning.holdout import HELD_OUT
 from smskit.campaigns.sending.journal import DONE_STATES, Journal
-from smskit.campaigns.sending.journal_file import as_journal_path
 from smskit.campaigns.sending.lease import LOCK_SUFFIX
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.content import DEFAULT_PURPOSE
+from smskit.rules.files import as_file_path
 from smskit.rules.timezone import account_time_zone
 
 if TYPE_CHECKING:
@@ -129,9 +129,9 @@ def journal_files(journals: Any = None) -> list[Path]:
     if journals is None:
         return _in_directory(campaigns_dir())
     if isinstance(journals, str | os.PathLike):
-        return _expand(as_journal_path(journals, "journals"))
+        return _expand(as_file_path(journals, "journals"))
     if isinstance(journals, Iterable) and not isinstance(journals, bytes | Mapping):
-        paths = (as_journal_path(value, f"journals[{at}]") for at, value in enumerate(journals))
+        paths = (as_file_path(value, f"journals[{at}]") for at, value in enumerate(journals))
         return [found for path in paths for found in _expand(path)]
     raise ValidationError(
         "journals", "must be a directory, a journal's path, or a list of them", value=journals

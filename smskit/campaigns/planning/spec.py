@@ -42,12 +42,13 @@ from smskit.campaigns.planning.plan import (
     default_name,
 )
 from smskit.campaigns.planning.preflight import PreflightSettings, evaluation_instant
-from smskit.campaigns.sending.journal_file import JOURNAL_SUFFIX, as_journal_path
+from smskit.campaigns.sending.journal_file import JOURNAL_SUFFIX
 from smskit.campaigns.sending.repeats import WINDOW as REPEAT_WINDOW
 from smskit.client.config import default_frequency_cap
 from smskit.errors import ValidationError
 from smskit.rules.caps import ACCOUNT_DEFAULT, ENV_FREQUENCY_CAP, FrequencyCap, frequency_cap
 from smskit.rules.content import is_marketing
+from smskit.rules.files import as_file_path
 from smskit.rules.optouts import check_include_opted_out
 from smskit.rules.region import DEFAULT_REGION, check_region
 
@@ -241,7 +242,7 @@ class CampaignSpec:
         if self.clock is not None and not callable(self.clock):
             raise ValidationError("clock", "must be a function returning an aware datetime")
         if self.journal is not None:
-            object.__setattr__(self, "journal", as_journal_path(self.journal))
+            object.__setattr__(self, "journal", as_file_path(self.journal, "journal"))
         if self.created is None:
             created = self.clock() if self.clock is not None else datetime.now(UTC)
             if not isinstance(created, datetime) or created.utcoffset() is None:
@@ -362,7 +363,7 @@ class CampaignSpec:
         (the per-user data directory: on Linux ``~/.local/share/smskit/campaigns/``, moved
         by ``XDG_DATA_HOME``)."""
         if journal is not None:
-            return as_journal_path(journal)
+            return as_file_path(journal, "journal")
         if self.journal is not None:
             return Path(self.journal)
         return campaigns_dir() / f"{self.identity}{JOURNAL_SUFFIX}"

@@ -41,11 +41,12 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from smskit import _sqlite
-from smskit.campaigns.sending.journal_file import as_journal_path, connect_journal
+from smskit.campaigns.sending.journal_file import connect_journal
 from smskit.campaigns.sending.lease import LEASE_SCHEMA, POLL_S, Lease, lease_owner
 from smskit.campaigns.sending.record import CampaignRecord
 from smskit.errors import CampaignBusy, ConfigurationError
 from smskit.rules.contacts import ContactChunk, chunk_contacts
+from smskit.rules.files import as_file_path
 from smskit.rules.missing import is_missing
 from smskit.rules.ranges import checked_seconds
 
@@ -179,7 +180,7 @@ class Journal:
         mode: Literal["open", "create", "any"] = "open",
         lease: float | None = None,
     ) -> None:
-        self.path = as_journal_path(path)
+        self.path = as_file_path(path, "journal")
         exists = self.path.exists() and self.path.stat().st_size > 0
         if mode == "open" and not exists:
             empty = self.path.is_file()  # an empty file is there: it is no journal, not missing

@@ -16,15 +16,13 @@ import sqlite3
 from contextlib import closing
 from functools import cache
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from smskit import _sqlite
 from smskit.errors import ConfigurationError
-from smskit.rules.files import as_file_path
 
 __all__ = [
     "JOURNAL_SUFFIX",
-    "as_journal_path",
     "check_journal_file",
     "connect_journal",
     "holds_a_campaign",
@@ -93,11 +91,6 @@ def holds_a_campaign(path: Path) -> bool:
     """Whether the SQLite file at ``path`` (with a ``meta`` table) holds a campaign."""
     with closing(sqlite3.connect(path)) as db:
         return db.execute("SELECT 1 FROM meta WHERE key = 'campaign_id'").fetchone() is not None
-
-
-def as_journal_path(value: Any, field: str = "journal") -> Path:
-    """A journal's path: a ``str`` or ``os.PathLike`` naming a file (not empty, no NUL)."""
-    return as_file_path(value, field)
 
 
 def connect_journal(path: Path, schema: str, version: int, *, campaign: bool) -> sqlite3.Connection:
