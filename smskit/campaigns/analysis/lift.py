@@ -100,10 +100,7 @@ class Lift:
 
     def __repr__(self) -> str:
         diff = self.value("conversion_rate")
-        low, high = (
-            self.value("conversion_rate", "ci_low"),
-            self.value("conversion_rate", "ci_high"),
-        )
+        low, high = (self.value("conversion_rate", bound) for bound in ("ci_low", "ci_high"))
         shown = "n/a" if math.isnan(diff) else f"{diff:+.2%} [{low:+.2%}, {high:+.2%}]"
         return f"Lift(treated={self.treated}, holdout={self.holdout}, conversion_rate {shown})"
 
