@@ -227,10 +227,11 @@ def plain_shape(offsets: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, np.n
     first = np.where(filled, padded[np.minimum(starts, len(data))], 0)
     plus = first == ord("+")
     lead = plus | (first == _OPEN)  # the body starts after it
-    inside = _INSIDE[data]
-    outside = _ranks(~inside)
+    # The bytes outside, counted per text where they fall (most bytes are inside: no
+    # running count over every byte).
+    outside = np.searchsorted(np.flatnonzero(~_INSIDE.take(data)), offsets)
     # Every byte of the text is inside, but a leading "+".
-    clean = (outside[ends] - outside[starts] - plus) == 0
+    clean = (np.diff(outside) - plus) == 0
     body = starts + lead
     has_body = body < ends
     head = padded[np.minimum(body, len(data))]
