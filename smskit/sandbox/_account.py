@@ -7,9 +7,10 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from smskit.errors import CODE_INSUFFICIENT_CREDIT
 from smskit.sandbox import _wallet
 from smskit.sandbox._database import Database, iso
-from smskit.sandbox._domain import CODE_INSUFFICIENT_CREDIT, GatewayError
+from smskit.sandbox._domain import GatewayError
 from smskit.sandbox._prices import CREDIT_KEYS, CURRENCY, default_price_rows, to_eur, to_micros
 
 SCHEMA = (

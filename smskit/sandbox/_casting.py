@@ -14,10 +14,11 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from smskit.rules.answers import BLANK_CODE
 from smskit.rules.phonecheck import gateway_number
 
 # Field error codes: the spec shows 410 for blank; the rest are the sandbox's documented choice.
-BLANK = 410
+BLANK = BLANK_CODE
 LENGTH = 411
 FORMAT = 412
 NOT_ALLOWED = 413

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from smskit.errors import ValidationError
+from smskit.errors import CODE_PAYLOAD_VALIDATION, CODE_STOP_MISSING, ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules import text as textlib
 from smskit.rules.content import has_stop_mention, is_marketing, sender_allows_spaces
@@ -47,9 +47,6 @@ CONTACTS_MAX = 500  # "Maximum number of contacts in a contact creation request:
 REQUEST_ID_MAX = _spec.REQUEST_ID_MAX
 REPLY_SHORT_NUMBER = "38100"  # with_replies: the sender becomes this short number
 
-CODE_STOP_MISSING = 121
-CODE_INSUFFICIENT_CREDIT = 122
-CODE_PAYLOAD_VALIDATION = 400
 VALIDATION_MESSAGE = "Payload validation error."
 
 
