@@ -44,6 +44,7 @@ __all__ = [
     "KEEP_ONE_PANDAS",
     "LIBRARIES",
     "RULE_NOT_RECIPIENT",
+    "RULE_UNKNOWN_FIELD",
     "arrow_data",
     "arrow_frame",
     "arrow_library",
@@ -52,6 +53,9 @@ __all__ = [
 
 LIBRARIES: Final = ("pyarrow", "polars")
 RULE_NOT_RECIPIENT: Final = "each recipient must be a phone number or a dict with 'phone_number'"
+RULE_UNKNOWN_FIELD: Final = (
+    f"unknown field; a contact has {', '.join(CONTACT_FIELDS)} (and 'country')"
+)
 # More chunks than one per this many rows on average are joined into one first (a copy of the
 # bytes, in Arrow): slicing a column into blocks costs a step per chunk.
 _ROWS_PER_CHUNK: Final = 10_000
@@ -296,11 +300,7 @@ def _struct_table(
     names = [values.type.field(i).name for i in range(values.type.num_fields)]
     unknown = sorted(n for n in names if n not in known)
     if unknown and len(values):
-        raise ValidationError(
-            f"{field}.{unknown[0]}",
-            f"unknown field; a contact has {', '.join(CONTACT_FIELDS)} (and 'country')",
-            position=0,
-        )
+        raise ValidationError(f"{field}.{unknown[0]}", RULE_UNKNOWN_FIELD, position=0)
     _refuse_nulls(values, field)
     if need_number and "phone_number" not in names and len(values):
         raise ValidationError(f"{field}.phone_number", "is required", position=0)

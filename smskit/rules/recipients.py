@@ -50,6 +50,7 @@ from smskit.errors import ValidationError, advised
 from smskit.rules.arrowinput import (
     KEEP_ONE_PANDAS,
     RULE_NOT_RECIPIENT,
+    RULE_UNKNOWN_FIELD,
     arrow_frame,
     arrow_library,
     check_names,
@@ -423,9 +424,7 @@ def _frame_of_items(items: list[Any], field: str, need_number: bool) -> pd.DataF
             unknown = sorted(str(k) for k in item if k not in _KNOWN_KEYS)
             if unknown:
                 raise ValidationError(
-                    f"{field}.{unknown[0]}",
-                    f"unknown field; a contact has {', '.join(CONTACT_FIELDS)} (and 'country')",
-                    position=position,
+                    f"{field}.{unknown[0]}", RULE_UNKNOWN_FIELD, position=position
                 )
             if need_number and "phone_number" not in item:
                 raise ValidationError(f"{field}.phone_number", "is required", position=position)
