@@ -91,12 +91,8 @@ async def simulate(
     stop, share = interruption()
     async with async_client(client, share=share) as gateway:
         simulator = Simulator(gateway, header["text"], header["sender"], header["options"])
-
-        async def one(chunk: tuple[int, list[int], ContactChunk]) -> None:
-            await simulator.chunk(*chunk)
-
-        await run_chunks(chunks, one, concurrency=concurrency, stop=stop, progress=progress,
-                         total=total, unit="recipient",
+        await run_chunks(chunks, lambda chunk: simulator.chunk(*chunk), concurrency=concurrency,
+                         stop=stop, progress=progress, total=total, unit="recipient",
                          size=lambda chunk: len(chunk[1]))  # fmt: skip
         balance = (await gateway.wallet.check_balance()).amount
     return simulator.estimate(balance)
