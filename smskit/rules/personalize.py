@@ -13,20 +13,17 @@ import warnings
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from itertools import repeat
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from smskit.errors import ValidationError
-from smskit.rules import spec as _spec
 from smskit.rules.fields import FIELD_RE, field_text, used_fields
 from smskit.rules.ranges import checked_integer
-from smskit.rules.text import check_str
+from smskit.rules.text import MAX_FIELD_LENGTH, check_str
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["MissingFieldWarning", "fields", "render", "render_all", "render_texts"]
-
-MAX_FIELD_LENGTH: Final = _spec.FIELD_MAX
 
 
 class MissingFieldWarning(UserWarning):
