@@ -45,7 +45,7 @@ from smskit.campaigns.analysis.results import (
     CampaignOutcomes,
     audience,
     chunk_dtypes,
-    dropped_note,
+    held_rows,
     kept_out_rows,
     result_dtypes,
     result_header,
@@ -411,39 +411,21 @@ def _sent(
     size: int,
     gone: pd.Series | None = None,
 ) -> pd.DataFrame:
-    """Rows of recipients the campaign sends: each with its chunk's outcome, the refused ones
-    ``rejected`` (as ``CampaignResult`` words them); rows ``gone`` (left out of their chunk
-    before it was sent, shown by the caller) are left out."""
-    chunk = first + np.arange(len(part)) // size
+    """Rows of recipients the campaign sends: each with its chunk's outcome (chunk
+    ``first + i // size`` for the ``i``-th), the refused ones ``rejected``, as
+    ``CampaignResult`` words them (:func:`~smskit.campaigns.analysis.results.held_rows`);
+    rows ``gone`` (left out of their chunk before it was sent, shown by the caller) are left
+    out."""
     frame = pd.DataFrame(
         {"row": part["row"].to_numpy(dtype="int64"), "phone_number": part["phone_number"],
-         "chunk": chunk, "segments": part["segments"].to_numpy(dtype="int64")}
+         "chunk": first + np.arange(len(part)) // size,
+         "segments": part["segments"].to_numpy(dtype="int64")}
     )  # fmt: skip
-    info = chunks.set_index("chunk")
-    done = info["state"].isin(DONE_STATES) & info["kept"].notna()
-    dropped = done & (info["kept"] < info["recipients"])
-    notes = [
-        dropped_note(int(k), int(n)) if d else e
-        for k, n, d, e in zip(info["kept"], info["recipients"], dropped, info["error"], strict=True)
-    ]
-    info = info.assign(note=pd.Series(notes, index=info.index, dtype=object))
-    at = frame["chunk"]
-    out = frame.assign(
-        request_id=at.map(info["request_id"]),
-        ticket=at.map(info["ticket"]),
-        state=at.map(info["state"]).fillna("pending"),  # a chunk not reached yet
-        error=at.map(info["note"]),
-    )
-    no = out["row"].isin(refused["row"])
+    no = frame["row"].isin(refused["row"])
     if gone is not None:
-        no |= out["row"].isin(gone)
-    totals = out.loc[~no].groupby("chunk")["segments"].sum()
-    cost, total = at.map(info["cost"]), at.map(totals)
-    priced = cost.notna() & total.notna() & (total > 0)
-    # CampaignResult's share: the chunk's cost per segment, then times the segments
-    share = out["segments"].to_numpy(dtype="float64") * (cost / total).to_numpy(dtype="float64")
-    out["cost"] = pd.Series(share, index=out.index).where(priced)
-    return pd.concat([out.loc[~no], refused.assign(state="rejected")], ignore_index=True)
+        no |= frame["row"].isin(gone)
+    held = held_rows(frame.loc[~no], chunks)
+    return pd.concat([held, refused.assign(state="rejected")], ignore_index=True)
 
 
 def _empty() -> pd.DataFrame:

@@ -47,6 +47,7 @@ __all__ = [
     "chunk_dtypes",
     "dropped_note",
     "excluded_error",
+    "held_rows",
     "kept_out_rows",
     "result_dtypes",
     "result_header",
@@ -264,31 +265,30 @@ class CampaignResult(CampaignOutcomes["pd.DataFrame"]):
 
     @cached_property
     def _recipients_frame(self) -> pd.DataFrame:
-        import numpy as np
         import pandas as pd
 
-        columns: dict[str, list[Any]] = {name: [] for name in RESULT_COLUMNS}
-        for chunk in self.records:
-            size = chunk.size
-            total = sum(chunk.segments)
-            columns["row"] += chunk.rows
-            columns["phone_number"] += [self.numbers[p] for p in chunk.positions]
-            columns["chunk"] += [chunk.idx] * size
-            columns["request_id"] += [chunk.request_id] * size
-            columns["ticket"] += [chunk.ticket] * size
-            columns["state"] += [chunk.state] * size
-            columns["segments"] += chunk.segments
-            if chunk.cost is not None and total:
-                columns["cost"] += (np.asarray(chunk.segments) * (chunk.cost / total)).tolist()
-            else:
-                columns["cost"] += [None] * size
-            note = dropped_note(chunk.contacts, size) if chunk.dropped else chunk.error
-            columns["error"] += [note] * size
+        records = self.records
+        held = pd.DataFrame(
+            {
+                "row": [row for c in records for row in c.rows],
+                "phone_number": [self.numbers[p] for c in records for p in c.positions],
+                "chunk": [c.idx for c in records for _ in c.positions],
+                "segments": [segments for c in records for segments in c.segments],
+            }
+        )
+        names = ["chunk", "request_id", "ticket", "state", "recipients", "kept", "error", "cost"]
+        chunks = pd.DataFrame(
+            [
+                (c.idx, c.request_id, c.ticket, c.state, c.size, c.contacts, c.error, c.cost)
+                for c in records
+            ],
+            columns=names,
+        )
         refused = pd.DataFrame(self.rejected, columns=list(REJECTED_COLUMNS))
         kept_out = pd.DataFrame(self.excluded, columns=list(EXCLUDED_COLUMNS))
-        parts = [pd.DataFrame(columns), refused.assign(state="rejected"), kept_out_rows(kept_out)]
-        frame = pd.concat(parts, ignore_index=True).astype(result_dtypes())
-        return frame.sort_values("row", ignore_index=True)
+        parts = [held_rows(held, chunks), refused.assign(state="rejected"), kept_out_rows(kept_out)]
+        frame = pd.concat(parts, ignore_index=True)[list(RESULT_COLUMNS)]
+        return frame.astype(result_dtypes()).sort_values("row", ignore_index=True)
 
     @cached_property
     def _chunks_frame(self) -> pd.DataFrame:
@@ -445,6 +445,34 @@ RESULT_COLUMNS: Final[dict[str, Any]] = {
     "cost": "Float64",
     "error": "string",
 }
+
+
+def held_rows(held: pd.DataFrame, chunks: pd.DataFrame) -> pd.DataFrame:
+    """The per-recipient rows of the recipients chunks hold (``held``: ``row``,
+    ``phone_number``, ``chunk``, ``segments``), each with its chunk's outcome (``chunks``:
+    ``chunk``, ``request_id``, ``ticket``, ``state``, ``recipients``, ``kept``, ``error``,
+    ``cost``; a chunk not among them is not reached yet: ``pending``) and its share of the
+    chunk's cost, by segments."""
+    import pandas as pd
+
+    info = chunks.set_index("chunk")
+    done = info["state"].isin(DONE_STATES) & info["kept"].notna()
+    dropped = done & (info["kept"] < info["recipients"])
+    notes = [
+        dropped_note(int(k), int(n)) if d else e
+        for k, n, d, e in zip(info["kept"], info["recipients"], dropped, info["error"], strict=True)
+    ]
+    at = held["chunk"]
+    cost, total = at.map(info["cost"]), at.map(held.groupby("chunk")["segments"].sum())
+    # the chunk's cost per segment, then times the segments
+    share = held["segments"].to_numpy(dtype="float64") * (cost / total).to_numpy(dtype="float64")
+    return held.assign(
+        request_id=at.map(info["request_id"]),
+        ticket=at.map(info["ticket"]),
+        state=at.map(info["state"]).fillna("pending"),
+        error=at.map(pd.Series(notes, index=info.index, dtype=object)),
+        cost=pd.Series(share, index=held.index).where(cost.notna() & (total > 0)),
+    )
 
 
 # A journal's refusals and exclusions, as Journal.rejected() and Journal.excluded() give them.
