@@ -433,3 +433,27 @@ def test_verdicts_kept_between_keystrokes_equal_verdicts_from_scratch(
             "by_region": regions,
         } == full
         assert tally.issue.tolist() == kept.issue.tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(-1, 6), max_size=60), st.lists(st.integers(0, 240), max_size=4))
+def test_regions_categorical_is_pandas_own_without_unused_categories(
+    picks: list[int], places: list[int]
+) -> None:
+    """Each row's region (a place in REGION_NAMES, or -1 for none) as a categorical of the
+    regions some row has: what pandas' remove_unused_categories gives, codes and dtype."""
+    import numpy as np
+    import pandas as pd
+
+    from smskit.campaigns.planning.audience import _Numbers
+    from smskit.rules.phones import REGION_NAMES
+
+    places = [p % len(REGION_NAMES) for p in places] or [0]
+    numbers = _Numbers(len(picks))
+    numbers.region[:] = [-1 if p < 0 else places[p % len(places)] for p in picks]
+    ours = numbers.regions()
+    full = pd.Categorical.from_codes(numbers.region, categories=pd.Index(REGION_NAMES))
+    theirs = full.remove_unused_categories()
+    assert ours.categories.equals(theirs.categories)
+    assert ours.categories.dtype == theirs.categories.dtype
+    assert np.array_equal(ours.codes, theirs.codes) and ours.codes.dtype == theirs.codes.dtype

@@ -375,12 +375,18 @@ class _Numbers:
 
     def regions(self) -> Any:
         """Each row's region as a categorical of the regions some row has (sorted)."""
+        import numpy as np
         import pandas as pd
 
         from smskit.rules.phones import REGION_NAMES
 
-        region = pd.Categorical.from_codes(self.region, categories=pd.Index(REGION_NAMES))
-        return region.remove_unused_categories()
+        # The regions present, counted (no hashing of a million codes); -1 stays missing.
+        counts = np.bincount(self.region.astype("int64") + 1, minlength=len(REGION_NAMES) + 1)
+        present = np.flatnonzero(counts[1:])
+        remap = np.full(len(REGION_NAMES) + 1, -1, dtype="int16")  # the last: a missing one
+        remap[present] = np.arange(len(present))
+        categories = pd.Index(REGION_NAMES)[present]
+        return pd.Categorical.from_codes(remap[self.region], categories=categories)
 
 
 @lru_cache(maxsize=1)
