@@ -67,6 +67,10 @@ READERS: dict[str, tuple[Callable[[str], list[str]], str]] = {
     "campaign resume": (lambda f: ["campaign", "resume", f], "sqlite"),
     "campaign list": (lambda f: ["campaign", "list", f], "sqlite"),
     "campaign list --inbox": (lambda f: ["campaign", "list", "--inbox", f], "sqlite"),
+    "send --track-links": (
+        lambda f: ["send", "--sender", "Shop", "--purpose", "alert", "--text",
+                   "Bonjour https://shop.example/a", "--to", NUMBER, "--track-links", f,
+                   "--yes"], "sqlite"),
 }  # fmt: skip
 
 

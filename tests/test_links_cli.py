@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import httpx
+import pytest
 from click.testing import CliRunner
 
 from smskit.cli import cli
@@ -56,3 +58,33 @@ def test_track_links_refuses_a_file_never_served(fresh_sandbox: Sandbox, tmp_pat
     )  # fmt: skip
     assert result.exit_code == EXIT_INPUT
     assert "--track-links" in result.stderr and "replies serve" in result.stderr
+    assert "start()" not in result.stderr and "with Inbox" not in result.stderr  # no Python
+
+
+@pytest.mark.parametrize("kind", ["CSV", "SQLite of another kind"])
+def test_track_links_of_a_file_that_is_no_inbox_is_not_advised_to_be_served(
+    kind: str, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """A contacts CSV or another SQLite file given to --track-links: exit 4 naming it, left
+    as it was, and not advised to `replies serve` it (that would refuse it too: said
+    "serve it first: smskit replies serve --path contacts.csv")."""
+    path = tmp_path / "contacts.csv"
+    if kind == "CSV":
+        path.write_text("phone_number\n+33612345678\n")
+    else:
+        with sqlite3.connect(path) as db:
+            db.execute("CREATE TABLE t (a)")
+    before = path.read_bytes()
+    env = {"SMSKIT_BASE_URL": fresh_sandbox.url, "SMSKIT_API_LOGIN": fresh_sandbox.login,
+           "SMSKIT_API_KEY": fresh_sandbox.api_key}  # fmt: skip
+    result = CliRunner().invoke(
+        cli,
+        ["send", "--text", "https://a.example", "--sender", "Shop", "--purpose", "alert",
+         "--to", "+33612345678", "--track-links", str(path), "-y"],
+        env=env,
+    )  # fmt: skip
+    assert result.exit_code == EXIT_INPUT, result.stderr
+    assert f"--track-links {path}: " in result.stderr and "not an inbox file" in result.stderr
+    assert "serve it first" not in result.stderr
+    assert path.read_bytes() == before
+    assert fresh_sandbox.sent().empty

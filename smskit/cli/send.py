@@ -30,7 +30,6 @@ from smskit.cli.options import (
 from smskit.cli.output import (
     EXIT_DECLINED,
     EXIT_INCOMPLETE,
-    EXIT_INPUT,
     EXIT_REPEAT,
     connect,
     json_option,
@@ -278,16 +277,26 @@ def send(
 
 def _tracking_inbox(path: Path) -> smskit.Inbox:
     """The inbox file ``smskit replies serve`` keeps, opened to register links (it is served
-    by that command, not here); refused when it is no inbox or has never been served."""
-    from smskit.errors import ConfigurationError
+    by that command, not here); refused, left as it was, when it is no inbox (serving it
+    would not make one) or has never been served (an empty file included: opening it would
+    start an inbox in it)."""
+    from smskit.errors import ConfigurationError, NotStartedError
 
+    serve = f"serve it first: smskit replies serve --path {path}"
+    if path.stat().st_size == 0:
+        raise Refused(f"--track-links {path}: an empty file, never served as an inbox; {serve}")
     try:
         inbox = smskit.Inbox(path)
-        inbox.link_base  # noqa: B018  (a file never served has no address yet)
     except ConfigurationError as exc:
         raise Refused(
-            f"--track-links {path}: {exc}; serve it first: smskit replies serve --path {path}",
-            EXIT_INPUT,
+            f"--track-links {path}: {exc}; give the file `smskit replies serve --path FILE` keeps"
+        ) from exc
+    try:
+        inbox.link_base  # noqa: B018  (a file never served has no address yet)
+    except NotStartedError as exc:
+        raise Refused(
+            f"--track-links {path}: an inbox file never served: its links have no address "
+            f"yet; {serve}"
         ) from exc
     return inbox
 
