@@ -278,3 +278,16 @@ def test_reading_a_list_creates_no_file(tmp_path: Path) -> None:
     path = tmp_path / "never.sqlite"
     assert listed_numbers(GATEWAY, path) == (0, frozenset())
     assert not path.exists()
+
+
+def test_a_string_naming_a_file_is_refused_advising_import_csv(tmp_path: Path) -> None:
+    """add("list.csv") was one invalid number (contains_letters); it names a file, so the
+    refusal says so and points at import_csv, at its position; nothing is written."""
+    listing = tmp_path / "list.csv"
+    listing.write_text("phone_number\n+33612345678\n", encoding="utf-8")
+    with OptOuts(GATEWAY, path=tmp_path / "o.sqlite") as optouts:
+        for given in (str(listing), "other.parquet"):
+            with pytest.raises(ValidationError, match=r"names a file.*import_csv") as caught:
+                optouts.add(["+33612345679", given])
+            assert caught.value.position == 1 and caught.value.value == given
+        assert len(optouts) == 0

@@ -164,3 +164,19 @@ def test_export_onto_the_list_itself_or_another_database_is_refused(tmp_path: Pa
     old.write_text("phone_number\n+33600000000\n")
     assert run("optouts", "export", str(old)).exit_code == 0
     assert "+33612345678" in old.read_text() and "+33600000000" not in old.read_text()
+
+
+def test_a_file_given_as_a_number_is_refused_advising_import(tmp_path: Path) -> None:
+    """`optouts add list.csv`: the file was read as one invalid number ("contains_letters",
+    no word of `optouts import`); now exit 4, one line naming NUMBER and the file, advising
+    `smskit optouts import FILE`; the numbers beside it are not listed either."""
+    path = tmp_path / "list.csv"
+    path.write_text("phone_number\n+33612345678\n", encoding="utf-8")
+    for command in (["add"], ["remove", "--note", "x"]):
+        result = run("optouts", *command, "+33612345679", str(path))
+        assert result.exit_code == 4, (result.exit_code, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and f"NUMBER: {str(path)!r}: " in lines[0], lines
+        assert "smskit optouts import FILE" in lines[0] and "import_csv" not in lines[0], lines
+    assert json.loads(run("optouts", "list", "--json").stdout)["count"] == 0
+    assert "contains_letters" in run("optouts", "add", "not-a-number").stderr  # unchanged

@@ -220,6 +220,7 @@ CLI_REMEDY: Final = {
     "api_key": "set SMSKIT_API_KEY (and SMSKIT_API_LOGIN) to that account's",
     "api_login": "set SMSKIT_API_LOGIN to the login it was sent as (and SMSKIT_API_KEY to its key)",
     "path": "give the file with --csv FILE",
+    "optouts_import": "give the file with: smskit optouts import FILE",
     # A file not named .csv (a Parquet file, a spreadsheet): the command line reads CSV only.
     "path_not_csv": "save it as CSV UTF-8 (a .csv file with a header row) and give it with "
     "--csv FILE: the command line reads recipients from CSV files only",
@@ -227,6 +228,10 @@ CLI_REMEDY: Final = {
     "dtype": "write the column's numbers as text, each as written, without '.0' (in a "
     "spreadsheet, format the column as Text before saving it as CSV)",
 }
+
+
+# A library field the shell fills from an option or argument no campaign option declares.
+_ARGUMENT_OF_FIELD: Final = {"recipients": "--to", "numbers": "NUMBER"}
 
 
 def _advice(exc: BaseException) -> str | None:
@@ -242,7 +247,7 @@ def _advice(exc: BaseException) -> str | None:
         where = f"{named_file(exc.field)}: line {exc.line}{f', {column}' if column else ''}: "
         where += f"{exc.value!r}: " if isinstance(exc.value, str) else ""
     elif isinstance(exc, ValidationError):
-        option = OPTION_OF_FIELD.get(exc.field, "--to" if exc.field == "recipients" else exc.field)
+        option = OPTION_OF_FIELD.get(exc.field, _ARGUMENT_OF_FIELD.get(exc.field, exc.field))
         where = f"{named_file(exc.field) or option}: "
         where += f"{exc.value!r}: " if isinstance(exc.value, str) else ""
     return _one_line(f"{where}{exc.fact}: {'; or '.join(CLI_REMEDY[n] for n in exc.remedy)}")

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 from smskit import _sqlite
 from smskit._account import Gateway, Hidden, account_of, gateway_of, held
 from smskit._paths import check_directory_of, check_not_replacing
-from smskit.errors import ConfigurationError, ValidationError
+from smskit.errors import ConfigurationError, ValidationError, advised
 from smskit.replies.optoutcsv import CSV_SOURCES, read_optouts_csv
 from smskit.replies.reports import micros, stored_times
 from smskit.rules.files import as_file_path
@@ -558,7 +558,7 @@ class OptOuts:
 def _read_numbers(numbers: Iterable[Any] | str, default_region: str | None) -> list[str]:
     """``numbers`` in E.164 form, or a ValidationError naming the first unreadable one."""
     from smskit.rules.phonecheck import classify
-    from smskit.rules.recipients import refuse_floats
+    from smskit.rules.recipients import names_file, refuse_floats
 
     if isinstance(numbers, str | Number):  # one number (an int, a numpy integer too)
         values: list[Any] = [numbers]
@@ -570,6 +570,15 @@ def _read_numbers(numbers: Iterable[Any] | str, default_region: str | None) -> l
     read: list[str] = []
     for position, value in enumerate(values):
         check = classify(value, default_region)
+        if check.e164 is None and isinstance(value, str) and names_file(value):
+            fact = "a string is one phone number, and this one names a file"
+            refusal = ValidationError(
+                "numbers",
+                f"{fact}: to read a CSV file of opt-outs, use import_csv({value!r})",
+                value=value,
+                position=position,
+            )
+            raise advised(refusal, fact, "optouts_import")
         if check.e164 is None:
             raise ValidationError(
                 "numbers",

@@ -89,6 +89,7 @@ __all__ = [
     "contact_rows",
     "first_float",
     "is_float_number",
+    "names_file",
     "number_checks",
     "number_codes",
     "records_of",
@@ -224,13 +225,19 @@ def check_collection(value: Any, field: str) -> None:
         )
 
 
+def names_file(value: str) -> bool:
+    """Whether the string ``value``, which no phone number could be, names a file: an
+    existing file, or a name ending in .csv/.parquet."""
+    if _NUMBER_LIKE.fullmatch(value):
+        return False
+    return value.strip().lower().endswith(_FILE_SUFFIXES) or os.path.isfile(value)
+
+
 def check_file_name(value: str, field: str) -> None:
     """Refuse a string no phone number could be that names a file, or ends in .csv/.parquet:
     a string is always one number, so the file would be read as one wrong number. The
     refusal says to pass the file as a ``pathlib.Path`` (read by :mod:`smskit.rules.files`)."""
-    if _NUMBER_LIKE.fullmatch(value):
-        return
-    if value.strip().lower().endswith(_FILE_SUFFIXES) or os.path.isfile(value):
+    if names_file(value):
         fact = "a string is one phone number, and this one names a file"
         if value.strip().lower().endswith(CSV_SUFFIXES):
             instead = f"pass pathlib.Path({value!r}) (or Campaign.from_csv({value!r}, ...))"
