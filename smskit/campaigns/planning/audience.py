@@ -236,7 +236,6 @@ class Audience:
 
     def prepare(self, names: Sequence[str]) -> None:
         """Read the fields of ``names`` not read yet, in one pass over the recipients."""
-
         wanted = [n for n in dict.fromkeys(names) if n not in self._fields]
         if not wanted:
             return

@@ -256,7 +256,6 @@ class InMemoryAudience:
         return samples(self.frame)
 
     def settle(self, served: Destinations | None, product: str) -> tuple[Mapping[str, int], int]:
-
         assert self._judged is not None and self.audience is not None
         regions = self.audience.regions
         sendable = {regions[i]: count for i, count in self._judged.tally.by_region().items()}
@@ -276,7 +275,6 @@ class InMemoryAudience:
     def outline(self, verdict: Verdict, rows: int) -> PreflightOutline:
         """The report's figures and first ``rows`` rows, read from the verdicts while no
         frame was needed (no prices asked, no holdout); else the report's own."""
-
         judged, audience = self._judged, self.audience
         assert judged is not None and audience is not None
         if self._frame is not None or verdict.settings.holdout is not None:
