@@ -67,3 +67,31 @@ def test_a_half_configured_optouts_account_is_refused_naming_both_variables(
     result = smskit(env, "optouts", "list")
     assert result.returncode == 3
     assert "SMSKIT_API_LOGIN" in result.stderr and "pass client" not in result.stderr
+
+
+def test_a_send_the_embedded_sandbox_could_not_finish_is_never_advised_a_resume(
+    tmp_path: Path,
+) -> None:
+    """A send on the embedded sandbox that ran out of credit: its sandbox ends with the
+    command, so `campaign resume` refuses it (exit 3). The send, `campaign status` and the
+    repeat guard advised exactly that resume (each pointing at the other: send -> resume ->
+    "send again" -> exit 9 -> resume); they say --again, and --again sends it."""
+    env = fresh_machine(tmp_path)
+    contacts = tmp_path / "contacts.csv"
+    contacts.write_text("phone_number\n" + "".join(f"+3361{i:07d}\n" for i in range(2500)))
+    send = ("send", "--text", "x" * 1200, "--sender", "Shop", "--purpose", "alert",
+            "--csv", str(contacts), "--yes")  # fmt: skip  # 8 SMS each: 1,000 EUR pays 1,500
+    first = smskit(env, *send)
+    assert first.returncode == 7, first.stderr
+    [journal] = (tmp_path / "data" / "smskit" / "campaigns").glob("*.journal.sqlite")
+    status = smskit(env, "campaign", "status", str(journal))
+    repeat = smskit(env, *send)
+    resume = smskit(env, "campaign", "resume", str(journal))
+    assert (status.returncode, repeat.returncode, resume.returncode) == (7, 9, 3)
+    assert "not sent" in first.stderr and "not finished" in repeat.stderr
+    for done in (first, status, repeat, resume):
+        assert "smskit campaign resume" not in done.stderr, done.stderr
+        assert "embedded sandbox" in done.stderr and "--again" in done.stderr, done.stderr
+    again = smskit(env, *send, "--again")
+    assert again.returncode == 7, again.stderr  # sent again (as far as the credit goes)
+    assert len(list(journal.parent.glob("*.journal.sqlite"))) == 2

@@ -27,6 +27,7 @@ from smskit.cli.sendcheck import (
     journal_result,
     quiet_shortfall,
     say_shortfall,
+    unresumable,
 )
 
 if TYPE_CHECKING:
@@ -76,9 +77,8 @@ def resume(journal: Path, concurrency: int, as_json: bool) -> int:
             result = Campaign.resume(journal, concurrency=concurrency, progress=progress())
     except SandboxEndedError as exc:
         raise Refused(
-            f"{journal} was sent to an embedded sandbox ({exc.url}), which ended with its "
-            f"command: nothing to resume; `smskit campaign status {journal}` shows what it "
-            "did, and `smskit send` again starts a new campaign",
+            f"{journal}: nothing to resume, {unresumable(exc.url)}; `smskit campaign status "
+            f"{journal}` shows what it did",
             EXIT_CONFIG,
         ) from None
     return _report(result, as_json)

@@ -47,9 +47,11 @@ from smskit.cli.sendcheck import (
     exclusion_reasons,
     grouped,
     quiet_shortfall,
+    sandbox_of,
     say_shortfall,
     scheduled_line,
     show_preflight,
+    unresumable,
 )
 from smskit.rules.recipients import check_file_name
 
@@ -347,6 +349,9 @@ def _check_repeat(campaign: smskit.Campaign, instant: datetime) -> None:
     )
     if earlier.complete:
         raise Refused(f"{made}: nothing sent; pass --again to send it again", EXIT_REPEAT)
+    url = sandbox_of(earlier.journal)
+    if url is not None:
+        raise Refused(f"{made} and is not finished: nothing sent; {unresumable(url)}", EXIT_REPEAT)
     raise Refused(
         f"{made} and is not finished: nothing sent; `smskit campaign resume {earlier.journal}` "
         "finishes it (--again would send every recipient again, as a new campaign)",

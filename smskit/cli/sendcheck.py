@@ -33,7 +33,9 @@ __all__ = [
     "grouped",
     "inbox_file",
     "journal_result",
+    "sandbox_of",
     "show_preflight",
+    "unresumable",
 ]
 
 SHOWN_ROWS: Final = 10  # rows listed per reason
@@ -185,13 +187,43 @@ def scheduled_line(when: datetime) -> str:
 def say_shortfall(result: CampaignResult) -> None:
     """On stderr, when ``result`` did not reach everyone it was for: how many, why, and the
     command that sends the rest (the library's warning names Python: silenced around the
-    calls that would raise it, see :func:`quiet_shortfall`)."""
+    calls that would raise it, see :func:`quiet_shortfall`); for a campaign sent to an
+    embedded sandbox, that no command can resume, the command that sends it again."""
     from smskit.campaigns.analysis.results import shortfall_message
 
     command = f"`smskit campaign resume {result.journal}`"
     said = shortfall_message(result.summary(), result.chunks(), command)
+    url = sandbox_of(result.journal)
+    if said is not None and url is not None:
+        said = said.removesuffix(f": {command} resumes it") + f"; {unresumable(url)}"
     if said is not None:
         click.echo(f"smskit: {said}", err=True)
+
+
+def sandbox_of(journal: str | Path) -> str | None:
+    """The URL of the embedded sandbox ``journal``'s campaign went to (the one a command
+    starts when nothing is configured, or a notebook's ``smskit.Sandbox()``): it ends with
+    its process, so no command can resume the campaign. None for a gateway reached by URL
+    (``smskit sandbox`` included), or a journal that cannot be read."""
+    from smskit.campaigns.sending.journal import Journal
+    from smskit.errors import ConfigurationError
+
+    try:
+        with Journal(journal) as book:
+            record = book.record()
+    except (ConfigurationError, ValueError):  # gone or unreadable: the usual advice stands
+        return None
+    gateway = None if record is None else record.gateway
+    return gateway.base_url if gateway is not None and gateway.sandbox else None
+
+
+def unresumable(url: str) -> str:
+    """What to do with a campaign sent to the embedded sandbox at ``url``."""
+    return (
+        f"it went to an embedded sandbox ({url}), which lives as long as the process that "
+        "started it: no command can resume it; `smskit send` again with --again sends it to "
+        "every recipient, as a new campaign"
+    )
 
 
 @contextlib.contextmanager
