@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from phonenumbers import PhoneMetadata, PhoneNumber, PhoneNumberType
 
 from smskit.rules import _phoneplan
-from smskit.rules._digitdfa import DigitAutomaton, Unsupported, digit_matrix, parse
+from smskit.rules._digitdfa import PAD, DigitAutomaton, Unsupported, digit_matrix, parse
 
 # Every digit string of 0 to 4 digits: a small pattern is decided on all of them.
 SHORT_NUMBERS = [""] + [
@@ -137,3 +137,27 @@ def test_type_table_answers_as_types_of_each_mask(region: str, numbers: list[str
     assert from_table.tolist() == plan.types(plan.automaton.masks(digits), lengths).tolist()
     found, types = _phoneplan.region_types([plan], digits, lengths)
     assert types.tolist() == from_table.tolist() and (found == 0).all()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text("0123456789", max_size=6), min_size=1, max_size=40))
+def test_country_code_split_is_the_shortest_known_code(numbers: list[str]) -> None:
+    """The lane's country code of each digit string (its digits padded as the lane pads
+    them) is the shortest of its first 1-3 digits that phonenumbers knows as a calling code,
+    none when the string starts with 0 or no prefix is one."""
+    from smskit.rules import _phonematrix
+
+    digits, lengths = digit_matrix(numbers)
+    if digits.shape[1] < 3:
+        digits = np.pad(digits, ((0, 0), (0, 3 - digits.shape[1])), constant_values=PAD)
+    codes, sizes = _phonematrix._split_code(digits, lengths)
+    for number, code, size in zip(numbers, codes.tolist(), sizes.tolist(), strict=True):
+        known = [
+            k
+            for k in (1, 2, 3)
+            if len(number) >= k
+            and not number.startswith("0")
+            and int(number[:k]) in phonenumbers.COUNTRY_CODE_TO_REGION_CODE
+        ]
+        expected = (int(number[: known[0]]), known[0]) if known else (0, 0)
+        assert (code, size) == expected, number

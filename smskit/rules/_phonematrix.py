@@ -62,6 +62,11 @@ _OPEN, _CLOSE, _SPACE, _DOT = ord("("), ord(")"), ord(" "), ord(".")
 _IS_CODE: Final = [np.zeros(10**k, dtype=bool) for k in (1, 2, 3)]
 for _code in phonenumbers.COUNTRY_CODE_TO_REGION_CODE:
     _IS_CODE[len(str(_code)) - 1][_code] = True
+# The same, read by prefixes that may hold PAD (10) after their digits: such an entry is False
+# (a prefix holding PAD is longer than its number's digits, which the callers check).
+_IS_CODE_PADDED: Final = [np.zeros(int("1" * (k + 1)), dtype=bool) for k in (1, 2, 3)]
+for _table, _padded in zip(_IS_CODE, _IS_CODE_PADDED, strict=True):
+    _padded[: len(_table)] = _table
 
 
 @dataclass
@@ -347,17 +352,17 @@ def _starts_with(digits: np.ndarray, count: np.ndarray, prefix: str) -> np.ndarr
 def _split_code(digits: np.ndarray, total: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The shortest country code starting the digits (0 when none, or
     when they start with 0), and its length."""
-    d = digits[:, :3].astype(np.int64)
+    d = digits[:, :3].astype(np.int16)  # PAD (10) at most: 1110 for three places
     one = d[:, 0]
     two = one * 10 + d[:, 1]
     three = two * 10 + d[:, 2]
-    is_one = _IS_CODE[0][one % 10] & (total >= 1)
-    is_two = _IS_CODE[1][two % 100] & (total >= 2)
-    is_three = _IS_CODE[2][three % 1000] & (total >= 3)
+    is_one = _IS_CODE_PADDED[0][one] & (total >= 1)
+    is_two = _IS_CODE_PADDED[1][two] & (total >= 2)
+    is_three = _IS_CODE_PADDED[2][three] & (total >= 3)
     size = np.where(is_one, 1, np.where(is_two, 2, np.where(is_three, 3, 0)))
     size[one == 0] = 0
-    code = np.select([size == 1, size == 2, size == 3], [one, two, three], 0)
-    return code, size
+    code = np.where(size == 1, one, np.where(size == 2, two, np.where(size == 3, three, 0)))
+    return code.astype(np.int64), size
 
 
 def _international(
