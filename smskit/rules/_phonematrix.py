@@ -564,8 +564,11 @@ def _verdict(codes: np.ndarray, nsn: np.ndarray, size: np.ndarray, words: Vocabu
         plans = [plan_for(r) for r in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(code, ())]
         if not plans or any(p is None for p in plans):
             continue
-        found, types = region_types(plans, nsn[group], size[group])  # type: ignore[arg-type]
-        e164 = _e164(code, nsn[group], size[group])
+        # One code for every row (the group is all of them, in order): no copy of the matrix.
+        whole = len(group) == len(codes)
+        numbers, sizes = (nsn, size) if whole else (nsn[group], size[group])
+        found, types = region_types(plans, numbers, sizes)  # type: ignore[arg-type]
+        e164 = _e164(code, numbers, sizes)
         kinds = kinds_of[types]
         if code in (1, 44):  # the only codes with regulator drama ranges
             texts = [f"+{number}" for number in e164.tolist()]

@@ -270,10 +270,12 @@ def region_types(
     for place, plan in enumerate(plans):
         if not len(waiting):
             break
-        states = plan.automaton.states(digits[waiting])
+        everyone = len(waiting) == len(digits)  # no row claimed yet: no copy of the matrix
+        states = plan.automaton.states(digits if everyone else digits[waiting])
         masks = plan.automaton.accept[states]
         table = plan.type_table()
-        plan_types = table[states, np.minimum(lengths[waiting], table.shape[1] - 1)]
+        widths = lengths if everyone else lengths[waiting]
+        plan_types = table[states, np.minimum(widths, table.shape[1] - 1)]
         if len(plans) == 1:
             hit = np.ones(len(waiting), dtype=bool)
         elif plan.has_leading_digits:
