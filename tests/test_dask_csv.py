@@ -16,6 +16,7 @@ from typing import Any
 
 import dask
 import distributed
+import pandas as pd
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -161,3 +162,29 @@ def test_several_files_read_as_one_and_a_later_file_s_refusal_names_it(tmp_path:
         assert caught.value.field == "path" and says in caught.value.rule, caught.value.rule
     with pytest.raises(ValidationError, match="matches no file"):
         smskit.dask.Campaign.from_csv(None, str(tmp_path / "none-*.csv"), text=TEXT, sender="S")
+
+
+def test_from_parquet_refuses_a_path_it_cannot_read_naming_it(tmp_path: Path) -> None:
+    """from_parquet of a path naming nothing, a glob matching nothing, a CSV file or an empty
+    directory: a ValidationError on ``path`` naming it. It raised Dask's own errors
+    (FileNotFoundError, ArrowInvalid, ValueError "An error occurred while calling the
+    read_parquet method"), and for a glob matching nothing said the frame "needs a
+    'phone_number' column"; a real Parquet file is still read."""
+    (tmp_path / "contacts.csv").write_text("phone_number\n+33612345678\n")
+    (tmp_path / "empty").mkdir()
+    cases = {
+        str(tmp_path / "missing.parquet"): "names no file or directory",
+        str(tmp_path / "none-*.parquet"): "names no file or directory",
+        str(tmp_path / "contacts.csv"): "cannot be read as Parquet files",
+        str(tmp_path / "empty"): "cannot be read as Parquet files",
+    }
+    for path, says in cases.items():
+        with pytest.raises(ValidationError) as caught:
+            smskit.dask.Campaign.from_parquet(None, path, text=TEXT, sender="Shop")
+        assert caught.value.field == "path" and says in caught.value.rule, caught.value.rule
+        assert repr(path) in caught.value.rule, caught.value.rule
+    pd.DataFrame({"phone_number": ["+33612345678"], "first_name": ["Anne"]}).to_parquet(
+        tmp_path / "ok.parquet"
+    )
+    read = smskit.dask.Campaign.from_parquet(None, tmp_path / "ok.parquet", text=TEXT, sender="S")
+    assert read.recipients.compute()["phone_number"].tolist() == ["+33612345678"]

@@ -128,8 +128,10 @@ class Campaign(CampaignExecutor[StreamedResult]):
         sender: str,
         **options: Any,
     ) -> Campaign:
-        """Recipients read from Parquet files (a directory, a glob or a list of paths)."""
-        return cls(client, dd.read_parquet(_paths(paths)), text=text, sender=sender, **options)
+        """Recipients read from Parquet files (a directory, a glob or a list of paths); a
+        path that names nothing, or what is not Parquet (a CSV file, an empty directory), is
+        refused naming it (``ValidationError`` on ``path``)."""
+        return cls(client, _read_parquet(paths), text=text, sender=sender, **options)
 
     @classmethod
     def from_csv(
@@ -423,6 +425,26 @@ def _paths(paths: Paths) -> str | list[str]:
     if isinstance(paths, str | Path):
         return str(paths)
     return [str(p) for p in paths]
+
+
+def _read_parquet(paths: Paths) -> dd.DataFrame:
+    """Dask's frame of the Parquet files ``paths`` names; a local path naming nothing, or what
+    Dask cannot read as Parquet, is refused naming it (Dask said "An error occurred while
+    calling the read_parquet method", or for a glob matching nothing, that the frame had no
+    phone_number column)."""
+    given = _paths(paths)
+    for one in [given] if isinstance(given, str) else given:
+        if "://" in one:  # a URL (s3://...): its file system answers, through Dask
+            continue
+        if not (glob.glob(one) if any(mark in one for mark in "*?[") else Path(one).exists()):
+            raise ValidationError("path", f"{one!r} names no file or directory")
+    try:
+        return dd.read_parquet(given)
+    except (ValueError, OSError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+        why = str(exc).strip().splitlines()[-1].removeprefix("Original Message: ")
+        raise ValidationError(
+            "path", f"{given!r} cannot be read as Parquet files ({why})"
+        ) from None
 
 
 # The columns a recipients reader reads (the others are ignored, in pandas too).
