@@ -152,11 +152,16 @@ def express_texts(texts: pa.Array, region: str | None, words: Vocabulary) -> Cod
     two_zeros = ~plus & (digits[:, 0] == 0) & (digits[:, 1] == 0) & (count >= 2)
     intl = np.flatnonzero(plus | two_zeros)
     offset = np.where(two_zeros[intl], 2, 0)
-    moved = _gather(digits[intl], offset, count[intl] - offset)
+    moved = digits[intl]  # left-aligned, PAD after each row's digits (_compact_digits)
+    if offset.any():  # "00...": the digits after the two zeros
+        moved = _gather(moved, offset, count[intl] - offset)
     # parse() reads every digit after a "+" (a "(0)" too); "00..." is re-read as "+...",
     # whose text has no "(0)" left: the compact digits.
     zeros = two_zeros[intl]
-    parsed = np.where(zeros[:, None], moved, every[intl])
+    if zeros.any():
+        parsed = np.where(zeros[:, None], moved, every[intl])
+    else:  # the same matrix when no text holds a "(0)"
+        parsed = moved if every is digits else every[intl]
     parsed_total = np.where(zeros, count[intl] - offset, total[intl])
     out.put(
         rows[intl], _international(moved, count[intl] - offset, parsed, parsed_total, region, words)
@@ -331,6 +336,8 @@ def _gather(digits: np.ndarray, start: np.ndarray, size: np.ndarray) -> np.ndarr
     if len(shifts) == 1 and shifts[0] < width:  # one start for all: one slice
         out = np.full_like(digits, PAD)
         out[:, : width - shifts[0]] = digits[:, shifts[0] :]
+        if shifts[0] + int(size.min()) >= width:
+            return out  # every row keeps all it has left: nothing to blank
         return np.where(np.arange(width) < size[:, None], out, np.uint8(PAD))
     out = np.full_like(digits, PAD)
     # A few distinct starts (the length of a code or prefix): one slice copy each.
