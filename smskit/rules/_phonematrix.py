@@ -349,6 +349,12 @@ def _gather(digits: np.ndarray, start: np.ndarray, size: np.ndarray) -> np.ndarr
     return np.where(np.arange(width) < size[:, None], out, np.uint8(PAD))
 
 
+def _taken(matrix: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``matrix[rows]`` for ascending distinct ``rows`` (``np.flatnonzero``'s): the matrix
+    itself when they are all of its rows (nothing copied; callers never write into it)."""
+    return matrix if len(rows) == len(matrix) else matrix[rows]
+
+
 def _starts_with(digits: np.ndarray, count: np.ndarray, prefix: str) -> np.ndarray:
     wanted = np.array([int(c) for c in prefix], dtype=np.uint8)
     if len(wanted) > digits.shape[1]:  # no row has that many digits
@@ -390,7 +396,7 @@ def _international(
     literal = np.flatnonzero(
         (code != 0) & (total >= 3) & (total <= MAX_NSN) & (rest > 0) & (head[:, 0] != 0)
     )
-    nsn = _gather(digits[literal], size[literal], rest[literal])
+    nsn = _gather(_taken(digits, literal), size[literal], rest[literal])
     first = _verdict(code[literal], nsn, rest[literal], words)
     good = first.done & first.valid
     out.put(literal[good], first, np.flatnonzero(good))
@@ -450,7 +456,7 @@ def _national(
         head = np.take_along_axis(digits, np.minimum(skip, digits.shape[1] - 1)[:, None], axis=1)
         head = head[:, 0]
         literal = np.flatnonzero((trunk | ~other) & (size >= 1) & (size <= MAX_NSN) & (head != 0))
-        nsn = _gather(digits[literal], skip[literal], size[literal])
+        nsn = _gather(_taken(digits, literal), skip[literal], size[literal])
         read = _verdict(np.full(len(literal), plan.code), nsn, size[literal], words)
         good = read.done & read.valid
         first.put(literal[good], read, np.flatnonzero(good))
