@@ -308,3 +308,20 @@ def test_read_fields_are_checked_when_set(client: smskit.Client) -> None:
     assert list(campaign.read_fields) == ["first_name", "param1"]
     with pytest.raises(smskit.ValidationError, match="read_fields"):
         campaign.read_fields = ["first_name", "shoe_size"]
+
+
+@pytest.mark.parametrize("value", ["fr", "F1"])
+def test_a_malformed_default_region_setting_is_one_line_at_the_shell(value: str) -> None:
+    """SMSKIT_DEFAULT_REGION=fr is read as smskit loads: every command, even --help and
+    version, ended in a traceback (exit 1). Now exit 3 (configuration), one line on stderr
+    naming the variable, its value and the rule; nothing on stdout."""
+    env = {**os.environ, ENV_DEFAULT_REGION: value}
+    for args in (["--help"], ["version"], ["optouts", "list"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "smskit", *args], env=env, capture_output=True, text=True
+        )
+        lines = done.stderr.strip().splitlines()
+        assert done.returncode == 3, (args, done.returncode, done.stderr)
+        assert len(lines) == 1 and "Traceback" not in done.stderr, lines
+        assert f"{ENV_DEFAULT_REGION}: must be a two-letter region code" in lines[0], lines
+        assert repr(value) in lines[0] and done.stdout == ""
