@@ -267,16 +267,17 @@ def _compact_digits(
     every_rank = _ranks(kept)[offsets]
     total = np.diff(every_rank)
     every = _matrix(data[kept] - 48, every_rank[:-1], total, PAD)
-    kept = kept.copy()
-    if len(data) >= 3:
-        # The "0" of a "(0)" inside one text (never across two).
-        first = np.zeros(len(data) + 1, dtype=bool)
+    # The "0" of each "(0)" inside one text (never across two), looked for at the "("s only.
+    opens = np.flatnonzero(data[:-2] == _OPEN)
+    if len(opens):
+        first = np.zeros(len(data) + 1, dtype=bool)  # where a text starts
         first[offsets[:-1]] = True
-        middle = (data[:-2] == _OPEN) & (data[1:-1] == 48) & (data[2:] == _CLOSE)
-        dropped = middle & ~first[1:-2] & ~first[2:-1]
-        if not dropped.any():  # no "(0)": the compact digits are every digit
-            return shaped & (total >= 3), plus, every, total, every, total
-        kept[1:-1] &= ~dropped
+        opens = opens[(data[opens + 1] == 48) & (data[opens + 2] == _CLOSE)]
+        opens = opens[~first[opens + 1] & ~first[opens + 2]]
+    if not len(opens):  # no "(0)": the compact digits are every digit
+        return shaped & (total >= 3), plus, every, total, every, total
+    kept = kept.copy()
+    kept[opens + 1] = False
     ranks = _ranks(kept)
     starts = ranks[offsets]
     count = np.diff(starts)
