@@ -237,3 +237,24 @@ def test_a_file_given_to_to_is_refused_advising_csv(
     assert advice in line and "--csv" in line, line
     assert "pathlib" not in line and "pass " not in line, line
     assert fresh_sandbox.sent().empty
+
+
+def test_send_without_recipients_or_with_both_says_which(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Neither --to nor --csv was told "..., not both"; now "not both" only when both came.
+    Usage errors (exit 2) either way; nothing sent."""
+    path = tmp_path / "people.csv"
+    path.write_text(f"phone_number\n{NUMBER}\n")
+    runs = {
+        "neither": [*SEND, "--text", "Bonjour"],
+        "both": [*SEND, "--text", "Bonjour", "--to", NUMBER, "--csv", str(path)],
+    }
+    said = {}
+    for case, args in runs.items():
+        result = CliRunner().invoke(cli, args, env=environment(fresh_sandbox))
+        assert result.exit_code == 2, (case, result.exit_code, result.stderr)
+        assert "give recipients with --to (repeatable) or --csv FILE" in result.stderr
+        said[case] = "not both" in result.stderr
+    assert said == {"neither": False, "both": True}
+    assert fresh_sandbox.sent().empty

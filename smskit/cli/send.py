@@ -164,7 +164,8 @@ def send(
     campaign already sent.
     """
     if bool(numbers) == (csv_file is not None):
-        raise click.UsageError("give recipients with --to (repeatable) or --csv FILE, not both")
+        both = ", not both" if numbers else ""
+        raise click.UsageError(f"give recipients with --to (repeatable) or --csv FILE{both}")
     if at_next_permitted and (outside_hours or send_at):
         raise click.UsageError(
             "--at-next-permitted goes with neither --outside-hours nor --send-at"
