@@ -228,6 +228,15 @@ class ValidationError(SmskitError, ValueError):
         shown = f" (got {_short(value)})" if value is not None else ""
         super().__init__(f"{where}: {rule}{shown}")
 
+    def at(self, position: int | str) -> ValidationError:
+        """The same refusal naming ``position`` instead (its row in a larger input: a Dask
+        partition's in the whole frame, an arm's in the experiment's), advice kept."""
+        moved = ValidationError(
+            self.field, self.rule, position=position, value=self.value, line=self.line
+        )
+        moved.fact, moved.remedy = self.fact, self.remedy
+        return moved
+
 
 class ResponseShapeError(SmskitError, ValueError):
     """A response body does not have the shape the spec describes (the client reports it as

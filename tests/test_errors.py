@@ -94,3 +94,23 @@ def test_rate_limit_error_carries_retry_after() -> None:
     """RateLimitError keeps the wait the gateway asked for."""
     error = errors.RateLimitError("slow down", retry_after=2.0, status_code=429, code=429)
     assert error.retry_after == 2.0 and error.status_code == 429
+
+
+def test_a_refusal_moved_to_its_row_in_a_larger_input_keeps_its_advice() -> None:
+    """ValidationError.at: a Dask partition's (or an experiment arm's) refusal re-raised at
+    its row in the whole input. The Dask orders path and Experiment rebuilt the error from
+    field, rule, value and line, and lost the fact and remedy the shell words its advice from."""
+    from smskit.errors import ValidationError, advised
+
+    first = advised(
+        ValidationError("recipients", "is a float", position=7, value=3.3e10, line=9),
+        "a number read as a float",
+        "dtype",
+    )
+    moved = first.at(27)
+    assert str(moved) == "recipients[27]: is a float (got 33000000000.0)"
+    assert (moved.field, moved.rule, moved.position, moved.value, moved.line) == (
+        "recipients", "is a float", 27, 3.3e10, 9,
+    )  # fmt: skip
+    assert (moved.fact, moved.remedy) == ("a number read as a float", ("dtype",))
+    assert first.position == 7 and str(first).startswith("recipients[7]:")

@@ -661,8 +661,7 @@ class ExperimentResult(ConversionsAndLift["pd.DataFrame"]):
         at = exc.position if exc.field.startswith("recipients") else None
         if not isinstance(at, int) or self.rows is None:
             return exc
-        row = self.rows[arm][at]
-        return ValidationError(exc.field, exc.rule, position=row, value=exc.value, line=exc.line)
+        return exc.at(self.rows[arm][at])
 
     def outcomes(self, inbox: Any = None, *, match: Match = "auto") -> pd.DataFrame:
         """Every arm's :meth:`smskit.CampaignResult.outcomes` (one row per recipient the

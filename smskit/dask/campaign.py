@@ -323,9 +323,7 @@ class PartitionedAudience:
             return exc
         before = self.recipients.to_delayed()[:number]
         at = exc.position + sum(dask.compute(*(delayed(len)(part) for part in before)))
-        error = ValidationError(exc.field, exc.rule, position=at, value=exc.value, line=exc.line)
-        error.fact, error.remedy = exc.fact, exc.remedy
-        return error
+        return exc.at(at)
 
     def samples(self) -> Mapping[str, str]:
         found: dict[str, str] = {}

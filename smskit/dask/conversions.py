@@ -125,9 +125,7 @@ def _rows_of_table(offset: int) -> Iterator[None]:
     except ValidationError as exc:
         if not isinstance(exc.position, int) or not offset:
             raise
-        raise ValidationError(
-            exc.field, exc.rule, position=exc.position + offset, value=exc.value, line=exc.line
-        ) from None
+        raise exc.at(exc.position + offset) from None
 
 
 def _read_orders(
