@@ -285,6 +285,35 @@ def test_report_summary_and_html(client: smskit.Client) -> None:
     assert set(ISSUES) <= set(report.issues().index)
 
 
+def test_summary_columns_order_dtypes_and_counts(client: smskit.Client) -> None:
+    """summary() (one home, shared with the Dask report) has its columns in order: counts,
+    one per issue of ISSUES, then warnings, segments and UCS-2 texts of the recipients to
+    send, then the verdict; every count int64, ``ok`` a bool."""
+    body = "a" * 140 + " {first_name} STOP"
+    frame = pd.DataFrame(
+        {
+            "phone_number": [
+                "+33612345678",
+                "+33612345679",
+                "+33612345680",
+                "0612",
+                "+33612345681",
+            ],
+            # GSM-7 1 SMS; UCS-2 3 SMS; missing field (a warning) 1 SMS; invalid; too long
+            "first_name": ["n" * 14, "Ж" * 14, None, "Ann", "x" * 51],
+        }
+    )
+    report = campaign(client, frame, text=body).preflight(now=MONDAY_10H)
+    counts = dict.fromkeys(ISSUES, 0) | {"invalid_number": 1, "field_too_long": 1}
+    row = {"recipients": 5, "to_send": 3, "excluded": 2, **counts}
+    row |= {"with_warning": 1, "segments": 5, "ucs2": 1, "errors": 0}
+    expected = pd.DataFrame({name: [value] for name, value in row.items()}, dtype="int64")
+    expected["ok"] = True
+    pd.testing.assert_frame_equal(report.summary(), expected)
+    assert report.issues().to_dict() == counts
+    assert report.issues().dtype == "int64" and report.issues().index.name == "issue"
+
+
 # -- marketing hours ---------------------------------------------------------------------------
 
 

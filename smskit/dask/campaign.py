@@ -32,7 +32,13 @@ from smskit.campaigns.planning.holdout import Holdout
 from smskit.campaigns.planning.links import LinkTracking, token_scope
 from smskit.campaigns.planning.orchestration import FirstPass, Verdict, run_preflight
 from smskit.campaigns.planning.preflight import PreflightSettings
-from smskit.campaigns.planning.report import OUTLINE_ROWS, PreflightOutline
+from smskit.campaigns.planning.report import (
+    OUTLINE_ROWS,
+    SUMMARY_TOTALS,
+    PreflightOutline,
+    issue_counts,
+    summary_row,
+)
 from smskit.campaigns.sending.journal import plan_contacts
 from smskit.campaigns.sending.reconnect import journal_for_send
 from smskit.client import AsyncClient, Client
@@ -40,7 +46,7 @@ from smskit.dask import partition_preflight as parts
 from smskit.dask import sending
 from smskit.dask.links import register_kept, with_links, written_kept
 from smskit.dask.narration import quiet_shuffles
-from smskit.dask.report import BREAKDOWN_COLUMNS, DaskPreflightReport, issue_counts, summary_row
+from smskit.dask.report import BREAKDOWN_COLUMNS, DaskPreflightReport
 from smskit.dask.results import StreamedResult
 from smskit.dask.spill import Spill
 from smskit.dask.stream import frame_of
@@ -374,8 +380,7 @@ class PartitionedAudience:
         if verdict.settings.holdout is not None:
             self.hold_out(verdict.settings.holdout)
         shares, store, used = self._shares, self.store, self._used
-        names = ("recipients", "to_send", "with_warning", "segments", "ucs2")
-        totals = {name: sum(int(s["totals"][name]) for s in shares) for name in names}
+        totals = {name: sum(int(s["totals"][name]) for s in shares) for name in SUMMARY_TOTALS}
         counted = issue_counts(_summed([s["issues"] for s in shares]))
         table = pd.concat([s["breakdown"] for s in shares], ignore_index=True)
         table = table.groupby(["region", "encoding"], dropna=False).sum()

@@ -35,6 +35,7 @@ from smskit.campaigns.planning.audience import Audience
 from smskit.campaigns.planning.holdout import Holdout, draws, mark_held, shares
 from smskit.campaigns.planning.orchestration import preflight
 from smskit.campaigns.planning.preflight import PreflightSettings, priced, samples
+from smskit.campaigns.planning.report import report_totals
 from smskit.campaigns.sending.journal import FIELD_PREFIX
 from smskit.dask.report import breakdown
 from smskit.dask.spill import Spill
@@ -240,13 +241,7 @@ def _share(frame: pd.DataFrame) -> dict[str, Any]:
     before_prices = sending | (frame["issue"] == "not_served").to_numpy()
     region = frame["region"]
     return {
-        "totals": {
-            "recipients": len(frame),
-            "to_send": int(sending.sum()),
-            "with_warning": int((frame["warning"].notna().to_numpy() & sending).sum()),
-            "segments": int(frame["segments"].to_numpy(dtype="int64")[sending].sum()),
-            "ucs2": int(((frame["encoding"] == "UCS-2").to_numpy() & sending).sum()),
-        },
+        "totals": report_totals(frame),
         "issues": _text_index(frame["issue"].value_counts()),
         "regions": region[before_prices & region.notna().to_numpy()].astype(str).value_counts(),
         "breakdown": breakdown(frame),

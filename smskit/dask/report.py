@@ -17,12 +17,11 @@ from smskit.campaigns.planning.report import (
     PreflightOutline,
     head_of,
 )
-from smskit.rules.findings import ISSUES
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
 
-__all__ = ["BREAKDOWN_COLUMNS", "DaskPreflightReport", "breakdown", "issue_counts", "summary_row"]
+__all__ = ["BREAKDOWN_COLUMNS", "DaskPreflightReport", "breakdown"]
 
 BREAKDOWN_COLUMNS = ("region", "encoding", "recipients", "segments", "cost", "priced")
 
@@ -41,29 +40,6 @@ def breakdown(frame: pd.DataFrame) -> pd.DataFrame:
     sums.index.names = ["region", "encoding"]
     sums["cost"] = sums["cost"].where(sums["priced"] > 0)
     return sums.reset_index()[list(BREAKDOWN_COLUMNS)]
-
-
-def issue_counts(counts: pd.Series) -> pd.Series:
-    """Excluded recipients per issue, every issue listed (zeros included), as pandas has it."""
-    counts = counts.reindex(list(ISSUES), fill_value=0).astype("int64")
-    counts.name = "recipients"
-    counts.index.name = "issue"
-    return counts
-
-
-def summary_row(totals: dict[str, int], issues: pd.Series) -> pd.DataFrame:
-    """The one-row summary, with ``PreflightReport.summary()``'s columns but the last two
-    (``errors``, ``ok``: :meth:`DaskPreflightReport.summary` adds them)."""
-    row: dict[str, Any] = {
-        "recipients": totals["recipients"],
-        "to_send": totals["to_send"],
-        "excluded": totals["recipients"] - totals["to_send"],
-        **{str(issue): int(count) for issue, count in issues.items()},
-        "with_warning": totals["with_warning"],
-        "segments": totals["segments"],
-        "ucs2": totals["ucs2"],
-    }
-    return pd.DataFrame([row])
 
 
 @dataclass(frozen=True)

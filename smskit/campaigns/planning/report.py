@@ -23,15 +23,21 @@ __all__ = [
     "HEAD_COLUMNS",
     "OUTLINE_ROWS",
     "RULE_NOTHING_TO_SEND",
+    "SUMMARY_TOTALS",
     "CampaignFindings",
     "PreflightOutline",
     "PreflightReport",
     "head_of",
     "head_value",
+    "issue_counts",
+    "report_totals",
+    "summary_row",
 ]
 
 HEAD_COLUMNS: Final = ("row", "phone_number", "text", "encoding", "segments", "issue")
 OUTLINE_ROWS: Final = 5  # the first recipients an outline shows
+# The summary's figures that add up across parts of a report (a Dask report's partitions).
+SUMMARY_TOTALS: Final = ("recipients", "to_send", "with_warning", "segments", "ucs2")
 
 RULE_NOTHING_TO_SEND = (
     "no recipient can be sent (none was given, or every one is excluded: see "
@@ -179,29 +185,13 @@ class PreflightReport(CampaignFindings):
 
     def issues(self) -> pd.Series:
         """Excluded recipients per issue (every issue listed, zeros included)."""
-        counts = self.frame["issue"].value_counts().reindex(list(ISSUES), fill_value=0)
-        counts.name = "recipients"
-        counts.index.name = "issue"
-        return counts
+        return issue_counts(self.frame["issue"].value_counts())
 
     def summary(self) -> pd.DataFrame:
         """One row: recipients, to send, excluded per issue, warnings, segments, UCS-2 texts."""
-        import pandas as pd
-
-        frame = self.frame
-        sending = frame["send"]
-        row: dict[str, Any] = {
-            "recipients": len(frame),
-            "to_send": int(sending.sum()),
-            "excluded": int((~sending).sum()),
-            **{str(issue): int(count) for issue, count in self.issues().items()},
-            "with_warning": int((frame["warning"].notna() & sending).sum()),
-            "segments": self.segments,
-            "ucs2": int(((frame["encoding"] == "UCS-2") & sending).sum()),
-            "errors": len(self.blocking()),
-            "ok": self.ok,
-        }
-        return pd.DataFrame([row])
+        row = summary_row(report_totals(self.frame), self.issues())
+        row["errors"], row["ok"] = len(self.blocking()), self.ok
+        return row
 
     def __repr__(self) -> str:
         return (
@@ -230,6 +220,48 @@ class PreflightReport(CampaignFindings):
 
     def _repr_html_(self) -> str:
         return self.to_html()
+
+
+def report_totals(frame: pd.DataFrame) -> dict[str, int]:
+    """A report frame's :data:`SUMMARY_TOTALS`: rows read, recipients to send, those of them
+    with a warning, their SMS segments and those of them in UCS-2. Each is a sum over rows, so
+    the totals of a frame's parts add up to the frame's."""
+    sending = frame["send"].to_numpy(dtype=bool)
+    return {
+        "recipients": len(frame),
+        "to_send": int(sending.sum()),
+        "with_warning": int((frame["warning"].notna().to_numpy() & sending).sum()),
+        "segments": int(frame["segments"].to_numpy(dtype="int64")[sending].sum()),
+        "ucs2": int(((frame["encoding"] == "UCS-2").to_numpy() & sending).sum()),
+    }
+
+
+def issue_counts(counts: pd.Series) -> pd.Series:
+    """Excluded recipients per issue from the counts of the issues found (a ``value_counts``
+    of the ``issue`` column, or the sum of its parts'): every issue of ``ISSUES`` listed in
+    that order, zeros included, as ``int64`` named ``recipients`` over an index ``issue``."""
+    counts = counts.reindex(list(ISSUES), fill_value=0).astype("int64")
+    counts.name = "recipients"
+    counts.index.name = "issue"
+    return counts
+
+
+def summary_row(totals: dict[str, int], issues: pd.Series) -> pd.DataFrame:
+    """A report's one-row summary from its :func:`report_totals` and :func:`issue_counts`,
+    without the verdict (``errors``, ``ok``: the report's :meth:`~CampaignFindings.blocking`
+    adds them as the last two columns)."""
+    import pandas as pd
+
+    row: dict[str, Any] = {
+        "recipients": totals["recipients"],
+        "to_send": totals["to_send"],
+        "excluded": totals["recipients"] - totals["to_send"],
+        **{str(issue): int(count) for issue, count in issues.items()},
+        "with_warning": totals["with_warning"],
+        "segments": totals["segments"],
+        "ucs2": totals["ucs2"],
+    }
+    return pd.DataFrame([row])
 
 
 def head_of(head: pd.DataFrame) -> tuple[dict[str, Any], ...]:
