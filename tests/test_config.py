@@ -82,7 +82,14 @@ def test_base_url_alone_names_both_credentials() -> None:
 
 @pytest.mark.parametrize(
     "url",
-    ["http://gateway.example", "http://10.0.0.8:8080", "http://127.0.0.1.example.com"],
+    [
+        "http://gateway.example",
+        "http://10.0.0.8:8080",
+        "http://127.0.0.1.example.com",
+        "http://127.0.0.1.nip.io:8765",
+        "http://localhost.example.com",
+        "http://LOCALHOST.:8765",
+    ],
 )
 def test_plain_http_to_another_host_is_refused(url: str) -> None:
     """The key would travel in clear: refused unless allow_insecure=True."""
@@ -93,7 +100,14 @@ def test_plain_http_to_another_host_is_refused(url: str) -> None:
 
 @pytest.mark.parametrize(
     "url",
-    ["http://127.0.0.1:8765", "http://localhost:8765", "http://[::1]:8765", "http://127.5.0.1"],
+    [
+        "http://127.0.0.1:8765",
+        "http://localhost:8765",
+        "http://LocalHost:8765",
+        "http://[::1]:8765",
+        "http://127.5.0.1",
+        "http://[::ffff:127.0.0.1]:8765",
+    ],
 )
 def test_plain_http_to_loopback_is_allowed(url: str) -> None:
     """Loopback traffic never leaves the machine (the sandbox case)."""

@@ -174,6 +174,17 @@ def test_public_address_is_announced() -> None:
     assert Inbox().exposure_warning() is None
 
 
+def test_loopback_name_in_any_case_is_loopback() -> None:
+    """LOCALHOST binds to 127.0.0.1 like localhost: silent, answering the loopback names."""
+    for host in ("LOCALHOST", "::1", "127.0.0.2"):
+        inbox = Inbox(host=host)
+        assert inbox.exposure_warning() is None, host
+        assert inbox.allowed_hosts == ("127.0.0.1", "localhost", "::1"), host
+    look_alike = Inbox(host="localhost.example.com")
+    assert "localhost.example.com" in str(look_alike.exposure_warning())
+    assert look_alike.allowed_hosts == ("localhost.example.com",)
+
+
 def test_wildcard_bind_needs_allowed_hosts() -> None:
     """0.0.0.0 answers every address, so the accepted Host names must be given."""
     with pytest.raises(ValidationError, match="allowed_hosts"):

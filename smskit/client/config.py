@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import ipaddress
 import os
 import weakref
 from collections.abc import Callable, Generator, Mapping
@@ -27,6 +26,7 @@ import httpx
 from smskit._account import Hidden, held
 from smskit.errors import ConfigurationError, advised
 from smskit.rules.caps import FrequencyCap, frequency_cap_setting
+from smskit.rules.hosts import is_loopback, is_loopback_url
 
 ENV_LOGIN = "SMSKIT_API_LOGIN"
 ENV_KEY = "SMSKIT_API_KEY"
@@ -147,7 +147,7 @@ class Settings:
     @property
     def loopback(self) -> bool:
         """Whether the gateway is on this machine (then environment proxies are skipped)."""
-        return is_loopback(urlsplit(self.base_url).hostname or "")
+        return is_loopback_url(self.base_url)
 
 
 def resolve(
@@ -265,16 +265,6 @@ def check_base_url(url: str | Hidden, *, allow_insecure: bool = False) -> str:
             "allow_insecure",
         )
     return url.strip().rstrip("/")
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` names this machine (localhost, 127.0.0.0/8, ::1)."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def mask_headers(headers: Mapping[str, str]) -> dict[str, str]:

@@ -44,6 +44,7 @@ from smskit.rules.callbacks import CALLBACK_KINDS
 from smskit.rules.choices import checked_choice
 from smskit.rules.content import has_stop_mention
 from smskit.rules.files import as_file_path
+from smskit.rules.hosts import is_loopback
 from smskit.rules.links import LinkKey, check_link_base
 from smskit.rules.ranges import checked_integer, checked_number, checked_seconds
 from smskit.rules.text import check_str
@@ -431,7 +432,7 @@ class Inbox(Served):
 
     def exposure_warning(self) -> str | None:
         """What ``start()`` logs when the address is not loopback (None when it is)."""
-        if receiver.is_loopback(self.host):
+        if is_loopback(self.host):
             return None
         return (
             f"the reply inbox listens on {self.host}: reachable from other machines "

@@ -26,7 +26,6 @@ retries, instead of every reply being dropped behind a silent 200.
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import json
 import logging
 import re
@@ -41,6 +40,7 @@ from smskit.errors import ValidationError
 from smskit.replies.reports import Report, micros, parse_report
 from smskit.replies.signing import SignatureError, verify
 from smskit.rules.callbacks import callback_kind
+from smskit.rules.hosts import is_loopback
 from smskit.rules.once import once
 
 logger = logging.getLogger("smskit.replies.inbox")
@@ -240,15 +240,6 @@ def checked_token(token: object) -> str:
     if not isinstance(token, str) or not TOKEN_RE.fullmatch(token):
         raise ValidationError("token", "must be 16 to 128 characters A-Z a-z 0-9 _ -")
     return token
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def allowed_hosts(

@@ -11,9 +11,9 @@ as pyarrow or polars objects read through Arrow ``arrowinput``, callback kinds
 and delivery statuses ``callbacks``, CSV files read whole or refused ``csvtext``, a file's
 path and a table given as its CSV or Parquet file ``files``, first use
 from many threads ``once``, tracked links and the fields that carry them ``links``, the rules
-that tell bots' clicks from people's ``bots``), and the one JSON spelling request bodies
-are posted in and ids are derived from (``canonical``), and the range checks of the counts,
-limits and waits callers pass (``ranges``).
+that tell bots' clicks from people's ``bots``, which hosts are this machine ``hosts``), and
+the one JSON spelling request bodies are posted in and ids are derived from (``canonical``),
+and the range checks of the counts, limits and waits callers pass (``ranges``).
 
 May import: the standard library, pandas/numpy/pyarrow/phonenumbers/regex, and ``smskit.errors``
 (polars never: a polars object the user passed is read through its own ``.to_arrow()``).

@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import heapq
 import hmac
-import ipaddress
 import itertools
 import json
 import random
@@ -34,6 +33,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from smskit.errors import ValidationError
+from smskit.rules.hosts import is_loopback
 from smskit.rules.ranges import checked_integer, checked_number, checked_share
 from smskit.sandbox._posting import Poster, target
 
@@ -61,17 +61,14 @@ def check_callback_url(url: str) -> None:
     """An http(s) URL whose host is loopback (127.0.0.0/8, ::1, localhost)."""
     if not isinstance(url, str):
         raise ValidationError("url", "must be a string", value=url)
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValidationError("url", "must be an http:// or https:// URL", value=url)
-    host = parts.hostname
-    if host == "localhost":
-        return
     try:
-        loopback = ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        loopback = False
-    if not loopback:
+        parts = urlsplit(url)
+        host = parts.hostname if parts.scheme in ("http", "https") else None
+    except ValueError:  # an unclosed [IPv6] bracket
+        host = None
+    if not host:
+        raise ValidationError("url", "must be an http:// or https:// URL", value=url)
+    if not is_loopback(host):
         raise ValidationError(
             "url", "must point to this machine (127.0.0.1, ::1 or localhost)", value=url
         )

@@ -79,6 +79,14 @@ def test_callback_must_be_loopback(sandbox: Sandbox, api: httpx.Client) -> None:
     """A callback URL off this machine is refused: the sandbox never sends data out."""
     with pytest.raises(ValidationError, match="url"):
         sandbox.set_callback_url("http://example.com/inbound")
+    for look_alike in ("http://localhost.example.com/x", "http://127.0.0.1.nip.io/x"):
+        with pytest.raises(ValidationError, match="must point to this machine"):
+            sandbox.set_callback_url(look_alike)
+    with pytest.raises(ValidationError, match="must be an http:// or https:// URL"):
+        sandbox.set_callback_url("http://[::1/inbound")  # unreadable: an unclosed bracket
+    unreadable = api.post("/_sandbox/callback", json={"url": "http://[::1/x"})
+    assert unreadable.status_code == 400
+    assert "url" in unreadable.json()["errors"]
     refused = api.post("/_sandbox/callback", json={"url": "ftp://127.0.0.1/x"})
     assert refused.status_code == 400
     assert "url" in refused.json()["errors"]
