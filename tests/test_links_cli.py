@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from smskit.cli import cli
 from smskit.cli.output import EXIT_INPUT
@@ -44,18 +44,23 @@ def test_send_tracks_the_links_in_the_inbox_file_another_process_serves(
         assert served.clicks()["phone_number"].tolist() == [sent["phone_number"].iloc[0]]
 
 
+def _send_tracked(sandbox: Sandbox, inbox: Path) -> Result:
+    """``smskit send`` of a text with a link, its links tracked by ``--track-links inbox``."""
+    env = {"SMSKIT_BASE_URL": sandbox.url, "SMSKIT_API_LOGIN": sandbox.login,
+           "SMSKIT_API_KEY": sandbox.api_key}  # fmt: skip
+    return CliRunner().invoke(
+        cli,
+        ["send", "--text", "https://a.example", "--sender", "Shop", "--purpose", "alert",
+         "--to", "+33612345678", "--track-links", str(inbox), "-y"],
+        env=env,
+    )  # fmt: skip
+
+
 def test_track_links_refuses_a_file_never_served(fresh_sandbox: Sandbox, tmp_path: Path) -> None:
     """An inbox file that was never served has no address: refused with exit 4, naming it."""
     path = tmp_path / "new.sqlite"
     Inbox(path)  # created, never started
-    env = {"SMSKIT_BASE_URL": fresh_sandbox.url, "SMSKIT_API_LOGIN": fresh_sandbox.login,
-           "SMSKIT_API_KEY": fresh_sandbox.api_key}  # fmt: skip
-    result = CliRunner().invoke(
-        cli,
-        ["send", "--text", "https://a.example", "--sender", "Shop", "--purpose", "alert",
-         "--to", "+33612345678", "--track-links", str(path), "-y"],
-        env=env,
-    )  # fmt: skip
+    result = _send_tracked(fresh_sandbox, path)
     assert result.exit_code == EXIT_INPUT
     assert "--track-links" in result.stderr and "replies serve" in result.stderr
     assert "start()" not in result.stderr and "with Inbox" not in result.stderr  # no Python
@@ -75,14 +80,7 @@ def test_track_links_of_a_file_that_is_no_inbox_is_not_advised_to_be_served(
         with sqlite3.connect(path) as db:
             db.execute("CREATE TABLE t (a)")
     before = path.read_bytes()
-    env = {"SMSKIT_BASE_URL": fresh_sandbox.url, "SMSKIT_API_LOGIN": fresh_sandbox.login,
-           "SMSKIT_API_KEY": fresh_sandbox.api_key}  # fmt: skip
-    result = CliRunner().invoke(
-        cli,
-        ["send", "--text", "https://a.example", "--sender", "Shop", "--purpose", "alert",
-         "--to", "+33612345678", "--track-links", str(path), "-y"],
-        env=env,
-    )  # fmt: skip
+    result = _send_tracked(fresh_sandbox, path)
     assert result.exit_code == EXIT_INPUT, result.stderr
     assert f"--track-links {path}: " in result.stderr and "not an inbox file" in result.stderr
     assert "serve it first" not in result.stderr
