@@ -43,32 +43,20 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
 from smskit.errors import SmskitError
 
-if TYPE_CHECKING:
-    from smskit.cli.main import cli
-
 __all__ = ["cli", "main"]
 
+try:
+    from smskit.cli.main import cli, main
+except SmskitError as refused:
+    # A setting smskit reads as it loads ($SMSKIT_DEFAULT_REGION) and cannot use: no command
+    # exists yet to catch it, so the entry point says it in one line, exit 3 (configuration),
+    # even for --help; the library raises it as the import's error.
+    _REFUSAL = f"smskit: error: {refused}"
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``smskit`` command (:func:`smskit.cli.main.main`). A setting smskit reads as
-    it loads (``SMSKIT_DEFAULT_REGION``) and cannot use is exit 3, one line on stderr: it
-    is refused before any command exists to catch it, even ``--help``."""
-    try:
-        from smskit.cli.main import main as run
-    except SmskitError as exc:
-        print(f"smskit: error: {exc}", file=sys.stderr)
-        return 3  # EXIT_CONFIG (smskit.cli.output cannot be loaded either)
-    return run(argv)
-
-
-def __getattr__(name: str) -> Any:
-    """``cli``, the click group, loaded on first use (as :func:`main` loads it)."""
-    if name == "cli":
-        from smskit.cli.main import cli
-
-        return cli
-    raise AttributeError(f"module 'smskit.cli' has no attribute {name!r}")
+    def main(argv: Sequence[str] | None = None) -> int:
+        """The ``smskit`` command when smskit cannot load: the refusal, exit 3."""
+        print(_REFUSAL, file=sys.stderr)
+        return 3
