@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from _clicks import simulate_clicks_at_once
+from _gateway import reporting_gateway
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,7 +21,6 @@ from smskit.campaigns import attribution
 from smskit.campaigns.analysis.attribution import MODELS, attribute
 from smskit.campaigns.campaign import Campaign
 from smskit.errors import ValidationError
-from smskit.replies import Inbox
 from smskit.sandbox import DeliveryModel, Sandbox
 
 T0 = pd.Timestamp("2026-03-02 09:00", tz="UTC")
@@ -289,12 +289,10 @@ def test_windows_from_send_delivery_and_first_click(tmp_path: Path) -> None:
     """Over real HTTP, two tracked campaigns with delivery reports and clicks: each
     window_from credits the orders as a naive loop over the outcomes' send instants,
     delivery dates (reported not delivered: no touch) and first human clicks does."""
-    with (
-        Sandbox(delivery_model=DeliveryModel.fast(seed=3)) as sandbox,
-        Inbox(tmp_path.parent / f"{tmp_path.name}-inbox.sqlite") as inbox,
-        smskit.Client(sandbox=sandbox) as client,
-    ):
-        sandbox.set_callback_url(inbox.url, kind="delivery_report")
+    gateway = reporting_gateway(
+        DeliveryModel.fast(seed=3), tmp_path.parent / f"{tmp_path.name}-inbox.sqlite"
+    )
+    with gateway as (sandbox, inbox, client):
         numbers = [f"+3361{i:07d}" for i in range(60)]
         results = {
             name: Campaign(

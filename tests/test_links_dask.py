@@ -11,6 +11,7 @@ import httpx
 import numpy as np
 import pandas as pd
 import pytest
+from _gateway import reporting_gateway
 
 import smskit
 from smskit.dask import Campaign as DaskCampaign
@@ -50,12 +51,8 @@ def test_a_dask_campaign_sends_each_recipient_its_own_link_and_clicks_land_on_th
     recipient before the send; the estimate equals the billed cost; clicks as phones and as a
     preview bot land on their recipients in the Dask outcomes."""
     base = _base(800, 0)
-    with (
-        Sandbox(delivery_model=DeliveryModel.fast(seed=1)) as sandbox,
-        Inbox(tmp_path / "inbox.sqlite") as inbox,
-        smskit.Client(sandbox=sandbox) as client,
-    ):
-        sandbox.set_callback_url(inbox.url, kind="delivery_report")
+    gateway = reporting_gateway(DeliveryModel.fast(seed=1), tmp_path / "inbox.sqlite")
+    with gateway as (sandbox, inbox, client):
         campaign = DaskCampaign(
             client, dd.from_pandas(base, npartitions=4), text=TEXT, sender="Shop",
             name="hiver-dask", track_links=inbox, purpose="alert",
@@ -248,12 +245,8 @@ def test_two_dask_campaigns_of_one_name_count_their_own_clicks(
     base = _base(60, 5)
     (tmp_path / "mon").mkdir()
     (tmp_path / "tue").mkdir()
-    with (
-        Sandbox(delivery_model=DeliveryModel.fast(seed=2)) as sandbox,
-        Inbox(tmp_path / "inbox.sqlite") as inbox,
-        smskit.Client(sandbox=sandbox) as client,
-    ):
-        sandbox.set_callback_url(inbox.url, kind="delivery_report")
+    gateway = reporting_gateway(DeliveryModel.fast(seed=2), tmp_path / "inbox.sqlite")
+    with gateway as (sandbox, inbox, client):
         results, links = [], []
         # Each is told its journal at send time: its links are made again for it.
         for day in ("mon", "tue"):

@@ -15,6 +15,7 @@ import httpx
 import pandas as pd
 import pytest
 from _clicks import simulate_clicks_at_once
+from _gateway import reporting_gateway
 
 import smskit
 from smskit.campaigns.campaign import Campaign
@@ -43,12 +44,8 @@ def test_a_2000_recipient_campaign_counts_human_clicks_exactly(tmp_path: Path) -
             "first_name": [("Zoé", "Léa", "Jean-Baptiste", "Al")[i % 4] for i in range(2000)],
         }
     )
-    with (
-        Sandbox(delivery_model=DeliveryModel.fast(seed=1)) as sandbox,
-        Inbox(tmp_path / "inbox.sqlite") as inbox,
-        smskit.Client(sandbox=sandbox) as client,
-    ):
-        sandbox.set_callback_url(inbox.url, kind="delivery_report")
+    gateway = reporting_gateway(DeliveryModel.fast(seed=1), tmp_path / "inbox.sqlite")
+    with gateway as (sandbox, inbox, client):
         campaign = Campaign(
             client, recipients, text=TEXT, sender="Shop", name="hiver", track_links=inbox,
             purpose="alert", journal=tmp_path / "hiver.journal.sqlite",
@@ -198,12 +195,7 @@ def test_an_experiment_tracks_each_arm_s_links_and_compares_clicked(tmp_path: Pa
     """Each arm's texts carry their own short links; compare() gains the clicked metric,
     counted from each arm's human clicks."""
     customers = [f"+3361{i:07d}" for i in range(200)]
-    with (
-        Sandbox(delivery_model=DeliveryModel.fast(seed=2)) as sandbox,
-        Inbox() as inbox,
-        smskit.Client(sandbox=sandbox) as client,
-    ):
-        sandbox.set_callback_url(inbox.url, kind="delivery_report")
+    with reporting_gateway(DeliveryModel.fast(seed=2), None) as (sandbox, inbox, client):
         experiment = smskit.Experiment(
             client, customers, sender="Shop", name="ab-links", seed=3, purpose="alert",
             directory=tmp_path, track_links=inbox,
@@ -237,12 +229,8 @@ def test_a_click_before_its_message_was_delivered_is_a_bot_and_after_it_human(
     same links opened after delivery count as human clicks."""
     numbers = [f"+3361{i:07d}" for i in range(8)]
     # Network time twice as fast as real: a live phone's report comes 1.5 s to 30 s after.
-    with (
-        Sandbox(delivery_model=DeliveryModel(seed=3, time_scale=0.5)) as sandbox,
-        Inbox(tmp_path / "inbox.sqlite") as inbox,
-        smskit.Client(sandbox=sandbox) as client,
-    ):
-        sandbox.set_callback_url(inbox.url, kind="delivery_report")
+    model = DeliveryModel(seed=3, time_scale=0.5)
+    with reporting_gateway(model, tmp_path / "inbox.sqlite") as (sandbox, inbox, client):
         campaign = Campaign(
             client, numbers, text="Soldes https://shop.example/early", sender="Shop",
             name="early", track_links=inbox, purpose="alert",

@@ -9,6 +9,7 @@ from pathlib import Path
 import httpx
 import pandas as pd
 import pytest
+from _gateway import reporting_gateway
 
 import smskit
 from smskit.campaigns.campaign import Campaign, journal_check
@@ -59,12 +60,8 @@ def test_two_campaigns_of_one_name_have_their_own_links_and_clicks(tmp_path: Pat
     journal, the first day's campaign is the very campaign its journal holds."""
     (tmp_path / "mon").mkdir()
     (tmp_path / "tue").mkdir()
-    with (
-        Sandbox(delivery_model=DeliveryModel.fast(seed=3)) as sandbox,
-        Inbox(tmp_path / "inbox.sqlite") as inbox,
-        smskit.Client(sandbox=sandbox) as client,
-    ):
-        sandbox.set_callback_url(inbox.url, kind="delivery_report")
+    gateway = reporting_gateway(DeliveryModel.fast(seed=3), tmp_path / "inbox.sqlite")
+    with gateway as (sandbox, inbox, client):
         monday = _campaign(client, inbox, tmp_path / "mon" / "daily.journal.sqlite")
         first = monday.send(progress=False)
         tuesday = _campaign(client, inbox, tmp_path / "elsewhere.journal.sqlite")
@@ -97,12 +94,8 @@ def test_a_journal_whose_tokens_came_from_the_name_alone_still_gives_its_clicks(
     """A journal sent with tokens derived from the campaign's name alone (as smskit made
     them before a send's tokens depended on its journal) still gives its clicks: the
     outcomes join the tokens its journal holds."""
-    with (
-        Sandbox(delivery_model=DeliveryModel.fast(seed=4)) as sandbox,
-        Inbox(tmp_path / "inbox.sqlite") as inbox,
-        smskit.Client(sandbox=sandbox) as client,
-    ):
-        sandbox.set_callback_url(inbox.url, kind="delivery_report")
+    gateway = reporting_gateway(DeliveryModel.fast(seed=4), tmp_path / "inbox.sqlite")
+    with gateway as (sandbox, inbox, client):
         with monkeypatch.context() as patched:
             patched.setattr(planning_links, "token_scope", lambda campaign, journal: campaign)
             campaign = _campaign(client, inbox, tmp_path / "daily.journal.sqlite")

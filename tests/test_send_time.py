@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from _gateway import reporting_gateway
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -134,12 +135,10 @@ def test_delivery_click_and_conversion_rates_and_their_figure(tmp_path: Path) ->
     figure draws each rate line and the sent bars from the frame."""
     from smskit.plots import send_time_rates
 
-    with (
-        Sandbox(delivery_model=DeliveryModel.fast(seed=5)) as sandbox,
-        Inbox(tmp_path.parent / f"{tmp_path.name}-inbox.sqlite") as inbox,
-        smskit.Client(sandbox=sandbox) as client,
-    ):
-        sandbox.set_callback_url(inbox.url, kind="delivery_report")
+    gateway = reporting_gateway(
+        DeliveryModel.fast(seed=5), tmp_path.parent / f"{tmp_path.name}-inbox.sqlite"
+    )
+    with gateway as (sandbox, inbox, client):
         numbers = [f"+3361{i:07d}" for i in range(50)]
         result = Campaign(
             client, numbers, text="Soldes: https://shop.example/s STOP au 36173",
