@@ -52,3 +52,15 @@ def test_composer_without_holdout_shows_none() -> None:
     """No holdout: the summary has no held_out entry and the state says 0."""
     composer = Composer(None, NUMBERS[:3], text=TEXT, sender="Shop", debounce=0)
     assert "held_out" not in composer.summary and composer.state["held_out"] == 0
+
+
+def test_composer_summary_counts_held_out_recipients_apart_from_excluded() -> None:
+    """The summary's ``excluded`` (drawn as "of 41, 1 excluded") counted the holdout's 10 as
+    excluded (11), where the recipients check says "10 held out"; now only the invalid one."""
+    recipients = [*NUMBERS, "not a number"]
+    composer = Composer(
+        None, recipients, text=TEXT, sender="Shop", debounce=0, holdout=0.25, seed=4
+    )
+    summary = composer.summary
+    assert (summary["recipients"], summary["to_send"], summary["held_out"]) == (41, 30, 10)
+    assert summary["excluded"] == 1

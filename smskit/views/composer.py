@@ -435,8 +435,11 @@ class Composer(Widget):
         summary = {
             "recipients": panel.recipients,
             "to_send": panel.to_send,
-            # None while nothing can be sent (the text cannot): no count of the excluded
-            "excluded": None if panel.to_send is None else (panel.recipients or 0) - panel.to_send,
+            # None while nothing can be sent (the text cannot): no count of the excluded. The
+            # holdout's recipients are held out, not excluded (the recipients check says so).
+            "excluded": None
+            if panel.to_send is None
+            else (panel.recipients or 0) - panel.to_send - (panel.held_out or 0),
             "sms": panel.sms,
             "cost": cost,
             "unit": self._unit if cost is not None else None,
