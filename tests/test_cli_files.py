@@ -75,8 +75,10 @@ READERS: dict[str, tuple[Callable[[str], list[str]], str]] = {
 
 
 # An empty file is an empty SQLite database (SQLite's own reading): where the command keeps a
-# store (a cache, a list, a journal, an inbox), it starts one there.
-NEW_STORE_WHEN_EMPTY = ("send --journal", "hlr --cache", "optouts --path", "campaign list --inbox")
+# store it writes (a cache, a journal), it starts one there. A store the command only reads
+# (`campaign list --inbox`, `optouts list --path`) is refused when empty, left empty: like any
+# broken file.
+NEW_STORE_WHEN_EMPTY = ("send --journal", "hlr --cache")
 
 
 def cases() -> list[tuple[str, str]]:

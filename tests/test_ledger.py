@@ -507,6 +507,24 @@ def test_cli_counts_outcomes_from_the_store(
     assert journal.read_bytes() == before
 
 
+def test_cli_refuses_an_empty_inbox_file_and_leaves_it_empty(
+    sends: Sends, run: Callable[..., Result], tmp_path: Path
+) -> None:
+    """`campaign list --inbox EMPTY` with journals to list: input refused naming --inbox and
+    the file (exit 4, as `optouts absorb` of an empty file), nothing listed, and the file
+    still empty with no -wal or -shm beside it (it was made into an inbox, then exit 4 said
+    "no campaign journal found")."""
+    empty = tmp_path / "callbacks.sqlite"
+    empty.touch()
+    refused = run("--inbox", str(empty))
+    assert refused.exit_code == EXIT_INPUT and refused.stdout == ""
+    assert refused.stderr == (
+        f"smskit: error: --inbox {empty}: an empty file, not an inbox: nothing listed\n"
+    )
+    assert empty.read_bytes() == b"" and sorted(tmp_path.iterdir()) == [empty]
+    assert run().exit_code == EXIT_OK  # the same journals, no --inbox: listed
+
+
 def test_a_campaign_without_callbacks_counts_zero_reported(fresh_sandbox: Sandbox) -> None:
     """A campaign sent before the callback URL was registered has no report in the store: it
     reads as reported 0 and delivered 0 beside one that has them (CampaignResult.outcomes()

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 from click.testing import CliRunner, Result
 
 from smskit.cli import cli
@@ -45,6 +46,38 @@ def test_removing_a_number_not_listed_exits_9() -> None:
     """Nothing removed is not reported as success: exit 9 (nothing to do), one line."""
     result = run("optouts", "remove", "+33612345678", "--note", "x")
     assert result.exit_code == 9 and "nothing removed" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "nothing"),
+    [(["list"], "nothing listed"), (["history"], "nothing listed"),
+     (["export", "out.csv"], "nothing written")],
+)  # fmt: skip
+def test_a_read_command_never_starts_a_list_in_its_path(
+    command: list[str], nothing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """list, history and export only read the list: a --path that is an empty file, or no
+    file, is input refused naming --path (exit 4; an empty one was made into a list and
+    "No number on the opt-out list." said of it), nothing written anywhere."""
+    monkeypatch.chdir(tmp_path)
+    empty, missing = tmp_path / "empty.sqlite", tmp_path / "typo.sqlite"
+    empty.touch()
+    for path, why in ((empty, "an empty file, not an opt-out list"),
+                      (missing, "no such file, no opt-out list")):  # fmt: skip
+        result = run("optouts", *command, "--path", str(path))
+        assert result.exit_code == 4 and result.stdout == ""
+        assert result.stderr == f"smskit: error: --path {path}: {why}: {nothing}\n"
+    assert sorted(tmp_path.iterdir()) == [empty] and empty.read_bytes() == b""
+
+
+def test_a_write_command_starts_a_list_in_an_empty_path(tmp_path: Path) -> None:
+    """add given an empty --path keeps the list there (SQLite reads an empty file as a new
+    database), which list then reads."""
+    path = tmp_path / "optouts.sqlite"
+    path.touch()
+    assert run("optouts", "add", "+33612345678", "--path", str(path)).exit_code == 0
+    listed = json.loads(run("optouts", "list", "--json", "--path", str(path)).stdout)
+    assert [r["phone_number"] for r in listed["optouts"]] == ["+33612345678"]
 
 
 def test_export_then_import_into_another_account(tmp_path: Path) -> None:

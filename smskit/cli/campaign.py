@@ -122,7 +122,8 @@ def list_(
     outcome counts from the callbacks' store (blank when there is none).
 
     Exits 4 when there is no journal to list, or when a file could not be read as a
-    campaign's journal (each named on stderr with why; the others are still listed).
+    campaign's journal (each named on stderr with why; the others are still listed), or
+    when --inbox is not a callbacks' store (an empty file included; nothing listed).
     """
     import warnings
 
@@ -132,7 +133,7 @@ def list_(
         raise click.BadParameter(
             f"{output}: directory {str(output.parent)!r} does not exist", param_hint="'-o'"
         )
-    store = None if inbox is None else inbox_file(inbox, "--inbox")
+    store = None if inbox is None else inbox_file(inbox, "--inbox", "nothing listed")
     with warnings.catch_warnings():  # each unreadable journal is printed below, by row
         warnings.simplefilter("ignore", UserWarning)
         ledger = history(list(journals) or None, inbox=store)

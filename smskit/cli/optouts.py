@@ -44,11 +44,19 @@ class _Account:
     login: str | None
     path: Path | None
 
-    def open(self) -> OptOuts:
-        """The account's list; a ``--path`` that is not a list is input refused (exit 4)."""
+    def open(self, reading: str | None = None) -> OptOuts:
+        """The account's list; a ``--path`` that is not a list is input refused (exit 4).
+        ``reading``: the command only reads the list, and this says what it did not do when
+        ``--path`` holds none (no such file, or an empty one), refused the same way: a list
+        is never started in a file a read command was given."""
         from smskit.errors import ConfigurationError
         from smskit.replies.optouts import OptOuts, OptOutsNotReadWarning
 
+        if reading is not None and self.path is not None:
+            if not self.path.is_file():
+                raise Refused(f"--path {self.path}: no such file, no opt-out list: {reading}")
+            if self.path.stat().st_size == 0:
+                raise Refused(f"--path {self.path}: an empty file, not an opt-out list: {reading}")
         account: Any = (self.base_url, self.login)
         if not self.base_url and not self.login:  # nothing named: the embedded sandbox's list
             with connect() as client:
@@ -134,7 +142,7 @@ def optouts() -> None:
 @json_option
 def list_(account: _Account, as_json: bool) -> int:
     """The numbers on the list, first opt-out first, with source and reference."""
-    with account.open() as listed:
+    with account.open(reading="nothing listed") as listed:
         frame = listed.to_frame()
     return _print(frame, "optouts", as_json, empty="No number on the opt-out list.")
 
@@ -144,7 +152,7 @@ def list_(account: _Account, as_json: bool) -> int:
 @json_option
 def history(account: _Account, as_json: bool) -> int:
     """Every change of the list (added, removed, and callbacks that changed nothing)."""
-    with account.open() as listed:
+    with account.open(reading="nothing listed") as listed:
         frame = listed.history()
     return _print(frame, "events", as_json)
 
@@ -156,7 +164,7 @@ def export_(file: Path, account: _Account) -> int:
     """Write the list to FILE as CSV (phone_number, opted_out_at, source, reference, note).
     FILE is replaced; the list's own file, or another SQLite database, is refused (exit 4)."""
     name_file("path", str(file))
-    with account.open() as listed:
+    with account.open(reading="nothing written") as listed:
         count = listed.to_csv(file)
     click.echo(f"{count} number(s) written to {file}")
     return 0
@@ -220,9 +228,7 @@ def absorb(inbox: Path, account: _Account) -> int:
     9 when each was taken before (nothing done)."""
     from smskit.errors import ConfigurationError
 
-    if inbox.stat().st_size == 0:  # read, never made into a store here
-        raise Refused(f"INBOX {inbox}: an empty file, not an inbox: nothing added", EXIT_INPUT)
-    store = inbox_file(inbox, "INBOX")  # not an inbox file: input refused, like --inbox
+    store = inbox_file(inbox, "INBOX", "nothing added")  # read, never made into a store here
     with account.open() as listed:
         try:
             added = listed.absorb(store)

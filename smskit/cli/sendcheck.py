@@ -131,12 +131,16 @@ def journal_result(path: Path, option: str) -> CampaignResult:
         raise Refused(f"{option} {path}: {exc}") from exc
 
 
-def inbox_file(path: Path, option: str) -> Inbox:
-    """The inbox file at ``path``; a file that is not one is input refused naming ``option``
-    (exit 4), left unchanged."""
+def inbox_file(path: Path, option: str, nothing: str) -> Inbox:
+    """The inbox file at ``path``, which the command reads; a file that is not one is input
+    refused naming ``option`` (exit 4), left unchanged, ``nothing`` saying what was not done.
+    An empty file is one too: it holds no callback, and opening it would start an inbox in
+    the user's file (SQLite reads an empty file as a new database)."""
     from smskit.errors import ConfigurationError
     from smskit.replies import Inbox
 
+    if path.stat().st_size == 0:
+        raise Refused(f"{option} {path}: an empty file, not an inbox: {nothing}")
     try:
         return Inbox(path)
     except ConfigurationError as exc:  # raised by the inbox's check, about this file only
