@@ -33,6 +33,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, TypeVar
 
 from smskit import _sqlite
@@ -142,17 +143,15 @@ else:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
+@dataclass(frozen=True, slots=True, eq=False)
 class Lease:
     """A lease held on one journal connection, until :meth:`release`."""
 
-    def __init__(
-        self, db: sqlite3.Connection, lock: threading.Lock, token: str, journal: str, file: LockFile
-    ) -> None:
-        self._db = db
-        self._lock = lock
-        self._file = file
-        self.token = token
-        self.journal = journal
+    _db: sqlite3.Connection = field(repr=False)
+    _lock: threading.Lock = field(repr=False)
+    token: str
+    journal: str
+    _file: LockFile = field(repr=False)
 
     @classmethod
     def acquire(
