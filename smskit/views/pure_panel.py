@@ -9,7 +9,7 @@ computed here (the rule book's answers), testable without a browser, and the fro
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.campaigns.planning.holdout import HELD_OUT
@@ -226,18 +226,7 @@ def compose_panel(
     checks.append(_sender_check(sender, options))
     sendable = checks[0].ok  # the text's own check: a text that cannot be sent reaches nobody
     checks += _recipient_checks(report, option_error, recipients_error, sendable)
-    preview, worst, to_send, recipients, sms, held = None, None, None, None, None, None
-    found: tuple[Finding, ...] = ()
-    if report is not None:
-        preview, worst, recipients = (
-            report.head[:preview_rows],
-            report.worst_case,
-            report.recipients,
-        )
-        if sendable:
-            to_send, sms = report.to_send, report.segments
-        found, held = tuple(report.findings), held_out(report)
-    return ComposerPanel(
+    panel = ComposerPanel(
         text=text,
         stats=stats,
         fields=known,
@@ -247,14 +236,20 @@ def compose_panel(
         optimization=optimization,
         delivered=delivered,
         checks=tuple(checks),
-        preview=preview,
-        worst_case=worst,
-        to_send=to_send,
-        findings=found,
-        recipients=recipients,
-        sms=sms,
-        held_out=held,
         sent=sent,
+    )
+    if report is None:  # no recipients: the panel's recipient figures stay unknown
+        return panel
+    return replace(
+        panel,
+        preview=report.head[:preview_rows],
+        worst_case=report.worst_case,
+        recipients=report.recipients,
+        findings=tuple(report.findings),
+        held_out=held_out(report),
+        # a text that cannot be sent reaches nobody: no count to send, no SMS
+        to_send=report.to_send if sendable else None,
+        sms=report.segments if sendable else None,
     )
 
 
