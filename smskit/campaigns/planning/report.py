@@ -151,7 +151,7 @@ class PreflightReport(CampaignFindings):
     @property
     def segments(self) -> int:
         """SMS segments of the recipients to send."""
-        return int(self.frame.loc[self.frame["send"], "segments"].sum())
+        return report_totals(self.frame)["segments"]
 
     def sending_regions(self) -> list[str]:
         """The destination countries of the recipients to send."""
@@ -161,13 +161,12 @@ class PreflightReport(CampaignFindings):
     def outline(self, rows: int = OUTLINE_ROWS) -> PreflightOutline:
         """This report's figures and first ``rows`` rows (:data:`HEAD_COLUMNS`), without the
         frame."""
-        frame = self.frame
-        send = frame["send"].to_numpy(dtype=bool)
-        segments = frame["segments"].to_numpy()[send]
+        frame, totals = self.frame, report_totals(self.frame)
+        segments = frame["segments"].to_numpy()[frame["send"].to_numpy(dtype=bool)]
         return PreflightOutline(
-            len(frame),
-            int(send.sum()),
-            int(segments.sum()),
+            totals["recipients"],
+            totals["to_send"],
+            totals["segments"],
             int(segments.max()) if len(segments) else None,
             tuple(int(count) for count in self.issues().to_numpy()),
             head_of(frame.iloc[:rows]),
@@ -314,9 +313,7 @@ class PreflightOutline(CampaignFindings):
         :meth:`PreflightReport.issues`."""
         import pandas as pd
 
-        counts = pd.Series(self.excluded_by, index=pd.Index(list(ISSUES), name="issue"))
-        counts.name = "recipients"
-        return counts
+        return issue_counts(pd.Series(self.excluded_by, index=list(ISSUES)))
 
     def excluded(self, issue: str) -> int:
         """Recipients excluded for ``issue`` (one of ``ISSUES``): :meth:`issues`'s count,
