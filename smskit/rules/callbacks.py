@@ -19,12 +19,9 @@ __all__ = [
     "CALLBACK_KINDS",
     "CALLBACK_PRECISION",
     "DATE_FORMAT",
-    "DELIVERY_REPORT_FIELDS",
     "DELIVERY_STATUSES",
     "FINAL_STATUSES",
     "OUTCOME_STATUSES",
-    "REPLY_FIELDS",
-    "STOP_FIELDS",
     "callback_kind",
     "comparable_instants",
     "report_message_id",
@@ -32,12 +29,6 @@ __all__ = [
 ]
 
 CALLBACK_KINDS: Final = ("reply", "delivery_report", "stop")
-
-REPLY_FIELDS: Final = ("message_id", "number", "text", "sim_card_number", "reception_date")
-DELIVERY_REPORT_FIELDS: Final = (
-    "message_id", "number", "status", "delivery_date", "list_name", "unit_price",
-)  # fmt: skip
-STOP_FIELDS: Final = ("message_id", "number", "text", "stop_date")
 
 # The vendor's SMS delivery statuses, in the order its documentation lists them.
 DELIVERY_STATUSES: Final = (

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 __all__ = [
     "CORRECTIONS",
     "METRICS",
-    "NOTES",
     "OPTIONAL_METRICS",
     "ExperimentComparison",
     "compare_counts",
@@ -43,12 +42,6 @@ METRICS: Final = ("delivered", "replied", "opted_out")
 OPTIONAL_METRICS: Final = ("clicked",)
 # How p-values of one metric's tests against the control are adjusted together.
 CORRECTIONS: Final = ("holm", "bonferroni", "none")
-NOTES: Final = {
-    "no_recipients": "no recipient of the arm was sent: no rate",
-    "no_variance": "both arms are all 0 or all 1: the z-test has no variance",
-    "no_baseline": "the control's rate is 0: no relative lift of it to detect",
-    "beyond_one": "the control's rate with the lift is above 1",
-}
 _COUNT_COLUMNS: Final = ("sent", *METRICS)
 
 

@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LIFT_METRICS",
-    "LIFT_NOTES",
     "GroupTotals",
     "Lift",
     "frame_totals",
@@ -51,19 +50,6 @@ LIFT_METRICS: Final = (
     "incremental_roi",
     "minimum_detectable_lift",
 )
-LIFT_NOTES: Final = {
-    "no_holdout": "no recipient was held out: nothing to compare with",
-    "no_treated": "no recipient was sent: nothing to compare",
-    "no_variance": "both groups are all 0 or all 1: the test has no variance",
-    "one_value": (
-        "one group's revenues are all equal (a holdout where nobody bought): Welch's test "
-        "would take that group's mean as known exactly and claim a lift it cannot tell"
-    ),
-    "no_revenue": "the orders have no amounts (value=None)",
-    "no_cost": "the campaign's billed cost is not known (or is 0)",
-    "too_few": "a group has fewer than two recipients: no variance to estimate",
-    "beyond_one": "no lift above the holdout's rate is detectable with these sizes",
-}
 _COLUMNS: Final = (
     "metric",
     "treated",

@@ -19,19 +19,13 @@ from smskit.client import AsyncClient, Client
 from smskit.errors import InsufficientCreditError, PayloadValidationError
 from smskit.rules.destinations import Destinations, Verdict
 
-__all__ = ["destinations", "forget"]
+__all__ = ["destinations"]
 
 # The simplest payload the gateway accepts anywhere: a transactional one-SMS text.
 _PROBE_TEXT: Final = "Test"
 _PROBE_SENDER: Final = "Check"
 _lock = threading.Lock()
 _known: weakref.WeakKeyDictionary[Client | AsyncClient, Destinations] = weakref.WeakKeyDictionary()
-
-
-def forget(client: Client | AsyncClient) -> None:
-    """Drop what ``client`` learned (after the account's prices or served countries change)."""
-    with _lock:
-        _known.pop(client, None)
 
 
 def destinations(
