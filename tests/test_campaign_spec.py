@@ -310,13 +310,15 @@ def test_read_fields_are_checked_when_set(client: smskit.Client) -> None:
         campaign.read_fields = ["first_name", "shoe_size"]
 
 
-@pytest.mark.parametrize("value", ["fr", "F1"])
+@pytest.mark.parametrize("value", ["fr", "F1", "XX"])
 def test_a_malformed_default_region_setting_is_one_line_at_the_shell(value: str) -> None:
     """SMSKIT_DEFAULT_REGION=fr is read as smskit loads: every command, even --help and
     version, ended in a traceback (exit 1). Now exit 3 (configuration), one line on stderr
-    naming the variable, its value and the rule; nothing on stdout."""
+    naming the variable, its value and the rule, with what a shell can set instead (it said
+    "or None"); nothing on stdout. XX, two upper-case letters but no region, is one too (it
+    was exit 2 blaming --region, which `smskit hlr NUMBER` was not given)."""
     env = {**os.environ, ENV_DEFAULT_REGION: value}
-    for args in (["--help"], ["version"], ["optouts", "list"]):
+    for args in (["--help"], ["version"], ["optouts", "list"], ["hlr", "+33612345678"]):
         done = subprocess.run(
             [sys.executable, "-m", "smskit", *args], env=env, capture_output=True, text=True
         )
@@ -325,3 +327,5 @@ def test_a_malformed_default_region_setting_is_one_line_at_the_shell(value: str)
         assert len(lines) == 1 and "Traceback" not in done.stderr, lines
         assert f"{ENV_DEFAULT_REGION}: must be a two-letter region code" in lines[0], lines
         assert repr(value) in lines[0] and done.stdout == ""
+        assert "--region" not in lines[0] and "None" not in lines[0], lines
+        assert "set it empty for no default region" in lines[0], lines

@@ -25,7 +25,7 @@ from phonenumbers import (
 from smskit.errors import ValidationError
 from smskit.rules._phonetexts import NOT_A_NUMBER_TEXT as _NOT_A_NUMBER_TEXT
 from smskit.rules._phonetexts import to_text as _to_text
-from smskit.rules.region import DEFAULT_REGION
+from smskit.rules.region import DEFAULT_REGION, is_region
 
 __all__ = [
     "DIGIT_ALTERNATIVES",
@@ -309,7 +309,7 @@ def checked_region(default_region: str | None) -> str | None:
     if default_region is None:
         return None
     region = str(default_region).upper()
-    if region not in phonenumbers.SUPPORTED_REGIONS:
+    if not is_region(region):
         raise ValidationError(
             "default_region",
             "must be an ISO 3166 alpha-2 region known to the numbering plan, e.g. 'FR'",
