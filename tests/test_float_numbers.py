@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterator
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -279,3 +280,30 @@ def test_a_float_s_text_after_a_lone_surrogate_is_still_refused_at_its_row() -> 
     with pytest.raises(ValidationError) as caught:
         smskit.Campaign(None, frame.iloc[:2], text="Bonjour", sender="MyShop", purpose="alert")
     assert (caught.value.field, caught.value.position) == ("recipients.phone_number", 1)
+
+
+@settings(max_examples=25, deadline=None)
+@given(values=numbers, data=st.data())
+def test_a_float_s_text_in_any_chunk_of_arrow_strings_is_refused_at_its_row(
+    values: list[int], data: st.DataObject
+) -> None:
+    """A CSV's column is Arrow strings held in chunks (17 of them for a million rows): the
+    float's text is refused with RULE_FLOAT naming its row whichever chunk holds it; the same
+    texts without it are all read (differential)."""
+    at = data.draw(st.integers(0, len(values) - 1), label="at")
+    cuts = data.draw(st.lists(st.integers(0, len(values)), max_size=3), label="cuts")
+    bounds = sorted({0, len(values), *cuts})
+    texts = [f"+{v}" for v in values]
+    floated = [*texts[:at], f"{values[at]}.0", *texts[at + 1 :]]
+
+    def in_chunks(items: list[str]) -> pd.DataFrame:
+        parts = [items[start:end] for start, end in pairwise(bounds)]
+        column = pa.chunked_array(parts, type=pa.large_string())
+        return pd.DataFrame({"phone_number": pd.arrays.ArrowStringArray(column)})
+
+    options = {"text": "Bonjour", "sender": "MyShop", "purpose": "alert"}
+    with pytest.raises(ValidationError) as caught:
+        smskit.Campaign(None, in_chunks(floated), **options)
+    assert (caught.value.rule, caught.value.position) == (RULE_FLOAT, at)
+    plain = smskit.Campaign(None, in_chunks(texts), **options)
+    assert plain.preflight(offline=True).recipients == len(values)

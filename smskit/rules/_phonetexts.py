@@ -127,8 +127,9 @@ def as_series(values: Any) -> pd.Series:
     return pd.Series(list(values))
 
 
-def arrow_strings(series: pd.Series) -> pa.Array | None:
-    """The values as one Arrow string array when they are Arrow-backed strings, else None."""
+def arrow_strings(series: pd.Series, *, whole: bool = True) -> pa.Array | pa.ChunkedArray | None:
+    """The values as one Arrow string array when they are Arrow-backed strings, else None;
+    with ``whole=False`` in the chunks pandas holds (no copy: Arrow's compute reads chunks)."""
     import pandas as pd
 
     dtype = series.dtype
@@ -138,7 +139,7 @@ def arrow_strings(series: pd.Series) -> pa.Array | None:
     import pyarrow as pa
 
     values = pa.array(series.array)
-    return values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    return values.combine_chunks() if whole and isinstance(values, pa.ChunkedArray) else values
 
 
 def lane_texts(series: pd.Series) -> pa.Array | None:

@@ -144,7 +144,7 @@ def first_float(values: Any) -> int | None:
     if pd.api.types.is_float_dtype(series.dtype):
         present = np.flatnonzero(series.notna().to_numpy(dtype=bool))
         return int(present[0]) if len(present) else None
-    strings = arrow_strings(series)
+    strings = arrow_strings(series, whole=False)
     if strings is None and series.dtype == object:
         kind = pd.api.types.infer_dtype(series, skipna=True)
         if kind in ("integer", "empty"):
@@ -382,18 +382,13 @@ class Recipients:
         """Every row at once, as read: ``phone_number``, ``country`` and ``columns`` (absent
         ones as nulls). A CSV's columns stay pandas' compact strings (never a Python object a
         cell); a snapshot's are its own values. The index is the input's own."""
-        import numpy as np
         import pandas as pd
 
         wanted = list(dict.fromkeys(["phone_number", REGION_COLUMN, *columns]))
         frame = self.frame if self.frame is not None else self._read_file(wanted)
+        # None for an absent column: pandas makes its column once (an array given is copied).
         return pd.DataFrame(
-            {
-                name: frame[name].array
-                if name in frame.columns
-                else np.full(len(frame), None, dtype=object)
-                for name in wanted
-            },
+            {name: frame[name].array if name in frame.columns else None for name in wanted},
             index=frame.index,
         )
 
