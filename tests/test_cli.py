@@ -339,6 +339,32 @@ def test_replies_serve_with_a_signing_secret_refuses_unsigned_callbacks(tmp_path
         assert len(inbox) == 0
 
 
+@pytest.mark.parametrize(
+    ("typed", "env", "line"),
+    [
+        ([], {"SMSKIT_SIGNING_SECRET": "short-secret"},
+         "SMSKIT_SIGNING_SECRET: must be at least 16 bytes long (in UTF-8)"),
+        (["--signing-secret", "short-secret"], {},
+         "--signing-secret: must be at least 16 bytes long (in UTF-8)"),
+        (["--link-base", "ftp://go.example"], {},
+         "--link-base: must be http(s)://host[:port][/path] in printable ASCII, with no query, "
+         "fragment, spaces or braces (got 'ftp://go.example')"),
+    ],
+)  # fmt: skip
+def test_replies_serve_names_what_the_user_gave_for_a_refused_value(
+    typed: list[str], env: dict[str, str], line: str, tmp_path: Path
+) -> None:
+    """A short signing secret from SMSKIT_SIGNING_SECRET is refused naming the variable, typed
+    one naming --signing-secret (both said "--link-base: signing_secret: ..."), a bad
+    --link-base naming it once: exit 4, one line, the secret never shown, no inbox made."""
+    store = tmp_path / "replies.sqlite"
+    args = ["replies", "serve", "--port", "0", "--path", str(store), *typed]
+    result = CliRunner().invoke(cli, args, env=env)
+    assert result.exit_code == EXIT_INPUT and result.stdout == ""
+    assert result.stderr == f"smskit: error: {line}\n"
+    assert "short-secret" not in result.stderr and not store.exists()
+
+
 def test_resume_of_a_campaign_another_runner_holds_exits_8(
     run: Run, fresh_sandbox: Sandbox, tmp_path: Path
 ) -> None:

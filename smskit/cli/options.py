@@ -218,6 +218,20 @@ def region_option() -> Callable[[_F], _F]:
     )
 
 
+def given_as(name: str) -> str:
+    """How the running command's parameter ``name`` was given, as a refusal names it: the
+    environment variable Click read it from (``SMSKIT_SIGNING_SECRET``), else its option
+    (``--signing-secret``); never an option the user did not type when a variable gave it."""
+    from click.core import ParameterSource
+
+    context = click.get_current_context()
+    param = next(p for p in context.command.params if p.name == name)
+    envvar = param.envvar if isinstance(param.envvar, str) else None
+    if envvar and context.get_parameter_source(name) is ParameterSource.ENVIRONMENT:
+        return envvar
+    return max(param.opts, key=len)
+
+
 def file_option(*names: str, help: str, exists: bool = False) -> Callable[[_F], _F]:
     """An option naming one file (not a directory) by its path, None when not given;
     ``exists``: a file that must be there already (one the command reads)."""

@@ -6,9 +6,12 @@ from pathlib import Path
 
 import click
 
-from smskit.cli.options import file_option
+from smskit.cli.options import file_option, given_as
 from smskit.cli.output import EXIT_CONFIG, EXIT_INPUT, print_json, stopped_by_signals
 from smskit.cli.sendcheck import Refused
+
+# The options of `replies serve` the inbox checks, by the name the inbox's refusal gives.
+_OPTIONS = ("host", "link_base", "signing_secret")
 
 
 @click.group()
@@ -66,8 +69,10 @@ def serve(
             where, host=host, port=port, signing_secret=signing_secret or None,
             account=account, link_base=link_base,
         )  # fmt: skip
-    except ValidationError as exc:
-        raise Refused(f"--link-base: {exc}", EXIT_INPUT) from exc
+    except ValidationError as exc:  # named as typed: its option, or the variable that gave it
+        given = given_as(exc.field) if exc.field in _OPTIONS else exc.field
+        shown = f" (got {exc.value!r})" if exc.value is not None else ""
+        raise Refused(f"{given}: {exc.rule}{shown}", EXIT_INPUT) from exc
     except ConfigurationError as exc:  # not an inbox file: input refused, like --inbox (exit 4)
         if path is None:
             raise

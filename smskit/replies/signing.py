@@ -42,8 +42,10 @@ def secret_bytes(field: str, secret: str | bytes) -> bytes:
             secret = secret.encode("utf-8")
         except UnicodeEncodeError:  # the secret itself is never shown
             raise ValidationError(field, "must be text without a lone surrogate") from None
-    if not isinstance(secret, bytes) or len(secret) < 16:
-        raise ValidationError(field, "must be a str or bytes of at least 16 bytes")
+    if not isinstance(secret, bytes):
+        raise ValidationError(field, "must be a str or bytes")
+    if len(secret) < 16:  # the secret itself is never shown
+        raise ValidationError(field, "must be at least 16 bytes long (in UTF-8)")
     return secret
 
 
