@@ -730,6 +730,33 @@ def test_hlr_export_says_the_absolute_path_it_wrote(
     assert f"2 row(s) written to {tmp_path / 'hlr.csv'}" in explorer.message
 
 
+def test_hlr_export_that_cannot_write_says_why_in_the_widget(
+    client: Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An "export CSV" to a name that cannot be written (none, a folder, a folder that does not
+    exist) says why in the widget's message line, as an error: a press runs in no cell, so an
+    exception raised by it reached no output (the line kept saying "2 number(s) checked");
+    nothing is claimed written and no file appears."""
+    monkeypatch.chdir(tmp_path)
+    explorer = HLRExplorer(client, NUMBERS[:2], journal=False)
+    explorer.check()
+    missing = tmp_path / "no-such-folder" / "hlr.csv"
+    expected = {
+        "": "ValidationError: csv_path: give the CSV file's name",
+        "  ": "ValidationError: csv_path: give the CSV file's name",
+        str(tmp_path): f"ValidationError: csv_path: {tmp_path} is a folder",
+        str(missing): "OSError: Cannot save file into a non-existent directory",
+    }
+    for name, says in expected.items():
+        explorer.say("")
+        explorer.csv_path = name
+        explorer.press("export")
+        assert explorer.message.startswith(says), (name, explorer.message)
+        assert explorer.message_kind == "error"
+        assert "written" not in explorer.message
+    assert sorted(tmp_path.iterdir()) == []
+
+
 def test_dashboard_map_draws_the_figures_countries_in_its_colours(client: Client) -> None:
     """The map the front end draws is credits_map's: each country its value, a colour that
     grows with it on the figure's span, an outline from the shipped shapes (no request)."""

@@ -224,8 +224,12 @@ class HLRExplorer(Widget):
         return shown.to_csv(path, index=False)
 
     def _export(self) -> None:
+        if not self.csv_path.strip():
+            raise ValidationError("csv_path", "give the CSV file's name (e.g. 'hlr.csv')")
         # Absolute: the kernel's working directory is not necessarily where the user looks.
         path = Path(self.csv_path).expanduser().resolve()
+        if path.is_dir():
+            raise ValidationError("csv_path", f"{path} is a folder: give a file name in it")
         self.to_csv(path)
         rows = len(self.filtered) if self.filtered is not None else 0
         self.say(f"{rows} row(s) written to {path}")

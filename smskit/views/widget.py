@@ -99,10 +99,13 @@ class Widget(anywidget.AnyWidget):
             self.message, self.message_kind = message, kind
 
     def _guarded(self, action: Callable[[], Any]) -> None:
-        """Run a button's action; its error is shown in the widget, not lost in a log."""
+        """Run a button's action; its error is shown in the widget, not lost in a log. A file
+        that cannot be written or read (``OSError``: no such folder, a folder's name, no
+        permission) is the user's to fix as much as a refused value: said the same way (a
+        press is no cell, so an exception raised here reaches no output the user sees)."""
         try:
             action()
-        except SmskitError as exc:
+        except (SmskitError, OSError) as exc:
             self.say(f"{type(exc).__name__}: {exc}", "error")
 
     def enabled(self, action: str) -> bool:
