@@ -17,10 +17,11 @@ import pytest
 from distributed import Client as DaskClient
 
 import smskit
+from smskit.campaigns.analysis.results import EXCLUDED_COLUMNS
 from smskit.campaigns.sending.journal import Journal
 from smskit.dask import Campaign as DaskCampaign
 from smskit.dask.generate import contact_partition
-from smskit.dask.sending import EXCLUDED_COLUMNS, parts_dir, resume, send_kept
+from smskit.dask.sending import parts_dir, resume, send_kept
 from smskit.dask.stream import Materialised
 from smskit.errors import ConfigurationError
 from smskit.sandbox import Sandbox

@@ -27,6 +27,7 @@ import dask.dataframe as dd
 import pandas as pd
 from dask.delayed import delayed
 
+from smskit.campaigns.analysis.results import EXCLUDED_COLUMNS
 from smskit.campaigns.executor import CampaignExecutor, ClientOption, OptOutState, Run
 from smskit.campaigns.planning.holdout import Holdout
 from smskit.campaigns.planning.links import LinkTracking, token_scope
@@ -46,7 +47,7 @@ from smskit.dask import partition_preflight as parts
 from smskit.dask import sending
 from smskit.dask.links import register_kept, with_links, written_kept
 from smskit.dask.narration import quiet_shuffles
-from smskit.dask.report import BREAKDOWN_COLUMNS, DaskPreflightReport
+from smskit.dask.report import DaskPreflightReport, merged_breakdown
 from smskit.dask.results import StreamedResult
 from smskit.dask.spill import Spill
 from smskit.dask.stream import frame_of
@@ -229,7 +230,7 @@ class Campaign(CampaignExecutor[StreamedResult]):
         return await sending.asend_kept(
             self.client,
             report.kept(),
-            frame.loc[~frame["send"], list(sending.EXCLUDED_COLUMNS)],
+            frame.loc[~frame["send"], list(EXCLUDED_COLUMNS)],
             self.spec.header,
             content=self.spec.content,
             content_id=same,
@@ -382,8 +383,6 @@ class PartitionedAudience:
         shares, store, used = self._shares, self.store, self._used
         totals = {name: sum(int(s["totals"][name]) for s in shares) for name in SUMMARY_TOTALS}
         counted = issue_counts(_summed([s["issues"] for s in shares]))
-        table = pd.concat([s["breakdown"] for s in shares], ignore_index=True)
-        table = table.groupby(["region", "encoding"], dropna=False).sum()
         index = self.recipients._meta.index
         count = len(self._infos)
         reports = [delayed(parts.load_report)(store, n) for n in range(count)]
@@ -393,7 +392,7 @@ class PartitionedAudience:
             frame_of(kept, parts.kept_meta(index, used)),
             summary_row(totals, counted),
             counted,
-            _tidy(table),
+            merged_breakdown([s["breakdown"] for s in shares]),
             spill=store,
             **verdict.report_fields(),
         )
@@ -415,13 +414,6 @@ def _summed(counts: list[pd.Series]) -> pd.Series:
     if not counts:
         return pd.Series(dtype="int64")
     return pd.concat(counts).groupby(level=0).sum()
-
-
-def _tidy(table: pd.DataFrame) -> pd.DataFrame:
-    """The reduced breakdown in breakdown()'s shape: sorted, a cost only where one is known."""
-    table = table.reset_index().sort_values(["region", "encoding"], ignore_index=True)
-    table["cost"] = table["cost"].where(table["priced"] > 0)
-    return table[list(BREAKDOWN_COLUMNS)]
 
 
 def _paths(paths: Paths) -> str | list[str]:

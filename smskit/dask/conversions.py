@@ -19,7 +19,7 @@ May import campaigns, rules and errors (the ``[dask]`` part).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
@@ -56,11 +56,13 @@ __all__ = ["Buyers", "IdBuyers", "OrderRuns", "conversions", "group_totals"]
 @dataclass(frozen=True)
 class OrderRuns:
     """The orders inside the window, in the table's order: ``keys`` (E.164 digits), ``at``
-    (UTC nanoseconds), ``amounts`` (None: counted without amounts)."""
+    (UTC nanoseconds), ``amounts`` (None: counted without amounts); ``ids``: their customer
+    ids when matched by id (then ``keys`` are unused)."""
 
     keys: np.ndarray
     at: np.ndarray
     amounts: np.ndarray | None
+    ids: pd.Index | None = None
 
     @staticmethod
     def joined(parts: list[OrderRuns]) -> OrderRuns:
@@ -70,7 +72,8 @@ class OrderRuns:
         amounts = None
         if parts and all(p.amounts is not None for p in parts):
             amounts = np.concatenate([p.amounts for p in parts if p.amounts is not None])
-        return OrderRuns(keys, at, amounts)
+        ids = [p.ids for p in parts if p.ids is not None]
+        return OrderRuns(keys, at, amounts, ids[0].append(ids[1:]) if ids else None)
 
 
 @dataclass(frozen=True)
@@ -132,53 +135,43 @@ def _read_orders(
     orders: Any,
     offset: int,
     bounds: tuple[int, int],
-    at: str,
-    value: str | None,
-    number: str,
-    default_region: str | None,
+    read: OrderColumns,
+    on: str | None,
 ) -> OrderRuns:
     """One table (or partition) of orders read by the rule book: those inside ``bounds``
-    (UTC nanoseconds, ``[start, stop)``) with their numbers' digits, in the table's order
-    (:meth:`Buyers.of` sorts). A refusal names the row in the whole table
-    (``offset``: this partition's first row)."""
+    (UTC nanoseconds, ``[start, stop)``) with their numbers' digits, or their customer ids
+    (column ``on``; refused when missing), in the table's order (:meth:`Buyers.of` sorts).
+    A refusal names the row in the whole table (``offset``: this partition's first row)."""
     with _rows_of_table(offset):
-        frame, instants, amounts = read_orders(orders, [number, REGION_COLUMN], at, value)
+        wanted = [on] if on is not None else [read.number, REGION_COLUMN]
+        frame, instants, amounts = read_orders(orders, wanted, read.at, read.value)
         rows = np.flatnonzero((instants >= bounds[0]) & (instants < bounds[1]))
-        keys = order_numbers(frame, number, rows, default_region)
-    return OrderRuns(keys, instants[rows], None if amounts is None else amounts[rows])
+        if on is None:
+            keys, ids = order_numbers(frame, read.number, rows, read.default_region), None
+        else:
+            ids = pd.Index(order_ids(frame, on, rows).array)
+            keys = np.zeros(len(rows), dtype="int64")
+    return OrderRuns(keys, instants[rows], None if amounts is None else amounts[rows], ids)
 
 
-def _buyers(
-    orders: Any,
-    bounds: tuple[int, int],
-    at: str,
-    value: str | None,
-    number: str,
-    default_region: str | None,
-) -> Delayed:
-    """The buyers among the orders inside ``bounds`` as one delayed :class:`Buyers`: a Dask
-    DataFrame's partitions each read where it lives (its first row counted in the same
-    graph; only the columns read are asked of its files)."""
-    wanted = [number, REGION_COLUMN, at, *([value] if value else [])]
-    read = (bounds, at, value, number, default_region)
-    return delayed(Buyers.of)(_partition_reads(orders, wanted, _read_orders, read))
-
-
-def _partition_reads(
-    orders: Any, wanted: list[str], reader: Callable[..., Any], arguments: tuple[Any, ...]
-) -> list[Delayed]:
-    """``reader(part, offset, *arguments)`` for each partition of a Dask DataFrame of
-    orders (``offset`` its first row in the whole table, counted in the same graph; only
-    the ``wanted`` columns it has asked of its files), or once for another table."""
+def _buyers(orders: Any, bounds: tuple[int, int], read: OrderColumns, on: str | None) -> Delayed:
+    """The buyers among the orders inside ``bounds`` as one delayed :class:`Buyers` (an
+    :class:`IdBuyers` matched by customer id, column ``on``): a Dask DataFrame's partitions
+    each read where it lives (its first row in the whole table counted in the same graph;
+    only the columns read are asked of its files), another table read once."""
+    summed = Buyers.of if on is None else IdBuyers.of
     if not isinstance(orders, dd.DataFrame):
-        return [delayed(reader)(orders, 0, *arguments)]
+        return delayed(summed)([delayed(_read_orders)(orders, 0, bounds, read, on)])
+    keys = [on] if on is not None else [read.number, REGION_COLUMN]
+    wanted = [*keys, read.at, *([read.value] if read.value else [])]
     kept = [name for name in dict.fromkeys(wanted) if name in orders.columns]
     parts = (orders[kept] if kept else orders).to_delayed()
     sizes = [delayed(len)(part) for part in parts]
-    return [
-        delayed(reader)(part, delayed(sum)(sizes[:index]) if index else 0, *arguments)
+    reads = [
+        delayed(_read_orders)(part, delayed(sum)(sizes[:index]) if index else 0, bounds, read, on)
         for index, part in enumerate(parts)
     ]
+    return delayed(summed)(reads)
 
 
 def _partition(
@@ -288,8 +281,8 @@ def conversions(
     start = int(send_instants(pd.DataFrame(index=range(1)), sent_at)[0])
     bounds = (start, start + span)
     if customer_id is not None:
-        return _by_customer_id(recipients, orders, bounds, read.at, read.value, customer_id, table)
-    buyers = _buyers(orders, bounds, read.at, read.value, read.number, read.default_region)
+        return _by_customer_id(recipients, orders, bounds, read, customer_id, table)
+    buyers = _buyers(orders, bounds, read, None)
     # One task of the graph: each compute reads the orders once, for every partition.
     money = read.value is not None
     meta = _meta(money)
@@ -310,39 +303,12 @@ class IdBuyers:
     buyers: Buyers
 
     @staticmethod
-    def of(parts: list[tuple[pd.Index, OrderRuns]]) -> IdBuyers:
-        """Each partition's ids (and their orders, keys unused) coded over all of them."""
-        ids = [i for i, _ in parts]
-        codes, names = pd.factorize(ids[0].append(ids[1:]) if ids else pd.Index([]))
-        runs = OrderRuns.joined([r for _, r in parts])
+    def of(parts: list[OrderRuns]) -> IdBuyers:
+        """Each partition's orders (their ``ids``; keys unused) coded over all of them."""
+        runs = OrderRuns.joined(parts)
+        codes, names = pd.factorize(runs.ids if runs.ids is not None else pd.Index([]))
         coded = OrderRuns(np.asarray(codes, dtype="int64"), runs.at, runs.amounts)
         return IdBuyers(pd.Index(names), Buyers.of([coded]))
-
-
-def _read_order_ids(
-    orders: Any, offset: int, bounds: tuple[int, int], at: str, value: str | None, on: str
-) -> tuple[pd.Index, OrderRuns]:
-    """One table (or partition) of orders inside ``bounds``: their customer ids (refused
-    when missing, naming the whole table's row: ``offset`` is this partition's first) and
-    their instants and amounts."""
-    with _rows_of_table(offset):
-        frame, instants, amounts = read_orders(orders, [on], at, value)
-        rows = np.flatnonzero((instants >= bounds[0]) & (instants < bounds[1]))
-        ids = order_ids(frame, on, rows)
-    none = np.zeros(len(rows), dtype="int64")
-    return pd.Index(ids.array), OrderRuns(
-        none, instants[rows], None if amounts is None else amounts[rows]
-    )
-
-
-def _id_buyers(
-    orders: Any, bounds: tuple[int, int], at: str, value: str | None, on: str
-) -> Delayed:
-    """The buyers by customer id as one delayed :class:`IdBuyers` (a Dask DataFrame's
-    partitions each read where it lives, as :func:`_buyers` reads them)."""
-    wanted = [on, at, *([value] if value else [])]
-    reads = _partition_reads(orders, wanted, _read_order_ids, (bounds, at, value, on))
-    return delayed(IdBuyers.of)(reads)
 
 
 def _id_table(table: Any, column: str) -> tuple[Any, np.dtype[Any]]:
@@ -393,19 +359,18 @@ def _by_customer_id(
     recipients: dd.DataFrame,
     orders: Any,
     bounds: tuple[int, int],
-    at: str,
-    value: str | None,
+    read: OrderColumns,
     column: str,
     table: Any,
 ) -> dd.DataFrame:
     """:func:`conversions` matched by ``column`` of the orders and of ``table``: the ids of
     every recipient gathered by one task to refuse a repeat (only the ids)."""
-    money = value is not None
+    money = read.value is not None
     frame, dtype = _id_table(table, column)
     meta = _meta(money)
     meta.insert(3, column, pd.Series(np.zeros(0, dtype=dtype)))
     dtypes = meta.dtypes.to_dict()
-    found = _id_buyers(orders, bounds, at, value, column)
+    found = _buyers(orders, bounds, read, column)
     parts = recipients.to_delayed()
     ids = [delayed(_ids_of)(part, frame, column) for part in parts]
     checked = delayed(_distinct)(ids, f"recipients.{column}")

@@ -21,7 +21,7 @@ from smskit.campaigns.planning.report import (
 if TYPE_CHECKING:
     import dask.dataframe as dd
 
-__all__ = ["BREAKDOWN_COLUMNS", "DaskPreflightReport", "breakdown"]
+__all__ = ["BREAKDOWN_COLUMNS", "DaskPreflightReport", "breakdown", "merged_breakdown"]
 
 BREAKDOWN_COLUMNS = ("region", "encoding", "recipients", "segments", "cost", "priced")
 
@@ -38,8 +38,21 @@ def breakdown(frame: pd.DataFrame) -> pd.DataFrame:
     ).groupby(keys, dropna=False, sort=True)
     sums = grouped[["recipients", "segments", "cost", "priced"]].sum()
     sums.index.names = ["region", "encoding"]
-    sums["cost"] = sums["cost"].where(sums["priced"] > 0)
-    return sums.reset_index()[list(BREAKDOWN_COLUMNS)]
+    return _tidy(sums)
+
+
+def merged_breakdown(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    """The :func:`breakdown` of a whole report from its parts' (the partitions')."""
+    table = pd.concat(parts, ignore_index=True)
+    return _tidy(table.groupby(["region", "encoding"], dropna=False).sum())
+
+
+def _tidy(sums: pd.DataFrame) -> pd.DataFrame:
+    """Sums per (region, encoding) in a breakdown's shape: sorted, a cost only where one is
+    known."""
+    table = sums.reset_index().sort_values(["region", "encoding"], ignore_index=True)
+    table["cost"] = table["cost"].where(table["priced"] > 0)
+    return table[list(BREAKDOWN_COLUMNS)]
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,6 @@ from smskit.campaigns.analysis.outcomes import (
 from smskit.campaigns.analysis.results import (
     AUDIENCE,
     EXCLUDED_COLUMNS,
-    JOURNALED_STATES,
     REJECTED_COLUMNS,
     UNSENT_STATES,
     CampaignOutcomes,
@@ -156,24 +155,10 @@ class StreamedResult(CampaignOutcomes[dd.DataFrame]):
     def summary(self) -> pd.DataFrame:
         """One row: recipients per state, chunks, SMS, cost, completeness, journal (the
         columns of ``CampaignResult.summary()``)."""
-        held = self.chunk_states
-        per_state = held.groupby("state")["recipients"].sum()
-        counts = {state: int(per_state.get(state, 0)) for state in JOURNALED_STATES}
-        counts["pending"] += self._unreached()
-        counts["rejected"] = len(self.rejected)
-        counts["excluded"] = self.excluded
-        done = held["state"].isin(DONE_STATES) & held["kept"].notna()
-        dropped = (held["recipients"] - held["kept"]).where(done, 0).clip(lower=0)
-        return summary_frame(
-            self,
-            counts,
-            chunks=len(self._planned()),
-            chunks_failed=int((held["state"] == "failed").sum()),
-            dropped=int(dropped.sum()),
-            sms=int(held["sms"].fillna(0).sum()),
-            cost=float(held["cost"].fillna(0.0).sum()),
-            cost_estimated=bool(held["cost_estimated"].astype(bool).any()),
-        )
+        held, chunks = self.chunk_states, len(self._planned())
+        cost = float(held["cost"].fillna(0.0).sum())
+        rejected, unreached = len(self.rejected), self._unreached()
+        return summary_frame(self, held, chunks, cost, rejected, self.excluded, unreached)
 
     def chunks(self) -> pd.DataFrame:
         """One row per chunk (those not reached yet ``pending``): the columns and dtypes of

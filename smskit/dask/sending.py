@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import dask
 import pandas as pd
 
+from smskit.campaigns.analysis.results import EXCLUDED_COLUMNS
 from smskit.campaigns.send import deliver, holds_campaign
 from smskit.campaigns.sending.blocking import blocking, interruption
 from smskit.campaigns.sending.journal import FIELD_PREFIX, Chunk, Journal, open_leased
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
     from smskit.client import AsyncClient
 
 __all__ = [
-    "EXCLUDED_COLUMNS",
     "aresume",
     "asend_kept",
     "content_id",
@@ -57,8 +57,6 @@ __all__ = [
     "resume",
     "send_kept",
 ]
-
-EXCLUDED_COLUMNS = ("row", "input", "phone_number", "issue", "detail")
 
 
 def parts_dir(journal: Path) -> Path:

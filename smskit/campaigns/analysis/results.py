@@ -9,7 +9,7 @@ both to it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -255,9 +255,6 @@ class CampaignResult(CampaignOutcomes["pd.DataFrame"]):
             journal.plan().get("phone_number", []),
         )
 
-    def _count(self, state: str) -> int:
-        return sum(c.size for c in self.records if c.state == state)
-
     @property
     def complete(self) -> bool:
         """Nothing left to send: every recipient sent, rejected or excluded."""
@@ -408,19 +405,9 @@ class CampaignResult(CampaignOutcomes["pd.DataFrame"]):
 
     def summary(self) -> pd.DataFrame:
         """One row: recipients per state, chunks, SMS, cost, completeness, journal."""
-        counts = {state: self._count(state) for state in JOURNALED_STATES}
-        counts["rejected"] = len(self.rejected)
-        counts["excluded"] = len(self.excluded)
-        return summary_frame(
-            self,
-            counts,
-            chunks=len(self.records),
-            chunks_failed=sum(c.state == "failed" for c in self.records),
-            dropped=sum(c.dropped for c in self.records),
-            sms=sum(c.sms or 0 for c in self.records),
-            cost=sum(c.cost or 0.0 for c in self.records),
-            cost_estimated=any(c.cost_estimated for c in self.records),
-        )
+        held, cost = self._chunks_frame, sum(c.cost or 0.0 for c in self.records)
+        rejected, excluded = len(self.rejected), len(self.excluded)
+        return summary_frame(self, held, len(held), cost, rejected, excluded)
 
     def __repr__(self) -> str:
         return result_repr("CampaignResult", self.name, self.summary())
@@ -557,30 +544,38 @@ def result_header(
 
 def summary_frame(
     result: Any,
-    counts: Mapping[str, int],
-    *,
+    held: pd.DataFrame,
     chunks: int,
-    chunks_failed: int,
-    dropped: int,
-    sms: int,
     cost: float,
-    cost_estimated: bool,
+    rejected: int,
+    excluded: int,
+    unreached: int = 0,
 ) -> pd.DataFrame:
     """The one-row summary of ``result`` (pandas or Dask: its name, whether it is complete,
-    why it stopped, its journal and held-out count): ``counts`` holds recipients per state."""
+    why it stopped, its journal and held-out count) from ``held``, one row per chunk its
+    journal holds (``state``, ``recipients``, ``kept``, ``sms``, ``cost_estimated``), of
+    ``chunks`` in all (``unreached``: the recipients of those it does not hold yet, pending),
+    billed ``cost``, with ``rejected`` and ``excluded`` recipients."""
     import pandas as pd
 
+    state = held["state"].astype(object)
+    per_state = held.groupby(state)["recipients"].sum()
+    counts = {name: int(per_state.get(name, 0)) for name in JOURNALED_STATES}
+    counts["pending"] += unreached
+    counts["rejected"], counts["excluded"] = rejected, excluded
+    done = state.isin(DONE_STATES) & held["kept"].notna()
+    dropped = (held["recipients"] - held["kept"]).where(done, 0).clip(lower=0)
     row: dict[str, Any] = {
         "campaign": result.name,
         "recipients": sum(counts.values()),
         **{state: int(counts[state]) for state in RECIPIENT_STATES},
         **({"held_out": result.held_out} if result.held_out else {}),
         "chunks": chunks,
-        "chunks_failed": chunks_failed,
-        "dropped_by_gateway": dropped,
-        "sms": sms,
+        "chunks_failed": int((state == "failed").sum()),
+        "dropped_by_gateway": int(dropped.sum()),
+        "sms": int(held["sms"].fillna(0).sum()),
         "cost": round(cost, 6),
-        "cost_estimated": cost_estimated,
+        "cost_estimated": bool(held["cost_estimated"].astype(bool).any()),
         "complete": result.complete,
         "not_sent": sum(int(counts[state]) for state in UNSENT_STATES),
         "stopped": result.stopped,
