@@ -185,11 +185,11 @@ def resolve(
     return Settings(check_base_url(url, allow_insecure=allow_insecure), login, key)
 
 
-def default_frequency_cap(environ: Mapping[str, str] | None = None) -> FrequencyCap | None:
+def default_frequency_cap() -> FrequencyCap | None:
     """The account's default frequency cap for marketing campaigns: ``SMSKIT_FREQUENCY_CAP``
     (``"2/7D"``; unset or empty: none), read when a campaign is made; a value that does not
     read is refused naming the variable. A campaign's own ``frequency_cap=`` wins."""
-    return frequency_cap_setting(os.environ if environ is None else environ)
+    return frequency_cap_setting(os.environ)
 
 
 def _env(name: str, environ: Mapping[str, str] | None) -> str | None:

@@ -65,7 +65,6 @@ def verify(
     headers: Mapping[str, str],
     *,
     tolerance: float = DEFAULT_TOLERANCE,
-    now: float | None = None,
 ) -> None:
     """Return if ``body`` carries a valid, fresh signature; raise :class:`SignatureError`."""
     stamp = headers.get(TIMESTAMP_HEADER)
@@ -74,7 +73,7 @@ def verify(
         raise SignatureError(f"no {TIMESTAMP_HEADER} or {SIGNATURE_HEADER} header")
     if not (stamp.isascii() and stamp.isdigit() and len(stamp) <= 12):
         raise SignatureError(f"{TIMESTAMP_HEADER} is not Unix seconds")
-    age = (time.time() if now is None else now) - int(stamp)
+    age = time.time() - int(stamp)
     if abs(age) > tolerance:
         raise SignatureError(f"timestamp {age:.0f} s away from now (window {tolerance:g} s)")
     expected = _digest(secret, stamp, body)

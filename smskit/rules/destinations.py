@@ -10,7 +10,7 @@ Fetching those answers is I/O, done once per client by
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 __all__ = ["Destinations", "Verdict"]
@@ -51,10 +51,6 @@ class Destinations:
         if self.listed is not None and country not in self.listed:
             return Verdict(False, f"destination not served ({country}, {product})")
         return None
-
-    def unknown(self, countries: Iterable[str | None], product: str) -> list[str]:
-        """The countries of ``countries`` whose verdict for ``product`` must still be asked."""
-        return sorted({c for c in countries if c is not None and self.verdict(c, product) is None})
 
     def learned(self, answers: Mapping[tuple[str, str], Verdict]) -> Destinations:
         """A copy that knows ``answers`` too."""

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
-from smskit.rules.bots import HUMAN, BotRules, classify
+from smskit.rules.bots import HUMAN, classify
 from smskit.rules.choices import checked_column
 from smskit.rules.tables import checked_frame
 
@@ -38,7 +38,6 @@ def click_columns(
     standing: pd.DataFrame,
     clicks: pd.DataFrame,
     campaign: str | None,
-    bots: BotRules | None = None,
     *,
     tokens: frozenset[str] | None = None,
 ) -> None:
@@ -57,7 +56,7 @@ def click_columns(
         human = bot = mine.assign(reason=reason)
     else:
         judged = mine.assign(delivered_at=mine["row"].map(_first_signs(out, standing)))
-        reason = classify(judged, bots)
+        reason = classify(judged)
         human = judged[reason.eq(HUMAN).to_numpy()]
         bot = judged[reason.ne(HUMAN).to_numpy()].assign(reason=reason[reason.ne(HUMAN)])
     rows = out["row"].to_numpy()

@@ -164,16 +164,14 @@ def _account(account: Any) -> tuple[Gateway | None, bool]:
     return account_key(account), bool(getattr(account, "is_embedded_sandbox", False))
 
 
-def marketing_history(
-    client: Any, *, leave_out: str | None = None, journals: Any = None
-) -> SentHistory:
+def marketing_history(client: Any, *, leave_out: str | None = None) -> SentHistory:
     """The marketing messages of ``client``'s account the journals record, as the cap
     counts them (:class:`smskit.rules.caps.SentHistory`); ``leave_out``: the campaign being
     checked (its own journal, when continued, is not its history)."""
 
     import numpy as np
 
-    parts = [found for _path, found in _selected(journals, client, True, leave_out)]
+    parts = [found for _path, found in _selected(None, client, True, leave_out)]
     if not parts:
         return SentHistory(np.empty(0, dtype="int64"), np.empty(0, dtype="int64"))
     return SentHistory(

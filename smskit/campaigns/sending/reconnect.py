@@ -14,7 +14,6 @@ starts a new one in the next free journal beside it (:func:`journal_for_send`).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TypeVar
 
@@ -44,9 +43,7 @@ async def reopen(
     return await open_leased(journal_path, wait=wait), sender
 
 
-def reconnect(
-    journal_path: str | Path, kind: type[C], environ: Mapping[str, str] | None = None
-) -> C:
+def reconnect(journal_path: str | Path, kind: type[C]) -> C:
     """A ``kind`` client on the gateway the journal records; a ConfigurationError says why not."""
     with Journal(journal_path) as book:
         recorded = book.held().gateway
@@ -61,22 +58,22 @@ def reconnect(
     if recorded.sandbox:
         raise SandboxEndedError(journal_path, url)
     # Neither the environment nor the key is held in a local: a traceback shows locals.
-    if not _env(ENV_KEY, environ):
+    if not _env(ENV_KEY):
         fact = f"{where} was sent to {url} as {login!r}"
         raise advised(
             ConfigurationError(f"{fact}: set {ENV_KEY} to that account's key, or {ASK}"),
             fact,
             "api_key",
         )
-    other = _env(ENV_LOGIN, environ)
+    other = _env(ENV_LOGIN)
     if other and other != login:
         fact = f"{where} was sent as {login!r} but {ENV_LOGIN} is {other!r}"
         raise advised(ConfigurationError(f"{fact}: {ASK}"), fact, "api_login")
-    return kind(api_login=login, api_key=Secret(_env(ENV_KEY, environ) or ""), base_url=url)
+    return kind(api_login=login, api_key=Secret(_env(ENV_KEY) or ""), base_url=url)
 
 
-def _env(name: str, environ: Mapping[str, str] | None) -> str | None:
-    return (os.environ if environ is None else environ).get(name) or None
+def _env(name: str) -> str | None:
+    return os.environ.get(name) or None
 
 
 def ended_sandbox(record: CampaignRecord | None) -> str | None:
