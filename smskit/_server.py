@@ -52,9 +52,27 @@ import time
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
+import httpx
+
 from smskit.errors import NotStartedError
 
-__all__ = ["BackgroundServer", "Guards", "Served", "read_body"]
+__all__ = ["BackgroundServer", "Guards", "Served", "host_header", "http_url", "read_body"]
+
+
+def http_url(host: str, port: int) -> str:
+    """``http://host:port`` of a server bound to ``host`` (an IPv6 address in brackets:
+    ``http://[::1]:8765``), rendered by httpx, never by hand."""
+    return str(httpx.URL(scheme="http", host=host, port=port))
+
+
+def host_header(host: str) -> str:
+    """``host`` as a Host header names it, lower case (what Starlette's trusted-host check
+    compares): an IPv6 address in brackets (``[::1]``), a name in IDNA; rendered by httpx.
+    A name httpx cannot read is kept as given (it then matches no request)."""
+    try:
+        return httpx.URL(scheme="http", host=host).netloc.decode("ascii").lower()
+    except httpx.InvalidURL:
+        return host.lower()
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,8 +125,7 @@ class BackgroundServer:
     @property
     def url(self) -> str:
         """Base URL, without a trailing slash."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return http_url(self.host, self.port)
 
     def start(self, timeout: float = 10.0) -> None:
         """Bind the socket here (so errors surface in the caller) and serve it in a thread."""
@@ -180,7 +197,7 @@ class BackgroundServer:
         self.stop()
 
     def __repr__(self) -> str:
-        where = self.url if self._port is not None else f"{self.host}:{self.requested_port}"
+        where = self.url if self._port is not None else http_url(self.host, self.requested_port)
         state = "running" if self.running else "stopped"
         return f"<BackgroundServer {self.name} {where} {state}>"
 

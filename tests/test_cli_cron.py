@@ -189,7 +189,7 @@ def test_server_commands_exit_3_on_a_port_in_use(tmp_path: Path) -> None:
         ):
             result = CliRunner().invoke(cli, args)
             assert result.exit_code == EXIT_CONFIG
-            assert f"cannot listen on 127.0.0.1:{port}" in stderr_line(result)
+            assert f"cannot listen on 127.0.0.1 port {port}:" in stderr_line(result)
 
 
 def test_nothing_to_send_is_refused(run: Run, fresh_sandbox: Sandbox) -> None:

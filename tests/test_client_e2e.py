@@ -13,6 +13,7 @@ import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -338,6 +339,40 @@ async def test_nothing_listening_is_a_transport_error(kind: ClientType) -> None:
     message = str(caught.value)
     assert "ConnectError" in message and "key-never-shown" not in message
     assert f"could not reach http://127.0.0.1:{port}:" in message
+
+
+@pytest.mark.parametrize("host", ["::1", "::ffff:127.0.0.1", "127.0.0.1"])
+async def test_a_transport_error_names_the_gateway_as_a_url_that_reads_back(
+    kind: ClientType, host: str
+) -> None:
+    """Nothing listening at an IPv6 (or IPv4-mapped) loopback base URL: the TransportError
+    names the origin in brackets, ``http://[::1]:PORT``, so the URL it shows reads back to the
+    same host and port (it said ``http://::ffff:127.0.0.1:9``, which no URL parser reads)."""
+    family = socket.AF_INET6 if host == "::1" else socket.AF_INET
+    with socket.socket(family) as probe:  # a port free on the address the client dials
+        probe.bind((host if host == "::1" else "127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    base_url = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
+    client = kind("login", "key-never-shown", base_url, max_retries=0,
+                  backoff=Backoff(sleep=lambda seconds: None))  # fmt: skip
+    try:
+        with pytest.raises(errors.TransportError) as caught:
+            await run(client.wallet.check_balance())
+    finally:
+        await run(client.aclose() if isinstance(client, AsyncClient) else client.close())
+    shown = str(caught.value).split("could not reach ", 1)[1].split(": ", 1)[0]
+    assert shown == base_url
+    assert (urlsplit(shown).hostname, urlsplit(shown).port) == (host, port)
+
+
+async def test_a_sandbox_on_ipv6_loopback_answers_at_its_url(kind: ClientType) -> None:
+    """A sandbox bound to ``::1``: its URL is ``http://[::1]:PORT`` and a client reaches it
+    there over real HTTP."""
+    with Sandbox(host="::1", seed=0) as sandbox:
+        assert sandbox.url == f"http://[::1]:{urlsplit(sandbox.url).port}"
+        async with connect(kind, sandbox) as client:
+            balance = await run(client.wallet.check_balance())
+    assert balance.amount is not None
 
 
 # -- secrets in notebook outputs ----------------------------------------------------------------

@@ -93,6 +93,23 @@ def test_links_survive_a_restart_of_a_file_inbox(tmp_path: Path) -> None:
         assert again.links()[["row", "link"]].values.tolist() == [[3, 1]]
 
 
+def test_a_file_inbox_served_on_ipv6_loopback_gives_short_links_that_answer(
+    tmp_path: Path,
+) -> None:
+    """A file inbox served on ``::1`` by one process, opened unserved by another (as `send
+    --track-links` opens it): its short links start with ``http://[::1]:PORT`` and answer
+    there over real HTTP (the unserved one said ``http://::1:PORT``, no URL at all)."""
+    path = tmp_path / "inbox.sqlite"
+    (token,) = new_tokens(1)
+    with Inbox(path, host="::1") as served:
+        port = urlsplit(served.url).port
+        unserved = Inbox(path, host="::1")
+        assert unserved.link_base == served.link_base == f"http://[::1]:{port}"
+        unserved.register_links("c", [(token, "+33612345678", 0, 0, "https://shop.example/")])
+        answer = _get(f"{unserved.link_base}/{token}")
+        assert answer.status_code == 302 and answer.headers["location"] == "https://shop.example/"
+
+
 def test_a_token_registered_again_is_kept_or_refused() -> None:
     """The same link registered again adds nothing; its token for another recipient is refused."""
     (token,) = new_tokens(1)

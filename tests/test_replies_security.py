@@ -175,14 +175,28 @@ def test_public_address_is_announced() -> None:
 
 
 def test_loopback_name_in_any_case_is_loopback() -> None:
-    """LOCALHOST binds to 127.0.0.1 like localhost: silent, answering the loopback names."""
-    for host in ("LOCALHOST", "::1", "127.0.0.2"):
+    """LOCALHOST binds to 127.0.0.1 like localhost: silent, answering the loopback names as a
+    Host header names them (``[::1]``, not ``::1``, which matched no request) and its own."""
+    for host, own in (("LOCALHOST", ()), ("::1", ()), ("127.0.0.2", ("127.0.0.2",))):
         inbox = Inbox(host=host)
         assert inbox.exposure_warning() is None, host
-        assert inbox.allowed_hosts == ("127.0.0.1", "localhost", "::1"), host
+        assert inbox.allowed_hosts == ("127.0.0.1", "localhost", "[::1]", *own), host
     look_alike = Inbox(host="localhost.example.com")
     assert "localhost.example.com" in str(look_alike.exposure_warning())
     assert look_alike.allowed_hosts == ("localhost.example.com",)
+
+
+@pytest.mark.parametrize("host", ["::1", "127.0.0.2", "localhost"])
+def test_an_inbox_on_any_loopback_address_takes_callbacks_at_its_url(host: str) -> None:
+    """Bound to IPv6 loopback or another 127/8 address, the inbox answers at its own URL over
+    real HTTP and stores the sandbox's reply (it answered 400 "Invalid host header": the
+    Host header ``[::1]:PORT`` or ``127.0.0.2:PORT`` was not among the names it allowed)."""
+    with Inbox(host=host) as inbox, Sandbox(seed=0) as sb:
+        assert httpx.get(inbox.url, trust_env=False).status_code == 405  # the host answered
+        sb.set_callback_url(inbox.url)
+        sb.simulate_reply("+33612345678", "STOP")
+        assert inbox.wait(1, timeout=10) == 1
+        assert inbox.to_frame()["text"].tolist() == ["STOP"] and inbox.refused == 0
 
 
 def test_wildcard_bind_needs_allowed_hosts() -> None:

@@ -80,7 +80,7 @@ def serve(
     try:
         inbox.start()
     except OSError as exc:
-        click.echo(f"smskit replies serve: error: cannot listen on {host}:{port}: "
+        click.echo(f"smskit replies serve: error: cannot listen on {host} port {port}: "
                    f"{exc.strerror or exc}", err=True)  # fmt: skip
         return EXIT_CONFIG
     try:

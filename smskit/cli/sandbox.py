@@ -75,7 +75,7 @@ def sandbox(
         box.start()
     except OSError as exc:
         click.echo(
-            f"smskit sandbox: error: cannot listen on {host}:{port}: {exc.strerror or exc}",
+            f"smskit sandbox: error: cannot listen on {host} port {port}: {exc.strerror or exc}",
             err=True,
         )
         return EXIT_CONFIG

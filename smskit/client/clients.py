@@ -390,9 +390,9 @@ def _transport_error(
 
 
 def _origin(url: httpx.URL) -> str:
-    """``scheme://host:port`` of ``url``: never its path, query or userinfo."""
-    port = f":{url.port}" if url.port is not None else ""
-    return f"{url.scheme}://{url.host}{port}"
+    """``scheme://host:port`` of ``url`` (an IPv6 host in brackets): never its path, query
+    or userinfo."""
+    return str(httpx.URL(scheme=url.scheme, host=url.host, port=url.port))
 
 
 class Client(_BaseClient[Sync]):

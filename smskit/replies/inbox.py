@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 
 from smskit import _sqlite
 from smskit._account import held
-from smskit._server import Guards, Served
+from smskit._server import Guards, Served, http_url
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies import clicks, receiver, reports
 from smskit.replies.optouts import Account, OptOutEvent, OptOuts, claim_account, kept_account
@@ -366,7 +366,7 @@ class Inbox(Served):
         by a file inbox), else this inbox's own ``http://host:port``, also when another
         process serves its file (docs/links.md)."""
         if self._link_base is None and self._server is None and self.port:
-            return f"http://{self.host}:{self.port}"  # a file inbox another process serves
+            return http_url(self.host, self.port)  # a file inbox another process serves
         return self._link_base or self._served_url()
 
     def register_links(self, campaign: str, rows: Iterable[tuple[str, str, int, int, str]]) -> int:

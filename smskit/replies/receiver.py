@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from smskit._server import read_body
+from smskit._server import host_header, read_body
 from smskit.errors import ValidationError
 from smskit.replies.reports import Report, micros, parse_report
 from smskit.replies.signing import SignatureError, verify
@@ -46,7 +46,7 @@ from smskit.rules.once import once
 logger = logging.getLogger("smskit.replies.inbox")
 
 TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{16,128}")
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")  # as a Host header names them
 _TOKEN_IN_PATH = re.compile(r"/callbacks/[^/\s]+/")
 
 
@@ -246,13 +246,15 @@ def allowed_hosts(
     host: str, given: Sequence[str] | None, link_base: str | None = None
 ) -> tuple[str, ...]:
     """The Host header values to answer: loopback names, the bound name, ``given``, and the
-    host of ``link_base`` (the public domain in front of the inbox)."""
+    host of ``link_base`` (the public domain in front of the inbox); each as the header names
+    it (``[::1]``: a bare ``::1`` matched no request, so an inbox bound to IPv6 loopback
+    answered every callback and click 400)."""
     if given is not None:
         if not isinstance(given, list | tuple) or not all(isinstance(h, str) and h for h in given):
             raise ValidationError("allowed_hosts", "must be a list of host names", value=given)
         if any("*" in h[1:] or (h.startswith("*") and not h.startswith("*.")) for h in given):
             raise ValidationError("allowed_hosts", "wildcards must look like '*.example.com'")
-        names = [h.lower() for h in given]
+        names = [host_header(h) for h in given]
     elif host in ("0.0.0.0", "::"):
         raise ValidationError(
             "allowed_hosts",
@@ -263,8 +265,8 @@ def allowed_hosts(
         names = []
     if is_loopback(host):
         names = [*LOOPBACK_HOSTS, *names]
-    elif host not in ("0.0.0.0", "::"):
-        names.append(host.lower())
+    if host not in ("0.0.0.0", "::"):
+        names.append(host_header(host))
     if link_base is not None and (public := urlsplit(link_base).hostname):
-        names.append(public.lower())
+        names.append(host_header(public))
     return tuple(dict.fromkeys(names))

@@ -46,7 +46,7 @@ def test_main_reports_a_busy_port(capsys: pytest.CaptureFixture[str]) -> None:
     """The command exits 3 (configuration) with a readable message when the port is taken."""
     with BackgroundServer(hello) as first:
         assert main(["sandbox", "--port", str(first.port)]) == 3
-    assert f"cannot listen on 127.0.0.1:{first.port}" in capsys.readouterr().err
+    assert f"cannot listen on 127.0.0.1 port {first.port}:" in capsys.readouterr().err
 
 
 def run_standalone(*args: str, key: str | None = None) -> tuple[str, list[str]]:
