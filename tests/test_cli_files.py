@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import stat
 import subprocess
 import sys
 from collections.abc import Callable
@@ -171,6 +172,33 @@ def test_send_with_a_field_of_a_broken_csv_as_a_real_process_exits_4(
     assert done.returncode == EXIT_INPUT, done.stderr
     assert len(lines) == 1 and "unexpected error" not in lines[0] and done.stdout == ""
     assert "CSV file" in lines[0]
+
+
+@pytest.mark.parametrize("reader", sorted(READERS))
+def test_a_named_pipe_is_input_refused_naming_it_never_waited_on(
+    reader: str, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """A named pipe (FIFO) where a file is read, as cron runs the command: `smskit hlr
+    pipe.csv` and `optouts import pipe.csv` waited forever for a writer; `send --csv` said
+    "no such file", a journal "does not exist", an inbox "an empty file", a store "disk I/O
+    error". Now each exits 4 at once, one line naming the file and what it is; nothing sent,
+    nothing made beside the pipe."""
+    (tmp_path / "files").mkdir()
+    pipe = tmp_path / "files" / ("contacts.csv" if READERS[reader][1] == "csv" else "store.sqlite")
+    os.mkfifo(pipe)
+    env = {**os.environ, **environment(fresh_sandbox), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "XDG_CACHE_HOME": str(tmp_path / "cache")}  # fmt: skip
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+    args, _ = READERS[reader]
+    done = subprocess.run([sys.executable, "-m", "smskit", *args(str(pipe))], capture_output=True,
+                          text=True, timeout=60, env=env, check=False)  # fmt: skip
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == EXIT_INPUT, (done.returncode, done.stderr)
+    assert len(lines) == 1 and "unexpected error" not in lines[0], done.stderr
+    assert f"{str(pipe)!r} is a named pipe (FIFO), not a file stored on disk" in lines[0], lines
+    assert "ValidationError" not in lines[0] and "does not exist" not in lines[0], lines[0]
+    assert "Sent:" not in done.stdout and fresh_sandbox.sent().empty  # preflight may print
+    assert stat.S_ISFIFO(pipe.lstat().st_mode) and list(pipe.parent.iterdir()) == [pipe]
 
 
 @pytest.mark.parametrize("reader", ["send --csv", "optouts import", "hlr IN.csv"])

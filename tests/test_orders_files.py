@@ -7,6 +7,7 @@ is not what its name says) is refused naming the file and the rule."""
 from __future__ import annotations
 
 import csv
+import os
 from decimal import Decimal
 from pathlib import Path
 
@@ -139,6 +140,7 @@ FILES = {
     "no suffix": ("orders", lambda p: write_csv(p, []), "its name has no suffix"),
     "text file": ("orders.txt", lambda p: write_csv(p, []), "its name ends in '.txt'"),
     "directory": ("orders.csv", lambda p: p.mkdir(), "is a directory, not a file"),
+    "named pipe": ("orders.csv", os.mkfifo, "is a named pipe (FIFO), not a file stored on disk"),
     "missing": ("orders.csv", lambda p: None, "no such file"),
     "parquet that is not": ("orders.parquet", lambda p: write_csv(p, []), "the Parquet file"),
 }

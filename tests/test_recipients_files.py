@@ -10,6 +10,7 @@ name), and says so."""
 from __future__ import annotations
 
 import csv
+import os
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ import smskit
 from smskit.cli import cli
 from smskit.cli.output import EXIT_INPUT
 from smskit.errors import ValidationError
+from smskit.rules.filekind import special_file
 from smskit.rules.files import RULE_TABLE_FILE
 from smskit.rules.recipients import FROM_CSV_ONLY, Recipients
 from smskit.sandbox import Sandbox
@@ -158,6 +160,7 @@ def test_the_advice_for_a_string_naming_a_parquet_file_works(
     [
         ("book.xlsx", "save a spreadsheet as 'CSV UTF-8'"),
         ("folder.csv", "is a directory"),
+        ("pipe.csv", "is a named pipe (FIFO), not a file stored on disk"),
         ("missing.parquet", "no such file"),
         ("list.txt", "its name ends in '.txt'"),
         ("numbers", "its name has no suffix"),
@@ -169,10 +172,12 @@ def test_a_path_naming_no_csv_or_parquet_file_is_refused_naming_it(
 ) -> None:
     """Every entry point taking recipients refuses such a Path naming the field, the file
     and the rule (before: a directory or another suffix was read as CSV, or refused as a
-    CSV file holding a NUL byte)."""
+    CSV file holding a NUL byte; a named pipe was "no such file")."""
     path = tmp_path / name
     if name == "folder.csv":
         path.mkdir()
+    elif name == "pipe.csv":
+        os.mkfifo(path)  # read, it would block until a writer came (the CSV reader reads twice)
     elif name != "missing.parquet":
         path.write_text("phone_number\n+33612345678\n")
     with smskit.Client(sandbox=sandbox) as client:
@@ -232,3 +237,27 @@ def test_the_command_line_reads_csv_only_and_says_why(
     assert fresh_sandbox.sent().empty
     helped = runner.invoke(cli, ["send", "--help"]).output
     assert "CSV only, as the option's name says" in " ".join(helped.split())
+
+
+def test_what_a_path_names_is_told_by_its_kind(tmp_path: Path) -> None:
+    """special_file: a pipe, a socket and a device are named; a regular file, a directory
+    and nothing are left to the readers' own words (None). Each kind made for real."""
+    import socket
+
+    (tmp_path / "file.csv").write_text("phone_number\n")
+    (tmp_path / "folder").mkdir()
+    os.mkfifo(tmp_path / "pipe.csv")
+    with socket.socket(socket.AF_UNIX) as listening:
+        listening.bind(str(tmp_path / "socket.csv"))
+        kinds = {
+            name: special_file(tmp_path / name)
+            for name in ("file.csv", "folder", "pipe.csv", "socket.csv", "missing.csv")
+        }
+    kinds["/dev/null"] = special_file("/dev/null")
+    assert kinds == {
+        "file.csv": None, "folder": None, "pipe.csv": "a named pipe (FIFO)",
+        "socket.csv": "a socket", "missing.csv": None, "/dev/null": "a device",
+    }  # fmt: skip
+    with pytest.raises(ValidationError) as caught:
+        Recipients(Path("/dev/null")).columns([])
+    assert caught.value.rule.startswith("'/dev/null' is a device, not a file stored on disk")

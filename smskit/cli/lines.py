@@ -26,7 +26,7 @@ from smskit.cli.output import (
     progress,
     records,
 )
-from smskit.cli.sendcheck import Refused
+from smskit.cli.sendcheck import Refused, not_this_file
 from smskit.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -117,12 +117,12 @@ def _check_cache(path: Path) -> None:
     """A --cache file that is not an HLR cache (a campaign journal, a CSV): exit 4 naming
     --cache, the file left unchanged."""
     from smskit.campaigns.bulk.hlr_cache import HLRCache
-    from smskit.errors import ConfigurationError
+    from smskit.errors import ConfigurationError, ValidationError
 
     try:
         HLRCache(path).close()
-    except ConfigurationError as exc:  # raised by the cache's check, about this file only
-        raise Refused(f"--cache {path}: {exc}", EXIT_INPUT) from exc
+    except (ConfigurationError, ValidationError) as exc:  # the cache's check: this file only
+        raise not_this_file(f"--cache {path}", exc) from exc
 
 
 def _refuse_nothing_checked(frame: pd.DataFrame, output: Path | None) -> None:

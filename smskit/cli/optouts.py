@@ -28,7 +28,7 @@ from smskit.cli.output import (
     print_table,
     records,
 )
-from smskit.cli.sendcheck import Refused, inbox_file
+from smskit.cli.sendcheck import Refused, inbox_file, not_this_file
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -49,13 +49,13 @@ class _Account:
         ``reading``: the command only reads the list, and this says what it did not do when
         ``--path`` holds none (no such file, or an empty one), refused the same way: a list
         is never started in a file a read command was given."""
-        from smskit.errors import ConfigurationError
+        from smskit.errors import ConfigurationError, ValidationError
         from smskit.replies.optouts import OptOuts, OptOutsNotReadWarning
 
         if reading is not None and self.path is not None:
-            if not self.path.is_file():
+            if not self.path.exists():
                 raise Refused(f"--path {self.path}: no such file, no opt-out list: {reading}")
-            if self.path.stat().st_size == 0:
+            if self.path.is_file() and self.path.stat().st_size == 0:  # a pipe: OptOuts says
                 raise Refused(f"--path {self.path}: an empty file, not an opt-out list: {reading}")
         account: Any = (self.base_url, self.login)
         if not self.base_url and not self.login:  # nothing named: the embedded sandbox's list
@@ -71,10 +71,10 @@ class _Account:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", OptOutsNotReadWarning)
                 listed = OptOuts(account, path=self.path)
-        except ConfigurationError as exc:  # the file given is not a list: input refused (exit 4)
+        except (ConfigurationError, ValidationError) as exc:  # --path is no list: exit 4
             if self.path is None:
                 raise
-            raise Refused(f"--path {self.path}: {exc}", EXIT_INPUT) from exc
+            raise not_this_file(f"--path {self.path}", exc) from exc
         for warning in caught:  # a --path no preflight reads: said on stderr, in the shell's words
             click.echo(f"warning: {warning.message}", err=True)
         return listed

@@ -8,7 +8,7 @@ import click
 
 from smskit.cli.options import file_option, given_as
 from smskit.cli.output import EXIT_CONFIG, EXIT_INPUT, print_json, stopped_by_signals
-from smskit.cli.sendcheck import Refused
+from smskit.cli.sendcheck import Refused, not_this_file
 
 # The options of `replies serve` the inbox checks, by the name the inbox's refusal gives.
 _OPTIONS = ("host", "link_base", "signing_secret")
@@ -70,13 +70,15 @@ def serve(
             account=account, link_base=link_base,
         )  # fmt: skip
     except ValidationError as exc:  # named as typed: its option, or the variable that gave it
+        if exc.field == "path":  # a pipe or a device: no inbox file (exit 4)
+            raise not_this_file(f"--path {where}", exc) from exc
         given = given_as(exc.field) if exc.field in _OPTIONS else exc.field
         shown = f" (got {exc.value!r})" if exc.value is not None else ""
         raise Refused(f"{given}: {exc.rule}{shown}", EXIT_INPUT) from exc
     except ConfigurationError as exc:  # not an inbox file: input refused, like --inbox (exit 4)
         if path is None:
             raise
-        raise Refused(f"--path {path}: {exc}", EXIT_INPUT) from exc
+        raise not_this_file(f"--path {path}", exc) from exc
     try:
         inbox.start()
     except OSError as exc:

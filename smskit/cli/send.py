@@ -46,6 +46,7 @@ from smskit.cli.sendcheck import (
     check_journal,
     exclusion_reasons,
     grouped,
+    not_this_file,
     quiet_shortfall,
     sandbox_of,
     say_shortfall,
@@ -283,17 +284,16 @@ def _tracking_inbox(path: Path) -> smskit.Inbox:
     by that command, not here); refused, left as it was, when it is no inbox (serving it
     would not make one) or has never been served (an empty file included: opening it would
     start an inbox in it)."""
-    from smskit.errors import ConfigurationError, NotStartedError
+    from smskit.errors import ConfigurationError, NotStartedError, ValidationError
 
     serve = f"serve it first: smskit replies serve --path {path}"
-    if path.stat().st_size == 0:
+    if path.is_file() and path.stat().st_size == 0:  # a pipe's size is 0 too: Inbox names it
         raise Refused(f"--track-links {path}: an empty file, never served as an inbox; {serve}")
     try:
         inbox = smskit.Inbox(path)
-    except ConfigurationError as exc:
-        raise Refused(
-            f"--track-links {path}: {exc}; give the file `smskit replies serve --path FILE` keeps"
-        ) from exc
+    except (ConfigurationError, ValidationError) as exc:
+        keeps = "; give the file `smskit replies serve --path FILE` keeps"
+        raise not_this_file(f"--track-links {path}", exc, keeps) from exc
     try:
         inbox.link_base  # noqa: B018  (a file never served has no address yet)
     except NotStartedError as exc:

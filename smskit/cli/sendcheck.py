@@ -33,6 +33,7 @@ __all__ = [
     "grouped",
     "inbox_file",
     "journal_result",
+    "not_this_file",
     "sandbox_of",
     "show_preflight",
     "unresumable",
@@ -47,6 +48,16 @@ class Refused(click.ClickException):
     def __init__(self, message: str, code: int = EXIT_INPUT) -> None:
         super().__init__(message)
         self.exit_code = code  # type: ignore[misc]  # Click's class default, per instance here
+
+
+def not_this_file(where: str, exc: Exception, then: str = "") -> Refused:
+    """Input refused (exit 4): the file the user typed as ``where`` (an option or argument
+    and its value) is not what it should be, as the library's check said (its rule alone
+    for a ValidationError: ``where`` names the file already); ``then`` is advice after it."""
+    from smskit.errors import ValidationError
+
+    reason = exc.rule if isinstance(exc, ValidationError) else str(exc)
+    return Refused(f"{where}: {reason}{then}", EXIT_INPUT)
 
 
 def check_fields(text: str, numbers: tuple[str, ...], csv_file: Path | None) -> None:
@@ -123,12 +134,12 @@ def journal_result(path: Path, option: str) -> CampaignResult:
     CSV, the HLR cache, another SQLite file) is input refused naming ``option`` (exit 4),
     not a configuration error."""
     from smskit.campaigns import CampaignResult
-    from smskit.errors import ConfigurationError
+    from smskit.errors import ConfigurationError, ValidationError
 
     try:
         return CampaignResult.load(path)
-    except ConfigurationError as exc:  # raised by the journal check, about this file only
-        raise Refused(f"{option} {path}: {exc}") from exc
+    except (ConfigurationError, ValidationError) as exc:  # the journal check: this file only
+        raise not_this_file(f"{option} {path}", exc) from exc
 
 
 def inbox_file(path: Path, option: str, nothing: str) -> Inbox:
@@ -136,15 +147,15 @@ def inbox_file(path: Path, option: str, nothing: str) -> Inbox:
     refused naming ``option`` (exit 4), left unchanged, ``nothing`` saying what was not done.
     An empty file is one too: it holds no callback, and opening it would start an inbox in
     the user's file (SQLite reads an empty file as a new database)."""
-    from smskit.errors import ConfigurationError
+    from smskit.errors import ConfigurationError, ValidationError
     from smskit.replies import Inbox
 
-    if path.stat().st_size == 0:
+    if path.is_file() and path.stat().st_size == 0:  # a pipe's size is 0 too: Inbox names it
         raise Refused(f"{option} {path}: an empty file, not an inbox: {nothing}")
     try:
         return Inbox(path)
-    except ConfigurationError as exc:  # raised by the inbox's check, about this file only
-        raise Refused(f"{option} {path}: {exc}") from exc
+    except (ConfigurationError, ValidationError) as exc:  # the inbox's check: this file only
+        raise not_this_file(f"{option} {path}", exc) from exc
 
 
 def check_journal(campaign: smskit.Campaign, path: Path, named: bool) -> None:
@@ -153,12 +164,12 @@ def check_journal(campaign: smskit.Campaign, path: Path, named: bool) -> None:
     re-run that would send nothing). The library decides (``journal_check``); this words it."""
     from smskit.campaigns.campaign import journal_check
     from smskit.campaigns.send import JournalFit
-    from smskit.errors import ConfigurationError
+    from smskit.errors import ConfigurationError, ValidationError
 
     try:
         check = journal_check(campaign, path)
-    except ConfigurationError as exc:  # not a campaign's journal: about this file only
-        raise Refused(f"--journal {path}: {exc}") from exc
+    except (ConfigurationError, ValidationError) as exc:  # no campaign's journal: this file
+        raise not_this_file(f"--journal {path}", exc) from exc
     name = campaign.name
     if check.fit is JournalFit.OTHER_NAME:
         raise Refused(

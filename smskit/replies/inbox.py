@@ -43,6 +43,7 @@ from smskit.rules.bots import BotRules
 from smskit.rules.callbacks import CALLBACK_KINDS
 from smskit.rules.choices import checked_choice
 from smskit.rules.content import has_stop_mention
+from smskit.rules.filekind import check_regular_file
 from smskit.rules.files import as_file_path
 from smskit.rules.hosts import is_loopback
 from smskit.rules.links import LinkKey, check_link_base
@@ -122,6 +123,7 @@ def _check_kind(path: str) -> None:
     tables (a campaign journal, the HLR cache), which the inbox's tables would spoil."""
     own = _sqlite.schema_tables(_SCHEMA + reports.SCHEMA + clicks.SCHEMA)
     instead = "give another file (or none, for an inbox in memory)"
+    check_regular_file(path, "path")  # a pipe: SQLite's "disk I/O error", or a wait
     _sqlite.check_kind(path, "an inbox file", own, instead=instead)
 
 

@@ -39,6 +39,7 @@ from smskit._paths import check_directory_of, check_not_replacing
 from smskit.errors import ConfigurationError, ValidationError, advised
 from smskit.replies.optoutcsv import CSV_SOURCES, read_optouts_csv
 from smskit.replies.reports import micros, stored_times
+from smskit.rules.filekind import check_regular_file
 from smskit.rules.files import as_file_path
 from smskit.rules.optouts import listed_form
 from smskit.rules.region import DEFAULT_REGION
@@ -228,6 +229,7 @@ def _check_kind(path: Path) -> None:
     """Refuse (left unchanged) a file that is not an opt-out list: not SQLite, or holding
     other tables (an inbox, a journal, the HLR cache), which these tables would spoil."""
     own = {"optout_events", "optouts"}
+    check_regular_file(path, "path")  # a pipe: SQLite's "disk I/O error", or a wait
     _sqlite.check_kind(path, "an opt-out list", own, instead="give another file (or none)")
 
 

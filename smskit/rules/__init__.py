@@ -9,7 +9,8 @@ prices as the gateway reports them, findings as codes, the default region ``regi
 the gateway's answers where the spec leaves their shape open ``answers``, recipients given
 as pyarrow or polars objects read through Arrow ``arrowinput``, callback kinds
 and delivery statuses ``callbacks``, CSV files read whole or refused ``csvtext``, a file's
-path and a table given as its CSV or Parquet file ``files``, first use
+path and a table given as its CSV or Parquet file ``files``, a path naming a pipe, socket or
+device refused before it is opened ``filekind``, first use
 from many threads ``once``, tracked links and the fields that carry them ``links``, the rules
 that tell bots' clicks from people's ``bots``, which hosts are this machine ``hosts``), and
 the one JSON spelling request bodies are posted in and ids are derived from (``canonical``),

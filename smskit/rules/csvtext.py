@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
 from smskit.rules.arrowinput import KEEP_ONE_FILE, check_names
+from smskit.rules.filekind import check_regular_file
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -51,8 +52,10 @@ def _unreadable(field: str, line: int, rule: str, path: Path) -> ValidationError
 
 
 def check_whole(path: Path, field: str = "recipients") -> None:
-    """Refuse a file that cannot be read whole as CSV text: a NUL byte, bytes that are not
+    """Refuse a file that cannot be read whole as CSV text: a named pipe or a device (read
+    more than once below: a pipe would block, then be gone), a NUL byte, bytes that are not
     UTF-8, a quote never closed; the error names the line (counted from 1)."""
+    check_regular_file(path, field)
     if _scan_bytes(path, field) and not _quotes_closed(path):
         line = _open_quote_line(path)
         if line is not None:

@@ -5,8 +5,9 @@
   journal, an inbox, an opt-out list, a table's file) reads it here.
 - :func:`table_path`: a table given as its file (the analyst's orders, recipients given as
   a ``pathlib.Path``, a campaign's recipients table for customer ids): an existing file,
-  not a directory, whose name ends in ``.csv`` or ``.parquet``; anything else is refused
-  naming the field, the file and the rule (an Excel workbook is told to be saved as CSV).
+  not a directory nor a pipe or device (:mod:`smskit.rules.filekind`), whose name ends in
+  ``.csv`` or ``.parquet``; anything else is refused naming the field, the file and the
+  rule (an Excel workbook is told to be saved as CSV).
 - :func:`read_table_file`: the columns a reader wants from that file. A CSV's are read by
   the recipients' CSV reader (:func:`smskit.rules.csvtext.read_csv_text`: the file read
   whole or refused at its line, every cell the text it holds), so a number keeps its
@@ -16,7 +17,7 @@
   table's is.
 
 May import: the standard library, pandas and pyarrow (when called), and the rule book's
-``csvtext`` and ``arrowinput``. Reads the files it is given; writes none.
+``csvtext``, ``filekind`` and ``arrowinput``. Reads the files it is given; writes none.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Final
 from smskit.errors import ValidationError
 from smskit.rules.arrowinput import KEEP_ONE_FILE, check_names
 from smskit.rules.csvtext import read_csv_text
+from smskit.rules.filekind import check_regular_file
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -85,6 +87,7 @@ def table_path(value: Any, field: str, csv_only: str | None = None) -> Path | No
     if is_directory:
         raise ValidationError(field, f"{named} is a directory, not a file: {RULE_TABLE_FILE}")
     if not is_file:
+        check_regular_file(path, field, f"; {RULE_TABLE_FILE}")  # a pipe, a device ...
         raise ValidationError(field, f"{named}: no such file; {RULE_TABLE_FILE}")
     suffix = path.suffix.lower()
     if suffix not in (*CSV_SUFFIXES, *PARQUET_SUFFIXES):

@@ -160,6 +160,8 @@ def read_journal(path: Path) -> JournalRow:
     try:
         with Journal(path) as book:
             return _row(book)
+    except ValidationError as exc:  # a named pipe, a device: the rule, the row names the file
+        return JournalRow(path, problem=exc.rule)
     except (ConfigurationError, sqlite3.Error, OSError, ValueError) as exc:
         return JournalRow(path, problem=str(exc) or type(exc).__name__)
 

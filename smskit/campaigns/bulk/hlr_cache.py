@@ -23,6 +23,7 @@ from typing import Any, Final
 from smskit import _sqlite
 from smskit._account import Gateway
 from smskit.errors import ConfigurationError
+from smskit.rules.filekind import check_regular_file
 
 __all__ = ["HLRCache"]  # the key (Gateway, gateway_of): smskit._account
 
@@ -47,6 +48,7 @@ def _check_kind(path: Path) -> None:
 
     own = _OWN_TABLES | _sqlite.schema_tables(JOURNAL_SCHEMA + LEASE_SCHEMA)
     instead = "give another cache file (or none)"
+    check_regular_file(path, "cache")  # a pipe: SQLite's "disk I/O error", or a wait
     tables = _sqlite.check_kind(path, "an HLR cache", own, instead=instead)
     if "meta" in tables and holds_a_campaign(path):
         raise ConfigurationError(

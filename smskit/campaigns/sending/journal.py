@@ -46,6 +46,7 @@ from smskit.campaigns.sending.lease import LEASE_SCHEMA, POLL_S, Lease, lease_ow
 from smskit.campaigns.sending.record import CampaignRecord
 from smskit.errors import CampaignBusy, ConfigurationError
 from smskit.rules.contacts import ContactChunk, chunk_contacts
+from smskit.rules.filekind import check_regular_file
 from smskit.rules.files import as_file_path
 from smskit.rules.missing import is_missing
 from smskit.rules.ranges import checked_seconds
@@ -181,6 +182,7 @@ class Journal:
         lease: float | None = None,
     ) -> None:
         self.path = as_file_path(path, "journal")
+        check_regular_file(self.path, "journal")  # a pipe is neither missing nor empty
         exists = self.path.exists() and self.path.stat().st_size > 0
         if mode == "open" and not exists:
             empty = self.path.is_file()  # an empty file is there: it is no journal, not missing
