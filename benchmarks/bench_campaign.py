@@ -18,11 +18,12 @@
    peak RSS of the process (and of any child process; ``phones.normalize`` starts none now),
    against its anchor, ``pd.read_csv(dtype=str)`` of the same file (time and memory growth),
    each in a fresh process, alternately, ``--preflight-rounds`` times (min, median, ratio of
-   medians).
+   medians). The file's rows go by number; ``--shuffled`` writes them in random order.
 
     .venv/bin/python benchmarks/bench_campaign.py                    # 100,000 x 2 rounds, 1,000,000
     .venv/bin/python benchmarks/bench_campaign.py -n 20000 --preflight 200000 --rounds 1
     .venv/bin/python benchmarks/bench_campaign.py --rounds 0         # the preflight alone
+    .venv/bin/python benchmarks/bench_campaign.py --rounds 0 --shuffled  # rows in random order
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import csv
 import json
 import os
 import platform
+import random
 import resource
 import secrets
 import statistics
@@ -288,12 +290,16 @@ def set_balance(url: str, key: str, amount: float) -> None:
     ).raise_for_status()
 
 
-def write_csv(path: Path, count: int) -> None:
-    """Recipients as a spreadsheet export: national and E.164 spellings, 1 % too short."""
+def write_csv(path: Path, count: int, shuffled: bool) -> None:
+    """Recipients as a spreadsheet export: national and E.164 spellings, 1 % too short; by
+    number, or ``shuffled`` in random order (seeded)."""
+    rows = list(range(count))
+    if shuffled:
+        random.Random(0).shuffle(rows)
     with path.open("w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["phone_number", "first_name"])
-        for i in range(count):
+        for i in rows:
             if i % 100 == 99:
                 number = f"06{i % 1000:04d}"  # too short
             elif i % 2:
@@ -319,6 +325,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--preflight-rounds", type=int, default=3)
     parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument(
+        "--shuffled", action="store_true", help="the preflight's CSV rows in random order"
+    )
     parser.add_argument("--side", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.side:
@@ -345,7 +354,7 @@ def main() -> int:
     ok = True
     seen: dict[str, list[dict[str, Any]]] = {"plain": [], "plain4": [], "smskit": []}
     if not args.rounds:  # the preflight alone
-        return 0 if preflight_rounds(args.preflight, args.preflight_rounds) else 1
+        return 0 if preflight_rounds(args.preflight, args.preflight_rounds, args.shuffled) else 1
     with standalone_sandbox(key) as url:
         set_balance(url, key, 10_000_000.0)
         child("plain", url, str(90_000_000), "5000")  # warm the sandbox up (caches, pages)
@@ -403,11 +412,11 @@ def main() -> int:
             flush=True,
         )
     if args.preflight:
-        ok &= preflight_rounds(args.preflight, args.preflight_rounds)
+        ok &= preflight_rounds(args.preflight, args.preflight_rounds, args.shuffled)
     return 0 if ok else 1
 
 
-def preflight_rounds(size: int, rounds: int) -> bool:
+def preflight_rounds(size: int, rounds: int, shuffled: bool) -> bool:
     """Preflight of a ``size``-row CSV against ``pd.read_csv`` of it, alternately."""
     anchor: list[float] = []
     ours: list[float] = []
@@ -416,7 +425,7 @@ def preflight_rounds(size: int, rounds: int) -> bool:
     anchor_growth: list[float] = []
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "recipients.csv"
-        write_csv(path, size)
+        write_csv(path, size, shuffled)
         megabytes = path.stat().st_size / 1e6
         for _ in range(rounds):
             read = child("read_csv", str(path))

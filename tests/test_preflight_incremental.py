@@ -342,6 +342,27 @@ def test_numbers_checked_in_blocks_give_the_answers_of_one_pass(
     assert list(blocks.region) == list(whole.region)
 
 
+# Inputs and the number each is (E.164's digits as an integer; 0: none).
+KEYS = {"+33612345678": 33612345678, "06 12 34 56 78": 33612345678, "+33612345679": 33612345679,
+        "+32470123456": 32470123456, None: 0}  # fmt: skip
+
+
+@settings(max_examples=30, deadline=None)
+@given(numbers=st.lists(st.sampled_from(list(KEYS)), max_size=300))
+def test_rows_with_a_number_are_grouped_by_number_then_row(numbers: list[str | None]) -> None:
+    """The audience orders the rows with a number by number then row, and a row's head is
+    the first row with its number, as sorting the pairs says: whatever order a sort leaves
+    equal numbers in (lists long enough for numpy's quicksort to move them)."""
+    rows = Recipients([{"phone_number": number} for number in numbers])
+    audience = audience_for(rows, PreflightSettings(text="Promo STOP au 36173", sender="Shop"))
+    expected = sorted((KEYS[number], row) for row, number in enumerate(numbers) if KEYS[number])
+    first: dict[int, int] = {}
+    for key, row in expected:
+        first.setdefault(key, row)
+    assert audience.group_order.tolist() == [row for _, row in expected]
+    assert audience.group_head.tolist() == [first[key] for key, _ in expected]
+
+
 def _verdicts_from_scratch(
     audience: Any,
     settings_: PreflightSettings,
