@@ -44,8 +44,7 @@ from smskit.campaigns.analysis.results import (
     CampaignOutcomes,
     audience,
     chunk_dtypes,
-    held_rows,
-    kept_out_rows,
+    recipient_rows,
     result_dtypes,
     result_header,
     result_html,
@@ -366,51 +365,28 @@ def outcomes_partition(
     opted_out: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The outcome of each recipient of one staged partition: its recipients sent in chunks
-    ``first``, ``first + 1``... of ``size`` (``chunks``: what those became, ``refused``: the
-    gateway's refusals among them), and its recipients kept out, in row order, indexed from
-    ``start`` (its first row's place in the whole result). ``opted_out``: the journal's
-    recipients kept out as opted out; those among the partition's (left out of their chunk
-    before it was sent, at a resume) are shown excluded."""
-    frames = [_empty()]
-    if kept is not None:
-        part = pd.read_parquet(kept)
-        gone = pd.Series(dtype="int64")
-        if opted_out is not None and len(opted_out):
-            mine = opted_out[opted_out["row"].isin(part["row"])]
-            frames.append(kept_out_rows(mine))
-            gone = mine["row"]
-        frames.append(_sent(part, chunks, refused, first, size, gone))
-    if excluded is not None:
-        frames.append(kept_out_rows(pd.read_parquet(excluded)))
-    frame = pd.concat(frames, ignore_index=True).astype(result_dtypes())
-    frame = frame.sort_values("row", ignore_index=True)
-    frame.index += start
-    return frame
-
-
-def _sent(
-    part: pd.DataFrame,
-    chunks: pd.DataFrame,
-    refused: pd.DataFrame,
-    first: int,
-    size: int,
-    gone: pd.Series | None = None,
-) -> pd.DataFrame:
-    """Rows of recipients the campaign sends: each with its chunk's outcome (chunk
-    ``first + i // size`` for the ``i``-th), the refused ones ``rejected``, as
-    ``CampaignResult`` words them (:func:`~smskit.campaigns.analysis.results.held_rows`);
-    rows ``gone`` (left out of their chunk before it was sent, shown by the caller) are left
-    out."""
-    frame = pd.DataFrame(
+    ``first``, ``first + 1``... of ``size`` (chunk ``first + i // size`` for the ``i``-th;
+    ``chunks``: what those became, ``refused``: the gateway's refusals among them), and its
+    recipients kept out, in row order, indexed from ``start`` (its first row's place in the
+    whole result). ``opted_out``: the journal's recipients kept out as opted out; those among
+    the partition's (left out of their chunk before it was sent, at a resume) are shown
+    excluded, not with their chunk."""
+    columns = ["row", "phone_number", "segments"]
+    part = pd.read_parquet(kept, columns=columns) if kept is not None else _empty()[columns]
+    out = [] if excluded is None else [pd.read_parquet(excluded)]
+    gone = refused["row"]
+    if opted_out is not None and len(opted_out):
+        mine = opted_out[opted_out["row"].isin(part["row"])]
+        out.append(mine)
+        gone = pd.concat([gone, mine["row"]])
+    held = pd.DataFrame(
         {"row": part["row"].to_numpy(dtype="int64"), "phone_number": part["phone_number"],
          "chunk": first + np.arange(len(part)) // size,
          "segments": part["segments"].to_numpy(dtype="int64")}
     )  # fmt: skip
-    no = frame["row"].isin(refused["row"])
-    if gone is not None:
-        no |= frame["row"].isin(gone)
-    held = held_rows(frame.loc[~no], chunks)
-    return pd.concat([held, refused.assign(state="rejected")], ignore_index=True)
+    frame = recipient_rows(held.loc[~held["row"].isin(gone)], chunks, refused, *out)
+    frame.index += start
+    return frame
 
 
 def _empty() -> pd.DataFrame:

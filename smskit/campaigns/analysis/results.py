@@ -49,6 +49,7 @@ __all__ = [
     "excluded_error",
     "held_rows",
     "kept_out_rows",
+    "recipient_rows",
     "result_dtypes",
     "result_header",
     "result_html",
@@ -283,9 +284,7 @@ class CampaignResult(CampaignOutcomes["pd.DataFrame"]):
         )
         refused = pd.DataFrame(self.rejected, columns=list(REJECTED_COLUMNS))
         kept_out = pd.DataFrame(self.excluded, columns=list(EXCLUDED_COLUMNS))
-        parts = [held_rows(held, chunks), refused.assign(state="rejected"), kept_out_rows(kept_out)]
-        frame = pd.concat(parts, ignore_index=True)[list(RESULT_COLUMNS)]
-        return frame.astype(result_dtypes()).sort_values("row", ignore_index=True)
+        return recipient_rows(held, chunks, refused, kept_out)
 
     @cached_property
     def _chunks_frame(self) -> pd.DataFrame:
@@ -460,6 +459,20 @@ def held_rows(held: pd.DataFrame, chunks: pd.DataFrame) -> pd.DataFrame:
         error=at.map(pd.Series(notes, index=info.index, dtype=object)),
         cost=pd.Series(share, index=held.index).where(cost.notna() & (total > 0)),
     )
+
+
+def recipient_rows(
+    held: pd.DataFrame, chunks: pd.DataFrame, refused: pd.DataFrame, *kept_out: pd.DataFrame
+) -> pd.DataFrame:
+    """The per-recipient frame (:data:`RESULT_COLUMNS`, in row order) of the recipients
+    chunks hold (:func:`held_rows` of ``held`` and ``chunks``), those the gateway refused
+    (``refused``: :data:`REJECTED_COLUMNS`) and those kept out (:func:`kept_out_rows`)."""
+    import pandas as pd
+
+    parts = [held_rows(held, chunks), refused.assign(state="rejected")]
+    parts += [kept_out_rows(frame) for frame in kept_out]
+    frame = pd.concat(parts, ignore_index=True)[list(RESULT_COLUMNS)]
+    return frame.astype(result_dtypes()).sort_values("row", ignore_index=True)
 
 
 # A journal's refusals and exclusions, as Journal.rejected() and Journal.excluded() give them.
