@@ -51,6 +51,29 @@ def test_clicks_over_time_and_its_figure() -> None:
     assert list(figure.data[0].y) == [1, 1, 1]
 
 
+@pytest.mark.parametrize(
+    ("freq", "unit", "x"),
+    [("1s", "seconds", [0, 1, 2, 4, 30, 125]), ("10s", "seconds", [0, 30, 120]),
+     ("1min", "minutes", [0, 2]), ("2h", "hours", [0])],
+)  # fmt: skip
+def test_clicks_figure_counts_time_in_the_unit_of_its_periods(
+    freq: str, unit: str, x: list[int]
+) -> None:
+    """The bars stand at whole numbers of the periods' own unit, the axis and the hover say
+    which: with freq="1s" (notebook 07) the axis read "minutes after the first" at 0.0167,
+    0.0333 ... and every bar's hover said "at 0 min"."""
+    start = pd.Timestamp("2026-11-28 10:00", tz="UTC")
+    seconds = (0, 1, 2, 4, 4, 30, 125)
+    clicks = pd.DataFrame(
+        {"at": [start + pd.Timedelta(seconds=s) for s in seconds], "reason": "human"}
+    )
+    figure = smskit.plots.clicks_over_time(clicks, freq=freq)
+    people = figure.data[0]
+    assert list(people.x) == x and sum(people.y) == len(seconds)
+    assert figure.layout.xaxis.title.text == f"{unit} after the first"
+    assert people.hovertemplate.startswith(f"%{{y}} at %{{x:g}} {unit}")
+
+
 def test_a_campaign_refuses_what_cannot_track() -> None:
     """track_links must be an Inbox; a link_base too long for a field is refused naming the link."""
     with pytest.raises(ValidationError, match="track_links"):

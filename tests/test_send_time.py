@@ -166,8 +166,9 @@ def test_delivery_click_and_conversion_rates_and_their_figure(tmp_path: Path) ->
 
 
 def test_figure_leaves_out_rates_never_known() -> None:
-    """Without an inbox or orders, rates never known draw no line (not a line of zeros), and
-    a frame that is not send_times' is refused."""
+    """Without an inbox or orders, rates never known draw no line (not a line of zeros), both
+    axes start at zero (a rate is never negative), and a frame that is not send_times' is
+    refused."""
     from smskit.plots import send_time_rates
 
     table = pd.DataFrame(
@@ -176,7 +177,10 @@ def test_figure_leaves_out_rates_never_known() -> None:
          "reply_rate": [None, None], "click_rate": [None, None], "conversion_rate": [None, None]},
         index=pd.Index(["Monday", "Tuesday"], name="weekday"),
     )  # fmt: skip
-    names = [trace.name for trace in send_time_rates(table).data]
+    figure = send_time_rates(table)
+    names = [trace.name for trace in figure.data]
     assert names == ["sent", "Delivered"]
+    # One hour sent (notebook 08): its lone rate was centred on an axis from -90 % to 100 %.
+    assert figure.layout.yaxis.rangemode == figure.layout.yaxis2.rangemode == "tozero"
     with pytest.raises(ValidationError, match="send_times"):
         send_time_rates(table.drop(columns="sent"))

@@ -97,7 +97,6 @@ def campaign_history(ledger: pd.DataFrame | None = None, *, title: str | None = 
         or f"Campaigns: cost and delivery ({len(rows)} campaigns"
         + "".join(f"; {note}" for note in notes)
         + ")",
-        legend={"orientation": "h", "y": -0.12},
     )
     figure.update_xaxes(title_text="started" + (f" ({zone})" if zone else ""), row=2, col=1)
     figure.update_yaxes(title_text="cost", row=1, col=1)

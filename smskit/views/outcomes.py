@@ -121,21 +121,35 @@ def clicks_over_time(
     (default: the first request), stacked bars (``clicks``: :meth:`smskit.Inbox.clicks`, or
     one campaign's rows of it; :func:`smskit.campaigns.analysis.clicks.clicks_over_time`)."""
     table = click_tables.clicks_over_time(clicks, sent_at, freq)
-    minutes = (pd.TimedeltaIndex(table.index).total_seconds() / 60).tolist()
+    unit, seconds = _time_unit(freq)
+    elapsed = (pd.TimedeltaIndex(table.index).total_seconds() / seconds).tolist()
     figure = go.Figure()
     for column, color in (("human", "#2ca02c"), ("bot", "#bcbcbc")):
         figure.add_bar(
-            x=minutes, y=table[column].tolist(), name="people" if column == "human" else "bots",
-            marker_color=color, hovertemplate="%{y} at %{x:.0f} min<extra></extra>",
+            x=elapsed, y=table[column].tolist(), name="people" if column == "human" else "bots",
+            marker_color=color, hovertemplate=f"%{{y}} at %{{x:g}} {unit}<extra></extra>",
         )  # fmt: skip
     figure.update_layout(
         template=TEMPLATE,
         barmode="stack",
         title=title or "Clicks on tracked links",
-        xaxis={"title": f"minutes after {'the send' if sent_at is not None else 'the first'}"},
+        xaxis={"title": f"{unit} after {'the send' if sent_at is not None else 'the first'}"},
         yaxis={"title": f"requests per {freq}"},
     )
     return figure
+
+
+_TIME_UNITS: Final = (("days", 86_400), ("hours", 3_600), ("minutes", 60), ("seconds", 1))
+
+
+def _time_unit(freq: str) -> tuple[str, int]:
+    """The largest unit a period of ``freq`` is a whole number of (seconds at least), and its
+    length in seconds: "1s" bars are 0, 1, 2 seconds apart, not 0.0167 minutes."""
+    period = pd.Timedelta(freq).total_seconds()
+    return next(
+        ((unit, seconds) for unit, seconds in _TIME_UNITS if period % seconds == 0),
+        _TIME_UNITS[-1],
+    )
 
 
 def cost_breakdown(

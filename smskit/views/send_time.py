@@ -61,10 +61,18 @@ def send_time_rates(table: pd.DataFrame, *, title: str | None = None) -> go.Figu
             ),
             secondary_y=False,
         )  # fmt: skip
-    figure.update_yaxes(title_text="rate (of sent)", tickformat=".0%", secondary_y=False)
-    figure.update_yaxes(title_text="recipients sent", showgrid=False, secondary_y=True)
+    # From zero: a rate is never negative, and a lone point (every campaign sent in the same
+    # hour) was centred on an axis running from -90 % to 100 %.
+    figure.update_yaxes(
+        title_text="rate (of sent)", tickformat=".0%", rangemode="tozero", secondary_y=False
+    )
+    figure.update_yaxes(
+        title_text="recipients sent", showgrid=False, rangemode="tozero", secondary_y=True
+    )
     figure.update_xaxes(title_text=f"send {slot}", type="category")
     figure.update_layout(
-        title=title or f"Rates by send {slot}", template=TEMPLATE, hovermode="x unified"
-    )
+        title=title or f"Rates by send {slot}", template=TEMPLATE, hovermode="x unified",
+        # above the plot: on its right it covered the right axis's title
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "right", "x": 1},
+    )  # fmt: skip
     return figure

@@ -23,6 +23,7 @@ import pytest
 
 from browser._chromium import CHROMIUM, CHROMIUM_FLAGS
 from browser._exporter import exporter
+from browser.conftest import CHECKOUT
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -52,6 +53,25 @@ _CUT_OFF = """() => [...document.querySelectorAll('.jp-OutputArea-output')]
     return !reached;
   })
   .map(output => output.innerText.slice(0, 80))"""
+
+
+# Plots whose legend box covers a text of the plot (a tick label, an axis title): in JupyterLab
+# the ledger's legend under the plot hid the date of its time axis, the send-time legend the
+# right axis's title. Checked at the page's size, then at the size JupyterLab draws a figure
+# in a notebook of a 1400-pixel window (950 x 360: the page's 450-pixel height left room).
+_LEGEND_OVER_TEXT = """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(plot => {
+  const box = element => element.getBoundingClientRect();
+  const meet = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom
+    && b.top < a.bottom;
+  const legends = [...plot.querySelectorAll('g.legend rect.bg')].map(box);
+  const texts = [...plot.querySelectorAll('svg text')].filter(t => !t.closest('g.legend'))
+    .filter(t => box(t).width > 0 && box(t).height > 0);
+  const covered = texts.filter(t => legends.some(legend => meet(legend, box(t))));
+  const title = (plot._fullLayout.title || {}).text || '(untitled)';
+  return covered.map(t => `${title}: ${t.textContent}`);
+})"""
+_LAB_SIZE = """() => Promise.all([...document.querySelectorAll('.js-plotly-plot')]
+  .map(plot => window.Plotly.relayout(plot, {width: 950, height: 360})))"""
 
 
 @pytest.fixture(scope="module")
@@ -117,8 +137,13 @@ def _open(chromium: Any, notebook: Path) -> tuple[Page, Any]:
 
 @pytest.fixture(scope="module")
 def pages(chromium: Any) -> Iterator[Callable[[Path], Page]]:
-    """Opens each notebook's page once, whatever order the tests run in (pytest-randomly)."""
+    """Opens each notebook's page once, whatever order the tests run in (pytest-randomly).
+    The notebooks' kernels import smskit from this checkout (as JupyterLab's and marimo's do
+    in the other browser tests), not the one the venv was installed from."""
     opened: dict[Path, tuple[Page, Any]] = {}
+    checkout = pytest.MonkeyPatch()
+    for name, value in CHECKOUT.items():
+        checkout.setenv(name, value)
 
     def page(notebook: Path) -> Page:
         if notebook not in opened:
@@ -128,6 +153,7 @@ def pages(chromium: Any) -> Iterator[Callable[[Path], Page]]:
     try:
         yield page
     finally:
+        checkout.undo()
         for _, context in opened.values():
             context.close()
 
@@ -149,6 +175,22 @@ def test_page_loads_with_no_failed_request_and_no_console_error(
 def test_no_output_is_cut_off(pages: Callable[[Path], Page], notebook: Path) -> None:
     """An output wider than the page (a wide table) scrolls to its right edge."""
     assert pages(notebook).tab.evaluate(_CUT_OFF) == []
+
+
+@each_notebook
+def test_no_legend_covers_a_label(pages: Callable[[Path], Page], notebook: Path) -> None:
+    """No plot's legend lies over one of its texts (tick labels, axis titles), at the page's
+    size nor at JupyterLab's (the page is resized back after)."""
+    tab = pages(notebook).tab
+    assert tab.evaluate(_LEGEND_OVER_TEXT) == []
+    try:
+        tab.evaluate(_LAB_SIZE)
+        assert tab.evaluate(_LEGEND_OVER_TEXT) == []
+    finally:
+        tab.evaluate(
+            "() => Promise.all([...document.querySelectorAll('.js-plotly-plot')]"
+            ".map(plot => window.Plotly.relayout(plot, {width: null, height: null})))"
+        )
 
 
 @each_notebook
