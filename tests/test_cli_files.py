@@ -14,6 +14,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, given, settings
@@ -43,6 +45,7 @@ BROKEN: dict[str, Callable[[Path], object]] = {
     "NUL byte": lambda p: p.write_bytes(b"phone_number,first_name\n+33612345678,An\x00ne\n"),
     "Latin-1": lambda p: p.write_bytes(b"phone_number,first_name\n+33612345678,Zo\xe9\n"),
     "SQLite file": _sqlite,
+    "Parquet file": lambda p: pq.write_table(pa.table({"phone_number": [NUMBER]}), p),
     "CSV file": lambda p: p.write_text("phone_number,first_name\n+33612345678,Anne\n"),
 }
 
@@ -172,6 +175,22 @@ def test_send_with_a_field_of_a_broken_csv_as_a_real_process_exits_4(
     assert done.returncode == EXIT_INPUT, done.stderr
     assert len(lines) == 1 and "unexpected error" not in lines[0] and done.stdout == ""
     assert "CSV file" in lines[0]
+
+
+@pytest.mark.parametrize("reader", ["send --csv with a field", "hlr IN.csv", "optouts import"])
+def test_a_parquet_file_renamed_csv_is_named_as_parquet(
+    reader: str, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """A Parquet file named .csv: exit 4, one line saying it is a Parquet file and to save it
+    as CSV UTF-8 (was "holds bytes that are not UTF-8 text ..., or it is not a text file")."""
+    path = tmp_path / "contacts.csv"
+    BROKEN["Parquet file"](path)
+    args, _ = READERS[reader]
+    result = CliRunner().invoke(cli, args(str(path)), env=environment(fresh_sandbox))
+    line = refused_line(result)
+    assert result.exit_code == EXIT_INPUT, (result.exit_code, line)
+    assert "the CSV file is a Parquet file, not CSV text: save it as CSV UTF-8" in line, line
+    assert "contacts.csv" in line and fresh_sandbox.sent().empty
 
 
 @pytest.mark.parametrize("reader", sorted(READERS))

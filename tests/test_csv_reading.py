@@ -351,3 +351,79 @@ def test_quick_text_check_agrees_with_the_strict_decoder(
         text = False
     with mock.patch.object(csvtext, "_BLOCK", block):
         assert csvtext._clean_text(path) == ((b'"' in data) if text else None)
+
+
+def _parquet(path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"phone_number": ["+33612345678"]}), path)
+
+
+def _sqlite(path: Path) -> None:
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("CREATE TABLE journal (a)")
+        db.commit()
+
+
+def _zip(path: Path) -> None:
+    import zipfile
+
+    with zipfile.ZipFile(path, "w") as book:
+        book.writestr("xl/workbook.xml", "<workbook/>")
+
+
+CONTACTS = "phone_number,first_name\n+33612345678,Zoé\n"
+# A file of another format given as CSV (a .parquet, a journal, an .xlsx renamed .csv, a
+# compressed export, a spreadsheet's 'Unicode text'), written by that format's own writer.
+OTHER_FORMATS = {
+    "Parquet": (_parquet, "is a Parquet file, not CSV text: save it as CSV UTF-8"),
+    "SQLite": (_sqlite, "is an SQLite database"),
+    "ZIP": (_zip, "is a ZIP archive (a spreadsheet: .xlsx and .ods files are ZIP archives)"),
+    "gzip": (lambda p: p.write_bytes(__import__("gzip").compress(CONTACTS.encode())),
+             "is compressed with gzip, not CSV text: decompress it first"),
+    "UTF-16": (lambda p: p.write_text(CONTACTS, encoding="utf-16"),
+               "is UTF-16 text (a spreadsheet's 'Unicode text'), not UTF-8: save it as CSV UTF-8"),
+    "UTF-16 BE": (lambda p: p.write_bytes(b"\xfe\xff" + CONTACTS.encode("utf-16-be")),
+                  "is UTF-16 text"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", sorted(OTHER_FORMATS))
+def test_a_file_of_another_format_given_as_csv_is_named_as_that_format(
+    kind: str, tmp_path: Path
+) -> None:
+    """A Parquet file renamed .csv was refused as "line 1 ... holds bytes that are not UTF-8
+    text: save the file as CSV UTF-8 ..., or it is not a text file": now the refusal says
+    what the file is, and what to do, still on line 1; the file left as it was."""
+    write, says = OTHER_FORMATS[kind]
+    path = tmp_path / "customers.csv"
+    write(path)
+    before = path.read_bytes()
+    with pytest.raises(ValidationError) as caught:
+        read_csv_text(path, WANTED)
+    refusal = caught.value
+    assert (refusal.field, refusal.line, refusal.value) == ("recipients", 1, "customers.csv")
+    assert refusal.rule.startswith("the CSV file ") and says in refusal.rule, refusal.rule
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("start", ["PAR1", "PK\x03\x04", "\x1f"])
+def test_a_text_file_starting_like_another_format_is_read_as_text(
+    start: str, tmp_path: Path
+) -> None:
+    """Only a file refused on its first line is named by its first bytes: a UTF-8 CSV whose
+    header starts with the same characters is read as the text it is; one whose later line
+    holds a Latin-1 byte is refused at that line, in the words for bytes that are not UTF-8."""
+    path = tmp_path / "customers.csv"
+    path.write_text(f"{start}x,phone_number\na,+33612345678\n")
+    assert read_csv_text(path, WANTED)["phone_number"].tolist() == ["+33612345678"]
+    path.write_bytes(
+        f"{start}x,phone_number\na,+33612345678\nb,+3361234567\xe9\n".encode("latin-1")
+    )
+    with pytest.raises(ValidationError) as caught:
+        read_csv_text(path, WANTED)
+    assert caught.value.line == 3 and "holds bytes that are not UTF-8" in caught.value.rule

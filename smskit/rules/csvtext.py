@@ -47,7 +47,34 @@ RULE_OPEN_QUOTE: Final = (
 )
 
 
+# Files that are not CSV text and are given as CSV (renamed, or exported in another format),
+# told by their first bytes once the file is refused on its first line anyway: what the file
+# is, and what to do. A text file starting with these bytes is read as the text it is.
+_SAVE_AS_CSV: Final = "save it as CSV UTF-8"
+_UTF16: Final = "is UTF-16 text (a spreadsheet's 'Unicode text'), not UTF-8"
+_NOT_TEXT: Final = (
+    (b"PAR1", "is a Parquet file, not CSV text",
+     f"{_SAVE_AS_CSV} (in Python, a path ending in .parquet is read as Parquet)"),
+    (b"SQLite format 3\x00", "is an SQLite database (a journal, an inbox or a list smskit "
+     "keeps, say), not CSV text", "give the CSV file"),
+    (b"PK\x03\x04", "is a ZIP archive (a spreadsheet: .xlsx and .ods files are ZIP archives),"
+     " not CSV text", _SAVE_AS_CSV),
+    (b"\x1f\x8b", "is compressed with gzip, not CSV text", "decompress it first (gunzip)"),
+    (b"\xff\xfe", _UTF16, _SAVE_AS_CSV),
+    (b"\xfe\xff", _UTF16, _SAVE_AS_CSV),
+)  # fmt: skip
+
+
 def _unreadable(field: str, line: int, rule: str, path: Path) -> ValidationError:
+    """The refusal of ``path`` at ``line``; on line 1, a file of a kind told by its first
+    bytes (:data:`_NOT_TEXT`) is named as that kind instead, with what to do."""
+    if line == 1:
+        with path.open("rb") as handle:
+            start = handle.read(16)
+        for signature, kind, advice in _NOT_TEXT:
+            if start.startswith(signature):
+                said = f"the CSV file {kind}: {advice}"
+                return ValidationError(field, said, value=path.name, line=line)
     return ValidationError(field, f"line {line} of the CSV file {rule}", value=path.name, line=line)
 
 
