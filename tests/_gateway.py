@@ -1,11 +1,12 @@
-"""A sandbox whose delivery reports reach an inbox, and a client of it (shared set-up of the
-tests that follow a send to its reports, clicks and outcomes)."""
+"""A sandbox whose callbacks reach an inbox, and a client of it (shared set-up of the tests
+that follow a send to its reports, replies, clicks and outcomes)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import smskit
 from smskit.replies import Inbox
@@ -24,4 +25,20 @@ def reporting_gateway(
         smskit.Client(sandbox=sandbox) as client,
     ):
         sandbox.set_callback_url(inbox.url, kind="delivery_report")
+        yield sandbox, inbox, client
+
+
+@contextmanager
+def callback_gateway(
+    inbox_path: Path | None, **options: Any
+) -> Iterator[tuple[Sandbox, Inbox, smskit.Client]]:
+    """An inbox at ``inbox_path`` (in memory when None), a sandbox made with ``options``
+    posting every callback (delivery reports, replies, STOPs) to it, and a client of the
+    sandbox; all three closed after."""
+    with (
+        Inbox(inbox_path) as inbox,
+        Sandbox(**options) as sandbox,
+        smskit.Client(sandbox=sandbox) as client,
+    ):
+        sandbox.set_callback_url(inbox.url)
         yield sandbox, inbox, client

@@ -2,7 +2,9 @@
 
 ``sandbox`` is started once per session (for tests that do not depend on account state);
 ``fresh_sandbox`` is a new one per test (balance, contacts, sends start from defaults).
-``api`` / ``fresh_api`` are httpx clients on them with the auth headers already set.
+``api`` / ``fresh_api`` are httpx clients on them with the auth headers already set;
+``client`` is an ``smskit.Client`` on ``fresh_sandbox`` (a module needing other options or
+the session's sandbox defines its own ``client``).
 Hypothesis runs without a deadline (the ``smskit`` profile below).
 """
 
@@ -17,6 +19,7 @@ import pytest
 from _schedule import longest_first, work_unit
 from hypothesis import settings
 
+import smskit
 from smskit.sandbox import Sandbox
 
 # No Hypothesis deadline: how long an example takes is not what any test checks (speed is
@@ -131,6 +134,13 @@ def fresh_sandbox() -> Iterator[Sandbox]:
     """A new sandbox (default balance, prices, empty account) for one test."""
     with Sandbox(seed=0) as sb:
         yield sb
+
+
+@pytest.fixture
+def client(fresh_sandbox: Sandbox) -> Iterator[smskit.Client]:
+    """An smskit client on the per-test sandbox (closed after the test)."""
+    with smskit.Client(sandbox=fresh_sandbox) as made:
+        yield made
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -27,12 +26,6 @@ def fr_mobiles(count: int, start: int = 0) -> list[str]:
 def national(e164: str) -> str:
     """The French national spelling of a +33 number: 0 then the 9 digits."""
     return "0" + e164[3:]
-
-
-@pytest.fixture
-def client(fresh_sandbox: Sandbox) -> Iterator[smskit.Client]:
-    with smskit.Client(sandbox=fresh_sandbox) as c:
-        yield c
 
 
 def test_hlr_checks_each_distinct_number_once(

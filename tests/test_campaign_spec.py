@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -34,12 +33,6 @@ CREATED = datetime(2025, 6, 16, 8, tzinfo=UTC)
 def fr_mobiles(count: int) -> list[str]:
     """Distinct valid French mobile numbers."""
     return [f"+3361{i:07d}" for i in range(count)]
-
-
-@pytest.fixture
-def client(fresh_sandbox: Sandbox) -> Iterator[smskit.Client]:
-    with smskit.Client(sandbox=fresh_sandbox) as c:
-        yield c
 
 
 # -- the spec ---------------------------------------------------------------------------------

@@ -4,11 +4,9 @@ out, and the send never reaches them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
 import smskit
 from smskit import Client
@@ -18,12 +16,6 @@ from smskit.views.composer import Composer
 TEXT = "Promo -20% ce week-end. STOP au 36173"
 SEND_AT = "2030-06-04T10:00:00+02:00"  # a Tuesday morning: inside French marketing hours
 NUMBERS = [f"+3361{i:07d}" for i in range(40)]
-
-
-@pytest.fixture
-def client(fresh_sandbox: Sandbox) -> Iterator[Client]:
-    with Client(sandbox=fresh_sandbox) as made:
-        yield made
 
 
 def test_composer_panel_counts_and_send_skips_the_holdout(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +28,6 @@ from smskit.sandbox import Sandbox
 TEXT = "Bonjour {first_name} STOP au 36173"
 HEADER = {"name": "streamed", "text": TEXT, "sender": "Shop", "options": {}}
 FR_PREMIUM = 0.065  # EUR per segment (docs/sandbox.md)
-
-
-@pytest.fixture
-def client(fresh_sandbox: Sandbox) -> Iterator[smskit.Client]:
-    with smskit.Client(sandbox=fresh_sandbox) as c:
-        yield c
 
 
 def kept_frame(count: int, partitions: int, name: str = "Ann") -> dd.DataFrame:

@@ -21,6 +21,7 @@ import distributed
 import numpy as np
 import pandas as pd
 import pytest
+from _gateway import callback_gateway
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -447,12 +448,8 @@ def test_fatigue_counts_each_send_by_messages_received_before_and_its_opt_outs(
     the outcomes join finds; an alert is not a row and does not count; the figure draws it."""
     numbers = fr_mobiles(60)
     model = DeliveryModel.fast(seed=4, stop_share=0.3)
-    with (
-        smskit.Inbox(tmp_path / "inbox.sqlite") as inbox,
-        Sandbox(seed=2, delivery_model=model) as sb,
-        smskit.Client(sandbox=sb) as client,
-    ):
-        sb.set_callback_url(inbox.url)
+    gateway = callback_gateway(tmp_path / "inbox.sqlite", seed=2, delivery_model=model)
+    with gateway as (sb, inbox, client):
         first = smskit.Campaign(client, numbers[:20], text=TEXT, sender="Shop").send(progress=False)
         smskit.Campaign(client, numbers, text=ALERT, sender="Ops", purpose="alert").send(
             progress=False

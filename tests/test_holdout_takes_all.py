@@ -4,7 +4,6 @@ the report (pandas and Dask), the Composer's panel and ``smskit send --dry-run``
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -76,12 +75,6 @@ def test_the_dask_report_says_it_too(dask_cluster: Any) -> None:
     campaign = DaskCampaign(None, frame, text=TEXT, sender="Ops", purpose="alert", holdout=5)
     report = campaign.preflight(offline=True)
     assert codes(report) == ["holdout_takes_all"] and not report.ok
-
-
-@pytest.fixture
-def client(fresh_sandbox: Sandbox) -> Iterator[smskit.Client]:
-    with smskit.Client(sandbox=fresh_sandbox) as made:
-        yield made
 
 
 def test_the_composer_blocks_the_send_naming_the_holdout(client: smskit.Client) -> None:

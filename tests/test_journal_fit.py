@@ -4,7 +4,6 @@ it asks to confirm read the same rule, against the sandbox over real HTTP."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -21,12 +20,6 @@ from smskit.sandbox import Sandbox
 
 TEXT = "Alerte {first_name}: disque plein"
 NUMBERS = ["+33612345678", "+33698765432"]
-
-
-@pytest.fixture
-def client(fresh_sandbox: Sandbox) -> Iterator[smskit.Client]:
-    with smskit.Client(sandbox=fresh_sandbox) as c:
-        yield c
 
 
 def _campaign(client: smskit.Client, path: Path, *, names: tuple[str, str] = ("Ana", "Bo"),

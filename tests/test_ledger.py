@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from _gateway import callback_gateway
 from click.testing import CliRunner, Result
 
 import smskit
@@ -149,12 +150,8 @@ def outcomes() -> Iterator[Outcomes]:
     the store `smskit replies serve` keeps; a third of the first campaign's recipients reply."""
     numbers = {"promo": fr_mobiles(300), "alert": fr_mobiles(120, 5000)}
     model = DeliveryModel.fast(seed=7, late_share=0.3, duplicate_share=0.3, stop_share=0.2)
-    with (
-        smskit.Inbox(replies_path()) as inbox,
-        Sandbox(seed=3, delivery_model=model) as sb,
-        smskit.Client(sandbox=sb) as client,
-    ):
-        sb.set_callback_url(inbox.url)
+    gateway = callback_gateway(replies_path(), seed=3, delivery_model=model)
+    with gateway as (sb, _, client):
         promo = smskit.Campaign(
             client, numbers["promo"], text=PROMO, sender="Shop", name="promo", with_replies=True
         ).send(progress=False)

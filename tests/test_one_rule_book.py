@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -20,13 +19,6 @@ MONDAY_10H = datetime(2026, 3, 2, 10, 0, tzinfo=ZoneInfo("Europe/Paris"))
 
 STOP = "Promo {first_name} STOP au 36173"
 DATA = Path(__file__).parent.parent / "notebooks" / "data" / "contacts.csv"
-
-
-@pytest.fixture
-def client(fresh_sandbox: Sandbox) -> Iterator[smskit.Client]:
-    """A client on a fresh sandbox."""
-    with smskit.Client(sandbox=fresh_sandbox) as c:
-        yield c
 
 
 def sent_numbers(sandbox: Sandbox) -> list[str]:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from _gateway import callback_gateway
 
 import smskit
 from smskit._paths import replies_path
@@ -55,12 +56,10 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     callbacks; 120 numbers checked by bulk HLR first; replies after the reports."""
     home = tmp_path_factory.mktemp("outcomes")
     model = DeliveryModel.fast(seed=11, late_share=0.3, duplicate_share=0.3, stop_share=0.2)
-    with (
-        Inbox(home / "callbacks.sqlite") as inbox,
-        Sandbox(seed=4, hlr_distribution=SPREAD, delivery_model=model) as sb,
-        smskit.Client(sandbox=sb) as client,
-    ):
-        sb.set_callback_url(inbox.url)
+    gateway = callback_gateway(
+        home / "callbacks.sqlite", seed=4, hlr_distribution=SPREAD, delivery_model=model
+    )
+    with gateway as (sb, inbox, client):
         sb.inject_callback_faults(withhold_rate=0.05, garble_rate=0.1, seed=3)
         hlr = smskit.bulk_hlr(client, CHECKED, journal=home / "hlr.sqlite", progress=False)
         campaign = smskit.Campaign(
@@ -278,12 +277,8 @@ def test_the_dask_result_joins_each_partition_as_pandas_joins_the_whole(
 
     model = DeliveryModel.fast(seed=5, late_share=0.3, duplicate_share=0.3, stop_share=0.2)
     base = pd.DataFrame({"phone_number": [*NUMBERS[:150], "12"]})
-    with (
-        Inbox() as inbox,
-        Sandbox(seed=6, delivery_model=model) as sb,
-        smskit.Client(sandbox=sb) as client,
-    ):
-        sb.set_callback_url(inbox.url)
+    gateway = callback_gateway(None, seed=6, delivery_model=model)
+    with gateway as (sb, inbox, client):
         campaign = DaskCampaign(client, dd.from_pandas(base, npartitions=3), text=TEXT,
                                 sender="Shop")  # fmt: skip
         journal = tmp_path / "streamed.sqlite"

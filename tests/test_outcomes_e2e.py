@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from _gateway import callback_gateway
 
 import smskit
 from smskit.campaigns.analysis.results import CampaignResult
@@ -36,12 +37,8 @@ def sent(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sent]:
     home = tmp_path_factory.mktemp("e2e")
     model = DeliveryModel.fast(seed=21, late_share=0.3, duplicate_share=0.3, stop_share=0.05)
     numbers = [f"+3367400{n:04d}" for n in range(RECIPIENTS)]
-    with (
-        Inbox(home / "callbacks.sqlite") as inbox,
-        Sandbox(seed=8, delivery_model=model) as sb,
-        smskit.Client(sandbox=sb) as client,
-    ):
-        sb.set_callback_url(inbox.url)
+    gateway = callback_gateway(home / "callbacks.sqlite", seed=8, delivery_model=model)
+    with gateway as (sb, inbox, client):
         campaign = smskit.Campaign(client, numbers, text=TEXT, sender="Shop", name="e2e-5000")
         result = campaign.send(journal=home / "journal.sqlite", progress=False)
         sb.wait_for_deliveries(timeout=180)

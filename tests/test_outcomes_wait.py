@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from _gateway import callback_gateway
 
 import smskit
 from smskit.campaigns.analysis.outcomes import READ_SHARE_PAUSE
@@ -33,12 +34,8 @@ def test_it_returns_once_every_recipient_has_a_final_status(tmp_path: Path) -> N
     """Called right after the send (reports still coming, up to ~2 s of real time): it
     returns 0, and the outcomes read then have no pending row and every row final."""
     model = DeliveryModel(seed=3, time_scale=1e-4)  # 6 h of network time in ~2 s
-    with (
-        Inbox() as inbox,
-        Sandbox(seed=5, delivery_model=model) as sb,
-        smskit.Client(sandbox=sb) as client,
-    ):
-        sb.set_callback_url(inbox.url)
+    gateway = callback_gateway(None, seed=5, delivery_model=model)
+    with gateway as (_, inbox, client):
         campaign = smskit.Campaign(client, NUMBERS, text=TEXT, sender="Shop", purpose="alert")
         result = campaign.send(journal=tmp_path / "j.sqlite", chunk_size=40, progress=False)
         started = time.monotonic()

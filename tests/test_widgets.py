@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,6 @@ import smskit.rules.phones  # patched by a test below: imported here, whatever r
 from smskit import Campaign, Client, Composer, Dashboard, HLRExplorer
 from smskit.errors import ValidationError
 from smskit.rules.findings import Finding
-from smskit.sandbox import Sandbox
 from smskit.views.pure_panel import compose_panel, highlight, panel_state
 
 CURLY = (
@@ -34,13 +32,6 @@ RECIPIENTS = pd.DataFrame(
     }
 )
 SEND_AT = "2030-06-04T10:00:00+02:00"  # a Tuesday morning: inside French marketing hours
-
-
-@pytest.fixture
-def client(fresh_sandbox: Sandbox) -> Iterator[Client]:
-    """A blocking client on a per-test sandbox (balances start at their default)."""
-    with Client(sandbox=fresh_sandbox) as made:
-        yield made
 
 
 def _composer(client: Client, tmp_path: Path, **options: object) -> Composer:
