@@ -664,6 +664,20 @@ def test_hlr_explorer_never_counts_an_entry_it_did_not_check(client: Client) -> 
     assert repr(explorer) == "HLRExplorer(1 checked: live=1; 2 not checked)"
 
 
+def test_hlr_explorer_repr_counts_a_checked_number_without_a_line_status(
+    client: Client,
+) -> None:
+    """A number the gateway answered without a line status is counted under "(missing)",
+    as every count of smskit counts it (the repr's counts dropped it: "2 checked: live=1")."""
+    explorer = HLRExplorer(client, ["+33612345678", "+33612345679", "hello"], journal=False)
+    frame = explorer.check()
+    assert frame["line_status"].notna().sum() == 2
+    answered = frame.index[frame["line_status"].notna()]
+    explorer.frame = frame.assign(line_status=frame["line_status"].mask(frame.index == answered[1]))
+    first = frame.loc[answered[0], "line_status"]
+    assert repr(explorer) == f"HLRExplorer(2 checked: {first}=1, (missing)=1; 1 not checked)"
+
+
 def test_a_press_carries_the_inputs_as_the_user_left_them(client: Client, tmp_path: Path) -> None:
     """A button's message brings the inputs' values (a host may deliver it before the trait
     changes sent just before it): "export" writes to the file name typed, not the old one;

@@ -4,8 +4,9 @@ tables' labels and keys.
 Closed value sets are categoricals whose categories are every spec value in spec order
 (:func:`categorical` builds one, keeping a value the spec does not list as an extra category
 after the spec's), so counts and breakdowns list zero rows too. A breakdown's last row is
-:data:`TOTAL`; a missing value is counted under :data:`MISSING`; :data:`BREAKDOWN_KEYS` are
-what a breakdown may be taken by; :data:`MOBILE_TYPES` the line types that receive SMS.
+:data:`TOTAL`; a missing value is counted under ``rules.missing.MISSING``;
+:data:`BREAKDOWN_KEYS` are what a breakdown may be taken by; :data:`MOBILE_TYPES` the line
+types that receive SMS.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ __all__ = [
     "CREDIT_PRODUCT_DTYPE",
     "HLR_STATUS_DTYPE",
     "LINE_STATUS_DTYPE",
-    "MISSING",
     "MOBILE_TYPES",
     "PHONE_NUMBER_TYPE_DTYPE",
     "TOTAL",
@@ -42,7 +42,6 @@ CREDIT_PRODUCT_DTYPE = pd.CategoricalDtype(list(_spec.CREDIT_PRODUCTS))
 DRAFT_KIND_DTYPE = pd.CategoricalDtype(["sms", "voice"])
 
 TOTAL: Final = "total"
-MISSING: Final = "(missing)"
 # Line types that receive SMS. reachability() counts live lines and absent subscribers (who
 # get the SMS when the phone is back on the network) as reachable.
 MOBILE_TYPES: Final = ("mobile", "mobile_or_landline")

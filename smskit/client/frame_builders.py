@@ -34,7 +34,6 @@ from smskit.client.dtypes import (
     DRAFT_KIND_DTYPE,
     HLR_STATUS_DTYPE,
     LINE_STATUS_DTYPE,
-    MISSING,
     MOBILE_TYPES,
     PHONE_NUMBER_TYPE_DTYPE,
     TOTAL,
@@ -44,6 +43,7 @@ from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.answers import hlr_known
 from smskit.rules.countries import country_info
+from smskit.rules.missing import MISSING
 
 __all__ = [
     "HLR_COLUMNS",

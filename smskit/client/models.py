@@ -11,7 +11,6 @@ imports this one.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
@@ -318,9 +317,7 @@ class _Items(Sequence[Any]):
         return self.to_html()
 
     def _tally(self, attribute: str, spec_values: Sequence[str]) -> str:
-        counts = Counter(getattr(item, attribute) for item in self._items)
-        values = [*spec_values, *sorted(str(v) for v in counts if v not in spec_values)]
-        return ", ".join(f"{counts[value]} {value}" for value in values if counts[value])
+        return reprs.tally_text((getattr(item, attribute) for item in self._items), spec_values)
 
 
 class ContactItems(_Items):

@@ -17,6 +17,7 @@ from typing import Any, Final
 from smskit._html import LINE_STATUS_COLORS, MISSING_COLOR, money, number, render
 from smskit.rules import spec as _spec
 from smskit.rules.countries import country_info
+from smskit.rules.missing import MISSING, is_missing
 
 __all__ = [
     "ROWS_SHOWN",
@@ -28,10 +29,11 @@ __all__ = [
     "send_result_html",
     "shown_attribute",
     "table_html",
+    "tally",
+    "tally_text",
 ]
 
 ROWS_SHOWN: Final = 20  # rows a collection's HTML shows; .to_frame() has them all
-MISSING: Final = "(missing)"
 _HLR_COLUMNS: Final = (
     "phone_number",
     "status",
@@ -43,11 +45,18 @@ _HLR_COLUMNS: Final = (
 )
 
 
-def _tally(values: Iterable[Any], order: Sequence[str]) -> list[tuple[str, int]]:
-    """(value, count) of the values seen: spec order first, then others by name."""
-    counts = Counter(MISSING if value is None else str(value) for value in values)
-    ordered = [*order, *sorted(value for value in counts if value not in order)]
-    return [(value, counts[value]) for value in ordered if counts[value]]
+def tally(values: Iterable[Any], order: Sequence[str]) -> list[tuple[str, int]]:
+    """(value, count) of the values seen: spec order first, then others by name, then the
+    missing ones under MISSING, as a breakdown orders its rows: never dropped, so the counts
+    add up to the values."""
+    counts = Counter(MISSING if is_missing(value) else str(value) for value in values)
+    others = sorted(value for value in counts if value not in order and value != MISSING)
+    return [(value, counts[value]) for value in [*order, *others, MISSING] if counts[value]]
+
+
+def tally_text(values: Iterable[Any], order: Sequence[str]) -> str:
+    """:func:`tally` in words, as a repr or a summary line says it: "2 added, 1 (missing)"."""
+    return ", ".join(f"{count} {value}" for value, count in tally(values, order))
 
 
 def _shown(value: Any) -> str:
@@ -139,7 +148,7 @@ def hlr_results_html(results: Iterable[Any]) -> str:
     items = list(results)
     line_status = [
         (value, count, LINE_STATUS_COLORS.get(value, MISSING_COLOR))
-        for value, count in _tally((r.line_status for r in items), _spec.LINE_STATUS)
+        for value, count in tally((r.line_status for r in items), _spec.LINE_STATUS)
     ]
     rows = [
         (
@@ -151,9 +160,9 @@ def hlr_results_html(results: Iterable[Any]) -> str:
     return render(
         "hlr_results.html",
         numbers=len(items),
-        status=_tally((r.status for r in items), _spec.HLR_STATUS),
+        status=tally((r.status for r in items), _spec.HLR_STATUS),
         line_status=line_status,
-        types=_tally((r.phone_number_type for r in items), _spec.PHONE_NUMBER_TYPE),
+        types=tally((r.phone_number_type for r in items), _spec.PHONE_NUMBER_TYPE),
         ported=sum(1 for r in items if r.is_ported),
         columns=_HLR_COLUMNS,
         rows=rows,

@@ -1,4 +1,5 @@
-"""The one answer to "is this value missing?": None, NaN, pandas' NA and NaT, numpy's NaT.
+"""The one answer to "is this value missing?": None, NaN, pandas' NA and NaT, numpy's NaT;
+and the one name a count gives the missing values, :data:`MISSING`.
 
 An empty or blank string is not missing here: it is a value that renders empty, which the
 field rules (:mod:`smskit.rules.fields`) report on their own.
@@ -8,11 +9,15 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final
 
 from smskit.rules.once import loaded
 
-__all__ = ["is_missing"]
+__all__ = ["MISSING", "is_missing"]
+
+# How a count names the values that are missing: a breakdown's row, a repr's or an HTML
+# summary's tally entry. Every count of values counts each missing one under it.
+MISSING: Final = "(missing)"
 
 
 def is_missing(value: Any) -> bool:

@@ -16,6 +16,7 @@ from smskit._repr import tolerant_repr
 from smskit.campaigns.bulk.operations import bulk_hlr
 from smskit.client import AsyncClient, Client, frames
 from smskit.client.dtypes import TOTAL
+from smskit.client.reprs import tally
 from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.region import DEFAULT_REGION
@@ -240,8 +241,10 @@ class HLRExplorer(Widget):
             return f"HLRExplorer({len(self.numbers())} number(s) to check)"
         numbers = self.distinct(self.frame)
         unchecked = len(self.unchecked(numbers))
-        counts = numbers["line_status"].value_counts()
-        shown = ", ".join(f"{status}={int(n)}" for status, n in counts.items() if n)
+        checked = numbers.loc[numbers["error"].isna().to_numpy(), "line_status"]
+        # Every checked number counted, one without a line status under "(missing)".
+        counts = tally(checked.astype(object), _spec.LINE_STATUS)
+        shown = ", ".join(f"{status}={n}" for status, n in counts)
         return f"HLRExplorer({len(numbers) - unchecked} checked: {shown or 'no answer'}" + (
             f"; {unchecked} not checked)" if unchecked else ")"
         )

@@ -17,10 +17,11 @@ import pandas as pd
 
 from smskit._html import LINE_STATUS_COLORS, MISSING_COLOR
 from smskit.client import frames
-from smskit.client.dtypes import CREDIT_PRODUCT_DTYPE, MISSING, TOTAL
+from smskit.client.dtypes import CREDIT_PRODUCT_DTYPE, TOTAL
 from smskit.client.models import Draft
 from smskit.errors import ValidationError
 from smskit.rules.choices import checked_choice
+from smskit.rules.missing import MISSING
 from smskit.rules.ranges import checked_integer
 from smskit.rules.timezone import account_time_zone
 from smskit.views.plotly_extra import TEMPLATE, importing_plotly, plain_ints

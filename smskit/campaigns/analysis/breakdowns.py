@@ -15,6 +15,7 @@ from smskit.campaigns.analysis.results import AUDIENCE
 from smskit.errors import ValidationError
 from smskit.rules.callbacks import OUTCOME_STATUSES
 from smskit.rules.choices import checked_choice
+from smskit.rules.missing import MISSING
 from smskit.rules.tables import checked_frame
 
 if TYPE_CHECKING:
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BREAKDOWN_GROUPS",
-    "MISSING",
     "TOTAL",
     "cost_breakdown",
     "delivery_breakdown",
@@ -31,7 +31,6 @@ __all__ = [
 ]
 
 BREAKDOWN_GROUPS: Final = ("country", "network", "line_status", "phone_number_type", "ticket")
-MISSING: Final = "(missing)"
 OUTCOMES_FRAME: Final = "the frame CampaignResult.outcomes() returns"
 TOTAL: Final = "total"
 UNREADABLE: Final = "unreadable"  # a status column: reports came, none with a known status
