@@ -80,8 +80,3 @@ class Database:
         n = (self.meta(db, f"seq:{kind}") or 0) + 1
         self.set_meta(db, f"seq:{kind}", n)
         return derive_id(self.seed, kind, n, length)
-
-    def close(self) -> None:
-        """Close the connection (a file keeps its state for the next Sandbox on that path)."""
-        with self._lock:
-            self._db.close()

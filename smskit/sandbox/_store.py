@@ -70,7 +70,3 @@ class Store:
             self.db.set_meta(tx, "opened", now)
             priced = self.account.open(tx, now)
         self._hold_prices(priced)
-
-    def close(self) -> None:
-        """Close the database (a file keeps its state for the next Sandbox on that path)."""
-        self.db.close()

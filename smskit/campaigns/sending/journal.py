@@ -383,12 +383,6 @@ class Journal:
             for name in names
         }
 
-    def fields(self) -> list[str]:
-        """The dynamic fields the recipients carry, in sorted order."""
-        return sorted(
-            name[len(FIELD_PREFIX) :] for name in self.plan() if name.startswith(FIELD_PREFIX)
-        )
-
     def payload(self, chunk: Chunk) -> ContactChunk:
         """What ``chunk`` sends."""
         columns, first = self._columns(chunk.idx)
