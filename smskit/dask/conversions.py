@@ -50,7 +50,7 @@ from smskit.rules.files import table_path
 from smskit.rules.orders import order_frame, order_numbers, read_orders, window_of
 from smskit.rules.recipients import REGION_COLUMN
 
-__all__ = ["Buyers", "IdBuyers", "OrderRuns", "conversions", "group_totals"]
+__all__ = ["Buyers", "OrderRuns", "conversions", "group_totals"]
 
 
 @dataclass(frozen=True)
@@ -79,10 +79,11 @@ class OrderRuns:
 @dataclass(frozen=True)
 class Buyers:
     """The numbers among the orders inside the window, each once, ascending: ``keys`` (E.164
-    digits), ``counts`` (orders), ``first`` (the first order's UTC nanoseconds), ``revenue``
-    (the orders' amounts summed; None: counted without amounts)."""
+    digits; matched by customer id, the ids, in order of first appearance), ``counts``
+    (orders), ``first`` (the first order's UTC nanoseconds), ``revenue`` (the orders'
+    amounts summed; None: counted without amounts)."""
 
-    keys: np.ndarray
+    keys: np.ndarray | pd.Index
     counts: np.ndarray
     first: np.ndarray
     revenue: np.ndarray | None
@@ -93,17 +94,22 @@ class Buyers:
         index.get_indexer(self.keys[:1])  # its hash table built once, here
         return index
 
-    def find(self, keys: np.ndarray) -> np.ndarray:
-        """The position of each of ``keys`` (distinct E.164 digits) among the buyers', -1
-        where it bought nothing: one look-up each in a hash table of the buyers' keys."""
+    def find(self, keys: Any) -> np.ndarray:
+        """The position of each of ``keys`` (distinct E.164 digits, or customer ids) among the
+        buyers', -1 where it bought nothing: one look-up each in a hash table of theirs."""
         return np.asarray(self._index.get_indexer(pd.Index(keys, copy=False)), dtype="int64")
 
     @staticmethod
     def of(parts: list[OrderRuns]) -> Buyers:
         """Each number's orders among ``parts`` counted and summed once: one stable sort by
         number (a number's orders stay in the table's order, their amounts summed in it),
-        then each run of equal numbers reduced."""
+        then each run of equal numbers reduced. Matched by customer id, the ids are coded
+        first (an id's code is its place among them), and the codes summed."""
         runs = OrderRuns.joined(parts)
+        names = None
+        if runs.ids is not None:
+            codes, names = pd.factorize(runs.ids)
+            runs = OrderRuns(np.asarray(codes, dtype="int64"), runs.at, runs.amounts)
         if not len(runs.keys):
             none = np.zeros(0, dtype="int64")
             return Buyers(none, none, none, None if runs.amounts is None else np.zeros(0))
@@ -114,8 +120,8 @@ class Buyers:
         first = np.minimum.reduceat(runs.at[order], starts)
         amounts = runs.amounts
         revenue = None if amounts is None else np.add.reduceat(amounts[order], starts)
-        buyers = Buyers(keys[starts], counts, first, revenue)
-        buyers.find(keys[:1])  # the table built on the task that sums, not by each partition
+        buyers = Buyers(keys[starts] if names is None else pd.Index(names), counts, first, revenue)
+        buyers.find(buyers.keys[:1])  # the table built on the task that sums, not per partition
         return buyers
 
 
@@ -155,13 +161,12 @@ def _read_orders(
 
 
 def _buyers(orders: Any, bounds: tuple[int, int], read: OrderColumns, on: str | None) -> Delayed:
-    """The buyers among the orders inside ``bounds`` as one delayed :class:`Buyers` (an
-    :class:`IdBuyers` matched by customer id, column ``on``): a Dask DataFrame's partitions
-    each read where it lives (its first row in the whole table counted in the same graph;
-    only the columns read are asked of its files), another table read once."""
-    summed = Buyers.of if on is None else IdBuyers.of
+    """The buyers among the orders inside ``bounds`` as one delayed :class:`Buyers` (by
+    customer id, column ``on``, when given): a Dask DataFrame's partitions each read where
+    it lives (its first row in the whole table counted in the same graph; only the columns
+    read are asked of its files), another table read once."""
     if not isinstance(orders, dd.DataFrame):
-        return delayed(summed)([delayed(_read_orders)(orders, 0, bounds, read, on)])
+        return delayed(Buyers.of)([delayed(_read_orders)(orders, 0, bounds, read, on)])
     keys = [on] if on is not None else [read.number, REGION_COLUMN]
     wanted = [*keys, read.at, *([read.value] if read.value else [])]
     kept = [name for name in dict.fromkeys(wanted) if name in orders.columns]
@@ -171,7 +176,7 @@ def _buyers(orders: Any, bounds: tuple[int, int], read: OrderColumns, on: str | 
         delayed(_read_orders)(part, delayed(sum)(sizes[:index]) if index else 0, bounds, read, on)
         for index, part in enumerate(parts)
     ]
-    return delayed(summed)(reads)
+    return delayed(Buyers.of)(reads)
 
 
 def _partition(
@@ -180,11 +185,11 @@ def _partition(
     default_region: str | None,
     money: bool,
     dtypes: dict[str, Any] | None = None,
-    keys: np.ndarray | None = None,
+    keys: Any = None,
 ) -> pd.DataFrame:
     """One recipient partition's conversions (``CampaignResult.conversions()``' columns);
-    ``keys`` given: its recipients' keys among the buyers' (coded customer ids, their
-    repeats refused across partitions), not read from their numbers."""
+    ``keys`` given: its recipients' customer ids (their repeats refused across partitions),
+    not read from their numbers."""
     if keys is None:
         keys = _number_keys(part, default_region)
     found = buyers.find(keys)
@@ -294,23 +299,6 @@ def conversions(
     return frame_of(parts, meta)
 
 
-@dataclass(frozen=True)
-class IdBuyers:
-    """The buyers among the orders inside the window matched by customer id: ``names``
-    (each id once; an id's code is its position) and ``buyers`` (keyed by those codes)."""
-
-    names: pd.Index
-    buyers: Buyers
-
-    @staticmethod
-    def of(parts: list[OrderRuns]) -> IdBuyers:
-        """Each partition's orders (their ``ids``; keys unused) coded over all of them."""
-        runs = OrderRuns.joined(parts)
-        codes, names = pd.factorize(runs.ids if runs.ids is not None else pd.Index([]))
-        coded = OrderRuns(np.asarray(codes, dtype="int64"), runs.at, runs.amounts)
-        return IdBuyers(pd.Index(names), Buyers.of([coded]))
-
-
 def _id_table(table: Any, column: str) -> tuple[Any, np.dtype[Any]]:
     """The recipients' input ``table`` reduced to ``column`` (a delayed pandas frame for a
     Dask one, its partitions in order), and the ids' dtype; refused as the pandas result
@@ -341,16 +329,15 @@ def _id_partition(
     part: pd.DataFrame,
     ids: pd.Series,
     _checked: None,
-    found: IdBuyers,
+    found: Buyers,
     column: str,
     money: bool,
     dtypes: dict[str, Any],
 ) -> pd.DataFrame:
     """One recipient partition's conversions by customer id, the id after ``group``."""
-    refuse_unmatchable(ids, found.names, column)
-    keys = np.asarray(found.names.get_indexer(pd.Index(ids.array)), dtype="int64")
+    refuse_unmatchable(ids, found.keys, column)
     theirs = {name: dtype for name, dtype in dtypes.items() if name != column}
-    frame = _partition(part, found.buyers, None, money, theirs, keys=keys)
+    frame = _partition(part, found, None, money, theirs, keys=ids.array)
     frame.insert(3, column, ids.to_numpy())
     return frame.astype({column: dtypes[column]})
 
