@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from smskit.cli.main import CLI_REMEDY
+from smskit.rules.findings import MESSAGES
+from smskit.sandbox import Sandbox
 
 REPO = Path(__file__).resolve().parent.parent
 PYTHON_ADVICE = re.compile(r"\bpass [\w.]+[=(]|smskit\.\w+\(|\w+\(\.\.\.\)|\bpass pathlib")
@@ -144,3 +146,36 @@ def test_advice_at_the_shell_names_options_and_variables(
     assert done.returncode == code, done.stderr
     assert len(lines) == 1 and says in lines[0], done.stderr
     assert not PYTHON_ADVICE.search(lines[0]) and "=True" not in lines[0], lines[0]
+
+
+def test_no_finding_is_worded_in_python() -> None:
+    """Each finding's message reaches the shell as it is (`smskit send`'s Warning: lines):
+    none spells a Python argument (`with_replies=True`, `include_opted_out=True`), which
+    the command knows as --with-replies and --include-opted-out."""
+    python = re.compile(r"\b[a-z_]+=(True|False|None)\b|\bpass [\w.]+[=(]")
+    assert [code for code, text in MESSAGES.items() if python.search(text)] == []
+
+
+def test_send_s_warnings_are_in_the_shell_s_words(fresh_sandbox: Sandbox, tmp_path: Path) -> None:
+    """`smskit send --with-replies --include-opted-out --dry-run` to a number on the list:
+    its Warning: lines said "with_replies=True: ..." and "(include_opted_out=True, ...)";
+    now they say what holds, in no language's spelling. As a real process; nothing sent."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SMSKIT_")}
+    env |= {"XDG_DATA_HOME": str(tmp_path / "d"), "XDG_CACHE_HOME": str(tmp_path / "c"),
+            "SMSKIT_BASE_URL": fresh_sandbox.url, "SMSKIT_API_LOGIN": fresh_sandbox.login,
+            "SMSKIT_API_KEY": fresh_sandbox.api_key}  # fmt: skip
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+    assert smskit(env, "optouts", "add", "+33612345679").returncode == 0
+    done = smskit(env, "send", "--text", "Votre colis est prêt", "--sender", "Shop",
+                  "--purpose", "alert", "--to", "+33612345678", "--to", "+33612345679",
+                  "--with-replies", "--include-opted-out", "--dry-run")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stdout.splitlines() if line.startswith("Warning:")]
+    assert warnings == [
+        "Warning: replies allowed: the sender is replaced by the gateway's short number",
+        "Warning: 1 recipient(s) on the opt-out list are sent to anyway (opted-out numbers "
+        "included, a transactional send)",
+        "Warning: 1 recipient(s): opted out, sent anyway (opted-out numbers included, a "
+        "transactional send) (row 1)",
+    ]
+    assert fresh_sandbox.sent().empty

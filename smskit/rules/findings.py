@@ -1,7 +1,9 @@
 """Findings as data: a stable code, the field concerned, the row; the message comes last.
 
 Code asks findings by code (never by searching message text); people read
-:meth:`Finding.message`, rendered from :data:`MESSAGES`.
+:meth:`Finding.message`, rendered from :data:`MESSAGES`, in words a notebook and the shell
+both read: never a Python spelling (``with_replies=True``), which ``smskit send`` printed as
+it is beside its ``--with-replies``.
 """
 
 from __future__ import annotations
@@ -57,12 +59,13 @@ MESSAGES: Final[dict[str, str]] = {
     "doubtful_line": "{detail} line may not receive SMS",
     "rendered_too_long": "renders to {detail}",
     "outside_hours": "outside marketing hours ({detail})",
-    "sender_replaced": "with_replies=True: the sender is replaced by the gateway's short number",
+    "sender_replaced": "replies allowed: the sender is replaced by the gateway's short number",
     "fields_missing": "{detail} recipient(s) miss a dynamic field: it renders empty",
     "hours_refused": "{detail}",
-    "opted_out_included": "opted out, sent anyway (include_opted_out=True, a transactional send)",
+    "opted_out_included": "opted out, sent anyway (opted-out numbers included, a transactional "
+    "send)",
     "opted_outs_included": "{detail} recipient(s) on the opt-out list are sent to anyway "
-    "(include_opted_out=True, a transactional send)",
+    "(opted-out numbers included, a transactional send)",
     "optouts_unread": "the opt-out list was not read: {detail}",
     "frequency_cap_unchecked": "the frequency cap was not checked: {detail}",
     "send_at_passed": "send_at {detail} has passed: the gateway sends at once",
