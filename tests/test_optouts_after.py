@@ -239,6 +239,34 @@ def test_a_list_at_another_path_warns_and_the_variable_makes_preflight_read_it(
     assert frame["issue"].tolist() == ["opted_out"]
 
 
+def test_the_variable_naming_a_missing_directory_stops_every_send(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SMSKIT_OPTOUTS_PATH in a directory that does not exist (a typo): preflight refuses
+    naming the variable, and `smskit send` (exit 3) sends nothing over HTTP; it was read as
+    "no list yet" and sent to the numbers the real list holds."""
+    typo = tmp_path / "lists-typo" / "optouts.sqlite"
+    monkeypatch.setenv(PATH_VARIABLE, str(typo))
+    with Sandbox() as sb, smskit.Client(sandbox=sb) as client:
+        campaign = smskit.Campaign(client, ["+33612345678"], text=TEXT, sender="Shop")
+        with pytest.raises(ConfigurationError, match=f"^{PATH_VARIABLE}=") as refused:
+            campaign.preflight(offline=True)
+        assert "does not exist" in str(refused.value) and f"unset {PATH_VARIABLE}" in str(
+            refused.value
+        )
+        env = {**os.environ, "SMSKIT_BASE_URL": sb.url, "SMSKIT_API_LOGIN": sb.login,
+               "SMSKIT_API_KEY": sb.api_key, PATH_VARIABLE: str(typo)}  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", "smskit", "send", "--to", "+33612345678", "--text", "Rappel",
+             "--sender", "Clinic", "--purpose", "alert", "--yes"],
+            env=env, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert done.returncode == 3, done.stderr
+        assert PATH_VARIABLE in done.stderr and len(done.stderr.strip().splitlines()) == 1
+        assert sb.sent().empty
+    assert not typo.parent.exists()
+
+
 def test_the_cli_says_when_its_path_is_not_the_preflights_list(tmp_path: Path) -> None:
     """`smskit optouts add --path X` (a real process) adds, exits 0 and warns on stderr
     naming the variable; with SMSKIT_OPTOUTS_PATH=X it says nothing."""

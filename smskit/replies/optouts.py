@@ -99,11 +99,22 @@ PATH_VARIABLE: Final = "SMSKIT_OPTOUTS_PATH"
 def optouts_path() -> Path:
     """The file of every account's opt-out list that preflight reads (every preflight: a
     campaign's, a resume's, Dask's, the Composer's, the CLI's): ``$SMSKIT_OPTOUTS_PATH``
-    when set, else ``optouts.sqlite`` in smskit's per-user data directory."""
+    when set, else ``optouts.sqlite`` in smskit's per-user data directory. The variable set
+    to a file in a directory that does not exist is refused naming it: read as "no list
+    yet", a mistyped path would have excluded no one from any send."""
     from smskit._paths import data_dir
 
     given = os.environ.get(PATH_VARIABLE)
-    return Path(given) if given else data_dir() / "optouts.sqlite"
+    if not given:
+        return data_dir() / "optouts.sqlite"
+    path = Path(given)
+    if not path.parent.is_dir():
+        raise ConfigurationError(
+            f"{PATH_VARIABLE}={given!r}: its directory {str(path.parent)!r} does not exist, so "
+            "no preflight can read an opt-out list there and none would exclude its numbers: "
+            f"create the directory, or unset {PATH_VARIABLE} for the default list"
+        )
+    return path
 
 
 class OptOutsNotReadWarning(UserWarning):
