@@ -368,17 +368,16 @@ def _by_customer_id(
     return frame_of(done, meta)
 
 
-def _totals(part: pd.DataFrame, treated: str | None, holdout: str) -> tuple[GroupTotals, ...]:
-    return tuple(t.counted() for t in frame_totals(part, treated, holdout))
+def _totals(part: pd.DataFrame) -> tuple[GroupTotals, ...]:
+    return tuple(t.counted() for t in frame_totals(part, None, "holdout"))
 
 
-def group_totals(
-    frame: dd.DataFrame, treated: str | None = None, holdout: str = "holdout"
-) -> tuple[GroupTotals, GroupTotals]:
+def group_totals(frame: dd.DataFrame) -> tuple[GroupTotals, GroupTotals]:
     """The pandas :func:`~smskit.campaigns.analysis.lift.frame_totals` of a partitioned
-    conversions frame: each partition's group totals, merged on the client (a few numbers
-    and the counts of each revenue amount per partition), for the pandas lift's statistics
+    conversions frame (the groups sent against ``holdout``, as ``lift()`` by default): each
+    partition's group totals, merged on the client (a few numbers and the counts of each
+    revenue amount per partition), for the pandas lift's statistics
     (:func:`~smskit.campaigns.analysis.lift.lift_of`)."""
-    parts = [delayed(_totals)(part, treated, holdout) for part in frame.to_delayed()]
+    parts = [delayed(_totals)(part) for part in frame.to_delayed()]
     (found,) = dask.compute(parts)
     return GroupTotals.merged([t for t, _ in found]), GroupTotals.merged([h for _, h in found])
