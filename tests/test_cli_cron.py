@@ -192,12 +192,24 @@ def test_server_commands_exit_3_on_a_port_in_use(tmp_path: Path) -> None:
             assert f"cannot listen on 127.0.0.1 port {port}:" in stderr_line(result)
 
 
-def test_nothing_to_send_is_refused(run: Run, fresh_sandbox: Sandbox) -> None:
-    """Every recipient excluded: exit 4 saying so, nothing sent (not "sent 0", exit 0)."""
-    result = run("send", "--text", "Alerte", "--sender", "Ops", "--purpose", "alert",
-                 "--to", "0612", "--to", "+33123456789", "--yes")  # fmt: skip
+@pytest.mark.parametrize(
+    ("text", "numbers", "why"),
+    [
+        ("Alerte", ("0612", "+33123456789"), "(invalid_number: 1, cannot_receive_sms: 1)"),
+        ("", ("+33612345678",), "(empty_text: 1)"),
+    ],
+)
+def test_nothing_to_send_is_refused(
+    text: str, numbers: tuple[str, ...], why: str, run: Run, fresh_sandbox: Sandbox
+) -> None:
+    """Every recipient excluded: exit 4 saying so, nothing sent (not "sent 0", exit 0). The
+    one line on stderr (what cron mails) counts the reasons too: it said only "all 1
+    recipient(s) are excluded" for an empty --text, the reason on stdout alone."""
+    to = [arg for number in numbers for arg in ("--to", number)]
+    result = run("send", "--text", text, "--sender", "Ops", "--purpose", "alert", *to, "--yes")
     assert result.exit_code == EXIT_INPUT
-    assert "nothing to send: all 2 recipient(s) are excluded" in stderr_line(result)
+    said = f"smskit: error: nothing to send: all {len(numbers)} recipient(s) are excluded {why}"
+    assert stderr_line(result) == said
     assert fresh_sandbox.sent().empty
 
 

@@ -220,12 +220,15 @@ def send(
             raise Refused(f"nothing to send: {csv_file} holds no recipient (a header only)")
         refusals = report.hours_refusals()
         _describe_preflight(document, report, as_json)
-        if report.to_send == 0:  # each exclusion was just listed with its reason
+        if report.to_send == 0:  # each exclusion was just listed (stdout) with its reason
             why = [f"{f.field} {f.message()}" for f in report.blocking_findings()]
+            counts = report.issues()  # and the line itself says why: stderr is what cron mails
+            reasons = ", ".join(f"{issue}: {n}" for issue, n in counts[counts > 0].items())
             raise Refused(
                 f"nothing to send: {why[0]}"
                 if why
-                else f"nothing to send: all {report.recipients} recipient(s) are excluded"
+                else f"nothing to send: all {report.recipients} recipient(s) are excluded "
+                f"({reasons})"
             )
         report.raise_for_errors()
         if refusals and not outside_hours:
