@@ -30,27 +30,16 @@ def breakdown(frame: pd.DataFrame) -> pd.DataFrame:
     """Recipients to send, their segments and cost per destination country and encoding
     (``priced`` counts the recipients whose cost is known; cost is NaN when none is)."""
     sending = frame.loc[frame["send"], ["region", "encoding", "segments", "cost"]]
-    keys = [sending["region"].astype(object), sending["encoding"].astype(object)]
-    grouped = sending.assign(
-        recipients=1,
-        segments=sending["segments"].astype("int64"),
-        priced=sending["cost"].notna().astype("int64"),
-    ).groupby(keys, dropna=False, sort=True)
-    sums = grouped[["recipients", "segments", "cost", "priced"]].sum()
-    sums.index.names = ["region", "encoding"]
-    return _tidy(sums)
+    rows = sending.astype({"region": object, "encoding": object, "segments": "int64"})
+    rows = rows.assign(recipients=1, priced=rows["cost"].notna().astype("int64"))
+    return merged_breakdown([rows])
 
 
 def merged_breakdown(parts: list[pd.DataFrame]) -> pd.DataFrame:
-    """The :func:`breakdown` of a whole report from its parts' (the partitions')."""
-    table = pd.concat(parts, ignore_index=True)
-    return _tidy(table.groupby(["region", "encoding"], dropna=False).sum())
-
-
-def _tidy(sums: pd.DataFrame) -> pd.DataFrame:
-    """Sums per (region, encoding) in a breakdown's shape: sorted, a cost only where one is
-    known."""
-    table = sums.reset_index().sort_values(["region", "encoding"], ignore_index=True)
+    """The :func:`breakdown` of a whole report from its parts' (the partitions'; or its
+    recipients', one a row)."""
+    grouped = pd.concat(parts, ignore_index=True).groupby(["region", "encoding"], dropna=False)
+    table = grouped.sum().reset_index().sort_values(["region", "encoding"], ignore_index=True)
     table["cost"] = table["cost"].where(table["priced"] > 0)
     return table[list(BREAKDOWN_COLUMNS)]
 
