@@ -316,8 +316,8 @@ class _Items(Sequence[Any]):
     def _repr_html_(self) -> str:
         return self.to_html()
 
-    def _tally(self, attribute: str, spec_values: Sequence[str]) -> str:
-        return reprs.tally_text((getattr(item, attribute) for item in self._items), spec_values)
+    def _tally(self, spec_values: Sequence[str]) -> str:
+        return reprs.tally_text((item.status for item in self._items), spec_values)
 
 
 class ContactItems(_Items):
@@ -338,7 +338,7 @@ class ContactItems(_Items):
 
     @tolerant_repr
     def __repr__(self) -> str:
-        tally = self._tally("status", CONTACT_ITEM_STATUS)
+        tally = self._tally(CONTACT_ITEM_STATUS)
         return f"<ContactItems {len(self)} contacts{': ' + tally if tally else ''}>"
 
     def to_frame(self) -> pd.DataFrame:
@@ -349,7 +349,7 @@ class ContactItems(_Items):
 
     def to_html(self) -> str:
         """Summary and the first rows as HTML."""
-        tally = self._tally("status", CONTACT_ITEM_STATUS)
+        tally = self._tally(CONTACT_ITEM_STATUS)
         columns = ("phone_number", "email", "status")
         return reprs.table_html("Contacts", f"{len(self)} contacts: {tally}", columns, self._items)
 
@@ -522,7 +522,7 @@ class HLRResults(_Items):
 
     @tolerant_repr
     def __repr__(self) -> str:
-        tally = self._tally("status", HLR_STATUS)
+        tally = self._tally(HLR_STATUS)
         return f"<HLRResults {len(self)} numbers{': ' + tally if tally else ''}>"
 
     def to_frame(self) -> pd.DataFrame:

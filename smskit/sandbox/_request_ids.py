@@ -16,7 +16,7 @@ The client recognises both (:func:`smskit.rules.answers.is_duplicate_request_id`
 from __future__ import annotations
 
 import sqlite3
-from typing import Final, Literal, get_args
+from typing import Final, Literal
 
 from smskit.errors import ValidationError
 from smskit.rules.answers import DUPLICATE_FIELD, LEGACY_DUPLICATE_CODE, LEGACY_DUPLICATE_MESSAGE
@@ -24,7 +24,6 @@ from smskit.sandbox._casting import DUPLICATE
 from smskit.sandbox._domain import GatewayError, validation_error
 
 __all__ = [
-    "DUPLICATE_ANSWERS",
     "SCHEMA",
     "TABLES",
     "DuplicateAnswer",
@@ -40,7 +39,6 @@ CREATE TABLE IF NOT EXISTS request_ids (
 """
 TABLES: Final = ("request_ids",)
 DuplicateAnswer = Literal["spec", "legacy"]
-DUPLICATE_ANSWERS: Final = get_args(DuplicateAnswer)
 _MESSAGE: Final = (
     "request_id was already used in the last 24 hours: this request was not sent (an earlier "
     "request with this id was accepted)."
@@ -48,7 +46,7 @@ _MESSAGE: Final = (
 
 
 def check_shape(shape: object) -> DuplicateAnswer:
-    """``shape`` if it is one of :data:`DUPLICATE_ANSWERS`; a ValidationError otherwise."""
+    """``shape`` if it is a :data:`DuplicateAnswer`; a ValidationError otherwise."""
     if shape == "spec":
         return "spec"
     if shape == "legacy":
