@@ -29,7 +29,7 @@ import smskit
 import smskit.dask
 import smskit.plots
 from smskit.campaigns.analysis.sends import sends
-from smskit.cli.output import EXIT_INPUT, EXIT_USAGE
+from smskit.cli.output import EXIT_CONFIG, EXIT_INPUT, EXIT_USAGE
 from smskit.client.clients import Backoff
 from smskit.errors import ValidationError
 from smskit.rules.caps import (
@@ -420,8 +420,9 @@ def test_cli_caps_the_third_send_and_a_dry_run_counts_them(
 
 def test_cli_refuses_a_cap_it_cannot_apply(fresh_sandbox: Sandbox, tmp_path: Path) -> None:
     """A cap that does not read is a usage error naming --frequency-cap (exit 2); a cap on
-    an alert, or an unreadable SMSKIT_FREQUENCY_CAP, is refused in one line naming it
-    (exit 4); nothing is sent."""
+    an alert is refused in one line naming it (exit 4); an unreadable SMSKIT_FREQUENCY_CAP
+    is configuration (exit 3, as every refused SMSKIT_* setting), one line naming it;
+    nothing is sent."""
     run = smskit_process(fresh_sandbox, tmp_path)
     bad = run(*PROMO, *to(fr_mobiles(1)[0]), "--frequency-cap", "0/7D")
     assert bad.returncode == EXIT_USAGE and "'--frequency-cap'" in bad.stderr
@@ -433,7 +434,7 @@ def test_cli_refuses_a_cap_it_cannot_apply(fresh_sandbox: Sandbox, tmp_path: Pat
         "send (purpose 'alert') never is, and takes no cap (got '2/7D')"
     )
     env = run(*PROMO, *to(fr_mobiles(1)[0]), SMSKIT_FREQUENCY_CAP="x")
-    assert env.returncode == EXIT_INPUT
+    assert env.returncode == EXIT_CONFIG
     assert env.stderr.startswith("smskit: error: SMSKIT_FREQUENCY_CAP: must read 'N/PERIOD'")
     assert fresh_sandbox.sent().empty
 

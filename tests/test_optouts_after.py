@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import smskit
-from smskit.errors import ConfigurationError
+from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies import Inbox
 from smskit.replies.optouts import (
     PATH_VARIABLE,
@@ -249,7 +249,7 @@ def test_the_variable_naming_a_missing_directory_stops_every_send(
     monkeypatch.setenv(PATH_VARIABLE, str(typo))
     with Sandbox() as sb, smskit.Client(sandbox=sb) as client:
         campaign = smskit.Campaign(client, ["+33612345678"], text=TEXT, sender="Shop")
-        with pytest.raises(ConfigurationError, match=f"^{PATH_VARIABLE}=") as refused:
+        with pytest.raises(ValidationError, match=f"^{PATH_VARIABLE}: ") as refused:
             campaign.preflight(offline=True)
         assert "does not exist" in str(refused.value) and f"unset {PATH_VARIABLE}" in str(
             refused.value

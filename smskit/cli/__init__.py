@@ -24,7 +24,8 @@ Exit codes (also in ``smskit --help``); nothing done is never 0:
 | 0 | done: all that was asked now holds (some of it may have held already) |
 | 1 | declined at the confirmation, or an unexpected error (a bug) |
 | 2 | usage: unknown command, bad or missing option |
-| 3 | configuration: credentials, gateway URL, a missing extra, a port that cannot be used |
+| 3 | configuration: credentials, gateway URL, an `SMSKIT_*` setting smskit cannot use, a |
+|   | missing extra, a port that cannot be used |
 | 4 | input refused before any request (names the field or row), a file unreadable, or |
 |   | nothing in it to do (a header-only file, an inbox without opt-outs) |
 | 5 | the gateway answered with an error (authentication, credit, payload) |

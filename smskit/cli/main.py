@@ -11,6 +11,7 @@ import click
 
 from smskit.campaigns.planning.spec import CAMPAIGN_OPTIONS
 from smskit.cli import account, campaign, lines, optouts, replies, sandbox, send
+from smskit.cli.options import CLOCK_VARIABLE
 from smskit.cli.output import (
     EXIT_BUSY,
     EXIT_CODES_HELP,
@@ -33,6 +34,10 @@ from smskit.errors import (
     TransportError,
     ValidationError,
 )
+from smskit.replies.optouts import PATH_VARIABLE
+from smskit.rules.caps import ENV_FREQUENCY_CAP
+from smskit.rules.region import ENV_DEFAULT_REGION
+from smskit.rules.timezone import ENV_TIME_ZONE
 
 # Most specific first: the first class an error is an instance of gives the exit code.
 EXIT_BY_ERROR: tuple[tuple[type[BaseException], int], ...] = (
@@ -176,6 +181,9 @@ def _outcome(
         click.echo(f"{prog_name}: interrupted", err=True)
         return EXIT_INTERRUPTED
     except Exception as exc:
+        if isinstance(exc, ValidationError) and exc.field in SETTINGS:
+            click.echo(f"{prog_name}: error: {_describe(exc)}", err=True)
+            return EXIT_CONFIG  # a setting of the environment: configuration, not input
         for kind, code in EXIT_BY_ERROR:
             if isinstance(exc, kind):
                 click.echo(f"{prog_name}: error: {_describe(exc)}", err=True)
@@ -208,6 +216,14 @@ OPTION_OF_FIELD: Final = {
     **{o.name: o.flag for o in CAMPAIGN_OPTIONS if o.flag is not None},
     **{o.env: o.env for o in CAMPAIGN_OPTIONS if o.env is not None},
 }
+
+
+# The environment variables whose value the library refuses as a ValidationError naming the
+# variable: configuration (exit 3), as a refused SMSKIT_DEFAULT_REGION or SMSKIT_NOW is, never
+# input (exit 4: the command's options and files); said as `VARIABLE: rule (got value)`.
+SETTINGS: Final = frozenset(
+    {ENV_DEFAULT_REGION, ENV_FREQUENCY_CAP, ENV_TIME_ZONE, CLOCK_VARIABLE, PATH_VARIABLE}
+)
 
 
 # The Python arguments the library's advice names (SmskitError.remedy), as the shell gives
@@ -261,6 +277,8 @@ def _describe(exc: BaseException) -> str:
         return _one_line(f"{exc.filename}: {exc.strerror or exc}")
     if isinstance(exc, ValidationError) and named_file(exc.field) is not None:
         return _one_line(f"{named_file(exc.field)}: {exc}")
+    if isinstance(exc, ValidationError) and exc.field in SETTINGS:
+        return _one_line(str(exc))
     if isinstance(exc, ValidationError) and exc.field in OPTION_OF_FIELD:
         where = OPTION_OF_FIELD[exc.field]
         if exc.position is not None:

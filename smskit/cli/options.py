@@ -18,7 +18,7 @@ from typing import Any, Final, TypeVar
 import click
 
 from smskit.campaigns.planning.spec import CAMPAIGN_OPTIONS, CampaignOption
-from smskit.errors import ConfigurationError
+from smskit.errors import ValidationError
 from smskit.rules import spec as _spec
 from smskit.rules.region import DEFAULT_REGION, ENV_DEFAULT_REGION
 
@@ -184,10 +184,11 @@ def now() -> datetime:
         instant = datetime.fromisoformat(given)
     except ValueError:
         instant = None
-    if instant is None or instant.utcoffset() is None:
-        raise ConfigurationError(
-            f"{CLOCK_VARIABLE}={given!r}: must be an ISO 8601 instant with its UTC offset, "
-            "e.g. 2026-03-02T09:30:00+01:00"
+    if instant is None or instant.utcoffset() is None:  # a setting: exit 3, naming it
+        raise ValidationError(
+            CLOCK_VARIABLE,
+            "must be an ISO 8601 instant with its UTC offset, e.g. 2026-03-02T09:30:00+01:00",
+            value=given,
         )
     return instant
 

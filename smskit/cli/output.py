@@ -35,7 +35,8 @@ EXIT_INTERRUPTED: Final = 130
 
 EXIT_CODES_HELP: Final = (
     "Exit codes: 0 done (all that was asked now holds); 1 declined "
-    "or unexpected error; 2 usage; 3 configuration (credentials, URL, missing extra, port); "
+    "or unexpected error; 2 usage; 3 configuration (credentials, URL, an SMSKIT_* setting, "
+    "missing extra, port); "
     "4 input refused, a file unreadable, or nothing in it to do (a header-only file); 5 "
     "gateway answered with an error; 6 gateway unreachable or timed out; 7 not all done "
     "(numbers without an answer, recipients not sent); 8 another runner is sending that "

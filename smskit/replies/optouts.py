@@ -108,11 +108,13 @@ def optouts_path() -> Path:
     if not given:
         return data_dir() / "optouts.sqlite"
     path = Path(given)
-    if not path.parent.is_dir():
-        raise ConfigurationError(
-            f"{PATH_VARIABLE}={given!r}: its directory {str(path.parent)!r} does not exist, so "
-            "no preflight can read an opt-out list there and none would exclude its numbers: "
-            f"create the directory, or unset {PATH_VARIABLE} for the default list"
+    if not path.parent.is_dir():  # refused as every SMSKIT_* setting is: naming the variable
+        raise ValidationError(
+            PATH_VARIABLE,
+            f"its directory {str(path.parent)!r} does not exist, so no preflight can read an "
+            "opt-out list there and none would exclude its numbers: create the directory, or "
+            f"unset {PATH_VARIABLE} for the default list",
+            value=given,
         )
     return path
 
