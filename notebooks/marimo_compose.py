@@ -94,8 +94,8 @@ def _(composer, mo):
 def _(mo):
     mo.md(
         """
-        marimo re-runs the cell above when the front end changes the widget (typing, the
-        options); what a button did is on the widget itself: `composer.widget.result`,
+        marimo re-runs the cell above when the widget changes (typing, the options, a
+        button); what a button did is on the widget itself: `composer.widget.result`,
         `composer.widget.cost_estimate` and `composer.widget.sends` (every campaign sent from
         it, each with its name, journal and result).
         """

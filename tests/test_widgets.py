@@ -762,6 +762,21 @@ def test_hlr_export_that_cannot_write_says_why_in_the_widget(
     assert sorted(tmp_path.iterdir()) == []
 
 
+def test_every_press_that_runs_is_counted_for_the_front_end(client: Client) -> None:
+    """``presses`` (synced) counts the presses that ran, one that failed included, none that
+    was disabled: the front end hands each new count back, and marimo re-runs the cells that
+    read the widget on it (after "optimise text" they showed the text before it)."""
+    explorer = HLRExplorer(client, NUMBERS[:2], journal=False)
+    assert explorer.presses == 0 and "presses" in explorer.get_state()
+    explorer.press("export")  # disabled before a check
+    assert explorer.presses == 0
+    explorer._received(explorer, {"action": "check", "values": {}}, [])
+    assert explorer.presses == 1 and explorer.checked
+    explorer.csv_path = ""
+    explorer.press("export")  # refused, said in the widget: it ran
+    assert explorer.presses == 2 and explorer.message_kind == "error"
+
+
 def test_dashboard_map_draws_the_figures_countries_in_its_colours(client: Client) -> None:
     """The map the front end draws is credits_map's: each country its value, a colour that
     grows with it on the figure's span, an outline from the shipped shapes (no request)."""

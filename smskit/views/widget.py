@@ -74,6 +74,11 @@ class Widget(anywidget.AnyWidget):
 
     message = traitlets.Unicode("").tag(sync=True)
     message_kind = traitlets.Unicode("info").tag(sync=True)  # "info" or "error"
+    presses = traitlets.Int(0).tag(sync=True)
+    """How many presses of a button have run (counted when each ends). The front end hands
+    each new count back: marimo re-runs the cells that read a widget only when its front end
+    changes something, and a press changes the widget from Python (the text optimised, a cost
+    estimated, numbers checked)."""
     _client: Client | AsyncClient | None
     ACTIONS: ClassVar[tuple[str, ...]] = ()
     INPUTS: ClassVar[tuple[str, ...]] = ()
@@ -118,7 +123,10 @@ class Widget(anywidget.AnyWidget):
         if action not in self.ACTIONS:
             raise ValueError(f"no button {action!r}; buttons: {', '.join(self.ACTIONS)}")
         if self.enabled(action):
-            getattr(self, f"_on_{action}")()
+            try:
+                getattr(self, f"_on_{action}")()
+            finally:
+                self.presses += 1
 
     def _received(self, _widget: Any, content: Any, _buffers: Any) -> None:
         if isinstance(content, Mapping) and content.get("action") in self.ACTIONS:

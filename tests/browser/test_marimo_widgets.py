@@ -109,9 +109,9 @@ def test_composer_in_marimo_edit_types_and_presses_every_button(
     browser: Any, marimo_edit: str
 ) -> None:
     """In the ``marimo edit`` editor: typing a curly quote makes the Composer UCS-2 and the
-    Python cell follows; optimise, add STOP, the options (a bad sender or send_at blocks the
-    send, saying why), estimate (the cost in EUR), Cancel and Confirm work; the send's result
-    is shown."""
+    Python cell follows, as it follows optimise and add STOP; optimise, add STOP, the options
+    (a bad sender or send_at blocks the send, saying why), estimate (the cost in EUR), Cancel
+    and Confirm work; the send's result is shown."""
     from playwright.sync_api import expect
 
     context, page, aborted = loopback_page(browser, marimo_edit)
@@ -130,9 +130,17 @@ def test_composer_in_marimo_edit_types_and_presses_every_button(
         expect(send).to_be_disabled()
         composer.get_by_role("button", name="optimise text").click()
         expect(encoding).to_have_text("GSM-7", timeout=WAIT_MS)
+        # A press changes the widget from Python; the cell reading it follows (it kept
+        # saying UCS-2 until the next keystroke).
+        expect(page.get_by_text("GSM-7 in 1 segment(s); ready to send: False")).to_be_visible(
+            timeout=WAIT_MS
+        )
         composer.get_by_role("button", name="add STOP mention").click()
         expect(box).to_have_value(TYPED.replace("’", "'") + "\nSTOP au 36173", timeout=WAIT_MS)
         expect(send).to_be_enabled(timeout=WAIT_MS)
+        expect(page.get_by_text("GSM-7 in 1 segment(s); ready to send: True")).to_be_visible(
+            timeout=WAIT_MS
+        )
         composer.get_by_label("purpose").select_option("alert")
         expect(composer.get_by_role("button", name="add STOP mention")).to_be_disabled(
             timeout=WAIT_MS

@@ -63,11 +63,28 @@ function progressLine(model, tag = "span") {
   return { progress, draw, events: ["change:progress"] };
 }
 
+// A press Python has run (its count, trait `presses`) is handed back as a change of the front
+// end: marimo re-runs the cells that read the widget only on such changes, and a press changes
+// the widget from Python (cells showed the text as it was before "optimise text"). Where the
+// value is already the model's (JupyterLab, Notebook 7) nothing is sent. Each count is handed
+// back once (marimo's set() announces the change again, synchronously).
+function pressesHandedBack(model) {
+  let handed = model.get("presses");
+  return () => {
+    const presses = model.get("presses");
+    if (presses === handed) return;
+    handed = presses;
+    model.set("presses", presses);
+    model.save_changes();
+  };
+}
+
 // Wire `handlers` ([event, draw] pairs), draw once, and return anywidget's clean-up.
 function follow(model, handlers) {
-  for (const [event, handler] of handlers) model.on(event, handler);
+  const wired = [...handlers, ["change:presses", pressesHandedBack(model)]];
+  for (const [event, handler] of wired) model.on(event, handler);
   for (const handler of new Set(handlers.map(([, handler]) => handler))) handler();
   return () => {
-    for (const [event, handler] of handlers) model.off(event, handler);
+    for (const [event, handler] of wired) model.off(event, handler);
   };
 }
