@@ -222,3 +222,37 @@ def test_hlr_output_onto_its_input_or_a_database_is_refused_before_checking(
         assert result.exit_code == EXIT_USAGE and "'-o'" in one_line(result)
         assert target.read_bytes() == before
     assert fresh_sandbox.balance() == 1000.0
+
+
+# Each option or argument naming a file the command writes or makes, as (its name in the
+# refusal, the arguments around the file).
+WRITTEN: dict[str, tuple[str, Callable[[str], list[str]]]] = {
+    "send --journal": ("'--journal'", lambda f: [*ALERT, "--journal", f]),
+    "send --dry-run --journal": ("'--journal'", lambda f: [*ALERT, "--dry-run", "--journal", f]),
+    "optouts export": ("'FILE'", lambda f: ["optouts", "export", f]),
+    "sandbox --path": ("'--path'", lambda f: ["sandbox", "--port", "0", "--path", f]),
+    "hlr -o": ("'-o'", lambda f: ["hlr", "+33612345678", "-o", f]),
+    "campaign list -o": ("'-o'", lambda f: ["campaign", "list", "-o", f]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("written", sorted(WRITTEN))
+def test_a_file_to_write_in_a_missing_directory_is_usage_naming_it(
+    written: str, run: Run, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """A file the command writes or makes, in a directory that does not exist: exit 2, one
+    line naming the option (or argument), the file and the directory, before any check.
+    `send --journal` was exit 3 "ConfigurationError: ..." after the preflight and the cost
+    (and its --dry-run exit 0: the send it rehearsed would fail); `optouts export` exit 3
+    "ConfigurationError: ..."; `sandbox --path` exit 3. Nothing sent, paid, or made."""
+    hint, args = WRITTEN[written]
+    nowhere = tmp_path / "nowhere"
+    target = nowhere / "file.sqlite"
+    result = run(*args(str(target)))
+    line = one_line(result)
+    assert result.exit_code == EXIT_USAGE, (result.exit_code, line)
+    said = f"Invalid value for {hint}: {target}: directory {str(nowhere)!r} does not exist"
+    assert said in line, line
+    assert "Preflight" not in result.stdout and "Cost" not in result.stdout
+    assert fresh_sandbox.sent().empty and fresh_sandbox.balance() == 1000.0
+    assert not nowhere.exists()

@@ -129,10 +129,6 @@ def list_(
 
     from smskit.campaigns import history
 
-    if output is not None and not output.parent.is_dir():
-        raise click.BadParameter(
-            f"{output}: directory {str(output.parent)!r} does not exist", param_hint="'-o'"
-        )
     store = None if inbox is None else inbox_file(inbox, "--inbox", "nothing listed")
     with warnings.catch_warnings():  # each unreadable journal is printed below, by row
         warnings.simplefilter("ignore", UserWarning)

@@ -61,10 +61,6 @@ def hlr(
     unreachable or failing included), and lists why; exits 4 when no value is a number
     (nothing to check).
     """
-    if output is not None and not output.parent.is_dir():  # before any (paid) check
-        raise click.BadParameter(
-            f"{output}: directory {str(output.parent)!r} does not exist", param_hint="'-o'"
-        )
     if output is not None:  # before any (paid) check; an inline number is no file
         try:
             check_not_replacing(output, "-o", reads=sources)

@@ -33,6 +33,7 @@ __all__ = [
     "campaign_options",
     "file_option",
     "given_campaign_options",
+    "in_a_directory",
     "is_quiet",
     "now",
     "output_option",
@@ -233,11 +234,32 @@ def given_as(name: str) -> str:
     return max(param.opts, key=len)
 
 
-def file_option(*names: str, help: str, exists: bool = False) -> Callable[[_F], _F]:
+def in_a_directory(
+    context: click.Context, param: click.Parameter, value: Path | None
+) -> Path | None:
+    """A file the command writes or makes (a CSV, a journal, a store): refused, naming its
+    option or argument (exit 2), when its directory does not exist; checked as the command
+    line is read, before anything is checked, paid for or sent (the library would refuse it
+    only when it opens the file, as a configuration error)."""
+    if value is not None and not value.parent.is_dir():
+        hint = f"'{param.opts[0]}'" if isinstance(param, click.Option) else None
+        raise click.BadParameter(
+            f"{value}: directory {str(value.parent)!r} does not exist", context, param, hint
+        )
+    return value
+
+
+def file_option(
+    *names: str, help: str, exists: bool = False, made: bool = False
+) -> Callable[[_F], _F]:
     """An option naming one file (not a directory) by its path, None when not given;
-    ``exists``: a file that must be there already (one the command reads)."""
+    ``exists``: a file that must be there already (one the command reads); ``made``: one
+    the command may create, whose directory must exist (:func:`in_a_directory`)."""
     return click.option(
-        *names, type=click.Path(exists=exists, dir_okay=False, path_type=Path), help=help
+        *names,
+        type=click.Path(exists=exists, dir_okay=False, path_type=Path),
+        callback=in_a_directory if made else None,
+        help=help,
     )
 
 
@@ -247,5 +269,6 @@ def output_option(written: str) -> Callable[[_F], _F]:
         "-o",
         "--output",
         type=click.Path(dir_okay=False, writable=True, path_type=Path),
+        callback=in_a_directory,
         help=f"CSV written with {written}.",
     )

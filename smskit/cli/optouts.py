@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from smskit.cli.options import file_option, region_option
+from smskit.cli.options import file_option, in_a_directory, region_option
 from smskit.cli.output import (
     EXIT_INPUT,
     EXIT_REPEAT,
@@ -158,7 +158,7 @@ def history(account: _Account, as_json: bool) -> int:
 
 
 @optouts.command("export")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path), callback=in_a_directory)
 @_account
 def export_(file: Path, account: _Account) -> int:
     """Write the list to FILE as CSV (phone_number, opted_out_at, source, reference, note).

@@ -32,7 +32,7 @@ STOP = threading.Event()
     show_default=True,
     help="TCP port (0: any free port).",
 )
-@file_option("--path", help="SQLite file keeping the state (default: memory).")
+@file_option("--path", made=True, help="SQLite file keeping the state (default: memory).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of tickets and HLR.")
 @click.option("--login", default="sandbox", show_default=True, help="Account login.")
 @click.option(

@@ -105,6 +105,7 @@ CSV_ONLY = (
 )
 @file_option(
     "--journal",
+    made=True,
     help="Journal file (default: <name>.journal.sqlite in the per-user data directory).",
 )
 @click.option(
