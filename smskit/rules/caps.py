@@ -131,9 +131,6 @@ class SentHistory:
     unread: str | None = None
     known: np.ndarray | None = None
 
-    def __len__(self) -> int:
-        return 0 if self.numbers is None else len(self.numbers)
-
     def reached(self, cap: FrequencyCap | None, when: datetime) -> np.ndarray:
         """The numbers (sorted keys) at ``cap`` already at ``when`` (none without a cap)."""
         import numpy as np
