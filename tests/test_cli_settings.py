@@ -1,7 +1,8 @@
 """A setting of the environment smskit refuses is configuration at the shell: exit 3 and one
 line ``smskit: error: VARIABLE: rule (got 'value')`` naming the variable, as a refused
 SMSKIT_DEFAULT_REGION or SMSKIT_NOW always was; never exit 4 (the input: options and files)
-nor a Python class name ("ValidationError: SMSKIT_TIME_ZONE: ..."), and nothing sent."""
+nor a Python class name ("ValidationError: SMSKIT_TIME_ZONE: ..."), and nothing sent; the
+line says what a shell can set instead (unset it, or empty), never a Python None."""
 
 from __future__ import annotations
 
@@ -46,4 +47,5 @@ def test_a_refused_setting_is_configuration_in_one_line_naming_it(
     assert done.returncode == EXIT_CONFIG, done.stderr
     assert len(lines) == 1 and lines[0].startswith(f"smskit: error: {variable}"), lines
     assert repr(value) in lines[0] and "Error:" not in lines[0], lines
+    assert "unset" in lines[0] and "None" not in lines[0], lines  # what a shell can do
     assert fresh_sandbox.sent().empty

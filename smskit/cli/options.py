@@ -188,7 +188,8 @@ def now() -> datetime:
     if instant is None or instant.utcoffset() is None:  # a setting: exit 3, naming it
         raise ValidationError(
             CLOCK_VARIABLE,
-            "must be an ISO 8601 instant with its UTC offset, e.g. 2026-03-02T09:30:00+01:00",
+            "must be an ISO 8601 instant with its UTC offset, e.g. 2026-03-02T09:30:00+01:00; "
+            "set it empty, or unset it, for the system clock",
             value=given,
         )
     return instant

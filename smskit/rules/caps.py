@@ -166,7 +166,11 @@ def frequency_cap_setting(environ: Any = None) -> FrequencyCap | None:
     that does not read is refused naming the variable. ``environ``: a mapping (default: the
     process's environment, read by the caller: this module reads none)."""
     value = (environ or {}).get(ENV_FREQUENCY_CAP) or None
-    return frequency_cap(value, ENV_FREQUENCY_CAP)
+    try:
+        return frequency_cap(value, ENV_FREQUENCY_CAP)
+    except ValidationError:  # said with what a shell can set instead
+        rule = f"{RULE_CAP}; set it empty, or unset it, for no default cap"
+        raise ValidationError(ENV_FREQUENCY_CAP, rule, value=value) from None
 
 
 def number_keys(numbers: Any) -> np.ndarray:

@@ -27,9 +27,13 @@ def account_time_zone(
     """``time_zone``, else ``$SMSKIT_TIME_ZONE``, else Europe/Paris; an unknown zone is refused
     with a :class:`ValidationError` naming where it came from."""
     env = os.environ if environ is None else environ
-    if time_zone is None:
+    if time_zone is not None:
+        return checked_time_zone("time_zone", time_zone)
+    try:
         return checked_time_zone(ENV_TIME_ZONE, env.get(ENV_TIME_ZONE) or DEFAULT_TIME_ZONE)
-    return checked_time_zone("time_zone", time_zone)
+    except ValidationError as refused:  # said with what a shell can set instead
+        rule = f"{refused.rule}; set it empty, or unset it, for {DEFAULT_TIME_ZONE}"
+        raise ValidationError(ENV_TIME_ZONE, rule, value=refused.value) from None
 
 
 def checked_time_zone(field: str, name: Any) -> str:
