@@ -320,6 +320,42 @@ def test_dask_campaign_refuses_a_pandas_frame(gateway: smskit.Client) -> None:
         Campaign(gateway, base(0), text=TEXT, sender="Shop")  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    "given", ["base/part-*.csv", "customers.csv", "a.parquet", Path("customers.csv"),
+              ["customers.csv", Path("b.csv")]],
+    ids=["glob", "csv name", "parquet name", "Path", "list"],
+)  # fmt: skip
+def test_dask_campaign_given_files_points_to_from_csv(
+    given: object, gateway: smskit.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files given where the Dask campaign takes a Dask DataFrame (a path, a glob, a list of
+    them: what from_csv and from_parquet read) were told "must be a Dask DataFrame
+    (dask.dataframe.from_pandas(...) ...)"; now the refusal names from_csv and from_parquet,
+    and following it reads the file."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(smskit.ValidationError) as caught:
+        Campaign(gateway, given, text=TEXT, sender="Shop")  # type: ignore[arg-type]
+    assert caught.value.field == "recipients"
+    assert caught.value.rule.startswith(
+        "files are read by smskit.dask.Campaign.from_csv(client, PATHS, ...) or "
+        ".from_parquet(client, PATHS, ...)"
+    ), caught.value.rule
+    file = tmp_path / "customers.csv"  # absolute: a cluster's workers have their own cwd
+    file.write_text("phone_number\n+33612345678\n+33612345679\n")
+    followed = Campaign.from_csv(gateway, str(file), text=TEXT, sender="Shop")
+    assert followed.preflight().to_send == 2
+
+
+@pytest.mark.parametrize("given", ["+33612345678", ["+33612345678", "0612345679"]])
+def test_dask_campaign_given_numbers_is_not_told_of_files(
+    given: object, gateway: smskit.Client
+) -> None:
+    """Numbers are no files: the refusal still says a Dask DataFrame is taken."""
+    with pytest.raises(smskit.ValidationError) as caught:
+        Campaign(gateway, given, text=TEXT, sender="Shop")  # type: ignore[arg-type]
+    assert caught.value.rule.startswith("must be a Dask DataFrame"), caught.value.rule
+
+
 def test_preflight_summary_to_parquet_and_kept_read_the_input_once(
     dask_cluster: distributed.Client, gateway: smskit.Client, tmp_path: Path
 ) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import glob
 import itertools
+import os
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
@@ -66,6 +67,17 @@ __all__ = ["Campaign", "KeptChunks", "PartitionedAudience", "repeats_by_owner"]
 Paths = str | Path | Sequence[str | Path]
 
 
+def _names_files(value: Any) -> bool:
+    """Whether ``value`` is what from_csv and from_parquet take rather than a table: a
+    ``Path``, a text that is a path or a glob (a ``/``, a ``*``, a .csv or .parquet name;
+    never a phone number), or a non-empty list of them."""
+    if isinstance(value, list | tuple):
+        return bool(value) and all(_names_files(one) for one in value)
+    if isinstance(value, str):
+        return "/" in value or "*" in value or value.lower().endswith((".csv", ".parquet", ".pq"))
+    return isinstance(value, os.PathLike)
+
+
 class Campaign(CampaignExecutor[StreamedResult]):
     """A campaign whose recipients are a Dask DataFrame (columns named like the spec's
     Contact fields, plus ``country`` for national numbers), checked partition by partition.
@@ -92,6 +104,14 @@ class Campaign(CampaignExecutor[StreamedResult]):
     _scope: str | None = None  # what their tokens were made for (token_scope)
 
     def _taken(self, recipients: Any) -> dd.DataFrame:
+        if _names_files(recipients):  # a path, a glob or a list of them: read by from_csv
+            raise ValidationError(
+                "recipients",
+                "files are read by smskit.dask.Campaign.from_csv(client, PATHS, ...) or "
+                ".from_parquet(client, PATHS, ...) (a path, a glob or a list of them, one "
+                "partition a file); Campaign(client, recipients, ...) takes a Dask DataFrame",
+                value=str(recipients) if isinstance(recipients, str | os.PathLike) else None,
+            )
         if not isinstance(recipients, dd.DataFrame):
             kind = type(recipients)  # its module too: a polars DataFrame is not pandas'
             raise ValidationError(
