@@ -159,6 +159,9 @@ def test_hlr_networks_stacks_line_status_per_network(raw: list[dict[str, Any]]) 
     }
     everything = plots.hlr_networks(raw, top=100)
     assert not any(label.endswith("other networks") for label in everything.data[0].y)
+    # "not a number" has neither a country nor a network: said in words, not "((missing))"
+    assert "no network, no country" in everything.data[0].y
+    assert not any(frames.MISSING in label for label in everything.data[0].y)
     with pytest.raises(ValidationError) as info:
         plots.hlr_networks(raw, top=0)
     assert info.value.field == "top"

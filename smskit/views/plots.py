@@ -164,13 +164,22 @@ def hlr_sunburst(results: Any, *, title: str | None = None) -> go.Figure:
     return figure
 
 
+def _network_label(country: str, network: str) -> str:
+    """A bar's label: the network and its country; neither known (an entry that is no phone
+    number) reads "no network, no country", not "no network ((missing))"."""
+    if country == MISSING:
+        return "no network, no country" if network == MISSING else f"{network} (no country)"
+    return f"{'no network' if network == MISSING else network} ({country})"
+
+
 def hlr_networks(results: Any, *, top: int = 15, title: str | None = None) -> go.Figure:
     """Horizontal stacked bars: numbers per network (with its country), split by line status.
 
     Two categorical levels read as labels, not as slices: the ``top`` networks with the most
     numbers (as :func:`smskit.frames.breakdown` by ``("network", "line_status")`` counts
-    them; ties in the table's order; numbers without a network are
-    "no network (country)"), the others summed in one last bar that says how many they are.
+    them; ties in the table's order; numbers without a network are "no network (country)",
+    an entry with neither "no network, no country"), the others summed in one last bar that
+    says how many they are.
     """
     top = checked_integer("top", top, low=1)
     frame = _hlr(results)
@@ -179,10 +188,7 @@ def hlr_networks(results: Any, *, top: int = 15, title: str | None = None) -> go
     per_network = per_network[per_network > 0].sort_values(ascending=False, kind="stable")
     networks = [(str(country), str(network)) for country, network in per_network.index]
     shown, rest = networks[:top], networks[top:]
-    labels = [
-        f"{'no network' if network == MISSING else network} ({country})"
-        for country, network in shown
-    ]
+    labels = [_network_label(country, network) for country, network in shown]
     if rest:
         labels.append(f"{len(rest)} other network{'s' if len(rest) > 1 else ''}")
     counts: dict[str, list[int]] = {}
