@@ -261,3 +261,39 @@ def test_what_a_path_names_is_told_by_its_kind(tmp_path: Path) -> None:
     with pytest.raises(ValidationError) as caught:
         Recipients(Path("/dev/null")).columns([])
     assert caught.value.rule.startswith("'/dev/null' is a device, not a file stored on disk")
+
+
+@pytest.mark.parametrize("header", ["Phone_Number", "phone_number ", "phone", "numéro"])
+def test_a_file_without_phone_number_names_the_columns_it_has(
+    header: str, tmp_path: Path, sandbox: Sandbox
+) -> None:
+    """A header spelling the numbers' column otherwise ('Phone_Number', a trailing blank,
+    'phone') was refused "the CSV file needs a 'phone_number' column", which does not show
+    why a column that looks right is not: the refusal now lists the header's columns, as
+    written, for recipients given as a CSV or Parquet Path, an opt-out list's CSV and
+    `smskit send --csv` (one line, exit 4)."""
+    csv = tmp_path / "customers.csv"
+    csv.write_text(f"{header},first_name\n+33612345678,Anne\n", encoding="utf-8")
+    parquet = tmp_path / "customers.parquet"
+    pq.write_table(pa.table({header: ["+33612345678"], "first_name": ["Anne"]}), parquet)
+    listed = f"(its columns: {header!r}, 'first_name')"
+    for path, kind in ((csv, "CSV"), (parquet, "Parquet")):
+        with pytest.raises(ValidationError) as caught:
+            smskit.Campaign(None, path, text=TEXT, sender="Shop").preflight(offline=True)
+        assert caught.value.rule == f"the {kind} file needs a 'phone_number' column {listed}"
+    account = ("http://127.0.0.1:9", "acme")
+    with smskit.OptOuts(account, path=tmp_path / "optouts.sqlite") as listing:
+        with pytest.raises(ValidationError) as caught:
+            listing.import_csv(csv)
+        assert caught.value.rule == f"the CSV file needs a 'phone_number' column {listed}"
+        assert len(listing.to_frame()) == 0
+    env = {"SMSKIT_BASE_URL": sandbox.url, "SMSKIT_API_LOGIN": sandbox.login,
+           "SMSKIT_API_KEY": sandbox.api_key}  # fmt: skip
+    args = ["send", "--text", "Bonjour", "--sender", "Shop", "--purpose", "alert", "--csv",
+            str(csv), "--dry-run"]  # fmt: skip
+    result = CliRunner().invoke(cli, args, env=env)
+    assert result.exit_code == EXIT_INPUT
+    assert result.stderr.strip().splitlines() == [
+        f"smskit: error: --csv {csv}: recipients: the CSV file needs a 'phone_number' column "
+        f"{listed}"
+    ]

@@ -57,7 +57,7 @@ from smskit.rules.csvtext import csv_columns, read_csv_text
 from smskit.rules.destinations import Destinations
 from smskit.rules.fields import CONTACT_FIELDS
 from smskit.rules.files import as_file_path, table_path
-from smskit.rules.recipients import REGION_COLUMN, RULE_NUMBER_COLUMN, refuse_floats
+from smskit.rules.recipients import REGION_COLUMN, no_number_column, refuse_floats
 
 if TYPE_CHECKING:
     from smskit.rules.contacts import ContactChunk
@@ -183,7 +183,8 @@ class Campaign(CampaignExecutor[StreamedResult]):
         columns = [name for name in dict.fromkeys(csv_columns(files[0])) if name in CSV_COLUMNS]
         if "phone_number" not in columns:  # refused as smskit.Campaign refuses its file:
             _csv_part(files[0], columns, files[0])  # what its reader refuses first
-            raise ValidationError("recipients", f"the CSV file {RULE_NUMBER_COLUMN}")
+            rule = no_number_column("CSV", csv_columns(files[0]))
+            raise ValidationError("recipients", rule)
         meta = pd.DataFrame({name: pd.Series(dtype="str") for name in columns})
         parts = [delayed(_csv_part)(file, columns, files[0]) for file in files]
         frame = dd.from_delayed(parts, meta=meta, divisions=None)

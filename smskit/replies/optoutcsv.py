@@ -38,11 +38,13 @@ Row = tuple[str, int | None, str, str | None, str | None]
 def read_optouts_csv(path: Path, default_region: str | None) -> list[Row]:
     """Each row of the file at ``path`` as (E.164 number, when in UTC microseconds or None,
     source, reference, note), in file order, a number once (its first row)."""
-    from smskit.rules.csvtext import read_csv_text
+    from smskit.rules.csvtext import csv_columns, read_csv_text
+    from smskit.rules.recipients import no_number_column
 
     frame = read_csv_text(path, (*_COLUMNS, "country"), field="optouts")
     if "phone_number" not in frame.columns:
-        raise ValidationError("optouts", "the CSV file has no phone_number column", value=path.name)
+        rule = no_number_column("CSV", csv_columns(path, "optouts"))
+        raise ValidationError("optouts", rule, value=path.name)
     numbers = _numbers(frame, default_region, path)
     rows: dict[str, Row] = {}
     for position, record in enumerate(frame.to_dict("records")):

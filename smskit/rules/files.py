@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from smskit.errors import ValidationError
 from smskit.rules.arrowinput import KEEP_ONE_FILE, check_names
-from smskit.rules.csvtext import read_csv_text
+from smskit.rules.csvtext import csv_columns, read_csv_text
 from smskit.rules.filekind import check_regular_file
 
 if TYPE_CHECKING:
@@ -43,6 +43,7 @@ __all__ = [
     "RULE_FILE_PATH",
     "RULE_TABLE_FILE",
     "as_file_path",
+    "file_columns",
     "read_table_file",
     "table_path",
 ]
@@ -99,6 +100,17 @@ def table_path(value: Any, field: str, csv_only: str | None = None) -> Path | No
     if csv_only is not None and suffix not in CSV_SUFFIXES:
         raise ValidationError(field, f"{named} is a Parquet file, not CSV (.csv): {csv_only}")
     return path
+
+
+def file_columns(path: Path, field: str) -> list[str]:
+    """The column names the header of the file at ``path`` (checked by :func:`table_path`)
+    holds, as written: a CSV's first row (:func:`smskit.rules.csvtext.csv_columns`), a
+    Parquet file's schema."""
+    if path.suffix.lower() in CSV_SUFFIXES:
+        return csv_columns(path, field)
+    import pyarrow.parquet as pq
+
+    return list(pq.read_schema(path).names)
 
 
 def read_table_file(path: Path, columns: Sequence[str], field: str) -> pd.DataFrame | pa.Table:

@@ -63,7 +63,13 @@ from smskit.rules.fields import (
     field_text,
     unencodable_at,
 )
-from smskit.rules.files import CSV_SUFFIXES, PARQUET_SUFFIXES, read_table_file, table_path
+from smskit.rules.files import (
+    CSV_SUFFIXES,
+    PARQUET_SUFFIXES,
+    file_columns,
+    read_table_file,
+    table_path,
+)
 from smskit.rules.once import loaded
 from smskit.rules.spec import FIELD_MAX
 
@@ -90,6 +96,7 @@ __all__ = [
     "first_float",
     "is_float_number",
     "names_file",
+    "no_number_column",
     "number_checks",
     "number_codes",
     "records_of",
@@ -99,6 +106,16 @@ __all__ = [
 REGION_COLUMN: Final = "country"
 # A file of recipients without its numbers: "the CSV file needs ...".
 RULE_NUMBER_COLUMN: Final = "needs a 'phone_number' column"
+
+
+def no_number_column(kind: str, columns: Sequence[Any]) -> str:
+    """The rule a ``kind`` ("CSV", "Parquet") file without a phone_number column breaks,
+    naming the columns its header has: a 'Phone_Number', 'phone_number ' or 'phone' header
+    is seen only so (the refusal said only that the column was needed)."""
+    names = ", ".join(repr(str(name)) for name in columns) or "none"
+    return f"the {kind} file {RULE_NUMBER_COLUMN} (its columns: {names})"
+
+
 _KNOWN_KEYS: Final = frozenset((*CONTACT_FIELDS, REGION_COLUMN))
 # Rows per block: below phones.normalize's threshold for helper processes (100,000 distinct
 # values), so a campaign's memory is one process's and bounded by the block, not the input.
@@ -403,7 +420,8 @@ class Recipients:
         assert frame is not None
         kind = "CSV" if self.is_csv else "Parquet"
         if self.need_number and "phone_number" not in frame.columns:
-            raise ValidationError(self.field, f"the {kind} file {RULE_NUMBER_COLUMN}")
+            rule = no_number_column(kind, file_columns(self.path, self.field))
+            raise ValidationError(self.field, rule)
         if "phone_number" in frame.columns:
             at = self.path if self.is_csv else None  # a CSV's line is named
             refuse_floats(frame["phone_number"], f"{self.field}.phone_number", at)
