@@ -13,6 +13,8 @@ from zoneinfo import ZoneInfo
 
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import smskit
 from smskit.campaigns.campaign import Campaign
@@ -426,3 +428,48 @@ def test_the_hours_table_can_be_extended(client: smskit.Client) -> None:
         register_marketing_hours("BE", MarketingHours("Mars/Olympus"))
     with pytest.raises(smskit.ValidationError, match="country"):
         register_marketing_hours("Belgium", rule)
+
+
+@given(days=st.frozensets(st.integers(min_value=-3, max_value=10)))
+def test_a_rule_without_valid_weekdays_is_refused_and_not_registered(days: frozenset[int]) -> None:
+    """register_marketing_hours refuses a rule whose days are none, or not all of 0..6,
+    naming hours.days; the table is left as it was."""
+    rule = MarketingHours("Europe/Brussels", days=days)
+    if days and days <= set(range(7)):
+        register_marketing_hours("BE", rule)
+        try:
+            assert MARKETING_HOURS["BE"] is rule
+        finally:
+            register_marketing_hours("BE", None)
+        return
+    with pytest.raises(smskit.ValidationError) as refused:
+        register_marketing_hours("BE", rule)
+    assert refused.value.field == "hours.days"
+    assert str(refused.value) == "hours.days: weekday numbers 0 (Monday) to 6 (Sunday)"
+    assert "BE" not in MARKETING_HOURS
+
+
+@given(start=st.times(), end=st.times())
+def test_a_rule_that_ends_before_it_starts_is_refused(start: time, end: time) -> None:
+    """A window whose start is not before its end (a night window, an empty one) is refused
+    naming hours.start, never registered as a rule that permits nothing."""
+    rule = MarketingHours("Europe/Brussels", start=start, end=end)
+    if start < end:
+        register_marketing_hours("BE", rule)
+        register_marketing_hours("BE", None)
+        return
+    with pytest.raises(smskit.ValidationError) as refused:
+        register_marketing_hours("BE", rule)
+    assert str(refused.value) == "hours.start: must be before hours.end"
+    assert "BE" not in MARKETING_HOURS
+
+
+@pytest.mark.parametrize("hours", ["Mon-Fri 09:00-18:00", {"timezone": "Europe/Brussels"}, 9])
+def test_hours_that_are_not_a_rule_are_refused(hours: object) -> None:
+    """Only a MarketingHours (or None, to remove) is taken, naming hours and the value."""
+    with pytest.raises(smskit.ValidationError) as refused:
+        register_marketing_hours("BE", hours)  # type: ignore[arg-type]
+    assert refused.value.field == "hours"
+    assert refused.value.rule == "must be a MarketingHours (or None)"
+    assert refused.value.value == hours
+    assert "BE" not in MARKETING_HOURS

@@ -427,3 +427,15 @@ def test_a_text_file_starting_like_another_format_is_read_as_text(
     with pytest.raises(ValidationError) as caught:
         read_csv_text(path, WANTED)
     assert caught.value.line == 3 and "holds bytes that are not UTF-8" in caught.value.rule
+
+
+@pytest.mark.parametrize("content", [b"", b"\n\n\n", b"  \r\n\r\n"])
+def test_an_empty_csv_file_is_refused_as_empty(content: bytes, tmp_path: Path) -> None:
+    """A file of no bytes, or of blank lines only, has no header: refused naming the field
+    as an empty CSV file (not read as a frame of no rows), the file left as it was."""
+    path = tmp_path / "customers.csv"
+    path.write_bytes(content)
+    with pytest.raises(ValidationError) as refused:
+        read_csv_text(path, WANTED, field="contacts")
+    assert str(refused.value) == "contacts: the CSV file is empty"
+    assert path.read_bytes() == content

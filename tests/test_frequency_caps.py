@@ -37,6 +37,7 @@ from smskit.rules.caps import (
     FrequencyCap,
     frequency_cap,
     frequency_capped,
+    instants_ns,
     number_keys,
     received,
 )
@@ -168,6 +169,51 @@ def test_numbers_compare_as_e164_keys() -> None:
     """An E.164 number is its digits; missing, national or malformed numbers are -1."""
     keys = number_keys(pd.Series(["+33612345678", None, "0612345678", "+1", pd.NA]))
     assert keys.tolist() == [33612345678, -1, -1, -1, -1]
+
+
+def test_a_naive_send_instant_is_refused_not_taken_for_utc() -> None:
+    """frequency_capped refuses a ``when`` without a timezone, naming it: read as UTC it
+    would move the window by the offset of wherever the notebook runs."""
+    history = pd.Series(pd.to_datetime(["2026-03-09T12:00Z", "2026-03-09T13:00Z"]))
+    with pytest.raises(ValidationError) as refused:
+        frequency_capped(
+            ["+33612345678"], ["+33612345678"] * 2, history, FrequencyCap(2, timedelta(days=7)),
+            NOW.replace(tzinfo=None),
+        )  # fmt: skip
+    assert refused.value.field == "when"
+    assert refused.value.rule == "needs a timezone (an aware datetime)"
+
+
+@given(count=st.integers(min_value=1, max_value=5))
+def test_naive_history_instants_are_refused_naming_sent_at(count: int) -> None:
+    """A history whose instants carry no timezone is refused naming sent_at and the dtype it
+    has, whatever its length: nothing is counted from a guessed zone."""
+    naive = pd.Series(pd.date_range("2026-03-09", periods=count, freq="h"))
+    with pytest.raises(ValidationError) as refused:
+        frequency_capped(
+            ["+33612345678"], ["+33612345678"] * count, naive, FrequencyCap(1, timedelta(days=7)),
+            NOW,
+        )  # fmt: skip
+    assert refused.value.field == "sent_at"
+    assert refused.value.rule == "must be timezone-aware instants"
+    assert refused.value.value == str(naive.dtype) and "UTC" not in refused.value.value
+    aware = naive.dt.tz_localize("UTC")
+    assert instants_ns(aware).tolist() == [pd.Timestamp(t).value for t in aware]
+
+
+@given(numbers=st.integers(min_value=0, max_value=6), instants=st.integers(0, 6))
+def test_a_history_of_more_numbers_than_instants_is_refused(numbers: int, instants: int) -> None:
+    """Numbers and instants pair up one to one; a history of unequal lengths is refused
+    naming history and the count of instants (never paired up to the shorter)."""
+    at = pd.Series(pd.date_range("2026-03-09", periods=instants, freq="h", tz="UTC"))
+    phones = fr_mobiles(numbers)
+    cap = FrequencyCap(1, timedelta(days=7))
+    if numbers == instants:
+        assert frequency_capped(phones, phones, at, cap, NOW).tolist() == [True] * numbers
+        return
+    with pytest.raises(ValidationError) as refused:
+        frequency_capped(phones, phones, at, cap, NOW)
+    assert str(refused.value) == f"history: needs as many instants as numbers (got {instants})"
 
 
 # -- the campaign option, over real HTTP ------------------------------------------------------

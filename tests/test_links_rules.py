@@ -202,3 +202,23 @@ def test_sent_tokens_are_the_tokens_of_the_short_links_among_the_values() -> Non
         7, None,
     ]  # fmt: skip
     assert sent_tokens(values) == {"aB3dE6gH9jK", "Zz0Zz0Zz0Zz"}
+
+
+@given(st.one_of(st.binary(max_size=15), st.text(min_size=16), st.none()))
+def test_a_link_key_refuses_a_secret_shorter_than_16_bytes(secret: object) -> None:
+    """A LinkKey makes no token from a secret of under 16 bytes (or text, or nothing): such
+    tokens could be guessed; the refusal names the secret, never shows it."""
+    key = links.LinkKey(secret)  # type: ignore[arg-type]
+    with pytest.raises(ValidationError) as refused:
+        key.tokens("spring", [0, 1], 0)
+    assert str(refused.value) == "secret: must be at least 16 random bytes"
+    assert refused.value.value is None
+
+
+def test_a_link_key_of_16_bytes_makes_the_same_tokens_each_time() -> None:
+    """At 16 bytes the key is taken; the same campaign, rows and link give the same tokens
+    (a re-run sends the same links), another secret other ones."""
+    first = links.LinkKey(bytes(range(16))).tokens("spring", [0, 1], 0)
+    assert first == links.LinkKey(bytes(range(16))).tokens("spring", [0, 1], 0)
+    assert all(links.TOKEN_RE.fullmatch(t) for t in first) and first[0] != first[1]
+    assert first != links.LinkKey(bytes(range(1, 17))).tokens("spring", [0, 1], 0)

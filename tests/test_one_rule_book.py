@@ -209,3 +209,17 @@ def test_progress_is_reported_as_events_to_any_view(client: smskit.Client, tmp_p
     assert recorder.events[-1] == ("finish", None)
     advances = [count for name, count in recorder.events if name == "advance"]
     assert sorted(advances) == [5, 10, 10]
+
+
+def test_every_finding_code_has_one_message_and_one_kind() -> None:
+    """MESSAGES renders exactly the codes of ISSUES, WARNINGS and BLOCKING (the three kinds a
+    Finding's code is one of), and no code is of two kinds: a code without a message would
+    fail at Finding.message(), a message without a kind is a finding nothing says."""
+    from smskit.rules.findings import BLOCKING, ISSUES, MESSAGES, WARNINGS
+
+    kinds = [*ISSUES, *WARNINGS, *BLOCKING]
+    assert len(kinds) == len(set(kinds))
+    assert set(ISSUES).isdisjoint(WARNINGS)
+    assert set(ISSUES).isdisjoint(BLOCKING)
+    assert set(WARNINGS).isdisjoint(BLOCKING)
+    assert sorted(MESSAGES) == sorted(kinds)

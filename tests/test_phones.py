@@ -243,3 +243,22 @@ def test_fast_reading_agrees_with_phonenumbers_parse_in_every_region() -> None:
                     assert to_e164("+" + compact, None) == expected
                     checked += 1
     assert checked > 400
+
+
+@pytest.mark.parametrize("code", ["33", 33.0, 33.5, True, [33], b"33"])
+def test_main_region_refuses_a_country_code_that_is_not_an_integer(code: object) -> None:
+    """A calling code that is not an integer is refused naming country_code and the value:
+    text "33" was read as an unknown code (None) and 33.0 as France, both guesses."""
+    with pytest.raises(ValidationError) as refused:
+        phonecheck.main_region(code)  # type: ignore[arg-type]
+    assert refused.value.field == "country_code"
+    assert refused.value.rule == "must be an integer country calling code"
+    assert refused.value.value == code
+
+
+@pytest.mark.parametrize(
+    ("code", "region"), [(33, "FR"), (np.int64(33), "FR"), (1, "US"), (800, None), (None, None)]
+)
+def test_main_region_of_an_integer_code(code: object, region: str | None) -> None:
+    """An integer code (numpy's too) gives its main region; a non-geographic one None."""
+    assert phonecheck.main_region(code) == region  # type: ignore[arg-type]

@@ -9,6 +9,7 @@ are read by :mod:`smskit.rules.phones`.
 
 from __future__ import annotations
 
+import operator
 import re
 from functools import lru_cache
 from typing import Any, Final, NamedTuple
@@ -235,14 +236,21 @@ def refusal(text: str) -> str | None:
 
 
 def main_region(country_code: int | None) -> str | None:
-    """The main ISO 3166 region of a country calling code (None when unknown or non-geographic)."""
+    """The main ISO 3166 region of a country calling code (None when unknown or non-geographic).
+    Anything but an integer (a numpy one too) or None is refused: text ``"33"`` read as an
+    unknown code, or ``33.0`` read as France, would be a guess."""
+    if country_code is None:  # what phonenumbers leaves in a number it could not read
+        return None
     try:
-        if country_code is None:  # what phonenumbers leaves in a number it could not read
-            return None
-        region = phonenumbers.region_code_for_country_code(country_code)
-        return region if len(region) == 2 and region != "ZZ" else None
-    except (TypeError, AttributeError) as exc:  # zero cost on the valid path
-        raise ValidationError("country_code", "must be an integer country calling code") from exc
+        code = None if isinstance(country_code, bool) else operator.index(country_code)
+    except TypeError:
+        code = None
+    if code is None:
+        raise ValidationError(
+            "country_code", "must be an integer country calling code", value=country_code
+        )
+    region = phonenumbers.region_code_for_country_code(code)
+    return region if len(region) == 2 and region != "ZZ" else None
 
 
 def region_of(e164: str) -> str | None:
