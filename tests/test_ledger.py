@@ -133,6 +133,27 @@ def test_outcomes_without_a_callbacks_store_are_missing_never_zero(sends: Sends)
         history(inbox=campaigns_dir() / "nowhere.sqlite")
 
 
+def test_an_empty_callbacks_file_is_read_never_made_into_a_store(
+    sends: Sends, tmp_path: Path
+) -> None:
+    """An empty file given as the inbox of history() and CampaignResult.outcomes() is refused
+    naming it (ConfigurationError), left empty with no -wal or -shm (each call made it an
+    inbox and counted its zeros as known outcomes); an empty file where `smskit replies
+    serve` keeps its store is no store: outcomes missing, the file left empty."""
+    empty = tmp_path / "callbacks.sqlite"
+    empty.touch()
+    result = smskit.CampaignResult.load(history()["journal"].iloc[0])
+    for read in (lambda: history(inbox=empty), lambda: result.outcomes(inbox=empty)):
+        with pytest.raises(smskit.ConfigurationError, match="is an empty file, not a callbacks"):
+            read()
+    assert empty.read_bytes() == b"" and sorted(tmp_path.iterdir()) == [empty]
+    replies_path().parent.mkdir(parents=True, exist_ok=True)
+    replies_path().touch()
+    ledger = history()
+    assert ledger[["reported", "delivered", "replies", "opt_outs"]].isna().all().all()
+    assert replies_path().read_bytes() == b""
+
+
 @dataclass
 class Outcomes:
     """Two campaigns whose every callback reached the default store, and the sandbox's own

@@ -211,8 +211,9 @@ def _required(value: T | None, key: str, where: str) -> T:
 def read_callbacks(inbox: Any) -> Callbacks | None:
     """What the callbacks' store holds, read once for every campaign: ``inbox`` (an
     :class:`smskit.Inbox` or its file, refused when there is none), or None for the store
-    ``smskit replies serve`` keeps when it exists (None when it does not: nothing known)."""
-    if inbox is None and not replies_path().is_file():
+    ``smskit replies serve`` keeps when it exists (None when it does not, or is an empty
+    file never served: nothing known, and the file left as it is)."""
+    if inbox is None and not (replies_path().is_file() and replies_path().stat().st_size):
         return None
     return Callbacks.read(inbox)
 

@@ -155,6 +155,11 @@ def open_inbox(inbox: Any) -> Inbox:
             f"no callbacks' store at {str(path)!r}: pass inbox= (an smskit.Inbox, or the file "
             "`smskit replies serve --path` keeps); without it no outcome can be known"
         )
+    if path.stat().st_size == 0:  # read here: never made into a store (SQLite would)
+        raise ConfigurationError(
+            f"{str(path)!r} is an empty file, not a callbacks' store (left empty): pass the "
+            "file `smskit replies serve --path` keeps; without it no outcome can be known"
+        )
     return Inbox(path)
 
 
