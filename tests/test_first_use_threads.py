@@ -140,3 +140,35 @@ def test_a_lazy_name_asked_while_its_package_is_importing_waits_for_it() -> None
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-1500:]
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+NOTICE_RACE = """
+import threading
+import smskit
+smskit.Client().close()  # the embedded sandbox started: the threads below announce it
+gate = threading.Barrier(32)
+def one():
+    gate.wait()
+    smskit.Client().close()
+threads = [threading.Thread(target=one) for _ in range(32)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+"""
+
+
+def test_the_sandbox_notice_of_clients_made_at_once_is_whole_lines() -> None:
+    """32 threads making a Client() with nothing configured, at once (a thread pool's
+    workers in a script): each prints the embedded sandbox's notice, and each notice is
+    its own whole line. print() wrote the line and its end apart, so notices ran together
+    ("...machine).smskit: no credentials ...") and blank lines came between: 5 to 12 of 33
+    lines were broken in 4 of 5 runs. Three fresh interpreters, stdout a pipe as in cron."""
+    from smskit.client.config import SANDBOX_NOTICE
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SMSKIT_")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-c", NOTICE_RACE], capture_output=True,
+                              text=True, timeout=120, env=env, check=True)  # fmt: skip
+        assert done.stdout.splitlines() == [SANDBOX_NOTICE] * 33

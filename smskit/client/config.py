@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import os
+import threading
 import weakref
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
@@ -196,6 +197,8 @@ def _env(name: str, environ: Mapping[str, str] | None) -> str | None:
     return (os.environ if environ is None else environ).get(name) or None
 
 
+# One notice printed at a time: print() writes the line and its end separately.
+_NOTICE_LOCK = threading.Lock()
 # The gateway of a client with nothing configured. Client and sandbox stay independent, so
 # the package above both (smskit/__init__.py) names it, and the sandbox starts on first use.
 _local_gateway: Callable[[], SandboxLike] | None = None
@@ -215,7 +218,8 @@ def _shared_sandbox() -> Settings:
         )
     box = _local_gateway()
     _remember(box)
-    print(SANDBOX_NOTICE)
+    with _NOTICE_LOCK:  # clients made in many threads at once: whole lines, never interleaved
+        print(SANDBOX_NOTICE, flush=True)
     return Settings(box.url, box.login, Secret(box.api_key), sandbox=True, embedded=True)
 
 
