@@ -32,9 +32,10 @@ def marimo_run(tmp_path: Path) -> Iterator[tuple[str, Path]]:
 
 
 def test_explorer_and_dashboard_in_marimo_run(browser: Any, marimo_run: tuple[str, Path]) -> None:
-    """In ``marimo run``: the explorer checks its numbers (each once), both filters narrow the
-    table and bars (a filter read back by a Python cell), "export CSV" writes the filtered
-    rows; the dashboard draws its balance, credits and map, and refresh asks again."""
+    """In ``marimo run``: the explorer checks its numbers (each once; the check read back by a
+    Python cell), both filters narrow the table and bars (a filter read back too), "export
+    CSV" writes the filtered rows; the dashboard draws its balance, credits and map, and
+    refresh asks again."""
     from playwright.sync_api import expect
 
     url, workdir = marimo_run
@@ -51,6 +52,9 @@ def test_explorer_and_dashboard_in_marimo_run(browser: Any, marimo_run: tuple[st
             "3 number(s) checked (1 entry(ies) repeat a number", timeout=WAIT_MS
         )
         expect(explorer.locator(".smskit-progress-label")).to_have_text("3/3 numbers")
+        # The Python cell reading the explorer runs again after the press (it kept saying
+        # "4 number(s) to check" until a filter changed).
+        expect(page.get_by_text("HLRExplorer(3 checked: ")).to_be_visible(timeout=WAIT_MS)
         table = explorer.locator("table")
         expect(table.locator("tbody tr")).to_have_count(4)  # DE, FR, GB and the total
         expect(explorer.locator(".smskit-chart")).to_have_count(2)
