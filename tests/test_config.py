@@ -6,6 +6,8 @@ import pickle
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import smskit
 from smskit.client import config as _config
@@ -127,6 +129,19 @@ def test_unusable_base_urls_are_refused(url: str, rule: str) -> None:
     """No scheme, a non-HTTP scheme, credentials or a query in the URL: ConfigurationError."""
     with pytest.raises(ConfigurationError, match=rule):
         check_base_url(url)
+
+
+@given(st.integers(min_value=-3, max_value=99_999), st.sampled_from(["gw.example", "[::1]"]))
+def test_a_base_url_port_is_accepted_only_from_1_to_65535(port: int, host: str) -> None:
+    """Any port is read exactly or refused naming the base URL's variable: 0, negative and
+    past 65535 are refused (99999 was accepted, then every request "could not reach" it,
+    exit 6, as if the gateway were down)."""
+    url = f"https://{host}:{port}"
+    if 1 <= port <= 65_535:
+        assert check_base_url(url) == url
+    else:
+        with pytest.raises(ConfigurationError, match=r"SMSKIT_BASE_URL\) must look like .*65535"):
+            check_base_url(url)
 
 
 def test_trailing_slash_is_dropped() -> None:

@@ -255,11 +255,13 @@ def check_base_url(url: str | Hidden, *, allow_insecure: bool = False) -> str:
     try:
         parts = urlsplit(url.strip())
         hostname = parts.hostname
+        port = parts.port  # a port that is not a number, or past 65535: ValueError
     except ValueError:  # an unclosed [IPv6] bracket, a port that is not a number
-        hostname = None
-    if not hostname or parts.scheme not in ("http", "https"):
+        hostname, port = None, None
+    if not hostname or parts.scheme not in ("http", "https") or port == 0:
         raise ConfigurationError(
-            f"base URL must look like https://host[:port][/prefix], got {url!r}"
+            f"base URL ({ENV_BASE_URL}) must look like https://host[:port][/prefix], the port "
+            f"from 1 to 65535, got {url!r}"
         )
     if parts.scheme == "http" and not is_loopback(hostname) and not allow_insecure:
         fact = f"refusing plain http:// to {hostname}: the API key would travel in clear"
