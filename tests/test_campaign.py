@@ -755,3 +755,20 @@ def test_a_journal_is_never_sent_through_another_gateway(
         finished = Campaign.resume(path, home, progress=False)
     assert finished.complete
     assert sorted(fresh_sandbox.sent()["phone_number"]) == numbers
+
+
+@pytest.mark.parametrize("progress", ["yes", 1, ["desc"]])
+def test_a_progress_that_is_no_option_is_refused_before_the_send_is_planned(
+    progress: object, client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """send(progress=...) that is not True, False, a dict of tqdm options or an events
+    object is refused naming progress and the value, before anything is done: no journal
+    planned (it was, then refused), nothing sent; progress=False then sends."""
+    campaign = Campaign(client, fr_mobiles(3), text=TEXT, sender="Shop")
+    journal = tmp_path / "j.sqlite"
+    with pytest.raises(smskit.ValidationError) as refused:
+        campaign.send(progress=progress, journal=journal)  # type: ignore[arg-type]
+    assert refused.value.field == "progress" and refused.value.value == progress
+    assert refused.value.rule == "must be True, False or a dict of tqdm options"
+    assert not journal.exists() and len(fresh_sandbox.sent()) == 0
+    assert campaign.send(progress=False, journal=journal).summary()["sent"].sum() == 3

@@ -64,6 +64,23 @@ def test_a_spec_is_checked_once_and_frozen() -> None:
         CampaignSpec(TEXT, "Shop", clock=lambda: datetime(2025, 6, 16, 10))  # naive
 
 
+@pytest.mark.parametrize("options", [["purpose"], "purpose=alert", 7])
+def test_options_that_are_not_a_mapping_are_refused(options: object) -> None:
+    """CampaignSpec(options=...) takes a mapping of send options, nothing else."""
+    with pytest.raises(smskit.ValidationError) as refused:
+        CampaignSpec(TEXT, "Shop", options)  # type: ignore[arg-type]
+    assert str(refused.value) == "options: must be a mapping of send options"
+
+
+@pytest.mark.parametrize("clock", ["now", CREATED, 1750060800])
+def test_a_clock_that_is_not_a_function_is_refused(clock: object) -> None:
+    """clock= is a function returning an aware datetime: an instant itself (or text) is
+    refused naming clock, never taken as "now"."""
+    with pytest.raises(smskit.ValidationError) as refused:
+        CampaignSpec(TEXT, "Shop", clock=clock)  # type: ignore[arg-type]
+    assert str(refused.value) == "clock: must be a function returning an aware datetime"
+
+
 def test_replacing_a_field_checks_again_and_a_derived_name_follows() -> None:
     """replace() makes a new spec, checked: a derived identity follows the text (its creation
     time kept), a given name stays; the journal path is the identity's unless one is set."""

@@ -187,6 +187,110 @@ def test_a_record_edited_by_hand_is_refused(tmp_path: Path) -> None:
         Experiment.load("edited", directory=tmp_path)
 
 
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (b'{"format": "smskit-experiment', "is not an experiment record: "),  # cut short
+        (b"\xff\xfe{}", "is not an experiment record: "),  # not UTF-8
+        (b"[1, 2]", "is not an experiment record (format "),
+    ],
+)
+def test_a_file_that_is_no_experiment_record_is_refused_naming_it(
+    content: bytes, says: str, tmp_path: Path
+) -> None:
+    """Experiment.load of a record file cut short, not UTF-8, or JSON of another shape:
+    ConfigurationError naming the file, the file left as it was."""
+    path = tmp_path / "broken.experiment.json"
+    Experiment(None, FR, variants={"A": A, "B": A + "!"}, sender="Shop", name="broken",
+               seed=1, directory=tmp_path).record.write(path)  # fmt: skip
+    path.write_bytes(content)
+    with pytest.raises(ConfigurationError) as refused:
+        Experiment.load("broken", directory=tmp_path)
+    assert str(refused.value).startswith(f"{str(path)!r} {says}")
+    assert path.read_bytes() == content
+
+
+@pytest.mark.parametrize("arms", [{}, {"A": A, "B": 7}, {"A": ["text"]}])
+def test_a_record_whose_arms_are_not_texts_is_refused(arms: object, tmp_path: Path) -> None:
+    """A record edited to hold no arm, or an arm whose text is not text: refused naming arms."""
+    experiment = Experiment(None, FR, variants={"A": A, "B": A + "!"}, sender="Shop",
+                            name="arms", seed=1, directory=tmp_path)  # fmt: skip
+    experiment.record.write(experiment.path)
+    body = json.loads(experiment.path.read_text())
+    body["arms"] = arms
+    experiment.path.write_text(json.dumps(body))
+    with pytest.raises(ConfigurationError) as refused:
+        Experiment.load("arms", directory=tmp_path)
+    assert str(refused.value) == (
+        f"experiment record {str(experiment.path)!r}: arms must map arm names to texts"
+    )
+
+
+def test_a_loaded_experiment_never_planned_refuses_to_send_preview_or_show_results(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """A record whose arms were never journaled, loaded without its recipients: send() says
+    to make the Experiment again with them (nothing sent, no journal made), preview() the
+    same, results() that the arm has not been sent."""
+    made = Experiment(None, FR, variants={"A": A, "B": A + "!"}, sender="Shop",
+                      name="unplanned", seed=1, directory=tmp_path)  # fmt: skip
+    made.record.write(made.path)
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        loaded = Experiment.load("unplanned", client, directory=tmp_path)
+        with pytest.raises(ConfigurationError) as refused:
+            loaded.send(progress=False)
+        assert str(refused.value) == (
+            "arm 'A' of experiment 'unplanned' was never journaled: make the Experiment "
+            "again with its recipients (same name) to send it"
+        )
+        with pytest.raises(ConfigurationError) as refused:
+            loaded.preview(offline=True, unit_prices={"FR": 0.05})
+        assert "was loaded without its recipients: make it again with them" in str(refused.value)
+        with pytest.raises(ConfigurationError) as refused:
+            loaded.results()
+        assert str(refused.value) == "arm 'A' of 'unplanned' has not been sent"
+    assert len(fresh_sandbox.sent()) == 0
+    assert not loaded.journal("A").exists() and not loaded.journal("B").exists()
+
+
+def test_an_experiment_refuses_a_bad_progress_before_planning_an_arm(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Experiment.send(progress="yes"): refused naming progress, no record or arm journal
+    written, nothing sent."""
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        experiment = Experiment(client, FR, variants={"A": A, "B": A + "!"}, sender="Shop",
+                                name="bar", seed=1, directory=tmp_path)  # fmt: skip
+        with pytest.raises(ValidationError) as refused:
+            experiment.send(progress="yes")  # type: ignore[arg-type]
+    assert str(refused.value) == (
+        "progress: must be True, False or a dict of tqdm options (got 'yes')"
+    )
+    assert not experiment.path.exists() and not experiment.journal("A").exists()
+    assert len(fresh_sandbox.sent()) == 0
+
+
+@given(size=st.integers(0, 50), labels=st.integers(0, 50), arms=st.integers(-2, 3))
+def test_assign_arms_refuses_no_arms_and_strata_of_another_length(
+    size: int, labels: int, arms: int
+) -> None:
+    """assign_arms refuses fewer than one arm, and strata whose count is not the rows',
+    naming the field (Experiment never asks either: its arms and strata come from the
+    recipients)."""
+    strata = ["FR"] * labels
+    if arms < 1:
+        with pytest.raises(ValidationError) as refused:
+            assign_arms(size, arms, 1, strata)
+        assert str(refused.value) == f"arms: must be at least 1 (got {arms})"
+    elif labels != size:
+        with pytest.raises(ValidationError) as refused:
+            assign_arms(size, arms, 1, strata)
+        assert str(refused.value) == f"strata: must have one label per row ({size}) (got {labels})"
+    else:
+        drawn = assign_arms(size, arms, 1, strata).tolist()
+        assert sorted(set(drawn)) == list(range(min(arms, size)))
+
+
 SEND = textwrap.dedent(
     """
     import sys

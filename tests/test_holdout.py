@@ -202,3 +202,29 @@ def test_polars_orders_give_the_pandas_conversions(client: smskit.Client, tmp_pa
     got = result.conversions(pl.from_pandas(orders))
     pd.testing.assert_frame_equal(got, want)
     assert want["converted"].sum() > 0
+
+
+@pytest.mark.parametrize(
+    ("options", "says"),
+    [
+        ({"seed": 3}, "holdout: seed= and stratify= need a holdout= share or count"),
+        ({"stratify": "country"}, "holdout: seed= and stratify= need a holdout= share or count"),
+        (
+            {"holdout": Holdout(0.1), "seed": 3},
+            "seed: give the seed and strata in the Holdout itself",
+        ),
+        (
+            {"holdout": Holdout(0.1), "stratify": "country"},
+            "seed: give the seed and strata in the Holdout itself",
+        ),
+    ],
+)
+def test_a_seed_or_strata_without_a_holdout_to_apply_them_to_is_refused(
+    options: dict[str, object], says: str, client: smskit.Client
+) -> None:
+    """seed= or stratify= with no holdout (they would be dropped silently), or beside a
+    Holdout that carries its own (which one wins would be a guess): refused naming the
+    field, before any campaign is made."""
+    with pytest.raises(ValidationError) as refused:
+        Campaign(client, fr_mobiles(10), text=TEXT, sender="Shop", **options)  # type: ignore[arg-type]
+    assert str(refused.value) == says

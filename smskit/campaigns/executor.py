@@ -26,7 +26,7 @@ from smskit.campaigns.planning.preflight import PreflightSettings
 from smskit.campaigns.planning.report import CampaignFindings
 from smskit.campaigns.planning.spec import CampaignOptions, CampaignSpec
 from smskit.campaigns.sending.blocking import blocking, warn_caller
-from smskit.campaigns.sending.progress import ProgressOption
+from smskit.campaigns.sending.progress import ProgressOption, check_progress
 from smskit.campaigns.sending.reconnect import journal_for_send
 from smskit.campaigns.sending.repeats import EarlierSend, RepeatGuard
 from smskit.campaigns.sending.runner import check_chunk_size, check_client, check_concurrency
@@ -62,6 +62,9 @@ class Run:
     progress: ProgressOption
     wait: float
     repeat: RepeatGuard | None = None  # a send's: the campaign's repeat guard
+
+    def __post_init__(self) -> None:
+        check_progress(self.progress)  # before the journal is planned: a refusal plans nothing
 
 
 class Planned(Protocol):

@@ -73,7 +73,7 @@ from smskit.campaigns.planning.plan import Plan, check_name
 from smskit.campaigns.planning.spec import CampaignOptions, CampaignSpec
 from smskit.campaigns.sending.blocking import blocking, warn_caller
 from smskit.campaigns.sending.journal import Journal
-from smskit.campaigns.sending.progress import ProgressOption
+from smskit.campaigns.sending.progress import ProgressOption, check_progress
 from smskit.campaigns.sending.runner import check_chunk_size, check_client
 from smskit.client import AsyncClient, Client
 from smskit.errors import ConfigurationError, SandboxEndedError, ValidationError
@@ -368,6 +368,7 @@ class Experiment:
         ``progress`` and ``wait`` as for :meth:`smskit.Campaign.send`.
         """
         chunk_size = check_chunk_size(chunk_size, _spec.RECIPIENTS_MAX)
+        check_progress(progress)  # before any arm is planned
         if not self.path.exists():
             self._directory.mkdir(parents=True, exist_ok=True)
             self.record.write(self.path)

@@ -8,7 +8,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from smskit.errors import ValidationError
 
-__all__ = ["Progress", "ProgressEvents", "ProgressOption"]
+__all__ = ["Progress", "ProgressEvents", "ProgressOption", "check_progress"]
 
 
 @runtime_checkable
@@ -29,6 +29,16 @@ class ProgressEvents(Protocol):
 ProgressOption = bool | Mapping[str, Any] | ProgressEvents
 
 
+def check_progress(progress: Any) -> None:
+    """Refuse a ``progress=`` that is none of :data:`ProgressOption`'s forms (None is no
+    bar), naming it: checked before any work, so a send refused for it plans nothing."""
+    if progress is None or isinstance(progress, bool | Mapping | ProgressEvents):
+        return
+    raise ValidationError(
+        "progress", "must be True, False or a dict of tqdm options", value=progress
+    )
+
+
 class Progress:
     """Progress of bulk work, sent to a :class:`ProgressEvents` object, shown as a
     ``tqdm.auto`` bar (widget in notebooks, text in terminals), or nowhere.
@@ -46,11 +56,10 @@ class Progress:
             self._events = progress
             progress.start(total, initial, unit)
             return
+        check_progress(progress)
         options: dict[str, Any] = {"total": total, "initial": initial, "unit": unit}
         if isinstance(progress, Mapping):
             options.update(progress)
-        elif progress is not True:
-            raise ValidationError("progress", "must be True, False or a dict of tqdm options")
         if "file" in options:
             from tqdm import tqdm  # an explicit stream wants the text bar, not the widget
         else:
