@@ -167,6 +167,7 @@ def _numbers(sources: tuple[str, ...], column: str | None) -> pd.DataFrame | lis
 
     source = Path(files[0])
     name_file("IN", str(source))
+    name_file("numbers", str(source))  # bulk_hlr's refusals of its rows (a bad country cell)
     # The recipients' one CSV reader: every cell as written, a too-long row refused; a row's
     # country is the region of its national number, as in a campaign.
     table = read_csv_text(source, [column or "phone_number", "country"], field="IN")

@@ -398,7 +398,8 @@ def order_numbers(
             else np.full(len(rest), None, dtype=object)
         )
         given = values.iloc[rest].to_numpy(dtype=object)
-        codes = number_codes(given, regions, default_region)
+        region_at = (f"{field}.{REGION_COLUMN}", rows[rest])  # a bad country: its row
+        codes = number_codes(given, regions, default_region, region_at)
         unread = codes.e164 == 0
         if unread.any():
             at = _first(unread)

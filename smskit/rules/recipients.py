@@ -44,7 +44,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeVar
 
 from smskit.errors import ValidationError, advised
 from smskit.rules.arrowinput import (
@@ -481,28 +481,37 @@ def _with_columns(part: pd.DataFrame, wanted: Sequence[str], start: int) -> pd.D
 _Checked = TypeVar("_Checked")
 
 
+# Where a bad region cell is: the column's field, and each value's row in the input (None:
+# the values are the input's rows, in order).
+RegionAt: TypeAlias = tuple[str, "Sequence[int] | np.ndarray | None"]
+
+
 def number_checks(
     values: Sequence[Any] | np.ndarray | ExtensionArray,
     regions: Sequence[Any] | np.ndarray | ExtensionArray,
     default_region: str | None,
+    at: RegionAt = (REGION_COLUMN, None),
 ) -> pd.DataFrame:
     """:func:`smskit.rules.phones.normalize` of ``values``, each read in its row's region
     (``regions``, the ``country`` column; a missing one means ``default_region``). Arrays
-    (numpy, or pandas' Arrow strings of a CSV) go as they are: no Python list a row."""
+    (numpy, or pandas' Arrow strings of a CSV) go as they are: no Python list a row. ``at``:
+    the field a bad region is refused as, and each value's row when the values are a part
+    of the input (a block, the distinct numbers), so the refusal names the input's row."""
     from smskit.rules import phones
 
-    return _region_named(phones.normalize, values, regions, default_region)
+    return _region_named(phones.normalize, values, regions, default_region, at)
 
 
 def number_codes(
     values: Sequence[Any] | np.ndarray | ExtensionArray,
     regions: Sequence[Any] | np.ndarray | ExtensionArray,
     default_region: str | None,
+    at: RegionAt = (REGION_COLUMN, None),
 ) -> Codes:
     """:func:`number_checks` as code arrays (:func:`smskit.rules.phones.normalize_codes`)."""
     from smskit.rules import phones
 
-    return _region_named(phones.normalize_codes, values, regions, default_region)
+    return _region_named(phones.normalize_codes, values, regions, default_region, at)
 
 
 def _region_named(
@@ -510,16 +519,20 @@ def _region_named(
     values: Sequence[Any] | np.ndarray | ExtensionArray,
     regions: Sequence[Any] | np.ndarray | ExtensionArray,
     default_region: str | None,
+    at: RegionAt,
 ) -> _Checked:
-    """``check`` of the numbers in their rows' regions; a bad region names the column."""
+    """``check`` of the numbers in their rows' regions; a bad region names the column (the
+    field of ``at``) and the row in the input (by ``at``'s rows, when given)."""
     try:
         return check(_series(values), default_region, region=_series(regions))
     except ValidationError as exc:
         if exc.field != "region":
             raise
-        raise ValidationError(
-            REGION_COLUMN, exc.rule, position=exc.position, value=exc.value
-        ) from exc
+        field, rows = at
+        position = exc.position
+        if rows is not None and isinstance(position, int):
+            position = int(rows[position])
+        raise ValidationError(field, exc.rule, position=position, value=exc.value) from exc
 
 
 def _series(values: Sequence[Any] | np.ndarray | ExtensionArray) -> pd.Series:

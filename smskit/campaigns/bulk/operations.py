@@ -241,11 +241,15 @@ def _normalised_rows(
     """Distinct (number, country) rows of a table, read by the recipients' reader, and
     their checks, each number in its row's region."""
     read = Recipients(table, field=field).columns([])
-    pairs = list(
-        dict.fromkeys(zip(read["phone_number"].tolist(), read[REGION_COLUMN].tolist(), strict=True))
-    )
+    first: dict[tuple[Any, Any], int] = {}  # each distinct pair, by the row it first is on
+    for row, pair in enumerate(
+        zip(read["phone_number"].tolist(), read[REGION_COLUMN].tolist(), strict=True)
+    ):
+        first.setdefault(pair, row)
+    pairs = list(first)
     values = [value for value, _ in pairs]
-    checks = number_checks(values, [country for _, country in pairs], region)
+    at = (f"{field}.{REGION_COLUMN}", list(first.values()))  # a bad country: its row
+    checks = number_checks(values, [country for _, country in pairs], region, at)
     return values, checks.reset_index(drop=True)
 
 

@@ -200,7 +200,10 @@ class Audience:
         block = min(self.block_rows, max(NUMBER_BLOCK_MIN_ROWS, -(-len(self.row) // 4)))
         for start in range(0, len(self.row), block):
             end = start + block
-            codes = number_codes(given.array[start:end], regions[start:end], self.default_region)
+            at = (f"{self.recipients.field}.{REGION_COLUMN}", range(start, end))  # input's rows
+            codes = number_codes(
+                given.array[start:end], regions[start:end], self.default_region, at
+            )
             numbers.add(start, codes)
             del codes
         self.valid: np.ndarray = numbers.valid
