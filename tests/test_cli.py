@@ -347,7 +347,8 @@ def test_replies_serve_with_a_signing_secret_refuses_unsigned_callbacks(tmp_path
         (["--signing-secret", "short-secret"], {},
          "--signing-secret: must be at least 16 bytes long (in UTF-8)"),
         (["--link-base", "ftp://go.example"], {},
-         "--link-base: must be http(s)://host[:port][/path] in printable ASCII, with no query, "
+         "--link-base: must be http(s)://host[:port][/path] in printable ASCII (the port from 1 "
+         "to 65535), with no query, "
          "fragment, spaces or braces (got 'ftp://go.example')"),
     ],
 )  # fmt: skip

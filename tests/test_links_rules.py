@@ -222,3 +222,22 @@ def test_a_link_key_of_16_bytes_makes_the_same_tokens_each_time() -> None:
     assert first == links.LinkKey(bytes(range(16))).tokens("spring", [0, 1], 0)
     assert all(links.TOKEN_RE.fullmatch(t) for t in first) and first[0] != first[1]
     assert first != links.LinkKey(bytes(range(1, 17))).tokens("spring", [0, 1], 0)
+
+
+@given(
+    st.one_of(st.integers(min_value=-3, max_value=99_999).map(str), st.sampled_from(["abc", ""])),
+    st.sampled_from(["go.shop.example", "[::1]", ""]),
+)
+def test_a_link_base_is_read_exactly_or_refused(port: str, host: str) -> None:
+    """A link base (the start of every short link sent) has a host and, when it names one, a
+    port from 1 to 65535; anything else is refused naming link_base (``:99999``, ``:abc``
+    and ``https://:8080`` were accepted and would have been sent in every SMS)."""
+    base = f"https://{host}:{port}/s" if port else f"https://{host}/s"
+    readable = bool(host) and (not port or (port.isdigit() and 1 <= int(port) <= 65_535))
+    if readable:
+        assert links.check_link_base(base) == base
+        assert urlsplit(base).hostname == host.strip("[]")
+    else:
+        with pytest.raises(ValidationError, match="link_base") as refused:
+            links.check_link_base(base)
+        assert "65535" in refused.value.rule

@@ -112,10 +112,15 @@ def check_link_base(link_base: str) -> str:
     if not isinstance(link_base, str):
         raise ValidationError("link_base", "must be a URL such as https://go.shop.example")
     base = link_base.rstrip("/")
-    parts = urlsplit(base)
+    try:
+        parts = urlsplit(base)
+        host, port = parts.hostname, parts.port  # a port past 65535 or not a number: ValueError
+    except ValueError:  # that, or an unclosed [IPv6] bracket
+        host, port, parts = None, None, urlsplit("")
     if (
         parts.scheme.lower() not in ("http", "https")
-        or not parts.netloc
+        or not host
+        or port == 0
         or parts.query
         or parts.fragment
         or not base.isascii()
@@ -124,8 +129,8 @@ def check_link_base(link_base: str) -> str:
     ):
         raise ValidationError(
             "link_base",
-            "must be http(s)://host[:port][/path] in printable ASCII, with no query, "
-            "fragment, spaces or braces",
+            "must be http(s)://host[:port][/path] in printable ASCII (the port from 1 to "
+            "65535), with no query, fragment, spaces or braces",
             value=link_base,
         )
     return base
