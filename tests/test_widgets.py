@@ -20,6 +20,7 @@ import smskit.rules.phones  # patched by a test below: imported here, whatever r
 from smskit import Campaign, Client, Composer, Dashboard, HLRExplorer
 from smskit.errors import ValidationError
 from smskit.rules.findings import Finding
+from smskit.sandbox import Sandbox
 from smskit.views.pure_panel import compose_panel, highlight, panel_state
 
 CURLY = (
@@ -775,6 +776,28 @@ def test_every_press_that_runs_is_counted_for_the_front_end(client: Client) -> N
     explorer.csv_path = ""
     explorer.press("export")  # refused, said in the widget: it ran
     assert explorer.presses == 2 and explorer.message_kind == "error"
+
+
+def test_a_composer_given_a_folder_as_journal_sends_nothing_and_says_why(
+    client: Client, tmp_path: Path, fresh_sandbox: Sandbox
+) -> None:
+    """journal= naming a folder: the send is refused as a Campaign refuses it (the error
+    names the folder, in the widget), nothing reaches the gateway, and no journal file is
+    made beside the folder (the Composer took the folder for a journal already there and
+    sent into "<folder>-2")."""
+    folder = tmp_path / "campaigns"
+    folder.mkdir()
+    composer = Composer(
+        client, RECIPIENTS, text=CURLY, sender="MyShop", send_at=SEND_AT, journal=folder,
+        debounce=0,
+    )  # fmt: skip
+    composer.press("send")
+    assert "-2" not in composer.confirmation  # before: "as a new campaign (journal ...-2)"
+    composer.press("confirm")
+    assert composer.message_kind == "error" and str(folder) in composer.message
+    assert composer.sends == [] and fresh_sandbox.sent().empty
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["campaigns"]
+    assert list(folder.iterdir()) == []
 
 
 def test_dashboard_map_draws_the_figures_countries_in_its_colours(client: Client) -> None:

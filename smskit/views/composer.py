@@ -530,8 +530,10 @@ class Composer(Widget):
             return _Next(previous.name, previous.journal, previous, new=False)
         # The first send goes where it was asked to, unless an unnamed composer finds that
         # journal taken: its campaign (named with its creation time) cannot be the one there.
+        # A folder is no journal taken: the campaign refuses it (numbering put the journal in
+        # a new file "<folder>-2" beside it).
         series = self._series
-        first = series.journal is None or series.name is not None or not series.journal.exists()
+        first = series.journal is None or series.name is not None or not series.journal.is_file()
         if not self.sends and first:
             return _Next(series.name, series.journal, previous, new=True)
         used = {s.journal for s in self.sends}
