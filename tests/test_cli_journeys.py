@@ -231,6 +231,7 @@ WRITTEN: dict[str, tuple[str, Callable[[str], list[str]]]] = {
     "send --dry-run --journal": ("'--journal'", lambda f: [*ALERT, "--dry-run", "--journal", f]),
     "optouts export": ("'FILE'", lambda f: ["optouts", "export", f]),
     "sandbox --path": ("'--path'", lambda f: ["sandbox", "--port", "0", "--path", f]),
+    "sandbox --env-file": ("'--env-file'", lambda f: ["sandbox", "--port", "0", "--env-file", f]),
     "hlr -o": ("'-o'", lambda f: ["hlr", "+33612345678", "-o", f]),
     "campaign list -o": ("'-o'", lambda f: ["campaign", "list", "-o", f]),
 }  # fmt: skip
@@ -244,7 +245,8 @@ def test_a_file_to_write_in_a_missing_directory_is_usage_naming_it(
     line naming the option (or argument), the file and the directory, before any check.
     `send --journal` was exit 3 "ConfigurationError: ..." after the preflight and the cost
     (and its --dry-run exit 0: the send it rehearsed would fail); `optouts export` exit 3
-    "ConfigurationError: ..."; `sandbox --path` exit 3. Nothing sent, paid, or made."""
+    "ConfigurationError: ..."; `sandbox --path` exit 3; `sandbox --env-file` made the
+    directory (the key's file where no directory was meant). Nothing sent, paid, or made."""
     hint, args = WRITTEN[written]
     nowhere = tmp_path / "nowhere"
     target = nowhere / "file.sqlite"

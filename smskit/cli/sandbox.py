@@ -47,6 +47,7 @@ STOP = threading.Event()
 )
 @file_option(
     "--env-file",
+    made=True,
     help="Where the export lines go, mode 0600 (default: sandbox.env in the per-user data dir).",
 )
 def sandbox(
