@@ -338,3 +338,47 @@ def test_windows_from_send_delivery_and_first_click(tmp_path: Path) -> None:
                                 window_from=window_from, inbox=inbox)  # fmt: skip
             assert_same(table, naive(touched, placed, pd.Timedelta("1h").value, ["a", "b"]))
             assert set(table["recipients"]) == {40}
+
+
+def test_model_and_models_together_are_refused() -> None:
+    """model= and models= both given: refused naming models (which one wins is a guess)."""
+    with pytest.raises(ValidationError) as refused:
+        attribution(pd.DataFrame(), model="last_touch", models=["any_touch"])
+    assert str(refused.value) == "models: give model= or models=, not both"
+
+
+def test_windows_from_click_need_an_inbox(tmp_path: Path) -> None:
+    """window_from='click' with no inbox (and no store of `smskit replies serve`): refused
+    naming inbox, never read as "nobody clicked"."""
+    with pytest.raises(ValidationError) as refused:
+        attribution(pd.DataFrame(), window_from="click", journals=tmp_path)
+    assert str(refused.value) == (
+        "inbox: window_from='click' needs the inbox that served the tracked links"
+    )
+
+
+def test_another_accounts_inbox_gives_no_delivery_instants(tmp_path: Path) -> None:
+    """Over real HTTP: the inbox holding this campaign's delivery reports, then claimed by
+    another account, is not read as this campaign's: window_from='delivery' starts every
+    window at the send (as with no report), where this account's inbox starts them at each
+    delivery (orders a millisecond after the send are then not credited)."""
+    path = tmp_path.parent / f"{tmp_path.name}-inbox.sqlite"
+    with reporting_gateway(DeliveryModel.fast(seed=3), path) as (_sandbox, inbox, client):
+        numbers = [f"+3361{i:07d}" for i in range(20)]
+        campaign = Campaign(client, numbers, text="Promo STOP au 36173", sender="Shop")
+        result = campaign.send(journal=tmp_path / "own.journal.sqlite", progress=False)
+        assert result.wait_for_outcomes(inbox, timeout=60) == 0
+    sent = result.sent_at
+    orders = pd.DataFrame({"phone_number": numbers,
+                           "ordered_at": [sent + pd.Timedelta("1ms")] * len(numbers),
+                           "amount": [10.0] * len(numbers)})  # fmt: skip
+    options: dict[str, Any] = {"window": "1h", "journals": tmp_path}
+    from_send = attribution(orders, **options)
+    assert from_send["conversions"].tolist() == [20.0]
+    from_delivery = attribution(orders, window_from="delivery", inbox=path, **options)
+    assert from_delivery["conversions"].tolist() == [0.0]
+    with smskit.Inbox(path, account=("http://127.0.0.1:9", "another")) as other:
+        assert other.account == ("http://127.0.0.1:9", "another")
+        pd.testing.assert_frame_equal(
+            attribution(orders, window_from="delivery", inbox=other, **options), from_send
+        )

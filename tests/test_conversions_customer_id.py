@@ -77,6 +77,7 @@ def test_missing_or_absent_customer_ids_are_refused(
         ({"customer_id": "customer_id"}, "recipients", None),
         ({"customer_id": "client", "recipients": customers}, "recipients.client", None),
         ({"recipients": customers}, "recipients", None),
+        ({"customer_id": "customer_id", "recipients": customers.iloc[:3]}, "recipients", None),
     ]
     for options, field, row in cases:
         with pytest.raises(ValidationError) as caught:
@@ -84,6 +85,11 @@ def test_missing_or_absent_customer_ids_are_refused(
         assert caught.value.field == field
         if row is not None:
             assert caught.value.position == row
+    with pytest.raises(ValidationError) as caught:  # not the table the campaign was made from
+        result.lift(orders, customer_id="customer_id", recipients=customers.iloc[:3])
+    assert caught.value.rule == (
+        f"has 3 rows but the campaign planned row {COUNT - 1}: not its recipients"
+    )
     unknown = orders.copy()
     start = result.sent_at
     inside = (unknown["ordered_at"] >= start) & (unknown["ordered_at"] < start + pd.Timedelta("5D"))
@@ -166,6 +172,9 @@ def test_an_experiments_customer_id_match_equals_its_number_match(
     with pytest.raises(ValidationError) as caught:
         result.lift(orders, customer_id="customer_id", recipients=customers.iloc[:100])
     assert caught.value.field == "recipients"
+    with pytest.raises(ValidationError) as caught:  # the column customer_id= names is absent
+        result.lift(orders, customer_id="customer_id", recipients=customers[["phone_number"]])
+    assert str(caught.value) == "recipients.customer_id: no such column (customer_id= names it)"
     dealt = experiment.assignment()["arm"].astype(str)
     other = int((dealt != dealt.iloc[0]).idxmax())  # dealt to another arm than row 0
     twice = customers.copy()
@@ -206,3 +215,27 @@ def test_recipients_may_be_the_table_s_csv_or_parquet_file(
         result.conversions(orders, customer_id="customer_id", recipients=twice)
     assert caught.value.field == "recipients.customer_id"
     assert "columns 1 and 3 of the header" in caught.value.rule
+
+
+def test_conversions_on_a_column_the_recipients_lack_is_refused() -> None:
+    """conversions(recipients, orders, on="customer_id") when only the orders carry the
+    column: refused naming recipients.customer_id (matching nothing would be a silent zero)."""
+    from smskit.campaigns.analysis.conversions import conversions
+
+    recipients = pd.DataFrame({"phone_number": ["+33612345678"], "group": ["treated"]})
+    orders = pd.DataFrame(
+        {
+            "customer_id": ["C1"],
+            "ordered_at": [pd.Timestamp("2026-03-02T10:00Z")],
+            "amount": [12.5],
+        }
+    )
+    sent_at = pd.Timestamp("2026-03-01T10:00Z")
+    with pytest.raises(ValidationError) as caught:
+        conversions(recipients, orders, sent_at=sent_at, on="customer_id")
+    assert str(caught.value) == (
+        "recipients.customer_id: no such column (on= names a column both have)"
+    )
+    with_ids = recipients.assign(customer_id=["C1"])
+    found = conversions(with_ids, orders, sent_at=sent_at, on="customer_id")
+    assert found["conversions"].tolist() == [1] and found["revenue"].tolist() == [12.5]
