@@ -258,3 +258,34 @@ def test_a_file_to_write_in_a_missing_directory_is_usage_naming_it(
     assert "Preflight" not in result.stdout and "Cost" not in result.stdout
     assert fresh_sandbox.sent().empty and fresh_sandbox.balance() == 1000.0
     assert not nowhere.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["a.csv", "b.csv"], "give one IN.csv file at a time (got 2 files)"),
+        (["a.csv", "+33612345678"], "give one IN.csv file, or numbers, not both"),
+        (["+33612345678", "--no-cache", "--cache", "{cache}"],
+         "--cache FILE keeps the answers, --no-cache keeps none: not both"),
+    ],
+    ids=["two files", "a file and a number", "--cache and --no-cache"],
+)  # fmt: skip
+def test_hlr_arguments_that_contradict_are_usage_saying_which(
+    args: list[str],
+    said: str,
+    run: Run,
+    fresh_sandbox: Sandbox,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two IN.csv files were told "give one IN.csv file, or numbers, not both" (no number
+    was given); --cache FILE with --no-cache checked without the cache, silently dropping
+    the option. Each is exit 2 saying what it got, before any (paid) check; no cache made."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("a.csv", "b.csv"):
+        (tmp_path / name).write_text("phone_number\n+33612345678\n")
+    cache = tmp_path / "answers.sqlite"
+    result = run("hlr", *[a.replace("{cache}", str(cache)) for a in args])
+    assert result.exit_code == EXIT_USAGE
+    assert one_line(result) == f"smskit hlr: error: {said} (see: smskit hlr --help)"
+    assert fresh_sandbox.balance() == 1000.0 and not cache.exists()

@@ -61,13 +61,15 @@ def hlr(
     unreachable or failing included), and lists why; exits 4 when no value is a number
     (nothing to check).
     """
+    if cache is not None and no_cache:  # which one was meant? asked before any (paid) check
+        raise click.UsageError("--cache FILE keeps the answers, --no-cache keeps none: not both")
     if output is not None:  # before any (paid) check; an inline number is no file
         try:
             check_not_replacing(output, "-o", reads=sources)
         except ValidationError as exc:
             raise click.BadParameter(f"{output}: {exc.rule}", param_hint="'-o'") from None
     numbers = _numbers(sources, column)
-    if cache is not None and not no_cache:
+    if cache is not None:
         _check_cache(cache)
     with connect() as client:
         results = smskit.bulk_hlr(
@@ -161,6 +163,8 @@ def _numbers(sources: tuple[str, ...], column: str | None) -> pd.DataFrame | lis
             )
         return list(sources)
     if len(sources) > 1:
+        if len(files) > 1:  # not "numbers, not both": the files were all it was given
+            raise click.UsageError(f"give one IN.csv file at a time (got {len(files)} files)")
         raise click.UsageError("give one IN.csv file, or numbers, not both")
     from smskit.rules.csvtext import csv_columns, read_csv_text
     from smskit.rules.recipients import refuse_floats
