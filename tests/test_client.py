@@ -870,3 +870,31 @@ def test_a_blank_recipients_error_is_no_recipient_error() -> None:
     assert isinstance(mapped({"code": 400, "errors": blank}), errors.NoRecipientError)
     one = {"recipients[0].phone_number": {"code": 413, "message": "not served"}}
     assert not isinstance(mapped({"code": 400, "errors": one}), errors.NoRecipientError)
+
+
+@pytest.mark.parametrize("validate", ["no", 0, 1, "False"])
+def test_a_validate_flag_that_is_not_a_bool_is_refused_before_any_request(
+    validate: object,
+) -> None:
+    """validate= on a call is True, False or None: 0 or "False" (which reads as true) is
+    refused naming validate and the value, nothing requested."""
+    gateway = Gateway(answer(200, {"list_name": "vip"}))
+    with pytest.raises(errors.ValidationError) as caught:
+        make(gateway).contact_list.empty("vip", validate=validate)  # type: ignore[arg-type]
+    assert caught.value.field == "validate" and caught.value.value == validate
+    assert caught.value.rule == "must be True, False or None"
+    assert gateway.requests == []
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"), [(object(), "TypeError"), (float("nan"), "ValueError"), ({1j}, "TypeError")]
+)
+def test_a_value_json_cannot_carry_is_named_not_posted(value: object, kind: str) -> None:
+    """With validate=False nothing checks list_name; a value JSON cannot carry (an object,
+    NaN, a set) is still refused naming the field and the encoder's error, nothing posted."""
+    gateway = Gateway(answer(200, {"list_name": "vip"}))
+    with pytest.raises(errors.ValidationError) as caught:
+        make(gateway).contact_list.empty(value, validate=False)  # type: ignore[arg-type]
+    assert caught.value.field == "list_name"
+    assert caught.value.rule == f"cannot be sent as JSON: {kind}"
+    assert gateway.requests == []

@@ -220,3 +220,23 @@ def test_the_links_page_says_how_to_front_the_inbox_and_what_is_kept() -> None:
     ):
         assert heading in page, heading
     assert "link_base=" in page and "track_links=inbox" in page
+
+
+@pytest.mark.parametrize("destination", [None, 42, b"https://shop.example/", ["https://a.b/"]])
+def test_a_destination_that_is_not_text_is_refused_and_nothing_registered(
+    destination: object,
+) -> None:
+    """register_links with a destination that is not a URL's text: refused naming the
+    token's destination and the value, none of the rows registered."""
+    first, second = new_tokens(2)
+    rows = [
+        (first, "+33612345678", 0, 0, "https://shop.example/"),
+        (second, "+33612345679", 1, 0, destination),
+    ]
+    with Inbox() as inbox:
+        with pytest.raises(ValidationError) as caught:
+            inbox.register_links("c", rows)  # type: ignore[arg-type]
+        assert caught.value.field == f"links[{second}].destination"
+        assert caught.value.rule == "must be an http(s) URL"
+        assert caught.value.value == destination
+        assert len(inbox.links()) == 0

@@ -291,3 +291,27 @@ def test_a_string_naming_a_file_is_refused_advising_import_csv(tmp_path: Path) -
                 optouts.add(["+33612345679", given])
             assert caught.value.position == 1 and caught.value.value == given
         assert len(optouts) == 0
+
+
+@pytest.mark.parametrize("column", ["note", "reference"])
+def test_a_list_holding_a_nul_character_is_not_written_as_csv(tmp_path: Path, column: str) -> None:
+    """A note typed with a NUL, or a callback's reference carrying one: to_csv refuses
+    naming the column, the row and the value, and writes no file (import_csv could not
+    read it back)."""
+    target = tmp_path / "list.csv"
+    with OptOuts(GATEWAY, path=tmp_path / "o.sqlite") as optouts:
+        optouts.add(["+33612345678"], note="first")
+        if column == "note":
+            optouts.add(["+33612345699"], note="asked\x00twice")
+        else:
+            optouts.record([OptOutEvent("+33612345699", "stop_callback", "k\x001", 1_500_000)])
+        with pytest.raises(ValidationError) as caught:
+            optouts.to_csv(target)
+        listed = optouts.to_frame("UTC")["phone_number"].tolist()
+    assert caught.value.field == f"optouts.{column}"
+    assert caught.value.position == listed.index("+33612345699")  # its row in the list
+    assert caught.value.rule == (
+        "holds a NUL character, which a CSV file cannot carry: nothing written"
+    )
+    assert "\x00" in caught.value.value
+    assert not target.exists()

@@ -306,3 +306,23 @@ def test_existing_file_keeps_its_mode(tmp_path: Path) -> None:
     os.chmod(path, 0o640)
     Inbox(path)
     assert mode(path) == 0o640
+
+
+@pytest.mark.parametrize("given", ["replies.example.com", ["replies.example.com", ""], [None], 7])
+def test_allowed_hosts_that_are_not_a_list_of_names_are_refused(given: object) -> None:
+    """allowed_hosts is a list of host names: a bare string (it would be read letter by
+    letter), a blank name or another value is refused naming allowed_hosts."""
+    with pytest.raises(ValidationError) as caught:
+        Inbox(allowed_hosts=given)  # type: ignore[arg-type]
+    assert caught.value.field == "allowed_hosts" and caught.value.value == given
+    assert caught.value.rule == "must be a list of host names"
+
+
+@pytest.mark.parametrize("given", ["*", "*example.com", "a.*.example.com", "example.*"])
+def test_a_wildcard_anywhere_but_a_leading_label_is_refused(given: str) -> None:
+    """Only '*.example.com' (any one label in front) is a wildcard: '*' alone, '*example.com'
+    or a '*' inside would accept hosts nobody meant; refused, naming allowed_hosts."""
+    with pytest.raises(ValidationError) as caught:
+        Inbox(allowed_hosts=[given])
+    assert str(caught.value) == "allowed_hosts: wildcards must look like '*.example.com'"
+    assert "*.example.com" in Inbox(allowed_hosts=["*.example.com"]).allowed_hosts
