@@ -80,6 +80,25 @@ def test_a_write_command_starts_a_list_in_an_empty_path(tmp_path: Path) -> None:
     assert [r["phone_number"] for r in listed["optouts"]] == ["+33612345678"]
 
 
+@pytest.mark.parametrize("base_url", ["ftp://gw.example", "https://gw.example:99999", "gw"])
+def test_an_account_no_gateway_url_names_is_refused_nothing_added(
+    base_url: str, tmp_path: Path
+) -> None:
+    """SMSKIT_BASE_URL that no client accepts (another scheme, a port past 65535, no URL):
+    `optouts add` exits 3 naming the variable and adds nothing (it said "1 number(s) added"
+    to a list no send, refused at that URL, could ever read)."""
+    path = tmp_path / "optouts.sqlite"
+    env = {"SMSKIT_BASE_URL": base_url, "SMSKIT_API_LOGIN": "acme"}
+    result = run("optouts", "add", "+33612345678", "--path", str(path), env=env)
+    assert result.exit_code == 3 and result.stdout == ""
+    assert "SMSKIT_BASE_URL" in result.stderr and repr(base_url) in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert (
+        not path.exists()
+        or OptOuts(("https://gw.example", "acme"), path=path).numbers() == frozenset()
+    )
+
+
 def test_export_then_import_into_another_account(tmp_path: Path) -> None:
     """export writes the CSV; import into another gateway lists the same numbers."""
     run("optouts", "add", "+33612345678", "+447700900123")

@@ -50,7 +50,7 @@ class _Account:
         ``--path`` holds none (no such file, or an empty one), refused the same way: a list
         is never started in a file a read command was given."""
         from smskit.errors import ConfigurationError, ValidationError
-        from smskit.replies.optouts import OptOuts, OptOutsNotReadWarning
+        from smskit.replies.optouts import OptOuts, OptOutsNotReadWarning, account_key
 
         if reading is not None and self.path is not None:
             if not self.path.exists():
@@ -67,6 +67,8 @@ class _Account:
                 "SMSKIT_API_LOGIN (or pass --base-url and --login), or neither for the embedded "
                 "sandbox's"
             )
+        else:  # an account no gateway URL names: configuration (exit 3), not the --path file
+            account_key(account)
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", OptOutsNotReadWarning)

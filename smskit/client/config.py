@@ -20,14 +20,13 @@ import weakref
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Literal, Protocol
-from urllib.parse import urlsplit
 
 import httpx
 
 from smskit._account import Hidden, held
 from smskit.errors import ConfigurationError, advised
 from smskit.rules.caps import FrequencyCap, frequency_cap_setting
-from smskit.rules.hosts import is_loopback, is_loopback_url
+from smskit.rules.hosts import http_url_parts, is_loopback, is_loopback_url
 
 ENV_LOGIN = "SMSKIT_API_LOGIN"
 ENV_KEY = "SMSKIT_API_KEY"
@@ -252,18 +251,14 @@ def check_base_url(url: str | Hidden, *, allow_insecure: bool = False) -> str:
             f"base URL must not carry credentials, a query or a fragment (got {url.shown()}); "
             f"give the login and key apart: api_login/api_key ({ENV_LOGIN}/{ENV_KEY})"
         )
-    try:
-        parts = urlsplit(url.strip())
-        hostname = parts.hostname
-        port = parts.port  # a port that is not a number, or past 65535: ValueError
-    except ValueError:  # an unclosed [IPv6] bracket, a port that is not a number
-        hostname, port = None, None
-    if not hostname or parts.scheme not in ("http", "https") or port == 0:
+    read = http_url_parts(url.strip())
+    if read is None:
         raise ConfigurationError(
             f"base URL ({ENV_BASE_URL}) must look like https://host[:port][/prefix], the port "
             f"from 1 to 65535, got {url!r}"
         )
-    if parts.scheme == "http" and not is_loopback(hostname) and not allow_insecure:
+    scheme, hostname, _ = read
+    if scheme == "http" and not is_loopback(hostname) and not allow_insecure:
         fact = f"refusing plain http:// to {hostname}: the API key would travel in clear"
         raise advised(
             ConfigurationError(f"{fact}; use https:// or pass allow_insecure=True"),

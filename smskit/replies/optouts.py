@@ -34,13 +34,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from smskit import _sqlite
-from smskit._account import Gateway, Hidden, account_of, gateway_of, held
+from smskit._account import EMBEDDED_SANDBOX, Gateway, Hidden, account_of, gateway_of, held
 from smskit._paths import check_directory_of, check_not_replacing
 from smskit.errors import ConfigurationError, ValidationError, advised
 from smskit.replies.optoutcsv import CSV_SOURCES, read_optouts_csv
 from smskit.replies.reports import micros, stored_times
 from smskit.rules.filekind import check_regular_file
 from smskit.rules.files import as_file_path
+from smskit.rules.hosts import http_url_parts
 from smskit.rules.optouts import listed_form
 from smskit.rules.region import DEFAULT_REGION
 from smskit.rules.text import check_str
@@ -192,6 +193,13 @@ def account_key(account: Account | tuple[str, str]) -> Gateway:
         if len(account) == 2 and isinstance(account[0], Hidden):
             return gateway_of(*account)  # refused: the URL carries credentials
         if len(account) == 2 and all(isinstance(part, str) and part for part in account):
+            url = account[0].strip()  # a list at a URL no client accepts: no send reads it
+            if url != EMBEDDED_SANDBOX and http_url_parts(url) is None:
+                raise ConfigurationError(
+                    "an opt-out list's account is a gateway's base URL (SMSKIT_BASE_URL) such "
+                    "as https://host[:port][/prefix], the port from 1 to 65535, and a login; "
+                    f"got {account[0]!r}"
+                )
             return gateway_of(*account)
     else:
         base_url = getattr(account, "base_url", None)

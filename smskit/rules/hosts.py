@@ -6,6 +6,10 @@ callbacks only to loopback URLs (``sandbox/_callbacks.py``), and the reply inbox
 loopback ``Host`` names, and logs no exposure warning, only when bound to loopback
 (``replies/receiver.py``, ``replies/inbox.py``).
 
+:func:`http_url_parts` reads an ``http(s)://`` URL's scheme, host and port exactly (a port
+past 65535 or not a number, or no host, is no URL), for the base URL, an opt-out list's
+account and a link base.
+
 Loopback is an IP literal in 127.0.0.0/8 or ``::1`` (an IPv4-mapped ``::ffff:127.x.y.z``
 too, on every Python: ``ipaddress`` says no on 3.11 and yes from 3.13), or the name
 ``localhost`` in any case. Nothing else, and no name is resolved (a DNS answer can change):
@@ -24,7 +28,7 @@ from __future__ import annotations
 import ipaddress
 from urllib.parse import urlsplit
 
-__all__ = ["is_loopback", "is_loopback_url"]
+__all__ = ["http_url_parts", "is_loopback", "is_loopback_url"]
 
 
 def is_loopback(host: str) -> bool:
@@ -49,3 +53,18 @@ def is_loopback_url(url: str) -> bool:
     except ValueError:
         return False
     return host is not None and is_loopback(host)
+
+
+def http_url_parts(url: str) -> tuple[str, str, int | None] | None:
+    """``(scheme, host, port)`` of an ``http(s)://`` URL read exactly (host bare, as
+    :func:`is_loopback` takes it; port None when not written); None when the scheme is
+    another, there is no host, the port is 0, past 65535 or not a number, or a ``[`` is
+    unclosed: the one reading of a gateway's base URL, an account's key and a link base."""
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname, parts.port  # port: ValueError when not 0..65535
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not host or port == 0:
+        return None
+    return parts.scheme, host, port

@@ -34,6 +34,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from smskit.errors import ValidationError
 from smskit.rules.fields import DYNAMIC_FIELDS, FIELD_RE, split_fields
+from smskit.rules.hosts import http_url_parts
 from smskit.rules.ranges import checked_integer
 from smskit.rules.spec import FIELD_MAX
 
@@ -112,15 +113,9 @@ def check_link_base(link_base: str) -> str:
     if not isinstance(link_base, str):
         raise ValidationError("link_base", "must be a URL such as https://go.shop.example")
     base = link_base.rstrip("/")
-    try:
-        parts = urlsplit(base)
-        host, port = parts.hostname, parts.port  # a port past 65535 or not a number: ValueError
-    except ValueError:  # that, or an unclosed [IPv6] bracket
-        host, port, parts = None, None, urlsplit("")
+    parts = urlsplit(base) if http_url_parts(base) is not None else None
     if (
-        parts.scheme.lower() not in ("http", "https")
-        or not host
-        or port == 0
+        parts is None
         or parts.query
         or parts.fragment
         or not base.isascii()
