@@ -342,6 +342,39 @@ def test_cron_same_alert_twice_a_day_then_next_day(run: Run, fresh_sandbox: Sand
     assert fresh_sandbox.balance() == pytest.approx(1000.0 - 4 * 0.065)
 
 
+def test_a_damaged_line_of_the_log_of_sends_refuses_the_send_naming_it(
+    run: Run, fresh_sandbox: Sandbox, user_dirs: Path
+) -> None:
+    """A cut line in the log of recent sends (cli-sends.jsonl) was skipped and the same alert
+    went out again 2 minutes later; now the run exits 3 with one line naming the file, the
+    line and the rule, nothing sent, --again included; once the line is removed, the repeat
+    is refused as before (exit 9) and --again sends it."""
+    start = datetime.fromisoformat(TUESDAY_10H)
+    assert run(*ALERT, now=start.isoformat()).exit_code == 0
+    log = user_dirs / "data" / "smskit" / "cli-sends.jsonl"
+    whole = log.read_bytes()
+    log.write_bytes(whole + whole[: len(whole) // 2])  # a second record cut halfway
+    later = (start + timedelta(minutes=2)).isoformat()
+    for again in ((), ("--again",)):
+        refused = run(*ALERT, *again, now=later)
+        assert refused.exit_code == EXIT_CONFIG, refused.stderr
+        line = stderr_line(refused)
+        assert line.startswith(
+            f"smskit: error: ConfigurationError: {log}:2: a record of the repeat guard's log "
+            "of recent sends cannot be read: not a JSON line ("
+        ), line
+        assert line.endswith(
+            "; nothing sent: fix or remove that line (removed, the send it records is "
+            "forgotten and could be made again)"
+        ), line
+        assert "Sent" not in refused.stdout
+    assert len(fresh_sandbox.sent()) == 1
+    log.write_bytes(whole)
+    assert run(*ALERT, now=later).exit_code == EXIT_REPEAT
+    assert run(*ALERT, "--again", now=later).exit_code == 0
+    assert len(fresh_sandbox.sent()) == 2
+
+
 def test_repeat_of_an_unfinished_send_points_to_resume(run: Run, fresh_sandbox: Sandbox) -> None:
     """A send stopped for credit, run again a minute later: exit 9 naming `campaign resume`
     of its journal (not --again, which would send everyone again); the resume finishes it."""

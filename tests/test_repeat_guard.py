@@ -195,3 +195,57 @@ def test_the_same_tracked_send_is_a_repeat_and_another_destination_is_not(
         assert elsewhere.earlier_send() is None
         moved = [{**person, "param1": "9"} for person in people]
         assert tracked(NOW + timedelta(minutes=5), rows=moved).earlier_send() is None
+
+
+DAMAGED = [
+    (b'{"at": "2026-03-03T10:00:00+00:00", "fingerprint": "x", "na', "not a JSON line"),
+    (b'["2026-03-03T10:00:00+00:00"]', "a record is a JSON object (got list)"),
+    (b'{"at": "2026-03-03T10:00:00", "fingerprint": "x", "name": "n", "journal": "j"}',
+     "'at' is an ISO 8601 time with its UTC offset (got '2026-03-03T10:00:00')"),
+    (b'{"at": 1772532000, "fingerprint": "x", "name": "n", "journal": "j"}',
+     "'at' is an ISO 8601 time with its UTC offset (got 1772532000)"),
+    (b'{"at": "2026-03-03T10:00:00+00:00", "name": "n", "journal": "j"}',
+     "'fingerprint' is a string (got None)"),
+    (b'{"at": "2026-03-03T10:00:00+00:00", "fingerprint": "x", "name": "n", "journal": "j", '
+     b'"complete": "yes"}', "'complete' is true or false (got 'yes')"),
+    (b'\xff{"at": "2026-03-03T10:00:00+00:00"}', "not a JSON line"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("line", "rule"), DAMAGED)
+def test_a_damaged_line_of_the_log_of_sends_is_refused_naming_file_line_and_rule(
+    fresh_sandbox: Sandbox, tmp_path: Path, user_dirs: Path, line: bytes, rule: str
+) -> None:
+    """A line of cli-sends.jsonl that cannot be read was skipped, so the send it recorded was
+    forgotten and the same send went out again; now the next campaign under the guard, and
+    its earlier_send(), raise ConfigurationError naming the file, the line and the rule, and
+    nothing is sent, again=True included (it would fail after sending, when recording)."""
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        campaign(client, NOW).send(progress=False, journal=tmp_path / "a.sqlite")
+        log = user_dirs / "data" / "smskit" / "cli-sends.jsonl"
+        log.write_bytes(line + b"\n" + log.read_bytes())
+        later = campaign(client, NOW + timedelta(minutes=5))
+        where = f"{log}:1: a record of the repeat guard's log of recent sends cannot be read: "
+        advice = (
+            "nothing sent: fix or remove that line (removed, the send it records is forgotten "
+            "and could be made again)"
+        )
+        with pytest.raises(smskit.ConfigurationError) as refused:
+            later.earlier_send()
+        message = str(refused.value)
+        assert message.startswith(where + rule) and message.endswith("; " + advice), message
+        for again in (False, True):
+            with pytest.raises(smskit.ConfigurationError) as refused:
+                later.send(progress=False, journal=tmp_path / "b.sqlite", again=again)
+            assert str(refused.value) == message
+        assert len(fresh_sandbox.sent()) == 2
+        assert not (tmp_path / "b.sqlite").exists()
+
+
+def test_blank_lines_of_the_log_of_sends_hold_no_record_and_are_passed(user_dirs: Path) -> None:
+    """An empty line records no send: the records around it are read."""
+    record_send("alert", NOW, "alert-1", Path("alert.journal.sqlite"), True)
+    log = user_dirs / "data" / "smskit" / "cli-sends.jsonl"
+    log.write_text("\n" + log.read_text() + "\n  \n", encoding="utf-8")
+    earlier = earlier_send("alert", NOW + timedelta(minutes=1))
+    assert earlier is not None and earlier.name == "alert-1"

@@ -16,6 +16,9 @@ set back since, or a campaign's clock or ``SMSKIT_NOW`` says an earlier time): h
 it was made cannot be told, and it may be moments ago, so it is never taken as old. A
 journal continued (a named campaign, a resume) is not a repeat: the journal itself sends
 nothing twice. Records more than a day from now are dropped when a new one is written.
+A line of the log that cannot be read exactly is refused (:class:`smskit.ConfigurationError`
+naming file, line and rule) before the send, ``again`` or not, never skipped: the send it
+records would be forgotten. The log is replaced whole at each write, never appended to.
 """
 
 from __future__ import annotations
@@ -75,13 +78,15 @@ class RepeatGuard:
 
     def check(self, content_id: str) -> str:
         """Refuse a repeat (:class:`smskit.RepeatedSend`); else the key to record the send
-        under."""
-        earlier = self.earlier(content_id)
-        if earlier is not None:
+        under. The log is read even with ``again``: a line of it that cannot be read is
+        refused before the send (:func:`earlier_send`), not after it, when recording it."""
+        key = self.key(content_id)
+        earlier = earlier_send(key, self.now, self.window)
+        if earlier is not None and not self.again:
             raise RepeatedSend(
                 earlier.at, earlier.name, earlier.journal, earlier.complete, now=self.now
             )
-        return self.key(content_id)
+        return key
 
 
 def fingerprint(content: dict[str, Any]) -> str:
@@ -93,32 +98,76 @@ def _log() -> Path:
     return data_dir() / "cli-sends.jsonl"
 
 
-def _records() -> list[dict[str, Any]]:
+_FIELDS: Final = (("fingerprint", str), ("name", str), ("journal", str))
+
+
+def _records(unread: str) -> list[dict[str, Any]]:
+    """Every record of the log. A line that is not one exactly as :func:`record_send` writes
+    it (JSON of ``at``: an ISO 8601 time with its offset, ``fingerprint``, ``name``,
+    ``journal``: strings, ``complete``: true or false, absent in older records) is refused
+    (:class:`smskit.ConfigurationError` naming the file, the line and the rule, ``unread``
+    saying what becomes of the send): skipping it would forget the send it records, and the
+    same send could go out twice. The log is only ever replaced whole (:func:`record_send`),
+    so a crash leaves no cut line to forgive."""
+    path = _log()
     try:
-        lines = _log().read_text(encoding="utf-8").splitlines()
+        data = path.read_bytes()
     except FileNotFoundError:
         return []
     found = []
-    for line in lines:
-        try:
-            found.append(json.loads(line))
-        except json.JSONDecodeError:  # a line cut by a crash: that record is lost, not the rest
-            continue
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if raw.strip():
+            found.append(_record(raw, f"{path}:{number}", unread))
     return found
+
+
+def _record(raw: bytes, where: str, unread: str) -> dict[str, Any]:
+    """One line of the log, read exactly, else refused naming ``where`` (file:line)."""
+    try:
+        entry = json.loads(raw.decode("utf-8"))
+        problem = _problem(entry)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        problem = f"not a JSON line ({exc})"
+    if problem is not None:
+        raise ConfigurationError(
+            f"{where}: a record of the repeat guard's log of recent sends cannot be read: "
+            f"{problem}; {unread}: fix or remove that line (removed, the send it records is "
+            "forgotten and could be made again)"
+        )
+    return dict(entry)
+
+
+def _problem(entry: object) -> str | None:
+    """What makes ``entry`` no record :func:`record_send` writes (None: it is one)."""
+    if not isinstance(entry, dict):
+        return f"a record is a JSON object (got {type(entry).__name__})"
+    at = entry.get("at")
+    try:
+        when = datetime.fromisoformat(at) if isinstance(at, str) else None
+    except ValueError:
+        when = None
+    if when is None or when.utcoffset() is None:
+        return f"'at' is an ISO 8601 time with its UTC offset (got {at!r})"
+    for field, kind in _FIELDS:
+        if not isinstance(entry.get(field), kind):
+            return f"{field!r} is a string (got {entry.get(field)!r})"
+    if not isinstance(entry.get("complete", True), bool):
+        return f"'complete' is true or false (got {entry['complete']!r})"
+    return None
 
 
 def earlier_send(key: str, now: datetime, window: timedelta = WINDOW) -> EarlierSend | None:
     """The latest recorded send of ``key`` less than ``window`` before ``now``, or after
-    ``now`` (a record in the future is not older than the window: the clock went back)."""
+    ``now`` (a record in the future is not older than the window: the clock went back).
+    Raises :class:`smskit.ConfigurationError` for a line of the log it cannot read
+    (:func:`_records`): the send is not made."""
     latest: EarlierSend | None = None
-    for entry in _records():
-        if entry.get("fingerprint") != key:
+    for entry in _records("nothing sent"):
+        if entry["fingerprint"] != key:
             continue
         at = datetime.fromisoformat(entry["at"])
         if now - at < window and (latest is None or at > latest.at):
-            latest = EarlierSend(
-                at, str(entry.get("name")), str(entry.get("journal")), entry.get("complete", True)
-            )
+            latest = EarlierSend(at, entry["name"], entry["journal"], entry.get("complete", True))
     return latest
 
 
@@ -145,7 +194,8 @@ def record_send(key: str, now: datetime, name: str, journal: Path, complete: boo
     path = _log()
     path.parent.mkdir(parents=True, exist_ok=True)
     with _writing(path):
-        kept = [e for e in _records() if abs(now - datetime.fromisoformat(e["at"])) < _KEPT]
+        records = _records("this send was made but is not recorded for the repeat guard")
+        kept = [e for e in records if abs(now - datetime.fromisoformat(e["at"])) < _KEPT]
         kept.append(
             {"at": now.isoformat(), "fingerprint": key, "name": name, "journal": str(journal),
              "complete": complete}
