@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import smskit
-from smskit.campaigns.bulk import bulk_hlr, create_contacts, delete_contacts
+from smskit.campaigns.bulk import abulk_hlr, bulk_hlr, create_contacts, delete_contacts
 from smskit.sandbox import Sandbox
 
 HLR_FR = 0.008  # EUR per French number checked (docs/sandbox.md)
@@ -177,3 +177,57 @@ def test_bulk_hlr_and_the_endpoint_return_one_shape(
     smskit.bulk_hlr(client, numbers[:1], progress=False)
     assert (user_dirs / "cache" / "smskit" / "hlr.sqlite").is_file()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_chunk_answered_short_keeps_each_answer_with_its_own_number(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """The gateway answers HLR requests with results out of order: fewer than the numbers
+    asked (the second dropped, the rest reversed), or as many with a stranger's answer in
+    place of the dropped one. Each answer goes to the number it names, never by position;
+    the unanswered number reads "no answer for this number" and is not cached; the
+    stranger's answer is dropped. (The sandbox never answers so: the real answers are
+    edited on their way.)"""
+    numbers = fr_mobiles(4)
+    stranger = "+33619999999"
+
+    async def check(with_stranger: bool, cache: Path) -> pd.DataFrame:
+        async with httpx.AsyncClient(trust_env=False) as real:
+
+            async def edited(request: httpx.Request) -> httpx.Response:
+                forwarded = httpx.Request(
+                    request.method, request.url, headers=request.headers, content=request.content
+                )
+                answer = await real.send(forwarded)
+                if not request.url.path.endswith("/contact/hlr-request"):
+                    return httpx.Response(answer.status_code, content=answer.content,
+                                          headers={"content-type": "application/json"})  # fmt: skip
+                items = answer.json()
+                kept = [item for item in items if item["phone_number"] != numbers[1]][::-1]
+                extra = [{**items[0], "phone_number": stranger}] if with_stranger else []
+                return httpx.Response(200, json=[*kept, *extra])
+
+            async with smskit.AsyncClient(
+                fresh_sandbox.login, fresh_sandbox.api_key, fresh_sandbox.url,
+                transport=httpx.MockTransport(edited),
+            ) as client:  # fmt: skip
+                result = await abulk_hlr(client, numbers, journal=cache, progress=False)
+        return result.to_frame()
+
+    for with_stranger in (False, True):
+        cache = tmp_path / f"hlr-{with_stranger}.sqlite"
+        frame = asyncio.run(check(with_stranger, cache))
+        assert frame["input"].tolist() == numbers
+        assert frame["phone_number"].tolist() == numbers
+        assert frame["error"].isna().tolist() == [True, False, True, True]
+        assert frame["error"].iloc[1] == "no answer for this number"
+        assert frame["status"].isna().tolist() == [False, True, False, False]
+        with smskit.Client(sandbox=fresh_sandbox) as client:
+            again = bulk_hlr(client, numbers, journal=cache, progress=False).to_frame()
+        assert again["cached"].tolist() == [True, False, True, True]
+        truth = again.set_index("phone_number")["network_name"]
+        assert (
+            frame.set_index("phone_number")["network_name"]
+            .drop(numbers[1])
+            .equals(truth.drop(numbers[1]))
+        )

@@ -106,3 +106,24 @@ def test_resume_with_another_login_in_the_env_is_refused(
     with pytest.raises(smskit.ConfigurationError, match="'someone-else'"):
         Campaign.resume(path, progress=False)
     assert len(fresh_sandbox.sent()) == sent
+
+
+@pytest.mark.parametrize("key", ["text", "sender", "options"])
+def test_a_journal_that_lost_what_it_sends_is_refused_nothing_sent(
+    key: str, fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """A journal with chunks left to send whose text, sender or send options are gone (a
+    damaged file, edited by hand): resume refuses naming the journal, before any request;
+    the 100 sent before stay the only ones."""
+    path = tmp_path / "j.sqlite"
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        half_sent(client, fresh_sandbox, path)
+        with sqlite3.connect(path) as db:
+            db.execute("DELETE FROM meta WHERE key = ?", (key,))
+        db.close()
+        with pytest.raises(smskit.ConfigurationError) as refused:
+            Campaign.resume(path, client, progress=False)
+    assert str(refused.value) == (
+        f"journal {str(path)!r} records no text, sender or send options to send"
+    )
+    assert len(fresh_sandbox.sent()) == 100

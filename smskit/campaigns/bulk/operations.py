@@ -185,19 +185,20 @@ def _sendable(checks: pd.DataFrame) -> list[str]:
 
 
 def _by_number(chunk: list[str], raw: Any) -> dict[str, Any]:
-    """Answers keyed by the number asked: by position when one answer per number came back."""
-    items = [item for item in raw if isinstance(item, Mapping)] if isinstance(raw, list) else []
-    if len(items) == len(chunk):
-        return dict(zip(chunk, items, strict=True))
+    """Answers keyed by the number asked: each to the number it names (read as E.164). By
+    position only when one answer per number came back and none names another number than
+    the one asked at its place (an answer naming no readable number has only its place):
+    the same count in another order, or with a stranger's answer, is never zipped."""
     from smskit.rules.phonecheck import to_e164
 
+    items = [item for item in raw if isinstance(item, Mapping)] if isinstance(raw, list) else []
+    named = [to_e164(item.get("phone_number"), None) for item in items]
+    if len(items) == len(chunk) and all(
+        number is None or number == asked for number, asked in zip(named, chunk, strict=True)
+    ):
+        return dict(zip(chunk, items, strict=True))
     asked = set(chunk)
-    found = {}
-    for item in items:
-        number = to_e164(item.get("phone_number"), None)
-        if number in asked:
-            found[number] = item
-    return found
+    return {number: item for number, item in zip(named, items, strict=True) if number in asked}
 
 
 def _normalised(values: Any, field: str, region: str | None) -> tuple[list[Any], pd.DataFrame]:
