@@ -366,6 +366,24 @@ def test_replies_serve_names_what_the_user_gave_for_a_refused_value(
     assert "short-secret" not in result.stderr and not store.exists()
 
 
+def test_replies_serve_for_an_account_no_gateway_url_names_makes_no_inbox(
+    tmp_path: Path,
+) -> None:
+    """SMSKIT_BASE_URL no client accepts, with --path: exit 3 naming the variable, not blamed
+    on --path (it was exit 4 "--path FILE: ..."), and no inbox file made (it was, with its
+    -wal and -shm, before the refusal); the library's Inbox(path, account=) refuses first."""
+    store = tmp_path / "replies.sqlite"
+    env = {"SMSKIT_BASE_URL": "ftp://gw.example", "SMSKIT_API_LOGIN": "acme"}
+    result = CliRunner().invoke(
+        cli, ["replies", "serve", "--port", "0", "--path", str(store)], env=env
+    )
+    assert result.exit_code == 3 and result.stdout == ""
+    assert "SMSKIT_BASE_URL" in result.stderr and "--path" not in result.stderr
+    with pytest.raises(smskit.ConfigurationError, match="SMSKIT_BASE_URL"):
+        smskit.Inbox(store, account=("https://gw.example:99999", "acme"))
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_resume_of_a_campaign_another_runner_holds_exits_8(
     run: Run, fresh_sandbox: Sandbox, tmp_path: Path
 ) -> None:

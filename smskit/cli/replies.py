@@ -64,6 +64,10 @@ def serve(
     where = path if path is not None else replies_path()
     base_url, login = os.environ.get("SMSKIT_BASE_URL"), os.environ.get("SMSKIT_API_LOGIN")
     account = (base_url, login) if base_url and login else None
+    if account is not None:  # refused as configuration (exit 3), never blamed on --path
+        from smskit.replies.optouts import account_key
+
+        account_key(account)
     try:
         inbox = Inbox(
             where, host=host, port=port, signing_secret=signing_secret or None,

@@ -35,7 +35,14 @@ from smskit._account import held
 from smskit._server import Guards, Served, http_url
 from smskit.errors import ConfigurationError, ValidationError
 from smskit.replies import clicks, receiver, reports
-from smskit.replies.optouts import Account, OptOutEvent, OptOuts, claim_account, kept_account
+from smskit.replies.optouts import (
+    Account,
+    OptOutEvent,
+    OptOuts,
+    account_key,
+    claim_account,
+    kept_account,
+)
 from smskit.replies.receiver import Reply
 from smskit.replies.reports import Report, micros, stored_times
 from smskit.replies.signing import DEFAULT_TOLERANCE, secret_bytes
@@ -310,6 +317,8 @@ class Inbox(Served):
         self._token = receiver.checked_token(token)
         del token
         account = held(account)  # a URL with login:KEY@ never in clear in this frame
+        if account is not None:
+            account_key(account)  # an account no gateway URL names: refused before any file
         max_body = checked_integer("max_body", max_body, low=1024, unit=" bytes")
         if not isinstance(host, str) or not host:
             raise ValidationError("host", "must be an IP address or host name", value=host)
