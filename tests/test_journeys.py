@@ -49,6 +49,34 @@ def test_bulk_helpers_refuse_a_string_naming_a_file(
     assert fresh_sandbox.balance() == 1000.0
 
 
+def test_a_csv_name_given_to_bulk_hlr_is_refused_with_advice_bulk_hlr_takes(
+    client: smskit.Client, fresh_sandbox: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bulk_hlr(client, "customers.csv") advised Campaign.from_csv, which bulk_hlr does not
+    take and which sends SMS instead of checking lines; the advice is the pathlib.Path that
+    bulk_hlr reads (its own call), word for word, and following it checks the file's number.
+    A campaign's recipients keep Campaign.from_csv (with its client) as the other way."""
+    monkeypatch.chdir(tmp_path)
+    Path("customers.csv").write_text("phone_number\n0612345678\n")
+    with pytest.raises(smskit.ValidationError) as caught:
+        smskit.bulk_hlr(client, "customers.csv", progress=False, journal=False)
+    assert str(caught.value) == (
+        "numbers: a string is one phone number, and this one names a file: to read the file, "
+        "pass pathlib.Path('customers.csv') (got 'customers.csv')"
+    )
+    with pytest.raises(smskit.ValidationError) as campaign:
+        smskit.Campaign(client, "customers.csv", text="Alerte", sender="Ops", purpose="alert")
+    assert str(campaign.value) == (
+        "recipients: a string is one phone number, and this one names a file: to read the "
+        "file, pass pathlib.Path('customers.csv') (or Campaign.from_csv(client, "
+        "'customers.csv', ...)) (got 'customers.csv')"
+    )
+    assert fresh_sandbox.balance() == 1000.0
+    lines = smskit.bulk_hlr(client, Path("customers.csv"), progress=False, journal=False)
+    assert lines.to_frame()["phone_number"].tolist() == ["+33612345678"]
+    assert fresh_sandbox.balance() < 1000.0  # the advice followed: the line was checked
+
+
 def test_bulk_hlr_string_that_is_a_number_is_checked(
     client: smskit.Client, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

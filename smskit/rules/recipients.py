@@ -253,11 +253,15 @@ def names_file(value: str) -> bool:
 def check_file_name(value: str, field: str) -> None:
     """Refuse a string no phone number could be that names a file, or ends in .csv/.parquet:
     a string is always one number, so the file would be read as one wrong number. The
-    refusal says to pass the file as a ``pathlib.Path`` (read by :mod:`smskit.rules.files`)."""
+    refusal says to pass the file as a ``pathlib.Path`` (read by :mod:`smskit.rules.files`);
+    a CSV file of a campaign's ``recipients`` may also be read by ``Campaign.from_csv``, the
+    other calls (``bulk_hlr``'s ``numbers``, contacts) take the ``Path`` only."""
     if names_file(value):
         fact = "a string is one phone number, and this one names a file"
         if value.strip().lower().endswith(CSV_SUFFIXES):
-            instead = f"pass pathlib.Path({value!r}) (or Campaign.from_csv({value!r}, ...))"
+            instead = f"pass pathlib.Path({value!r})"
+            if field == "recipients":  # a campaign's: Campaign.from_csv reads the same file
+                instead += f" (or Campaign.from_csv(client, {value!r}, ...))"
             refusal = ValidationError(field, f"{fact}: to read the file, {instead}", value=value)
             raise advised(refusal, fact, "path")
         # A Parquet file is read given as a Path; another kind is saved as one first (a
