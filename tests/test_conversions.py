@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import smskit
+from smskit.campaigns import IncompleteSendWarning
 from smskit.campaigns.analysis.conversions import CONVERSION_COLUMNS, conversions
 from smskit.campaigns.campaign import Campaign
 from smskit.errors import ValidationError
@@ -187,3 +188,27 @@ def test_a_campaign_s_orders_are_read_in_the_region_of_its_recipients(
         result.conversions(orders, default_region=None)
     assert (caught.value.field, caught.value.position) == ("orders.phone_number", 0)
     assert "default_region=" in str(caught.value)
+
+
+def test_a_campaign_the_gateway_never_took_has_no_conversions(
+    fresh_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Every chunk refused for credit (put back, never sent): the result has no send
+    instant, so conversions and lift are refused naming result, not counted from a guessed
+    instant (the orders' first, or now)."""
+    numbers = [f"+3361{i:07d}" for i in range(5)]
+    fresh_sandbox.set_balance(0.0)
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        campaign = Campaign(client, numbers, text="Promo STOP au 36173", sender="Shop")
+        with pytest.warns(IncompleteSendWarning):
+            result = campaign.send(progress=False, journal=tmp_path / "j.sqlite")
+    assert len(fresh_sandbox.sent()) == 0 and not result.complete
+    orders = pd.DataFrame({"phone_number": numbers[:2],
+                           "ordered_at": pd.to_datetime(["2026-03-02T10:00Z"] * 2),
+                           "amount": [10.0, 20.0]})  # fmt: skip
+    for call in (result.conversions, result.lift):
+        with pytest.raises(ValidationError) as refused:
+            call(orders)
+        assert str(refused.value) == (
+            "result: the campaign was never sent: no send instant to count conversions from"
+        )
