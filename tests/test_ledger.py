@@ -11,6 +11,7 @@ import sqlite3
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -119,6 +120,23 @@ def test_columns_have_explicit_dtypes_and_times_in_the_account_zone(sends: Sends
     assert (utc["started"] == ledger["started"]).all()
     created = json.loads(_meta(sends.results["promo"].journal)["created_at"])
     assert ledger.loc[0, "started"].timestamp() == pytest.approx(created, abs=1e-6)
+
+
+def test_started_is_when_the_journal_was_written_not_the_campaigns_clock(
+    fresh_sandbox: Sandbox,
+) -> None:
+    """A campaign whose clock (as SMSKIT_NOW sets the CLI's) says 3 March is named after that
+    clock, but its ledger row's ``started`` is the system time its journal was written: a
+    recorded fact of the file, never a replayed "now" (decided; docs/ledger.md)."""
+    replayed = datetime(2026, 3, 3, 9, 0, tzinfo=UTC)
+    before = datetime.now(UTC)
+    with smskit.Client(sandbox=fresh_sandbox) as client:
+        sent = smskit.Campaign(client, fr_mobiles(2), text=ALERT, sender="Ops", purpose="alert",
+                               clock=lambda: replayed).send(progress=False)  # fmt: skip
+    after = datetime.now(UTC)
+    assert sent.name.startswith("campaign-20260303T090000")
+    started = history(time_zone="UTC").set_index("name").loc[sent.name, "started"]
+    assert before <= started.to_pydatetime() <= after
 
 
 def test_outcomes_without_a_callbacks_store_are_missing_never_zero(sends: Sends) -> None:
