@@ -25,6 +25,7 @@ PYTHON_ADVICE = re.compile(r"\bpass [\w.]+[=(]|smskit\.\w+\(|\w+\(\.\.\.\)|\bpas
 # Python advice that no command can meet, with why.
 NOT_AT_THE_SHELL = {
     "smskit/campaigns/analysis/outcomes.py": "outcomes() of a result: no command asks it",
+    "smskit/client/clients.py:_lent": "a Client made with transport=: the CLI's never is",
     "smskit/campaigns/campaign.py": "send checks the journal first (cli/sendcheck.check_journal)",
     "smskit/dask/campaign.py": "the Dask campaign: no command",
     "smskit/dask/sending.py": "the Dask campaign: no command",

@@ -153,13 +153,22 @@ class _BaseClient(Generic[M]):
         self.backoff = backoff or Backoff()
         for name, resource in _core.RESOURCES.items():
             setattr(self, name, resource(self))
+        # Remembered so an async twin (to_async) sends through it too, never around it.
+        self._transport = transport
         self._http = self._open(transport, self._http_options())
 
     def to_async(self, *, transport: httpx.AsyncBaseTransport | None = None) -> AsyncClient:
         """A new AsyncClient on the same gateway, credentials and policies (for concurrent work).
 
-        It has its own connections, so it may live in another event loop; close it after use.
+        It may live in another event loop; close it after use. A ``transport`` given here is
+        the twin's. Else a :class:`Client`'s own ``transport=`` is lent to it when it serves
+        async requests (``httpx.MockTransport`` does; closing the twin leaves it open) and
+        refused when it serves only blocking ones (``httpx.HTTPTransport``): the twin would
+        send around it. An :class:`AsyncClient`'s ``httpx.MockTransport`` is lent too; its
+        other transports hold connections of its own event loop, so the twin opens its own.
         """
+        if transport is None:
+            transport = self._lent()
         return AsyncClient(
             settings=self._settings,
             auth=self.auth,
@@ -169,6 +178,12 @@ class _BaseClient(Generic[M]):
             backoff=self.backoff,
             transport=transport,
         )
+
+    def _lent(self) -> httpx.AsyncBaseTransport | None:
+        """This client's transport for its async twin (None: the twin opens connections)."""
+        if isinstance(self._transport, httpx.MockTransport):  # no connections, no event loop
+            return _Borrowed(self._transport)
+        return None
 
     def _open(self, transport: Any, options: dict[str, Any]) -> Any:
         raise NotImplementedError  # Client / AsyncClient: the httpx client of their kind
@@ -409,6 +424,19 @@ class Client(_BaseClient[Sync]):
     def _open(self, transport: Any, options: dict[str, Any]) -> httpx.Client:
         return httpx.Client(transport=transport, **options)
 
+    def _lent(self) -> httpx.AsyncBaseTransport | None:
+        own = self._transport
+        if own is None:
+            return None
+        if not isinstance(own, httpx.AsyncBaseTransport):
+            raise ConfigurationError(
+                f"this client's transport ({type(own).__name__}) serves only blocking "
+                "requests, and this work runs through an AsyncClient: give "
+                "smskit.AsyncClient(..., transport=httpx.AsyncHTTPTransport(...)) with the "
+                "same certificates/proxy, or to_async(transport=...) an async transport"
+            )
+        return _Borrowed(own)
+
     def _bind(self, build: Callable[..., Call[T]]) -> Callable[..., T]:
         def call(*args: Any, **kwargs: Any) -> T:
             return self._send(build(*args, **kwargs))
@@ -489,6 +517,20 @@ class AsyncClient(_BaseClient[Async]):
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
+
+
+class _Borrowed(httpx.AsyncBaseTransport):
+    """Another client's async transport, lent to a twin: requests go through it, and closing
+    the twin leaves it open for its owner."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        return None
 
 
 async def _asleep(backoff: Backoff, seconds: float) -> None:

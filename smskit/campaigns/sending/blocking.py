@@ -36,8 +36,6 @@ from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from typing import Any, ParamSpec, TypeVar
 
-import httpx
-
 from smskit.campaigns.sending.runner import check_client
 from smskit.client import AsyncClient, Client
 
@@ -118,9 +116,10 @@ async def async_client(client: Client | AsyncClient, *, share: bool) -> AsyncIte
         yield client
         return
     check_client(client)
-    # Plain http (the loopback sandbox) has no TLS: skip building a certificate store.
-    plain = client.base_url.startswith("http://")
-    twin = client.to_async(transport=httpx.AsyncHTTPTransport(verify=False) if plain else None)
+    # The twin sends through the client's own transport= (to_async carries it over, or
+    # refuses one that cannot serve async requests); without one, over plain http (the
+    # loopback sandbox), it builds no certificate store (the client's _http_options).
+    twin = client.to_async()
     try:
         yield twin
     finally:
