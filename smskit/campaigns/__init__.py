@@ -40,7 +40,7 @@ from smskit.campaigns.planning.estimates import CostEstimate
 from smskit.campaigns.planning.report import PreflightOutline, PreflightReport
 from smskit.campaigns.planning.spec import CampaignSpec
 from smskit.campaigns.sending.journal import derive_request_id
-from smskit.campaigns.sending.repeats import EarlierSend
+from smskit.campaigns.sending.repeats import EarlierSend, RepeatNotRecordedWarning
 from smskit.rules.caps import FrequencyCap
 from smskit.rules.findings import ISSUES
 from smskit.rules.hours import MARKETING_HOURS, MarketingHours, register_marketing_hours
@@ -62,6 +62,7 @@ __all__ = [
     "MarketingHours",
     "PreflightOutline",
     "PreflightReport",
+    "RepeatNotRecordedWarning",
     "attribution",
     "click_rates",
     "compare_counts",

@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 from smskit._account import gateway_of
 from smskit.campaigns.analysis.results import CampaignResult
 from smskit.campaigns.sending import repeats
-from smskit.campaigns.sending.blocking import async_client
+from smskit.campaigns.sending.blocking import async_client, warn_caller
 from smskit.campaigns.sending.journal import DONE_STATES, Chunk, Journal
 from smskit.campaigns.sending.progress import ProgressOption
 from smskit.campaigns.sending.reconnect import ended_sandbox
@@ -133,11 +134,26 @@ async def deliver(
             stopped = await sender.run(concurrency, progress, chunks, total)
         if key is not None and repeat is not None:
             complete = stopped is None and all(o[5] in DONE_STATES for o in book.chunk_outcomes())
-            repeats.record_send(key, repeat.now, str(book.held().name), book.path, complete)
+            _record_for_the_guard(book, key, repeat.now, complete)
         book.record_run(stopped)
         return result(book, stopped)
     finally:
         book.close()
+
+
+def _record_for_the_guard(book: Journal, key: str, now: datetime, complete: bool) -> None:
+    """Record a send made under a repeat guard; when the log cannot take it (locked, or a
+    line of it unreadable), warn (:class:`RepeatNotRecordedWarning`) instead of raising:
+    the SMS are out, and an error would hide the result of the work done."""
+    try:
+        repeats.record_send(key, now, str(book.held().name), book.path, complete)
+    except ConfigurationError as exc:
+        warn_caller(
+            f"the send went out (its journal {str(book.path)!r} keeps it from going out twice) "
+            f"but is not recorded for the repeat guard, which will not refuse the same send "
+            f"made afresh: {exc}",
+            repeats.RepeatNotRecordedWarning,
+        )
 
 
 def refuse_a_repeat(book: Journal, repeat: RepeatGuard | None) -> str | None:

@@ -10,6 +10,7 @@ system clock), so the same alert on another day is a new campaign and is sent.
 
 from __future__ import annotations
 
+import warnings
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -273,8 +274,18 @@ def send(
             document["result"] = None
             click.echo("nothing sent", err=True)
             return _finish(document, as_json, EXIT_DECLINED)
-        with quiet_shortfall():
+        from smskit.campaigns import RepeatNotRecordedWarning
+
+        with quiet_shortfall(), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RepeatNotRecordedWarning)
             result = campaign.send(progress=progress(), journal=path, again=again)
+        for warning in caught:  # the send went out: said on stderr, the exit code its own
+            if issubclass(warning.category, RepeatNotRecordedWarning):
+                click.echo(f"warning: {warning.message}", err=True)
+            else:
+                warnings.showwarning(
+                    warning.message, warning.category, warning.filename, warning.lineno
+                )
         say_shortfall(result)
     document["result"] = row(result.summary())
     document["not_sent"] = records(result.not_sent)

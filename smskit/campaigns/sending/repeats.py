@@ -18,7 +18,9 @@ journal continued (a named campaign, a resume) is not a repeat: the journal itse
 nothing twice. Records more than a day from now are dropped when a new one is written.
 A line of the log that cannot be read exactly is refused (:class:`smskit.ConfigurationError`
 naming file, line and rule) before the send, ``again`` or not, never skipped: the send it
-records would be forgotten. The log is replaced whole at each write, never appended to.
+records would be forgotten. The log is replaced whole at each write, never appended to. A
+record that cannot be written after the send (the lock kept past :data:`_WAIT_S`, a line
+unread) is a :class:`RepeatNotRecordedWarning` with the send's result, never an error hiding it.
 """
 
 from __future__ import annotations
@@ -40,11 +42,26 @@ from smskit.campaigns.sending.lease import LockFile
 from smskit.errors import ConfigurationError, RepeatedSend
 from smskit.rules.canonical import canonical_json
 
-__all__ = ["WINDOW", "EarlierSend", "RepeatGuard", "earlier_send", "fingerprint", "record_send"]
+__all__ = [
+    "WINDOW",
+    "EarlierSend",
+    "RepeatGuard",
+    "RepeatNotRecordedWarning",
+    "earlier_send",
+    "fingerprint",
+    "record_send",
+]
 
 WINDOW: Final = timedelta(minutes=10)
 _KEPT: Final = timedelta(days=1)
 _WAIT_S: Final = 10.0  # how long a record waits for another writer's lock on the log
+
+
+class RepeatNotRecordedWarning(UserWarning):
+    """A send went out but could not be recorded in the repeat guard's log (another sender
+    held it locked, or a line of it became unreadable during the send): the result is
+    returned, the journal still keeps that campaign from being sent twice, but the same
+    content sent afresh within the window is not refused."""
 
 
 @dataclass(frozen=True, slots=True)
