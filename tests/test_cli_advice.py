@@ -180,3 +180,33 @@ def test_send_s_warnings_are_in_the_shell_s_words(fresh_sandbox: Sandbox, tmp_pa
         "transactional send) (row 1)",
     ]
     assert fresh_sandbox.sent().empty
+
+
+def test_the_purpose_rules_are_in_the_shell_s_words(fresh_sandbox: Sandbox, tmp_path: Path) -> None:
+    """A marketing text without STOP, a sender with a space and opted-out numbers in a
+    marketing send: each refusal said `use purpose='alert'`, `with_replies=True`,
+    `(purpose='wholesale', the default)`, Python spellings of what the command knows as
+    --purpose alert and --with-replies. As real processes; exit 4, nothing sent."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SMSKIT_")}
+    env |= {"XDG_DATA_HOME": str(tmp_path / "d"), "XDG_CACHE_HOME": str(tmp_path / "c"),
+            "SMSKIT_BASE_URL": fresh_sandbox.url, "SMSKIT_API_LOGIN": fresh_sandbox.login,
+            "SMSKIT_API_KEY": fresh_sandbox.api_key}  # fmt: skip
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+    to = ("--to", "+33612345678", "--dry-run")
+    cases = {
+        ("--text", "Promo -10%", "--sender", "Shop"): "smskit: error: --text: a marketing "
+        "text (purpose wholesale, the default) needs a STOP mention, e.g. 'STOP au 36173'; a "
+        "transactional message is sent with purpose alert",
+        ("--text", "Promo STOP au 36173", "--sender", "My Shop"): "smskit: error: --sender: "
+        "only letters a-z A-Z, digits (spaces only in a transactional send, purpose alert, or "
+        "one with replies) (got 'My Shop')",
+        ("--text", "Promo STOP au 36173", "--sender", "Shop", "--include-opted-out"): "smskit: "
+        "error: --include-opted-out: only a transactional send (purpose alert) may include "
+        "numbers that opted out; a marketing send (purpose wholesale, the default) never does",
+    }
+    python = re.compile(r"\b[a-z_]+=")
+    for args, line in cases.items():
+        done = smskit(env, "send", *args, *to)
+        assert (done.returncode, done.stderr.strip()) == (4, line)
+        assert not python.search(done.stderr)
+    assert fresh_sandbox.sent().empty

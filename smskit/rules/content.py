@@ -27,8 +27,8 @@ __all__ = [
 DEFAULT_PURPOSE: Final = "wholesale"
 DEFAULT_STOP_MENTION: Final = "STOP au 36173"
 RULE_STOP_MISSING: Final = (
-    "a marketing (purpose='wholesale', the default) text needs a STOP mention, "
-    "e.g. 'STOP au 36173'; use purpose='alert' for transactional messages"
+    "a marketing text (purpose wholesale, the default) needs a STOP mention, e.g. "
+    "'STOP au 36173'; a transactional message is sent with purpose alert"
 )
 # The characters that glue onto STOP and make it part of another word: ASCII letters, digits
 # and the underscore, spelt out. This is what ``\b`` means in ECMA 262, the regex dialect of

@@ -78,8 +78,8 @@ def check_include_opted_out(include: object, purpose: str | None) -> bool:
     if include and is_marketing(purpose):
         raise ValidationError(
             "include_opted_out",
-            "only a transactional send (purpose='alert') may include numbers that opted "
-            "out; a marketing send (purpose='wholesale', the default) never does",
+            "only a transactional send (purpose alert) may include numbers that opted "
+            "out; a marketing send (purpose wholesale, the default) never does",
         )
     return include
 

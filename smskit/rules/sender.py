@@ -37,7 +37,11 @@ def check_sender(sender: Any, *, spaces: bool) -> str:
             "sender", f"must have {SENDER_MIN} to {SENDER_MAX} characters", value=sender
         )
     if (_NOT_ALLOWED_WITH_SPACES if spaces else _NOT_ALLOWED).search(sender):
-        extra = "" if spaces else " (spaces only with purpose='alert' or with_replies=True)"
+        extra = (
+            ""
+            if spaces
+            else " (spaces only in a transactional send, purpose alert, or one with replies)"
+        )
         raise ValidationError(
             "sender", f"only {allowed_characters(spaces=spaces)}{extra}", value=sender
         )
