@@ -324,21 +324,29 @@ async def test_persistent_errors_exhaust_the_retries(
     assert fresh_sandbox.faults()["counts"]["errors"] == 3
 
 
-async def test_nothing_listening_is_a_transport_error(kind: ClientType) -> None:
-    """Connection refused on a closed loopback port: retried, then TransportError."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
+async def _nothing_listening(kind: ClientType, host: str, max_retries: int) -> tuple[str, str]:
+    """The base URL of a closed port on ``host`` (a loopback) and the message of the
+    TransportError a balance check there raises."""
+    family = socket.AF_INET6 if host == "::1" else socket.AF_INET
+    with socket.socket(family) as probe:  # a port free on the address the client dials
+        probe.bind((host if host == "::1" else "127.0.0.1", 0))
         port = probe.getsockname()[1]
-    client = kind("login", "key-never-shown", f"http://127.0.0.1:{port}", max_retries=1,
+    base_url = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
+    client = kind("login", "key-never-shown", base_url, max_retries=max_retries,
                   backoff=Backoff(sleep=lambda seconds: None))  # fmt: skip
     try:
         with pytest.raises(errors.TransportError) as caught:
             await run(client.wallet.check_balance())
     finally:
         await run(client.aclose() if isinstance(client, AsyncClient) else client.close())
-    message = str(caught.value)
+    return base_url, str(caught.value)
+
+
+async def test_nothing_listening_is_a_transport_error(kind: ClientType) -> None:
+    """Connection refused on a closed loopback port: retried, then TransportError."""
+    base_url, message = await _nothing_listening(kind, "127.0.0.1", max_retries=1)
     assert "ConnectError" in message and "key-never-shown" not in message
-    assert f"could not reach http://127.0.0.1:{port}:" in message
+    assert f"could not reach {base_url}:" in message
 
 
 @pytest.mark.parametrize("host", ["::1", "::ffff:127.0.0.1", "127.0.0.1"])
@@ -348,21 +356,10 @@ async def test_a_transport_error_names_the_gateway_as_a_url_that_reads_back(
     """Nothing listening at an IPv6 (or IPv4-mapped) loopback base URL: the TransportError
     names the origin in brackets, ``http://[::1]:PORT``, so the URL it shows reads back to the
     same host and port (it said ``http://::ffff:127.0.0.1:9``, which no URL parser reads)."""
-    family = socket.AF_INET6 if host == "::1" else socket.AF_INET
-    with socket.socket(family) as probe:  # a port free on the address the client dials
-        probe.bind((host if host == "::1" else "127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    base_url = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
-    client = kind("login", "key-never-shown", base_url, max_retries=0,
-                  backoff=Backoff(sleep=lambda seconds: None))  # fmt: skip
-    try:
-        with pytest.raises(errors.TransportError) as caught:
-            await run(client.wallet.check_balance())
-    finally:
-        await run(client.aclose() if isinstance(client, AsyncClient) else client.close())
-    shown = str(caught.value).split("could not reach ", 1)[1].split(": ", 1)[0]
+    base_url, message = await _nothing_listening(kind, host, max_retries=0)
+    shown = message.split("could not reach ", 1)[1].split(": ", 1)[0]
     assert shown == base_url
-    assert (urlsplit(shown).hostname, urlsplit(shown).port) == (host, port)
+    assert urlsplit(shown).hostname == host and urlsplit(shown).port == urlsplit(base_url).port
 
 
 async def test_a_sandbox_on_ipv6_loopback_answers_at_its_url(kind: ClientType) -> None:
