@@ -180,10 +180,11 @@ class Campaign(CampaignExecutor[StreamedResult]):
         columns. Rows are indexed by their position across the files, in order, as
         ``smskit.Campaign.from_csv`` indexes its file."""
         files = _csv_files(path)
-        columns = [name for name in dict.fromkeys(csv_columns(files[0])) if name in CSV_COLUMNS]
+        header = csv_columns(files[0])
+        columns = [name for name in dict.fromkeys(header) if name in CSV_COLUMNS]
         if "phone_number" not in columns:  # refused as smskit.Campaign refuses its file:
             _csv_part(files[0], columns, files[0])  # what its reader refuses first
-            rule = no_number_column("CSV", csv_columns(files[0]))
+            rule = no_number_column("CSV", header)
             raise ValidationError("recipients", rule)
         meta = pd.DataFrame({name: pd.Series(dtype="str") for name in columns})
         parts = [delayed(_csv_part)(file, columns, files[0]) for file in files]

@@ -129,7 +129,7 @@ def _recipient_checks(
     report: PreflightOutline | None,
     option_error: str | None,
     recipients_error: str | None,
-    sendable: bool = True,
+    sendable: bool,
 ) -> list[Check]:
     if option_error is not None:
         return [Check("options", False, option_error)]
@@ -207,7 +207,9 @@ def compose_panel(
         and options.get("auto_optimize_text") is not False
     ):
         delivered = engine.analyze(optimization.text)
-    checks = [_text_check(text)]
+    text_check = _text_check(text)
+    sendable = text_check.ok  # a text that cannot be sent reaches nobody
+    checks = [text_check]
     if unknown:
         names = ", ".join(f"{{{n}}}" for n in unknown)
         checks.append(Check("fields", False, f"unknown dynamic field(s) {names}"))
@@ -224,7 +226,6 @@ def compose_panel(
             checks.append(Check("links", True, f"{count} link(s) tracked, as {link_base}/..."))
     checks.append(_stop_check(stop_required, has_stop))
     checks.append(_sender_check(sender, options))
-    sendable = checks[0].ok  # the text's own check: a text that cannot be sent reaches nobody
     checks += _recipient_checks(report, option_error, recipients_error, sendable)
     panel = ComposerPanel(
         text=text,

@@ -274,17 +274,9 @@ class CampaignResult(CampaignOutcomes["pd.DataFrame"]):
                 "segments": [segments for c in records for segments in c.segments],
             }
         )
-        names = ["chunk", "request_id", "ticket", "state", "recipients", "kept", "error", "cost"]
-        chunks = pd.DataFrame(
-            [
-                (c.idx, c.request_id, c.ticket, c.state, c.size, c.contacts, c.error, c.cost)
-                for c in records
-            ],
-            columns=names,
-        )
         refused = pd.DataFrame(self.rejected, columns=list(REJECTED_COLUMNS))
         kept_out = pd.DataFrame(self.excluded, columns=list(EXCLUDED_COLUMNS))
-        return recipient_rows(held, chunks, refused, kept_out)
+        return recipient_rows(held, self._chunks_frame, refused, kept_out)
 
     @cached_property
     def _chunks_frame(self) -> pd.DataFrame:
