@@ -208,11 +208,12 @@ def say_shortfall(result: CampaignResult) -> None:
 
     command = f"`smskit campaign resume {result.journal}`"
     said = shortfall_message(result.summary(), result.chunks(), command)
+    if said is None:  # everyone reached: nothing to say, no journal to open
+        return
     url = sandbox_of(result.journal)
-    if said is not None and url is not None:
+    if url is not None:
         said = said.removesuffix(f": {command} resumes it") + f"; {unresumable(url)}"
-    if said is not None:
-        click.echo(f"smskit: {said}", err=True)
+    click.echo(f"smskit: {said}", err=True)
 
 
 def sandbox_of(journal: str | Path) -> str | None:
