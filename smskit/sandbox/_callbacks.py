@@ -30,10 +30,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 from smskit.errors import ValidationError
-from smskit.rules.hosts import is_loopback
+from smskit.rules.hosts import http_url_parts, is_loopback
 from smskit.rules.ranges import checked_integer, checked_number, checked_share
 from smskit.sandbox._posting import Poster, target
 
@@ -61,14 +60,10 @@ def check_callback_url(url: str) -> None:
     """An http(s) URL whose host is loopback (127.0.0.0/8, ::1, localhost)."""
     if not isinstance(url, str):
         raise ValidationError("url", "must be a string", value=url)
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname if parts.scheme in ("http", "https") else None
-    except ValueError:  # an unclosed [IPv6] bracket
-        host = None
-    if not host:
+    read = http_url_parts(url)  # the one reading of an http(s) URL (rules/hosts)
+    if read is None:
         raise ValidationError("url", "must be an http:// or https:// URL", value=url)
-    if not is_loopback(host):
+    if not is_loopback(read[1]):
         raise ValidationError(
             "url", "must point to this machine (127.0.0.1, ::1 or localhost)", value=url
         )

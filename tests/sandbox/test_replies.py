@@ -84,6 +84,9 @@ def test_callback_must_be_loopback(sandbox: Sandbox, api: httpx.Client) -> None:
             sandbox.set_callback_url(look_alike)
     with pytest.raises(ValidationError, match="must be an http:// or https:// URL"):
         sandbox.set_callback_url("http://[::1/inbound")  # unreadable: an unclosed bracket
+    for port in ("0", "65536", "x"):  # no port a callback could be posted to
+        with pytest.raises(ValidationError, match="must be an http:// or https:// URL"):
+            sandbox.set_callback_url(f"http://127.0.0.1:{port}/inbound")
     unreadable = api.post("/_sandbox/callback", json={"url": "http://[::1/x"})
     assert unreadable.status_code == 400
     assert "url" in unreadable.json()["errors"]
