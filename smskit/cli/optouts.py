@@ -9,7 +9,6 @@ neither set, the embedded sandbox's list, as every other command uses that sandb
 from __future__ import annotations
 
 import functools
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from smskit.cli.output import (
     print_json,
     print_table,
     records,
+    warnings_said,
 )
 from smskit.cli.sendcheck import Refused, inbox_file, not_this_file
 
@@ -70,15 +70,12 @@ class _Account:
         else:  # an account no gateway URL names: configuration (exit 3), not the --path file
             account_key(account)
         try:
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", OptOutsNotReadWarning)
+            with warnings_said(OptOutsNotReadWarning):  # a --path no preflight reads
                 listed = OptOuts(account, path=self.path)
         except (ConfigurationError, ValidationError) as exc:  # --path is no list: exit 4
             if self.path is None:
                 raise
             raise not_this_file(f"--path {self.path}", exc) from exc
-        for warning in caught:  # a --path no preflight reads: said on stderr, in the shell's words
-            click.echo(f"warning: {warning.message}", err=True)
         return listed
 
 

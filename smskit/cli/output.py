@@ -139,6 +139,25 @@ def print_table(frame: pd.DataFrame) -> None:
 
 
 @contextlib.contextmanager
+def warnings_said(category: type[Warning]) -> Iterator[None]:
+    """The warnings of ``category`` the block raises, each said on stderr as one
+    ``warning: ...`` line once it ends (in the shell's words, never a Python traceback line);
+    any other warning shown as Python would show it."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", category)
+        yield
+    for warning in caught:
+        if issubclass(warning.category, category):
+            click.echo(f"warning: {warning.message}", err=True)
+        else:
+            warnings.showwarning(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
+
+
+@contextlib.contextmanager
 def stopped_by_signals() -> Iterator[None]:
     """Ctrl-C (SIGINT) and ``kill`` (SIGTERM) raise ``KeyboardInterrupt`` while a server
     command runs: also where its shell started it with SIGINT ignored (a background job of a

@@ -10,7 +10,6 @@ system clock), so the same alert on another day is a new campaign and is sent.
 
 from __future__ import annotations
 
-import warnings
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -40,6 +39,7 @@ from smskit.cli.output import (
     progress,
     records,
     row,
+    warnings_said,
 )
 from smskit.cli.sendcheck import (
     Refused,
@@ -276,16 +276,9 @@ def send(
             return _finish(document, as_json, EXIT_DECLINED)
         from smskit.campaigns import RepeatNotRecordedWarning
 
-        with quiet_shortfall(), warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", RepeatNotRecordedWarning)
+        # the send went out: a record the guard could not keep is said, the exit code its own
+        with quiet_shortfall(), warnings_said(RepeatNotRecordedWarning):
             result = campaign.send(progress=progress(), journal=path, again=again)
-        for warning in caught:  # the send went out: said on stderr, the exit code its own
-            if issubclass(warning.category, RepeatNotRecordedWarning):
-                click.echo(f"warning: {warning.message}", err=True)
-            else:
-                warnings.showwarning(
-                    warning.message, warning.category, warning.filename, warning.lineno
-                )
         say_shortfall(result)
     document["result"] = row(result.summary())
     document["not_sent"] = records(result.not_sent)
